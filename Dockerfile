@@ -1,0 +1,10 @@
+# Build: mvn -q -B package -DskipTests && docker build -t ingest-queue .
+FROM eclipse-temurin:17-jre
+WORKDIR /opt/ingest-queue
+COPY target/ingest-queue.jar ingest-queue.jar
+COPY application.properties routes/ ./
+COPY routes/ routes/
+COPY profiles/ profiles/
+VOLUME /opt/ingest-queue/data
+EXPOSE 8080
+ENTRYPOINT ["java", "-jar", "ingest-queue.jar"]

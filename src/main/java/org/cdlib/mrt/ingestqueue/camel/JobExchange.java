@@ -1,0 +1,57 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.function.UnaryOperator;
+import org.apache.camel.Exchange;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+
+/**
+ * What a {@code zkqueue:job/<state>} consumer puts on an exchange, and how a step tells it
+ * the outcome. The body is the {@link Job}; the {@link JobLock} is a property.
+ * <ul>
+ * <li>The route ends normally: the job moves to its state's successor.</li>
+ * <li>The route ends with an exception: the job moves to failed with the exception's message.</li>
+ * <li>A step called {@link #stay}: the job stays in its state and its lock is released.</li>
+ * </ul>
+ * A step may add a new priority or space estimate with {@link #change}; it is written by the
+ * same transaction that moves the job.
+ */
+public final class JobExchange {
+    public static final String LOCK = "ingestqueue.jobLock";
+    public static final String STAY = "ingestqueue.stay";
+    public static final String CHANGE = "ingestqueue.change";
+
+    private JobExchange() {
+    }
+
+    public static Job job(Exchange exchange) {
+        return lock(exchange).job();
+    }
+
+    public static JobLock lock(Exchange exchange) {
+        JobLock lock = exchange.getProperty(LOCK, JobLock.class);
+        if (lock == null) {
+            throw new IllegalStateException("no job on this exchange: the route must start from a zkqueue:job consumer");
+        }
+        return lock;
+    }
+
+    /** Keep the job in its state (provisioning: not enough space yet), with the reason for the log. */
+    public static void stay(Exchange exchange, String reason) {
+        exchange.setProperty(STAY, reason);
+    }
+
+    public static String stayReason(Exchange exchange) {
+        return exchange.getProperty(STAY, String.class);
+    }
+
+    public static Change change(Exchange exchange) {
+        Change c = exchange.getProperty(CHANGE, Change.class);
+        return c != null ? c : Change.because("step succeeded");
+    }
+
+    public static void change(Exchange exchange, UnaryOperator<Change> edit) {
+        exchange.setProperty(CHANGE, edit.apply(change(exchange)));
+    }
+}

@@ -1,0 +1,267 @@
+package org.cdlib.mrt.ingestqueue.manifest;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A checkm 0.7 manifest (CONTRACTS §1): the four Merritt profiles, cells split on {@code |},
+ * {@code %20} and {@code %7c} decoded, {@code #%eof} required. Parsing checks every row and
+ * reports the first problem with its line number; a manifest that parses is usable as a whole.
+ */
+public record CheckmManifest(Kind kind, String profile, List<String> fields, List<Row> rows) {
+
+    /** Merritt caps a batch manifest at this many bytes. */
+    public static final int MAX_BATCH_MANIFEST_BYTES = 5_000_000;
+
+    public enum Kind {
+        OBJECT("mrt-ingest-manifest"),
+        BATCH("mrt-batch-manifest"),
+        CONTAINER_BATCH("mrt-container-batch-manifest"),
+        SINGLE_FILE_BATCH("mrt-single-file-batch-manifest"),
+        STORE("mrt-add-manifest");
+
+        private final String profileName;
+
+        Kind(String profileName) {
+            this.profileName = profileName;
+        }
+
+        public String profileName() {
+            return profileName;
+        }
+
+        public boolean isBatch() {
+            return this == BATCH || this == CONTAINER_BATCH || this == SINGLE_FILE_BATCH;
+        }
+
+        static Kind ofProfile(String profile) {
+            String p = profile.strip();
+            String last = p.substring(p.lastIndexOf('/') + 1);
+            for (Kind k : values()) {
+                if (k.profileName.equalsIgnoreCase(last)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** One data row; cells are keyed by the lowercased field name, e.g. {@code nfo:fileurl}. */
+    public record Row(int line, Map<String, String> cells) {
+        public String get(String field) {
+            String v = cells.get(field.toLowerCase(Locale.ROOT));
+            return v == null || v.isEmpty() ? null : v;
+        }
+
+        public String fileUrl() {
+            return get("nfo:fileUrl");
+        }
+
+        public String hashAlgorithm() {
+            return get("nfo:hashAlgorithm");
+        }
+
+        public String hashValue() {
+            return get("nfo:hashValue");
+        }
+
+        public Long fileSize() {
+            String v = get("nfo:fileSize");
+            return v == null ? null : Long.parseLong(v);
+        }
+
+        public String fileName() {
+            return get("nfo:fileName");
+        }
+
+        public String mimeType() {
+            String v = get("mrt:mimeType");
+            return v != null ? v : get("nie:mimeType");
+        }
+
+        public String primaryIdentifier() {
+            return get("mrt:primaryIdentifier");
+        }
+
+        /** {@code mrt:localIdentifier} split on {@code ;}, blanks dropped, duplicates removed. */
+        public List<String> localIdentifiers() {
+            String v = get("mrt:localIdentifier");
+            if (v == null) {
+                return List.of();
+            }
+            Set<String> ids = new LinkedHashSet<>();
+            for (String s : v.split(";")) {
+                if (!s.isBlank()) {
+                    ids.add(s.strip());
+                }
+            }
+            return List.copyOf(ids);
+        }
+
+        public String creator() {
+            return get("mrt:creator");
+        }
+
+        public String title() {
+            return get("mrt:title");
+        }
+
+        public String date() {
+            return get("mrt:date");
+        }
+    }
+
+    public static CheckmManifest parse(String text) {
+        String[] lines = text.split("\r?\n", -1);
+        String profile = null;
+        List<String> fields = null;
+        List<Row> rows = new ArrayList<>();
+        boolean header = false;
+        boolean eof = false;
+        for (int i = 0; i < lines.length && !eof; i++) {
+            int lineNo = i + 1;
+            String line = lines[i].strip();
+            if (i == 0 && line.startsWith("\uFEFF")) {
+                line = line.substring(1);
+            }
+            if (line.isEmpty()) {
+                continue;
+            }
+            if (!header) {
+                if (!line.toLowerCase(Locale.ROOT).startsWith("#%checkm")) {
+                    throw new ManifestException(lineNo, "expected '#%checkm_0.7' as the first line, got '" + abbreviate(line) + "'");
+                }
+                header = true;
+                continue;
+            }
+            if (line.startsWith("#%")) {
+                String[] parts = Arrays.stream(line.substring(2).split("\\|", -1)).map(String::strip).toArray(String[]::new);
+                switch (parts[0].toLowerCase(Locale.ROOT)) {
+                    case "profile" -> profile = parts.length > 1 ? parts[1] : "";
+                    case "fields" -> {
+                        fields = new ArrayList<>();
+                        for (int f = 1; f < parts.length; f++) {
+                            if (!parts[f].isEmpty()) {
+                                fields.add(parts[f].toLowerCase(Locale.ROOT));
+                            }
+                        }
+                        if (fields.isEmpty()) {
+                            throw new ManifestException(lineNo, "#%fields names no column");
+                        }
+                    }
+                    case "eof" -> eof = true;
+                    default -> { } // #%prefix and other directives carry nothing the queue needs
+                }
+                continue;
+            }
+            if (line.startsWith("#")) {
+                continue;
+            }
+            if (fields == null) {
+                throw new ManifestException(lineNo, "data row before the '#%fields' line");
+            }
+            rows.add(row(lineNo, line, fields));
+        }
+        if (!header) {
+            throw new ManifestException(0, "empty: no '#%checkm_0.7' line");
+        }
+        if (!eof) {
+            throw new ManifestException(lines.length, "missing '#%eof' (the manifest is truncated or not a checkm manifest)");
+        }
+        if (profile == null) {
+            throw new ManifestException(0, "no '#%profile' line: cannot tell what kind of manifest this is");
+        }
+        Kind kind = Kind.ofProfile(profile);
+        if (kind == null) {
+            throw new ManifestException(0, "unknown manifest profile '" + profile + "' (expected mrt-ingest-manifest, "
+                    + "mrt-batch-manifest, mrt-container-batch-manifest or mrt-single-file-batch-manifest)");
+        }
+        if (fields == null) {
+            throw new ManifestException(0, "no '#%fields' line");
+        }
+        if (!fields.contains("nfo:fileurl")) {
+            throw new ManifestException(0, "'#%fields' has no nfo:fileUrl column");
+        }
+        if (kind.isBatch() && rows.isEmpty()) {
+            throw new ManifestException(0, "a " + kind.profileName() + " must list at least one object; this one lists none");
+        }
+        if (kind == Kind.OBJECT) {
+            Set<String> names = new HashSet<>();
+            for (Row r : rows) {
+                String name = r.fileName() != null ? r.fileName() : lastSegment(r.fileUrl());
+                if (!names.add(name)) {
+                    throw new ManifestException(r.line(), "file name '" + name + "' appears twice in the object manifest");
+                }
+            }
+        }
+        return new CheckmManifest(kind, profile, List.copyOf(fields), List.copyOf(rows));
+    }
+
+    private static Row row(int lineNo, String line, List<String> fields) {
+        String[] cells = line.split("\\|", -1);
+        int n = cells.length;
+        while (n > fields.size() && cells[n - 1].isBlank()) {
+            n--; // trailing empty cells beyond the fields
+        }
+        if (n > fields.size()) {
+            throw new ManifestException(lineNo, n + " cells but '#%fields' names only " + fields.size());
+        }
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int c = 0; c < n; c++) {
+            map.put(fields.get(c), decode(cells[c].strip()));
+        }
+        Row row = new Row(lineNo, map);
+        if (row.fileUrl() == null) {
+            throw new ManifestException(lineNo, "nfo:fileUrl is empty");
+        }
+        if (row.hashValue() != null && row.hashAlgorithm() == null) {
+            throw new ManifestException(lineNo, "nfo:hashValue given without nfo:hashAlgorithm");
+        }
+        if (row.hashAlgorithm() != null) {
+            try {
+                DigestAlgorithm.fromName(row.hashAlgorithm());
+            } catch (IllegalArgumentException e) {
+                throw new ManifestException(lineNo, e.getMessage());
+            }
+            if (row.hashValue() == null) {
+                throw new ManifestException(lineNo, "nfo:hashAlgorithm given without nfo:hashValue");
+            }
+            if (!row.hashValue().matches("[0-9a-fA-F]+")) {
+                throw new ManifestException(lineNo, "nfo:hashValue '" + abbreviate(row.hashValue()) + "' is not hexadecimal");
+            }
+        }
+        String size = row.get("nfo:fileSize");
+        if (size != null && !size.matches("\\d{1,18}")) {
+            throw new ManifestException(lineNo, "nfo:fileSize '" + abbreviate(size) + "' is not a whole number of bytes");
+        }
+        return row;
+    }
+
+    /** Decodes the two escapes checkm defines for cells. */
+    static String decode(String cell) {
+        if (cell.indexOf('%') < 0) {
+            return cell;
+        }
+        return cell.replace("%20", " ").replace("%7c", "|").replace("%7C", "|");
+    }
+
+    static String lastSegment(String url) {
+        String u = url;
+        int q = u.indexOf('?');
+        if (q >= 0) {
+            u = u.substring(0, q);
+        }
+        return u.substring(u.lastIndexOf('/') + 1);
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 60 ? s.substring(0, 60) + "..." : s;
+    }
+}

@@ -1,0 +1,121 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+/** The znode layout of the design, in one place. */
+public final class QueuePaths {
+    public static final String BATCHES = "/batches";
+    public static final String JOBS = "/jobs";
+    public static final String JOB_STATES = "/jobs/states";
+    public static final String IDS = "/ids";
+    public static final String BATCH_COUNTER = "/ids/batch";
+    public static final String JOB_COUNTER = "/ids/job";
+    public static final String COLLECTION_HOLDS = "/locks/collections";
+    public static final String QUEUE_HOLD = "/locks/queue/ingest";
+
+    private QueuePaths() {
+    }
+
+    public static String batch(String bid) {
+        return BATCHES + "/" + bid;
+    }
+
+    public static String batchSubmission(String bid) {
+        return batch(bid) + "/submission";
+    }
+
+    public static String batchStatus(String bid) {
+        return batch(bid) + "/status";
+    }
+
+    public static String batchStatusReport(String bid) {
+        return batch(bid) + "/status-report";
+    }
+
+    public static String batchLock(String bid) {
+        return batch(bid) + "/lock";
+    }
+
+    public static String batchStates(String bid) {
+        return batch(bid) + "/states";
+    }
+
+    public static String batchRefs(String bid, BatchRef ref) {
+        return batchStates(bid) + "/" + ref.node();
+    }
+
+    public static String batchRef(String bid, BatchRef ref, String jid) {
+        return batchRefs(bid, ref) + "/" + jid;
+    }
+
+    public static String job(String jid) {
+        return JOBS + "/" + jid;
+    }
+
+    public static String jobNode(String jid, String child) {
+        return job(jid) + "/" + child;
+    }
+
+    public static String jobLock(String jid) {
+        return jobNode(jid, "lock");
+    }
+
+    public static String jobStatus(String jid) {
+        return jobNode(jid, "status");
+    }
+
+    public static String jobState(JobState state) {
+        return JOB_STATES + "/" + state.wire();
+    }
+
+    public static String jobRef(JobState state, int priority, String jid) {
+        return jobState(state) + "/" + refName(priority, jid);
+    }
+
+    public static String refName(int priority, String jid) {
+        return String.format("%02d-%s", priority, jid);
+    }
+
+    /** The job id of a reference name {@code PP-JID}. */
+    public static String jidOfRef(String refName) {
+        int dash = refName.indexOf('-');
+        return dash < 0 ? refName : refName.substring(dash + 1);
+    }
+
+    /** The priority of a reference name, or -1 when the name is not {@code PP-JID}. */
+    public static int priorityOfRef(String refName) {
+        if (refName.length() < 4 || refName.charAt(2) != '-') {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(refName.substring(0, 2));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    public static String collectionHold(String profile) {
+        return COLLECTION_HOLDS + "/" + profile;
+    }
+
+    public static String batchId(long n) {
+        return String.format("bid%010d", n);
+    }
+
+    public static String jobId(long n) {
+        return String.format("jid%010d", n);
+    }
+
+    public static int checkPriority(int priority) {
+        if (priority < 0 || priority > 99) {
+            throw new IllegalArgumentException("priority must be 00-99, got " + priority);
+        }
+        return priority;
+    }
+
+    /** A priority read from a node: out of range is corruption, not a caller error. */
+    public static int checkPriorityNode(String path, int priority) {
+        if (priority < 0 || priority > 99) {
+            throw new CorruptNodeException(path, "priority " + priority + " is not 00-99");
+        }
+        return priority;
+    }
+}

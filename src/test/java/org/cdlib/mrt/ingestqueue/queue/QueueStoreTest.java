@@ -1,0 +1,126 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class QueueStoreTest {
+    static TestingServer server;
+    CuratorFramework client;
+    QueueStore store;
+    @TempDir
+    Path home;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        client = QueueTestSupport.client(server);
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, home);
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void tearDown() {
+        client.close();
+    }
+
+    @Test
+    void batchIsCreatedPendingWithoutStates() throws Exception {
+        String bid = store.createBatch(QueueTestSupport.submission("demo_content"));
+        assertTrue(bid.matches("bid\\d{10}"), bid);
+        Batch batch = store.loadBatch(bid);
+        assertEquals(BatchState.PENDING, batch.state());
+        assertEquals("tester", batch.submission().submitter());
+        assertNull(client.checkExists().forPath(QueuePaths.batchStates(bid)));
+        String json = new String(client.getData().forPath(QueuePaths.batchSubmission(bid)));
+        assertTrue(json.contains("\"profile_name\":\"demo_content\""), json);
+        assertTrue(json.contains("\"erc_what\""), json);
+    }
+
+    @Test
+    void jobsAreCreatedInThreePlacesAndWalkToCompleted() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
+        Batch batch = store.loadBatch(bid);
+        assertEquals(BatchState.PROCESSING, batch.state());
+        assertEquals(3, batch.jobs(BatchRef.PROCESSING).size());
+        List<String> refs = store.jobRefs(JobState.PENDING);
+        assertEquals(3, refs.size());
+        assertTrue(refs.get(0).startsWith("05-jid"), refs.toString());
+
+        String jid = QueuePaths.jidOfRef(refs.get(0));
+        Job job = store.loadJob(jid);
+        assertEquals(bid, job.batchId());
+        assertEquals(home.resolve(bid).resolve(jid).toAbsolutePath().toString(), job.configuration().workingDir());
+        String statusJson = new String(client.getData().forPath(QueuePaths.jobStatus(jid)));
+        assertTrue(statusJson.contains("\"last_successful_status\":null"), statusJson);
+        assertTrue(statusJson.contains("\"retry_count\":0"), statusJson);
+
+        JobState state = JobState.PENDING;
+        while (state != JobState.COMPLETED) {
+            JobLock lock = store.claim(state, store.loadJob(jid).refName(), "w").orElseThrow();
+            Change change = Change.because("ok");
+            if (state == JobState.ESTIMATING) {
+                change = change.withPriority(10).withSpaceNeeded(1234);
+            }
+            Job moved = store.transition(lock, state.successor(), change);
+            assertEquals(state.successor(), moved.state());
+            assertNull(client.checkExists().forPath(QueuePaths.jobLock(jid)), "lock released by the transition");
+            state = state.successor();
+        }
+        Job done = store.loadJob(jid);
+        assertEquals(JobState.COMPLETED, done.state());
+        assertEquals(JobState.NOTIFY, done.status().lastSuccessful());
+        assertEquals(10, done.priority());
+        assertEquals(1234, done.spaceNeeded());
+        assertEquals(List.of("10-" + jid), store.jobRefs(JobState.COMPLETED));
+        assertEquals(List.of(jid), store.loadBatch(bid).jobs(BatchRef.COMPLETED));
+    }
+
+    @Test
+    void lastJobEndingMovesTheBatchToReporting() {
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> refs = store.jobRefs(JobState.PENDING);
+        JobLock a = store.claim(JobState.PENDING, refs.get(0), "w").orElseThrow();
+        store.transition(a, JobState.FAILED, Change.failure("manifest corrupt"));
+        assertEquals(BatchState.PROCESSING, store.loadBatch(bid).state());
+        JobLock b = store.claim(JobState.PENDING, refs.get(1), "w").orElseThrow();
+        store.transition(b, JobState.FAILED, Change.failure("boom"));
+        assertEquals(BatchState.REPORTING, store.loadBatch(bid).state());
+        Job failed = store.loadJob(b.jid());
+        assertEquals("boom", failed.status().errorMessage());
+        assertNull(failed.status().lastSuccessfulStatus());
+    }
+
+    @Test
+    void lockIsExclusiveAndIllegalTransitionWritesNothing() throws Exception {
+        QueueTestSupport.batchWithJobs(store, 1, 5);
+        String ref = store.jobRefs(JobState.PENDING).get(0);
+        JobLock lock = store.claim(JobState.PENDING, ref, "one").orElseThrow();
+        assertEquals(Optional.empty(), store.claim(JobState.PENDING, ref, "two"));
+        byte[] before = client.getData().forPath(QueuePaths.jobStatus(lock.jid()));
+        IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
+                () -> store.transition(lock, JobState.RECORDING, Change.because("skip ahead")));
+        assertTrue(e.getMessage().contains("pending to recording"), e.getMessage());
+        assertTrue(e.getMessage().contains("estimating"), e.getMessage());
+        assertArrayEquals(before, client.getData().forPath(QueuePaths.jobStatus(lock.jid())));
+        assertEquals(List.of(ref), store.jobRefs(JobState.PENDING));
+    }
+}

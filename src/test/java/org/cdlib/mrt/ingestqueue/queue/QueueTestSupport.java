@@ -1,0 +1,73 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+
+/** A real in-process ZooKeeper server and helpers to build batches and jobs in tests. */
+public final class QueueTestSupport {
+    private QueueTestSupport() {
+    }
+
+    public static CuratorFramework client(TestingServer server) {
+        return client(server, 10_000);
+    }
+
+    public static CuratorFramework client(TestingServer server, int sessionTimeoutMs) {
+        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+                .sessionTimeoutMs(sessionTimeoutMs).connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
+        c.start();
+        try {
+            if (!c.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no connection to " + server.getConnectString());
+            }
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        return c;
+    }
+
+    public static BatchSubmission submission(String profile) {
+        return new BatchSubmission(profile, "tester", "http://localhost/manifest.checkm", "title", "who", "2026", null,
+                "batch-manifest", "add", null, null, null, null, null, null, "json", null,
+                java.time.Instant.now().toString(), Map.of());
+    }
+
+    public static NewJob newJob(String localId, int priority) {
+        JobConfiguration config = new JobConfiguration(null, "demo_content", "tester",
+                "http://localhost/" + localId + ".checkm", "object_manifest", "json", "add", null, localId,
+                null, null, null, null, "who", "what", "when", null, Map.of());
+        return new NewJob(config, new Identifiers(null, List.of(localId)), priority);
+    }
+
+    /** A pending batch with n jobs created and the batch moved to processing. */
+    public static String batchWithJobs(QueueStore store, int n, int priority) {
+        String bid = store.createBatch(submission("demo_content"));
+        BatchLock lock = store.tryLockBatch(bid, "test").orElseThrow();
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            jobs.add(newJob("loc" + i, priority));
+        }
+        store.createJobs(lock, jobs);
+        store.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
+        return bid;
+    }
+
+    /** Removes every node of the queue, so a test starts from an empty tree on a shared server. */
+    public static void wipe(CuratorFramework client) throws Exception {
+        for (String p : List.of("/batches", "/jobs", "/ids", "/locks")) {
+            if (client.checkExists().forPath(p) != null) {
+                client.delete().deletingChildrenIfNeeded().forPath(p);
+            }
+        }
+    }
+
+    public static QueueStore store(CuratorFramework client, Path home) {
+        return new QueueStore(client, home).start();
+    }
+}
