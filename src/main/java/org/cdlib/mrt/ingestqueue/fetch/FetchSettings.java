@@ -1,0 +1,47 @@
+package org.cdlib.mrt.ingestqueue.fetch;
+
+import java.time.Duration;
+
+/**
+ * How files are fetched: the {@code ingest.download.*} keys.
+ *
+ * @param connectTimeout time allowed to open a connection
+ * @param readTimeout    time allowed for the response headers, and the longest silence while the body streams
+ * @param retries        further attempts after a connection error, a timeout, a 5xx or a 429
+ * @param backoff        wait before the first retry; doubled before each further one
+ * @param parallelism    files fetched at once for one job
+ * @param allowFileUrls  accept {@code file:} URLs anywhere, not only under {@code <ingest.home>/uploads/}
+ */
+public record FetchSettings(Duration connectTimeout, Duration readTimeout, int retries, Duration backoff,
+        int parallelism, boolean allowFileUrls) {
+
+    public FetchSettings {
+        if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
+            throw new IllegalArgumentException("ingest.download timeouts must be positive: connect " + connectTimeout
+                    + ", read " + readTimeout);
+        }
+        if (retries < 0 || backoff.isNegative()) {
+            throw new IllegalArgumentException("ingest.download.retries (" + retries + ") and ingest.download.backoff ("
+                    + backoff + ") must not be negative");
+        }
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("ingest.download.parallelism must be at least 1, got " + parallelism);
+        }
+    }
+
+    public static FetchSettings defaults() {
+        return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false);
+    }
+
+    public FetchSettings withTimeouts(Duration connect, Duration read) {
+        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls);
+    }
+
+    public FetchSettings withRetries(int n, Duration firstBackoff) {
+        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls);
+    }
+
+    public FetchSettings withAllowFileUrls(boolean allow) {
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow);
+    }
+}

@@ -1,0 +1,75 @@
+package org.cdlib.mrt.ingestqueue.fetch;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Which URLs the queue fetches: {@code http} and {@code https}; {@code file:} only inside
+ * {@code <ingest.home>/uploads/} (where the submit form stores uploads) unless the operator
+ * allows every file URL. Anything else is refused with a message naming the URL.
+ */
+public final class UrlPolicy {
+    private final Path uploads;
+    private final boolean allowFileUrls;
+
+    public UrlPolicy(Path ingestHome, boolean allowFileUrls) {
+        this.uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
+        this.allowFileUrls = allowFileUrls;
+    }
+
+    public URI check(String url) throws FetchException {
+        if (url == null || url.isBlank()) {
+            throw new FetchException("no URL given");
+        }
+        URI uri;
+        try {
+            // checkm cells decode %20 and %7c, so a manifest's URL may come back with blanks and bars
+            uri = new URI(url.strip().replace(" ", "%20").replace("|", "%7C"));
+        } catch (URISyntaxException e) {
+            throw new FetchException(url + ": not a valid URL (" + e.getReason() + ")");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        switch (scheme) {
+            case "http", "https" -> {
+                if (uri.getHost() == null) {
+                    throw new FetchException(url + ": URL has no host");
+                }
+                return uri;
+            }
+            case "file" -> {
+                checkFile(url, uri);
+                return uri;
+            }
+            default -> throw new FetchException(url + ": URL scheme '" + scheme + "' is not fetched "
+                    + "(only http, https, and file: under " + uploads + ")");
+        }
+    }
+
+    private void checkFile(String url, URI uri) throws FetchException {
+        Path path;
+        try {
+            path = Path.of(uri).toAbsolutePath().normalize();
+        } catch (IllegalArgumentException e) {
+            throw new FetchException(url + ": not a usable file URL (" + e.getMessage() + ")");
+        }
+        if (allowFileUrls) {
+            return;
+        }
+        if (!path.startsWith(uploads) || path.equals(uploads)) {
+            throw new FetchException(url + ": file URLs are only fetched from " + uploads
+                    + " (set ingest.download.allow-file-urls=true to allow others)");
+        }
+        try {
+            // a symbolic link inside uploads/ must not lead outside it
+            if (Files.exists(path) && !path.toRealPath().startsWith(uploads.toRealPath())) {
+                throw new FetchException(url + ": leads outside " + uploads + " through a symbolic link");
+            }
+        } catch (IOException e) {
+            throw new FetchException(url + ": cannot check the file (" + e.getMessage() + ")");
+        }
+    }
+}

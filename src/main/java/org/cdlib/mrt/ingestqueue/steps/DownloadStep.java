@@ -1,0 +1,248 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.Container;
+import org.cdlib.mrt.ingestqueue.fetch.DownloadRecord;
+import org.cdlib.mrt.ingestqueue.fetch.FetchException;
+import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
+import org.cdlib.mrt.ingestqueue.fetch.Payload;
+import org.cdlib.mrt.ingestqueue.fetch.SafeName;
+import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code downloadStep}: fetches every file of the object into {@code working_dir/producer/}
+ * (in parallel, bounded, with retries), unpacks a container there, checks every size and
+ * digest the depositor supplied, and sets space_needed to the bytes actually in producer/.
+ * <p>
+ * A file is written to {@code .download/*.part} and moved into producer/ only once complete
+ * and checked, then recorded in {@link DownloadRecord}; a requeued job therefore fetches only
+ * what is missing or wrong. When any file fails, the others are still fetched and the job
+ * fails with a message naming each failed file or URL and its cause.
+ */
+public final class DownloadStep implements Processor {
+    private static final Logger LOG = LoggerFactory.getLogger(DownloadStep.class);
+    private static final int MESSAGES_SHOWN = 5;
+
+    private final Fetcher fetcher;
+    private final Path ingestHome;
+
+    public DownloadStep(Fetcher fetcher, Path ingestHome) {
+        this.fetcher = fetcher;
+        this.ingestHome = ingestHome;
+    }
+
+    @Override
+    public void process(Exchange exchange) throws Exception {
+        Job job = JobExchange.job(exchange);
+        long bytes = download(job.id(), job.configuration());
+        JobExchange.change(exchange, c -> c.withSpaceNeeded(bytes));
+    }
+
+    /** Downloads the object of a job; returns the bytes now in producer/. */
+    public long download(String jid, JobConfiguration c) throws FetchException, InterruptedException {
+        WorkingDirectory wd = WorkingDirectory.of(ingestHome, c.workingDir());
+        Payload payload = Payload.of(c, fetcher);
+        try {
+            Files.createDirectories(wd.producer());
+            Files.createDirectories(wd.downloads());
+            removePartials(wd.downloads());
+        } catch (IOException e) {
+            throw new FetchException("cannot prepare " + wd.root() + ": " + e.getMessage(), e);
+        }
+        DownloadRecord record = DownloadRecord.read(wd.downloads().resolve("complete.jsonl"));
+        String done = payload.type() == Payload.Type.CONTAINER
+                ? container(payload.container(), wd, record)
+                : files(payload.files(), wd, record);
+        long bytes = bytesIn(wd.producer());
+        LOG.info("job {} batch {}: {} from {}; {} bytes in producer/", jid, c.batchId(), done, payload.source(), bytes);
+        return bytes;
+    }
+
+    private String files(List<ObjectFile> files, WorkingDirectory wd, DownloadRecord record)
+            throws FetchException, InterruptedException {
+        AtomicInteger skipped = new AtomicInteger();
+        List<String> failures = fetcher.inParallel(files, f -> {
+            try {
+                Path target = SafeName.resolve(wd.producer(), f.name());
+                if (record.isComplete(f, target)) {
+                    skipped.incrementAndGet();
+                    return null;
+                }
+                fetch(f, "producer/" + f.name(), wd, (part, got) -> {
+                    Files.createDirectories(target.getParent());
+                    Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    record.add(f, target, got.digests());
+                });
+                return null;
+            } catch (FetchException e) {
+                return e.getMessage();
+            }
+        }).stream().filter(Objects::nonNull).toList();
+        if (!failures.isEmpty()) {
+            throw new FetchException(summary(failures, files.size()));
+        }
+        removeOthers(wd.producer(), files);
+        return "downloaded " + (files.size() - skipped.get()) + " of " + files.size() + " files ("
+                + skipped.get() + " already complete)";
+    }
+
+    private String container(ObjectFile f, WorkingDirectory wd, DownloadRecord record)
+            throws FetchException {
+        DownloadRecord.Entry done = record.container(f);
+        if (done != null && bytesIn(wd.producer()) == done.size() && (!f.hasDigest()
+                || f.digestType().matches(f.digestValue(), done.digests().get(f.digestType().checkmName())))) {
+            return "container " + f.name() + " already unpacked";
+        }
+        AtomicInteger count = new AtomicInteger();
+        fetch(f, "container " + f.name(), wd, (part, got) -> {
+            emptyDirectory(wd.producer());
+            try {
+                count.set(Container.unpack(part, f.name(), wd.producer()));
+            } catch (FetchException e) {
+                emptyDirectory(wd.producer()); // a refused container leaves nothing behind
+                throw e;
+            }
+            record.addContainer(f, bytesIn(wd.producer()), got.digests());
+        });
+        return "unpacked " + count.get() + " files of container " + f.name();
+    }
+
+    private interface Keep {
+        void accept(Path part, Fetcher.Fetched got) throws IOException;
+    }
+
+    /** Fetches {@code f} into a fresh .part file, checks it, and hands it to {@code keep}. */
+    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Keep keep) throws FetchException {
+        Path part = null;
+        try {
+            part = Files.createTempFile(wd.downloads(), "fetch-", ".part");
+            Fetcher.Fetched got = fetcher.download(f.url(), part, f.hasDigest() ? List.of(f.digestType()) : List.of());
+            if (f.size() != null && got.bytes() != f.size()) {
+                throw new FetchException(label + ": size mismatch, expected " + f.size() + " bytes, got "
+                        + got.bytes() + " (from " + f.url() + ")");
+            }
+            if (f.hasDigest()) {
+                String actual = got.digests().get(f.digestType());
+                if (!f.digestType().matches(f.digestValue(), actual)) {
+                    throw new FetchException(label + ": " + f.digestType().checkmName() + " mismatch, expected "
+                            + f.digestValue() + ", got " + actual + " (from " + f.url() + ")");
+                }
+            }
+            keep.accept(part, got);
+        } catch (FetchException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new FetchException(label + ": cannot store (" + e + ")", e);
+        } finally {
+            if (part != null) {
+                try {
+                    Files.deleteIfExists(part);
+                } catch (IOException e) {
+                    LOG.warn("cannot remove {}: {}", part, e.toString());
+                }
+            }
+        }
+    }
+
+    private static String summary(List<String> failures, int total) {
+        if (failures.size() == 1) {
+            return failures.get(0);
+        }
+        String shown = String.join("; ", failures.subList(0, Math.min(MESSAGES_SHOWN, failures.size())));
+        return failures.size() + " of " + total + " files failed: " + shown
+                + (failures.size() > MESSAGES_SHOWN ? "; ..." : "");
+    }
+
+    /** Removes files in producer/ that the object no longer lists (left by an earlier manifest). */
+    private static void removeOthers(Path producer, List<ObjectFile> files) throws FetchException {
+        Set<Path> keep = new HashSet<>();
+        for (ObjectFile f : files) {
+            keep.add(SafeName.resolve(producer, f.name()));
+        }
+        List<Path> stale = new ArrayList<>();
+        try (var walk = Files.walk(producer)) {
+            walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && !keep.contains(p.toAbsolutePath().normalize()))
+                    .forEach(stale::add);
+            for (Path p : stale) {
+                LOG.info("removing {}: not part of the object", p);
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new FetchException("cannot tidy " + producer + ": " + e, e);
+        }
+    }
+
+    private static void removePartials(Path downloads) throws IOException {
+        try (DirectoryStream<Path> parts = Files.newDirectoryStream(downloads, "*.part")) {
+            for (Path p : parts) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    static void emptyDirectory(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                if (e != null) {
+                    throw e;
+                }
+                if (!d.equals(dir)) {
+                    Files.delete(d);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    static long bytesIn(Path dir) throws FetchException {
+        AtomicLong n = new AtomicLong();
+        try (var walk = Files.walk(dir)) {
+            walk.forEach(p -> {
+                try {
+                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (a.isRegularFile()) {
+                        n.addAndGet(a.size());
+                    }
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new FetchException("cannot measure " + dir + ": " + e.getMessage(), e);
+        }
+        return n.get();
+    }
+}
