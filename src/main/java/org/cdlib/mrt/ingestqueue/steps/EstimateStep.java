@@ -1,0 +1,84 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.FetchException;
+import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
+import org.cdlib.mrt.ingestqueue.fetch.Payload;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code estimateStep}: sums the sizes of the object's files into space_needed, from HEAD
+ * requests (in parallel, bounded, one attempt each) or, when a server gives no Content-Length,
+ * the size a manifest row declares. It never fails (the design): what cannot be sized counts 0,
+ * an unreadable payload gives 0, and both are logged. A job larger than {@code largeBytes}
+ * is moved back to priority {@code largePriority} (a larger number runs later) so that it does
+ * not hold up the queue.
+ */
+public final class EstimateStep implements Processor {
+    private static final Logger LOG = LoggerFactory.getLogger(EstimateStep.class);
+
+    private final Fetcher fetcher;
+    private final long largeBytes;
+    private final int largePriority;
+
+    public EstimateStep(Fetcher fetcher, long largeBytes, int largePriority) {
+        this.fetcher = fetcher;
+        this.largeBytes = largeBytes;
+        try {
+            this.largePriority = QueuePaths.checkPriority(largePriority);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("ingest.estimate.large-priority: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void process(Exchange exchange) {
+        Job job = JobExchange.job(exchange);
+        long bytes = estimate(job.id(), job.configuration());
+        JobExchange.change(exchange, c -> c.withSpaceNeeded(bytes));
+        if (bytes > largeBytes && job.priority() < largePriority) {
+            LOG.info("job {} batch {}: {} bytes is above {}; priority {} -> {}", job.id(), job.batchId(), bytes,
+                    largeBytes, job.priority(), largePriority);
+            JobExchange.change(exchange, c -> c.withPriority(largePriority));
+        }
+    }
+
+    /** The estimated bytes of a job's object; 0 when nothing can be sized. Never throws. */
+    public long estimate(String jid, JobConfiguration c) {
+        try {
+            Payload payload = Payload.of(c, fetcher);
+            List<Long> sizes = fetcher.inParallel(payload.files(), f -> size(jid, f));
+            long total = sizes.stream().mapToLong(Long::longValue).sum();
+            LOG.info("job {} batch {}: estimated {} bytes for {} file(s) of {}", jid, c.batchId(), total,
+                    payload.files().size(), c.payloadUrl());
+            return total;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("job {}: estimate interrupted; counting 0 bytes", jid);
+            return 0;
+        } catch (FetchException | RuntimeException e) {
+            LOG.warn("job {} batch {}: cannot estimate, counting 0 bytes: {}", jid, c.batchId(), e.getMessage());
+            return 0;
+        }
+    }
+
+    private long size(String jid, ObjectFile f) {
+        long declared = f.size() != null ? f.size() : 0;
+        try {
+            OptionalLong announced = fetcher.size(f.url());
+            return announced.isPresent() ? announced.getAsLong() : declared;
+        } catch (FetchException | RuntimeException e) {
+            LOG.warn("job {}: cannot size {}, counting {} bytes: {}", jid, f.name(), declared, e.getMessage());
+            return declared;
+        }
+    }
+}

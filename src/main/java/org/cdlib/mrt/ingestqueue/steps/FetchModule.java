@@ -1,0 +1,49 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import org.cdlib.mrt.ingestqueue.QueueContext;
+import org.cdlib.mrt.ingestqueue.QueueModule;
+import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
+import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+
+/**
+ * Binds the steps that size, admit, download and finally clean up an object:
+ * {@code estimateStep}, {@code provisionStep}, {@code downloadStep}, {@code completeStep}.
+ * <p>
+ * Keys (default, meaning):
+ * <ul>
+ * <li>{@code ingest.download.connect-timeout} (PT10S): time allowed to open a connection.</li>
+ * <li>{@code ingest.download.read-timeout} (PT5M): time allowed for response headers, and the longest
+ *     silence while a body streams.</li>
+ * <li>{@code ingest.download.retries} (3): further attempts after a connection error, timeout, 5xx or 429.</li>
+ * <li>{@code ingest.download.backoff} (PT1S): wait before the first retry, doubled before each further one.</li>
+ * <li>{@code ingest.download.parallelism} (4): files fetched (or HEAD-requested) at once for one job.</li>
+ * <li>{@code ingest.download.allow-file-urls} (false): fetch {@code file:} URLs anywhere, not only under
+ *     {@code <ingest.home>/uploads/}.</li>
+ * <li>{@code ingest.estimate.large-bytes} (10737418240 = 10 GiB): an estimate above this is a large job.</li>
+ * <li>{@code ingest.estimate.large-priority} (90): the priority a large job is moved back to (at least).</li>
+ * <li>{@code ingest.provisioning.max-used-percent} (80): a job waits in provisioning while the working
+ *     filesystem would be more than this full with it and the downloading jobs.</li>
+ * </ul>
+ */
+public final class FetchModule implements QueueModule {
+
+    @Override
+    public void bind(QueueContext ctx) {
+        FetchSettings d = FetchSettings.defaults();
+        FetchSettings settings = new FetchSettings(
+                ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),
+                ctx.durationProperty("ingest.download.read-timeout", d.readTimeout()),
+                ctx.intProperty("ingest.download.retries", d.retries()),
+                ctx.durationProperty("ingest.download.backoff", d.backoff()),
+                ctx.intProperty("ingest.download.parallelism", d.parallelism()),
+                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()));
+        Fetcher fetcher = new Fetcher(settings, ctx.ingestHome());
+        ctx.bind("estimateStep", new EstimateStep(fetcher,
+                ctx.longProperty("ingest.estimate.large-bytes", 10L * 1024 * 1024 * 1024),
+                ctx.intProperty("ingest.estimate.large-priority", 90)));
+        ctx.bind("provisionStep", new ProvisionStep(ctx.store(), FreeSpace.of(ctx.ingestHome()),
+                ctx.intProperty("ingest.provisioning.max-used-percent", 80)));
+        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome()));
+        ctx.bind("completeStep", new CompleteStep(ctx.ingestHome()));
+    }
+}

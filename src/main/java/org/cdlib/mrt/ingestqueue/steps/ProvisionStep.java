@@ -1,0 +1,73 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.io.IOException;
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code provisionStep}: lets a job go on to downloading only when the working filesystem can
+ * take it. Counted as used: what the filesystem already uses, what the jobs now downloading
+ * have reserved (their space_needed, since they may not have written it yet), and this job's
+ * space_needed. When that would pass {@code maxUsedPercent} of the filesystem, the job stays in
+ * provisioning (an unestimated job, space_needed 0, stays too while the disk is over the
+ * threshold); the runtime evaluates it again later.
+ */
+public final class ProvisionStep implements Processor {
+    private static final Logger LOG = LoggerFactory.getLogger(ProvisionStep.class);
+
+    private final QueueStore store;
+    private final FreeSpace disk;
+    private final int maxUsedPercent;
+
+    public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent) {
+        if (maxUsedPercent < 1 || maxUsedPercent > 100) {
+            throw new IllegalArgumentException("ingest.provisioning.max-used-percent must be 1..100, got " + maxUsedPercent);
+        }
+        this.store = store;
+        this.disk = disk;
+        this.maxUsedPercent = maxUsedPercent;
+    }
+
+    @Override
+    public void process(Exchange exchange) {
+        Job job = JobExchange.job(exchange);
+        String shortage = shortage(job);
+        if (shortage != null) {
+            LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), shortage);
+            JobExchange.stay(exchange, shortage);
+        }
+    }
+
+    /** Why the job cannot go on now, or null when it can. */
+    public String shortage(Job job) {
+        long total;
+        long usable;
+        try {
+            total = disk.totalBytes();
+            usable = disk.usableBytes();
+        } catch (IOException e) {
+            return "cannot read the free space of " + disk + ": " + e.getMessage();
+        }
+        List<String> downloading = store.jobRefs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef)
+                .filter(jid -> !jid.equals(job.id())).toList();
+        long reserved = store.loadJobs(downloading).stream().mapToLong(Job::spaceNeeded).sum();
+        long need = job.spaceNeeded();
+        long used = total - usable;
+        long after = used + reserved + need;
+        long limit = (long) (total * (maxUsedPercent / 100.0));
+        if (after <= limit) {
+            return null;
+        }
+        return String.format("needs %d bytes; %d of %d bytes used, %d reserved by %d downloading job(s): "
+                + "%.1f%% used after this job, above the limit of %d%%", need, used, total, reserved, downloading.size(),
+                total == 0 ? 100.0 : 100.0 * after / total, maxUsedPercent);
+    }
+}
