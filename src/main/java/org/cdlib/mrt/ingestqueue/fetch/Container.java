@@ -95,6 +95,9 @@ public final class Container {
                 if (e.isUnixSymlink()) {
                     throw refused(name, e.getName(), "is a symbolic link");
                 }
+                if (e.isDirectory() && isTop(e.getName())) {
+                    continue;
+                }
                 Path p = entryPath(name, e.getName(), target);
                 if (e.isDirectory()) {
                     Files.createDirectories(p);
@@ -135,6 +138,9 @@ public final class Container {
                     if (e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
                         throw refused(name, e.getName(), "is a device or pipe");
                     }
+                    if (e.isDirectory() && isTop(e.getName())) {
+                        continue;
+                    }
                     Path p = entryPath(name, e.getName(), target);
                     if (e.isDirectory()) {
                         Files.createDirectories(p);
@@ -149,6 +155,11 @@ public final class Container {
             }
         }
         return files;
+    }
+
+    /** {@code ./} or {@code /}: the archive's own root, which tar writes as a directory entry. */
+    private static boolean isTop(String entry) {
+        return entry.replace(".", "").replace("/", "").isEmpty() && !entry.contains("..");
     }
 
     private static Path entryPath(String container, String entry, Path target) throws FetchException {

@@ -1,0 +1,520 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.notFound;
+import static com.github.tomakehurst.wiremock.client.WireMock.ok;
+import static com.github.tomakehurst.wiremock.client.WireMock.temporaryRedirect;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.manifest;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.row;
+import static org.junit.jupiter.api.Assertions.*;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.apache.camel.Exchange;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.apache.commons.compress.archivers.tar.TarConstants;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.FetchException;
+import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
+import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class DownloadStepTest {
+    static TestingServer zk;
+    static WireMockServer web;
+    CuratorFramework client;
+    QueueStore store;
+    @TempDir
+    Path home;
+
+    static final FetchSettings FAST = FetchSettings.defaults()
+            .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
+            .withRetries(2, Duration.ofMillis(10));
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+        web = new WireMockServer(options().dynamicPort());
+        web.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        web.stop();
+        zk.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        web.resetAll();
+        client = QueueTestSupport.client(zk);
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, home);
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+    }
+
+    String url(String path) {
+        return web.baseUrl() + path;
+    }
+
+    DownloadStep step() {
+        return step(FAST);
+    }
+
+    DownloadStep step(FetchSettings settings) {
+        return new DownloadStep(new Fetcher(settings, home), home);
+    }
+
+    static Path producer(JobLock lock) {
+        return Path.of(lock.job().configuration().workingDir()).resolve("producer");
+    }
+
+    static String read(Path p) throws IOException {
+        return Files.readString(p, StandardCharsets.UTF_8);
+    }
+
+    static String digest(DigestAlgorithm alg, String text) {
+        DigestAlgorithm.Digester d = alg.newDigester();
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        d.update(b, 0, b.length);
+        return d.hex();
+    }
+
+    void serve(String path, String body) {
+        web.stubFor(get(urlEqualTo(path)).willReturn(ok(body)));
+    }
+
+    int gets(String path) {
+        return web.countRequestsMatching(getRequestedFor(urlEqualTo(path)).build()).getCount();
+    }
+
+    // ------------------------------------------------------------------ payload types
+
+    @Test
+    void singleFileWithDepositorDigestIsDownloadedAndSized() throws Exception {
+        serve("/files/dragon.jpg", "golden dragon");
+        JobLock lock = lockedJob(store, config(url("/files/dragon.jpg"), "file", "sign.jpg", "MD5",
+                digest(DigestAlgorithm.MD5, "golden dragon").toUpperCase(), 13L), 5);
+        Exchange ex = exchange(lock);
+        step().process(ex);
+        assertEquals("golden dragon", read(producer(lock).resolve("sign.jpg")));
+        assertEquals(13L, JobExchange.change(ex).spaceNeeded());
+        try (var files = Files.list(producer(lock))) {
+            assertEquals(List.of("sign.jpg"), files.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    @Test
+    void singleFileWithoutFileNameTakesTheUrlsLastSegment() throws Exception {
+        serve("/files/my%20notes.txt", "notes");
+        JobLock lock = lockedJob(store, config(url("/files/my%20notes.txt"), "file"), 5);
+        step().process(exchange(lock));
+        assertEquals("notes", read(producer(lock).resolve("my notes.txt")));
+    }
+
+    @Test
+    void objectManifestWithSeveralFilesIsDownloadedWithDigestsChecked() throws Exception {
+        serve("/obj/a.txt", "alpha");
+        serve("/obj/b.txt", "bravo!");
+        serve("/obj/c.bin", "charlie");
+        serve("/obj/manifest.checkm", manifest(
+                row(url("/obj/a.txt"), "sha-256", digest(DigestAlgorithm.SHA256, "alpha"), 5L, "a.txt"),
+                row(url("/obj/b.txt"), "md5", digest(DigestAlgorithm.MD5, "bravo!"), null, "docs/b.txt"),
+                row(url("/obj/c.bin"), null, null, null, null)));
+        JobLock lock = lockedJob(store, config(url("/obj/manifest.checkm"), "object_manifest"), 5);
+        Exchange ex = exchange(lock);
+        step().process(ex);
+        assertEquals("alpha", read(producer(lock).resolve("a.txt")));
+        assertEquals("bravo!", read(producer(lock).resolve("docs/b.txt")));
+        assertEquals("charlie", read(producer(lock).resolve("c.bin")));
+        assertEquals(18L, JobExchange.change(ex).spaceNeeded());
+        assertNull(JobExchange.stayReason(ex));
+    }
+
+    @Test
+    void zipContainerIsUnpackedIntoProducerAndNotKept() throws Exception {
+        byte[] zip = zip(List.of("obj/", "obj/a.txt", "obj/sub/b.txt"), List.of("", "alpha", "bravo"));
+        web.stubFor(get(urlEqualTo("/c/object.zip")).willReturn(aResponse().withBody(zip)));
+        JobLock lock = lockedJob(store, config(url("/c/object.zip"), "container", null, "sha-256",
+                sha256(zip), null), 5);
+        Exchange ex = exchange(lock);
+        step().process(ex);
+        assertEquals("alpha", read(producer(lock).resolve("obj/a.txt")));
+        assertEquals("bravo", read(producer(lock).resolve("obj/sub/b.txt")));
+        assertFalse(Files.exists(producer(lock).resolve("object.zip")));
+        assertEquals(10L, JobExchange.change(ex).spaceNeeded());
+        try (var parts = Files.list(Path.of(lock.job().configuration().workingDir()).resolve(".download"))) {
+            assertTrue(parts.noneMatch(p -> p.toString().endsWith(".part")), "no partial file left");
+        }
+    }
+
+    @Test
+    void tarGzContainerIsRecognisedByContentAndUnpacked() throws Exception {
+        byte[] tgz = tarGz(List.of("./", "./a.txt", "./dir/b.txt"), List.of("", "alpha", "bravo"), null);
+        // no .tar.gz in the name: the format is found from the bytes
+        web.stubFor(get(urlEqualTo("/c/payload")).willReturn(aResponse().withBody(tgz)));
+        JobLock lock = lockedJob(store, config(url("/c/payload"), "container"), 5);
+        step().process(exchange(lock));
+        assertEquals("alpha", read(producer(lock).resolve("a.txt")));
+        assertEquals("bravo", read(producer(lock).resolve("dir/b.txt")));
+    }
+
+    // ------------------------------------------------------------------ HTTP behaviour
+
+    @Test
+    void oneMissingFileOfManyFailsTheJobNamingItWhileTheOthersAreDownloaded() throws Exception {
+        serve("/m/a.txt", "alpha");
+        serve("/m/b.txt", "bravo");
+        web.stubFor(get(urlEqualTo("/m/c.txt")).willReturn(notFound()));
+        serve("/m/manifest.checkm", manifest(row(url("/m/a.txt"), null, null, null, null),
+                row(url("/m/b.txt"), null, null, null, null), row(url("/m/c.txt"), null, null, null, null)));
+        JobLock lock = lockedJob(store, config(url("/m/manifest.checkm"), "object_manifest"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals(url("/m/c.txt") + ": HTTP 404 after 1 attempt", e.getMessage());
+        assertEquals("alpha", read(producer(lock).resolve("a.txt")));
+        assertEquals("bravo", read(producer(lock).resolve("b.txt")));
+        assertFalse(Files.exists(producer(lock).resolve("c.txt")));
+        assertEquals(1, gets("/m/c.txt"), "a 404 is not retried");
+    }
+
+    @Test
+    void requeueAfterTheCauseIsRemovedFetchesOnlyTheMissingFile() throws Exception {
+        serve("/r/a.txt", "alpha");
+        serve("/r/b.txt", "bravo");
+        web.stubFor(get(urlEqualTo("/r/c.txt")).willReturn(notFound()));
+        serve("/r/manifest.checkm", manifest(row(url("/r/a.txt"), null, null, null, null),
+                row(url("/r/b.txt"), "md5", digest(DigestAlgorithm.MD5, "bravo"), null, null),
+                row(url("/r/c.txt"), null, null, null, null)));
+        JobLock lock = lockedJob(store, config(url("/r/manifest.checkm"), "object_manifest"), 5);
+        assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+
+        serve("/r/c.txt", "charlie");
+        Exchange again = exchange(lock);
+        step().process(again);
+        assertEquals("charlie", read(producer(lock).resolve("c.txt")));
+        assertEquals(1, gets("/r/a.txt"));
+        assertEquals(1, gets("/r/b.txt"));
+        assertEquals(2, gets("/r/c.txt"));
+        assertEquals(17L, JobExchange.change(again).spaceNeeded());
+    }
+
+    @Test
+    void aFileChangedOrLeftPartialOnDiskIsFetchedAgain() throws Exception {
+        serve("/p/a.txt", "alpha");
+        serve("/p/b.txt", "bravo");
+        serve("/p/manifest.checkm", manifest(row(url("/p/a.txt"), null, null, null, null),
+                row(url("/p/b.txt"), null, null, null, null)));
+        JobLock lock = lockedJob(store, config(url("/p/manifest.checkm"), "object_manifest"), 5);
+        // b.txt written by a crashed earlier attempt, never recorded as complete
+        Files.createDirectories(producer(lock));
+        Files.writeString(producer(lock).resolve("b.txt"), "br");
+        step().process(exchange(lock));
+        assertEquals("bravo", read(producer(lock).resolve("b.txt")));
+        assertEquals(1, gets("/p/b.txt"));
+
+        Files.writeString(producer(lock).resolve("a.txt"), "tampered");
+        step().process(exchange(lock));
+        assertEquals("alpha", read(producer(lock).resolve("a.txt")));
+        assertEquals(2, gets("/p/a.txt"));
+        assertEquals(1, gets("/p/b.txt"), "b.txt was complete and unchanged");
+    }
+
+    @Test
+    void serverErrorThenSuccessIsRetried() throws Exception {
+        web.stubFor(get(urlEqualTo("/flaky.txt")).inScenario("flaky").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
+        web.stubFor(get(urlEqualTo("/flaky.txt")).inScenario("flaky").whenScenarioStateIs("up")
+                .willReturn(ok("finally")));
+        JobLock lock = lockedJob(store, config(url("/flaky.txt"), "file"), 5);
+        step().process(exchange(lock));
+        assertEquals("finally", read(producer(lock).resolve("flaky.txt")));
+        assertEquals(2, gets("/flaky.txt"));
+    }
+
+    @Test
+    void aDroppedConnectionIsRetried() throws Exception {
+        web.stubFor(get(urlEqualTo("/reset.txt")).inScenario("reset").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("up"));
+        web.stubFor(get(urlEqualTo("/reset.txt")).inScenario("reset").whenScenarioStateIs("up")
+                .willReturn(ok("back")));
+        JobLock lock = lockedJob(store, config(url("/reset.txt"), "file"), 5);
+        step().process(exchange(lock));
+        assertEquals("back", read(producer(lock).resolve("reset.txt")));
+        assertEquals(2, gets("/reset.txt"));
+    }
+
+    @Test
+    void serverErrorsBeyondTheRetriesFailNamingTheAttempts() throws Exception {
+        web.stubFor(get(urlEqualTo("/down.txt")).willReturn(aResponse().withStatus(500)));
+        JobLock lock = lockedJob(store, config(url("/down.txt"), "file"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals(url("/down.txt") + ": HTTP 500 after 3 attempts", e.getMessage());
+        assertEquals(3, gets("/down.txt"));
+    }
+
+    @Test
+    void aResponseSlowerThanTheReadTimeoutFails() throws Exception {
+        web.stubFor(get(urlEqualTo("/slow.txt")).willReturn(ok("late").withFixedDelay(3_000)));
+        JobLock lock = lockedJob(store, config(url("/slow.txt"), "file"), 5);
+        FetchSettings settings = FAST.withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(300))
+                .withRetries(1, Duration.ofMillis(10));
+        FetchException e = assertThrows(FetchException.class, () -> step(settings).process(exchange(lock)));
+        assertTrue(e.getMessage().startsWith(url("/slow.txt") + ": timed out"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("after 2 attempts"), e.getMessage());
+        assertFalse(Files.exists(producer(lock).resolve("slow.txt")));
+    }
+
+    @Test
+    void aBodyThatKeepsArrivingCompletesEvenWhenItTakesLongerThanTheReadTimeout() throws Exception {
+        String body = "x".repeat(6_000);
+        web.stubFor(get(urlEqualTo("/dribble.txt")).willReturn(ok(body).withChunkedDribbleDelay(6, 1_500)));
+        JobLock lock = lockedJob(store, config(url("/dribble.txt"), "file"), 5);
+        FetchSettings settings = FAST.withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(1));
+        step(settings).process(exchange(lock));
+        assertEquals(body, read(producer(lock).resolve("dribble.txt")));
+        assertEquals(1, gets("/dribble.txt"));
+    }
+
+    @Test
+    void redirectsAreFollowed() throws Exception {
+        web.stubFor(get(urlEqualTo("/old/report.pdf")).willReturn(temporaryRedirect(url("/new/report.pdf"))));
+        serve("/new/report.pdf", "moved");
+        JobLock lock = lockedJob(store, config(url("/old/report.pdf"), "file"), 5);
+        step().process(exchange(lock));
+        assertEquals("moved", read(producer(lock).resolve("report.pdf")));
+    }
+
+    @Test
+    void aSizeOtherThanTheDeclaredOneFails() throws Exception {
+        serve("/short.txt", "12345");
+        JobLock lock = lockedJob(store, config(url("/short.txt"), "file", null, null, null, 9L), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals("producer/short.txt: size mismatch, expected 9 bytes, got 5 (from " + url("/short.txt") + ")",
+                e.getMessage());
+    }
+
+    // ------------------------------------------------------------------ digests
+
+    @ParameterizedTest
+    @EnumSource(DigestAlgorithm.class)
+    void everyDigestAlgorithmIsCheckedWhileStreaming(DigestAlgorithm alg) throws Exception {
+        serve("/d/good.txt", "good content");
+        serve("/d/manifest.checkm", manifest(row(url("/d/good.txt"), alg.checkmName(),
+                digest(alg, "good content"), null, "good.txt")));
+        JobLock lock = lockedJob(store, config(url("/d/manifest.checkm"), "object_manifest"), 5);
+        step().process(exchange(lock));
+        assertEquals("good content", read(producer(lock).resolve("good.txt")));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = DigestAlgorithm.class, names = {"MD5", "SHA256", "CRC32", "ADLER32"})
+    void aDigestMismatchFailsNamingTheFileAndBothValues(DigestAlgorithm alg) throws Exception {
+        serve("/d/b.txt", "actual content");
+        String expected = digest(alg, "other content");
+        serve("/d/manifest.checkm", manifest(row(url("/d/b.txt"), alg.checkmName(), expected, null, "b.txt")));
+        JobLock lock = lockedJob(store, config(url("/d/manifest.checkm"), "object_manifest"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals("producer/b.txt: " + alg.checkmName() + " mismatch, expected " + expected + ", got "
+                + digest(alg, "actual content") + " (from " + url("/d/b.txt") + ")", e.getMessage());
+        assertFalse(Files.exists(producer(lock).resolve("b.txt")), "a file that fails its digest is not kept");
+    }
+
+    @Test
+    void aSingleFileWhoseDepositorDigestDiffersFails() throws Exception {
+        serve("/one.txt", "payload");
+        JobLock lock = lockedJob(store, config(url("/one.txt"), "file", null, "sha-1", "0123abcd", null), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertTrue(e.getMessage().startsWith("producer/one.txt: sha-1 mismatch, expected 0123abcd, got "), e.getMessage());
+    }
+
+    // ------------------------------------------------------------------ names and URLs refused
+
+    @Test
+    void aManifestNameEscapingTheWorkingDirectoryFailsBeforeAnythingIsFetched() throws Exception {
+        serve("/e/a.txt", "alpha");
+        serve("/e/evil.txt", "evil");
+        serve("/e/manifest.checkm", manifest(row(url("/e/a.txt"), null, null, null, "a.txt"),
+                row(url("/e/evil.txt"), null, null, null, "../../evil.txt")));
+        JobLock lock = lockedJob(store, config(url("/e/manifest.checkm"), "object_manifest"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals("object manifest " + url("/e/manifest.checkm") + " line 7: file name '../../evil.txt' "
+                + "escapes the working directory ('..')", e.getMessage());
+        assertEquals(0, gets("/e/a.txt"));
+        assertEquals(0, gets("/e/evil.txt"));
+        assertFalse(Files.exists(home.resolve("evil.txt")));
+    }
+
+    @Test
+    void absoluteBackslashAndControlCharacterNamesAreRefused() throws Exception {
+        for (String bad : List.of("/etc/passwd", "C:evil.txt", "dir\\..\\evil.txt", "a\u0000b")) {
+            serve("/n/f.txt", "x");
+            String m = manifest(row(url("/n/f.txt"), null, null, null, bad));
+            web.stubFor(get(urlEqualTo("/n/manifest.checkm")).willReturn(ok(m)));
+            JobLock lock = lockedJob(store, config(url("/n/manifest.checkm"), "object_manifest"), 5);
+            FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)), bad);
+            assertTrue(e.getMessage().contains("file name"), e.getMessage());
+            store.unlock(lock);
+        }
+        assertEquals(0, gets("/n/f.txt"));
+    }
+
+    @Test
+    void aZipEntryEscapingTheWorkingDirectoryFailsAndLeavesNothing() throws Exception {
+        byte[] zip = zip(List.of("good.txt", "../evil.txt"), List.of("good", "evil"));
+        web.stubFor(get(urlEqualTo("/z/slip.zip")).willReturn(aResponse().withBody(zip)));
+        JobLock lock = lockedJob(store, config(url("/z/slip.zip"), "container"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals("container slip.zip: entry '../evil.txt' escapes the working directory ('..')", e.getMessage());
+        Path wd = Path.of(lock.job().configuration().workingDir());
+        assertFalse(Files.exists(wd.resolve("evil.txt")));
+        try (var left = Files.list(producer(lock))) {
+            assertEquals(0, left.count(), "a refused container leaves producer/ empty");
+        }
+    }
+
+    @Test
+    void aTarSymlinkEntryIsRefused() throws Exception {
+        byte[] tgz = tarGz(List.of("a.txt"), List.of("alpha"), "passwd");
+        web.stubFor(get(urlEqualTo("/z/link.tgz")).willReturn(aResponse().withBody(tgz)));
+        JobLock lock = lockedJob(store, config(url("/z/link.tgz"), "container"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals("container link.tgz: entry 'passwd' is a symbolic link", e.getMessage());
+        assertFalse(Files.exists(producer(lock).resolve("passwd"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    }
+
+    @Test
+    void aContainerThatIsNoArchiveIsNamed() throws Exception {
+        serve("/z/notes.zip", "just some text, not a zip");
+        JobLock lock = lockedJob(store, config(url("/z/notes.zip"), "container"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals("container notes.zip: not a zip, tar or tar.gz file", e.getMessage());
+    }
+
+    @Test
+    void aNonHttpUrlIsRefusedByName() throws Exception {
+        JobLock lock = lockedJob(store, config("ftp://example.org/pub/a.txt", "file"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertTrue(e.getMessage().startsWith("ftp://example.org/pub/a.txt: URL scheme 'ftp' is not fetched"),
+                e.getMessage());
+    }
+
+    @Test
+    void aNonHttpUrlInAManifestRowIsRefusedWithItsLine() throws Exception {
+        serve("/u/manifest.checkm", manifest(row("gopher://example.org/a.txt", null, null, null, "a.txt")));
+        JobLock lock = lockedJob(store, config(url("/u/manifest.checkm"), "object_manifest"), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertTrue(e.getMessage().startsWith("object manifest " + url("/u/manifest.checkm")
+                + " line 6: gopher://example.org/a.txt: URL scheme 'gopher'"), e.getMessage());
+    }
+
+    @Test
+    void aFileUrlInsideUploadsIsCopied() throws Exception {
+        Path upload = home.resolve("uploads/7f3e/deposit.txt");
+        Files.createDirectories(upload.getParent());
+        Files.writeString(upload, "uploaded");
+        JobLock lock = lockedJob(store, config(upload.toUri().toString(), "file", null, "md5",
+                digest(DigestAlgorithm.MD5, "uploaded"), null), 5);
+        Exchange ex = exchange(lock);
+        step().process(ex);
+        assertEquals("uploaded", read(producer(lock).resolve("deposit.txt")));
+        assertEquals(8L, JobExchange.change(ex).spaceNeeded());
+    }
+
+    @Test
+    void aFileUrlOutsideUploadsIsRefusedUnlessAllowed(@TempDir Path elsewhere) throws Exception {
+        Path secret = elsewhere.resolve("secret.txt");
+        Files.writeString(secret, "secret");
+        String sneaky = home.toUri() + "uploads/../secret.txt";
+        for (String u : List.of(secret.toUri().toString(), sneaky)) {
+            JobLock lock = lockedJob(store, config(u, "file"), 5);
+            FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+            assertTrue(e.getMessage().startsWith(u + ": file URLs are only fetched from " + home.resolve("uploads")),
+                    e.getMessage());
+            assertFalse(Files.exists(producer(lock)));
+            store.unlock(lock);
+        }
+        JobLock lock = lockedJob(store, config(secret.toUri().toString(), "file"), 5);
+        step(FAST.withAllowFileUrls(true)).process(exchange(lock));
+        assertEquals("secret", read(producer(lock).resolve("secret.txt")));
+    }
+
+    // ------------------------------------------------------------------ test data
+
+    static byte[] zip(List<String> names, List<String> contents) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(out)) {
+            for (int i = 0; i < names.size(); i++) {
+                z.putNextEntry(new ZipEntry(names.get(i)));
+                z.write(contents.get(i).getBytes(StandardCharsets.UTF_8));
+                z.closeEntry();
+            }
+        }
+        return out.toByteArray();
+    }
+
+    static byte[] tarGz(List<String> names, List<String> contents, String symlink) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(new GzipCompressorOutputStream(out))) {
+            for (int i = 0; i < names.size(); i++) {
+                TarArchiveEntry e = new TarArchiveEntry(names.get(i));
+                byte[] b = contents.get(i).getBytes(StandardCharsets.UTF_8);
+                e.setSize(names.get(i).endsWith("/") ? 0 : b.length);
+                t.putArchiveEntry(e);
+                if (!names.get(i).endsWith("/")) {
+                    t.write(b);
+                }
+                t.closeArchiveEntry();
+            }
+            if (symlink != null) {
+                TarArchiveEntry link = new TarArchiveEntry(symlink, TarConstants.LF_SYMLINK);
+                link.setLinkName("/etc/passwd");
+                t.putArchiveEntry(link);
+                t.closeArchiveEntry();
+            }
+        }
+        return out.toByteArray();
+    }
+
+    static String sha256(byte[] b) {
+        DigestAlgorithm.Digester d = DigestAlgorithm.SHA256.newDigester();
+        d.update(b, 0, b.length);
+        return d.hex();
+    }
+}

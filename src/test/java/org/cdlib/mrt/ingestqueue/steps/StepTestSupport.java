@@ -1,0 +1,73 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+
+/** Jobs in a real queue store, locked and put on an exchange as the zkqueue consumer does. */
+final class StepTestSupport {
+    static final CamelContext CAMEL = new DefaultCamelContext();
+
+    private StepTestSupport() {
+    }
+
+    static JobConfiguration config(String payloadUrl, String payloadType) {
+        return config(payloadUrl, payloadType, null, null, null, null);
+    }
+
+    static JobConfiguration config(String payloadUrl, String payloadType, String fileName, String digestType,
+            String digestValue, Long fileSize) {
+        return new JobConfiguration(null, "demo_content", "tester", payloadUrl, payloadType, "json", "add", null,
+                "loc1", fileName, digestType, digestValue, fileSize, "who", "what", "when", null, Map.of());
+    }
+
+    /** A job of a new batch (the batch in processing), locked by this test. */
+    static JobLock lockedJob(QueueStore store, JobConfiguration config, int priority) {
+        String bid = store.createBatch(QueueTestSupport.submission("demo_content"));
+        BatchLock batch = store.tryLockBatch(bid, "test").orElseThrow();
+        List<String> jids = store.createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
+        store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
+        return store.tryLockJob(jids.get(0), "test").orElseThrow();
+    }
+
+    static Exchange exchange(JobLock lock) {
+        Exchange ex = new DefaultExchange(CAMEL);
+        ex.setProperty(JobExchange.LOCK, lock);
+        return ex;
+    }
+
+    static String manifest(String... rows) {
+        StringBuilder b = new StringBuilder("""
+                #%checkm_0.7
+                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest
+                #%prefix | mrt: | http://merritt.cdlib.org/terms#
+                #%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#
+                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:mimeType
+                """);
+        for (String r : rows) {
+            b.append(r).append('\n');
+        }
+        return b.append("#%eof\n").toString();
+    }
+
+    /** A manifest row; null cells are left empty. */
+    static String row(String url, String alg, String digest, Long size, String name) {
+        return String.join(" | ", url, n(alg), n(digest), size == null ? "" : size.toString(), "", n(name), "");
+    }
+
+    private static String n(String s) {
+        return s == null ? "" : s;
+    }
+}
