@@ -1,0 +1,178 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.headRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.head;
+import static com.github.tomakehurst.wiremock.client.WireMock.notFound;
+import static com.github.tomakehurst.wiremock.client.WireMock.ok;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.manifest;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.row;
+import static org.junit.jupiter.api.Assertions.*;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.camel.Exchange;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
+import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EstimateStepTest {
+    static TestingServer zk;
+    static WireMockServer web;
+    CuratorFramework client;
+    QueueStore store;
+    @TempDir
+    Path home;
+
+    static final FetchSettings FAST = FetchSettings.defaults()
+            .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
+            .withRetries(1, Duration.ofMillis(10));
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+        web = new WireMockServer(options().dynamicPort());
+        web.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        web.stop();
+        zk.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        web.resetAll();
+        client = QueueTestSupport.client(zk);
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, home);
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+    }
+
+    String url(String path) {
+        return web.baseUrl() + path;
+    }
+
+    EstimateStep step(long largeBytes) {
+        return new EstimateStep(new Fetcher(FAST, home), largeBytes, 90);
+    }
+
+    void sized(String path, long bytes) {
+        web.stubFor(head(urlEqualTo(path)).willReturn(ok().withHeader("Content-Length", Long.toString(bytes))));
+    }
+
+    @Test
+    void headSizesOfAnObjectManifestAreSummed() throws Exception {
+        sized("/o/a.txt", 1_000);
+        sized("/o/b.txt", 2_500);
+        sized("/o/c.txt", 40_000);
+        web.stubFor(get(urlEqualTo("/o/manifest.checkm")).willReturn(ok(manifest(
+                row(url("/o/a.txt"), null, null, null, null), row(url("/o/b.txt"), null, null, null, null),
+                row(url("/o/c.txt"), null, null, 7L, null)))));
+        JobLock lock = lockedJob(store, config(url("/o/manifest.checkm"), "object_manifest"), 5);
+        Exchange ex = exchange(lock);
+        step(1L << 40).process(ex);
+        Change c = JobExchange.change(ex);
+        assertEquals(43_500L, c.spaceNeeded(), "the server's size wins over the manifest's");
+        assertNull(c.priority(), "a job of ordinary size keeps its priority");
+        for (String f : new String[] {"/o/a.txt", "/o/b.txt", "/o/c.txt"}) {
+            web.verify(1, headRequestedFor(urlEqualTo(f)));
+            web.verify(0, getRequestedFor(urlEqualTo(f)));
+        }
+    }
+
+    @Test
+    void withoutContentLengthTheManifestSizeOrZeroCounts() throws Exception {
+        // chunked: the HEAD answer carries no Content-Length
+        web.stubFor(head(urlEqualTo("/o/declared.txt")).willReturn(ok().withHeader("Transfer-Encoding", "chunked")));
+        web.stubFor(head(urlEqualTo("/o/unknown.txt")).willReturn(ok().withHeader("Transfer-Encoding", "chunked")));
+        web.stubFor(head(urlEqualTo("/o/gone.txt")).willReturn(notFound()));
+        sized("/o/known.txt", 100);
+        web.stubFor(get(urlEqualTo("/o/m.checkm")).willReturn(ok(manifest(
+                row(url("/o/declared.txt"), null, null, 321L, null), row(url("/o/unknown.txt"), null, null, null, null),
+                row(url("/o/gone.txt"), null, null, 50L, null), row(url("/o/known.txt"), null, null, null, null)))));
+        JobLock lock = lockedJob(store, config(url("/o/m.checkm"), "object_manifest"), 5);
+        assertEquals(321L + 0 + 50 + 100, step(1L << 40).estimate(lock.jid(), lock.job().configuration()));
+    }
+
+    @Test
+    void anUnreachableManifestGivesZeroAndTheStepDoesNotFail() throws Exception {
+        web.stubFor(get(urlEqualTo("/o/missing.checkm")).willReturn(notFound()));
+        JobLock lock = lockedJob(store, config(url("/o/missing.checkm"), "object_manifest"), 5);
+        Exchange ex = exchange(lock);
+        step(1L << 40).process(ex);
+        assertEquals(0L, JobExchange.change(ex).spaceNeeded());
+
+        JobLock dead = lockedJob(store, config("http://127.0.0.1:1/nothing.checkm", "object_manifest"), 5);
+        Exchange ex2 = exchange(dead);
+        step(1L << 40).process(ex2);
+        assertEquals(0L, JobExchange.change(ex2).spaceNeeded());
+
+        JobLock corrupt = lockedJob(store, config("ftp://example.org/x", "file"), 5);
+        Exchange ex3 = exchange(corrupt);
+        step(1L << 40).process(ex3);
+        assertEquals(0L, JobExchange.change(ex3).spaceNeeded());
+    }
+
+    @Test
+    void aLargeJobIsMovedLaterAndTheChangeIsWrittenWithTheTransition() throws Exception {
+        sized("/big.tar", 5_000);
+        JobLock lock = lockedJob(store, config(url("/big.tar"), "container"), 5);
+        store.unlock(lock);
+        lock = store.claim(JobState.PENDING, lock.job().refName(), "t").orElseThrow();
+        store.transition(lock, JobState.ESTIMATING, Change.because("test"));
+        lock = store.claimNext(JobState.ESTIMATING, "t").orElseThrow();
+        Exchange ex = exchange(lock);
+        step(4_096).process(ex);
+        assertEquals(90, JobExchange.change(ex).priority());
+        store.transition(lock, JobState.PROVISIONING, JobExchange.change(ex));
+        assertEquals(90, store.loadJob(lock.jid()).priority());
+        assertEquals(5_000L, store.loadJob(lock.jid()).spaceNeeded());
+        assertEquals("90-" + lock.jid(), store.jobRefs(JobState.PROVISIONING).get(0));
+    }
+
+    @Test
+    void aJobAlreadyLaterThanTheLargePriorityKeepsIt() throws Exception {
+        sized("/big2.tar", 5_000);
+        JobLock lock = lockedJob(store, config(url("/big2.tar"), "container"), 95);
+        Exchange ex = exchange(lock);
+        step(4_096).process(ex);
+        assertNull(JobExchange.change(ex).priority());
+        assertEquals(5_000L, JobExchange.change(ex).spaceNeeded());
+    }
+
+    @Test
+    void anUploadedFileIsSizedFromDisk() throws Exception {
+        Path upload = home.resolve("uploads/u1/a.bin");
+        Files.createDirectories(upload.getParent());
+        Files.write(upload, new byte[1234]);
+        JobLock lock = lockedJob(store, config(upload.toUri().toString(), "file"), 5);
+        assertEquals(1234L, step(1L << 40).estimate(lock.jid(), lock.job().configuration()));
+    }
+}

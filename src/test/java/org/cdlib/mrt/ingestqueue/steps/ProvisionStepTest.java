@@ -1,0 +1,149 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.camel.Exchange;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProvisionStepTest {
+    static TestingServer zk;
+    CuratorFramework client;
+    QueueStore store;
+    @TempDir
+    Path home;
+
+    /** A 1000-byte disk whose usable space the test sets. */
+    final AtomicLong usable = new AtomicLong();
+    final FreeSpace disk = new FreeSpace() {
+        @Override
+        public long usableBytes() {
+            return usable.get();
+        }
+
+        @Override
+        public long totalBytes() {
+            return 1_000;
+        }
+    };
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        zk.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        client = QueueTestSupport.client(zk);
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, home);
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+    }
+
+    /** A job walked to {@code to}, its estimate written on the way. */
+    JobLock jobIn(JobState to, long spaceNeeded) {
+        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        store.unlock(lock);
+        JobState s = JobState.PENDING;
+        while (s != to) {
+            JobLock l = store.claim(s, store.loadJob(lock.jid()).refName(), "t").orElseThrow();
+            store.transition(l, s.successor(), Change.because("test").withSpaceNeeded(spaceNeeded));
+            s = s.successor();
+        }
+        return store.claim(to, store.loadJob(lock.jid()).refName(), "t").orElseThrow();
+    }
+
+    @Test
+    void aJobStaysWhileTheDiskWouldBeTooFullAndGoesOnWhenSpaceFrees() {
+        JobLock downloading = jobIn(JobState.DOWNLOADING, 200);
+        store.unlock(downloading);
+        JobLock job = jobIn(JobState.PROVISIONING, 300);
+        ProvisionStep step = new ProvisionStep(store, disk, 80);
+
+        usable.set(600); // 400 used + 200 reserved + 300 needed = 900 > 800
+        Exchange ex = exchange(job);
+        step.process(ex);
+        assertEquals("needs 300 bytes; 400 of 1000 bytes used, 200 reserved by 1 downloading job(s): "
+                + "90.0% used after this job, above the limit of 80%", JobExchange.stayReason(ex));
+
+        usable.set(700); // 300 + 200 + 300 = 800: exactly at the limit
+        Exchange again = exchange(job);
+        step.process(again);
+        assertNull(JobExchange.stayReason(again));
+        store.transition(job, JobState.DOWNLOADING, JobExchange.change(again));
+        assertEquals(JobState.DOWNLOADING, store.loadJob(job.jid()).state());
+    }
+
+    @Test
+    void anUnestimatedJobWaitsWhileTheDiskIsOverTheThreshold() {
+        JobLock job = jobIn(JobState.PROVISIONING, 0);
+        ProvisionStep step = new ProvisionStep(store, disk, 80);
+        usable.set(150);
+        Exchange ex = exchange(job);
+        step.process(ex);
+        assertTrue(JobExchange.stayReason(ex).startsWith("needs 0 bytes; 850 of 1000 bytes used"), JobExchange.stayReason(ex));
+        usable.set(900);
+        Exchange again = exchange(job);
+        step.process(again);
+        assertNull(JobExchange.stayReason(again));
+    }
+
+    @Test
+    void anUnreadableDiskKeepsTheJobWaiting() {
+        JobLock job = jobIn(JobState.PROVISIONING, 10);
+        FreeSpace broken = new FreeSpace() {
+            @Override
+            public long usableBytes() throws IOException {
+                throw new IOException("stale file handle");
+            }
+
+            @Override
+            public long totalBytes() throws IOException {
+                throw new IOException("stale file handle");
+            }
+        };
+        Exchange ex = exchange(job);
+        new ProvisionStep(store, broken, 80).process(ex);
+        assertTrue(JobExchange.stayReason(ex).contains("stale file handle"), JobExchange.stayReason(ex));
+    }
+
+    @Test
+    void theRealFilesystemOfIngestHomeIsRead() throws IOException {
+        FreeSpace real = FreeSpace.of(home.resolve("not/yet/created"));
+        assertTrue(real.totalBytes() > 0);
+        assertTrue(real.usableBytes() <= real.totalBytes());
+    }
+
+    @Test
+    void aThresholdOutsideOneToHundredIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ProvisionStep(store, disk, 0));
+        assertTrue(e.getMessage().contains("ingest.provisioning.max-used-percent"), e.getMessage());
+    }
+}
