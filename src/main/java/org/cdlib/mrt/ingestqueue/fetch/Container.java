@@ -61,8 +61,8 @@ public final class Container {
                 return "tar";
             }
             throw new FetchException("container " + name + ": "
-                    + (archive == null ? "not a zip, tar or tar.gz file" : "a " + archive
-                            + " archive; only zip, tar and tar.gz are accepted"));
+                    + (archive == null ? "not a zip, tar or tar.gz file" : "an archive of type '" + archive
+                            + "'; only zip, tar and tar.gz are accepted"));
         } catch (FetchException e) {
             throw e;
         } catch (IOException | CompressorException e) {

@@ -274,6 +274,10 @@ public final class Fetcher {
             } catch (FetchException e) {
                 throw e;
             } catch (StatusException e) {
+                if (e.status / 100 == 3) {
+                    throw new FetchException(uri + ": HTTP " + e.status + " not followed (too many redirects, "
+                            + "or from https to http)" + after(n));
+                }
                 if (!e.retryable()) {
                     throw new FetchException(uri + ": HTTP " + e.status + after(n));
                 }

@@ -57,7 +57,13 @@ public final class DownloadStep implements Processor {
     @Override
     public void process(Exchange exchange) throws Exception {
         Job job = JobExchange.job(exchange);
-        long bytes = download(job.id(), job.configuration());
+        long bytes;
+        try {
+            bytes = download(job.id(), job.configuration());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FetchException("download interrupted (the service is stopping); requeue to resume", e);
+        }
         JobExchange.change(exchange, c -> c.withSpaceNeeded(bytes));
     }
 

@@ -322,6 +322,15 @@ class DownloadStepTest {
     }
 
     @Test
+    void anEndlessRedirectIsNotFollowedForever() throws Exception {
+        web.stubFor(get(urlEqualTo("/loop")).willReturn(temporaryRedirect(url("/loop"))));
+        JobLock lock = lockedJob(store, config(url("/loop"), "file", "x.txt", null, null, null), 5);
+        FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
+        assertEquals(url("/loop") + ": HTTP 302 not followed (too many redirects, or from https to http) after 1 attempt",
+                e.getMessage());
+    }
+
+    @Test
     void aSizeOtherThanTheDeclaredOneFails() throws Exception {
         serve("/short.txt", "12345");
         JobLock lock = lockedJob(store, config(url("/short.txt"), "file", null, null, null, 9L), 5);

@@ -1,0 +1,107 @@
+package org.cdlib.mrt.ingestqueue.fetch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.apache.commons.compress.archivers.tar.TarConstants;
+import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
+import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
+import org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ContainerTest {
+    @TempDir
+    Path dir;
+
+    Path target() throws IOException {
+        return Files.createDirectories(dir.resolve("producer"));
+    }
+
+    static void file(TarArchiveOutputStream t, String name, String content) throws IOException {
+        byte[] b = content.getBytes(StandardCharsets.UTF_8);
+        TarArchiveEntry e = new TarArchiveEntry(name);
+        e.setSize(b.length);
+        t.putArchiveEntry(e);
+        t.write(b);
+        t.closeArchiveEntry();
+    }
+
+    @Test
+    void aPlainTarAndATarBz2AreUnpackedWithTheirTopFolder() throws Exception {
+        Path tar = dir.resolve("x.tar");
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(Files.newOutputStream(tar))) {
+            file(t, "obj/a.txt", "alpha");
+        }
+        assertEquals(1, Container.unpack(tar, "x.tar", target()));
+        assertEquals("alpha", Files.readString(target().resolve("obj/a.txt")));
+
+        Path bz = dir.resolve("y");
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(new BZip2CompressorOutputStream(Files.newOutputStream(bz)))) {
+            file(t, "b.txt", "bravo");
+        }
+        assertEquals(1, Container.unpack(bz, "y", target()));
+        assertEquals("bravo", Files.readString(target().resolve("b.txt")));
+    }
+
+    @Test
+    void hardLinksAndDuplicateNamesAreRefused() throws Exception {
+        Path tar = dir.resolve("hard.tar");
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(Files.newOutputStream(tar))) {
+            file(t, "a.txt", "alpha");
+            TarArchiveEntry link = new TarArchiveEntry("b.txt", TarConstants.LF_LINK);
+            link.setLinkName("/etc/shadow");
+            t.putArchiveEntry(link);
+            t.closeArchiveEntry();
+        }
+        FetchException e = assertThrows(FetchException.class, () -> Container.unpack(tar, "hard.tar", target()));
+        assertEquals("container hard.tar: entry 'b.txt' is a hard link", e.getMessage());
+
+        Path dup = dir.resolve("dup.tar");
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(Files.newOutputStream(dup))) {
+            file(t, "c.txt", "one");
+            file(t, "./c.txt", "two");
+        }
+        e = assertThrows(FetchException.class, () -> Container.unpack(dup, "dup.tar", target()));
+        assertEquals("container dup.tar: entry './c.txt' appears twice", e.getMessage());
+    }
+
+    @Test
+    void zipSymlinksAndAbsoluteEntriesAreRefused() throws Exception {
+        Path zip = dir.resolve("link.zip");
+        try (ZipArchiveOutputStream z = new ZipArchiveOutputStream(Files.newOutputStream(zip))) {
+            ZipArchiveEntry e = new ZipArchiveEntry("link");
+            e.setUnixMode(0120777); // symbolic link
+            z.putArchiveEntry(e);
+            z.write("/etc/passwd".getBytes(StandardCharsets.UTF_8));
+            z.closeArchiveEntry();
+        }
+        FetchException e = assertThrows(FetchException.class, () -> Container.unpack(zip, "link.zip", target()));
+        assertEquals("container link.zip: entry 'link' is a symbolic link", e.getMessage());
+
+        Path abs = dir.resolve("abs.zip");
+        try (ZipArchiveOutputStream z = new ZipArchiveOutputStream(Files.newOutputStream(abs))) {
+            z.putArchiveEntry(new ZipArchiveEntry("/tmp/evil.txt"));
+            z.write(1);
+            z.closeArchiveEntry();
+        }
+        e = assertThrows(FetchException.class, () -> Container.unpack(abs, "abs.zip", target()));
+        assertEquals("container abs.zip: entry '/tmp/evil.txt' is an absolute path", e.getMessage());
+    }
+
+    @Test
+    void otherArchiveFormatsAreNamed() throws Exception {
+        Path ar = dir.resolve("x.a");
+        try (OutputStream o = Files.newOutputStream(ar)) {
+            o.write("!<arch>\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        FetchException e = assertThrows(FetchException.class, () -> Container.unpack(ar, "x.a", target()));
+        assertEquals("container x.a: an archive of type 'ar'; only zip, tar and tar.gz are accepted", e.getMessage());
+    }
+}
