@@ -5,6 +5,7 @@ import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
 
 /**
  * What a {@code zkqueue:job/<state>} consumer puts on an exchange, and how a step tells it
@@ -21,6 +22,7 @@ public final class JobExchange {
     public static final String LOCK = "ingestqueue.jobLock";
     public static final String STAY = "ingestqueue.stay";
     public static final String CHANGE = "ingestqueue.change";
+    public static final String TARGET = "ingestqueue.target";
 
     private JobExchange() {
     }
@@ -44,6 +46,19 @@ public final class JobExchange {
 
     public static String stayReason(Exchange exchange) {
         return exchange.getProperty(STAY, String.class);
+    }
+
+    /**
+     * Send the job somewhere other than its successor (pending: to held when its collection is
+     * held). The transition table still decides whether that move is allowed.
+     */
+    public static void moveTo(Exchange exchange, JobState to, String reason) {
+        exchange.setProperty(TARGET, to);
+        change(exchange, c -> new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage()));
+    }
+
+    public static JobState target(Exchange exchange) {
+        return exchange.getProperty(TARGET, JobState.class);
     }
 
     public static Change change(Exchange exchange) {

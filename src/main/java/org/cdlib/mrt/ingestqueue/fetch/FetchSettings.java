@@ -29,6 +29,18 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
         }
     }
 
+    /** The settings the {@code ingest.download.*} keys configure, defaults for the rest. */
+    public static FetchSettings of(org.cdlib.mrt.ingestqueue.QueueContext ctx) {
+        FetchSettings d = defaults();
+        return new FetchSettings(
+                ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),
+                ctx.durationProperty("ingest.download.read-timeout", d.readTimeout()),
+                ctx.intProperty("ingest.download.retries", d.retries()),
+                ctx.durationProperty("ingest.download.backoff", d.backoff()),
+                ctx.intProperty("ingest.download.parallelism", d.parallelism()),
+                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()));
+    }
+
     public static FetchSettings defaults() {
         return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false);
     }

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -685,6 +686,43 @@ public final class QueueStore implements Closeable {
 
     private static byte[] holdData(String by) {
         return QueueJson.write(Map.of("by", by == null ? "unknown" : by, "since", Instant.now().toString()));
+    }
+
+    // ------------------------------------------------------------------ watches (for the queue consumers)
+
+    /**
+     * The references of a state in run order, leaving a one-shot watch that calls
+     * {@code onChange} when the folder's children change. Pass the same {@code onChange} on
+     * every call: ZooKeeper keeps one watch per watcher and path, so repeated calls do not pile up.
+     */
+    public List<String> watchJobRefs(JobState state, CuratorWatcher onChange) {
+        return watchChildren(QueuePaths.jobState(state), onChange).stream().sorted().toList();
+    }
+
+    /** Every batch id, oldest first, leaving a one-shot watch for a batch being created or removed. */
+    public List<String> watchBatchIds(CuratorWatcher onChange) {
+        return watchChildren(QueuePaths.BATCHES, onChange).stream().filter(n -> n.startsWith("bid")).sorted().toList();
+    }
+
+    /** Whether the whole queue is held, leaving a one-shot watch for the hold being set or lifted. */
+    public boolean watchQueueHold(CuratorWatcher onChange) {
+        try {
+            operations.incrementAndGet();
+            return client.checkExists().usingWatcher(onChange).forPath(QueuePaths.QUEUE_HOLD) != null;
+        } catch (Exception e) {
+            throw wrap("watch the queue hold", e);
+        }
+    }
+
+    private List<String> watchChildren(String path, CuratorWatcher onChange) {
+        try {
+            operations.incrementAndGet();
+            return client.getChildren().usingWatcher(onChange).forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw wrap("watch " + path, e);
+        }
     }
 
     // ------------------------------------------------------------------ plumbing (package-private for fsck and admin)

@@ -29,14 +29,7 @@ public final class FetchModule implements QueueModule {
 
     @Override
     public void bind(QueueContext ctx) {
-        FetchSettings d = FetchSettings.defaults();
-        FetchSettings settings = new FetchSettings(
-                ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),
-                ctx.durationProperty("ingest.download.read-timeout", d.readTimeout()),
-                ctx.intProperty("ingest.download.retries", d.retries()),
-                ctx.durationProperty("ingest.download.backoff", d.backoff()),
-                ctx.intProperty("ingest.download.parallelism", d.parallelism()),
-                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()));
+        FetchSettings settings = FetchSettings.of(ctx);
         Fetcher fetcher = new Fetcher(settings, ctx.ingestHome());
         ctx.bind("estimateStep", new EstimateStep(fetcher,
                 ctx.longProperty("ingest.estimate.large-bytes", 10L * 1024 * 1024 * 1024),

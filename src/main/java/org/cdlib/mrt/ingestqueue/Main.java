@@ -1,0 +1,26 @@
+package org.cdlib.mrt.ingestqueue;
+
+import java.util.Arrays;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.runtime.Demo;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+
+/**
+ * {@code java -jar ingest-queue.jar} runs the service; {@code java -jar ingest-queue.jar demo}
+ * ingests a bundled sample batch on a throw-away queue and exits 0 when it completed.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("demo")) {
+            System.exit(Demo.run(Arrays.copyOfRange(args, 1, args.length)));
+        }
+        if (args.length > 0) {
+            System.err.println("usage: java -jar ingest-queue.jar [demo]   (configure with application.properties or -Dkey=value)");
+            System.exit(2);
+        }
+        new IngestService(Map.of()).run();
+    }
+}

@@ -1,0 +1,103 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.cdlib.mrt.ingestqueue.queue.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code zkqueue:batch/<state>}: batches have no per-state folder in the design, so this
+ * consumer is woken by a batch being created ({@code /batches} children watch), by any
+ * transition into its state made in this process, and by the re-scan; it then reads the
+ * statuses of all batches in one round trip. The route says where the batch goes with
+ * {@link BatchExchange#next}. Steps turn what a depositor must hear about (a corrupt manifest)
+ * into a move to reporting themselves; an exception means the queue's own trouble (ZooKeeper,
+ * a mail server that is down), so the batch stays and is tried again after {@code retryDelay}:
+ * a report is never lost.
+ */
+final class BatchConsumer extends QueueConsumer<BatchLock> {
+    private static final Logger LOG = LoggerFactory.getLogger(BatchConsumer.class);
+
+    private final BatchState state;
+
+    BatchConsumer(ZkQueueEndpoint endpoint, Processor processor) {
+        super(endpoint, processor);
+        this.state = endpoint.kind().batchState();
+    }
+
+    @Override
+    protected List<String> candidates(CuratorWatcher watcher) {
+        List<String> bids = store.watchBatchIds(watcher);
+        Map<String, BatchStatus> statuses = store.batchStatuses(bids);
+        return statuses.entrySet().stream().filter(e -> e.getValue().state() == state).map(Map.Entry::getKey).toList();
+    }
+
+    @Override
+    protected Optional<BatchLock> claim(String bid, String worker) {
+        Optional<BatchLock> lock = store.tryLockBatch(bid, worker);
+        if (lock.isPresent() && lock.get().batch().state() != state) {
+            store.unlock(lock.get());
+            return Optional.empty();
+        }
+        return lock;
+    }
+
+    @Override
+    protected boolean concerns(TransitionEvent event) {
+        return TransitionEvent.BATCH.equals(event.kind()) && state.wire().equals(event.to());
+    }
+
+    @Override
+    protected boolean work(BatchLock lock, Exchange exchange) {
+        String bid = lock.bid();
+        exchange.setProperty(BatchExchange.LOCK, lock);
+        exchange.getIn().setBody(lock.batch());
+        exchange.getIn().setHeader("batchId", bid);
+        runRoute(exchange);
+        try {
+            Exception failure = exchange.getException();
+            if (failure != null) {
+                String message = state.wire() + ": " + messageOf(failure);
+                LOG.error("batch {}: stays in {}, tried again later: {}", bid, state, message);
+                store.unlock(lock);
+                return true;
+            }
+            BatchState next = exchange.getProperty(BatchExchange.NEXT, BatchState.class);
+            if (next == null) {
+                LOG.error("batch {}: the {} route ended without choosing the next state; it stays", bid, state);
+                store.unlock(lock);
+                return true;
+            }
+            store.transition(lock, next, exchange.getProperty(BatchExchange.REASON, String.class),
+                    exchange.getProperty(BatchExchange.REPORT, StatusReport.class),
+                    exchange.getProperty(BatchExchange.ERROR, String.class));
+            if (next == BatchState.PROCESSING) {
+                // its jobs may all have ended before the batch left pending
+                store.startReportingIfDone(bid);
+            }
+            return false;
+        } catch (StaleLockException e) {
+            LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", bid, state, e.getMessage());
+            return false;
+        } catch (QueueException e) {
+            LOG.error("batch {}: cannot move out of {}: {}", bid, state, e.getMessage());
+            try {
+                store.unlock(lock);
+            } catch (RuntimeException ignored) {
+                // the lock goes with the session
+            }
+            return true;
+        }
+    }
+}

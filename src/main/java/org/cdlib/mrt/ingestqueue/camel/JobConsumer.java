@@ -1,0 +1,90 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.List;
+import java.util.Optional;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code zkqueue:job/<state>}: watches {@code /jobs/states/<state>}, takes each job's ephemeral
+ * lock in priority order, and moves the job by the route's outcome in one transaction:
+ * success → the successor (or the state a step chose), an exception → failed with its message,
+ * {@link JobExchange#stay} → unlocked, tried again after {@code retryDelay}.
+ */
+final class JobConsumer extends QueueConsumer<JobLock> {
+    private static final Logger LOG = LoggerFactory.getLogger(JobConsumer.class);
+
+    private final JobState state;
+
+    JobConsumer(ZkQueueEndpoint endpoint, Processor processor) {
+        super(endpoint, processor);
+        this.state = endpoint.kind().jobState();
+    }
+
+    @Override
+    protected List<String> candidates(CuratorWatcher watcher) {
+        return store.watchJobRefs(state, watcher);
+    }
+
+    @Override
+    protected Optional<JobLock> claim(String refName, String worker) {
+        return store.claim(state, refName, worker);
+    }
+
+    @Override
+    protected boolean concerns(TransitionEvent event) {
+        return TransitionEvent.JOB.equals(event.kind()) && state.wire().equals(event.to());
+    }
+
+    @Override
+    protected boolean work(JobLock lock, Exchange exchange) {
+        String jid = lock.jid();
+        exchange.setProperty(JobExchange.LOCK, lock);
+        exchange.getIn().setBody(lock.job());
+        exchange.getIn().setHeader("jobId", jid);
+        exchange.getIn().setHeader("batchId", lock.job().batchId());
+        runRoute(exchange);
+        try {
+            Exception failure = exchange.getException();
+            if (failure != null) {
+                String message = messageOf(failure);
+                store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));
+                return false;
+            }
+            String stay = JobExchange.stayReason(exchange);
+            if (stay != null) {
+                store.unlock(lock);
+                LOG.info("job {} batch {}: stays in {}: {}", jid, lock.job().batchId(), state, stay);
+                return true;
+            }
+            JobState target = JobExchange.target(exchange);
+            store.transition(lock, target != null ? target : state.successor(), JobExchange.change(exchange));
+            return false;
+        } catch (StaleLockException e) {
+            LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
+                    jid, lock.job().batchId(), state, e.getMessage());
+            return false;
+        } catch (QueueException e) {
+            LOG.error("job {} batch {}: cannot move out of {}: {}", jid, lock.job().batchId(), state, e.getMessage());
+            unlockQuietly(lock);
+            return true;
+        }
+    }
+
+    private void unlockQuietly(JobLock lock) {
+        try {
+            store.unlock(lock);
+        } catch (RuntimeException e) {
+            LOG.warn("job {}: cannot release its lock (it goes with the session): {}", lock.jid(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,275 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.camel.RuntimeCamelException;
+import org.apache.camel.support.DefaultConsumer;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatch loop both consumers share. One thread per endpoint waits for a signal — a
+ * ZooKeeper watch firing, a local transition, a worker finishing — or the safety-net re-scan,
+ * then claims as many candidates as it has free workers. There is no polling delay between a
+ * job entering a state and a worker taking it.
+ * <p>
+ * Connection lost: no new work is taken. Session expired: the locks in hand are gone with it,
+ * so the workers' transitions fail as stale and change nothing; Curator opens a new session
+ * and the loop resumes with it.
+ *
+ * @param <L> the lock type handed to a worker
+ */
+abstract class QueueConsumer<L> extends DefaultConsumer {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+
+    protected final ZkQueueEndpoint endpoint;
+    protected final QueueStore store;
+    private final Semaphore slots;
+    private final Set<String> inHand = ConcurrentHashMap.newKeySet();
+    private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
+    private final Object signal = new Object();
+    private static final long REFRESH_MS = 200;
+    private final CuratorWatcher watcher = event -> {
+        stale = true;
+        wake();
+    };
+    private final CuratorWatcher holdWatcher = event -> wake();
+    private volatile boolean stale = true;
+    private volatile List<String> cached = new java.util.ArrayList<>();
+    private volatile long fetchedAt;
+    private final ConnectionStateListener connectionListener = this::connectionChanged;
+    private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
+    private boolean dirty = true;
+    private volatile boolean connected = true;
+    private volatile boolean running;
+    private Thread dispatcher;
+    private ExecutorService workers;
+
+    QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
+        super(endpoint, processor);
+        this.endpoint = endpoint;
+        this.store = endpoint.getComponent().store();
+        this.slots = new Semaphore(endpoint.getConcurrency());
+    }
+
+    /** Candidate ids in the order they should be tried; leaves the watches that signal a change. */
+    protected abstract List<String> candidates(CuratorWatcher watcher);
+
+    /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
+    protected abstract Optional<L> claim(String id, String worker);
+
+    /** Runs the route on a claimed item and applies its outcome; returns true to try this item again later. */
+    protected abstract boolean work(L lock, Exchange exchange);
+
+    /** Whether a committed transition elsewhere in this process may have made work for us. */
+    protected abstract boolean concerns(TransitionEvent event);
+
+    protected final String name() {
+        return endpoint.kind().name();
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        running = true;
+        workers = getEndpoint().getCamelContext().getExecutorServiceManager()
+                .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
+        store.client().getConnectionStateListenable().addListener(connectionListener);
+        store.addListener(transitionListener);
+        dispatcher = new Thread(this::dispatch, "zkqueue-" + name() + "-dispatch");
+        dispatcher.setDaemon(true);
+        dispatcher.start();
+    }
+
+    /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
+    @Override
+    protected void doStop() throws Exception {
+        running = false;
+        wake();
+        store.removeListener(transitionListener);
+        store.client().getConnectionStateListenable().removeListener(connectionListener);
+        if (dispatcher != null) {
+            dispatcher.join(10_000);
+        }
+        if (workers != null) {
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(workers);
+        }
+        super.doStop();
+    }
+
+    final void wake() {
+        synchronized (signal) {
+            dirty = true;
+            signal.notifyAll();
+        }
+    }
+
+    private void connectionChanged(org.apache.curator.framework.CuratorFramework client, ConnectionState state) {
+        connected = state.isConnected();
+        if (!connected) {
+            LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);
+        } else if (state == ConnectionState.RECONNECTED) {
+            LOG.info("zkqueue {}: ZooKeeper reconnected: taking work again", name());
+        }
+        stale = true;
+        wake();
+    }
+
+    private void transitioned(TransitionEvent event) {
+        if (concerns(event)) {
+            stale = true;
+            wake();
+        }
+    }
+
+    private void dispatch() {
+        while (running) {
+            if (!awaitSignal()) {
+                continue;
+            }
+            try {
+                if (connected && !isSuspended()) {
+                    pass();
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("zkqueue {}: scan failed, retrying on the next signal: {}", name(), e.getMessage());
+                pause(1000);
+            }
+        }
+    }
+
+    /** Waits for a signal, the next retry time or the re-scan period; false if stopping. */
+    private boolean awaitSignal() {
+        synchronized (signal) {
+            long now = System.currentTimeMillis();
+            long until = now + endpoint.getRescan();
+            for (long t : notBefore.values()) {
+                until = Math.min(until, t);
+            }
+            while (!dirty && running && System.currentTimeMillis() < until) {
+                try {
+                    signal.wait(Math.max(1, until - System.currentTimeMillis()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            if (!dirty) {
+                stale = true; // the safety-net re-scan
+            }
+            dirty = false;
+            return running;
+        }
+    }
+
+    private void pass() {
+        if (store.watchQueueHold(holdWatcher)) {
+            return; // the hold's watch wakes us when it is lifted
+        }
+        long now = System.currentTimeMillis();
+        notBefore.values().removeIf(t -> t <= now);
+        // A busy state changes with every transition; re-reading a long list each time would cost
+        // more than the work, so a backlog is worked from the last list for up to a moment.
+        boolean exhausted = cached.stream().allMatch(id -> inHand.contains(id) || notBefore.containsKey(id));
+        if (stale && (exhausted || now - fetchedAt >= REFRESH_MS)) {
+            stale = false;
+            fetchedAt = now;
+            cached = new java.util.ArrayList<>(candidates(watcher));
+        } else if (stale) {
+            synchronized (signal) {
+                dirty = true; // come back for the fresh list once the moment has passed
+            }
+        }
+        for (java.util.Iterator<String> it = cached.iterator(); it.hasNext(); ) {
+            String id = it.next();
+            if (!running) {
+                return;
+            }
+            if (inHand.contains(id) || notBefore.containsKey(id)) {
+                continue;
+            }
+            if (!slots.tryAcquire()) {
+                return; // a finishing worker wakes us
+            }
+            it.remove();
+            Optional<L> lock;
+            try {
+                lock = claim(id, workerName());
+            } catch (RuntimeException e) {
+                slots.release();
+                throw e;
+            }
+            if (lock.isEmpty()) {
+                slots.release();
+                continue;
+            }
+            inHand.add(id);
+            L claimed = lock.get();
+            workers.execute(() -> run(id, claimed));
+        }
+    }
+
+    private void run(String id, L lock) {
+        Exchange exchange = createExchange(false);
+        boolean retryLater = false;
+        try {
+            retryLater = work(lock, exchange);
+        } catch (RuntimeException e) {
+            LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
+            retryLater = true;
+        } finally {
+            releaseExchange(exchange, false);
+            if (retryLater) {
+                notBefore.put(id, System.currentTimeMillis() + endpoint.getRetryDelay());
+            }
+            inHand.remove(id);
+            slots.release();
+            wake();
+        }
+    }
+
+    /** Runs the route; any exception it raised is left on the exchange. */
+    protected final void runRoute(Exchange exchange) {
+        try {
+            getProcessor().process(exchange);
+        } catch (Exception e) {
+            exchange.setException(e);
+        }
+    }
+
+    /** The message an operator sees: the step's own, not Camel's wrapping. */
+    protected static String messageOf(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof RuntimeCamelException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    }
+
+    private String workerName() {
+        return getRouteId() + "/" + name();
+    }
+
+    private static void pause(long ms) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

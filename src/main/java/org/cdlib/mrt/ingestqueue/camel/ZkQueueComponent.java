@@ -1,0 +1,37 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.Map;
+import org.apache.camel.Endpoint;
+import org.apache.camel.support.DefaultComponent;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+
+/**
+ * {@code zkqueue:job/<state>} and {@code zkqueue:batch/<state>}: consumers that hand one job or
+ * batch at a time to a route, locked, and move it by the route's outcome. The queue store is the
+ * registry's {@code queueStore} bean, so every endpoint shares the process's one ZooKeeper session.
+ */
+public final class ZkQueueComponent extends DefaultComponent {
+
+    private QueueStore store;
+
+    public void setStore(QueueStore store) {
+        this.store = store;
+    }
+
+    QueueStore store() {
+        if (store == null) {
+            store = getCamelContext().getRegistry().lookupByNameAndType("queueStore", QueueStore.class);
+            if (store == null) {
+                throw new IllegalStateException("zkqueue: no bean 'queueStore' in the registry");
+            }
+        }
+        return store;
+    }
+
+    @Override
+    protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
+        ZkQueueEndpoint endpoint = new ZkQueueEndpoint(uri, this, QueueKind.parse(remaining));
+        setProperties(endpoint, parameters);
+        return endpoint;
+    }
+}

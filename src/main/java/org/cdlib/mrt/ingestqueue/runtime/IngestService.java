@@ -1,0 +1,186 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.Main;
+import org.apache.camel.main.MainListenerSupport;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.cdlib.mrt.ingestqueue.QueueContext;
+import org.cdlib.mrt.ingestqueue.QueueModule;
+import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service: camel-main with the YAML routes of {@code routes/}, one Curator session for the
+ * whole process, and an embedded ZooKeeper when {@code zookeeper.connect} is not set.
+ * Configuration comes from {@code application.properties} in the working directory (over the
+ * copy in the jar), then system properties, then the overrides given here (tests, the demo).
+ */
+public final class IngestService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
+
+    /** Every bean a route of {@code routes/} names; a missing one fails its jobs instead of passing them on. */
+    static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep", "updateReportStep",
+            "reportingSweep", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep",
+            "notifyStep", "completeStep", "cleanupStep");
+
+    private final Main main = new Main();
+    private final Map<String, Object> beans;
+    private EmbeddedZooKeeper zookeeper;
+    private CuratorFramework client;
+    private QueueStore store;
+
+    public IngestService(Map<String, String> overrides) {
+        this(overrides, Map.of());
+    }
+
+    /** With {@code beans} bound over what the modules bound (tests replace steps this way). */
+    public IngestService(Map<String, String> overrides, Map<String, Object> beans) {
+        this.beans = beans;
+        main.setDefaultPropertyPlaceholderLocation(
+                "classpath:application.properties;optional=true,file:application.properties;optional=true");
+        overrides.forEach(main::addOverrideProperty);
+        if (!overrides.containsKey("camel.main.routes-include-pattern")) {
+            main.configure().withRoutesIncludePattern(
+                    Files.isDirectory(Path.of("routes")) ? "file:routes/*.yaml" : "classpath:routes/*.yaml");
+        }
+        main.addMainListener(new MainListenerSupport() {
+            @Override
+            public void beforeConfigure(BaseMainSupport m) {
+                try {
+                    wire(m.getCamelContext());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void afterStop(BaseMainSupport m) {
+                closeQueue();
+            }
+        });
+    }
+
+    /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
+    public void run() throws Exception {
+        main.run();
+    }
+
+    /** Starts without blocking (tests, the demo). */
+    public IngestService start() throws Exception {
+        main.configure().setHangupInterceptorEnabled(false); // the caller owns the lifecycle
+        main.start();
+        return this;
+    }
+
+    public CamelContext camel() {
+        return main.getCamelContext();
+    }
+
+    public QueueStore store() {
+        return store;
+    }
+
+    /** Stops taking work, lets work in hand reach its transition, closes the session. */
+    @Override
+    public void close() {
+        try {
+            main.stop();
+        } catch (Exception e) {
+            LOG.warn("stopping: {}", e.getMessage());
+        }
+        closeQueue();
+    }
+
+    private void wire(CamelContext camel) throws Exception {
+        QueueContext cfg = new QueueContext(camel, null, null);
+        String connect = cfg.property("zookeeper.connect").orElse(null);
+        if (connect == null) {
+            zookeeper = EmbeddedZooKeeper.start(Path.of(cfg.property("zookeeper.embedded.dir", "./data/zookeeper")),
+                    cfg.intProperty("zookeeper.embedded.port", 2181));
+            connect = zookeeper.connectString();
+        }
+        Duration sessionTimeout = cfg.durationProperty("zookeeper.session-timeout", Duration.ofSeconds(30));
+        Duration connectTimeout = cfg.durationProperty("zookeeper.connection-timeout", Duration.ofSeconds(15));
+        client = CuratorFrameworkFactory.builder()
+                .connectString(connect)
+                .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                .connectionTimeoutMs((int) connectTimeout.toMillis())
+                .retryPolicy(new ExponentialBackoffRetry(200, 10, 5000))
+                .build();
+        client.start();
+        if (!client.blockUntilConnected((int) connectTimeout.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout
+                    + " (check zookeeper.connect)");
+        }
+        store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
+                cfg.intProperty("ingest.creation-chunk", 100)).start();
+        ProfileDirectory profiles = new ProfileDirectory(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
+        camel.getRegistry().bind("queueStore", store);
+        camel.getRegistry().bind("profiles", profiles);
+        QueueContext ctx = new QueueContext(camel, store, profiles);
+        for (QueueModule module : ServiceLoader.load(QueueModule.class)) {
+            module.bind(ctx);
+            LOG.debug("module {} bound", module.getClass().getSimpleName());
+        }
+        beans.forEach(camel.getRegistry()::bind);
+        for (String name : STEP_BEANS) {
+            if (camel.getRegistry().lookupByName(name) == null) {
+                LOG.warn("no bean '{}' in this build: its route fails what reaches it", name);
+                camel.getRegistry().bind(name, new NotBuiltStep(name));
+            }
+        }
+        LOG.info("queue ready: ZooKeeper {}, working directories under {}, {} profile(s) from {}", connect, store.ingestHome(), profiles.all().size(), profiles.directory());
+    }
+
+    /** The profiles directory; on a first start it is created with the bundled demo profile. */
+    private static Path profileDirectory(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            Files.createDirectories(dir);
+            try (InputStream in = IngestService.class.getResourceAsStream("/profiles/demo_content")) {
+                if (in != null) {
+                    Files.copy(in, dir.resolve("demo_content"));
+                    LOG.info("created {} with the demo profile demo_content", dir.toAbsolutePath());
+                }
+            }
+        }
+        return dir;
+    }
+
+    private synchronized void closeQueue() {
+        if (store != null) {
+            store.close();
+            store = null;
+        }
+        if (client != null) {
+            client.close();
+            client = null;
+        }
+        if (zookeeper != null) {
+            zookeeper.close();
+            zookeeper = null;
+        }
+    }
+
+    /** Stands in for a step this build lacks: fails the job with a message instead of pretending. */
+    record NotBuiltStep(String name) implements Processor {
+        @Override
+        public void process(Exchange exchange) {
+            throw new UnsupportedOperationException("step '" + name + "' is not part of this build");
+        }
+    }
+}
