@@ -82,7 +82,9 @@ public final class IngestService implements AutoCloseable {
 
     /** Starts without blocking (tests, the demo). */
     public IngestService start() throws Exception {
-        main.configure().setHangupInterceptorEnabled(false); // the caller owns the lifecycle
+        if (main.getShutdownStrategy() instanceof org.apache.camel.main.DefaultMainShutdownStrategy s) {
+            s.disableHangupSupport(); // the caller owns the lifecycle
+        }
         main.start();
         return this;
     }
