@@ -54,6 +54,11 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
     }
 
     @Override
+    protected boolean watchLock(String bid, CuratorWatcher watcher) {
+        return store.watchBatchLock(bid, watcher);
+    }
+
+    @Override
     protected boolean concerns(TransitionEvent event) {
         return TransitionEvent.BATCH.equals(event.kind()) && state.wire().equals(event.to());
     }

@@ -41,6 +41,11 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     }
 
     @Override
+    protected boolean watchLock(String refName, CuratorWatcher watcher) {
+        return store.watchJobLock(org.cdlib.mrt.ingestqueue.queue.QueuePaths.jidOfRef(refName), watcher);
+    }
+
+    @Override
     protected boolean concerns(TransitionEvent event) {
         return TransitionEvent.JOB.equals(event.kind()) && state.wire().equals(event.to());
     }

@@ -71,6 +71,12 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
     protected abstract Optional<L> claim(String id, String worker);
 
+    /**
+     * Watches the lock of a candidate that could not be claimed; false when it is not locked (the
+     * candidate left the state, or its lock was released meanwhile).
+     */
+    protected abstract boolean watchLock(String id, CuratorWatcher watcher);
+
     /** Runs the route on a claimed item and applies its outcome; returns true to try this item again later. */
     protected abstract boolean work(L lock, Exchange exchange);
 
@@ -188,6 +194,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             stale = false;
             fetchedAt = now;
             cached = new java.util.ArrayList<>(candidates(watcher));
+            LOG.debug("zkqueue {}: candidates {}", name(), cached);
         } else if (stale) {
             synchronized (signal) {
                 dirty = true; // come back for the fresh list once the moment has passed
@@ -212,8 +219,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 slots.release();
                 throw e;
             }
+            LOG.debug("zkqueue {}: claim {}: {}", name(), id, lock.isPresent());
             if (lock.isEmpty()) {
                 slots.release();
+                // someone holds it (another host, or a consumer of the state it just left): hear
+                // when they let go; if they already did, look again in a moment
+                if (!watchLock(id, watcher)) {
+                    notBefore.put(id, System.currentTimeMillis() + 100);
+                }
                 continue;
             }
             inHand.add(id);

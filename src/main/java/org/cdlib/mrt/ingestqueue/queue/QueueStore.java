@@ -706,11 +706,27 @@ public final class QueueStore implements Closeable {
 
     /** Whether the whole queue is held, leaving a one-shot watch for the hold being set or lifted. */
     public boolean watchQueueHold(CuratorWatcher onChange) {
+        return watchExists(QueuePaths.QUEUE_HOLD, onChange);
+    }
+
+    /**
+     * Whether the job's lock is taken, leaving a one-shot watch for its release: a consumer that
+     * lost a race for a job hears when it is free again instead of waiting for the next change.
+     */
+    public boolean watchJobLock(String jid, CuratorWatcher onRelease) {
+        return watchExists(QueuePaths.jobLock(jid), onRelease);
+    }
+
+    public boolean watchBatchLock(String bid, CuratorWatcher onRelease) {
+        return watchExists(QueuePaths.batchLock(bid), onRelease);
+    }
+
+    private boolean watchExists(String path, CuratorWatcher onChange) {
         try {
             operations.incrementAndGet();
-            return client.checkExists().usingWatcher(onChange).forPath(QueuePaths.QUEUE_HOLD) != null;
+            return client.checkExists().usingWatcher(onChange).forPath(path) != null;
         } catch (Exception e) {
-            throw wrap("watch the queue hold", e);
+            throw wrap("watch " + path, e);
         }
     }
 

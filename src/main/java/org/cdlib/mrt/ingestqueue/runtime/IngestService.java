@@ -139,7 +139,10 @@ public final class IngestService implements AutoCloseable {
             module.bind(ctx);
             LOG.debug("module {} bound", module.getClass().getSimpleName());
         }
-        beans.forEach(camel.getRegistry()::bind);
+        beans.forEach((name, bean) -> {
+            camel.getRegistry().unbind(name); // the registry keeps one bean per name and type otherwise
+            camel.getRegistry().bind(name, bean);
+        });
         for (String name : STEP_BEANS) {
             if (camel.getRegistry().lookupByName(name) == null) {
                 LOG.warn("no bean '{}' in this build: its route fails what reaches it", name);

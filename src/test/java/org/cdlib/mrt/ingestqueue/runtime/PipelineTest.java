@@ -1,0 +1,210 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every route file of routes/ run by the real service on a real ZooKeeper: the job and batch
+ * consumers move work by the outcome of the steps (replaced here by recording steps), holds
+ * are honoured, failures name their cause.
+ */
+class PipelineTest {
+    static TestingServer zk;
+    static WireMockServer http;
+
+    @TempDir
+    Path dir;
+    ServiceTestSupport support;
+    IngestService service;
+    QueueStore store;
+
+    @BeforeAll
+    static void servers() throws Exception {
+        zk = new TestingServer(true);
+        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
+        http.start();
+    }
+
+    @AfterAll
+    static void stopServers() throws Exception {
+        http.stop();
+        zk.close();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        try (var c = QueueTestSupport.client(zk)) {
+            QueueTestSupport.wipe(c);
+        }
+        support = new ServiceTestSupport();
+        service = new IngestService(ServiceTestSupport.config(zk.getConnectString(), dir), support.beans()).start();
+        store = service.store();
+    }
+
+    @AfterEach
+    void stop() {
+        service.close();
+    }
+
+    String submitFiles(int n) {
+        StringBuilder m = new StringBuilder("""
+                #%checkm_0.7
+                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
+                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
+                """);
+        for (int i = 0; i < n; i++) {
+            m.append(http.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i)
+                    .append(".txt | | local-").append(i).append(" | A. Author | Title ").append(i).append(" | 2026\n");
+        }
+        m.append("#%eof\n");
+        String path = "/batch-" + System.nanoTime() + ".checkm";
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
+        return store.createBatch(submission(http.baseUrl() + path, "single-file-batch-manifest"));
+    }
+
+    static BatchSubmission submission(String url, String type) {
+        return new BatchSubmission("demo_content", "tester", url, "what", "who", "2026", null, type, "add", null, null,
+                null, null, null, null, "json", null, java.time.Instant.now().toString(), null);
+    }
+
+    BatchState awaitBatchEnds(String bid) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            BatchState s = store.loadBatch(bid).state();
+            return s == BatchState.COMPLETED || s == BatchState.FAILED;
+        });
+        return store.loadBatch(bid).state();
+    }
+
+    @Test
+    void everyJobWalksEveryRouteOnceAndTheBatchCompletes() {
+        String bid = submitFiles(5);
+        assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
+        Batch batch = store.loadBatch(bid);
+        List<String> jids = batch.jobs(BatchRef.COMPLETED);
+        assertEquals(5, jids.size());
+        for (String step : ServiceTestSupport.JOB_STEPS) {
+            List<String> seen = support.steps.get(step).seen;
+            assertEquals(jids.size(), seen.size(), step + " saw " + seen);
+            assertTrue(seen.containsAll(jids), step);
+        }
+        for (Job job : store.loadJobs(jids)) {
+            assertEquals(JobState.COMPLETED, job.state());
+            assertEquals(JobState.NOTIFY, job.status().lastSuccessful());
+            assertNull(job.lockOwner(), "a completed job holds no lock");
+        }
+        assertEquals(List.of(bid), support.queuedMail.seen);
+        assertEquals(List.of(bid), support.report.seen);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    void aStepThatThrowsFailsTheJobWithItsMessageAndTheBatchReportsFailure(JobState state) {
+        String step = switch (state) {
+            case ESTIMATING -> "estimateStep";
+            case PROVISIONING -> "provisionStep";
+            case DOWNLOADING -> "downloadStep";
+            case PROCESSING -> "processStep";
+            case RECORDING -> "recordStep";
+            default -> "notifyStep";
+        };
+        support.steps.get(step).behaviour.put("jid0000000002", e -> {
+            throw new IllegalStateException("http://example.org/f1.txt answered 503");
+        });
+        String bid = submitFiles(3);
+        assertEquals(BatchState.FAILED, awaitBatchEnds(bid));
+        Job failed = store.loadJob("jid0000000002");
+        assertEquals(JobState.FAILED, failed.state());
+        assertEquals(state.wire() + ": http://example.org/f1.txt answered 503", failed.status().errorMessage());
+        JobState before = state == JobState.ESTIMATING ? null : JobState.values()[state.ordinal() - 1];
+        assertEquals(before, failed.status().lastSuccessful());
+        assertEquals(List.of("jid0000000002"), store.loadBatch(bid).jobs(BatchRef.FAILED));
+        assertEquals(2, store.loadBatch(bid).jobs(BatchRef.COMPLETED).size());
+    }
+
+    @Test
+    void aJobThatStaysInProvisioningIsEvaluatedAgainAndGoesOn() {
+        AtomicInteger tries = new AtomicInteger();
+        support.steps.get("provisionStep").behaviour.put("jid0000000001", e -> {
+            if (tries.incrementAndGet() < 3) {
+                JobExchange.stay(e, "not enough space yet");
+            }
+        });
+        String bid = submitFiles(1);
+        assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
+        assertEquals(3, tries.get());
+        assertEquals(1, support.steps.get("downloadStep").seen.size());
+    }
+
+    @Test
+    void aHeldCollectionHoldsNewBatchesAndPendingJobs() {
+        store.holdCollection("demo_content", "operator");
+        String bid = submitFiles(2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.HELD);
+        assertTrue(store.loadBatch(bid).jobs(BatchRef.PROCESSING).isEmpty(), "a held batch has no jobs yet");
+
+        // jobs created before the hold was noticed go to held from pending
+        String other = QueueTestSupport.batchWithJobs(store, 2, 5);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobRefs(JobState.HELD).size() == 2);
+        assertTrue(support.steps.get("estimateStep").seen.isEmpty());
+        assertEquals(BatchState.PROCESSING, store.loadBatch(other).state());
+    }
+
+    @Test
+    void nothingIsTakenWhileTheQueueIsHeldAndWorkResumesAtOnceOnRelease() {
+        store.holdQueue("operator");
+        String bid = submitFiles(1);
+        await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(3))
+                .until(() -> store.loadBatch(bid).state() == BatchState.PENDING);
+        store.releaseQueue();
+        assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
+    }
+
+    @Test
+    void aCorruptManifestSendsTheBatchToReportingWithTheLineAndNoJobs() {
+        String path = "/corrupt.checkm";
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody("""
+                #%checkm_0.7
+                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest
+                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue
+                http://example.org/a.checkm | md9 | 00
+                #%eof
+                """)));
+        String bid = store.createBatch(submission(http.baseUrl() + path, "batch-manifest"));
+        assertEquals(BatchState.FAILED, awaitBatchEnds(bid));
+        Batch batch = store.loadBatch(bid);
+        assertTrue(batch.status().errorMessage().contains("manifest line 4"), batch.status().errorMessage());
+        assertTrue(batch.status().errorMessage().contains("md9"), batch.status().errorMessage());
+        assertEquals(0, batch.jobCount());
+        assertTrue(store.jobRefs(JobState.PENDING).isEmpty());
+    }
+}

@@ -1,0 +1,86 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.StatusReport;
+
+/** The service on a test ZooKeeper, with the job steps replaced by steps that record what they saw. */
+final class ServiceTestSupport {
+    static final List<String> JOB_STEPS = List.of("estimateStep", "provisionStep", "downloadStep", "processStep",
+            "recordStep", "notifyStep", "completeStep");
+
+    /** A step that records the jobs it saw and does what the test tells it for a job, else nothing. */
+    static final class RecordingStep implements Processor {
+        final List<String> seen = new CopyOnWriteArrayList<>();
+        final Map<String, java.util.function.Consumer<Exchange>> behaviour = new ConcurrentHashMap<>();
+
+        @Override
+        public void process(Exchange exchange) {
+            String id = exchange.getProperty(JobExchange.LOCK) != null ? JobExchange.job(exchange).id()
+                    : BatchExchange.batch(exchange).id();
+            seen.add(id);
+            var b = behaviour.get(id);
+            if (b != null) {
+                b.accept(exchange);
+            }
+        }
+    }
+
+    /** Reports a batch the simple way: completed when no job failed. */
+    static final class CountingReport implements Processor {
+        final List<String> seen = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void process(Exchange exchange) {
+            Batch b = BatchExchange.batch(exchange);
+            seen.add(b.id());
+            List<String> failed = b.jobs(BatchRef.FAILED);
+            BatchExchange.report(exchange, new StatusReport(java.time.Instant.now().toString(), failed,
+                    b.jobs(BatchRef.COMPLETED), 1));
+            BatchExchange.next(exchange, failed.isEmpty() && b.status().errorMessage() == null
+                    ? BatchState.COMPLETED : BatchState.FAILED, "test report");
+        }
+    }
+
+    final Map<String, RecordingStep> steps = new HashMap<>();
+    final CountingReport report = new CountingReport();
+    final RecordingStep queuedMail = new RecordingStep();
+
+    Map<String, Object> beans() {
+        Map<String, Object> beans = new HashMap<>();
+        for (String s : JOB_STEPS) {
+            steps.put(s, new RecordingStep());
+            beans.put(s, steps.get(s));
+        }
+        beans.put("reportStep", report);
+        beans.put("updateReportStep", report);
+        beans.put("queuedMailStep", queuedMail);
+        beans.put("reportingSweep", (Processor) e -> { });
+        beans.put("cleanupStep", (Processor) e -> { });
+        return beans;
+    }
+
+    static Map<String, String> config(String zookeeper, Path dir) {
+        Map<String, String> c = new HashMap<>();
+        c.put("zookeeper.connect", zookeeper);
+        c.put("zookeeper.session-timeout", "PT5S");
+        c.put("ingest.home", dir.resolve("queue").toString());
+        c.put("ingest.profiles", dir.resolve("profiles").toString());
+        c.put("ingest.provisioning.retry-delay", "100");
+        c.put("ingest.batch.retry-delay", "200");
+        c.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+        c.put("camel.server.enabled", "false");
+        return c;
+    }
+}
