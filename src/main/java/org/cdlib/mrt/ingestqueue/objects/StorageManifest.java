@@ -1,0 +1,94 @@
+package org.cdlib.mrt.ingestqueue.objects;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
+import org.cdlib.mrt.ingestqueue.services.Inventory.ManifestFile;
+
+/**
+ * {@code system/mrt-manifest.txt} (CONTRACTS §5): one row per file under {@code producer/} and
+ * {@code system/} (the manifest itself excepted), with its SHA-256, size and URL.
+ */
+public final class StorageManifest {
+    public static final String NAME = "mrt-manifest.txt";
+
+    /** Where a file can be fetched from, by its name in the object ({@code producer/a.txt}). */
+    public interface FileUrls {
+        String of(Path file, String name);
+    }
+
+    private final List<ManifestFile> files;
+    private final String text;
+
+    private StorageManifest(List<ManifestFile> files, String text) {
+        this.files = files;
+        this.text = text;
+    }
+
+    public List<ManifestFile> files() {
+        return files;
+    }
+
+    public String text() {
+        return text;
+    }
+
+    public static StorageManifest build(Path workingDir, FileUrls urls) throws IOException {
+        List<ManifestFile> files = new ArrayList<>();
+        StringBuilder t = new StringBuilder("""
+                #%checkm_0.7
+                #%profile | http://uc3.cdlib.org/registry/store/manifest/mrt-add-manifest
+                #%prefix | mrt: | http://uc3.cdlib.org/ontology/mrt/mom#
+                #%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#
+                #%prefix | nie: | http://www.semanticdesktop.org/ontologies/2007/01/19/nie/#
+                #%fields | nfo:fileURL | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | nie:mimeType
+                """);
+        for (String part : List.of("producer", "system")) {
+            Path dir = workingDir.resolve(part);
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            List<Path> list;
+            try (Stream<Path> walk = Files.walk(dir)) {
+                list = walk.filter(Files::isRegularFile).sorted().toList();
+            }
+            for (Path f : list) {
+                String name = part + "/" + dir.relativize(f).toString().replace('\\', '/');
+                if (name.equals("system/" + NAME)) {
+                    continue;
+                }
+                String digest = sha256(f);
+                long size = Files.size(f);
+                String mime = Files.probeContentType(f);
+                files.add(new ManifestFile(name, size, "sha-256", digest, mime));
+                t.append(cell(urls.of(f, name))).append(" | sha-256 | ").append(digest).append(" | ").append(size)
+                        .append(" | ").append(Instant.ofEpochMilli(Files.getLastModifiedTime(f).toMillis()))
+                        .append(" | ").append(cell(name)).append(" | ").append(mime == null ? "" : mime).append('\n');
+            }
+        }
+        t.append("#%eof\n");
+        return new StorageManifest(List.copyOf(files), t.toString());
+    }
+
+    /** checkm cells encode {@code %}, blanks and bars. */
+    private static String cell(String s) {
+        return s.replace("%", "%25").replace(" ", "%20").replace("|", "%7c");
+    }
+
+    static String sha256(Path f) throws IOException {
+        DigestAlgorithm.Digester d = DigestAlgorithm.SHA256.newDigester();
+        byte[] buf = new byte[64 * 1024];
+        try (InputStream in = Files.newInputStream(f)) {
+            for (int n; (n = in.read(buf)) > 0; ) {
+                d.update(buf, 0, n);
+            }
+        }
+        return d.hex();
+    }
+}

@@ -1,0 +1,64 @@
+package org.cdlib.mrt.ingestqueue.objects;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+
+/** {@code system/mrt-erc.txt} and {@code system/mrt-dc.xml} (CONTRACTS §7). */
+public final class SystemFiles {
+    /** DC elements whose value is split on {@code ;} into repeated elements. */
+    private static final Set<String> SPLIT = Set.of("creator", "subject", "relation", "identifier");
+    private static final List<String> DC = List.of("contributor", "coverage", "creator", "date", "description", "format",
+            "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
+
+    private SystemFiles() {
+    }
+
+    public static String erc(JobConfiguration c, Identifiers ids) {
+        return "erc:\nwho: " + unas(c.ercWho()) + "\nwhat: " + unas(c.ercWhat()) + "\nwhen: " + unas(c.ercWhen())
+                + "\nwhere: " + ids.primary() + "\nwhere: " + (ids.localId().isEmpty() ? "(:unas)" : String.join("; ", ids.localId()))
+                + "\n";
+    }
+
+    public static String dublinCore(Map<String, List<String>> dc) {
+        StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        if (dc == null || dc.values().stream().allMatch(v -> v == null || v.isEmpty())) {
+            return x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\"/>\n").toString();
+        }
+        x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n");
+        for (String element : DC) {
+            List<String> values = dc.entrySet().stream()
+                    .filter(e -> e.getKey().replaceFirst("(?i)^dc\\.", "").equalsIgnoreCase(element))
+                    .flatMap(e -> e.getValue().stream()).toList();
+            for (String v : values) {
+                for (String part : SPLIT.contains(element) ? v.split(";") : new String[] {v}) {
+                    if (!part.isBlank()) {
+                        x.append("  <dc:").append(element).append('>').append(xml(part.strip()))
+                                .append("</dc:").append(element).append(">\n");
+                    }
+                }
+            }
+        }
+        return x.append("</DublinCore>\n").toString();
+    }
+
+    public static void write(Path systemDir, JobConfiguration c, Identifiers ids) throws IOException {
+        Files.createDirectories(systemDir);
+        Files.writeString(systemDir.resolve("mrt-erc.txt"), erc(c, ids), StandardCharsets.UTF_8);
+        Files.writeString(systemDir.resolve("mrt-dc.xml"), dublinCore(c.dublinCore()), StandardCharsets.UTF_8);
+    }
+
+    private static String unas(String v) {
+        return v == null || v.isBlank() ? "(:unas)" : v.replace("\n", " ");
+    }
+
+    private static String xml(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}

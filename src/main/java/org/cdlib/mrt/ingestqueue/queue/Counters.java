@@ -1,0 +1,46 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/** Cluster-wide counters under {@code /ids/<name>}: each call returns a number no other host gets. */
+public final class Counters {
+    private final CuratorFramework client;
+
+    public Counters(QueueStore store) {
+        this.client = store.client();
+    }
+
+    public long next(String name) {
+        String path = QueuePaths.IDS + "/" + name;
+        try {
+            for (int attempt = 0; attempt < 100; attempt++) {
+                Stat stat = new Stat();
+                byte[] data;
+                try {
+                    data = client.getData().storingStatIn(stat).forPath(path);
+                } catch (KeeperException.NoNodeException e) {
+                    try {
+                        client.create().creatingParentsIfNeeded().forPath(path, QueueJson.text(0));
+                    } catch (KeeperException.NodeExistsException raced) {
+                        // another host created it
+                    }
+                    continue;
+                }
+                long next = QueueJson.readLong(path, data) + 1;
+                try {
+                    client.setData().withVersion(stat.getVersion()).forPath(path, QueueJson.text(next));
+                    return next;
+                } catch (KeeperException.BadVersionException e) {
+                    // another host drew the same number: draw again
+                }
+            }
+            throw new QueueException("counter " + path + " is too contended");
+        } catch (QueueException e) {
+            throw e;
+        } catch (Exception e) {
+            throw QueueStore.wrap("draw from counter " + path, e);
+        }
+    }
+}

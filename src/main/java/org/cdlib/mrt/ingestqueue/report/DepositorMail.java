@@ -1,0 +1,119 @@
+package org.cdlib.mrt.ingestqueue.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import jakarta.mail.Message;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
+import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.mail.Mailer;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+
+/** The mails a depositor gets (CONTRACTS §9): "queued", and the completion or update report. */
+public final class DepositorMail {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private final String from;
+
+    public DepositorMail(String from) {
+        this.from = from;
+    }
+
+    /** The submission's {@code notification} recipients when given, else the profile's. */
+    public static List<String> recipients(Batch batch, Profile profile) {
+        String n = batch.submission().notification();
+        if (n != null && !n.isBlank()) {
+            return Arrays.stream(n.split("[,;\\s]+")).filter(s -> !s.isBlank()).toList();
+        }
+        return profile == null ? List.of() : profile.notifications();
+    }
+
+    public MimeMessage queued(Batch batch, List<String> to) throws Exception {
+        String body = "Submission ID: " + batch.id() + "\n"
+                + "Jobs queued: " + batch.jobCount() + "\n"
+                + "Submitter: " + batch.submission().submitter() + "\n"
+                + "Submission date: " + batch.submission().submitted() + "\n"
+                + "Status: QUEUED\n";
+        MimeMessage m = message(to, "Ingest: OK -- Submission Queued: " + batch.id());
+        m.setText(body, "UTF-8");
+        return m;
+    }
+
+    /**
+     * The completion report; with {@code recovered} non-null, the update report naming the jobs
+     * that succeeded since the last report.
+     */
+    public MimeMessage report(Batch batch, List<Job> completed, List<Job> failed, List<String> recovered, List<String> to)
+            throws Exception {
+        boolean ok = failed.isEmpty() && batch.status().errorMessage() == null;
+        StringBuilder b = new StringBuilder();
+        if (recovered != null) {
+            b.append("Update report: ").append(recovered.size()).append(" job(s) succeeded since the last report")
+                    .append(recovered.isEmpty() ? "" : " (" + String.join(", ", recovered) + ")").append("\n");
+        }
+        b.append("Submission ID: ").append(batch.id()).append('\n')
+                .append("Pending jobs: ").append(batch.jobs(BatchRef.PROCESSING).size()).append('\n')
+                .append("Completed jobs: ").append(completed.size()).append('\n')
+                .append("Failed jobs: ").append(failed.size()).append('\n')
+                .append("Submitter: ").append(batch.submission().submitter()).append('\n')
+                .append("Submission date: ").append(batch.submission().submitted()).append('\n')
+                .append("Completion date: ").append(Instant.now()).append('\n')
+                .append("Status: ").append(ok ? "COMPLETED" : "FAILED").append('\n');
+        if (batch.status().errorMessage() != null) {
+            b.append("Error: ").append(batch.status().errorMessage()).append('\n');
+        } else if (!failed.isEmpty()) {
+            Job first = failed.get(0);
+            b.append("First failure: ").append(first.id()).append(": ").append(first.status().errorMessage()).append('\n');
+        }
+        MimeMessage m = message(to, "Ingest: " + (ok ? "OK" : "FAIL") + " -- Submission Processed: " + batch.id());
+        MimeMultipart parts = new MimeMultipart();
+        MimeBodyPart text = new MimeBodyPart();
+        text.setText(b.toString(), "UTF-8");
+        parts.addBodyPart(text);
+        parts.addBodyPart(attachment("completed.json", completed));
+        parts.addBodyPart(attachment("failed.json", failed));
+        m.setContent(parts);
+        return m;
+    }
+
+    private MimeMessage message(List<String> to, String subject) throws Exception {
+        MimeMessage m = new MimeMessage(Mailer.session());
+        m.setFrom(new InternetAddress(from));
+        for (String r : to) {
+            m.addRecipient(Message.RecipientType.TO, new InternetAddress(r, true));
+        }
+        m.setSubject(subject, "UTF-8");
+        m.setSentDate(new java.util.Date());
+        return m;
+    }
+
+    private static MimeBodyPart attachment(String name, List<Job> jobs) throws Exception {
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (Job j : jobs) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("job_id", j.id());
+            e.put("status", j.status().status());
+            e.put("primary_id", j.identifiers().primary());
+            e.put("local_id", j.identifiers().localId());
+            e.put("payload_url", j.configuration().payloadUrl());
+            if (j.status().errorMessage() != null) {
+                e.put("error_message", j.status().errorMessage());
+            }
+            list.add(e);
+        }
+        MimeBodyPart p = new MimeBodyPart();
+        p.setFileName(name);
+        p.setContent(new String(JSON.writeValueAsBytes(list), StandardCharsets.UTF_8), "application/json; charset=UTF-8");
+        return p;
+    }
+}

@@ -1,0 +1,34 @@
+package org.cdlib.mrt.ingestqueue.report;
+
+import java.nio.file.Path;
+import org.cdlib.mrt.ingestqueue.QueueContext;
+import org.cdlib.mrt.ingestqueue.QueueModule;
+import org.cdlib.mrt.ingestqueue.mail.Mailer;
+import org.cdlib.mrt.ingestqueue.mail.OutboxMailer;
+import org.cdlib.mrt.ingestqueue.mail.SmtpMailer;
+
+/**
+ * Binds {@code queuedMailStep}, {@code reportStep}, {@code updateReportStep}, {@code reportingSweep}
+ * and the {@code mailer}: SMTP through camel-mail when {@code ingest.mail.smtp.host} is set, else an
+ * outbox directory of .eml files.
+ */
+public final class ReportingModule implements QueueModule {
+
+    @Override
+    public void bind(QueueContext ctx) {
+        Mailer mailer = ctx.property("ingest.mail.smtp.host")
+                .<Mailer>map(host -> new SmtpMailer(ctx.camel().createProducerTemplate(), host,
+                        ctx.intProperty("ingest.mail.smtp.port", 25),
+                        ctx.booleanProperty("ingest.mail.smtp.tls", false),
+                        ctx.booleanProperty("ingest.mail.smtp.starttls", false),
+                        ctx.property("ingest.mail.smtp.user").orElse(null),
+                        ctx.property("ingest.mail.smtp.password").orElse(null)))
+                .orElseGet(() -> new OutboxMailer(Path.of(ctx.property("ingest.mail.outbox", "./data/outbox"))));
+        DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"));
+        ctx.bind("mailer", mailer);
+        ctx.bind("queuedMailStep", new QueuedMailStep(ctx.profiles(), mail, mailer));
+        ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false));
+        ctx.bind("updateReportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, true));
+        ctx.bind("reportingSweep", new ReportingSweep(ctx.store()));
+    }
+}

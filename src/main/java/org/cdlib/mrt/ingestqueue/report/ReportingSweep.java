@@ -1,0 +1,32 @@
+package org.cdlib.mrt.ingestqueue.report;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The safety net for batch completion: the store moves a batch to reporting in the same breath
+ * as its last job ends; should that step have been lost (a crash between the two), this sweep
+ * finds the batch in processing with no open job and moves it.
+ */
+public final class ReportingSweep implements Processor {
+    private static final Logger LOG = LoggerFactory.getLogger(ReportingSweep.class);
+    private final QueueStore store;
+
+    public ReportingSweep(QueueStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public void process(Exchange exchange) {
+        var statuses = store.batchStatuses(store.batchIds());
+        statuses.forEach((bid, status) -> {
+            if (status.state() == BatchState.PROCESSING && store.startReportingIfDone(bid)) {
+                LOG.info("batch {}: found finished by the sweep", bid);
+            }
+        });
+    }
+}

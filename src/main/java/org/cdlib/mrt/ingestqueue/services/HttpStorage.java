@@ -1,0 +1,89 @@
+package org.cdlib.mrt.ingestqueue.services;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+
+/**
+ * Merritt storage (CONTRACTS §5): {@code POST <StorageService>/add/<node>/<ark>} with the storage
+ * manifest; storage fetches the files from the URLs the manifest names, which this service
+ * serves under {@code ingest.files.base-url}.
+ */
+public final class HttpStorage implements Storage {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final HttpService http;
+    private final String filesBaseUrl;
+
+    public HttpStorage(HttpService http, String filesBaseUrl) {
+        this.http = http;
+        this.filesBaseUrl = filesBaseUrl.replaceAll("/+$", "");
+    }
+
+    @Override
+    public String fileUrl(String bid, String jid, Path file, String relativePath) {
+        StringBuilder u = new StringBuilder(filesBaseUrl).append('/').append(bid).append('/').append(jid);
+        for (String seg : relativePath.split("/")) {
+            u.append('/').append(URLEncoder.encode(seg, StandardCharsets.UTF_8).replace("+", "%20"));
+        }
+        return u.toString();
+    }
+
+    @Override
+    public StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
+            throws ServiceException, InterruptedException {
+        if (profile.storageService() == null || profile.storageNode() == null) {
+            throw new ServiceException("profile " + profile.id() + " names no StorageService and StorageNode");
+        }
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("t", "json");
+        form.put("manifest", manifest);
+        if (localId != null) {
+            form.put("local-identifier", localId);
+        }
+        String body = form.entrySet().stream()
+                .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+        URI uri = URI.create(base(profile) + "/add/" + profile.storageNode() + "/" + enc(ark));
+        HttpResponse<String> r = HttpService.expect(http.send(http.request(uri)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build()), 200, "storage");
+        int version;
+        try {
+            JsonNode state = JSON.readTree(r.body());
+            JsonNode v = state.findValue("versionID");
+            if (v == null) {
+                v = state.findValue("version");
+            }
+            if (v == null || !v.canConvertToInt() && !v.asText().matches("\\d+")) {
+                throw new IllegalArgumentException("no version number in it");
+            }
+            version = v.canConvertToInt() ? v.asInt() : Integer.parseInt(v.asText());
+        } catch (Exception e) {
+            throw new ServiceException("storage POST " + uri + ": HTTP 200 but the answer is not a version state ("
+                    + e.getMessage() + "): " + HttpService.answer(r));
+        }
+        return new StoredVersion(ark, version, manifestUrl(profile, ark));
+    }
+
+    @Override
+    public String manifestUrl(Profile profile, String ark) {
+        return base(profile) + "/manifest/" + profile.storageNode() + "/" + enc(ark);
+    }
+
+    private static String base(Profile profile) {
+        return profile.storageService().replaceAll("/+$", "");
+    }
+
+    static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,18 @@
+package org.cdlib.mrt.ingestqueue.services;
+
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+
+/** Records a stored object version so it can be found (CONTRACTS §6). */
+public interface Inventory {
+
+    /**
+     * @param files the storage manifest's rows: what the version holds
+     */
+    void add(Profile profile, StoredVersion version, List<String> localIds, List<ManifestFile> files)
+            throws ServiceException, InterruptedException;
+
+    /** One file of a stored version as the storage manifest lists it. */
+    record ManifestFile(String name, long size, String digestType, String digestValue, String mimeType) {
+    }
+}

@@ -1,0 +1,101 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
+import org.cdlib.mrt.ingestqueue.objects.SystemFiles;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.services.H2Inventory;
+import org.cdlib.mrt.ingestqueue.services.Minter;
+import org.cdlib.mrt.ingestqueue.services.Storage;
+import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+
+/**
+ * Processing (transition.md): the object's identifiers — a local id already bound in the
+ * collection reuses its ARK, otherwise one is minted and written to ZooKeeper at once so a
+ * restarted job never mints twice — then the system files, the storage manifest, and the new
+ * version in storage. Storage's answer is kept in the working directory for recording.
+ */
+public final class ProcessStep implements Processor {
+    static final String STORED = ".stored.json";
+
+    private final QueueStore store;
+    private final ProfileRegistry profiles;
+    private final Minter minter;
+    private final Storage storage;
+    private final H2Inventory localIds;
+
+    public ProcessStep(QueueStore store, ProfileRegistry profiles, Minter minter, Storage storage, H2Inventory localIds) {
+        this.store = store;
+        this.profiles = profiles;
+        this.minter = minter;
+        this.storage = storage;
+        this.localIds = localIds;
+    }
+
+    @Override
+    public void process(Exchange exchange) throws Exception {
+        JobLock lock = JobExchange.lock(exchange);
+        Job job = lock.job();
+        Profile profile = profiles.require(job.configuration().profileName());
+        Identifiers ids = identify(lock, profile);
+        WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
+        if (!Files.isDirectory(wd.producer())) {
+            throw new IllegalStateException("working directory " + wd.producer() + " is missing: requeue the job from downloading");
+        }
+        SystemFiles.write(wd.system(), job.configuration(), ids);
+        StorageManifest manifest = StorageManifest.build(wd.root(),
+                (file, name) -> storage.fileUrl(job.batchId(), job.id(), file, name));
+        Files.writeString(wd.system().resolve(StorageManifest.NAME), manifest.text());
+        StoredVersion v = storage.add(profile, ids.primary(), wd.root(), manifest.text(),
+                ids.localId().isEmpty() ? null : String.join(";", ids.localId()));
+        Files.write(wd.root().resolve(STORED), QueueJson.write(v));
+        JobExchange.change(exchange, c -> org.cdlib.mrt.ingestqueue.queue.Change.because(
+                "stored " + v.ark() + " version " + v.version()));
+    }
+
+    private Identifiers identify(JobLock lock, Profile profile) throws Exception {
+        Job job = lock.job();
+        Identifiers ids = job.identifiers();
+        String ark = ids.primary();
+        for (String localId : ids.localId()) {
+            Optional<String> bound = localIds.primaryFor(profile.id(), localId);
+            if (bound.isEmpty()) {
+                continue;
+            }
+            if (ark == null) {
+                ark = bound.get();
+            } else if (!ark.equals(bound.get())) {
+                throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound.get()
+                        + " in collection " + profile.id() + ", but the job names " + ark);
+            }
+        }
+        if (ark == null) {
+            ark = minter.mint(profile, job);
+        }
+        if (!ark.equals(ids.primary())) {
+            ids = ids.withPrimary(ark);
+            store.writeIdentifiers(lock, ids); // before anything else can fail: a retry reuses this ARK
+        }
+        return ids;
+    }
+
+    static StoredVersion stored(Path workingDir) throws java.io.IOException {
+        Path f = workingDir.resolve(STORED);
+        if (!Files.exists(f)) {
+            throw new IllegalStateException("no storage answer in " + f + ": requeue the job from processing");
+        }
+        return QueueJson.read(f.toString(), Files.readAllBytes(f), StoredVersion.class);
+    }
+}

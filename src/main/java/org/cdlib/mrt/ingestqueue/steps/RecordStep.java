@@ -1,0 +1,49 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.services.H2Inventory;
+import org.cdlib.mrt.ingestqueue.services.Inventory;
+import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+
+/**
+ * Recording: the job succeeds only once inventory has the object, so a depositor is never told
+ * of an object that cannot be found. The local index of local ids is updated as well, also
+ * when inventory is Merritt's.
+ */
+public final class RecordStep implements Processor {
+    private final QueueStore store;
+    private final ProfileRegistry profiles;
+    private final Inventory inventory;
+    private final H2Inventory localIds;
+
+    public RecordStep(QueueStore store, ProfileRegistry profiles, Inventory inventory, H2Inventory localIds) {
+        this.store = store;
+        this.profiles = profiles;
+        this.inventory = inventory;
+        this.localIds = localIds;
+    }
+
+    @Override
+    public void process(Exchange exchange) throws Exception {
+        Job job = JobExchange.job(exchange);
+        Profile profile = profiles.require(job.configuration().profileName());
+        WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
+        StoredVersion v = ProcessStep.stored(wd.root());
+        List<Inventory.ManifestFile> files = StorageManifest.build(wd.root(), (f, name) -> name).files();
+        inventory.add(profile, v, job.identifiers().localId(), files);
+        if (inventory != localIds) {
+            localIds.add(profile, v, job.identifiers().localId(), files);
+        }
+        JobExchange.change(exchange, c -> org.cdlib.mrt.ingestqueue.queue.Change.because(
+                "inventory has " + v.ark() + " version " + v.version()));
+    }
+}
