@@ -1,0 +1,231 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.containing;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
+import org.cdlib.mrt.ingestqueue.queue.Counters;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.services.Callback;
+import org.cdlib.mrt.ingestqueue.services.EzidMinter;
+import org.cdlib.mrt.ingestqueue.services.H2Inventory;
+import org.cdlib.mrt.ingestqueue.services.HttpInventory;
+import org.cdlib.mrt.ingestqueue.services.HttpService;
+import org.cdlib.mrt.ingestqueue.services.HttpStorage;
+import org.cdlib.mrt.ingestqueue.services.LocalMinter;
+import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Processing, recording and notify against real HTTP services (WireMock for EZID, storage,
+ * inventory and callbacks), a real ZooKeeper, real OCFL and H2.
+ */
+class ProcessRecordNotifyTest {
+    static TestingServer zk;
+    static CuratorFramework client;
+    static WireMockServer http;
+
+    @TempDir
+    Path dir;
+    QueueStore store;
+    ProfileDirectory profiles;
+    H2Inventory local;
+    HttpService service;
+
+    @BeforeAll
+    static void servers() throws Exception {
+        zk = new TestingServer(true);
+        client = QueueTestSupport.client(zk);
+        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
+        http.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        http.stop();
+        client.close();
+        zk.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        http.resetAll();
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, dir.resolve("queue"));
+        Path p = Files.createDirectories(dir.resolve("profiles"));
+        Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
+                + "StorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n"
+                + "ObjectMinterURL: " + http.baseUrl() + "/shoulder/ark:/99999/fk4\nCallbackURL: " + http.baseUrl() + "/cb\n");
+        profiles = new ProfileDirectory(p);
+        local = new H2Inventory("jdbc:h2:mem:inv" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        service = new HttpService("test", Duration.ofSeconds(2), Duration.ofSeconds(2), 2, Duration.ofMillis(10));
+    }
+
+    JobLock downloadedJob() throws Exception {
+        JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
+        Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
+        Files.writeString(producer.resolve("a.txt"), "hello");
+        return lock;
+    }
+
+    ProcessStep ezidAndHttpStorage() {
+        return new ProcessStep(store, profiles, new EzidMinter(service, "apitest", "secret"),
+                new HttpStorage(service, "http://queue.example.org/files"), local);
+    }
+
+    @Test
+    void anArkMintedByEzidIsWrittenAtOnceAndNotMintedAgainWhenStorageFailsAndTheJobIsRetried() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+                .withBody("success: ark:/99999/fk4abc123")));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("disk full")));
+        JobLock lock = downloadedJob();
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
+        assertEquals("ark:/99999/fk4abc123", store.loadJob(lock.jid()).identifiers().primary(), "written before storage");
+        http.verify(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))
+                .withHeader("Authorization", equalTo(HttpService.basic("apitest:secret")))
+                .withHeader("Content-Type", containing("text/plain"))
+                .withRequestBody(containing("erc: who: who%0Awhat: what%0Awhen: when")));
+
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+                .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
+        store.unlock(lock);
+        JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        ezidAndHttpStorage().process(StepTestSupport.exchange(again));
+        http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        http.verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
+                .withRequestBody(containing("manifest=%23%25checkm_0.7"))
+                .withRequestBody(containing(java.net.URLEncoder.encode("http://queue.example.org/files/" + again.job().batchId()
+                        + "/" + again.jid() + "/producer/a.txt", java.nio.charset.StandardCharsets.UTF_8))));
+        Path system = Path.of(again.job().configuration().workingDir()).resolve("system");
+        assertTrue(Files.readString(system.resolve("mrt-erc.txt")).contains("where: ark:/99999/fk4abc123"));
+        String manifest = Files.readString(system.resolve("mrt-manifest.txt"));
+        assertTrue(manifest.contains("producer/a.txt") && manifest.contains("system/mrt-erc.txt")
+                && manifest.contains("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"), manifest);
+        assertTrue(!manifest.contains(".download") && !manifest.contains(".stored"), manifest);
+    }
+
+    @Test
+    void ezidErrorsAndMalformedAnswersFailNamingTheAnswer() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(400)
+                .withBody("error: bad request - no such shoulder")));
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        assertTrue(e.getMessage().contains("EZID") && e.getMessage().contains("HTTP 400")
+                && e.getMessage().contains("no such shoulder"), e.getMessage());
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withBody("ok then")));
+        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        assertTrue(e.getMessage().contains("no 'success: ark:/...' line"), e.getMessage());
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(503)));
+        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        assertTrue(e.getMessage().contains("HTTP 503 after 3 attempt(s)"), e.getMessage());
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+                .withBody("success: ark:/1/x").withFixedDelay(3000)));
+        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        assertTrue(e.getMessage().contains("no answer within"), e.getMessage());
+    }
+
+    @Test
+    void storageAnsweringSomethingOtherThanAVersionStateFails() throws Exception {
+        http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
+        JobLock lock = downloadedJob();
+        store.writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        assertTrue(e.getMessage().contains("not a version state"), e.getMessage());
+        http.verify(0, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+    }
+
+    @Test
+    void aLocalIdBoundInTheCollectionReusesItsArkAndAConflictFails() throws Exception {
+        OcflStorage ocfl = new OcflStorage(dir.resolve("storage"));
+        ProcessStep step = new ProcessStep(store, profiles, new LocalMinter(new Counters(store), "ark:/99999/fk4"), ocfl, local);
+        RecordStep record = new RecordStep(store, profiles, local, local);
+        JobLock first = downloadedJob();
+        step.process(StepTestSupport.exchange(first));
+        String ark = store.loadJob(first.jid()).identifiers().primary();
+        record.process(StepTestSupport.exchange(first));
+        assertEquals(ark, local.primaryFor("demo_content", "loc1").orElseThrow());
+
+        JobLock second = downloadedJob(); // same local id loc1
+        step.process(StepTestSupport.exchange(second));
+        assertEquals(ark, store.loadJob(second.jid()).identifiers().primary(), "the local id's ARK is reused");
+        record.process(StepTestSupport.exchange(second));
+        assertEquals(2, local.versions(ark), "a second version of the same object");
+
+        JobLock third = downloadedJob();
+        store.writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
+        JobLock reloaded = third;
+        Exception e = assertThrows(IllegalArgumentException.class, () -> step.process(StepTestSupport.exchange(reloaded)));
+        assertEquals("local id 'loc1' is bound to " + ark + " in collection demo_content, but the job names ark:/99999/fk4other",
+                e.getMessage());
+    }
+
+    @Test
+    void merrittInventoryGetsTheManifestUrlAndAFailureFailsRecording() throws Exception {
+        OcflStorage ocfl = new OcflStorage(dir.resolve("storage"));
+        JobLock lock = downloadedJob();
+        new ProcessStep(store, profiles, new LocalMinter(new Counters(store), "ark:/99999/fk4"), ocfl, local)
+                .process(StepTestSupport.exchange(lock));
+        RecordStep record = new RecordStep(store, profiles, new HttpInventory(service, http.baseUrl() + "/inv"), local);
+        http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
+        Exception e = assertThrows(Exception.class, () -> record.process(StepTestSupport.exchange(lock)));
+        assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/inv/add: HTTP 500"), e.getMessage());
+        http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(200)));
+        record.process(StepTestSupport.exchange(lock));
+        http.verify(postRequestedFor(urlEqualTo("/inv/add")).withRequestBody(containing("name=\"checkVersion\""))
+                .withRequestBody(containing("name=\"responseForm\"")).withRequestBody(containing("name=\"url\"")));
+    }
+
+    @Test
+    void theCallbackIsRetriedOn5xxAndA4xxFailsTheJob() throws Exception {
+        JobLock lock = downloadedJob();
+        http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(502)).willSetStateTo("up"));
+        http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs("up")
+                .willReturn(aResponse().withStatus(200)));
+        NotifyStep notify = new NotifyStep(profiles, new Callback(service));
+        notify.process(StepTestSupport.exchange(lock));
+        http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))
+                .withHeader("Content-Type", equalTo("application/json"))
+                .withRequestBody(containing("\"job_id\":\"" + lock.jid() + "\"")));
+        http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).willReturn(aResponse().withStatus(404)));
+        Exchange ex = StepTestSupport.exchange(lock);
+        Exception e = assertThrows(Exception.class, () -> notify.process(ex));
+        assertTrue(e.getMessage().contains("callback POST") && e.getMessage().contains("HTTP 404"), e.getMessage());
+    }
+
+    @Test
+    void theLocalMinterNeverMintsTheSameArkTwice() {
+        LocalMinter a = new LocalMinter(new Counters(store), "ark:/99999/fk4");
+        LocalMinter b = new LocalMinter(new Counters(store), "ark:/99999/fk4");
+        java.util.Set<String> arks = new java.util.HashSet<>();
+        for (int i = 0; i < 50; i++) {
+            assertTrue(arks.add(a.mint(null, null)));
+            assertTrue(arks.add(b.mint(null, null)));
+        }
+        assertTrue(arks.stream().allMatch(s -> s.matches("ark:/99999/fk4[0-9bcdfghjkmnpqrstvwxz]{6,}")), arks.toString());
+    }
+}
