@@ -601,9 +601,18 @@ public final class QueueStore implements Closeable {
         lock.job(moved);
         logJob(jid, job.batchId(), from, to, change.reason());
         if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING) {
-            startReportingIfDone(job.batchId());
+            reportIfDone(job.batchId());
         }
         return moved;
+    }
+
+    /** The committed transition stands whatever happens here; the reporting sweep retries. */
+    private void reportIfDone(String bid) {
+        try {
+            startReportingIfDone(bid);
+        } catch (RuntimeException e) {
+            LOG.warn("batch {}: not checked for completion now ({}); the reporting sweep will", bid, e.getMessage());
+        }
     }
 
     /** Moves the job's batch reference between categories and bumps batch-processing's version. */
@@ -644,8 +653,21 @@ public final class QueueStore implements Closeable {
         commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
         logJob(jid, job.batchId(), job.state(), JobState.DELETED, reason);
         if (ref == BatchRef.PROCESSING) {
-            startReportingIfDone(job.batchId());
+            reportIfDone(job.batchId());
         }
+    }
+
+    /** Removes what is left of a batch (its jobs already deleted): the batch node and everything under it. */
+    void deleteBatchNodes(String bid) {
+        try {
+            client.delete().deletingChildrenIfNeeded().forPath(QueuePaths.batch(bid));
+            operations.incrementAndGet();
+        } catch (KeeperException.NoNodeException e) {
+            // already gone
+        } catch (Exception e) {
+            throw wrap("delete batch " + bid, e);
+        }
+        fire(TransitionEvent.BATCH, bid, bid, null, BatchState.DELETED.wire(), "removed");
     }
 
     // ------------------------------------------------------------------ holds

@@ -1,0 +1,20 @@
+package org.cdlib.mrt.ingestqueue.maintenance;
+
+import java.time.Clock;
+import java.time.Duration;
+import org.cdlib.mrt.ingestqueue.QueueContext;
+import org.cdlib.mrt.ingestqueue.QueueModule;
+import org.cdlib.mrt.ingestqueue.queue.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
+
+/** Binds {@code adminActions}, {@code consistencyCheck} and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D). */
+public final class MaintenanceModule implements QueueModule {
+
+    @Override
+    public void bind(QueueContext ctx) {
+        AdminActions admin = new AdminActions(ctx.store(), Clock.systemUTC());
+        ctx.bind("adminActions", admin);
+        ctx.bind("consistencyCheck", new ConsistencyCheck(ctx.store()));
+        ctx.bind("cleanupStep", new CleanupStep(admin, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7))));
+    }
+}
