@@ -70,8 +70,7 @@ public final class AdminActions {
         try {
             Job job = lock.job();
             if (from != null && job.state() != from) {
-                throw new IllegalTransitionException("job " + jid + " is " + job.state() + ", not " + from,
-                        Transitions.allowedFrom(Transitions.JOB, job.state()));
+                throw notIn("job " + jid, job.state(), from, Transitions.allowedFrom(Transitions.JOB, job.state()));
             }
             return store.move(lock, target.apply(job.status()), Change.because(reason), Transition.By.ADMIN);
         } catch (RuntimeException e) {
@@ -100,7 +99,7 @@ public final class AdminActions {
         BatchLock lock = lockBatch(bid);
         if (lock.batch().state() != BatchState.HELD) {
             store.unlock(lock);
-            throw new IllegalTransitionException("batch " + bid + " is " + lock.batch().state() + ", not held",
+            throw notIn("batch " + bid, lock.batch().state(), BatchState.HELD,
                     Transitions.allowedFrom(Transitions.BATCH, lock.batch().state()));
         }
         return move(lock, BatchState.PENDING, "released by " + by);
@@ -251,6 +250,13 @@ public final class AdminActions {
             }
         }
         return new CleanupResult(batches, jobs);
+    }
+
+    private static IllegalTransitionException notIn(String what, Object state, Object expected,
+            List<? extends Transition<?>> allowed) {
+        return new IllegalTransitionException(what + " is " + state + ", not " + expected + "; allowed from " + state + ": "
+                + (allowed.isEmpty() ? "nothing" : allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct()
+                        .collect(java.util.stream.Collectors.joining(", "))), allowed);
     }
 
     private void unlockQuietly(JobLock lock) {

@@ -1,0 +1,211 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Every admin action of the design on a real ZooKeeper, and every refusal writing nothing. */
+class AdminActionsTest {
+    static TestingServer zk;
+    static CuratorFramework client;
+
+    @TempDir
+    Path dir;
+    QueueStore store;
+    AdminActions admin;
+    ConsistencyCheck fsck;
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+        client = QueueTestSupport.client(zk);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        client.close();
+        zk.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, dir);
+        admin = new AdminActions(store, Clock.systemUTC());
+        fsck = new ConsistencyCheck(store);
+    }
+
+    /** A job of a new batch walked by workers to {@code state} (pipeline states only). */
+    String jobIn(JobState state) {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        JobState s = JobState.PENDING;
+        while (s != state) {
+            JobLock lock = store.claim(s, store.loadJob(jid).refName(), "worker").orElseThrow();
+            s = s.successor();
+            store.transition(lock, s, Change.because("test"));
+        }
+        return jid;
+    }
+
+    String failedIn(JobState state) {
+        String jid = jobIn(state);
+        JobLock lock = store.claim(state, store.loadJob(jid).refName(), "worker").orElseThrow();
+        store.transition(lock, JobState.FAILED, Change.failure("boom"));
+        return jid;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = JobState.class, names = {"PENDING", "ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    void aJobHeldInAnyWorkingStateIsReleasedBackToWhereItWas(JobState state) {
+        String jid = jobIn(state);
+        assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
+        assertEquals(1, store.jobRefs(JobState.HELD).size());
+        // released to the state after the last success: estimating had not succeeded at anything yet
+        assertEquals(state == JobState.ESTIMATING ? JobState.PENDING : state, admin.releaseJob(jid, "op").state());
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    void aFailedJobIsRequeuedToTheStateAfterItsLastSuccessAndCountsTheRetry(JobState failedIn) {
+        String jid = failedIn(failedIn);
+        Job failed = store.loadJob(jid);
+        assertEquals("boom", failed.status().errorMessage());
+        Job requeued = admin.requeueJob(jid, "op");
+        JobState expected = failedIn == JobState.ESTIMATING ? JobState.PENDING : failedIn;
+        assertEquals(expected, requeued.state());
+        assertEquals(1, requeued.status().retryCount());
+        assertEquals(failed.status().lastSuccessfulStatus(), requeued.status().lastSuccessfulStatus(), "kept on requeue");
+        assertEquals(null, requeued.status().errorMessage());
+        assertEquals(List.of(jid), store.loadBatch(failed.batchId()).jobs(BatchRef.PROCESSING), "back under batch-processing");
+        assertTrue(fsck.check().clean());
+    }
+
+    @Test
+    void refusalsNameTheStateAndWhatIsAllowedAndWriteNothing() {
+        String jid = jobIn(JobState.DOWNLOADING);
+        Job before = store.loadJob(jid);
+        IllegalTransitionException e = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(jid, "op"));
+        assertTrue(e.getMessage().contains("is downloading, not failed") && e.getMessage().contains("held (hold)"), e.getMessage());
+        assertFalse(e.allowed().isEmpty());
+        assertThrows(IllegalTransitionException.class, () -> admin.releaseJob(jid, "op"));
+        assertThrows(IllegalTransitionException.class, () -> admin.deleteJob(jid, true, "op"));
+        assertEquals(before.statusVersion(), store.loadJob(jid).statusVersion(), "nothing written");
+        assertEquals(null, store.loadJob(jid).lockOwner(), "the admin's lock is released");
+
+        String done = jobIn(JobState.COMPLETED);
+        assertThrows(IllegalTransitionException.class, () -> admin.holdJob(done, "op"));
+        assertThrows(NotFoundException.class, () -> admin.holdJob("jid9999999999", "op"));
+        assertThrows(NotFoundException.class, () -> admin.holdBatch("bid9999999999", "op"));
+        assertTrue(fsck.check().clean());
+    }
+
+    @Test
+    void aJobAWorkerHoldsIsRefusedNamingTheWorker() {
+        String jid = jobIn(JobState.PROCESSING);
+        JobLock worker = store.claim(JobState.PROCESSING, store.loadJob(jid).refName(), "processing-3").orElseThrow();
+        LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
+        assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
+        store.transition(worker, JobState.RECORDING, Change.because("done"));
+        assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
+    }
+
+    @Test
+    void deletingAJobOfAnOpenBatchNeedsConfirmation() {
+        String held = jobIn(JobState.ESTIMATING);
+        String bid = store.loadJob(held).batchId();
+        admin.holdJob(held, "op");
+        AdminActions.ConfirmRequiredException e = assertThrows(AdminActions.ConfirmRequiredException.class,
+                () -> admin.deleteJob(held, false, "op"));
+        assertTrue(e.getMessage().contains(bid) && e.getMessage().contains("confirm"), e.getMessage());
+        assertTrue(store.findJob(held).isPresent(), "nothing deleted without confirmation");
+        admin.deleteJob(held, true, "op");
+        assertTrue(store.findJob(held).isEmpty());
+        assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "its batch has no open job left, so it reports");
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+    }
+
+    @Test
+    void batchesAreHeldReleasedDeletedAndUpdateReported() {
+        String pending = store.createBatch(QueueTestSupport.submission("demo_content"));
+        assertEquals(BatchState.HELD, admin.holdBatch(pending, "op").state());
+        assertEquals(BatchState.PENDING, admin.releaseBatch(pending, "op").state());
+        admin.holdBatch(pending, "op");
+        admin.deleteBatch(pending, "op");
+        assertFalse(store.batchIds().contains(pending));
+
+        String jid = failedIn(JobState.RECORDING);
+        String bid = store.loadJob(jid).batchId();
+        BatchLock reporting = store.tryLockBatch(bid, "reporter").orElseThrow();
+        store.transition(reporting, BatchState.FAILED, "reported", new StatusReport("t", List.of(jid), List.of(), 1), null);
+        admin.requeueJob(jid, "op");
+        IllegalTransitionException open = assertThrows(IllegalTransitionException.class, () -> admin.updateReporting(bid, "op"));
+        assertTrue(open.getMessage().contains(jid), open.getMessage());
+        JobLock w = store.claim(JobState.RECORDING, store.loadJob(jid).refName(), "w").orElseThrow();
+        store.transition(w, JobState.NOTIFY, Change.because("t"));
+        w = store.claim(JobState.NOTIFY, store.loadJob(jid).refName(), "w").orElseThrow();
+        store.transition(w, JobState.COMPLETED, Change.because("t"));
+        assertEquals(BatchState.FAILED, store.loadBatch(bid).state(), "a failed batch waits for the operator");
+        assertEquals(BatchState.UPDATE_REPORTING, admin.updateReporting(bid, "op").state());
+
+        String failedBatch = store.loadJob(failedIn(JobState.NOTIFY)).batchId();
+        BatchLock l = store.tryLockBatch(failedBatch, "reporter").orElseThrow();
+        store.transition(l, BatchState.FAILED, "reported", null, null);
+        admin.deleteBatch(failedBatch, "op");
+        assertFalse(store.batchIds().contains(failedBatch));
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+    }
+
+    @Test
+    void aCollectionHoldAndReleaseAllFreeEveryHeldJobOfTheCollection() {
+        admin.holdCollection("demo_content", "op");
+        assertTrue(store.isCollectionHeld("demo_content"));
+        String a = jobIn(JobState.PENDING);
+        String b = jobIn(JobState.DOWNLOADING);
+        admin.holdJob(a, "op");
+        admin.holdJob(b, "op");
+        admin.releaseCollection("demo_content", "op");
+        assertEquals(2, admin.releaseCollectionJobs("demo_content", "op"));
+        assertEquals(JobState.PENDING, store.loadJob(a).state());
+        assertEquals(JobState.DOWNLOADING, store.loadJob(b).state());
+        assertThrows(NotFoundException.class, () -> admin.releaseCollection("demo_content", "op"));
+        admin.holdQueue("op");
+        assertTrue(store.isQueueHeld());
+        admin.releaseQueue("op");
+        assertFalse(store.isQueueHeld());
+    }
+
+    @Test
+    void cleanupRemovesBatchesCompletedLongerAgoThanTheRetentionOnly() {
+        String jid = jobIn(JobState.COMPLETED);
+        String bid = store.loadJob(jid).batchId();
+        BatchLock l = store.tryLockBatch(bid, "reporter").orElseThrow();
+        store.transition(l, BatchState.COMPLETED, "reported", null, null);
+        assertEquals(new AdminActions.CleanupResult(0, 0), admin.cleanup(Duration.ofDays(7)));
+        assertTrue(store.findJob(jid).isPresent());
+        AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
+        assertEquals(new AdminActions.CleanupResult(1, 1), later.cleanup(Duration.ofDays(7)));
+        assertTrue(store.findJob(jid).isEmpty());
+        assertFalse(store.batchIds().contains(bid));
+        assertTrue(store.jobRefs(JobState.COMPLETED).isEmpty());
+        assertTrue(fsck.check().clean());
+    }
+}
