@@ -1,0 +1,178 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Crash points, contention and session expiry on a real ZooKeeper: a transition is all or
+ * nothing, exactly one of two contenders gets a job, an expired writer changes nothing.
+ */
+class CrashAndContentionTest {
+    static TestingServer zk;
+    static CuratorFramework client;
+
+    @TempDir
+    Path dir;
+    QueueStore store;
+    ConsistencyCheck fsck;
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+        client = QueueTestSupport.client(zk);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        client.close();
+        zk.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        QueueTestSupport.wipe(client);
+        store = QueueTestSupport.store(client, dir);
+        fsck = new ConsistencyCheck(store);
+    }
+
+    /**
+     * Makes one op of the failing transition (failed → job ref, batch ref, lock) impossible by
+     * putting a node in its way, as a crash of another writer half-way would; the transaction must
+     * then write nothing at all.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"status-version", "new-job-reference", "new-batch-reference", "lock"})
+    void aTransitionThatCannotCompleteWritesNothing(String obstacle) throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        JobLock lock = store.claim(JobState.PENDING, store.loadJob(jid).refName(), "w").orElseThrow();
+        switch (obstacle) {
+            case "status-version" -> client.setData().forPath(QueuePaths.jobStatus(jid),
+                    client.getData().forPath(QueuePaths.jobStatus(jid)));
+            case "new-job-reference" -> client.create().forPath(QueuePaths.jobRef(JobState.FAILED, 5, jid));
+            case "new-batch-reference" -> client.create().forPath(QueuePaths.batchRef(bid, BatchRef.FAILED, jid));
+            default -> client.delete().forPath(QueuePaths.jobLock(jid));
+        }
+        Job before = store.loadJob(jid);
+        assertThrows(QueueException.class, () -> store.transition(lock, JobState.FAILED, Change.failure("x")));
+        Job after = store.loadJob(jid);
+        assertEquals(JobState.PENDING, after.state(), "status untouched");
+        assertEquals(before.statusVersion(), after.statusVersion());
+        assertTrue(client.checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
+        assertTrue(store.loadBatch(bid).jobs(BatchRef.PROCESSING).contains(jid), "batch reference kept");
+        // the only thing fsck may find is the obstacle the test itself put there
+        List<String> kinds = fsck.check().violations().stream().map(ConsistencyCheck.Violation::kind).toList();
+        switch (obstacle) {
+            case "new-job-reference" -> assertEquals(List.of("several-references"), kinds);
+            case "new-batch-reference" -> assertEquals(List.of("wrong-batch-reference"), kinds);
+            default -> assertEquals(List.of(), kinds);
+        }
+    }
+
+    @Test
+    void aWriterWhoseSessionExpiredChangesNothingAndItsJobIsFreeForOthers() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        try (CuratorFramework doomed = QueueTestSupport.client(zk, 4000)) {
+            QueueStore doomedStore = QueueTestSupport.store(doomed, dir);
+            JobLock lock = doomedStore.claim(JobState.PENDING, store.loadJob(jid).refName(), "doomed").orElseThrow();
+            doomed.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.loadJob(jid).lockOwner() == null);
+            StaleLockException e = assertThrows(StaleLockException.class,
+                    () -> doomedStore.transition(lock, JobState.ESTIMATING, Change.because("late")));
+            assertTrue(e.getMessage().contains("expired"), e.getMessage());
+        }
+        assertEquals(JobState.PENDING, store.loadJob(jid).state());
+        JobLock mine = store.claim(JobState.PENDING, store.loadJob(jid).refName(), "survivor").orElseThrow();
+        store.transition(mine, JobState.ESTIMATING, Change.because("t"));
+        assertTrue(fsck.check().clean());
+    }
+
+    @Test
+    void twoSessionsContendingForJobsEachGetDisjointJobsAndEveryJobOnce() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 60, 5);
+        List<String> all = store.loadBatch(bid).jobs(BatchRef.PROCESSING);
+        try (CuratorFramework other = QueueTestSupport.client(zk)) {
+            QueueStore[] stores = {store, QueueTestSupport.store(other, dir)};
+            List<String> moved = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch go = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                QueueStore s = stores[t % 2];
+                String worker = "w" + t;
+                done.add(pool.submit(() -> {
+                    go.await();
+                    for (var lock = s.claimNext(JobState.PENDING, worker); lock.isPresent(); lock = s.claimNext(JobState.PENDING, worker)) {
+                        s.transition(lock.get(), JobState.ESTIMATING, Change.because(worker));
+                        moved.add(lock.get().jid());
+                    }
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> f : done) {
+                f.get();
+            }
+            pool.shutdown();
+            assertEquals(all.size(), moved.size(), "every job moved exactly once");
+            assertEquals(new HashSet<>(all), Set.copyOf(moved));
+        }
+        assertTrue(fsck.check().clean());
+    }
+
+    @Test
+    void aTenThousandJobBatchIsCreatedListedAndWalkedToCompleted() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 10_000, 5);
+        assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.PROCESSING).size());
+        assertEquals(10_000, store.jobCounts().get(JobState.PENDING));
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
+            List<String> refs = store.jobRefs(s);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int slice = t;
+                JobState state = s;
+                done.add(pool.submit(() -> {
+                    for (int i = slice; i < refs.size(); i += threads) {
+                        JobLock l = store.claim(state, refs.get(i), "w" + slice).orElseThrow();
+                        store.transition(l, state.successor(), Change.because("walk"));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            assertTrue(store.jobRefs(s).isEmpty(), s + " drained");
+        }
+        pool.shutdown();
+        assertEquals(10_000, store.jobCounts().get(JobState.COMPLETED));
+        assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.COMPLETED).size());
+        assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "the last job ending moved the batch once");
+    }
+}
