@@ -40,7 +40,7 @@ public final class DepositorMail {
 
     public MimeMessage queued(Batch batch, List<String> to) throws Exception {
         String body = "Submission ID: " + batch.id() + "\n"
-                + "Jobs queued: " + batch.jobCount() + "\n"
+                + "Jobs queued: " + batch.status().jobsCreated() + "\n"
                 + "Submitter: " + batch.submission().submitter() + "\n"
                 + "Submission date: " + batch.submission().submitted() + "\n"
                 + "Status: QUEUED\n";

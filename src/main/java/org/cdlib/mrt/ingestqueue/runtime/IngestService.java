@@ -43,6 +43,7 @@ public final class IngestService implements AutoCloseable {
     private EmbeddedZooKeeper zookeeper;
     private CuratorFramework client;
     private QueueStore store;
+    private ProfileDirectory profiles;
 
     public IngestService(Map<String, String> overrides) {
         this(overrides, Map.of());
@@ -131,7 +132,8 @@ public final class IngestService implements AutoCloseable {
         }
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
-        ProfileDirectory profiles = new ProfileDirectory(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
+        profiles = new ProfileDirectory(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
+        profiles.watch(cfg.durationProperty("ingest.profiles.reload", Duration.ofSeconds(5)));
         camel.getRegistry().bind("queueStore", store);
         camel.getRegistry().bind("profiles", profiles);
         QueueContext ctx = new QueueContext(camel, store, profiles);
@@ -167,6 +169,9 @@ public final class IngestService implements AutoCloseable {
     }
 
     private synchronized void closeQueue() {
+        if (profiles != null) {
+            profiles.close();
+        }
         if (store != null) {
             store.close();
             store = null;

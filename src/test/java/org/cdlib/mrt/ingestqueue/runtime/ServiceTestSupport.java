@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.StatusReport;
 
 /** The service on a test ZooKeeper, with the job steps replaced by steps that record what they saw. */
-final class ServiceTestSupport {
+public final class ServiceTestSupport {
     static final List<String> JOB_STEPS = List.of("estimateStep", "provisionStep", "downloadStep", "processStep",
             "recordStep", "notifyStep", "completeStep");
 
@@ -54,24 +54,41 @@ final class ServiceTestSupport {
     }
 
     final Map<String, RecordingStep> steps = new HashMap<>();
+
+    /** The step fails the job once with {@code message}, then lets it pass. */
+    public void failOnce(String step, String jid, String message) {
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        steps.get(step).behaviour.put(jid, e -> {
+            if (!failed.getAndSet(true)) {
+                throw new IllegalStateException(message);
+            }
+        });
+    }
     final CountingReport report = new CountingReport();
     final RecordingStep queuedMail = new RecordingStep();
 
-    Map<String, Object> beans() {
+    public Map<String, Object> beans() {
+        return beans(false);
+    }
+
+    /** With {@code realReporting}, the service's own report, mail and sweep steps run. */
+    public Map<String, Object> beans(boolean realReporting) {
         Map<String, Object> beans = new HashMap<>();
         for (String s : JOB_STEPS) {
             steps.put(s, new RecordingStep());
             beans.put(s, steps.get(s));
         }
-        beans.put("reportStep", report);
-        beans.put("updateReportStep", report);
-        beans.put("queuedMailStep", queuedMail);
-        beans.put("reportingSweep", (Processor) e -> { });
+        if (!realReporting) {
+            beans.put("reportStep", report);
+            beans.put("updateReportStep", report);
+            beans.put("queuedMailStep", queuedMail);
+            beans.put("reportingSweep", (Processor) e -> { });
+        }
         beans.put("cleanupStep", (Processor) e -> { });
         return beans;
     }
 
-    static Map<String, String> config(String zookeeper, Path dir) {
+    public static Map<String, String> config(String zookeeper, Path dir) {
         Map<String, String> c = new HashMap<>();
         c.put("zookeeper.connect", zookeeper);
         c.put("zookeeper.session-timeout", "PT5S");

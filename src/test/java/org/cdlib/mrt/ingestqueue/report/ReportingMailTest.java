@@ -1,0 +1,220 @@
+package org.cdlib.mrt.ingestqueue.report;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.icegreen.greenmail.util.GreenMail;
+import com.icegreen.greenmail.util.ServerSetup;
+import jakarta.mail.BodyPart;
+import jakarta.mail.Multipart;
+import jakarta.mail.internet.MimeMessage;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.queue.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Batch reports and depositor mail through a real SMTP server (GreenMail) and the real service. */
+class ReportingMailTest {
+    static TestingServer zk;
+    static WireMockServer http;
+
+    @TempDir
+    Path dir;
+    GreenMail smtp;
+    int smtpPort;
+    ServiceTestSupport support;
+    IngestService service;
+    QueueStore store;
+
+    @BeforeAll
+    static void servers() throws Exception {
+        zk = new TestingServer(true);
+        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
+        http.start();
+    }
+
+    @AfterAll
+    static void stopServers() throws Exception {
+        http.stop();
+        zk.close();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        try (var c = QueueTestSupport.client(zk)) {
+            QueueTestSupport.wipe(c);
+        }
+        smtp = new GreenMail(new ServerSetup(0, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
+        smtp.start();
+        smtpPort = smtp.getSmtp().getPort();
+        Path profiles = Files.createDirectories(dir.resolve("profiles"));
+        for (String[] p : new String[][] {{"demo_content", "none"}, {"partial_content", "partial"}, {"full_content", "full"}}) {
+            Files.writeString(profiles.resolve(p[0]), "ProfileID: " + p[0] + "\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n"
+                    + "Notification.1: curator@example.org\nNotification.2: second@example.org\nNotificationSuppression: " + p[1] + "\n");
+        }
+        support = new ServiceTestSupport();
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        config.put("ingest.mail.smtp.host", "127.0.0.1");
+        config.put("ingest.mail.smtp.port", Integer.toString(smtpPort));
+        config.put("ingest.mail.from", "ingest@example.org");
+        service = new IngestService(config, support.beans(true)).start();
+        store = service.store();
+    }
+
+    @AfterEach
+    void stop() {
+        service.close();
+        smtp.stop();
+    }
+
+    String submit(String profile, int files) {
+        StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
+                + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
+                + " | nfo:fileLastModified | nfo:fileName\n");
+        for (int i = 0; i < files; i++) {
+            m.append("http://example.org/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+        }
+        String path = "/b" + System.nanoTime() + ".checkm";
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
+        return store.createBatch(new BatchSubmission(profile, "depositor", http.baseUrl() + path, "t", "w", null, null,
+                "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
+    }
+
+    BatchState awaitEnd(String bid) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            BatchState s = store.loadBatch(bid).state();
+            return s == BatchState.COMPLETED || s == BatchState.FAILED;
+        });
+        return store.loadBatch(bid).state();
+    }
+
+    static String text(MimeMessage m) throws Exception {
+        Object c = m.getContent();
+        if (c instanceof Multipart mp) {
+            return (String) mp.getBodyPart(0).getContent();
+        }
+        return (String) c;
+    }
+
+    static String attachment(MimeMessage m, String name) throws Exception {
+        Multipart mp = (Multipart) m.getContent();
+        for (int i = 0; i < mp.getCount(); i++) {
+            BodyPart p = mp.getBodyPart(i);
+            if (name.equals(p.getFileName())) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                p.getDataHandler().writeTo(out);
+                return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        throw new AssertionError("no attachment " + name);
+    }
+
+    MimeMessage mailWithSubject(String subject) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> List.of(smtp.getReceivedMessages()).stream()
+                .anyMatch(m -> subjectOf(m).equals(subject)));
+        return List.of(smtp.getReceivedMessages()).stream().filter(m -> subjectOf(m).equals(subject)).findFirst().orElseThrow();
+    }
+
+    static String subjectOf(MimeMessage m) {
+        try {
+            return m.getSubject();
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
+    @Test
+    void aCompletedBatchIsQueuedThenReportedOkToTheProfilesRecipients() throws Exception {
+        String bid = submit("demo_content", 2);
+        assertEquals(BatchState.COMPLETED, awaitEnd(bid));
+        MimeMessage queued = mailWithSubject("Ingest: OK -- Submission Queued: " + bid);
+        assertTrue(text(queued).contains("Jobs queued: 2"), text(queued));
+        MimeMessage done = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
+        assertEquals("ingest@example.org", done.getFrom()[0].toString());
+        // GreenMail delivers one copy per recipient
+        assertEquals(2, List.of(smtp.getReceivedMessages()).stream()
+                .filter(m -> subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)).count());
+        String body = text(done);
+        assertTrue(body.contains("Submission ID: " + bid) && body.contains("Completed jobs: 2") && body.contains("Failed jobs: 0")
+                && body.contains("Pending jobs: 0") && body.contains("Submitter: depositor")
+                && body.contains("Submission date: 2026-11-22T10:00:00Z") && body.contains("Status: COMPLETED"), body);
+        assertTrue(attachment(done, "completed.json").contains("\"job_id\" : \"jid0000000001\""));
+        assertEquals("[ ]", attachment(done, "failed.json").strip());
+        var report = store.loadBatch(bid).statusReport();
+        assertEquals(List.of("jid0000000001", "jid0000000002"), report.successfulJobs());
+        assertEquals(List.of(), report.failedJobs());
+    }
+
+    @Test
+    void aFailedJobMakesAFailReportNamingItAndAnUpdateReportNamesItWhenItRecovers() throws Exception {
+        support.failOnce("downloadStep", "jid0000000002", "http://example.org/f1.txt: HTTP 404");
+        String bid = submit("demo_content", 2);
+        assertEquals(BatchState.FAILED, awaitEnd(bid));
+        MimeMessage fail = mailWithSubject("Ingest: FAIL -- Submission Processed: " + bid);
+        String body = text(fail);
+        assertTrue(body.contains("Failed jobs: 1") && body.contains("Completed jobs: 1")
+                && body.contains("First failure: jid0000000002: downloading: http://example.org/f1.txt: HTTP 404"), body);
+        assertTrue(attachment(fail, "failed.json").contains("jid0000000002"));
+        assertEquals(List.of("jid0000000002"), store.loadBatch(bid).statusReport().failedJobs());
+
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
+        admin.requeueJob("jid0000000002", "op");
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.loadBatch(bid).jobs(BatchRef.COMPLETED).size() == 2);
+        admin.updateReporting(bid, "op");
+        assertEquals(BatchState.COMPLETED, awaitEnd(bid));
+        await().atMost(Duration.ofSeconds(20)).until(() -> List.of(smtp.getReceivedMessages()).stream()
+                .anyMatch(m -> subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)));
+        MimeMessage update = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
+        assertTrue(text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"), text(update));
+        assertEquals(2, store.loadBatch(bid).statusReport().reports());
+    }
+
+    @Test
+    void partialSuppressionDropsTheQueuedMailAndFullSuppressionEveryMail() throws Exception {
+        String partial = submit("partial_content", 1);
+        assertEquals(BatchState.COMPLETED, awaitEnd(partial));
+        mailWithSubject("Ingest: OK -- Submission Processed: " + partial);
+        String full = submit("full_content", 1);
+        assertEquals(BatchState.COMPLETED, awaitEnd(full));
+        assertTrue(List.of(smtp.getReceivedMessages()).stream().map(ReportingMailTest::subjectOf)
+                .noneMatch(s -> s.contains("Queued: " + partial) || s.endsWith(full)));
+    }
+
+    @Test
+    void whileTheMailServerIsDownTheBatchWaitsInReportingAndIsReportedWhenItIsBack() throws Exception {
+        smtp.stop();
+        String bid = submit("demo_content", 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.loadBatch(bid).state() == BatchState.REPORTING);
+        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3))
+                .until(() -> store.loadBatch(bid).state() == BatchState.REPORTING);
+        smtp = new GreenMail(new ServerSetup(smtpPort, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
+        smtp.start();
+        assertEquals(BatchState.COMPLETED, awaitEnd(bid));
+        mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
+    }
+}
