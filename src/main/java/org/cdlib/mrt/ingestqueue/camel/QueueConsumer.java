@@ -56,6 +56,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private volatile boolean connected = true;
     private volatile boolean running;
     private Thread dispatcher;
+    private java.util.Set<StepObserver> observers = java.util.Set.of();
     private ExecutorService workers;
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
@@ -91,6 +92,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     protected void doStart() throws Exception {
         super.doStart();
         running = true;
+        observers = getEndpoint().getCamelContext().getRegistry().findByType(StepObserver.class);
         workers = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
         store.client().getConnectionStateListenable().addListener(connectionListener);
@@ -256,10 +258,15 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     /** Runs the route; any exception it raised is left on the exchange. */
     protected final void runRoute(Exchange exchange) {
+        long start = System.nanoTime();
         try {
             getProcessor().process(exchange);
         } catch (Exception e) {
             exchange.setException(e);
+        }
+        java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - start);
+        for (StepObserver o : observers) {
+            o.stepEnded(name(), took, exchange.getException() != null);
         }
     }
 

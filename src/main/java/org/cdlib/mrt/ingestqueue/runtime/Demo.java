@@ -49,7 +49,7 @@ public final class Demo {
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("camel.server.port", Integer.toString(freePort()));
+        config.put("ingest.http.port", "0");
         config.putAll(extra);
         out.println("demo: queue, storage, inventory and mail outbox under " + dir.toAbsolutePath());
         CompletableFuture<BatchState> finished = new CompletableFuture<>();
@@ -87,8 +87,8 @@ public final class Demo {
         }
     }
 
-    /** Serves the bundled files; manifests name this server in their URLs. */
-    private static HttpServer serve() throws IOException {
+    /** Serves the bundled demo files on localhost; manifests name this server in their URLs. */
+    public static HttpServer serve() throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/demo/", exchange -> {
             String name = exchange.getRequestURI().getPath().substring("/demo/".length());
@@ -128,11 +128,5 @@ public final class Demo {
             m.put(a.substring(0, eq), a.substring(eq + 1));
         }
         return m;
-    }
-
-    private static int freePort() throws IOException {
-        try (var s = new java.net.ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -41,7 +41,7 @@ public final class ProcessingModule implements QueueModule {
         Storage storage = switch (ctx.property("ingest.storage", "local")) {
             case "local" -> new OcflStorage(Path.of(ctx.property("ingest.storage.local.root", "./data/storage")));
             case "http" -> new HttpStorage(http.apply("storage"), ctx.property("ingest.files.base-url",
-                    "http://localhost:" + ctx.property("camel.server.port", "8080") + "/files"));
+                    "http://localhost:" + ctx.property("ingest.http.port", "8080") + "/files"));
             default -> throw new IllegalArgumentException("ingest.storage must be local or http");
         };
         H2Inventory local = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"));

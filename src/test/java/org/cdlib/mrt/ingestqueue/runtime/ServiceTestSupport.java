@@ -97,7 +97,7 @@ public final class ServiceTestSupport {
         c.put("ingest.provisioning.retry-delay", "100");
         c.put("ingest.batch.retry-delay", "200");
         c.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
-        c.put("camel.server.enabled", "false");
+        c.put("ingest.http.port", "0");
         return c;
     }
 }

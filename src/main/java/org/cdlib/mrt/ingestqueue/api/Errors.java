@@ -1,0 +1,41 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
+import org.cdlib.mrt.ingestqueue.queue.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.IllegalTransitionException;
+import org.cdlib.mrt.ingestqueue.queue.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.QueueException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** How the queue's refusals reach an HTTP client: the status that fits and the queue's own message. */
+final class Errors {
+    private static final Logger LOG = LoggerFactory.getLogger(Errors.class);
+
+    private Errors() {
+    }
+
+    static void answer(RoutingContext rc, RuntimeException e) {
+        if (e instanceof IllegalTransitionException t) {
+            HttpApi.fail(rc, 409, t.getMessage(), QueueViews.wire(t.allowed()));
+        } else if (e instanceof LockedException || e instanceof AdminActions.ConfirmRequiredException) {
+            HttpApi.fail(rc, 409, e.getMessage(), List.of());
+        } else if (e instanceof NotFoundException) {
+            HttpApi.fail(rc, 404, e.getMessage(), List.of());
+        } else if (e instanceof ProfileRegistry.UnknownProfileException || e instanceof IllegalArgumentException) {
+            HttpApi.fail(rc, 400, e.getMessage(), List.of());
+        } else if (e instanceof CorruptNodeException) {
+            LOG.error("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
+            HttpApi.fail(rc, 500, e.getMessage() + " (run the consistency check: GET /api/fsck)", List.of());
+        } else if (e instanceof QueueException) {
+            HttpApi.fail(rc, 503, e.getMessage(), List.of());
+        } else {
+            LOG.error("{} {} failed", rc.request().method(), rc.request().path(), e);
+            HttpApi.fail(rc, 500, e.toString(), List.of());
+        }
+    }
+}

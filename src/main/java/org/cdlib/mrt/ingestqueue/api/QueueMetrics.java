@@ -1,0 +1,65 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.cdlib.mrt.ingestqueue.camel.StepObserver;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+
+/**
+ * Prometheus metrics: jobs and batches per state (read at scrape time), transitions (a counter:
+ * Prometheus' rate() gives transitions per second), failures per step, and step durations.
+ */
+public final class QueueMetrics implements StepObserver {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final QueueStore store;
+    private volatile Map<JobState, Integer> jobs = Map.of();
+    private volatile Map<BatchState, Integer> batches = Map.of();
+    private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+
+    public QueueMetrics(QueueStore store) {
+        this.store = store;
+        for (JobState s : JobState.values()) {
+            if (s != JobState.DELETED) {
+                Gauge.builder("ingest.jobs", () -> jobs.getOrDefault(s, 0)).tag("state", s.wire())
+                        .description("jobs in each state").register(registry);
+            }
+        }
+        for (BatchState s : BatchState.values()) {
+            Gauge.builder("ingest.batches", () -> batches.getOrDefault(s, 0)).tag("state", s.wire())
+                    .description("batches in each state").register(registry);
+        }
+        store.addListener(this::transitioned);
+    }
+
+    private void transitioned(TransitionEvent e) {
+        String from = e.from() == null ? "none" : e.from();
+        transitions.computeIfAbsent(e.kind() + from + e.to(), k -> Counter.builder("ingest.transitions")
+                .description("committed state changes").tag("kind", e.kind()).tag("from", from).tag("to", e.to())
+                .register(registry)).increment();
+        if ("failed".equals(e.to()) && TransitionEvent.JOB.equals(e.kind())) {
+            registry.counter("ingest.step.failures", "state", from).increment();
+        }
+    }
+
+    @Override
+    public void stepEnded(String queue, Duration took, boolean failed) {
+        timers.computeIfAbsent(queue + failed, k -> Timer.builder("ingest.step.duration").description("time a route run took")
+                .tag("queue", queue).tag("outcome", failed ? "failed" : "ok").register(registry)).record(took);
+    }
+
+    public String scrape() {
+        jobs = store.jobCounts();
+        batches = store.batchCounts();
+        return registry.scrape();
+    }
+}
