@@ -88,10 +88,10 @@ public final class HttpApi implements Service {
                 .setDeleteUploadedFilesOnEnd(true).setHandleFileUploads(true);
         for (Endpoint e : endpoints) {
             var route = router.route(e.method(), e.path());
-            route.handler(rc -> guard(rc, e.access()));
             if (e.method() == HttpMethod.POST) {
-                route.handler(bodies);
+                route.handler(bodies); // Vert.x reads bodies before any other handler (bounded by ingest.api.max-upload)
             }
+            route.handler(rc -> guard(rc, e.access()));
             route.blockingHandler(rc -> {
                 try {
                     e.handler().handle(rc);
