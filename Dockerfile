@@ -2,7 +2,7 @@
 FROM eclipse-temurin:17-jre
 WORKDIR /opt/ingest-queue
 COPY target/ingest-queue.jar ingest-queue.jar
-COPY application.properties routes/ ./
+COPY application.properties ./
 COPY routes/ routes/
 COPY profiles/ profiles/
 VOLUME /opt/ingest-queue/data

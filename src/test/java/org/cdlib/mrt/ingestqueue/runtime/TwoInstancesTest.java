@@ -1,0 +1,134 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two service instances on one ZooKeeper: one is a separate JVM killed with SIGKILL while it
+ * downloads a job; the other takes the job over once the dead one's session expires, and the
+ * batch completes with every object stored and recorded exactly once.
+ */
+class TwoInstancesTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void whenOneInstanceIsKilledMidJobTheOtherFinishesTheBatchWithEveryJobOnce() throws Exception {
+        try (TestingServer zk = new TestingServer(true)) {
+            WireMockServer http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
+            http.start();
+            Process other = null;
+            IngestService survivor = null;
+            try {
+                http.stubFor(any(urlMatching("/files/.*")).willReturn(aResponse().withBody("x".repeat(2000))
+                        .withChunkedDribbleDelay(20, 4000)));
+                StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
+                        + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | "
+                        + "nfo:fileSize | nfo:fileLastModified | nfo:fileName\n");
+                for (int i = 0; i < 4; i++) {
+                    m.append(http.baseUrl()).append("/files/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+                }
+                http.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
+
+                Map<String, String> config = new HashMap<>();
+                config.put("zookeeper.connect", zk.getConnectString());
+                config.put("zookeeper.session-timeout", "PT4S");
+                config.put("ingest.home", dir.resolve("queue").toString());
+                config.put("ingest.profiles", dir.resolve("profiles").toString());
+                config.put("ingest.storage.local.root", dir.resolve("storage").toString());
+                // both hosts record into one inventory, so "exactly once" can be counted there
+                config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath()
+                        + "/inv;AUTO_SERVER=TRUE");
+                config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
+                config.put("ingest.http.port", "0");
+                config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+
+                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no"));
+                config.forEach((k, v) -> command.add("-D" + k + "=" + v));
+                command.add("-Dingest.concurrency.downloading=4");
+                command.add("org.cdlib.mrt.ingestqueue.Main");
+                other = new ProcessBuilder(command).redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("other-instance.log").toFile()).start();
+                long otherPid = other.pid();
+
+                survivor = new IngestService(config).start();
+                QueueStore store = survivor.store();
+                // give the other instance the first pick: the survivor only starts once it is up
+                await().atMost(Duration.ofSeconds(60)).until(() -> store.client().getChildren().forPath("/jobs/states").size() > 0);
+                String bid = store.createBatch(new BatchSubmission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
+                        "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json",
+                        null, java.time.Instant.now().toString(), null));
+
+                AtomicReference<String> victim = new AtomicReference<>();
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    for (Job j : store.loadJobs(store.jobRefs(JobState.DOWNLOADING).stream()
+                            .map(org.cdlib.mrt.ingestqueue.queue.QueuePaths::jidOfRef).toList())) {
+                        if (j.lockOwner() != null && j.lockOwner().pid() == otherPid) {
+                            victim.set(j.id());
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+                other.destroyForcibly().waitFor();
+
+                await().atMost(Duration.ofSeconds(90)).until(() -> {
+                    BatchState s = store.loadBatch(bid).state();
+                    return s == BatchState.COMPLETED || s == BatchState.FAILED;
+                });
+                Batch batch = store.loadBatch(bid);
+                assertEquals(BatchState.COMPLETED, batch.state(), "batch " + batch);
+                assertEquals(4, batch.jobs(BatchRef.COMPLETED).size());
+                Job taken = store.loadJob(victim.get());
+                assertEquals(JobState.COMPLETED, taken.state());
+                assertEquals(0, taken.status().retryCount(), "taken over, not requeued");
+                try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath()
+                        + "/inv;AUTO_SERVER=TRUE", "sa", "");
+                     ResultSet r = c.createStatement().executeQuery("SELECT COUNT(*), COUNT(DISTINCT ark) FROM versions")) {
+                    r.next();
+                    assertEquals(4, r.getInt(1), "four versions recorded in all");
+                    assertEquals(4, r.getInt(2), "one per object: no job ran twice to the end");
+                }
+                assertTrue(new org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck(store).check().clean());
+            } finally {
+                if (other != null) {
+                    other.destroyForcibly();
+                }
+                if (survivor != null) {
+                    survivor.close();
+                }
+                http.stop();
+            }
+        }
+    }
+}
