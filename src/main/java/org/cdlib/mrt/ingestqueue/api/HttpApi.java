@@ -110,7 +110,8 @@ public final class HttpApi implements Service {
                     : rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed", List.of());
         });
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
-                .setMaxFormAttributeSize(64 * 1024).setMaxHeaderSize(16 * 1024);
+                .setMaxFormAttributeSize(64 * 1024).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
+                .setMaxHeaderSize(16 * 1024);
         try {
             server = vertx.createHttpServer(options).requestHandler(router).listen().toCompletionStage()
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -3,7 +3,6 @@ package org.cdlib.mrt.ingestqueue.camel;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
@@ -38,7 +37,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     protected final ZkQueueEndpoint endpoint;
     protected final QueueStore store;
     private final Semaphore slots;
-    private final Set<String> inHand = ConcurrentHashMap.newKeySet();
+    /** What this consumer works on now, by id; cancelled when the session that locked them is lost. */
+    private final Map<String, Work> inHand = new ConcurrentHashMap<>();
     private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
     private final Object signal = new Object();
     private static final long REFRESH_MS = 200;
@@ -127,6 +127,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private void connectionChanged(org.apache.curator.framework.CuratorFramework client, ConnectionState state) {
         connected = state.isConnected();
+        if (state == ConnectionState.LOST && !inHand.isEmpty()) {
+            // the locks went with the session: whatever the workers still do can no longer be
+            // committed, and the jobs are free for any host (this one included) to take again
+            LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), inHand.size(),
+                    inHand.keySet());
+            inHand.values().forEach(t -> t.cancel(true));
+            inHand.clear();
+        }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);
         } else if (state == ConnectionState.RECONNECTED) {
@@ -191,7 +199,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         notBefore.values().removeIf(t -> t <= now);
         // A busy state changes with every transition; re-reading a long list each time would cost
         // more than the work, so a backlog is worked from the last list for up to a moment.
-        boolean exhausted = cached.stream().allMatch(id -> inHand.contains(id) || notBefore.containsKey(id));
+        boolean exhausted = cached.stream().allMatch(id -> inHand.containsKey(id) || notBefore.containsKey(id));
         if (stale && (exhausted || now - fetchedAt >= REFRESH_MS)) {
             stale = false;
             fetchedAt = now;
@@ -207,7 +215,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             if (!running) {
                 return;
             }
-            if (inHand.contains(id) || notBefore.containsKey(id)) {
+            if (inHand.containsKey(id) || notBefore.containsKey(id)) {
                 continue;
             }
             if (!slots.tryAcquire()) {
@@ -231,9 +239,27 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 }
                 continue;
             }
-            inHand.add(id);
             L claimed = lock.get();
-            workers.execute(() -> run(id, claimed));
+            Work work = new Work(id, () -> run(id, claimed));
+            inHand.put(id, work);
+            workers.execute(work);
+        }
+    }
+
+    /** One claimed item being worked on; its slot is given back however it ends, cancelled included. */
+    private final class Work extends java.util.concurrent.FutureTask<Void> {
+        private final String id;
+
+        Work(String id, Runnable body) {
+            super(body, null);
+            this.id = id;
+        }
+
+        @Override
+        protected void done() {
+            inHand.remove(id, this);
+            slots.release();
+            wake();
         }
     }
 
@@ -250,9 +276,6 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             if (retryLater) {
                 notBefore.put(id, System.currentTimeMillis() + endpoint.getRetryDelay());
             }
-            inHand.remove(id);
-            slots.release();
-            wake();
         }
     }
 

@@ -15,8 +15,6 @@ import java.util.List;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
@@ -27,17 +25,18 @@ import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Batch Pending against a real ZooKeeper, with manifests served over real HTTP. */
 class BatchPendingStepTest {
-    static TestingServer zk;
-    static CuratorFramework client;
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
     static WireMockServer http;
     static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
             + "nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n";
@@ -49,8 +48,6 @@ class BatchPendingStepTest {
 
     @BeforeAll
     static void servers() throws Exception {
-        zk = new TestingServer(true);
-        client = QueueTestSupport.client(zk);
         http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
         http.start();
     }
@@ -58,14 +55,11 @@ class BatchPendingStepTest {
     @AfterAll
     static void stop() throws Exception {
         http.stop();
-        client.close();
-        zk.close();
     }
 
     @BeforeEach
     void setUp() throws Exception {
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, dir.resolve("queue"));
+        store = ZK.store(dir.resolve("queue"));
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), """
                 ProfileID: demo_content

@@ -11,20 +11,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Every admin action of the design on a real ZooKeeper, and every refusal writing nothing. */
 class AdminActionsTest {
-    static TestingServer zk;
-    static CuratorFramework client;
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
 
     @TempDir
     Path dir;
@@ -32,22 +29,9 @@ class AdminActionsTest {
     AdminActions admin;
     ConsistencyCheck fsck;
 
-    @BeforeAll
-    static void start() throws Exception {
-        zk = new TestingServer(true);
-        client = QueueTestSupport.client(zk);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        client.close();
-        zk.close();
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, dir);
+        store = ZK.store(dir);
         admin = new AdminActions(store, Clock.systemUTC());
         fsck = new ConsistencyCheck(store);
     }

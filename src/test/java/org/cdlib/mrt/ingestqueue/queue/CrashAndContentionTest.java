@@ -17,11 +17,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,30 +29,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * nothing, exactly one of two contenders gets a job, an expired writer changes nothing.
  */
 class CrashAndContentionTest {
-    static TestingServer zk;
-    static CuratorFramework client;
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
 
     @TempDir
     Path dir;
     QueueStore store;
     ConsistencyCheck fsck;
 
-    @BeforeAll
-    static void start() throws Exception {
-        zk = new TestingServer(true);
-        client = QueueTestSupport.client(zk);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        client.close();
-        zk.close();
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, dir);
+        store = ZK.store(dir);
         fsck = new ConsistencyCheck(store);
     }
 
@@ -70,18 +55,18 @@ class CrashAndContentionTest {
         String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
         JobLock lock = store.claim(JobState.PENDING, store.loadJob(jid).refName(), "w").orElseThrow();
         switch (obstacle) {
-            case "status-version" -> client.setData().forPath(QueuePaths.jobStatus(jid),
-                    client.getData().forPath(QueuePaths.jobStatus(jid)));
-            case "new-job-reference" -> client.create().forPath(QueuePaths.jobRef(JobState.FAILED, 5, jid));
-            case "new-batch-reference" -> client.create().forPath(QueuePaths.batchRef(bid, BatchRef.FAILED, jid));
-            default -> client.delete().forPath(QueuePaths.jobLock(jid));
+            case "status-version" -> ZK.client().setData().forPath(QueuePaths.jobStatus(jid),
+                    ZK.client().getData().forPath(QueuePaths.jobStatus(jid)));
+            case "new-job-reference" -> ZK.client().create().forPath(QueuePaths.jobRef(JobState.FAILED, 5, jid));
+            case "new-batch-reference" -> ZK.client().create().forPath(QueuePaths.batchRef(bid, BatchRef.FAILED, jid));
+            default -> ZK.client().delete().forPath(QueuePaths.jobLock(jid));
         }
         Job before = store.loadJob(jid);
         assertThrows(QueueException.class, () -> store.transition(lock, JobState.FAILED, Change.failure("x")));
         Job after = store.loadJob(jid);
         assertEquals(JobState.PENDING, after.state(), "status untouched");
         assertEquals(before.statusVersion(), after.statusVersion());
-        assertTrue(client.checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
+        assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
         assertTrue(store.loadBatch(bid).jobs(BatchRef.PROCESSING).contains(jid), "batch reference kept");
         // the only thing fsck may find is the obstacle the test itself put there
         List<String> kinds = fsck.check().violations().stream().map(ConsistencyCheck.Violation::kind).toList();
@@ -96,7 +81,7 @@ class CrashAndContentionTest {
     void aWriterWhoseSessionExpiredChangesNothingAndItsJobIsFreeForOthers() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
-        try (CuratorFramework doomed = QueueTestSupport.client(zk, 4000)) {
+        try (CuratorFramework doomed = QueueTestSupport.client(ZK.server(), 4000)) {
             QueueStore doomedStore = QueueTestSupport.store(doomed, dir);
             JobLock lock = doomedStore.claim(JobState.PENDING, store.loadJob(jid).refName(), "doomed").orElseThrow();
             doomed.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
@@ -115,7 +100,7 @@ class CrashAndContentionTest {
     void twoSessionsContendingForJobsEachGetDisjointJobsAndEveryJobOnce() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 60, 5);
         List<String> all = store.loadBatch(bid).jobs(BatchRef.PROCESSING);
-        try (CuratorFramework other = QueueTestSupport.client(zk)) {
+        try (CuratorFramework other = QueueTestSupport.client(ZK.server())) {
             QueueStore[] stores = {store, QueueTestSupport.store(other, dir)};
             List<String> moved = Collections.synchronizedList(new ArrayList<>());
             CountDownLatch go = new CountDownLatch(1);
@@ -149,28 +134,10 @@ class CrashAndContentionTest {
         String bid = QueueTestSupport.batchWithJobs(store, 10_000, 5);
         assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.PROCESSING).size());
         assertEquals(10_000, store.jobCounts().get(JobState.PENDING));
-        int threads = 4;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        assertEquals(70_000, QueueTestSupport.walkToCompleted(store, 4));
         for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
-            List<String> refs = store.jobRefs(s);
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int slice = t;
-                JobState state = s;
-                done.add(pool.submit(() -> {
-                    for (int i = slice; i < refs.size(); i += threads) {
-                        JobLock l = store.claim(state, refs.get(i), "w" + slice).orElseThrow();
-                        store.transition(l, state.successor(), Change.because("walk"));
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get();
-            }
             assertTrue(store.jobRefs(s).isEmpty(), s + " drained");
         }
-        pool.shutdown();
         assertEquals(10_000, store.jobCounts().get(JobState.COMPLETED));
         assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.COMPLETED).size());
         assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "the last job ending moved the batch once");

@@ -67,6 +67,40 @@ public final class QueueTestSupport {
         }
     }
 
+    /**
+     * Walks every job of every pipeline state to completed as workers would, with {@code threads}
+     * threads each taking its own slice of a state's references (so they never contend).
+     * Returns the number of transitions made.
+     */
+    public static int walkToCompleted(QueueStore store, int threads) throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        int transitions = 0;
+        try {
+            for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
+                List<String> refs = store.jobRefs(s);
+                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int slice = t;
+                    JobState state = s;
+                    done.add(pool.submit(() -> {
+                        for (int i = slice; i < refs.size(); i += threads) {
+                            JobLock l = store.claim(state, refs.get(i), "walker-" + slice).orElseThrow();
+                            store.transition(l, state.successor(), Change.because("walk"));
+                        }
+                        return null;
+                    }));
+                }
+                for (var f : done) {
+                    f.get();
+                }
+                transitions += refs.size();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        return transitions;
+    }
+
     public static QueueStore store(CuratorFramework client, Path home) {
         return new QueueStore(client, home).start();
     }

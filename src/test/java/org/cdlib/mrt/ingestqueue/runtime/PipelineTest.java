@@ -190,6 +190,35 @@ class PipelineTest {
     }
 
     @Test
+    void workInHandWhenTheSessionExpiresIsAbandonedAndRedoneUnderTheNewSession() throws Exception {
+        java.util.concurrent.CountDownLatch redone = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        support.steps.get("processStep").behaviour.put("jid0000000001", e -> {
+            if (runs.incrementAndGet() == 1) {
+                try {
+                    // the first run outlives its session; it may finish only once the job was taken again
+                    redone.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            } else {
+                redone.countDown();
+            }
+        });
+        String bid = submitFiles(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 1);
+        long before = store.client().getZookeeperClient().getZooKeeper().getSessionId();
+        store.client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
+        assertEquals(2, runs.get(), "the step ran again under the new session");
+        assertTrue(store.client().getZookeeperClient().getZooKeeper().getSessionId() != before);
+        Job job = store.loadJob("jid0000000001");
+        assertEquals(JobState.COMPLETED, job.state());
+        assertEquals(0, job.status().retryCount());
+        assertEquals(1, support.steps.get("recordStep").seen.size(), "the abandoned run moved nothing");
+    }
+
+    @Test
     void aCorruptManifestSendsTheBatchToReportingWithTheLineAndNoJobs() {
         String path = "/corrupt.checkm";
         http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody("""

@@ -19,13 +19,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.camel.Exchange;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.Counters;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.services.Callback;
 import org.cdlib.mrt.ingestqueue.services.EzidMinter;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
@@ -38,6 +36,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * inventory and callbacks), a real ZooKeeper, real OCFL and H2.
  */
 class ProcessRecordNotifyTest {
-    static TestingServer zk;
-    static CuratorFramework client;
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
     static WireMockServer http;
 
     @TempDir
@@ -58,8 +57,6 @@ class ProcessRecordNotifyTest {
 
     @BeforeAll
     static void servers() throws Exception {
-        zk = new TestingServer(true);
-        client = QueueTestSupport.client(zk);
         http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
         http.start();
     }
@@ -67,15 +64,12 @@ class ProcessRecordNotifyTest {
     @AfterAll
     static void stop() throws Exception {
         http.stop();
-        client.close();
-        zk.close();
     }
 
     @BeforeEach
     void setUp() throws Exception {
         http.resetAll();
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, dir.resolve("queue"));
+        store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
                 + "StorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n"

@@ -1,0 +1,181 @@
+package org.cdlib.mrt.ingestqueue.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.Processor;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.queue.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+
+/**
+ * {@code mvn -B -Pbench test-compile} (options: {@code -Dbench.jobs=2000 -Dbench.threads=4}).
+ * Pushes N jobs with no-op work through every job state, twice: straight through the queue
+ * store (the cost of the ZooKeeper layer), and through the running service's routes and
+ * consumers (what the watches and hand-offs add). Prints figures; asserts nothing.
+ */
+public final class QueueBenchmark {
+    public static void main(String[] args) throws Exception {
+        int jobs = Integer.getInteger("bench.jobs", 2000);
+        int threads = Integer.getInteger("bench.threads", 4);
+        System.out.printf("machine: %d cores, java %s, %s%n", Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        System.out.printf("zookeeper: in-process TestingServer, forceSync=%s%n", System.getProperty("zookeeper.forceSync", "yes"));
+        Path dir = Files.createTempDirectory("ingest-bench");
+        try (TestingServer zk = new TestingServer(true)) {
+            storeLevel(zk, dir, jobs, threads);
+            serviceLevel(zk, dir, jobs);
+        }
+        System.exit(0);
+    }
+
+    static CuratorFramework client(TestingServer zk) throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 3));
+        c.start();
+        c.blockUntilConnected(10, TimeUnit.SECONDS);
+        return c;
+    }
+
+    static BatchSubmission submission() {
+        return new BatchSubmission("demo_content", "bench", "http://localhost/x", null, null, null, null, "batch-manifest",
+                "add", null, null, null, null, null, null, "json", null, null, null);
+    }
+
+    static void storeLevel(TestingServer zk, Path dir, int n, int threads) throws Exception {
+        try (CuratorFramework c = client(zk)) {
+            QueueStore store = new QueueStore(c, dir.resolve("a")).start();
+            List<NewJob> jobs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                jobs.add(new NewJob(new JobConfiguration(null, "demo_content", "bench", "http://localhost/" + i, "file", null,
+                        null, null, null, null, null, null, null, null, null, null, null, null), new Identifiers(null, List.of()), 5));
+            }
+            long t0 = System.nanoTime();
+            String bid = store.createBatch(submission());
+            BatchLock lock = store.tryLockBatch(bid, "bench").orElseThrow();
+            store.createJobs(lock, jobs);
+            store.transition(lock, BatchState.PROCESSING, "bench", null, null);
+            double createS = (System.nanoTime() - t0) / 1e9;
+            long ops0 = store.operations();
+            long t1 = System.nanoTime();
+            int transitions = org.cdlib.mrt.ingestqueue.queue.QueueTestSupport.walkToCompleted(store, threads);
+            double walkS = (System.nanoTime() - t1) / 1e9;
+            System.out.printf("%nstore level (%d jobs, %d threads)%n", n, threads);
+            System.out.printf("  create batch of %d jobs: %.2f s (%.0f jobs/s)%n", n, createS, n / createS);
+            System.out.printf("  %d transitions (claim + one multi each): %.2f s = %.0f transitions/s, %.0f jobs/s end to end%n",
+                    transitions, walkS, transitions / walkS, n / walkS);
+            System.out.printf("  ZooKeeper operations per transition (claim, read, multi ops): %.1f%n",
+                    (store.operations() - ops0) / (double) transitions);
+        }
+    }
+
+    static void serviceLevel(TestingServer zk, Path dir, int n) throws Exception {
+        Map<String, String> config = new HashMap<>();
+        config.put("zookeeper.connect", zk.getConnectString());
+        config.put("ingest.home", dir.resolve("b").toString());
+        config.put("ingest.profiles", dir.resolve("profiles").toString());
+        config.put("ingest.http.enabled", "false");
+        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
+            config.put("ingest.concurrency." + s, "4");
+        }
+        Map<String, Object> beans = new HashMap<>();
+        Processor noop = e -> { };
+        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep", "notifyStep",
+                "completeStep", "queuedMailStep", "reportStep")) {
+            beans.put(b, noop);
+        }
+        beans.put("reportStep", (Processor) e -> org.cdlib.mrt.ingestqueue.camel.BatchExchange.next(e, BatchState.COMPLETED, "bench"));
+        try (IngestService service = new IngestService(config, beans).start()) {
+            QueueStore store = service.store();
+            Map<String, Long> last = new ConcurrentHashMap<>();
+            List<Long> gaps = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch finished = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<String> ours = new java.util.concurrent.atomic.AtomicReference<>("none");
+            store.addListener(e -> {
+                if (!e.batchId().equals(ours.get())) {
+                    return; // the store-level run's batch is reported by this service too
+                }
+                if (TransitionEvent.JOB.equals(e.kind())) {
+                    long now = System.nanoTime();
+                    Long before = last.put(e.id(), now);
+                    if (before != null && e.from() != null && !e.from().equals("pending")) {
+                        gaps.add(now - before);
+                    }
+                } else if ("completed".equals(e.to())) {
+                    finished.countDown();
+                }
+            });
+            long t0 = System.nanoTime();
+            store.holdQueue("bench"); // create every job first, then let the service go
+            String bid = store.createBatch(submission());
+            ours.set(bid);
+            BatchLock lock = store.tryLockBatch(bid, "bench").orElseThrow();
+            List<NewJob> jobs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                jobs.add(new NewJob(new JobConfiguration(null, "demo_content", "bench", "http://localhost/" + i, "file", null,
+                        null, null, null, null, null, null, null, null, null, null, null, null), new Identifiers(null, List.of()), 5));
+            }
+            store.createJobs(lock, jobs);
+            store.transition(lock, BatchState.PROCESSING, "bench", null, null);
+            t0 = System.nanoTime();
+            store.releaseQueue();
+            finished.await(30, TimeUnit.MINUTES);
+            double s = (System.nanoTime() - t0) / 1e9;
+            List<Long> sorted = new ArrayList<>(gaps);
+            Collections.sort(sorted);
+            System.out.printf("%nthrough the service's routes (%d jobs, concurrency 4 per state, no-op steps)%n", n);
+            System.out.printf("  queue released to batch completed: %.2f s = %.0f jobs/s, %.0f transitions/s%n", s, n / s, n * 7 / s);
+            System.out.printf("  time between a job's consecutive transitions (hand-off + no-op step): median %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
+                    pct(sorted, 50), pct(sorted, 90), pct(sorted, 99));
+
+            // an idle queue: one job at a time, so each gap is the hand-off alone
+            gaps.clear();
+            for (int round = 0; round < 20; round++) {
+                CountDownLatch one = new CountDownLatch(1);
+                store.holdQueue("bench");
+                String single = store.createBatch(submission());
+                ours.set(single);
+                java.util.function.Consumer<TransitionEvent> done = e -> {
+                    if (e.batchId().equals(single) && "completed".equals(e.to()) && TransitionEvent.JOB.equals(e.kind())) {
+                        one.countDown();
+                    }
+                };
+                store.addListener(done);
+                BatchLock l = store.tryLockBatch(single, "bench").orElseThrow();
+                store.createJobs(l, jobs.subList(0, 1));
+                store.transition(l, BatchState.PROCESSING, "bench", null, null);
+                store.releaseQueue();
+                one.await(1, TimeUnit.MINUTES);
+                store.removeListener(done);
+            }
+            List<Long> idle = new ArrayList<>(gaps);
+            Collections.sort(idle);
+            System.out.printf("  idle queue, one job at a time (20 jobs): consecutive transitions median %.1f ms, p90 %.1f ms, max %.1f ms%n",
+                    pct(idle, 50), pct(idle, 90), idle.isEmpty() ? 0 : idle.get(idle.size() - 1) / 1e6);
+        }
+    }
+
+    static double pct(List<Long> sorted, int p) {
+        if (sorted.isEmpty()) {
+            return 0;
+        }
+        return sorted.get(Math.min(sorted.size() - 1, sorted.size() * p / 100)) / 1e6;
+    }
+}

@@ -1,0 +1,114 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.camel.builder.AdviceWith;
+import org.apache.camel.component.mock.MockEndpoint;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.spi.RoutesLoader;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.support.ResourceHelper;
+import org.apache.camel.test.junit5.CamelTestSupport;
+import org.apache.camel.test.junit5.TestExecutionConfiguration;
+import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Each YAML route file on its own in camel-test-junit5, with a mock endpoint woven in after its
+ * steps, consuming from the real queue on a real ZooKeeper: the route takes the job or batch
+ * waiting in its state, runs its steps, and the outcome moves it on.
+ */
+class RouteFileCamelTest extends CamelTestSupport {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    QueueStore store;
+
+    @Override
+    public void configureTest(TestExecutionConfiguration configuration) {
+        configuration.withUseAdviceWith(true);
+    }
+
+    @Override
+    protected void bindToRegistry(Registry registry) throws Exception {
+        store = ZK.store(Files.createTempDirectory("route-test"));
+        registry.bind("queueStore", store);
+        java.util.Map<String, Processor> steps = new java.util.HashMap<>();
+        for (String bean : IngestService.STEP_BEANS) {
+            steps.put(bean, e -> { });
+        }
+        // batch steps choose where the batch goes
+        steps.put("batchPendingStep", e -> BatchExchange.next(e, BatchState.PROCESSING, "test"));
+        steps.put("reportStep", e -> BatchExchange.next(e, BatchState.COMPLETED, "test"));
+        steps.put("updateReportStep", e -> BatchExchange.next(e, BatchState.COMPLETED, "test"));
+        steps.forEach(registry::bind);
+    }
+
+    private void load(String file) throws Exception {
+        PluginHelper.getRoutesLoader(context).loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"job-pending.yaml, job-pending, pending", "estimating.yaml, job-estimating, estimating",
+            "provisioning.yaml, job-provisioning, provisioning", "downloading.yaml, job-downloading, downloading",
+            "processing.yaml, job-processing, processing", "recording.yaml, job-recording, recording",
+            "notify.yaml, job-notify, notify"})
+    void aJobRouteTakesItsJobRunsItsStepsAndMovesItToTheNextState(String file, String routeId, String state) throws Exception {
+        JobState s = JobState.fromWire(state);
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        for (JobState at = JobState.PENDING; at != s; at = at.successor()) {
+            JobLock l = store.claim(at, store.loadJob(jid).refName(), "test").orElseThrow();
+            store.transition(l, at.successor(), Change.because("setup"));
+        }
+        load(file);
+        AdviceWith.adviceWith(context, routeId, a -> a.weaveAddLast().to("mock:end"));
+        MockEndpoint end = getMockEndpoint("mock:end");
+        end.expectedMessageCount(1);
+        context.start();
+        end.assertIsSatisfied(10_000);
+        Exchange got = end.getReceivedExchanges().get(0);
+        assertEquals(jid, JobExchange.job(got).id());
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == s.successor());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"batch-pending.yaml, batch-pending, pending, processing", "batch-reporting.yaml, batch-reporting, reporting, completed",
+            "batch-update-reporting.yaml, batch-update-reporting, update-reporting, completed"})
+    void aBatchRouteTakesItsBatchAndMovesItWhereItsStepSays(String file, String routeId, String state, String next)
+            throws Exception {
+        String bid = store.createBatch(QueueTestSupport.submission("demo_content"));
+        if (!state.equals("pending")) {
+            store.transition(store.tryLockBatch(bid, "test").orElseThrow(), BatchState.REPORTING, "setup", null, null);
+        }
+        if (state.equals("update-reporting")) {
+            store.transition(store.tryLockBatch(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
+            new org.cdlib.mrt.ingestqueue.queue.AdminActions(store, java.time.Clock.systemUTC()).updateReporting(bid, "test");
+        }
+        load(file);
+        AdviceWith.adviceWith(context, routeId, a -> a.weaveAddLast().to("mock:end"));
+        MockEndpoint end = getMockEndpoint("mock:end");
+        end.expectedMessageCount(1);
+        end.expectedHeaderReceived("batchId", bid);
+        context.start();
+        end.assertIsSatisfied(10_000);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.fromWire(next));
+        assertEquals(List.of(), store.loadBatch(bid).jobs(BatchRef.PROCESSING));
+    }
+}
