@@ -50,6 +50,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private volatile boolean stale = true;
     private volatile List<String> cached = new java.util.ArrayList<>();
     private volatile long fetchedAt;
+    private volatile long refreshAt;
     private final ConnectionStateListener connectionListener = this::connectionChanged;
     private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
     private boolean dirty = true;
@@ -175,6 +176,10 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             for (long t : notBefore.values()) {
                 until = Math.min(until, t);
             }
+            if (refreshAt > 0) {
+                until = Math.min(until, refreshAt);
+                refreshAt = 0;
+            }
             while (!dirty && running && System.currentTimeMillis() < until) {
                 try {
                     signal.wait(Math.max(1, until - System.currentTimeMillis()));
@@ -206,9 +211,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             cached = new java.util.ArrayList<>(candidates(watcher));
             LOG.debug("zkqueue {}: candidates {}", name(), cached);
         } else if (stale) {
-            synchronized (signal) {
-                dirty = true; // come back for the fresh list once the moment has passed
-            }
+            refreshAt = fetchedAt + REFRESH_MS; // come back for the fresh list once the moment has passed
         }
         for (java.util.Iterator<String> it = cached.iterator(); it.hasNext(); ) {
             String id = it.next();

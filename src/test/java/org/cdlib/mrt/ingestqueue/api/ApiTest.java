@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,12 +33,15 @@ import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The HTTP API over real HTTP, on the running service with a real ZooKeeper. */
 class ApiTest {
     static TestingServer zk;
-    static WireMockServer http;
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
     static IngestService service;
     static QueueStore store;
     static String base;
@@ -50,8 +53,6 @@ class ApiTest {
     @BeforeAll
     static void start() throws Exception {
         zk = new TestingServer(true);
-        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
-        http.start();
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
         config.put("ingest.api.users", "alice:pw-a:admin|submitter, sam:pw-s:submitter, rita:pw-r");
         config.put("ingest.api.max-upload", "100000");
@@ -65,7 +66,6 @@ class ApiTest {
     @AfterAll
     static void stop() throws Exception {
         service.close();
-        http.stop();
         zk.close();
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,8 +26,6 @@ import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 class BatchPendingStepTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
-    static WireMockServer http;
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
     static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
             + "nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n";
 
@@ -45,17 +45,6 @@ class BatchPendingStepTest {
     Path dir;
     QueueStore store;
     BatchPendingStep step;
-
-    @BeforeAll
-    static void servers() throws Exception {
-        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
-        http.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        http.stop();
-    }
 
     @BeforeEach
     void setUp() throws Exception {

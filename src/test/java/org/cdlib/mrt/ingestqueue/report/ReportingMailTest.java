@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetup;
@@ -22,26 +22,27 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Batch reports and depositor mail through a real SMTP server (GreenMail) and the real service. */
 class ReportingMailTest {
-    static TestingServer zk;
-    static WireMockServer http;
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
 
     @TempDir
     Path dir;
@@ -51,24 +52,8 @@ class ReportingMailTest {
     IngestService service;
     QueueStore store;
 
-    @BeforeAll
-    static void servers() throws Exception {
-        zk = new TestingServer(true);
-        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
-        http.start();
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        http.stop();
-        zk.close();
-    }
-
     @BeforeEach
     void start() throws Exception {
-        try (var c = QueueTestSupport.client(zk)) {
-            QueueTestSupport.wipe(c);
-        }
         smtp = new GreenMail(new ServerSetup(0, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
         smtp.start();
         smtpPort = smtp.getSmtp().getPort();
@@ -78,7 +63,7 @@ class ReportingMailTest {
                     + "Notification.1: curator@example.org\nNotification.2: second@example.org\nNotificationSuppression: " + p[1] + "\n");
         }
         support = new ServiceTestSupport();
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
         config.put("ingest.mail.smtp.host", "127.0.0.1");
         config.put("ingest.mail.smtp.port", Integer.toString(smtpPort));
         config.put("ingest.mail.from", "ingest@example.org");

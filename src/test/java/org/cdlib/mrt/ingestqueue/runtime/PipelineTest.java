@@ -8,13 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
@@ -24,11 +23,11 @@ import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.junit.jupiter.api.AfterAll;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,8 +38,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * are honoured, failures name their cause.
  */
 class PipelineTest {
-    static TestingServer zk;
-    static WireMockServer http;
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
 
     @TempDir
     Path dir;
@@ -48,26 +50,10 @@ class PipelineTest {
     IngestService service;
     QueueStore store;
 
-    @BeforeAll
-    static void servers() throws Exception {
-        zk = new TestingServer(true);
-        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
-        http.start();
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        http.stop();
-        zk.close();
-    }
-
     @BeforeEach
     void start() throws Exception {
-        try (var c = QueueTestSupport.client(zk)) {
-            QueueTestSupport.wipe(c);
-        }
         support = new ServiceTestSupport();
-        service = new IngestService(ServiceTestSupport.config(zk.getConnectString(), dir), support.beans()).start();
+        service = new IngestService(ServiceTestSupport.config(ZK.server().getConnectString(), dir), support.beans()).start();
         store = service.store();
     }
 

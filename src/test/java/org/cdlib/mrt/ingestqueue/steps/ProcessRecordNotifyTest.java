@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
@@ -32,8 +32,6 @@ import org.cdlib.mrt.ingestqueue.services.HttpService;
 import org.cdlib.mrt.ingestqueue.services.HttpStorage;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ProcessRecordNotifyTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
-    static WireMockServer http;
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
 
     @TempDir
     Path dir;
@@ -55,20 +55,8 @@ class ProcessRecordNotifyTest {
     H2Inventory local;
     HttpService service;
 
-    @BeforeAll
-    static void servers() throws Exception {
-        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
-        http.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        http.stop();
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        http.resetAll();
         store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
