@@ -1,29 +1,81 @@
 package org.cdlib.mrt.ingestqueue.maintenance;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The cleanup task's step: removes batches completed longer ago than the retention, with their jobs. */
+/**
+ * The cleanup task's step: removes batches completed longer ago than the retention, with their
+ * jobs, then the uploaded payloads no batch names any more (older than the retention too, so an
+ * upload whose batch is being created right now is never touched).
+ */
 public final class CleanupStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(CleanupStep.class);
     private final AdminActions admin;
+    private final QueueStore store;
     private final Duration retention;
+    private final Clock clock;
 
-    public CleanupStep(AdminActions admin, Duration retention) {
+    public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Clock clock) {
         this.admin = admin;
+        this.store = store;
         this.retention = retention;
+        this.clock = clock;
     }
 
     @Override
-    public void process(Exchange exchange) {
+    public void process(Exchange exchange) throws IOException {
         AdminActions.CleanupResult r = admin.cleanup(retention);
-        if (r.batches() > 0) {
-            LOG.info("cleanup: removed {} batch(es) and {} job(s) completed more than {} ago", r.batches(), r.jobs(), retention);
+        int uploads = pruneUploads();
+        if (r.batches() > 0 || uploads > 0) {
+            LOG.info("cleanup: removed {} batch(es), {} job(s) and {} upload(s) older than {}", r.batches(), r.jobs(),
+                    uploads, retention);
         }
         exchange.getMessage().setBody(r);
+    }
+
+    /** Removes {@code uploads/<uuid>} directories that no batch names; returns how many. */
+    int pruneUploads() throws IOException {
+        Path uploads = store.ingestHome().resolve("uploads");
+        if (!Files.isDirectory(uploads)) {
+            return 0;
+        }
+        Set<String> named = store.batchSubmissions(store.batchIds()).values().stream().map(BatchSubmission::payloadUrl)
+                .filter(u -> u != null && u.startsWith("file:")).collect(Collectors.toSet());
+        Instant before = clock.instant().minus(retention);
+        int removed = 0;
+        List<Path> dirs;
+        try (Stream<Path> list = Files.list(uploads)) {
+            dirs = list.filter(Files::isDirectory).filter(d -> !d.getFileName().toString().startsWith(".")).toList();
+        }
+        for (Path dir : dirs) {
+            String prefix = dir.toUri().toString();
+            if (named.stream().anyMatch(u -> u.startsWith(prefix))
+                    || Files.getLastModifiedTime(dir).toInstant().isAfter(before)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(dir)) {
+                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+            removed++;
+        }
+        return removed;
     }
 }

@@ -15,6 +15,7 @@ public final class MaintenanceModule implements QueueModule {
         AdminActions admin = new AdminActions(ctx.store(), Clock.systemUTC());
         ctx.bind("adminActions", admin);
         ctx.bind("consistencyCheck", new ConsistencyCheck(ctx.store()));
-        ctx.bind("cleanupStep", new CleanupStep(admin, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7))));
+        ctx.bind("cleanupStep", new CleanupStep(admin, ctx.store(),
+                ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)), Clock.systemUTC()));
     }
 }

@@ -225,6 +225,19 @@ public final class QueueStore implements Closeable {
         return out;
     }
 
+    /** Submissions of many batches in one round trip; a batch that vanished meanwhile is left out. */
+    public Map<String, BatchSubmission> batchSubmissions(List<String> bids) {
+        Map<String, OpResult> r = readMany(bids.stream().map(QueuePaths::batchSubmission).toList());
+        Map<String, BatchSubmission> out = new LinkedHashMap<>();
+        for (String bid : bids) {
+            OpResult.GetDataResult d = dataOf(r.get(QueuePaths.batchSubmission(bid)));
+            if (d != null) {
+                out.put(bid, QueueJson.read(QueuePaths.batchSubmission(bid), d.getData(), BatchSubmission.class));
+            }
+        }
+        return out;
+    }
+
     public Map<BatchState, Integer> batchCounts() {
         Map<BatchState, Integer> counts = new EnumMap<>(BatchState.class);
         for (BatchState s : BatchState.values()) {
