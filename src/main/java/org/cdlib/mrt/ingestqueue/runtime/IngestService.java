@@ -70,6 +70,11 @@ public final class IngestService implements AutoCloseable {
             }
 
             @Override
+            public void afterStart(BaseMainSupport m) {
+                LOG.info("ingest-queue running: {} routes started", m.getCamelContext().getRoutes().size());
+            }
+
+            @Override
             public void afterStop(BaseMainSupport m) {
                 closeQueue();
             }

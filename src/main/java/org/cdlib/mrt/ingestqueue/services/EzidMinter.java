@@ -13,11 +13,14 @@ public final class EzidMinter implements Minter {
     private final HttpService http;
     private final String user;
     private final String password;
+    private final String targetBase;
 
-    public EzidMinter(HttpService http, String user, String password) {
+    /** @param targetBase the landing page prefix an ARK's {@code _target} is made of (the ARK is appended); null: none */
+    public EzidMinter(HttpService http, String user, String password, String targetBase) {
         this.http = http;
         this.user = user;
         this.password = password;
+        this.targetBase = targetBase;
     }
 
     @Override
@@ -33,13 +36,7 @@ public final class EzidMinter implements Minter {
         if (profile.owner() != null) {
             anvl(body, "_owner", profile.owner());
         }
-        HttpRequest.Builder b = http.request(URI.create(profile.objectMinterUrl()))
-                .header("Content-Type", "text/plain; charset=UTF-8")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
-        if (user != null) {
-            b.header("Authorization", HttpService.basic(user + ":" + (password == null ? "" : password)));
-        }
-        HttpResponse<String> r = HttpService.expect(http.send(b.build()), 201, "EZID");
+        HttpResponse<String> r = HttpService.expect(http.send(post(URI.create(profile.objectMinterUrl()), body)), 201, "EZID");
         String answer = r.body() == null ? "" : r.body().strip();
         for (String line : answer.split("\r?\n")) {
             if (line.startsWith("success:")) {
@@ -51,6 +48,35 @@ public final class EzidMinter implements Minter {
         }
         throw new ServiceException("EZID POST " + profile.objectMinterUrl() + ": answer has no 'success: ark:/...' line: "
                 + (answer.length() > 200 ? answer.substring(0, 200) : answer));
+    }
+
+    /** Update ({@code POST /id/<ark>}): the ERC with the ARK as where, and the landing page as {@code _target}. */
+    @Override
+    public void describe(Profile profile, Job job, String ark) throws ServiceException, InterruptedException {
+        if (targetBase == null || profile.objectMinterUrl() == null) {
+            return;
+        }
+        JobConfiguration c = job.configuration();
+        StringBuilder body = new StringBuilder();
+        anvl(body, "erc", "who: " + orUnas(c.ercWho()) + "\nwhat: " + orUnas(c.ercWhat()) + "\nwhen: " + orUnas(c.ercWhen())
+                + "\nwhere: " + ark);
+        anvl(body, "_target", targetBase + ark);
+        URI minter = URI.create(profile.objectMinterUrl());
+        URI id = minter.resolve("/id/" + ark);
+        HttpResponse<String> r = HttpService.expect(http.send(post(id, body)), 200, "EZID");
+        if (r.body() == null || !r.body().strip().startsWith("success:")) {
+            throw new ServiceException("EZID POST " + id + ": answer is not 'success: " + ark + "'");
+        }
+    }
+
+    private HttpRequest post(URI uri, StringBuilder body) {
+        HttpRequest.Builder b = http.request(uri)
+                .header("Content-Type", "text/plain; charset=UTF-8")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+        if (user != null) {
+            b.header("Authorization", HttpService.basic(user + ":" + (password == null ? "" : password)));
+        }
+        return b.build();
     }
 
     /** One ANVL element, escaped as EZID requires. */

@@ -18,6 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.Minter;
+import org.cdlib.mrt.ingestqueue.services.ServiceException;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
@@ -28,6 +29,7 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
  * version in storage. Storage's answer is kept in the working directory for recording.
  */
 public final class ProcessStep implements Processor {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProcessStep.class);
     static final String STORED = ".stored.json";
 
     private final QueueStore store;
@@ -81,12 +83,22 @@ public final class ProcessStep implements Processor {
                         + " in collection " + profile.id() + ", but the job names " + ark);
             }
         }
+        boolean minted = false;
         if (ark == null) {
             ark = minter.mint(profile, job);
+            minted = true;
         }
         if (!ark.equals(ids.primary())) {
             ids = ids.withPrimary(ark);
             store.writeIdentifiers(lock, ids); // before anything else can fail: a retry reuses this ARK
+        }
+        if (minted) {
+            try {
+                minter.describe(profile, job, ark);
+            } catch (ServiceException e) {
+                // the ARK exists and is recorded; its landing page can be set later, the object must not wait
+                LOG.warn("job {} batch {}: {} minted but not described: {}", job.id(), job.batchId(), ark, e.getMessage());
+            }
         }
         return ids;
     }

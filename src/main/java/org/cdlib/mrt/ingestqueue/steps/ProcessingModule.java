@@ -35,7 +35,7 @@ public final class ProcessingModule implements QueueModule {
         Minter minter = switch (ctx.property("ingest.minter", "local")) {
             case "local" -> new LocalMinter(new Counters(ctx.store()), ctx.property("ingest.minter.shoulder", "ark:/99999/fk4"));
             case "ezid" -> new EzidMinter(http.apply("EZID"), ctx.property("ingest.ezid.user").orElse(null),
-                    ctx.property("ingest.ezid.password").orElse(null));
+                    ctx.property("ingest.ezid.password").orElse(null), ctx.property("ingest.ezid.target").orElse(null));
             default -> throw new IllegalArgumentException("ingest.minter must be local or ezid");
         };
         Storage storage = switch (ctx.property("ingest.storage", "local")) {

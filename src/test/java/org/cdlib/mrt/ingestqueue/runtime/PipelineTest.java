@@ -158,8 +158,11 @@ class PipelineTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.HELD);
         assertTrue(store.loadBatch(bid).jobs(BatchRef.PROCESSING).isEmpty(), "a held batch has no jobs yet");
 
-        // jobs created before the hold was noticed go to held from pending
+        // jobs created before the hold was noticed go to held from pending (the queue hold keeps the
+        // service's batch consumer away while the test creates the jobs itself)
+        store.holdQueue("test");
         String other = QueueTestSupport.batchWithJobs(store, 2, 5);
+        store.releaseQueue();
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobRefs(JobState.HELD).size() == 2);
         assertTrue(support.steps.get("estimateStep").seen.isEmpty());
         assertEquals(BatchState.PROCESSING, store.loadBatch(other).state());

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -81,10 +82,14 @@ class TwoInstancesTest {
                         .redirectOutput(dir.resolve("other-instance.log").toFile()).start();
                 long otherPid = other.pid();
 
+                // the survivor starts once the other instance's routes run, and downloads one job at a
+                // time, so the other is sure to be in the middle of a download when it is killed
+                Path otherLog = dir.resolve("other-instance.log");
+                await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(otherLog)
+                        && Files.readString(otherLog).contains("ingest-queue running"));
+                config.put("ingest.concurrency.downloading", "1");
                 survivor = new IngestService(config).start();
                 QueueStore store = survivor.store();
-                // give the other instance the first pick: the survivor only starts once it is up
-                await().atMost(Duration.ofSeconds(60)).until(() -> store.client().getChildren().forPath("/jobs/states").size() > 0);
                 String bid = store.createBatch(new BatchSubmission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
                         "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json",
                         null, java.time.Instant.now().toString(), null));

@@ -75,7 +75,7 @@ class ProcessRecordNotifyTest {
     }
 
     ProcessStep ezidAndHttpStorage() {
-        return new ProcessStep(store, profiles, new EzidMinter(service, "apitest", "secret"),
+        return new ProcessStep(store, profiles, new EzidMinter(service, "apitest", "secret", "https://merritt.example.org/m/"),
                 new HttpStorage(service, "http://queue.example.org/files"), local);
     }
 
@@ -84,6 +84,8 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4abc123")));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("disk full")));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4abc123")).willReturn(aResponse().withStatus(200)
+                .withBody("success: ark:/99999/fk4abc123")));
         JobLock lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
@@ -93,6 +95,9 @@ class ProcessRecordNotifyTest {
                 .withHeader("Content-Type", containing("text/plain"))
                 .withRequestBody(containing("erc: who: who%0Awhat: what%0Awhen: when")));
 
+        http.verify(postRequestedFor(urlEqualTo("/id/ark:/99999/fk4abc123"))
+                .withRequestBody(containing("_target: https://merritt.example.org/m/ark:/99999/fk4abc123"))
+                .withRequestBody(containing("%0Awhere: ark:/99999/fk4abc123")));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
         store.unlock(lock);
@@ -128,6 +133,19 @@ class ProcessRecordNotifyTest {
                 .withBody("success: ark:/1/x").withFixedDelay(3000)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
         assertTrue(e.getMessage().contains("no answer within"), e.getMessage());
+    }
+
+    @Test
+    void anArkWhoseDescriptionFailsIsKeptAndTheObjectIsStoredAnyway() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+                .withBody("success: ark:/99999/fk4def456")));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4def456")).willReturn(aResponse().withStatus(500)));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+                .withBody("{\"versionState\":{\"versionID\":1}}")));
+        JobLock lock = downloadedJob();
+        ezidAndHttpStorage().process(StepTestSupport.exchange(lock));
+        assertEquals("ark:/99999/fk4def456", store.loadJob(lock.jid()).identifiers().primary());
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
     }
 
     @Test
