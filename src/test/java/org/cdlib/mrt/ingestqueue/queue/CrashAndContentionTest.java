@@ -142,4 +142,84 @@ class CrashAndContentionTest {
         assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.COMPLETED).size());
         assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "the last job ending moved the batch once");
     }
+
+    @Test
+    void twoSessionsEndingABatchsLastJobsAtOnceStartReportingOnce() throws Exception {
+        try (CuratorFramework other = QueueTestSupport.client(ZK.server())) {
+            QueueStore s2 = QueueTestSupport.store(other, dir);
+            for (int round = 0; round < 20; round++) {
+                String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+                List<String> jids = store.loadBatch(bid).jobs(BatchRef.PROCESSING);
+                JobLock a = store.tryLockJob(jids.get(0), "one").orElseThrow();
+                JobLock b = s2.tryLockJob(jids.get(1), "two").orElseThrow();
+                List<String> moves = Collections.synchronizedList(new ArrayList<>());
+                java.util.function.Consumer<TransitionEvent> l = e -> {
+                    if (TransitionEvent.BATCH.equals(e.kind())) {
+                        moves.add(e.to());
+                    }
+                };
+                store.addListener(l);
+                s2.addListener(l);
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                ExecutorService pool = Executors.newFixedThreadPool(2);
+                Future<?> fa = pool.submit(() -> {
+                    together.await();
+                    return store.transition(a, JobState.FAILED, Change.failure("x"));
+                });
+                Future<?> fb = pool.submit(() -> {
+                    together.await();
+                    return s2.transition(b, JobState.FAILED, Change.failure("y"));
+                });
+                fa.get();
+                fb.get();
+                pool.shutdown();
+                assertEquals(BatchState.REPORTING, store.loadBatch(bid).state());
+                assertEquals(List.of("reporting"), moves, "round " + round);
+                store.removeListener(l);
+                s2.removeListener(l);
+            }
+        }
+        assertTrue(fsck.check().clean());
+    }
+
+    @Test
+    void jobCreationInterruptedBetweenChunksResumesWithoutDuplicates() throws Exception {
+        QueueStore chunked = new QueueStore(ZK.client(), dir, 2).start();
+        String bid = chunked.createBatch(QueueTestSupport.submission("demo_content"));
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            jobs.add(QueueTestSupport.newJob("loc" + i, 5));
+        }
+        // the second chunk's first job id is taken: that transaction fails whole, after the first committed
+        ZK.client().create().forPath(QueuePaths.job(QueuePaths.jobId(3)));
+        BatchLock lock = chunked.tryLockBatch(bid, "pending").orElseThrow();
+        assertThrows(QueueException.class, () -> chunked.createJobs(lock, jobs));
+        chunked.unlock(lock);
+        assertEquals(2, chunked.loadBatch(bid).status().jobsCreated());
+        assertEquals(2, chunked.loadBatch(bid).jobs(BatchRef.PROCESSING).size());
+        ZK.client().delete().forPath(QueuePaths.job(QueuePaths.jobId(3)));
+
+        BatchLock again = chunked.tryLockBatch(bid, "pending").orElseThrow();
+        assertEquals(3, chunked.createJobs(again, jobs).size());
+        chunked.transition(again, BatchState.PROCESSING, "jobs created", null, null);
+        assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.loadJobs(chunked.loadBatch(bid)
+                .jobs(BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
+        assertEquals(5, chunked.jobRefs(JobState.PENDING).size());
+        assertTrue(fsck.check().clean());
+    }
+
+    @Test
+    void aServerRestartWhileALockIsHeldLeavesNoHalfState() throws Exception {
+        String jid = store.loadBatch(QueueTestSupport.batchWithJobs(store, 1, 5)).jobs(BatchRef.PROCESSING).get(0);
+        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        ZK.server().restart();
+        await().atMost(Duration.ofSeconds(30)).until(() -> ZK.client().getZookeeperClient().isConnected());
+        // the session survives a short outage, and its lock with it; either way there is no half state
+        try {
+            assertEquals(JobState.ESTIMATING, store.transition(lock, JobState.ESTIMATING, Change.because("after restart")).state());
+        } catch (StaleLockException e) {
+            assertEquals(JobState.PENDING, store.loadJob(jid).state());
+        }
+        assertTrue(fsck.check().clean());
+    }
 }

@@ -104,4 +104,46 @@ public final class QueueTestSupport {
     public static QueueStore store(CuratorFramework client, Path home) {
         return new QueueStore(client, home).start();
     }
+
+    /** Every node of the queue with its data, to show that a refused action wrote nothing. */
+    public static java.util.SortedMap<String, String> tree(CuratorFramework client) throws Exception {
+        java.util.SortedMap<String, String> out = new java.util.TreeMap<>();
+        for (String root : List.of("/batches", "/jobs", "/ids", "/locks")) {
+            if (client.checkExists().forPath(root) != null) {
+                collect(client, root, out);
+            }
+        }
+        return out;
+    }
+
+    private static void collect(CuratorFramework client, String path, java.util.SortedMap<String, String> out) throws Exception {
+        byte[] data = client.getData().forPath(path);
+        out.put(path, data == null ? "" : new String(data, java.nio.charset.StandardCharsets.UTF_8));
+        for (String child : client.getChildren().forPath(path)) {
+            collect(client, path + "/" + child, out);
+        }
+    }
+
+    /** Moves a job nobody holds along the given states as a worker would. */
+    public static Job walk(QueueStore store, String jid, JobState... states) {
+        Job job = null;
+        for (JobState to : states) {
+            JobLock lock = store.tryLockJob(jid, "walker").orElseThrow();
+            job = to == JobState.FAILED ? store.transition(lock, to, Change.failure("failed on purpose"))
+                    : store.transition(lock, to, Change.because("test"));
+        }
+        return job;
+    }
+
+    /** The pipeline from pending up to and including {@code target}. */
+    public static JobState[] pipelineTo(JobState target) {
+        List<JobState> path = new ArrayList<>();
+        for (JobState s = JobState.PENDING.successor(); s != null; s = s.successor()) {
+            path.add(s);
+            if (s == target) {
+                break;
+            }
+        }
+        return target == JobState.PENDING ? new JobState[0] : path.toArray(JobState[]::new);
+    }
 }
