@@ -74,7 +74,7 @@ class TwoInstancesTest {
                 config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
 
                 List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no"));
+                        "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no", "-Djute.maxbuffer=524288"));
                 config.forEach((k, v) -> command.add("-D" + k + "=" + v));
                 command.add("-Dingest.concurrency.downloading=4");
                 command.add("org.cdlib.mrt.ingestqueue.Main");

@@ -1,0 +1,57 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The byte limits that keep every ZooKeeper request and answer far below the packet limit
+ * ({@code jute.maxbuffer}, 1 MB by default; tests run clients at {@link #PACKET_BYTES}). What a
+ * depositor sends is checked against these at the door; what the queue writes is checked again
+ * before it reaches ZooKeeper. DESIGN.md lists them.
+ */
+public final class QueueLimits {
+    /** The packet size the queue is built to stay under (tests and benchmarks run clients with it). */
+    public static final int PACKET_BYTES = 524_288;
+    /** What one transaction or read transaction may carry, leaving room for paths and headers. */
+    public static final int TRANSACTION_BYTES = 256 * 1024;
+    /** One znode's data: a submission, a job's configuration. */
+    public static final int NODE_BYTES = 32 * 1024;
+    /** One text field of a submission or one manifest cell (title, creator, local id, note...). */
+    public static final int FIELD_BYTES = 4096;
+    /** A URL (payload, manifest row, notification callback). */
+    public static final int URL_BYTES = 4096;
+    /** All Dublin Core values of a submission together. */
+    public static final int DUBLIN_CORE_BYTES = 16 * 1024;
+    /** An error message kept in a status node; longer ones are cut with a marker. */
+    public static final int ERROR_MESSAGE_BYTES = 2048;
+    /** The body of {@code POST /api/batches}. */
+    public static final int JSON_BODY_BYTES = 64 * 1024;
+
+    private QueueLimits() {
+    }
+
+    public static int utf8Length(String s) {
+        return s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** Cuts a message to {@link #ERROR_MESSAGE_BYTES}, saying that it was cut. */
+    public static String errorMessage(String message) {
+        if (message == null || utf8Length(message) <= ERROR_MESSAGE_BYTES) {
+            return message;
+        }
+        String marker = " [... cut to " + ERROR_MESSAGE_BYTES + " bytes]";
+        int keep = ERROR_MESSAGE_BYTES - marker.length();
+        StringBuilder b = new StringBuilder();
+        int bytes = 0;
+        for (int i = 0; i < message.length(); ) {
+            int cp = message.codePointAt(i);
+            int n = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
+            if (bytes + n > keep) {
+                break;
+            }
+            b.appendCodePoint(cp);
+            bytes += n;
+            i += Character.charCount(cp);
+        }
+        return b.append(marker).toString();
+    }
+}
