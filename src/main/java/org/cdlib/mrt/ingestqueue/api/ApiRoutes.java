@@ -23,7 +23,12 @@ import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.maintenance.CleanupStep;
 import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.QueueHealth;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
@@ -105,6 +110,7 @@ final class ApiRoutes {
         String mode = rc.request().path().endsWith("/update") ? "update" : "add";
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc));
         String bid = store.createBatch(s);
+        CleanupStep.markUpload(store.ingestHome(), s.payloadUrl(), bid);
         rc.response().putHeader("BID", bid);
         Map<String, Object> state = new LinkedHashMap<>();
         state.put("bat:batchID", bid);
@@ -131,7 +137,9 @@ final class ApiRoutes {
         } catch (Exception e) {
             throw new ApiError(400, "the body is not a JSON object: " + e.getMessage().split("\n")[0]);
         }
-        String bid = store.createBatch(submissions.fromJson(body, HttpApi.user(rc)));
+        BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
+        String bid = store.createBatch(submission);
+        CleanupStep.markUpload(store.ingestHome(), submission.payloadUrl(), bid);
         rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
         HttpApi.json(rc, 201, batch(bid));
     }
@@ -148,41 +156,94 @@ final class ApiRoutes {
         return q;
     }
 
+    /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
     private Map<String, Object> batch(String bid) {
         Batch b = store.loadBatch(bid);
         Map<JobState, Integer> states = new EnumMap<>(JobState.class);
-        List<String> all = new ArrayList<>();
-        for (BatchRef r : BatchRef.values()) {
-            all.addAll(b.jobs(r));
+        states.putAll(store.jobStates(store.batchJobs(bid, BatchRef.PROCESSING)));
+        if (b.count(BatchRef.COMPLETED) > 0) {
+            states.put(JobState.COMPLETED, b.count(BatchRef.COMPLETED));
         }
-        for (Job j : store.loadJobs(all)) {
-            states.merge(j.state(), 1, Integer::sum);
+        if (b.count(BatchRef.FAILED) > 0) {
+            states.put(JobState.FAILED, b.count(BatchRef.FAILED));
         }
         return QueueViews.batch(b, states);
     }
 
+    /** How many batch numbers one page of /api/batches looks at, at most, to fill itself. */
+    private static final int BATCH_PAGE_SCAN = 10_000;
+
+    /**
+     * Batches newest first, a page at a time: an open state is listed from its index; otherwise
+     * batch numbers are walked downward from {@code before} (or the newest), reading statuses in
+     * bounded transactions. A damaged batch appears as an entry naming the damage.
+     */
     private void batches(RoutingContext rc) {
         String state = rc.queryParams().get("state");
         BatchState filter = state == null ? null : parse(() -> BatchState.fromWire(state), "state");
         int limit = limit(rc);
-        List<String> bids = new ArrayList<>(store.batchIds());
-        bids.sort(Comparator.reverseOrder());
-        List<Object> out = new ArrayList<>();
-        for (Map.Entry<String, BatchStatus> e : store.batchStatuses(bids).entrySet()) {
-            if (out.size() >= limit) {
-                break;
+        String before = rc.queryParams().get("before");
+        long top = store.newestBatchNumber();
+        if (before != null) {
+            long n = QueuePaths.batchNumber(before);
+            if (n < 0) {
+                throw new ApiError(400, "before must be a batch id like bid0000000042, got '" + before + "'");
             }
-            if (filter == null || e.getValue().state() == filter) {
+            top = Math.min(top, n - 1);
+        }
+        List<Object> out = new ArrayList<>();
+        List<String> candidates = new ArrayList<>();
+        if (filter != null && QueueViews.OPEN_BATCH_STATES.contains(filter)) {
+            for (String bid : store.batchIds(filter)) {
+                if (QueuePaths.batchNumber(bid) <= top) {
+                    candidates.add(bid);
+                }
+            }
+            candidates.sort(Comparator.reverseOrder());
+        } else {
+            long bottom = Math.max(store.oldestBatchNumber(), top - BATCH_PAGE_SCAN + 1);
+            for (long n = top; n >= bottom; n--) {
+                candidates.add(QueuePaths.batchId(n));
+            }
+        }
+        String next = null;
+        for (int from = 0; from < candidates.size() && out.size() < limit; from += 100) {
+            List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + 100));
+            List<Damaged> damaged = new ArrayList<>();
+            Map<String, BatchStatus> statuses = store.batchStatuses(chunk, damaged::add);
+            for (String bid : chunk) {
+                if (out.size() >= limit) {
+                    break;
+                }
+                next = bid;
+                damaged.stream().filter(d -> d.id().equals(bid)).findFirst()
+                        .ifPresent(d -> out.add(Map.of("batch_id", bid, "damaged", d.problem())));
+                BatchStatus st = statuses.get(bid);
+                if (st == null || (filter != null && st.state() != filter)) {
+                    continue;
+                }
                 try {
-                    out.add(QueueViews.batch(store.loadBatch(e.getKey()), null));
+                    out.add(QueueViews.batch(store.loadBatch(bid), null));
                 } catch (org.cdlib.mrt.ingestqueue.queue.NotFoundException gone) {
                     // removed meanwhile
+                } catch (CorruptNodeException e) {
+                    out.add(Map.of("batch_id", bid, "damaged", e.getMessage()));
                 }
             }
         }
-        HttpApi.json(rc, 200, Map.of("batches", out));
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("batches", out);
+        if (out.size() >= limit && next != null) {
+            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + "&before=" + next);
+        }
+        HttpApi.json(rc, 200, answer);
     }
 
+    /**
+     * Jobs of a batch (paged by {@code offset} over the batch's run of job ids) or of a state (an
+     * open state is small; a terminal one is listed only while it is, else the caller is pointed to
+     * the per-batch listing). A damaged job appears as an entry naming the damage.
+     */
     private void jobs(RoutingContext rc) {
         String state = rc.queryParams().get("state");
         String bid = rc.queryParams().get("batch");
@@ -191,25 +252,49 @@ final class ApiRoutes {
         }
         JobState s = state == null ? null : parse(() -> JobState.fromWire(state), "state");
         int limit = limit(rc);
-        List<String> jids = new ArrayList<>();
+        int offset = offset(rc);
+        List<String> jids;
         if (bid != null) {
-            Batch b = store.loadBatch(bid);
-            for (BatchRef r : BatchRef.values()) {
-                jids.addAll(b.jobs(r));
-            }
-            jids.sort(null);
+            jids = store.loadBatch(bid).jobIds();
         } else {
-            store.jobRefs(s).forEach(ref -> jids.add(QueuePaths.jidOfRef(ref)));
+            int count = store.jobCounts().getOrDefault(s, 0);
+            if (count > QueueLimits.LISTED_CHILDREN) {
+                throw new ApiError(400, "state " + s + " holds " + count + " jobs, more than are listed at once ("
+                        + QueueLimits.LISTED_CHILDREN + "); list them per batch: /api/jobs?batch=<bid>&state=" + s);
+            }
+            jids = store.jobRefs(s).stream().map(QueuePaths::jidOfRef).toList();
         }
         List<Object> out = new ArrayList<>();
+        int skipped = 0;
+        int at = 0;
         for (int from = 0; from < jids.size() && out.size() < limit; from += 100) {
-            for (Job j : store.loadJobs(jids.subList(from, Math.min(jids.size(), from + 100)))) {
-                if ((s == null || j.state() == s) && out.size() < limit) {
-                    out.add(QueueViews.job(j));
+            List<String> chunk = jids.subList(from, Math.min(jids.size(), from + 100));
+            List<Damaged> damaged = new ArrayList<>();
+            List<Job> loaded = store.loadJobs(chunk, damaged::add);
+            Map<String, Job> byId = new java.util.HashMap<>();
+            loaded.forEach(j -> byId.put(j.id(), j));
+            for (String jid : chunk) {
+                at = from + chunk.indexOf(jid) + 1;
+                Job j = byId.get(jid);
+                Damaged d = damaged.stream().filter(x -> x.id().equals(jid)).findFirst().orElse(null);
+                if (j == null && d == null || j != null && s != null && j.state() != s) {
+                    continue;
                 }
+                if (skipped++ < offset) {
+                    continue;
+                }
+                if (out.size() >= limit) {
+                    break;
+                }
+                out.add(j != null ? QueueViews.job(j) : Map.of("job_id", jid, "damaged", d.problem()));
             }
         }
-        HttpApi.json(rc, 200, Map.of("jobs", out));
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("jobs", out);
+        if (out.size() >= limit && at < jids.size()) {
+            answer.put("next_offset", offset + out.size());
+        }
+        HttpApi.json(rc, 200, answer);
     }
 
     private void job(RoutingContext rc, Job job) {
@@ -237,9 +322,18 @@ final class ApiRoutes {
             disk.put("error", e.getMessage());
             diskOk = false;
         }
-        boolean up = zk && diskOk;
-        HttpApi.json(rc, up ? 200 : 503, Map.of("status", up ? "UP" : "DOWN", "zookeeper", zk ? "connected" : "disconnected",
-                "disk", disk));
+        Map<String, QueueHealth.Problem> consumers = store.health().problems();
+        boolean up = zk && diskOk && consumers.isEmpty();
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("status", up ? "UP" : "DOWN");
+        answer.put("zookeeper", zk ? "connected" : "disconnected");
+        answer.put("disk", disk);
+        if (!consumers.isEmpty()) {
+            Map<String, String> failing = new LinkedHashMap<>();
+            consumers.forEach((k, v) -> failing.put(k, v.message() + " (since " + v.since() + ")"));
+            answer.put("consumers_failing", failing);
+        }
+        HttpApi.json(rc, up ? 200 : 503, answer);
     }
 
     private void openApi(RoutingContext rc) {
@@ -269,6 +363,22 @@ final class ApiRoutes {
             throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
         }
         rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
+    }
+
+    private static int offset(RoutingContext rc) {
+        String o = rc.queryParams().get("offset");
+        if (o == null) {
+            return 0;
+        }
+        try {
+            int n = Integer.parseInt(o);
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new ApiError(400, "offset must be a whole number from 0, got '" + o + "'");
+        }
     }
 
     private static int limit(RoutingContext rc) {

@@ -30,7 +30,11 @@ final class Errors {
             HttpApi.fail(rc, 400, e.getMessage(), List.of());
         } else if (e instanceof CorruptNodeException) {
             LOG.error("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
-            HttpApi.fail(rc, 500, e.getMessage() + " (run the consistency check: GET /api/fsck)", List.of());
+            HttpApi.fail(rc, 500, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
+                    + "damaged job or batch: POST /api/jobs/<jid>/delete, POST /api/batches/<bid>/delete)", List.of());
+        } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.QueueFullException) {
+            rc.response().putHeader("Retry-After", "60");
+            HttpApi.fail(rc, 503, e.getMessage(), List.of());
         } else if (e instanceof QueueException) {
             HttpApi.fail(rc, 503, e.getMessage(), List.of());
         } else {

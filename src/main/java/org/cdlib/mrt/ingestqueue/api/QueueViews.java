@@ -26,6 +26,11 @@ final class QueueViews {
         return m;
     }
 
+    static final java.util.Set<org.cdlib.mrt.ingestqueue.queue.BatchState> OPEN_BATCH_STATES = java.util.EnumSet.of(
+            org.cdlib.mrt.ingestqueue.queue.BatchState.PENDING, org.cdlib.mrt.ingestqueue.queue.BatchState.HELD,
+            org.cdlib.mrt.ingestqueue.queue.BatchState.PROCESSING, org.cdlib.mrt.ingestqueue.queue.BatchState.REPORTING,
+            org.cdlib.mrt.ingestqueue.queue.BatchState.UPDATE_REPORTING);
+
     static Map<String, Object> batch(Batch b, Map<JobState, Integer> jobStates) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("batch_id", b.id());
@@ -34,9 +39,13 @@ final class QueueViews {
         m.put("status_report", b.statusReport());
         Map<String, Integer> progress = new LinkedHashMap<>();
         for (BatchRef r : BatchRef.values()) {
-            progress.put(r.name().toLowerCase(), b.jobs(r).size());
+            progress.put(r.name().toLowerCase(), b.count(r));
         }
         progress.put("total", b.jobCount());
+        progress.put("created", b.status().jobsCreated());
+        if (b.status().jobsTotal() != null) {
+            progress.put("expected", b.status().jobsTotal());
+        }
         m.put("jobs", progress);
         if (jobStates != null) {
             Map<String, Integer> states = new LinkedHashMap<>();

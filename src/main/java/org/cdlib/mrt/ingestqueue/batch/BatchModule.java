@@ -5,13 +5,20 @@ import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 
-/** Binds {@code batchPendingStep} (submission → jobs) and {@code pendingStep} (job holds). */
+/**
+ * Binds {@code batchPendingStep} (submission → jobs, a window at a time: {@code ingest.batch.window}
+ * open jobs per batch, {@code ingest.queue.max-open-jobs} in all) and {@code pendingStep} (job holds).
+ */
 public final class BatchModule implements QueueModule {
 
     @Override
     public void bind(QueueContext ctx) {
         ctx.bind("batchPendingStep", new BatchPendingStep(ctx.store(), ctx.profiles(),
-                new Fetcher(FetchSettings.of(ctx), ctx.ingestHome())));
+                new Fetcher(FetchSettings.of(ctx), ctx.ingestHome()),
+                ctx.intProperty("ingest.batch.window", 5_000),
+                ctx.intProperty("ingest.queue.max-open-jobs", 10_000),
+                ctx.intProperty("ingest.batch.refill-delay", 1_000),
+                Long.parseLong(ctx.property("ingest.batch.max-manifest-bytes", String.valueOf(256L << 20)))));
         ctx.bind("pendingStep", new PendingStep(ctx.store()));
     }
 }

@@ -1,6 +1,9 @@
 package org.cdlib.mrt.ingestqueue.batch;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -10,39 +13,66 @@ import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.manifest.CheckmManifest;
+import org.cdlib.mrt.ingestqueue.manifest.CheckmReader;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.manifest.ManifestException;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batch Pending: turns a submission into one job per object (CONTRACTS §1). A submission the
- * queue cannot turn into jobs — unknown profile, refused URL, corrupt or empty manifest — sends
- * the batch to reporting with a message naming the line and the problem, before any job exists,
- * so the depositor is told and nothing is half-created. Creation itself is resumable: a host
- * that takes over a batch whose creation was interrupted continues after the jobs already made.
+ * Batch Pending: turns a submission into one job per object (CONTRACTS §1), a window at a time.
+ * A submission the queue cannot turn into jobs — unknown profile, refused URL, corrupt or empty
+ * manifest — sends the batch to reporting with a message naming the line and the problem,
+ * before any job exists, so the depositor is told and nothing is half-created. A manifest is
+ * saved under the batch's directory and checked whole in one streaming pass; then jobs are
+ * created while the batch has fewer than {@code window} open jobs and the queue fewer than
+ * {@code maxOpen}, reading on from the offset kept in the batch's status. The batch stays
+ * pending (tried again after {@code refillDelay}) until its last job exists, so the job state
+ * folders stay small whatever a manifest lists, and creation resumes exactly after a crash.
  */
 public final class BatchPendingStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(BatchPendingStep.class);
+    static final String MANIFEST_FILE = "batch-manifest.checkm";
 
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final Fetcher fetcher;
+    private final int window;
+    private final int maxOpen;
+    private final long refillDelay;
+    private final long maxManifestBytes;
 
     public BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher) {
+        this(store, profiles, fetcher, 5_000, 10_000, 1_000, 256L << 20);
+    }
+
+    public BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher, int window, int maxOpen,
+                            long refillDelay, long maxManifestBytes) {
+        if (window < 1 || maxOpen < window || maxOpen > QueueLimits.LISTED_CHILDREN / 2) {
+            throw new IllegalArgumentException("need 1 <= ingest.batch.window (" + window + ") <= ingest.queue.max-open-jobs ("
+                    + maxOpen + ") <= " + QueueLimits.LISTED_CHILDREN / 2 + ": a state folder must stay small enough to list");
+        }
         this.store = store;
         this.profiles = profiles;
         this.fetcher = fetcher;
+        this.window = window;
+        this.maxOpen = maxOpen;
+        this.refillDelay = refillDelay;
+        this.maxManifestBytes = maxManifestBytes;
     }
 
     @Override
@@ -55,43 +85,145 @@ public final class BatchPendingStep implements Processor {
             refuse(exchange, "unknown profile '" + s.profileName() + "'");
             return;
         }
-        if (store.isCollectionHeld(profile.id())) {
+        int before = batch.status().jobsCreated();
+        if (before == 0 && store.isCollectionHeld(profile.id())) {
             BatchExchange.next(exchange, BatchState.HELD, "collection " + profile.id() + " is held");
             return;
         }
-        List<NewJob> jobs;
         try {
-            jobs = jobsOf(s, profile);
+            if (!batch.status().allJobsCreated()) {
+                int room = Math.min(window - batch.count(BatchRef.PROCESSING), maxOpen - store.openJobCount());
+                if (room <= 0) {
+                    BatchExchange.stay(exchange, "waiting for room: " + batch.count(BatchRef.PROCESSING)
+                            + " open job(s) of this batch (window " + window + "), at most " + maxOpen + " in the queue", refillDelay);
+                    return;
+                }
+                createSome(lock, s, profile, room);
+            }
         } catch (ManifestException | FetchException | IllegalArgumentException e) {
+            if (before > 0) {
+                throw e; // checked whole before the first job: a change since (a policy, the file) is the queue's trouble
+            }
             refuse(exchange, e.getMessage());
             return;
         }
-        if (jobs.isEmpty()) {
+        BatchStatus now = lock.batch().status();
+        if (now.jobsTotal() != null && now.jobsTotal() == 0) {
             BatchExchange.next(exchange, BatchState.REPORTING, "the submission holds no object");
             return;
         }
-        store.createJobs(lock, jobs);
-        LOG.info("batch {}: {} job(s) at priority {} for profile {}", batch.id(), jobs.size(), jobs.get(0).priority(), profile.id());
-        BatchExchange.next(exchange, BatchState.PROCESSING, jobs.size() + " job(s) created");
+        if (before == 0 && now.jobsCreated() > 0) {
+            exchange.setProperty(BatchExchange.QUEUED, true);
+        }
+        if (!now.allJobsCreated()) {
+            BatchExchange.stay(exchange, now.jobsCreated() + " of " + now.jobsTotal() + " jobs created", refillDelay);
+            return;
+        }
+        Files.deleteIfExists(store.ingestHome().resolve(batch.id()).resolve(MANIFEST_FILE)); // every job exists: not read again
+        LOG.info("batch {}: {} job(s) for profile {}", batch.id(), now.jobsTotal(), profile.id());
+        BatchExchange.next(exchange, BatchState.PROCESSING, now.jobsTotal() + " job(s) created");
     }
 
-    private static void refuse(Exchange exchange, String message) {
-        BatchExchange.error(exchange, message);
-        BatchExchange.next(exchange, BatchState.REPORTING, "submission refused: " + message);
+    private void createSome(BatchLock lock, BatchSubmission s, Profile profile, int room) throws FetchException, IOException {
+        String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
+        CheckmManifest.Kind kind = switch (type) {
+            case "file", "container", "object-manifest", "manifest" -> null;
+            case "batch-manifest" -> CheckmManifest.Kind.BATCH;
+            case "container-batch-manifest" -> CheckmManifest.Kind.CONTAINER_BATCH;
+            case "single-file-batch-manifest" -> CheckmManifest.Kind.SINGLE_FILE_BATCH;
+            default -> throw new IllegalArgumentException("unknown submission type '" + s.type() + "' (expected file, container, "
+                    + "object-manifest, batch-manifest, container-batch-manifest or single-file-batch-manifest)");
+        };
+        if (kind == null) {
+            String payloadType = switch (type) {
+                case "file" -> "file";
+                case "container" -> "container";
+                default -> "object_manifest";
+            };
+            store.createMoreJobs(lock, List.of(single(s, profile, payloadType)), 1);
+            return;
+        }
+        String payloadType = switch (kind) {
+            case CONTAINER_BATCH -> "container";
+            case SINGLE_FILE_BATCH -> "file";
+            default -> "object_manifest";
+        };
+        Path file = store.ingestHome().resolve(lock.bid()).resolve(MANIFEST_FILE);
+        BatchStatus status = lock.batch().status();
+        int total;
+        if (status.jobsTotal() == null || !Files.exists(file)) {
+            total = fetchAndCheck(s, profile, kind, file);
+        } else {
+            total = status.jobsTotal();
+        }
+        if (total == 0) {
+            store.createMoreJobs(lock, List.of(), 0);
+            return;
+        }
+        int priority = priority(profile, total);
+        List<NewJob> next = new ArrayList<>();
+        try (CheckmReader reader = CheckmReader.open(file, status.cursor() == null ? 0 : status.cursor())) {
+            for (CheckmManifest.Row row = reader.next(); row != null && next.size() < room
+                    && status.jobsCreated() + next.size() < total; row = reader.next()) {
+                next.add(job(s, profile, row, payloadType, priority, reader.offset()));
+            }
+        }
+        store.createMoreJobs(lock, next, total);
     }
 
+    /** Saves the manifest under the batch's directory and checks every row in one streaming pass; returns how many. */
+    private int fetchAndCheck(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, Path file)
+            throws FetchException, IOException {
+        URI uri = fetcher.policy().check(s.payloadUrl());
+        Files.createDirectories(file.getParent());
+        fetcher.download(uri, file, List.of());
+        long size = Files.size(file);
+        if (size > maxManifestBytes) {
+            Files.deleteIfExists(file);
+            throw new ManifestException(0, "the manifest is " + size + " bytes; the limit is " + maxManifestBytes
+                    + " bytes (ingest.batch.max-manifest-bytes)");
+        }
+        try (CheckmReader reader = CheckmReader.open(file, 0)) {
+            CheckmManifest.Kind kind = null;
+            int rows = 0;
+            for (CheckmManifest.Row row = reader.next(); row != null; row = reader.next()) {
+                if (kind == null) {
+                    kind = reader.kind();
+                    requireKind(s, kind, expected);
+                }
+                job(s, profile, row, "file", 0, 0L); // every row checked as its job will be made
+                rows++;
+            }
+            kind = reader.finish();
+            requireKind(s, kind, expected);
+            if (rows == 0) {
+                throw new ManifestException(0, "a " + kind.profileName() + " must list at least one object; this one lists none");
+            }
+            return rows;
+        }
+    }
+
+    private static void requireKind(BatchSubmission s, CheckmManifest.Kind kind, CheckmManifest.Kind expected) {
+        if (kind != expected) {
+            throw new ManifestException(0, "the submission's type is " + s.type() + " but the manifest's profile is "
+                    + kind.profileName() + " (expected " + expected.profileName() + ")");
+        }
+    }
+
+    /** Kept for callers that want every job of a submission at once (small submissions, tests). */
     List<NewJob> jobsOf(BatchSubmission s, Profile profile) throws FetchException {
         String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
         return switch (type) {
             case "file" -> List.of(single(s, profile, "file"));
             case "container" -> List.of(single(s, profile, "container"));
             case "object-manifest", "manifest" -> List.of(single(s, profile, "object_manifest"));
-            case "batch-manifest" -> fromManifest(s, profile, CheckmManifest.Kind.BATCH, "object_manifest");
-            case "container-batch-manifest" -> fromManifest(s, profile, CheckmManifest.Kind.CONTAINER_BATCH, "container");
-            case "single-file-batch-manifest" -> fromManifest(s, profile, CheckmManifest.Kind.SINGLE_FILE_BATCH, "file");
-            default -> throw new IllegalArgumentException("unknown submission type '" + s.type() + "' (expected file, container, "
-                    + "object-manifest, batch-manifest, container-batch-manifest or single-file-batch-manifest)");
+            default -> throw new IllegalArgumentException("unknown submission type '" + s.type() + "'");
         };
+    }
+
+    private static void refuse(Exchange exchange, String message) {
+        BatchExchange.error(exchange, message);
+        BatchExchange.next(exchange, BatchState.REPORTING, "submission refused: " + message);
     }
 
     private NewJob single(BatchSubmission s, Profile profile, String payloadType) throws FetchException {
@@ -106,34 +238,27 @@ public final class BatchPendingStep implements Processor {
                 priority(profile, 1));
     }
 
-    private List<NewJob> fromManifest(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, String payloadType)
-            throws FetchException {
-        URI uri = fetcher.policy().check(s.payloadUrl());
-        CheckmManifest manifest = CheckmManifest.parse(fetcher.text(uri, CheckmManifest.MAX_BATCH_MANIFEST_BYTES));
-        if (manifest.kind() != expected) {
-            throw new ManifestException(0, "the submission's type is " + s.type() + " but the manifest's profile is "
-                    + manifest.kind().profileName() + " (expected " + expected.profileName() + ")");
-        }
-        int priority = priority(profile, manifest.rows().size());
-        List<NewJob> jobs = new ArrayList<>();
-        for (CheckmManifest.Row row : manifest.rows()) {
-            try {
-                fetcher.policy().check(row.fileUrl());
-                if (row.hashAlgorithm() != null) {
-                    DigestAlgorithm.fromName(row.hashAlgorithm());
-                }
-            } catch (FetchException | IllegalArgumentException e) {
-                throw new ManifestException(row.line(), e.getMessage());
+    private NewJob job(BatchSubmission s, Profile profile, CheckmManifest.Row row, String payloadType, int priority, long cursor) {
+        try {
+            fetcher.policy().check(row.fileUrl());
+            if (row.hashAlgorithm() != null) {
+                DigestAlgorithm.fromName(row.hashAlgorithm());
             }
-            List<String> localIds = row.localIdentifiers();
-            JobConfiguration c = new JobConfiguration(null, profile.id(), s.submitter(), row.fileUrl(), payloadType,
-                    s.responseForm(), s.submissionMode(), null, localIds.isEmpty() ? null : String.join(";", localIds),
-                    row.fileName(), row.hashAlgorithm(), row.hashValue(), row.fileSize(),
-                    first(row.creator(), s.ercWho()), first(row.title(), s.ercWhat()), first(row.date(), s.ercWhen()),
-                    s.ercWhere(), s.dublinCore());
-            jobs.add(new NewJob(c, new Identifiers(row.primaryIdentifier(), localIds), priority));
+        } catch (FetchException | IllegalArgumentException e) {
+            throw new ManifestException(row.line(), e.getMessage());
         }
-        return jobs;
+        List<String> localIds = row.localIdentifiers();
+        JobConfiguration c = new JobConfiguration(null, profile.id(), s.submitter(), row.fileUrl(), payloadType,
+                s.responseForm(), s.submissionMode(), null, localIds.isEmpty() ? null : String.join(";", localIds),
+                row.fileName(), row.hashAlgorithm(), row.hashValue(), row.fileSize(),
+                first(row.creator(), s.ercWho()), first(row.title(), s.ercWhat()), first(row.date(), s.ercWhen()),
+                s.ercWhere(), s.dublinCore());
+        int bytes = QueueJson.write(c).length + 512;
+        if (bytes > QueueLimits.NODE_BYTES) {
+            throw new ManifestException(row.line(), "the object's description would be " + bytes + " bytes with the submission's; "
+                    + "the limit is " + QueueLimits.NODE_BYTES + " bytes");
+        }
+        return new NewJob(c, new Identifiers(row.primaryIdentifier(), localIds), priority, cursor);
     }
 
     /**

@@ -11,16 +11,16 @@ import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.StatusReport;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code zkqueue:batch/<state>}: batches have no per-state folder in the design, so this
- * consumer is woken by a batch being created ({@code /batches} children watch), by any
- * transition into its state made in this process, and by the re-scan; it then reads the
- * statuses of all batches in one round trip. The route says where the batch goes with
+ * {@code zkqueue:batch/<state>}: watches the state's index folder {@code /batches/states/<state>}
+ * (an entry moves with every batch status change, in the same transaction), so it never reads
+ * batches of other states. The route says where the batch goes with
  * {@link BatchExchange#next}. Steps turn what a depositor must hear about (a corrupt manifest)
  * into a move to reporting themselves; an exception means the queue's own trouble (ZooKeeper,
  * a mail server that is down), so the batch stays and is tried again after {@code retryDelay}:
@@ -37,10 +37,8 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
     }
 
     @Override
-    protected List<String> candidates(CuratorWatcher watcher) {
-        List<String> bids = store.watchBatchIds(watcher);
-        Map<String, BatchStatus> statuses = store.batchStatuses(bids);
-        return statuses.entrySet().stream().filter(e -> e.getValue().state() == state).map(Map.Entry::getKey).toList();
+    protected StateView openView() {
+        return store.batchStateView(state);
     }
 
     @Override
@@ -78,7 +76,14 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
                 store.unlock(lock);
                 return true;
             }
+            String stay = exchange.getProperty(BatchExchange.STAY, String.class);
             BatchState next = exchange.getProperty(BatchExchange.NEXT, BatchState.class);
+            if (stay != null && next == null) {
+                store.unlock(lock);
+                LOG.debug("batch {}: stays in {}: {}", bid, state, stay);
+                retryIn(bid, exchange.getProperty(BatchExchange.STAY_DELAY, 1000L, Long.class));
+                return false;
+            }
             if (next == null) {
                 LOG.error("batch {}: the {} route ended without choosing the next state; it stays", bid, state);
                 store.unlock(lock);

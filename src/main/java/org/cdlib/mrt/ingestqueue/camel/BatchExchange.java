@@ -18,6 +18,10 @@ public final class BatchExchange {
     public static final String REASON = "ingestqueue.batchReason";
     public static final String REPORT = "ingestqueue.batchReport";
     public static final String ERROR = "ingestqueue.batchError";
+    public static final String STAY = "ingestqueue.batchStay";
+    public static final String STAY_DELAY = "ingestqueue.batchStayDelay";
+    /** Set when this run created the batch's first jobs: the depositor's "queued" mail goes out. */
+    public static final String QUEUED = "ingestqueue.batchQueued";
 
     private BatchExchange() {
     }
@@ -37,6 +41,12 @@ public final class BatchExchange {
     public static void next(Exchange exchange, BatchState state, String reason) {
         exchange.setProperty(NEXT, state);
         exchange.setProperty(REASON, reason);
+    }
+
+    /** The batch stays where it is, unlocked, and is taken again after {@code delayMs} (not an error). */
+    public static void stay(Exchange exchange, String reason, long delayMs) {
+        exchange.setProperty(STAY, reason);
+        exchange.setProperty(STAY_DELAY, delayMs);
     }
 
     public static void report(Exchange exchange, StatusReport report) {

@@ -10,6 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +32,13 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     }
 
     @Override
-    protected List<String> candidates(CuratorWatcher watcher) {
-        return store.watchJobRefs(state, watcher);
+    protected StateView openView() {
+        return store.jobStateView(state);
+    }
+
+    @Override
+    protected String idOf(String refName) {
+        return org.cdlib.mrt.ingestqueue.queue.QueuePaths.jidOfRef(refName);
     }
 
     @Override

@@ -14,7 +14,11 @@ import org.apache.camel.support.DefaultConsumer;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,11 +46,16 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
     private final Object signal = new Object();
     private static final long REFRESH_MS = 200;
+    private static final long DAMAGED_RETRY_MS = 60_000;
     private final CuratorWatcher watcher = event -> {
         stale = true;
         wake();
     };
     private final CuratorWatcher holdWatcher = event -> wake();
+    private StateView view;
+    private int failures;
+    private volatile long retryAt;
+    private long relistAt;
     private volatile boolean stale = true;
     private volatile List<String> cached = new java.util.ArrayList<>();
     private volatile long fetchedAt;
@@ -67,8 +76,18 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         this.slots = new Semaphore(endpoint.getConcurrency());
     }
 
-    /** Candidate ids in the order they should be tried; leaves the watches that signal a change. */
-    protected abstract List<String> candidates(CuratorWatcher watcher);
+    /** The watched view of this consumer's state (job references or batch index entries). */
+    protected abstract StateView openView();
+
+    /** The id a view entry names (a job reference {@code PP-JID} stays as it is; claims take it whole). */
+    protected List<String> candidates() {
+        return view.snapshot();
+    }
+
+    /** The job or batch id a candidate names. */
+    protected String idOf(String candidate) {
+        return candidate;
+    }
 
     /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
     protected abstract Optional<L> claim(String id, String worker);
@@ -98,6 +117,10 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
         store.client().getConnectionStateListenable().addListener(connectionListener);
         store.addListener(transitionListener);
+        view = openView().start(() -> {
+            stale = true;
+            wake();
+        });
         dispatcher = new Thread(this::dispatch, "zkqueue-" + name() + "-dispatch");
         dispatcher.setDaemon(true);
         dispatcher.start();
@@ -110,6 +133,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         wake();
         store.removeListener(transitionListener);
         store.client().getConnectionStateListenable().removeListener(connectionListener);
+        if (view != null) {
+            view.close();
+        }
         if (dispatcher != null) {
             dispatcher.join(10_000);
         }
@@ -160,10 +186,19 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             try {
                 if (connected && !isSuspended()) {
                     pass();
+                    if (failures > 0) {
+                        LOG.info("zkqueue {}: scanning again after {} failed scan(s)", name(), failures);
+                    }
+                    failures = 0;
+                    store.health().scanSucceeded(name());
                 }
             } catch (RuntimeException e) {
-                LOG.warn("zkqueue {}: scan failed, retrying on the next signal: {}", name(), e.getMessage());
-                pause(1000);
+                // a timer, not the next ZooKeeper event, brings the retry: no work waits for an unrelated change
+                failures++;
+                long delay = Math.min(30_000, 250L << Math.min(7, failures));
+                retryAt = System.currentTimeMillis() + delay;
+                store.health().scanFailed(name(), e.getMessage());
+                LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
             }
         }
     }
@@ -180,6 +215,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 until = Math.min(until, refreshAt);
                 refreshAt = 0;
             }
+            if (retryAt > 0) {
+                until = Math.min(until, retryAt);
+            }
             while (!dirty && running && System.currentTimeMillis() < until) {
                 try {
                     signal.wait(Math.max(1, until - System.currentTimeMillis()));
@@ -189,7 +227,10 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 }
             }
             if (!dirty) {
-                stale = true; // the safety-net re-scan
+                stale = true; // the safety-net re-scan, or the retry after a failed scan
+            }
+            if (retryAt > 0 && System.currentTimeMillis() >= retryAt) {
+                retryAt = 0;
             }
             dirty = false;
             return running;
@@ -205,10 +246,18 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         // A busy state changes with every transition; re-reading a long list each time would cost
         // more than the work, so a backlog is worked from the last list for up to a moment.
         boolean exhausted = cached.stream().allMatch(id -> inHand.containsKey(id) || notBefore.containsKey(id));
+        if (now >= relistAt) {
+            // the safety net: the view is kept by events; a listing now and then catches anything missed
+            relistAt = now + endpoint.getRescan();
+            view.relist();
+        }
+        if (view.problem() != null) {
+            throw new QueueException(view.problem());
+        }
         if (stale && (exhausted || now - fetchedAt >= REFRESH_MS)) {
             stale = false;
             fetchedAt = now;
-            cached = new java.util.ArrayList<>(candidates(watcher));
+            cached = new java.util.ArrayList<>(candidates());
             LOG.debug("zkqueue {}: candidates {}", name(), cached);
         } else if (stale) {
             refreshAt = fetchedAt + REFRESH_MS; // come back for the fresh list once the moment has passed
@@ -228,6 +277,12 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             Optional<L> lock;
             try {
                 lock = claim(id, workerName());
+            } catch (CorruptNodeException e) {
+                // one damaged job or batch harms no other: skip it, look again much later
+                slots.release();
+                store.damaged(new Damaged(endpoint.kind().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
+                notBefore.put(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
+                continue;
             } catch (RuntimeException e) {
                 slots.release();
                 throw e;
@@ -280,6 +335,11 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 notBefore.put(id, System.currentTimeMillis() + endpoint.getRetryDelay());
             }
         }
+    }
+
+    /** The item stays where it is and is tried again after {@code ms}, not before. */
+    protected final void retryIn(String id, long ms) {
+        notBefore.put(id, System.currentTimeMillis() + ms);
     }
 
     /** Runs the route; any exception it raised is left on the exchange. */

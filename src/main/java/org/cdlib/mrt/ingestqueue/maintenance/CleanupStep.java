@@ -29,18 +29,24 @@ public final class CleanupStep implements Processor {
     private final AdminActions admin;
     private final QueueStore store;
     private final Duration retention;
+    private final Duration failedRetention;
     private final Clock clock;
 
     public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Clock clock) {
+        this(admin, store, retention, retention, clock);
+    }
+
+    public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Duration failedRetention, Clock clock) {
         this.admin = admin;
         this.store = store;
         this.retention = retention;
+        this.failedRetention = failedRetention;
         this.clock = clock;
     }
 
     @Override
     public void process(Exchange exchange) throws IOException {
-        AdminActions.CleanupResult r = admin.cleanup(retention);
+        AdminActions.CleanupResult r = admin.cleanup(retention, failedRetention);
         int uploads = pruneUploads();
         if (r.batches() > 0 || uploads > 0) {
             LOG.info("cleanup: removed {} batch(es), {} job(s) and {} upload(s) older than {}", r.batches(), r.jobs(),
@@ -49,14 +55,34 @@ public final class CleanupStep implements Processor {
         exchange.getMessage().setBody(r);
     }
 
-    /** Removes {@code uploads/<uuid>} directories that no batch names; returns how many. */
+    /** The file in an upload's directory naming the batch it became (written right after the batch is created). */
+    public static final String BATCH_MARK = ".bid";
+
+    /** Notes which batch an uploaded payload became, so cleanup keeps it exactly as long as the batch. */
+    public static void markUpload(Path ingestHome, String payloadUrl, String bid) {
+        if (payloadUrl == null || !payloadUrl.startsWith("file:")) {
+            return;
+        }
+        try {
+            Path file = Path.of(java.net.URI.create(payloadUrl));
+            Path uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
+            if (file.startsWith(uploads) && file.getParent() != null) {
+                Files.writeString(file.getParent().resolve(BATCH_MARK), bid);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("upload {}: cannot note batch {}: {}", payloadUrl, bid, e.getMessage());
+        }
+    }
+
+    /**
+     * Removes {@code uploads/<uuid>} directories older than the retention whose batch no longer
+     * exists (or that never became one); one look-up per directory, whatever the queue's size.
+     */
     int pruneUploads() throws IOException {
         Path uploads = store.ingestHome().resolve("uploads");
         if (!Files.isDirectory(uploads)) {
             return 0;
         }
-        Set<String> named = store.batchSubmissions(store.batchIds()).values().stream().map(BatchSubmission::payloadUrl)
-                .filter(u -> u != null && u.startsWith("file:")).collect(Collectors.toSet());
         Instant before = clock.instant().minus(retention);
         int removed = 0;
         List<Path> dirs;
@@ -64,9 +90,11 @@ public final class CleanupStep implements Processor {
             dirs = list.filter(Files::isDirectory).filter(d -> !d.getFileName().toString().startsWith(".")).toList();
         }
         for (Path dir : dirs) {
-            String prefix = dir.toUri().toString();
-            if (named.stream().anyMatch(u -> u.startsWith(prefix))
-                    || Files.getLastModifiedTime(dir).toInstant().isAfter(before)) {
+            if (Files.getLastModifiedTime(dir).toInstant().isAfter(before)) {
+                continue;
+            }
+            Path mark = dir.resolve(BATCH_MARK);
+            if (Files.isRegularFile(mark) && store.batchExists(Files.readString(mark).strip())) {
                 continue;
             }
             try (Stream<Path> walk = Files.walk(dir)) {

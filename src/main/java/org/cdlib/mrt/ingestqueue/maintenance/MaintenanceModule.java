@@ -7,7 +7,7 @@ import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
 
-/** Binds {@code adminActions}, {@code consistencyCheck} and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D). */
+/** Binds {@code adminActions}, {@code consistencyCheck} and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D). */
 public final class MaintenanceModule implements QueueModule {
 
     @Override
@@ -16,6 +16,7 @@ public final class MaintenanceModule implements QueueModule {
         ctx.bind("adminActions", admin);
         ctx.bind("consistencyCheck", new ConsistencyCheck(ctx.store()));
         ctx.bind("cleanupStep", new CleanupStep(admin, ctx.store(),
-                ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)), Clock.systemUTC()));
+                ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)),
+                ctx.durationProperty("ingest.cleanup.failed-retention", Duration.ofDays(30)), Clock.systemUTC()));
     }
 }

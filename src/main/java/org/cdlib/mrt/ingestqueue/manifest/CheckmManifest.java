@@ -41,7 +41,7 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
             return this == BATCH || this == CONTAINER_BATCH || this == SINGLE_FILE_BATCH;
         }
 
-        static Kind ofProfile(String profile) {
+        public static Kind ofProfile(String profile) {
             String p = profile.strip();
             String last = p.substring(p.lastIndexOf('/') + 1);
             for (Kind k : values()) {
@@ -119,76 +119,14 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
     }
 
     public static CheckmManifest parse(String text) {
-        String[] lines = text.split("\r?\n", -1);
-        String profile = null;
-        List<String> fields = null;
+        CheckmReader reader = new CheckmReader(new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         List<Row> rows = new ArrayList<>();
-        boolean header = false;
-        boolean eof = false;
-        for (int i = 0; i < lines.length && !eof; i++) {
-            int lineNo = i + 1;
-            String line = lines[i].strip();
-            if (i == 0 && line.startsWith("\uFEFF")) {
-                line = line.substring(1);
-            }
-            if (line.isEmpty()) {
-                continue;
-            }
-            if (!header) {
-                if (!line.toLowerCase(Locale.ROOT).startsWith("#%checkm")) {
-                    throw new ManifestException(lineNo, "expected '#%checkm_0.7' as the first line, got '" + abbreviate(line) + "'");
-                }
-                header = true;
-                continue;
-            }
-            if (line.startsWith("#%")) {
-                String[] parts = Arrays.stream(line.substring(2).split("\\|", -1)).map(String::strip).toArray(String[]::new);
-                switch (parts[0].toLowerCase(Locale.ROOT)) {
-                    case "profile" -> profile = parts.length > 1 ? parts[1] : "";
-                    case "fields" -> {
-                        fields = new ArrayList<>();
-                        for (int f = 1; f < parts.length; f++) {
-                            if (!parts[f].isEmpty()) {
-                                fields.add(parts[f].toLowerCase(Locale.ROOT));
-                            }
-                        }
-                        if (fields.isEmpty()) {
-                            throw new ManifestException(lineNo, "#%fields names no column");
-                        }
-                    }
-                    case "eof" -> eof = true;
-                    default -> { } // #%prefix and other directives carry nothing the queue needs
-                }
-                continue;
-            }
-            if (line.startsWith("#")) {
-                continue;
-            }
-            if (fields == null) {
-                throw new ManifestException(lineNo, "data row before the '#%fields' line");
-            }
-            rows.add(row(lineNo, line, fields));
+        for (Row r = reader.next(); r != null; r = reader.next()) {
+            rows.add(r);
         }
-        if (!header) {
-            throw new ManifestException(0, "empty: no '#%checkm_0.7' line");
-        }
-        if (!eof) {
-            throw new ManifestException(lines.length, "missing '#%eof' (the manifest is truncated or not a checkm manifest)");
-        }
-        if (profile == null) {
-            throw new ManifestException(0, "no '#%profile' line: cannot tell what kind of manifest this is");
-        }
-        Kind kind = Kind.ofProfile(profile);
-        if (kind == null) {
-            throw new ManifestException(0, "unknown manifest profile '" + profile + "' (expected mrt-ingest-manifest, "
-                    + "mrt-batch-manifest, mrt-container-batch-manifest or mrt-single-file-batch-manifest)");
-        }
-        if (fields == null) {
-            throw new ManifestException(0, "no '#%fields' line");
-        }
-        if (!fields.contains("nfo:fileurl")) {
-            throw new ManifestException(0, "'#%fields' has no nfo:fileUrl column");
-        }
+        Kind kind = reader.finish();
+        String profile = reader.profile();
+        List<String> fields = reader.fields();
         if (kind.isBatch() && rows.isEmpty()) {
             throw new ManifestException(0, "a " + kind.profileName() + " must list at least one object; this one lists none");
         }
@@ -204,7 +142,7 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         return new CheckmManifest(kind, profile, List.copyOf(fields), List.copyOf(rows));
     }
 
-    private static Row row(int lineNo, String line, List<String> fields) {
+    static Row row(int lineNo, String line, List<String> fields) {
         String[] cells = line.split("\\|", -1);
         int n = cells.length;
         while (n > fields.size() && cells[n - 1].isBlank()) {

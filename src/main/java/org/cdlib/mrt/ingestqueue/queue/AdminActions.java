@@ -3,7 +3,9 @@ package org.cdlib.mrt.ingestqueue.queue;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +50,13 @@ public final class AdminActions {
     }
 
     public void deleteJob(String jid, boolean confirm, String by) {
-        JobLock lock = lockJob(jid);
+        JobLock lock;
+        try {
+            lock = lockJob(jid);
+        } catch (CorruptNodeException damaged) {
+            deleteDamagedJob(jid, by, damaged);
+            return;
+        }
         try {
             Job job = lock.job();
             Transitions.requireJob(jid, job.state(), JobState.DELETED);
@@ -57,7 +65,21 @@ public final class AdminActions {
                 throw new ConfirmRequiredException("job " + jid + " belongs to batch " + job.batchId() + ", which is " + batch
                         + "; its report will not mention the job. Delete with confirm to go ahead.");
             }
-            store.deleteJobNodes(lock, "deleted by " + by);
+            store.deleteJobNodes(lock, job.batchId(), "deleted by " + by);
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+    }
+
+    /** A job whose nodes cannot be read: every node it has is removed, whatever its state. */
+    private void deleteDamagedJob(String jid, String by, CorruptNodeException damage) {
+        JobLock lock = store.lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
+                + " is damaged and locked by a worker; try again when the lock is gone"));
+        try {
+            byte[] bid = store.readOrNull(QueuePaths.jobNode(jid, "bid"));
+            String batch = bid == null || QueuePaths.batchNumber(QueueJson.text(bid)) < 0 ? null : QueueJson.text(bid);
+            store.deleteJobNodes(lock, batch, "damaged job deleted by " + by + " (" + damage.getMessage() + ")");
         } catch (RuntimeException e) {
             unlockQuietly(lock);
             throw e;
@@ -107,10 +129,12 @@ public final class AdminActions {
 
     public Batch updateReporting(String bid, String by) {
         BatchLock lock = lockBatch(bid);
-        List<String> open = lock.batch().jobs(BatchRef.PROCESSING);
-        if (lock.batch().state() == BatchState.FAILED && !open.isEmpty()) {
+        int open = lock.batch().count(BatchRef.PROCESSING);
+        if (lock.batch().state() == BatchState.FAILED && open > 0) {
+            List<String> some = store.batchJobs(bid, BatchRef.PROCESSING);
             store.unlock(lock);
-            throw new IllegalTransitionException("batch " + bid + " still has jobs in progress (" + String.join(", ", open)
+            throw new IllegalTransitionException("batch " + bid + " still has " + open + " job(s) in progress ("
+                    + String.join(", ", some.subList(0, Math.min(10, some.size()))) + (open > 10 ? ", ..." : "")
                     + "); update the report when they have ended", List.of());
         }
         return move(lock, BatchState.UPDATE_REPORTING, "update report asked by " + by);
@@ -118,11 +142,17 @@ public final class AdminActions {
 
     /** A failed or held batch and every job of it. Resumable: cleanup finishes an interrupted deletion. */
     public void deleteBatch(String bid, String by) {
-        BatchLock lock = lockBatch(bid);
+        BatchLock lock;
+        try {
+            lock = lockBatch(bid);
+        } catch (CorruptNodeException damaged) {
+            deleteDamagedBatch(bid, by, damaged);
+            return;
+        }
         Batch batch = lock.batch();
         try {
             Transitions.requireBatch(bid, batch.state(), BatchState.DELETED);
-            List<String> open = batch.jobs(BatchRef.PROCESSING);
+            List<String> open = store.batchJobs(bid, BatchRef.PROCESSING);
             for (Job j : store.loadJobs(open)) {
                 if (j.state() != JobState.HELD) {
                     throw new IllegalTransitionException("batch " + bid + " still has job " + j.id() + " in " + j.state()
@@ -160,26 +190,57 @@ public final class AdminActions {
                 + (batch.lockOwner() == null ? "another worker" : batch.lockOwner()) + "; try again when it has moved");
     }
 
-    /** Deletes every job of the batch (each in its own transaction), then the batch's nodes. */
+    /**
+     * Deletes every job of the batch (each in its own transaction; found by the batch's run of job
+     * ids, never by listing), then the batch's nodes.
+     */
     private int finishDeletion(String bid, String reason) {
-        int jobs = 0;
         Batch batch = store.loadBatch(bid);
+        List<String> ids = batch.jobIds();
+        int jobs = 0;
+        for (int from = 0; from < ids.size(); from += 100) {
+            jobs += deleteJobs(bid, ids.subList(from, Math.min(ids.size(), from + 100)), reason);
+        }
         for (BatchRef ref : BatchRef.values()) {
-            for (String jid : batch.jobs(ref)) {
-                Optional<JobLock> lock = store.tryLockJob(jid, "admin");
-                if (lock.isEmpty()) {
-                    if (store.findJob(jid).isPresent()) {
-                        throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
-                    }
-                    continue;
-                }
-                store.deleteJobNodes(lock.get(), reason);
-                jobs++;
+            if (store.exists(QueuePaths.batchRefs(bid, ref))) {
+                jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason); // references left by an older layout or a repair
             }
         }
-        store.deleteBatchNodes(bid);
+        store.removeBatchNodes(bid);
         LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
         return jobs;
+    }
+
+    private int deleteJobs(String bid, List<String> jids, String reason) {
+        int n = 0;
+        for (String jid : jids) {
+            if (!store.exists(QueuePaths.job(jid))) {
+                continue;
+            }
+            Optional<JobLock> lock = store.lockJobNode(jid, "admin");
+            if (lock.isEmpty()) {
+                throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
+            }
+            try {
+                lock.get().job(store.findJob(jid).orElse(null));
+            } catch (CorruptNodeException damaged) {
+                lock.get().job(null);
+            }
+            store.deleteJobNodes(lock.get(), bid, reason);
+            n++;
+        }
+        return n;
+    }
+
+    /** A batch whose status or submission cannot be read: its listed jobs and its nodes are removed. */
+    private void deleteDamagedBatch(String bid, String by, CorruptNodeException damage) {
+        String reason = "damaged batch deleted by " + by + " (" + damage.getMessage() + ")";
+        int jobs = 0;
+        for (BatchRef ref : BatchRef.values()) {
+            jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason);
+        }
+        store.removeBatchNodes(bid);
+        LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
     }
 
     // ------------------------------------------------------------------ collections and queue
@@ -205,10 +266,9 @@ public final class AdminActions {
                 n++;
             }
         }
-        for (var e : store.batchStatuses(store.batchIds()).entrySet()) {
-            if (e.getValue().state() == BatchState.HELD
-                    && profile.equals(store.loadBatch(e.getKey()).submission().profileName())) {
-                releaseBatch(e.getKey(), by);
+        for (String bid : store.batchIds(BatchState.HELD)) {
+            if (profile.equals(store.loadBatch(bid).submission().profileName())) {
+                releaseBatch(bid, by);
                 n++;
             }
         }
@@ -227,29 +287,65 @@ public final class AdminActions {
 
     // ------------------------------------------------------------------ cleanup
 
-    /**
-     * Completed → Automatic Cleanup: batches completed longer ago than {@code retention} are removed
-     * with their jobs; deletions an earlier run or an operator left half done are finished.
-     */
+    /** How many batch numbers one cleanup pass reads at most, so a pass stays bounded. */
+    static final int CLEANUP_SCAN = 20_000;
+
     public CleanupResult cleanup(Duration retention) {
-        Instant before = clock.instant().minus(retention);
+        return cleanup(retention, retention);
+    }
+
+    /**
+     * Completed → Automatic Cleanup: batches completed longer ago than {@code retention}, and
+     * failed ones older than {@code failedRetention}, are removed with their jobs; deletions an
+     * earlier run or an operator left half done are finished. Walks batch numbers upward from the
+     * oldest that may still exist, a bounded stretch per pass, and moves that mark past the
+     * numbers that are gone.
+     */
+    public CleanupResult cleanup(Duration retention, Duration failedRetention) {
+        Instant now = clock.instant();
+        long oldest = store.oldestBatchNumber();
+        long newest = store.newestBatchNumber();
+        long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
         int batches = 0;
         int jobs = 0;
-        for (var e : store.batchStatuses(store.batchIds()).entrySet()) {
-            BatchStatus s = e.getValue();
-            boolean expired = s.state() == BatchState.COMPLETED && s.lastModified() != null
-                    && Instant.parse(s.lastModified()).isBefore(before);
-            if (!expired && s.state() != BatchState.DELETED) {
-                continue;
+        long stillThere = -1;
+        for (long from = oldest; from <= end; from += 100) {
+            List<String> bids = new ArrayList<>();
+            for (long n = from; n <= Math.min(end, from + 99); n++) {
+                bids.add(QueuePaths.batchId(n));
             }
-            try {
-                jobs += finishDeletion(e.getKey(), expired ? "cleanup after " + retention : "deletion finished by cleanup");
-                batches++;
-            } catch (QueueException ex) {
-                LOG.warn("cleanup: batch {} left for the next run: {}", e.getKey(), ex.getMessage());
+            Map<String, BatchStatus> statuses = store.batchStatuses(bids, d -> { });
+            for (String bid : bids) {
+                BatchStatus s = statuses.get(bid);
+                boolean gone = s == null && !store.exists(QueuePaths.batch(bid));
+                if (!gone && s != null && expired(s, now, retention, failedRetention)) {
+                    try {
+                        jobs += finishDeletion(bid, s.state() == BatchState.DELETED ? "deletion finished by cleanup"
+                                : "cleanup after " + (s.state() == BatchState.FAILED ? failedRetention : retention));
+                        batches++;
+                        gone = true;
+                    } catch (QueueException ex) {
+                        LOG.warn("cleanup: batch {} left for the next run: {}", bid, ex.getMessage());
+                    }
+                }
+                if (!gone && stillThere < 0) {
+                    stillThere = QueuePaths.batchNumber(bid);
+                }
             }
         }
+        long mark = stillThere >= 0 ? stillThere : end + 1;
+        if (mark > oldest) {
+            store.oldestBatchNumber(mark);
+        }
         return new CleanupResult(batches, jobs);
+    }
+
+    private static boolean expired(BatchStatus s, Instant now, Duration retention, Duration failedRetention) {
+        if (s.state() == BatchState.DELETED) {
+            return true;
+        }
+        Duration keep = s.state() == BatchState.COMPLETED ? retention : s.state() == BatchState.FAILED ? failedRetention : null;
+        return keep != null && s.lastModified() != null && Instant.parse(s.lastModified()).isBefore(now.minus(keep));
     }
 
     private static IllegalTransitionException notIn(String what, Object state, Object expected,

@@ -1,19 +1,21 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
+import java.util.AbstractList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A batch as read from ZooKeeper.
+ * A batch as read from ZooKeeper, in one read transaction.
  *
- * @param jobs the job ids listed under each {@code /batches/BID/states/batch-*} category
+ * @param counts the number of job references under each {@code /batches/BID/states/batch-*}
+ *               category, from the folders' {@code Stat}: a million-job batch is counted, not listed
  */
 public record Batch(
         String id,
         BatchSubmission submission,
         BatchStatus status,
         StatusReport statusReport,
-        Map<BatchRef, List<String>> jobs,
+        Map<BatchRef, Integer> counts,
         int statusVersion,
         LockOwner lockOwner) {
 
@@ -21,11 +23,36 @@ public record Batch(
         return status.state();
     }
 
-    public List<String> jobs(BatchRef ref) {
-        return jobs.getOrDefault(ref, List.of());
+    public int count(BatchRef ref) {
+        return counts.getOrDefault(ref, 0);
     }
 
+    /** Jobs that still exist (open, completed or failed). */
     public int jobCount() {
-        return jobs.values().stream().mapToInt(List::size).sum();
+        return counts.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** The ids of every job created for the batch, in creation order (some may have been deleted since). */
+    public List<String> jobIds() {
+        Long first = status.firstJob();
+        int n = first == null ? 0 : status.jobsCreated();
+        return new AbstractList<>() {
+            @Override
+            public String get(int i) {
+                if (i < 0 || i >= n) {
+                    throw new IndexOutOfBoundsException(i);
+                }
+                return QueuePaths.jobId(first + i);
+            }
+
+            @Override
+            public int size() {
+                return n;
+            }
+        };
+    }
+
+    Batch withStatus(BatchStatus s, StatusReport report, int version, LockOwner owner) {
+        return new Batch(id, submission, s, report, counts, version, owner);
     }
 }

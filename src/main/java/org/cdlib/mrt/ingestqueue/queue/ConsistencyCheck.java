@@ -2,21 +2,28 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * fsck for the queue: walks the tree and reports every place where it breaks the design's
- * invariants — a job with not exactly one state reference, a reference whose state or priority
- * disagrees with the job, a batch reference in the wrong category, references to missing jobs,
- * a job without its batch, a node that is not the JSON it should be. {@link #repair()} derives
- * the truth from each job's status node and fixes each job in one transaction.
+ * fsck for the queue, bounded at any size: the open state folders are listed (they are small),
+ * everything else is walked by number — batches from the oldest that may exist to the newest,
+ * each batch's jobs by its run of ids — reading in bounded transactions. Every node of every job
+ * and batch is checked: status, submission, configuration, identifiers, priority, space_needed,
+ * bid, state references, batch references and index entries. {@link #repair()} fixes what can
+ * be derived, each job under its own lock with version checks, so it never races a worker; what
+ * cannot be derived (a configuration, a submission) is reported for the operator to delete.
  */
 public final class ConsistencyCheck {
     private static final Logger LOG = LoggerFactory.getLogger(ConsistencyCheck.class);
+    private static final int JOBS_PER_READ = 20;
     private final QueueStore store;
 
     public ConsistencyCheck(QueueStore store) {
@@ -32,9 +39,6 @@ public final class ConsistencyCheck {
         }
     }
 
-    private record Ref(JobState state, int priority, String path) {
-    }
-
     public Report check() {
         return run(false);
     }
@@ -43,122 +47,312 @@ public final class ConsistencyCheck {
         return run(true);
     }
 
+    private final class Pass {
+        final boolean repair;
+        final List<Violation> found = new ArrayList<>();
+        final Map<String, List<String>> openRefs = new HashMap<>();
+        final Set<String> seen = new LinkedHashSet<>();
+        int jobs;
+        int batches;
+
+        Pass(boolean repair) {
+            this.repair = repair;
+        }
+    }
+
     private Report run(boolean repair) {
-        List<Violation> found = new ArrayList<>();
-        Map<String, List<Ref>> refs = new HashMap<>();
+        Pass p = new Pass(repair);
         for (JobState s : JobState.values()) {
-            if (s == JobState.DELETED) {
+            if (s.batchRef() != BatchRef.PROCESSING) {
                 continue;
             }
-            for (String name : store.childrenOrEmpty(QueuePaths.jobState(s))) {
-                String path = QueuePaths.jobState(s) + "/" + name;
-                try {
-                    refs.computeIfAbsent(QueuePaths.jidOfRef(name), k -> new ArrayList<>())
-                            .add(new Ref(s, QueuePaths.priorityOfRef(name), path));
-                } catch (RuntimeException e) {
-                    found.add(fix(repair, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1))));
+            try {
+                for (String name : store.jobRefs(s)) {
+                    String path = QueuePaths.jobState(s) + "/" + name;
+                    if (QueuePaths.priorityOfRef(name) < 0 || QueuePaths.jobNumber(QueuePaths.jidOfRef(name)) < 0) {
+                        p.found.add(unlocked(p, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1))));
+                    } else {
+                        p.openRefs.computeIfAbsent(QueuePaths.jidOfRef(name), k -> new ArrayList<>()).add(path);
+                    }
+                }
+            } catch (QueueException e) {
+                p.found.add(new Violation("unreadable-state", QueuePaths.jobState(s), e.getMessage(), false));
+            }
+        }
+        long newest = store.newestBatchNumber();
+        for (long from = store.oldestBatchNumber(); from <= newest; from += 50) {
+            List<String> bids = new ArrayList<>();
+            for (long n = from; n <= Math.min(newest, from + 49); n++) {
+                bids.add(QueuePaths.batchId(n));
+            }
+            Map<String, OpResult> r = store.readMany(bids.stream().map(QueuePaths::batch).toList());
+            for (String bid : bids) {
+                if (r.get(QueuePaths.batch(bid)) instanceof OpResult.GetDataResult) {
+                    p.batches++;
+                    checkBatch(p, bid);
                 }
             }
         }
-        List<String> jids = store.childrenOrEmpty(QueuePaths.JOBS).stream().filter(n -> n.startsWith("jid")).sorted().toList();
-        for (String jid : jids) {
-            checkJob(jid, refs.getOrDefault(jid, List.of()), repair, found);
-        }
-        for (var e : refs.entrySet()) {
-            if (!jids.contains(e.getKey())) {
-                for (Ref r : e.getValue()) {
-                    found.add(fix(repair, "dangling-reference", r.path(), "no job " + e.getKey(), List.of(Op.delete(r.path(), -1))));
+        for (var e : p.openRefs.entrySet()) {
+            if (!p.seen.contains(e.getKey())) {
+                boolean exists = store.exists(QueuePaths.job(e.getKey()));
+                for (String ref : e.getValue()) {
+                    p.found.add(exists ? new Violation("job-without-batch", QueuePaths.job(e.getKey()),
+                            "referenced by " + ref + " but in no batch's run of job ids", false)
+                            : unlocked(p, "dangling-reference", ref, "no job " + e.getKey(), List.of(Op.delete(ref, -1))));
                 }
             }
         }
-        List<String> bids = store.batchIds();
-        for (String bid : bids) {
-            checkBatch(bid, jids, repair, found);
-        }
-        Report report = new Report(jids.size(), bids.size(), List.copyOf(found));
+        Report report = new Report(p.jobs, p.batches, List.copyOf(p.found));
         if (!report.clean()) {
             LOG.warn("consistency check{}: {} violation(s) in {} jobs and {} batches", repair ? " and repair" : "",
-                    found.size(), jids.size(), bids.size());
+                    p.found.size(), p.jobs, p.batches);
         }
         return report;
     }
 
-    private void checkJob(String jid, List<Ref> refs, boolean repair, List<Violation> found) {
-        JobStatus status;
-        int priority;
-        String bid;
+    private void checkBatch(Pass p, String bid) {
+        Map<String, OpResult> r = store.readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
+        BatchStatus status;
+        int version;
         try {
-            status = QueueJson.read(QueuePaths.jobStatus(jid), store.readOrNull(QueuePaths.jobStatus(jid)), JobStatus.class);
-            status.state();
-            priority = QueueJson.readInt(QueuePaths.jobNode(jid, "priority"), store.readOrNull(QueuePaths.jobNode(jid, "priority")));
-            bid = QueueJson.text(store.readOrNull(QueuePaths.jobNode(jid, "bid")));
-        } catch (RuntimeException e) {
-            found.add(new Violation("corrupt-job", QueuePaths.job(jid), e.getMessage(), false));
+            OpResult.GetDataResult st = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
+            if (st == null) {
+                throw new CorruptNodeException(QueuePaths.batchStatus(bid), "missing");
+            }
+            status = QueueJson.read(QueuePaths.batchStatus(bid), st.getData(), BatchStatus.class);
+            version = st.getStat().getVersion();
+            try {
+                status.state();
+            } catch (IllegalArgumentException e) {
+                throw new CorruptNodeException(QueuePaths.batchStatus(bid), e.getMessage());
+            }
+            OpResult.GetDataResult sub = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchSubmission(bid)));
+            QueueJson.read(QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), BatchSubmission.class);
+        } catch (CorruptNodeException e) {
+            p.found.add(new Violation("corrupt-batch", QueuePaths.batch(bid), e.getMessage()
+                    + " (not derivable: delete the batch through the API)", false));
             return;
         }
-        JobState state = status.state();
-        String want = QueuePaths.jobRef(state, priority, jid);
-        List<Op> ops = new ArrayList<>();
-        boolean wantPresent = false;
-        for (Ref r : refs) {
-            if (r.path().equals(want)) {
-                wantPresent = true;
-            } else {
-                ops.add(Op.delete(r.path(), -1));
+        List<String> index = new ArrayList<>();
+        for (BatchState s : BatchState.values()) {
+            index.add(QueuePaths.batchIndex(s, bid));
+        }
+        Map<String, OpResult> ir = store.readMany(index);
+        String want = QueuePaths.batchIndex(status.state(), bid);
+        List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.batchStatus(bid), version)));
+        for (String path : index) {
+            boolean there = ir.get(path) instanceof OpResult.GetDataResult;
+            if (there != path.equals(want)) {
+                ops.add(there ? Op.delete(path, -1) : ZooKeeperCalls.create(path, ZooKeeperCalls.EMPTY));
             }
         }
-        if (!wantPresent) {
-            ops.add(QueueStore.create(want, new byte[0]));
+        if (ops.size() > 1) {
+            p.found.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops));
         }
-        if (refs.size() != 1 || !wantPresent) {
-            String kind = refs.isEmpty() ? "no-reference" : refs.size() > 1 ? "several-references" : "wrong-reference";
-            found.add(fix(repair, kind, QueuePaths.job(jid), "status " + state + " priority " + priority + ", references "
-                    + refs.stream().map(Ref::path).toList(), ops));
-        }
-        if (store.readOrNull(QueuePaths.batchStatus(bid)) == null) {
-            found.add(new Violation("job-without-batch", QueuePaths.job(jid), "batch " + bid + " does not exist", false));
+        if (status.firstJob() == null) {
             return;
         }
-        BatchRef expected = state.batchRef();
-        List<Op> batchOps = new ArrayList<>();
-        for (BatchRef r : BatchRef.values()) {
-            String p = QueuePaths.batchRef(bid, r, jid);
-            boolean there = store.exists(p);
-            if (there && r != expected) {
-                batchOps.add(Op.delete(p, -1));
-            } else if (!there && r == expected) {
-                batchOps.add(QueueStore.create(p, new byte[0]));
+        List<String> jids = new ArrayList<>();
+        for (int i = 0; i < status.jobsCreated(); i++) {
+            jids.add(QueuePaths.jobId(status.firstJob() + i));
+            if (jids.size() == JOBS_PER_READ || i == status.jobsCreated() - 1) {
+                checkJobs(p, bid, jids);
+                jids = new ArrayList<>();
             }
-        }
-        if (!batchOps.isEmpty()) {
-            batchOps.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), new byte[0], -1));
-            found.add(fix(repair, "wrong-batch-reference", QueuePaths.batchStates(bid), jid + " is " + state
-                    + ", so belongs under batch-" + expected.name().toLowerCase(), batchOps));
         }
     }
 
-    private void checkBatch(String bid, List<String> jids, boolean repair, List<Violation> found) {
-        try {
-            QueueJson.read(QueuePaths.batchStatus(bid), store.readOrNull(QueuePaths.batchStatus(bid)), BatchStatus.class).state();
-            QueueJson.read(QueuePaths.batchSubmission(bid), store.readOrNull(QueuePaths.batchSubmission(bid)), BatchSubmission.class);
-        } catch (RuntimeException e) {
-            found.add(new Violation("corrupt-batch", QueuePaths.batch(bid), e.getMessage(), false));
-            return;
+    private void checkJobs(Pass p, String bid, List<String> jids) {
+        List<String> paths = new ArrayList<>();
+        for (String jid : jids) {
+            paths.add(QueuePaths.job(jid));
+            for (String c : JobRecords.CHILDREN) {
+                paths.add(QueuePaths.jobNode(jid, c));
+            }
+            for (BatchRef ref : BatchRef.values()) {
+                paths.add(QueuePaths.batchRef(bid, ref, jid));
+            }
         }
-        for (BatchRef r : BatchRef.values()) {
-            for (String jid : store.childrenOrEmpty(QueuePaths.batchRefs(bid, r))) {
-                if (!jids.contains(jid)) {
-                    String p = QueuePaths.batchRef(bid, r, jid);
-                    found.add(fix(repair, "dangling-batch-reference", p, "no job " + jid,
-                            List.of(Op.delete(p, -1), Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), new byte[0], -1))));
+        Map<String, OpResult> r = store.readMany(paths);
+        for (String jid : jids) {
+            p.seen.add(jid);
+            if (!(r.get(QueuePaths.job(jid)) instanceof OpResult.GetDataResult)) {
+                for (BatchRef ref : BatchRef.values()) {
+                    String path = QueuePaths.batchRef(bid, ref, jid);
+                    if (r.get(path) instanceof OpResult.GetDataResult) {
+                        p.found.add(unlocked(p, "dangling-batch-reference", path, "no job " + jid, List.of(Op.delete(path, -1),
+                                Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1))));
+                    }
+                }
+                continue;
+            }
+            p.jobs++;
+            new JobCheck(p, bid, jid, r).run();
+        }
+    }
+
+    /** One job's nodes, the violations found in them and the operations that repair what can be derived. */
+    private final class JobCheck {
+        final Pass p;
+        final String bid;
+        final String jid;
+        final Map<String, OpResult> r;
+        final List<Violation> local = new ArrayList<>();
+        final List<Op> ops = new ArrayList<>();
+
+        JobCheck(Pass p, String bid, String jid, Map<String, OpResult> r) {
+            this.p = p;
+            this.bid = bid;
+            this.jid = jid;
+            this.r = r;
+        }
+
+        byte[] data(String child) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobNode(jid, child)));
+            return d == null ? null : d.getData();
+        }
+
+        void note(String kind, String path, String detail, Op... fix) {
+            local.add(new Violation(kind, path, detail, fix.length > 0));
+            ops.addAll(List.of(fix));
+        }
+
+        void run() {
+            try {
+                QueueJson.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), JobConfiguration.class);
+            } catch (CorruptNodeException e) {
+                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
+            }
+            String bidNode = QueuePaths.jobNode(jid, "bid");
+            if (!bid.equals(QueueJson.text(data("bid")))) {
+                note("wrong-bid", bidNode, "is '" + QueueJson.text(data("bid")) + "', the job is in batch " + bid + "'s run of ids",
+                        data("bid") == null ? ZooKeeperCalls.create(bidNode, QueueJson.text(bid))
+                                : Op.setData(bidNode, QueueJson.text(bid), -1));
+            }
+            if (data("space_needed") == null) {
+                note("missing-node", QueuePaths.jobNode(jid, "space_needed"), "missing; 0 until estimated again",
+                        ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
+            }
+            try {
+                QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
+            } catch (CorruptNodeException e) {
+                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
+            }
+            Integer priority = null;
+            try {
+                priority = QueuePaths.checkPriorityNode(QueuePaths.jobNode(jid, "priority"),
+                        QueueJson.readInt(QueuePaths.jobNode(jid, "priority"), data("priority")));
+            } catch (CorruptNodeException e) {
+                List<String> refs = p.openRefs.getOrDefault(jid, List.of());
+                if (refs.size() == 1) {
+                    priority = QueuePaths.priorityOfRef(refs.get(0).substring(refs.get(0).lastIndexOf('/') + 1));
+                    byte[] text = QueueJson.text(priority);
+                    note("corrupt-priority", QueuePaths.jobNode(jid, "priority"), e.getMessage() + "; taken from " + refs.get(0),
+                            data("priority") == null ? ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), text)
+                                    : Op.setData(QueuePaths.jobNode(jid, "priority"), text, -1));
+                } else {
+                    note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
                 }
             }
+            OpResult.GetDataResult statusData = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+            JobState state = null;
+            try {
+                state = QueueJson.read(QueuePaths.jobStatus(jid), statusData == null ? null : statusData.getData(),
+                        JobStatus.class).state();
+            } catch (RuntimeException e) {
+                List<String> refs = p.openRefs.getOrDefault(jid, List.of());
+                if (refs.size() == 1) {
+                    String ref = refs.get(0);
+                    state = JobState.fromWire(ref.substring(QueuePaths.JOB_STATES.length() + 1, ref.lastIndexOf('/')));
+                    byte[] rebuilt = QueueJson.write(new JobStatus(state.wire(), null, java.time.Instant.now().toString(), 0,
+                            null));
+                    note("corrupt-job-status", QueuePaths.jobStatus(jid), e.getMessage() + "; rebuilt as " + state + " from " + ref,
+                            statusData == null ? ZooKeeperCalls.create(QueuePaths.jobStatus(jid), rebuilt)
+                                    : ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), rebuilt, statusData.getStat().getVersion()));
+                } else {
+                    note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (" + refs.size()
+                            + " open references: not derivable)");
+                }
+            }
+            if (state != null && priority != null) {
+                checkReferences(state, priority);
+            }
+            finish(statusData);
+        }
+
+        void checkReferences(JobState state, int priority) {
+            List<String> probe = new ArrayList<>();
+            for (JobState s : JobState.values()) {
+                if (s != JobState.DELETED && s.batchRef() != BatchRef.PROCESSING) {
+                    probe.add(QueuePaths.jobRef(s, priority, jid));
+                }
+            }
+            Map<String, OpResult> tr = store.readMany(probe);
+            Set<String> refs = new LinkedHashSet<>(p.openRefs.getOrDefault(jid, List.of()));
+            probe.stream().filter(x -> tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
+            String want = QueuePaths.jobRef(state, priority, jid);
+            if (refs.size() != 1 || !refs.contains(want)) {
+                String kind = refs.isEmpty() ? "no-reference" : refs.size() > 1 ? "several-references" : "wrong-reference";
+                List<Op> fix = new ArrayList<>();
+                refs.stream().filter(x -> !x.equals(want)).forEach(x -> fix.add(Op.delete(x, -1)));
+                if (!refs.contains(want)) {
+                    fix.add(ZooKeeperCalls.create(want, ZooKeeperCalls.EMPTY));
+                }
+                note(kind, QueuePaths.job(jid), "status " + state + " priority " + priority + ", references " + refs,
+                        fix.toArray(Op[]::new));
+            }
+            BatchRef expected = state.batchRef();
+            List<Op> fix = new ArrayList<>();
+            for (BatchRef ref : BatchRef.values()) {
+                String path = QueuePaths.batchRef(bid, ref, jid);
+                boolean there = r.get(path) instanceof OpResult.GetDataResult;
+                if (there != (ref == expected)) {
+                    fix.add(there ? Op.delete(path, -1) : ZooKeeperCalls.create(path, ZooKeeperCalls.EMPTY));
+                }
+            }
+            if (!fix.isEmpty()) {
+                fix.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
+                note("wrong-batch-reference", QueuePaths.batchStates(bid), jid + " is " + state + ", so belongs under "
+                        + expected.node(), fix.toArray(Op[]::new));
+            }
+        }
+
+        /** Applies the job's repairs in one transaction under its lock (a worker's lock means: next time). */
+        void finish(OpResult.GetDataResult statusData) {
+            boolean applied = false;
+            String why = null;
+            if (p.repair && !ops.isEmpty()) {
+                Optional<JobLock> lock = store.lockJobNode(jid, "fsck");
+                if (lock.isEmpty()) {
+                    why = "locked by a worker: repaired by a later run";
+                } else {
+                    List<Op> all = new ArrayList<>(ops);
+                    if (statusData != null && ops.stream().noneMatch(o -> o.getPath().equals(QueuePaths.jobStatus(jid)))) {
+                        all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion()));
+                    }
+                    all.add(Op.delete(QueuePaths.jobLock(jid), -1));
+                    try {
+                        store.commitUnderLock(lock.get(), "repair job " + jid, all);
+                        applied = true;
+                        LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());
+                    } catch (QueueException e) {
+                        why = e.getMessage();
+                        store.unlock(lock.get());
+                    }
+                }
+            }
+            for (Violation v : local) {
+                boolean fixed = applied && v.repaired();
+                p.found.add(new Violation(v.kind(), v.path(), why != null && v.repaired() ? v.detail() + " (" + why + ")"
+                        : v.detail(), fixed));
+            }
         }
     }
 
-    private Violation fix(boolean repair, String kind, String path, String detail, List<Op> ops) {
+    private Violation unlocked(Pass p, String kind, String path, String detail, List<Op> ops) {
         boolean repaired = false;
-        if (repair) {
+        if (p.repair) {
             try {
                 store.commitUnlocked("repair " + kind + " at " + path, ops);
                 repaired = true;

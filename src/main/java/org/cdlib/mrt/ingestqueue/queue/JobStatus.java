@@ -10,6 +10,10 @@ public record JobStatus(
         int retryCount,
         String errorMessage) {
 
+    public JobStatus {
+        errorMessage = QueueLimits.errorMessage(errorMessage);
+    }
+
     public static JobStatus pending() {
         return new JobStatus(JobState.PENDING.wire(), null, Instant.now().toString(), 0, null);
     }

@@ -26,7 +26,35 @@ public final class QueueLimits {
     /** The body of {@code POST /api/batches}. */
     public static final int JSON_BODY_BYTES = 64 * 1024;
 
+    /** What one read transaction may be asked for, by the most each node it reads may hold. */
+    public static final int READ_BYTES = 384 * 1024;
+    /** A folder the queue lists whole; larger ones are only counted (Stat) or walked by id. */
+    public static final int LISTED_CHILDREN = 20_000;
+    /** The job ids kept in a status report's lists (the counts are always whole). */
+    public static final int REPORT_LISTED_JOBS = 1000;
+
     private QueueLimits() {
+    }
+
+    /** The most a node of this name may hold: checked when written, so reads can be sized before they are made. */
+    public static int nodeBytes(String path) {
+        String name = path.substring(path.lastIndexOf('/') + 1);
+        return switch (name) {
+            case "configuration", "submission" -> NODE_BYTES;
+            case "status-report" -> 48 * 1024;
+            case "status", "identifiers" -> 8 * 1024;
+            default -> 1024;
+        };
+    }
+
+    /** Refuses data larger than its node may hold, before it reaches ZooKeeper. */
+    public static byte[] checkNode(String path, byte[] data) {
+        int max = nodeBytes(path);
+        if (data != null && data.length > max) {
+            throw new QueueException(path + " would be " + data.length + " bytes; the limit is " + max
+                    + " bytes: nothing was written");
+        }
+        return data;
     }
 
     public static int utf8Length(String s) {

@@ -10,6 +10,10 @@ public final class QueuePaths {
     public static final String JOB_COUNTER = "/ids/job";
     public static final String COLLECTION_HOLDS = "/locks/collections";
     public static final String QUEUE_HOLD = "/locks/queue/ingest";
+    /** The batches by state: {@code /batches/states/<state>/BID}, written with the batch's status. */
+    public static final String BATCH_STATES = "/batches/states";
+    /** The lowest batch number that may still exist: where walks over all batches start. */
+    public static final String OLDEST_BATCH = "/ids/oldest-batch";
 
     private QueuePaths() {
     }
@@ -44,6 +48,23 @@ public final class QueuePaths {
 
     public static String batchRef(String bid, BatchRef ref, String jid) {
         return batchRefs(bid, ref) + "/" + jid;
+    }
+
+    public static String batchIndex(BatchState state) {
+        return BATCH_STATES + "/" + state.wire();
+    }
+
+    public static String batchIndex(BatchState state, String bid) {
+        return batchIndex(state) + "/" + bid;
+    }
+
+    /** The number of a batch id {@code bid0000000042}; -1 when it is not one. */
+    public static long batchNumber(String bid) {
+        return bid != null && bid.matches("bid\\d{10}") ? Long.parseLong(bid.substring(3)) : -1;
+    }
+
+    public static long jobNumber(String jid) {
+        return jid != null && jid.matches("jid\\d{10}") ? Long.parseLong(jid.substring(3)) : -1;
     }
 
     public static String job(String jid) {

@@ -40,7 +40,7 @@ public final class DepositorMail {
 
     public MimeMessage queued(Batch batch, List<String> to) throws Exception {
         String body = "Submission ID: " + batch.id() + "\n"
-                + "Jobs queued: " + batch.status().jobsCreated() + "\n"
+                + "Jobs queued: " + (batch.status().jobsTotal() != null ? batch.status().jobsTotal() : batch.status().jobsCreated()) + "\n"
                 + "Submitter: " + batch.submission().submitter() + "\n"
                 + "Submission date: " + batch.submission().submitted() + "\n"
                 + "Status: QUEUED\n";
@@ -55,20 +55,30 @@ public final class DepositorMail {
      */
     public MimeMessage report(Batch batch, List<Job> completed, List<Job> failed, List<String> recovered, List<String> to)
             throws Exception {
-        boolean ok = failed.isEmpty() && batch.status().errorMessage() == null;
+        return report(batch, new BatchOutcome(completed.size(), failed.size(), 0, completed, failed), recovered, to);
+    }
+
+    MimeMessage report(Batch batch, BatchOutcome outcome, List<String> recovered, List<String> to) throws Exception {
+        List<Job> completed = outcome.completed();
+        List<Job> failed = outcome.failed();
+        boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
         StringBuilder b = new StringBuilder();
         if (recovered != null) {
             b.append("Update report: ").append(recovered.size()).append(" job(s) succeeded since the last report")
                     .append(recovered.isEmpty() ? "" : " (" + String.join(", ", recovered) + ")").append("\n");
         }
         b.append("Submission ID: ").append(batch.id()).append('\n')
-                .append("Pending jobs: ").append(batch.jobs(BatchRef.PROCESSING).size()).append('\n')
-                .append("Completed jobs: ").append(completed.size()).append('\n')
-                .append("Failed jobs: ").append(failed.size()).append('\n')
+                .append("Pending jobs: ").append(outcome.openCount()).append('\n')
+                .append("Completed jobs: ").append(outcome.completedCount()).append('\n')
+                .append("Failed jobs: ").append(outcome.failedCount()).append('\n')
                 .append("Submitter: ").append(batch.submission().submitter()).append('\n')
                 .append("Submission date: ").append(batch.submission().submitted()).append('\n')
                 .append("Completion date: ").append(Instant.now()).append('\n')
                 .append("Status: ").append(ok ? "COMPLETED" : "FAILED").append('\n');
+        if (!outcome.listsAll()) {
+            b.append("The attachments list the first ").append(BatchOutcome.LISTED)
+                    .append(" jobs of each kind; GET /api/jobs?batch=").append(batch.id()).append(" pages through all.\n");
+        }
         if (batch.status().errorMessage() != null) {
             b.append("Error: ").append(batch.status().errorMessage()).append('\n');
         } else if (!failed.isEmpty()) {

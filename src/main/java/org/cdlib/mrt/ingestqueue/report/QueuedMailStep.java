@@ -29,8 +29,8 @@ public final class QueuedMailStep implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        if (exchange.getProperty(BatchExchange.NEXT) != BatchState.PROCESSING) {
-            return; // held, or refused: no jobs were queued
+        if (!Boolean.TRUE.equals(exchange.getProperty(BatchExchange.QUEUED))) {
+            return; // held, refused, or a later window of a batch already announced
         }
         Batch batch = BatchExchange.lock(exchange).batch();
         Profile profile = profiles.find(batch.submission().profileName()).orElse(null);

@@ -13,6 +13,7 @@ import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.StatusReport;
 import org.slf4j.Logger;
@@ -42,16 +43,15 @@ public final class ReportStep implements Processor {
     @Override
     public void process(Exchange exchange) throws Exception {
         Batch batch = BatchExchange.batch(exchange);
-        List<Job> completed = store.loadJobs(batch.jobs(BatchRef.COMPLETED));
-        List<Job> failed = store.loadJobs(batch.jobs(BatchRef.FAILED));
+        BatchOutcome outcome = BatchOutcome.of(store, batch);
         List<String> recovered = null;
         StatusReport previous = batch.statusReport();
         if (update) {
             recovered = new ArrayList<>();
-            if (previous != null) {
-                for (String jid : previous.failedJobs()) {
-                    if (batch.jobs(BatchRef.COMPLETED).contains(jid)) {
-                        recovered.add(jid);
+            if (previous != null && !previous.failedJobs().isEmpty()) {
+                for (Job j : store.loadJobs(previous.failedJobs())) {
+                    if (j.state() == JobState.COMPLETED) {
+                        recovered.add(j.id());
                     }
                 }
             }
@@ -63,14 +63,14 @@ public final class ReportStep implements Processor {
         } else if (to.isEmpty()) {
             LOG.warn("batch {}: no report mail: neither the submission nor the profile names a recipient", batch.id());
         } else {
-            mailer.send(mail.report(batch, completed, failed, recovered, to));
+            mailer.send(mail.report(batch, outcome, recovered, to));
         }
-        boolean ok = failed.isEmpty() && batch.status().errorMessage() == null;
+        boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
         BatchExchange.report(exchange, new StatusReport(Instant.now().toString(),
-                failed.stream().map(Job::id).toList(), completed.stream().map(Job::id).toList(),
-                previous == null ? 1 : previous.reports() + 1));
+                outcome.failed().stream().map(Job::id).toList(), outcome.completed().stream().map(Job::id).toList(),
+                previous == null ? 1 : previous.reports() + 1, outcome.failedCount(), outcome.completedCount()));
         BatchExchange.next(exchange, ok ? BatchState.COMPLETED : BatchState.FAILED,
-                (update ? "update report: " : "report: ") + completed.size() + " completed, " + failed.size() + " failed"
+                (update ? "update report: " : "report: ") + outcome.completedCount() + " completed, " + outcome.failedCount() + " failed"
                         + (recovered == null ? "" : ", " + recovered.size() + " recovered since the last report"));
     }
 }

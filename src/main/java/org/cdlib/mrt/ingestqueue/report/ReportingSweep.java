@@ -22,11 +22,10 @@ public final class ReportingSweep implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        var statuses = store.batchStatuses(store.batchIds());
-        statuses.forEach((bid, status) -> {
-            if (status.state() == BatchState.PROCESSING && store.startReportingIfDone(bid)) {
+        for (String bid : store.batchIds(BatchState.PROCESSING)) {
+            if (store.startReportingIfDone(bid)) {
                 LOG.info("batch {}: found finished by the sweep", bid);
             }
-        });
+        }
     }
 }

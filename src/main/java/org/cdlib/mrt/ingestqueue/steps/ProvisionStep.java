@@ -58,7 +58,7 @@ public final class ProvisionStep implements Processor {
         }
         List<String> downloading = store.jobRefs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef)
                 .filter(jid -> !jid.equals(job.id())).toList();
-        long reserved = store.loadJobs(downloading).stream().mapToLong(Job::spaceNeeded).sum();
+        long reserved = store.spaceNeeded(downloading);
         long need = job.spaceNeeded();
         long used = total - usable;
         long after = used + reserved + need;

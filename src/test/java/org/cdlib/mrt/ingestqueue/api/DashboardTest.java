@@ -96,7 +96,7 @@ class DashboardTest {
             page.click("#queue-toggle");
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue held");
             String waiting = QueueTestSupport.batchWithJobs(store, 1, 5);
-            String jid = store.loadBatch(waiting).jobs(org.cdlib.mrt.ingestqueue.queue.BatchRef.PROCESSING).get(0);
+            String jid = store.batchJobs(waiting, org.cdlib.mrt.ingestqueue.queue.BatchRef.PROCESSING).get(0);
             page.locator("tr[data-batch='" + waiting + "']").click();
             page.locator("tr[data-job='" + jid + "']").click();
             PlaywrightAssertions.assertThat(page.locator("#job-status")).hasText("pending");

@@ -94,7 +94,7 @@ class BatchPendingStepTest {
     }
 
     List<Job> jobs(Exchange ex) {
-        return store.loadJobs(store.loadBatch(ex.getProperty("bid", String.class)).jobs(BatchRef.PROCESSING));
+        return store.loadJobs(store.batchJobs(ex.getProperty("bid", String.class), BatchRef.PROCESSING));
     }
 
     @Test

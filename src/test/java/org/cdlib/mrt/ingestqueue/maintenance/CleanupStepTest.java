@@ -37,11 +37,17 @@ class CleanupStepTest {
         Path named = upload("named", Duration.ofDays(30));
         Path orphan = upload("orphan", Duration.ofDays(30));
         Path fresh = upload("fresh", Duration.ofMinutes(1));
-        store.createBatch(new BatchSubmission("demo_content", "t", named.resolve("payload.zip").toUri().toString(), null, null,
+        String url = named.resolve("payload.zip").toUri().toString();
+        String bid = store.createBatch(new BatchSubmission("demo_content", "t", url, null, null,
                 null, null, "container", "add", "payload.zip", null, null, null, null, null, "json", null, null, null));
+        CleanupStep.markUpload(dir, url, bid);
+        Path gone = upload("gone", Duration.ofDays(30));
+        Files.writeString(gone.resolve(CleanupStep.BATCH_MARK), "bid0000000404"); // its batch was removed
+        Files.setLastModifiedTime(gone, FileTime.from(Instant.now().minus(Duration.ofDays(30))));
         CleanupStep step = new CleanupStep(new AdminActions(store, Clock.systemUTC()), store, Duration.ofDays(7), Clock.systemUTC());
-        assertEquals(1, step.pruneUploads());
+        assertEquals(2, step.pruneUploads());
         assertFalse(Files.exists(orphan));
+        assertFalse(Files.exists(gone));
         assertTrue(Files.exists(named.resolve("payload.zip")), "its batch still names it");
         assertTrue(Files.exists(fresh), "too young: its batch may be being created");
     }

@@ -39,7 +39,7 @@ class AdminActionsTest {
     /** A job of a new batch walked by workers to {@code state} (pipeline states only). */
     String jobIn(JobState state) {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
         JobState s = JobState.PENDING;
         while (s != state) {
             JobLock lock = store.claim(s, store.loadJob(jid).refName(), "worker").orElseThrow();
@@ -79,7 +79,7 @@ class AdminActionsTest {
         assertEquals(1, requeued.status().retryCount());
         assertEquals(failed.status().lastSuccessfulStatus(), requeued.status().lastSuccessfulStatus(), "kept on requeue");
         assertEquals(null, requeued.status().errorMessage());
-        assertEquals(List.of(jid), store.loadBatch(failed.batchId()).jobs(BatchRef.PROCESSING), "back under batch-processing");
+        assertEquals(List.of(jid), store.batchJobs(failed.batchId(), BatchRef.PROCESSING), "back under batch-processing");
         assertTrue(fsck.check().clean());
     }
 
@@ -134,7 +134,7 @@ class AdminActionsTest {
         assertEquals(BatchState.PENDING, admin.releaseBatch(pending, "op").state());
         admin.holdBatch(pending, "op");
         admin.deleteBatch(pending, "op");
-        assertFalse(store.batchIds().contains(pending));
+        assertFalse(store.batchExists(pending));
 
         String jid = failedIn(JobState.RECORDING);
         String bid = store.loadJob(jid).batchId();
@@ -154,7 +154,7 @@ class AdminActionsTest {
         BatchLock l = store.tryLockBatch(failedBatch, "reporter").orElseThrow();
         store.transition(l, BatchState.FAILED, "reported", null, null);
         admin.deleteBatch(failedBatch, "op");
-        assertFalse(store.batchIds().contains(failedBatch));
+        assertFalse(store.batchExists(failedBatch));
         assertTrue(fsck.check().clean(), fsck.check().toString());
     }
 
@@ -188,7 +188,7 @@ class AdminActionsTest {
         AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
         assertEquals(new AdminActions.CleanupResult(1, 1), later.cleanup(Duration.ofDays(7)));
         assertTrue(store.findJob(jid).isEmpty());
-        assertFalse(store.batchIds().contains(bid));
+        assertFalse(store.batchExists(bid));
         assertTrue(store.jobRefs(JobState.COMPLETED).isEmpty());
         assertTrue(fsck.check().clean());
     }

@@ -29,7 +29,7 @@ class ConsistencyCheckTest {
         store = ZK.store(dir);
         fsck = new ConsistencyCheck(store);
         bid = QueueTestSupport.batchWithJobs(store, 3, 5);
-        jids = store.loadBatch(bid).jobs(BatchRef.PROCESSING);
+        jids = store.batchJobs(bid, BatchRef.PROCESSING);
         assertTrue(fsck.check().clean());
     }
 
@@ -61,17 +61,33 @@ class ConsistencyCheckTest {
         assertEquals(List.of("wrong-batch-reference"), kinds(fsck.check()));
         fsck.repair();
         assertTrue(fsck.check().clean());
-        assertEquals(3, store.loadBatch(bid).jobs(BatchRef.PROCESSING).size());
+        assertEquals(3, store.batchJobs(bid, BatchRef.PROCESSING).size());
     }
 
     @Test
-    void garbageJsonAndAJobWithoutItsBatchAreReportedNotGuessed() throws Exception {
+    void aGarbageStatusIsRebuiltFromTheSingleReferenceAndAWrongBidFromTheBatch() throws Exception {
         ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), "{not json".getBytes(StandardCharsets.UTF_8));
         ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "bid"), "\"bid0000000404\"".getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of("corrupt-job-status", "wrong-bid"), kinds(fsck.check()));
         ConsistencyCheck.Report r = fsck.repair();
-        assertEquals(List.of("corrupt-job", "job-without-batch"), kinds(r));
+        assertTrue(r.violations().stream().allMatch(ConsistencyCheck.Violation::repaired), r.toString());
+        assertTrue(r.violations().stream().filter(v -> v.kind().equals("corrupt-job-status")).findFirst().orElseThrow()
+                .detail().contains("rebuilt as pending"));
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+        assertEquals(JobState.PENDING, store.loadJob(jids.get(0)).state());
+        assertEquals("bid0000000001", store.loadJob(jids.get(1)).batchId());
+    }
+
+    @Test
+    void aMissingConfigurationIsReportedNotGuessedAndTheJobCanBeDeleted() throws Exception {
+        ZK.client().delete().forPath(QueuePaths.jobNode(jids.get(2), "configuration"));
+        ConsistencyCheck.Report r = fsck.repair();
+        assertEquals(List.of("corrupt-job"), kinds(r));
         assertFalse(r.violations().get(0).repaired());
-        assertTrue(r.violations().stream().filter(v -> v.kind().equals("corrupt-job")).findFirst().orElseThrow()
-                .detail().contains(QueuePaths.jobStatus(jids.get(0))));
+        assertTrue(r.violations().get(0).detail().contains("configuration"), r.toString());
+        new AdminActions(store, java.time.Clock.systemUTC()).deleteJob(jids.get(2), true, "op");
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+        assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(jids.get(2))) != null);
+        assertEquals(2, store.batchJobs(bid, BatchRef.PROCESSING).size());
     }
 }

@@ -52,7 +52,7 @@ class CrashAndContentionTest {
     @ValueSource(strings = {"status-version", "new-job-reference", "new-batch-reference", "lock"})
     void aTransitionThatCannotCompleteWritesNothing(String obstacle) throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
         JobLock lock = store.claim(JobState.PENDING, store.loadJob(jid).refName(), "w").orElseThrow();
         switch (obstacle) {
             case "status-version" -> ZK.client().setData().forPath(QueuePaths.jobStatus(jid),
@@ -67,7 +67,7 @@ class CrashAndContentionTest {
         assertEquals(JobState.PENDING, after.state(), "status untouched");
         assertEquals(before.statusVersion(), after.statusVersion());
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
-        assertTrue(store.loadBatch(bid).jobs(BatchRef.PROCESSING).contains(jid), "batch reference kept");
+        assertTrue(store.batchJobs(bid, BatchRef.PROCESSING).contains(jid), "batch reference kept");
         // the only thing fsck may find is the obstacle the test itself put there
         List<String> kinds = fsck.check().violations().stream().map(ConsistencyCheck.Violation::kind).toList();
         switch (obstacle) {
@@ -80,7 +80,7 @@ class CrashAndContentionTest {
     @Test
     void aWriterWhoseSessionExpiredChangesNothingAndItsJobIsFreeForOthers() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
         try (CuratorFramework doomed = QueueTestSupport.client(ZK.server(), 4000)) {
             QueueStore doomedStore = QueueTestSupport.store(doomed, dir);
             JobLock lock = doomedStore.claim(JobState.PENDING, store.loadJob(jid).refName(), "doomed").orElseThrow();
@@ -99,7 +99,7 @@ class CrashAndContentionTest {
     @Test
     void twoSessionsContendingForJobsEachGetDisjointJobsAndEveryJobOnce() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 60, 5);
-        List<String> all = store.loadBatch(bid).jobs(BatchRef.PROCESSING);
+        List<String> all = store.batchJobs(bid, BatchRef.PROCESSING);
         try (CuratorFramework other = QueueTestSupport.client(ZK.server())) {
             QueueStore[] stores = {store, QueueTestSupport.store(other, dir)};
             List<String> moved = Collections.synchronizedList(new ArrayList<>());
@@ -132,14 +132,14 @@ class CrashAndContentionTest {
     @Test
     void aTenThousandJobBatchIsCreatedListedAndWalkedToCompleted() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 10_000, 5);
-        assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.PROCESSING).size());
+        assertEquals(10_000, store.batchJobs(bid, BatchRef.PROCESSING).size());
         assertEquals(10_000, store.jobCounts().get(JobState.PENDING));
         assertEquals(70_000, QueueTestSupport.walkToCompleted(store, 4));
         for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
             assertTrue(store.jobRefs(s).isEmpty(), s + " drained");
         }
         assertEquals(10_000, store.jobCounts().get(JobState.COMPLETED));
-        assertEquals(10_000, store.loadBatch(bid).jobs(BatchRef.COMPLETED).size());
+        assertEquals(10_000, store.batchJobs(bid, BatchRef.COMPLETED).size());
         assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "the last job ending moved the batch once");
     }
 
@@ -149,7 +149,7 @@ class CrashAndContentionTest {
             QueueStore s2 = QueueTestSupport.store(other, dir);
             for (int round = 0; round < 20; round++) {
                 String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-                List<String> jids = store.loadBatch(bid).jobs(BatchRef.PROCESSING);
+                List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
                 JobLock a = store.tryLockJob(jids.get(0), "one").orElseThrow();
                 JobLock b = s2.tryLockJob(jids.get(1), "two").orElseThrow();
                 List<String> moves = Collections.synchronizedList(new ArrayList<>());
@@ -196,21 +196,20 @@ class CrashAndContentionTest {
         assertThrows(QueueException.class, () -> chunked.createJobs(lock, jobs));
         chunked.unlock(lock);
         assertEquals(2, chunked.loadBatch(bid).status().jobsCreated());
-        assertEquals(2, chunked.loadBatch(bid).jobs(BatchRef.PROCESSING).size());
+        assertEquals(2, chunked.batchJobs(bid, BatchRef.PROCESSING).size());
         ZK.client().delete().forPath(QueuePaths.job(QueuePaths.jobId(3)));
 
         BatchLock again = chunked.tryLockBatch(bid, "pending").orElseThrow();
         assertEquals(3, chunked.createJobs(again, jobs).size());
         chunked.transition(again, BatchState.PROCESSING, "jobs created", null, null);
-        assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.loadJobs(chunked.loadBatch(bid)
-                .jobs(BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
+        assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.loadJobs(chunked.batchJobs(bid, BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
         assertEquals(5, chunked.jobRefs(JobState.PENDING).size());
         assertTrue(fsck.check().clean());
     }
 
     @Test
     void aServerRestartWhileALockIsHeldLeavesNoHalfState() throws Exception {
-        String jid = store.loadBatch(QueueTestSupport.batchWithJobs(store, 1, 5)).jobs(BatchRef.PROCESSING).get(0);
+        String jid = store.batchJobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
         JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
         ZK.server().restart();
         await().atMost(Duration.ofSeconds(30)).until(() -> ZK.client().getZookeeperClient().isConnected());

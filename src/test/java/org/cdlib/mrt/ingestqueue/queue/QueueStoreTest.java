@@ -60,7 +60,7 @@ class QueueStoreTest {
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         Batch batch = store.loadBatch(bid);
         assertEquals(BatchState.PROCESSING, batch.state());
-        assertEquals(3, batch.jobs(BatchRef.PROCESSING).size());
+        assertEquals(3, store.batchJobs(batch.id(), BatchRef.PROCESSING).size());
         List<String> refs = store.jobRefs(JobState.PENDING);
         assertEquals(3, refs.size());
         assertTrue(refs.get(0).startsWith("05-jid"), refs.toString());
@@ -91,7 +91,7 @@ class QueueStoreTest {
         assertEquals(10, done.priority());
         assertEquals(1234, done.spaceNeeded());
         assertEquals(List.of("10-" + jid), store.jobRefs(JobState.COMPLETED));
-        assertEquals(List.of(jid), store.loadBatch(bid).jobs(BatchRef.COMPLETED));
+        assertEquals(List.of(jid), store.batchJobs(bid, BatchRef.COMPLETED));
     }
 
     @Test

@@ -55,7 +55,7 @@ class TransitionTableTest {
     /** A new batch with one job, brought to {@code state} through allowed moves. */
     String jobIn(JobState state) {
         String bid = batchWithJobs(store, 1, 5);
-        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
         switch (state) {
             case PENDING -> { }
             case HELD -> admin.holdJob(jid, "test");
@@ -102,10 +102,10 @@ class TransitionTableTest {
 
     void reportBatch(String bid) {
         BatchLock lock = store.tryLockBatch(bid, "report").orElseThrow();
-        boolean failed = !lock.batch().jobs(BatchRef.FAILED).isEmpty();
+        boolean failed = !store.batchJobs(lock.bid(), BatchRef.FAILED).isEmpty();
         store.transition(lock, failed ? BatchState.FAILED : BatchState.COMPLETED, "reported",
-                new StatusReport(Instant.now().toString(), lock.batch().jobs(BatchRef.FAILED),
-                        lock.batch().jobs(BatchRef.COMPLETED), 1), null);
+                new StatusReport(Instant.now().toString(), store.batchJobs(lock.bid(), BatchRef.FAILED),
+                        store.batchJobs(lock.bid(), BatchRef.COMPLETED), 1), null);
     }
 
     @Test
@@ -142,14 +142,14 @@ class TransitionTableTest {
             case PROCESSING -> bid = batchWithJobs(store, 1, 5);
             case REPORTING, COMPLETED -> {
                 bid = batchWithJobs(store, 1, 5);
-                walk(store, store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0), pipelineTo(JobState.COMPLETED));
+                walk(store, store.batchJobs(bid, BatchRef.PROCESSING).get(0), pipelineTo(JobState.COMPLETED));
                 if (state == BatchState.COMPLETED) {
                     reportBatch(bid);
                 }
             }
             case FAILED, UPDATE_REPORTING -> {
                 bid = batchWithJobs(store, 1, 5);
-                walk(store, store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0), JobState.FAILED);
+                walk(store, store.batchJobs(bid, BatchRef.PROCESSING).get(0), JobState.FAILED);
                 reportBatch(bid);
                 if (state == BatchState.UPDATE_REPORTING) {
                     admin.updateReporting(bid, "test");
@@ -176,7 +176,7 @@ class TransitionTableTest {
             return;
         }
         if (t.by() == Transition.By.AUTOMATIC) { // processing -> reporting: its last job ends
-            walk(store, store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0), JobState.FAILED);
+            walk(store, store.batchJobs(bid, BatchRef.PROCESSING).get(0), JobState.FAILED);
         } else if (t.to() == BatchState.HELD && t.by() == Transition.By.ADMIN) {
             admin.holdBatch(bid, "test");
         } else if (t.to() == BatchState.UPDATE_REPORTING) {

@@ -169,7 +169,7 @@ class ReportingMailTest {
 
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         admin.requeueJob("jid0000000002", "op");
-        await().atMost(Duration.ofSeconds(20)).until(() -> store.loadBatch(bid).jobs(BatchRef.COMPLETED).size() == 2);
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).size() == 2);
         admin.updateReporting(bid, "op");
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));
         await().atMost(Duration.ofSeconds(20)).until(() -> List.of(smtp.getReceivedMessages()).stream()

@@ -96,7 +96,7 @@ class PipelineTest {
         String bid = submitFiles(5);
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
         Batch batch = store.loadBatch(bid);
-        List<String> jids = batch.jobs(BatchRef.COMPLETED);
+        List<String> jids = store.batchJobs(batch.id(), BatchRef.COMPLETED);
         assertEquals(5, jids.size());
         for (String step : ServiceTestSupport.JOB_STEPS) {
             List<String> seen = support.steps.get(step).seen;
@@ -133,8 +133,8 @@ class PipelineTest {
         assertEquals(state.wire() + ": http://example.org/f1.txt answered 503", failed.status().errorMessage());
         JobState before = state == JobState.ESTIMATING ? null : JobState.values()[state.ordinal() - 1];
         assertEquals(before, failed.status().lastSuccessful());
-        assertEquals(List.of("jid0000000002"), store.loadBatch(bid).jobs(BatchRef.FAILED));
-        assertEquals(2, store.loadBatch(bid).jobs(BatchRef.COMPLETED).size());
+        assertEquals(List.of("jid0000000002"), store.batchJobs(bid, BatchRef.FAILED));
+        assertEquals(2, store.batchJobs(bid, BatchRef.COMPLETED).size());
     }
 
     @Test
@@ -156,7 +156,7 @@ class PipelineTest {
         store.holdCollection("demo_content", "operator");
         String bid = submitFiles(2);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.HELD);
-        assertTrue(store.loadBatch(bid).jobs(BatchRef.PROCESSING).isEmpty(), "a held batch has no jobs yet");
+        assertTrue(store.batchJobs(bid, BatchRef.PROCESSING).isEmpty(), "a held batch has no jobs yet");
 
         // jobs created before the hold was noticed go to held from pending (the queue hold keeps the
         // service's batch consumer away while the test creates the jobs itself)

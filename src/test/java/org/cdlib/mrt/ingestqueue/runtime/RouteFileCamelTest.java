@@ -72,7 +72,7 @@ class RouteFileCamelTest extends CamelTestSupport {
     void aJobRouteTakesItsJobRunsItsStepsAndMovesItToTheNextState(String file, String routeId, String state) throws Exception {
         JobState s = JobState.fromWire(state);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.loadBatch(bid).jobs(BatchRef.PROCESSING).get(0);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
         for (JobState at = JobState.PENDING; at != s; at = at.successor()) {
             JobLock l = store.claim(at, store.loadJob(jid).refName(), "test").orElseThrow();
             store.transition(l, at.successor(), Change.because("setup"));
@@ -109,6 +109,6 @@ class RouteFileCamelTest extends CamelTestSupport {
         context.start();
         end.assertIsSatisfied(10_000);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.fromWire(next));
-        assertEquals(List.of(), store.loadBatch(bid).jobs(BatchRef.PROCESSING));
+        assertEquals(List.of(), store.batchJobs(bid, BatchRef.PROCESSING));
     }
 }

@@ -113,7 +113,7 @@ class TwoInstancesTest {
                 });
                 Batch batch = store.loadBatch(bid);
                 assertEquals(BatchState.COMPLETED, batch.state(), "batch " + batch);
-                assertEquals(4, batch.jobs(BatchRef.COMPLETED).size());
+                assertEquals(4, store.batchJobs(batch.id(), BatchRef.COMPLETED).size());
                 Job taken = store.loadJob(victim.get());
                 assertEquals(JobState.COMPLETED, taken.state());
                 assertEquals(0, taken.status().retryCount(), "taken over, not requeued");

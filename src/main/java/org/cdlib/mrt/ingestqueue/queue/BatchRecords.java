@@ -1,0 +1,288 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Batches in ZooKeeper: creation, reads, moves and removal. Every status change also moves the
+ * batch's entry in the state index {@code /batches/states/<state>/BID} in the same transaction,
+ * so consumers find the batches of a state without reading every batch; the terminal states'
+ * entries are counted, never listed, and walks over all batches go by batch number.
+ */
+final class BatchRecords {
+    /** States whose index folders are kept small by admission control, so they can be listed. */
+    static final List<BatchState> OPEN = List.of(BatchState.PENDING, BatchState.HELD, BatchState.PROCESSING,
+            BatchState.REPORTING, BatchState.UPDATE_REPORTING);
+    private static final int MAX_COUNTER_RETRIES = 50;
+
+    private final ZooKeeperCalls zk;
+    private final TransitionLog log;
+
+    BatchRecords(ZooKeeperCalls zk, TransitionLog log) {
+        this.zk = zk;
+        this.log = log;
+    }
+
+    /** The id counter, the batch node, its submission, status and index entry, in one transaction. */
+    String create(BatchSubmission submission, int maxOpen) {
+        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), QueueJson.write(submission));
+        byte[] statusData = QueueJson.write(BatchStatus.pending());
+        int open = openCount();
+        if (open >= maxOpen) {
+            throw new QueueFullException("the queue holds " + open + " open batches, its limit (ingest.queue.max-open-batches = "
+                    + maxOpen + "); submit again when some have finished");
+        }
+        for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
+            Stat counterStat = new Stat();
+            long last = QueueJson.readLong(QueuePaths.BATCH_COUNTER, zk.read(QueuePaths.BATCH_COUNTER, counterStat));
+            String bid = QueuePaths.batchId(last + 1);
+            List<Op> ops = List.of(
+                    Op.setData(QueuePaths.BATCH_COUNTER, QueueJson.text(last + 1), counterStat.getVersion()),
+                    ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
+                    ZooKeeperCalls.create(QueuePaths.batchSubmission(bid), submissionData),
+                    ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
+                    ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY));
+            try {
+                zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
+                log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()
+                        + ", profile " + submission.profileName() + ")");
+                return bid;
+            } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+                // another host took the same number: draw again
+            } catch (KeeperException e) {
+                throw new QueueException("cannot create batch: " + e.getMessage(), e);
+            }
+        }
+        throw new QueueException("cannot create batch: the batch id counter is too contended");
+    }
+
+    /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
+    Batch load(String bid) {
+        String sub = QueuePaths.batchSubmission(bid);
+        String st = QueuePaths.batchStatus(bid);
+        String rep = QueuePaths.batchStatusReport(bid);
+        List<String> paths = new ArrayList<>(List.of(sub, st, rep, QueuePaths.batchLock(bid)));
+        for (BatchRef r : BatchRef.values()) {
+            paths.add(QueuePaths.batchRefs(bid, r));
+        }
+        Map<String, OpResult> r = zk.readMany(paths);
+        OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(st));
+        if (status == null) {
+            if (ZooKeeperCalls.dataOf(r.get(sub)) == null && !zk.exists(QueuePaths.batch(bid))) {
+                throw new NotFoundException("no batch " + bid);
+            }
+            throw new CorruptNodeException(st, "missing");
+        }
+        OpResult.GetDataResult submission = ZooKeeperCalls.dataOf(r.get(sub));
+        if (submission == null) {
+            throw new CorruptNodeException(sub, "missing");
+        }
+        OpResult.GetDataResult report = ZooKeeperCalls.dataOf(r.get(rep));
+        Map<BatchRef, Integer> counts = new EnumMap<>(BatchRef.class);
+        for (BatchRef ref : BatchRef.values()) {
+            OpResult.GetDataResult folder = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchRefs(bid, ref)));
+            counts.put(ref, folder == null ? 0 : folder.getStat().getNumChildren());
+        }
+        BatchStatus s = QueueJson.read(st, status.getData(), BatchStatus.class);
+        try {
+            s.state();
+        } catch (IllegalArgumentException e) {
+            throw new CorruptNodeException(st, e.getMessage());
+        }
+        return new Batch(bid, QueueJson.read(sub, submission.getData(), BatchSubmission.class), s,
+                report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
+                counts, status.getStat().getVersion(),
+                JobRecords.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))));
+    }
+
+    /** Statuses of many batches in bounded read transactions; a vanished batch is left out, a damaged one named. */
+    Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(bids.stream().map(QueuePaths::batchStatus).toList());
+        Map<String, BatchStatus> out = new LinkedHashMap<>();
+        for (String bid : bids) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
+            if (d == null) {
+                continue;
+            }
+            try {
+                BatchStatus s = QueueJson.read(QueuePaths.batchStatus(bid), d.getData(), BatchStatus.class);
+                s.state();
+                out.put(bid, s);
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("batch", bid, e));
+            } catch (IllegalArgumentException e) {
+                damaged.accept(new Damaged("batch", bid, QueuePaths.batchStatus(bid), e.getMessage()));
+            }
+        }
+        return out;
+    }
+
+    /** The batches of an open state, oldest first (bounded: open batches are capped at submission). */
+    List<String> ids(BatchState state) {
+        return zk.children(QueuePaths.batchIndex(state)).stream().sorted().toList();
+    }
+
+    /** How many batches each state holds, from the index folders' {@code Stat}, in one read transaction. */
+    Map<BatchState, Integer> counts() {
+        Map<BatchState, String> paths = new EnumMap<>(BatchState.class);
+        for (BatchState s : BatchState.values()) {
+            paths.put(s, QueuePaths.batchIndex(s));
+        }
+        Map<String, OpResult> r = zk.readMany(List.copyOf(paths.values()));
+        Map<BatchState, Integer> counts = new EnumMap<>(BatchState.class);
+        paths.forEach((s, p) -> {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
+            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
+        });
+        return counts;
+    }
+
+    int openCount() {
+        Map<BatchState, Integer> c = counts();
+        return OPEN.stream().mapToInt(s -> c.getOrDefault(s, 0)).sum();
+    }
+
+    /** The number of the newest batch id drawn so far. */
+    long newestNumber() {
+        return QueueJson.readLong(QueuePaths.BATCH_COUNTER, zk.read(QueuePaths.BATCH_COUNTER, new Stat()));
+    }
+
+    /** The lowest batch number that may still exist (cleanup moves it up). */
+    long oldestNumber() {
+        byte[] d = zk.readOrNull(QueuePaths.OLDEST_BATCH);
+        return d == null ? 1 : Math.max(1, QueueJson.readLong(QueuePaths.OLDEST_BATCH, d));
+    }
+
+    void oldestNumber(long n) {
+        try {
+            zk.client().setData().forPath(QueuePaths.OLDEST_BATCH, QueueJson.text(n));
+        } catch (KeeperException.NoNodeException e) {
+            zk.createPersistent(QueuePaths.OLDEST_BATCH, QueueJson.text(n));
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("move the oldest batch mark", e);
+        }
+    }
+
+    /** Moves a locked batch (its index entry with it); with a report, the status report is written too. */
+    Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage, boolean releaseLock) {
+        Batch batch = lock.batch();
+        String bid = batch.id();
+        Transitions.requireBatch(bid, batch.state(), to);
+        BatchStatus status = batch.status().moved(to, errorMessage);
+        List<Op> ops = new ArrayList<>();
+        ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
+        if (report != null) {
+            byte[] data = QueueJson.write(report);
+            ops.add(batch.statusReport() == null
+                    ? ZooKeeperCalls.create(QueuePaths.batchStatusReport(bid), data)
+                    : ZooKeeperCalls.setData(QueuePaths.batchStatusReport(bid), data, -1));
+        }
+        addIndexMove(ops, bid, batch.state(), to);
+        ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
+        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion());
+        Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(), batch.statusVersion() + 1,
+                releaseLock ? null : lock.owner());
+        lock.batch(moved);
+        log.batch(bid, batch.state(), to, reason);
+        return moved;
+    }
+
+    static void addIndexMove(List<Op> ops, String bid, BatchState from, BatchState to) {
+        if (from != to) {
+            ops.add(Op.delete(QueuePaths.batchIndex(from, bid), -1));
+            ops.add(ZooKeeperCalls.create(QueuePaths.batchIndex(to, bid), ZooKeeperCalls.EMPTY));
+        }
+    }
+
+    /**
+     * Processing → reporting when no job of the batch is left in batch-processing and every job
+     * exists. Exact: the transaction checks that the category did not change since it was seen
+     * empty, and that no one holds the batch lock. True when this call moved the batch.
+     */
+    boolean startReportingIfDone(String bid) {
+        try {
+            Stat refsStat = zk.stat(QueuePaths.batchRefs(bid, BatchRef.PROCESSING));
+            if (refsStat == null || refsStat.getNumChildren() > 0) {
+                return false;
+            }
+            Stat statusStat = new Stat();
+            BatchStatus status = QueueJson.read(QueuePaths.batchStatus(bid), zk.read(QueuePaths.batchStatus(bid), statusStat),
+                    BatchStatus.class);
+            if (status.state() != BatchState.PROCESSING) {
+                return false;
+            }
+            List<Op> ops = new ArrayList<>();
+            ops.add(Op.check(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), refsStat.getVersion()));
+            ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status.moved(BatchState.REPORTING, null)),
+                    statusStat.getVersion()));
+            addIndexMove(ops, bid, BatchState.PROCESSING, BatchState.REPORTING);
+            ops.add(Op.create(QueuePaths.batchLock(bid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
+            ops.add(Op.delete(QueuePaths.batchLock(bid), -1));
+            zk.commit(zk.currentHandle(), ops, () -> {
+                Stat now = zk.stat(QueuePaths.batchStatus(bid));
+                return now != null && now.getVersion() == statusStat.getVersion() + 1;
+            });
+            log.batch(bid, BatchState.PROCESSING, BatchState.REPORTING, "last job ended");
+            return true;
+        } catch (NotFoundException | KeeperException.NoNodeException | KeeperException.BadVersionException
+                 | KeeperException.NodeExistsException e) {
+            return false; // a job moved, the batch moved, or someone holds the batch: a later check decides
+        } catch (KeeperException e) {
+            throw new QueueException("cannot check batch " + bid + " for completion: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Removes what is left of a batch whose jobs are deleted: its nodes and index entries, in one
+     * transaction. Refused while a category still lists jobs (a deletion to be finished first).
+     */
+    void remove(String bid) {
+        List<String> probe = new ArrayList<>();
+        for (BatchState s : BatchState.values()) {
+            probe.add(QueuePaths.batchIndex(s, bid));
+        }
+        List<String> nodes = List.of(QueuePaths.batchStatusReport(bid), QueuePaths.batchSubmission(bid),
+                QueuePaths.batchStatus(bid), QueuePaths.batchLock(bid));
+        probe.addAll(nodes);
+        for (BatchRef r : BatchRef.values()) {
+            probe.add(QueuePaths.batchRefs(bid, r));
+        }
+        probe.add(QueuePaths.batchStates(bid));
+        probe.add(QueuePaths.batch(bid));
+        Map<String, OpResult> r = zk.readMany(probe);
+        List<Op> ops = new ArrayList<>();
+        for (String p : probe) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
+            if (d == null) {
+                continue;
+            }
+            if (p.startsWith(QueuePaths.batchStates(bid) + "/") && d.getStat().getNumChildren() > 0) {
+                throw new QueueException(p + " still lists " + d.getStat().getNumChildren() + " job(s): delete them first");
+            }
+            if (!p.equals(QueuePaths.batch(bid)) && !p.equals(QueuePaths.batchStates(bid))) {
+                ops.add(Op.delete(p, -1));
+            }
+        }
+        if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) != null) {
+            ops.add(Op.delete(QueuePaths.batchStates(bid), -1));
+        }
+        if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) != null) {
+            ops.add(Op.delete(QueuePaths.batch(bid), -1));
+        }
+        if (!ops.isEmpty()) {
+            zk.commitUnlocked("remove batch " + bid, ops);
+        }
+        log.fire(TransitionEvent.BATCH, bid, bid, null, BatchState.DELETED.wire(), "removed");
+    }
+}

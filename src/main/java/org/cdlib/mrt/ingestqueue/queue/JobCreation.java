@@ -1,0 +1,138 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates a batch's jobs, a window at a time, in transactions sized by bytes. The first
+ * transaction reserves the batch's whole run of job ids ({@code first_job}, {@code jobs_total});
+ * each writes every node of its jobs, their references, and the batch's {@code jobs_created} and
+ * cursor together, so creation resumes exactly where a crash left it and never creates a job twice.
+ */
+final class JobCreation {
+    private static final Logger LOG = LoggerFactory.getLogger(JobCreation.class);
+    private static final int MAX_COUNTER_RETRIES = 50;
+    /** Operations of one job's creation beyond its data: node paths and headers. */
+    private static final int JOB_OVERHEAD_BYTES = 1200;
+
+    private final ZooKeeperCalls zk;
+    private final TransitionLog log;
+    private final Path ingestHome;
+    private final int maxJobsPerTransaction;
+
+    JobCreation(ZooKeeperCalls zk, TransitionLog log, Path ingestHome, int maxJobsPerTransaction) {
+        this.zk = zk;
+        this.log = log;
+        this.ingestHome = ingestHome;
+        this.maxJobsPerTransaction = maxJobsPerTransaction;
+    }
+
+    /**
+     * Creates {@code next}, the jobs that follow the ones the batch already has, out of
+     * {@code total}; the batch must be pending. Returns the ids created.
+     */
+    List<String> create(BatchLock lock, List<NewJob> next, int total) {
+        Batch batch = lock.batch();
+        String bid = batch.id();
+        if (batch.state() != BatchState.PENDING) {
+            throw new IllegalTransitionException("batch " + bid + " is " + batch.state() + "; jobs are created only while it is pending",
+                    Transitions.allowedFrom(Transitions.BATCH, batch.state()));
+        }
+        if (batch.status().jobsCreated() + next.size() > total
+                || (batch.status().jobsTotal() != null && batch.status().jobsTotal() != total)) {
+            throw new IllegalArgumentException("batch " + bid + ": " + next.size() + " more jobs after "
+                    + batch.status().jobsCreated() + " would not make " + total);
+        }
+        List<String> created = new ArrayList<>();
+        int from = 0;
+        while (from < next.size()) {
+            int to = from;
+            long bytes = 0;
+            while (to < next.size() && to - from < maxJobsPerTransaction) {
+                byte[] config = QueueLimits.checkNode(QueuePaths.jobNode("jid", "configuration"),
+                        QueueJson.write(next.get(to).configuration()));
+                long need = config.length + QueueJson.write(next.get(to).identifiers()).length + JOB_OVERHEAD_BYTES;
+                if (to > from && bytes + need > QueueLimits.TRANSACTION_BYTES) {
+                    break;
+                }
+                bytes += need;
+                to++;
+            }
+            created.addAll(chunk(lock, next.subList(from, to), total));
+            from = to;
+        }
+        return created;
+    }
+
+    private List<String> chunk(BatchLock lock, List<NewJob> chunk, int total) {
+        String bid = lock.bid();
+        for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
+            Batch batch = lock.batch();
+            BatchStatus before = batch.status();
+            List<Op> ops = new ArrayList<>();
+            ops.add(Op.check(QueuePaths.batchLock(bid), -1));
+            long first;
+            if (before.firstJob() == null) {
+                Stat counterStat = new Stat();
+                long last = QueueJson.readLong(QueuePaths.JOB_COUNTER, zk.read(QueuePaths.JOB_COUNTER, counterStat));
+                ops.add(Op.setData(QueuePaths.JOB_COUNTER, QueueJson.text(last + total), counterStat.getVersion()));
+                first = last + 1;
+            } else {
+                first = before.firstJob();
+            }
+            int done = before.jobsCreated();
+            BatchStatus status = before.created(done + chunk.size(), first, total, chunk.get(chunk.size() - 1).cursor());
+            ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
+            int statusOp = ops.size() - 1;
+            if (done == 0) {
+                ops.add(ZooKeeperCalls.create(QueuePaths.batchStates(bid), ZooKeeperCalls.EMPTY));
+                for (BatchRef ref : BatchRef.values()) {
+                    ops.add(ZooKeeperCalls.create(QueuePaths.batchRefs(bid, ref), ZooKeeperCalls.EMPTY));
+                }
+            }
+            List<String> jids = new ArrayList<>();
+            String now = Instant.now().toString();
+            for (int i = 0; i < chunk.size(); i++) {
+                NewJob job = chunk.get(i);
+                String jid = QueuePaths.jobId(first + done + i);
+                jids.add(jid);
+                JobConfiguration config = job.configuration().withBatchId(bid)
+                        .withWorkingDir(ingestHome.resolve(bid).resolve(jid).toString());
+                ops.add(ZooKeeperCalls.create(QueuePaths.job(jid), ZooKeeperCalls.EMPTY));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "configuration"), QueueJson.write(config)));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobStatus(jid), QueueJson.write(
+                        new JobStatus(JobState.PENDING.wire(), null, now, 0, null))));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), QueueJson.text(job.priority())));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(job.identifiers())));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "bid"), QueueJson.text(bid)));
+                ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(JobState.PENDING, job.priority(), jid), ZooKeeperCalls.EMPTY));
+                ops.add(ZooKeeperCalls.create(QueuePaths.batchRef(bid, BatchRef.PROCESSING, jid), ZooKeeperCalls.EMPTY));
+            }
+            try {
+                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops,
+                        QueuePaths.batchStatus(bid), batch.statusVersion());
+                // results is empty when a lost connection hid a commit that did apply
+                int newVersion = results.isEmpty() ? batch.statusVersion() + 1
+                        : ((OpResult.SetDataResult) results.get(statusOp)).getStat().getVersion();
+                lock.batch(batch.withStatus(status, batch.statusReport(), newVersion, lock.owner()));
+                LOG.info("batch {}: created jobs {}..{} ({} of {})", bid, jids.get(0), jids.get(jids.size() - 1),
+                        status.jobsCreated(), total);
+                for (String jid : jids) {
+                    log.fire(TransitionEvent.JOB, jid, bid, null, JobState.PENDING.wire(), "created");
+                }
+                return jids;
+            } catch (ZooKeeperCalls.StaleCounter e) {
+                // another host drew from the job counter meanwhile: draw again
+            }
+        }
+        throw new QueueException("cannot create jobs for " + bid + ": the job id counter is too contended");
+    }
+}

@@ -1,0 +1,284 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+
+/**
+ * Jobs in ZooKeeper: reads, counts and moves. A move is one transaction in the design's order:
+ * the status (version-checked), priority / space_needed if they changed, the old state reference
+ * deleted, the new one created, the batch reference moved (bumping batch-processing's version),
+ * the lock deleted.
+ */
+final class JobRecords {
+    static final List<String> CHILDREN = List.of("configuration", "status", "priority", "space_needed",
+            "identifiers", "bid", "lock");
+
+    private final ZooKeeperCalls zk;
+    private final TransitionLog log;
+
+    JobRecords(ZooKeeperCalls zk, TransitionLog log) {
+        this.zk = zk;
+        this.log = log;
+    }
+
+    /** Reference names {@code PP-JID} of a state, in run order; refused for a folder too large to list. */
+    List<String> refs(JobState state) {
+        List<String> refs = new ArrayList<>(zk.children(QueuePaths.jobState(state)));
+        refs.sort(null);
+        return refs;
+    }
+
+    /** How many jobs each state holds, from the reference folders' {@code Stat}, in one read transaction. */
+    Map<JobState, Integer> counts() {
+        List<String> paths = new ArrayList<>();
+        List<JobState> states = new ArrayList<>();
+        for (JobState s : JobState.values()) {
+            if (s != JobState.DELETED) {
+                states.add(s);
+                paths.add(QueuePaths.jobState(s));
+            }
+        }
+        Map<String, OpResult> r = zk.readMany(paths);
+        Map<JobState, Integer> counts = new EnumMap<>(JobState.class);
+        for (JobState s : states) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobState(s)));
+            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
+        }
+        return counts;
+    }
+
+    /** Jobs in pending … notify and held: the ones that count against the open-job windows. */
+    int openCount() {
+        Map<JobState, Integer> c = counts();
+        return c.entrySet().stream().filter(e -> e.getKey().batchRef() == BatchRef.PROCESSING)
+                .mapToInt(Map.Entry::getValue).sum();
+    }
+
+    /** Loads jobs in bounded read transactions; a vanished job is left out, a damaged one named. */
+    List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
+        List<String> paths = new ArrayList<>();
+        for (String jid : jids) {
+            for (String c : CHILDREN) {
+                paths.add(QueuePaths.jobNode(jid, c));
+            }
+        }
+        Map<String, OpResult> r = zk.readMany(paths);
+        List<Job> out = new ArrayList<>();
+        for (String jid : jids) {
+            OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+            boolean config = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobNode(jid, "configuration"))) != null;
+            if (status == null && !config) {
+                continue; // deleted, or never created
+            }
+            try {
+                if (status == null) {
+                    throw new CorruptNodeException(QueuePaths.jobStatus(jid), "missing");
+                }
+                out.add(toJob(jid, r, status));
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("job", jid, e));
+            }
+        }
+        return out;
+    }
+
+    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status) {
+        String pc = QueuePaths.jobNode(jid, "configuration");
+        String pp = QueuePaths.jobNode(jid, "priority");
+        String ps = QueuePaths.jobNode(jid, "space_needed");
+        String pi = QueuePaths.jobNode(jid, "identifiers");
+        String pb = QueuePaths.jobNode(jid, "bid");
+        OpResult.GetDataResult config = required(pc, r.get(pc));
+        OpResult.GetDataResult ids = ZooKeeperCalls.dataOf(r.get(pi));
+        OpResult.GetDataResult space = ZooKeeperCalls.dataOf(r.get(ps));
+        OpResult.GetDataResult bid = ZooKeeperCalls.dataOf(r.get(pb));
+        JobConfiguration configuration = QueueJson.read(pc, config.getData(), JobConfiguration.class);
+        JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
+        try {
+            jobStatus.state();
+            if (jobStatus.lastSuccessfulStatus() != null) {
+                jobStatus.lastSuccessful();
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CorruptNodeException(QueuePaths.jobStatus(jid), e.getMessage());
+        }
+        return new Job(jid,
+                bid != null ? QueueJson.text(bid.getData()) : configuration.batchId(),
+                configuration,
+                jobStatus,
+                QueuePaths.checkPriorityNode(pp, QueueJson.readInt(pp, required(pp, r.get(pp)).getData())),
+                space == null ? 0 : QueueJson.readLong(ps, space.getData()),
+                ids == null ? new Identifiers(null, List.of()) : QueueJson.read(pi, ids.getData(), Identifiers.class),
+                status.getStat().getVersion(),
+                lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));
+    }
+
+    private static OpResult.GetDataResult required(String path, OpResult r) {
+        OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r);
+        if (d == null) {
+            throw new CorruptNodeException(path, "missing");
+        }
+        return d;
+    }
+
+    static LockOwner lockOwner(String path, OpResult.GetDataResult d) {
+        if (d == null) {
+            return null;
+        }
+        try {
+            return QueueJson.read(path, d.getData(), LockOwner.class);
+        } catch (CorruptNodeException e) {
+            return new LockOwner("unknown", 0, "unknown", null);
+        }
+    }
+
+    /** Moves a locked job; the lock is released by the same transaction. */
+    Job move(JobLock lock, JobState to, Change change) {
+        Job job = lock.job();
+        String jid = job.id();
+        JobState from = job.state();
+        Transitions.requireJob(jid, from, to);
+        if (to == JobState.DELETED) {
+            throw new IllegalArgumentException("deleting goes through AdminActions.deleteJob");
+        }
+        JobStatus old = job.status();
+        JobState lastSuccessful = old.lastSuccessful();
+        if (to == from.successor() && from != JobState.PENDING) {
+            lastSuccessful = from;
+        }
+        int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
+        String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
+        JobStatus status = new JobStatus(to.wire(), lastSuccessful == null ? null : lastSuccessful.wire(),
+                Instant.now().toString(), retries, error);
+        int priority = change.priority() != null ? change.priority() : job.priority();
+        long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
+
+        List<Op> ops = new ArrayList<>();
+        ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
+        if (priority != job.priority()) {
+            ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
+        }
+        if (space != job.spaceNeeded()) {
+            ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
+        }
+        ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
+        ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
+        addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
+        ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+        zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+
+        Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
+                job.statusVersion() + 1, null);
+        lock.job(moved);
+        log.job(jid, job.batchId(), from, to, change.reason());
+        return moved;
+    }
+
+    /** Writes the job's identifiers at once (an ARK just minted), under its lock. */
+    void writeIdentifiers(JobLock lock, Identifiers identifiers) {
+        String jid = lock.jid();
+        String path = QueuePaths.jobNode(jid, "identifiers");
+        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
+                ZooKeeperCalls.setData(path, QueueJson.write(identifiers), -1));
+        try {
+            zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
+        } catch (KeeperException.NoNodeException e) {
+            throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new StaleLockException("job " + jid + ": session expired before identifiers were written");
+        } catch (KeeperException e) {
+            throw new QueueException("job " + jid + ": cannot write identifiers: " + e.getMessage(), e);
+        }
+        Job j = lock.job();
+        lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
+                identifiers, j.statusVersion(), j.lockOwner()));
+    }
+
+    /** Moves the job's batch reference between categories and bumps batch-processing's version. */
+    static void addBatchRefMove(List<Op> ops, String bid, String jid, BatchRef from, BatchRef to) {
+        if (from == to) {
+            return;
+        }
+        if (from != null) {
+            ops.add(Op.delete(QueuePaths.batchRef(bid, from, jid), -1));
+        }
+        if (to != null) {
+            ops.add(Op.create(QueuePaths.batchRef(bid, to, jid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.PERSISTENT));
+        }
+        ops.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
+    }
+
+    /**
+     * Deletes every node of a locked job that exists — its children, its state references (found
+     * by probing each state at the job's priority, or every priority when that is unreadable), its
+     * batch references and the job node — in one transaction. Works on a damaged job too (its
+     * lock holds no readable job). True when the job was still counted open by its batch.
+     */
+    boolean deleteNodes(JobLock lock, String bid, String reason) {
+        String jid = lock.jid();
+        Job job = lock.job();
+        List<String> probe = new ArrayList<>();
+        for (String c : CHILDREN) {
+            if (!c.equals("lock")) {
+                probe.add(QueuePaths.jobNode(jid, c));
+            }
+        }
+        for (JobState s : JobState.values()) {
+            if (s == JobState.DELETED) {
+                continue;
+            }
+            if (job != null) {
+                probe.add(QueuePaths.jobRef(s, job.priority(), jid));
+            } else {
+                for (int p = 0; p < 100; p++) {
+                    probe.add(QueuePaths.jobRef(s, p, jid));
+                }
+            }
+        }
+        if (bid != null) {
+            for (BatchRef r : BatchRef.values()) {
+                probe.add(QueuePaths.batchRef(bid, r, jid));
+            }
+        }
+        Map<String, OpResult> r = zk.readMany(probe);
+        List<Op> ops = new ArrayList<>();
+        if (job != null) {
+            ops.add(Op.check(QueuePaths.jobStatus(jid), job.statusVersion()));
+        }
+        boolean batchRef = false;
+        boolean open = false;
+        for (String p : probe) {
+            if (ZooKeeperCalls.dataOf(r.get(p)) != null) {
+                ops.add(Op.delete(p, -1));
+                if (bid != null && p.startsWith(QueuePaths.batchStates(bid) + "/")) {
+                    batchRef = true;
+                    open |= p.startsWith(QueuePaths.batchRefs(bid, BatchRef.PROCESSING) + "/");
+                }
+            }
+        }
+        if (batchRef) {
+            ops.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
+        }
+        ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+        ops.add(Op.delete(QueuePaths.job(jid), -1));
+        zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
+                job == null ? -2 : job.statusVersion());
+        if (job == null) {
+            log.damagedRemoved(jid, bid, reason);
+        } else {
+            log.job(jid, bid, job.state(), JobState.DELETED, reason);
+        }
+        return open;
+    }
+}

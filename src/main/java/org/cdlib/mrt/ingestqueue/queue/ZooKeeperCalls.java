@@ -1,0 +1,373 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.RetryLoop;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The queue's ZooKeeper calls, each bounded: reads in transactions sized by what their nodes
+ * may hold ({@link QueueLimits#nodeBytes}), folders listed only when their {@code Stat} says they
+ * are small, writes refused before they reach ZooKeeper when they are too large, and a commit
+ * whose outcome a lost connection hid read back after reconnecting, never assumed.
+ */
+final class ZooKeeperCalls {
+    static final byte[] EMPTY = new byte[0];
+    /** How long a commit waits for its connection to come back before its outcome is left to the session. */
+    static final long CONNECT_WAIT_MS = TimeUnit.SECONDS.toMillis(45);
+
+    private final CuratorFramework client;
+    private final AtomicLong operations = new AtomicLong();
+
+    ZooKeeperCalls(CuratorFramework client) {
+        this.client = client;
+    }
+
+    CuratorFramework client() {
+        return client;
+    }
+
+    long operations() {
+        return operations.get();
+    }
+
+    ZooKeeper currentHandle() {
+        try {
+            return client.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw wrap("reach ZooKeeper", e);
+        }
+    }
+
+    static Op create(String path, byte[] data) {
+        return Op.create(path, QueueLimits.checkNode(path, data), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+
+    static Op setData(String path, byte[] data, int version) {
+        return Op.setData(path, QueueLimits.checkNode(path, data), version);
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /**
+     * Reads many nodes, in as many read transactions as their size limits need; a missing node
+     * maps to an error result. The {@code Stat} of a folder read this way carries its child count.
+     */
+    Map<String, OpResult> readMany(List<String> paths) {
+        Map<String, OpResult> out = new LinkedHashMap<>();
+        List<String> chunk = new ArrayList<>();
+        int budget = 0;
+        for (String p : paths) {
+            int need = QueueLimits.nodeBytes(p) + p.length() + 64;
+            if (!chunk.isEmpty() && (budget + need > QueueLimits.READ_BYTES || chunk.size() >= 1000)) {
+                readChunk(chunk, out);
+                chunk = new ArrayList<>();
+                budget = 0;
+            }
+            chunk.add(p);
+            budget += need;
+        }
+        if (!chunk.isEmpty()) {
+            readChunk(chunk, out);
+        }
+        return out;
+    }
+
+    private void readChunk(List<String> paths, Map<String, OpResult> out) {
+        List<Op> ops = paths.stream().map(Op::getData).toList();
+        try {
+            List<OpResult> results = RetryLoop.callWithRetry(client.getZookeeperClient(),
+                    () -> client.getZookeeperClient().getZooKeeper().multi(ops));
+            operations.addAndGet(ops.size());
+            for (int i = 0; i < paths.size(); i++) {
+                out.put(paths.get(i), results.get(i));
+            }
+        } catch (Exception e) {
+            throw wrap("read " + paths.get(0) + (paths.size() > 1 ? " and " + (paths.size() - 1) + " more" : ""), e);
+        }
+    }
+
+    static OpResult.GetDataResult dataOf(OpResult r) {
+        return r instanceof OpResult.GetDataResult d ? d : null;
+    }
+
+    byte[] read(String path, Stat stat) {
+        try {
+            operations.incrementAndGet();
+            return client.getData().storingStatIn(stat).forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            throw new NotFoundException("no node " + path);
+        } catch (Exception e) {
+            throw wrap("read " + path, e);
+        }
+    }
+
+    byte[] readOrNull(String path) {
+        try {
+            operations.incrementAndGet();
+            return client.getData().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return null;
+        } catch (Exception e) {
+            throw wrap("read " + path, e);
+        }
+    }
+
+    Stat stat(String path) {
+        try {
+            operations.incrementAndGet();
+            return client.checkExists().forPath(path);
+        } catch (Exception e) {
+            throw wrap("look up " + path, e);
+        }
+    }
+
+    boolean exists(String path) {
+        return stat(path) != null;
+    }
+
+    Stat statOrNull(ZooKeeper zk, String path) {
+        try {
+            operations.incrementAndGet();
+            return zk.exists(path, false);
+        } catch (KeeperException e) {
+            throw new QueueException("cannot read " + path + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueueException("interrupted reading " + path, e);
+        }
+    }
+
+    /**
+     * The children of a folder that is kept small (open job states, the open batch indexes, a
+     * batch's open jobs). A folder that grew past {@link QueueLimits#LISTED_CHILDREN} is refused
+     * with its count instead of an answer larger than a ZooKeeper packet.
+     */
+    List<String> children(String path) {
+        Stat st = stat(path);
+        if (st == null) {
+            return List.of();
+        }
+        if (st.getNumChildren() > QueueLimits.LISTED_CHILDREN) {
+            throw new FolderTooLargeException(path, st.getNumChildren());
+        }
+        try {
+            operations.incrementAndGet();
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw wrap("list " + path, e);
+        }
+    }
+
+    /** A folder that holds too many children to be listed in one answer. */
+    static final class FolderTooLargeException extends QueueException {
+        final int count;
+
+        FolderTooLargeException(String path, int count) {
+            super(path + " holds " + count + " entries, more than the " + QueueLimits.LISTED_CHILDREN
+                    + " the queue lists at once");
+            this.count = count;
+        }
+    }
+
+    void createPersistent(String path, byte[] data) {
+        try {
+            operations.incrementAndGet();
+            client.create().creatingParentsIfNeeded().forPath(path, QueueLimits.checkNode(path, data));
+        } catch (KeeperException.NodeExistsException e) {
+            // already there
+        } catch (Exception e) {
+            throw wrap("create " + path, e);
+        }
+    }
+
+    boolean deleteIfExists(String path) {
+        try {
+            operations.incrementAndGet();
+            client.delete().forPath(path);
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
+        } catch (Exception e) {
+            throw wrap("delete " + path, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ commits
+
+    interface AppliedCheck {
+        boolean applied() throws Exception;
+    }
+
+    /**
+     * Runs a multi on the given handle. A lost connection leaves its outcome unknown: the call
+     * waits for the connection (bounded by {@link #CONNECT_WAIT_MS}), asks {@code applied}, and
+     * commits again only when the transaction provably did not apply. A handle whose session
+     * expired meanwhile answers {@link KeeperException.SessionExpiredException}.
+     */
+    List<OpResult> commit(ZooKeeper zk, List<Op> ops, AppliedCheck applied) throws KeeperException {
+        checkSize(ops);
+        long deadline = System.currentTimeMillis() + CONNECT_WAIT_MS;
+        while (true) {
+            try {
+                operations.addAndGet(ops.size());
+                return zk.multi(ops);
+            } catch (KeeperException.ConnectionLossException e) {
+                if (resolved(zk, applied, deadline)) {
+                    return List.of();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new QueueException("interrupted during commit", e);
+            }
+        }
+    }
+
+    /** After a lost connection: true when the commit did apply, false when it provably did not. */
+    private boolean resolved(ZooKeeper zk, AppliedCheck applied, long deadline) throws KeeperException {
+        while (true) {
+            awaitConnected(zk, deadline);
+            try {
+                return applied.applied();
+            } catch (KeeperException.ConnectionLossException again) {
+                // lost again while reading back: wait and read again
+            } catch (KeeperException ke) {
+                throw ke;
+            } catch (QueueException qe) {
+                if (!(qe.getCause() instanceof KeeperException.ConnectionLossException)) {
+                    throw qe;
+                }
+            } catch (Exception ex) {
+                throw new QueueException("cannot tell whether a commit applied: " + ex.getMessage(), ex);
+            }
+        }
+    }
+
+    private void awaitConnected(ZooKeeper zk, long deadline) throws KeeperException {
+        while (true) {
+            ZooKeeper.States state = zk.getState();
+            if (!state.isAlive()) {
+                throw new KeeperException.SessionExpiredException();
+            }
+            if (state.isConnected()) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new QueueException("ZooKeeper has been unreachable for " + CONNECT_WAIT_MS / 1000
+                        + " s; the outcome of a commit is left to the session (its lock goes with it if it expires)");
+            }
+            try {
+                client.getZookeeperClient().blockUntilConnectedOrTimedOut();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new QueueException("interrupted while waiting for ZooKeeper", e);
+            }
+        }
+    }
+
+    /** A transaction larger than ZooKeeper takes is a bug of ours; refused before it is sent. */
+    private static void checkSize(List<Op> ops) {
+        long bytes = 0;
+        for (Op op : ops) {
+            bytes += op.getPath().length() + 32;
+            if (op.toRequestRecord() instanceof org.apache.zookeeper.proto.CreateRequest c) {
+                bytes += c.getData() == null ? 0 : c.getData().length;
+            } else if (op.toRequestRecord() instanceof org.apache.zookeeper.proto.SetDataRequest s) {
+                bytes += s.getData() == null ? 0 : s.getData().length;
+            }
+        }
+        if (bytes > QueueLimits.PACKET_BYTES - 16 * 1024) {
+            throw new QueueException("a transaction of " + ops.size() + " operations and " + bytes
+                    + " bytes is larger than ZooKeeper takes; nothing was written");
+        }
+    }
+
+    /** Signals that a counter moved under us, so the draw is repeated. */
+    static final class StaleCounter extends RuntimeException {
+        StaleCounter() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Commits a transaction made under a lock. A failed version check on {@code versionedPath}
+     * or a missing lock means someone else moved first: {@link StaleLockException}.
+     */
+    List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version) {
+        if (zk.getSessionId() != sessionId || !zk.getState().isAlive()) {
+            throw new StaleLockException(what + ": the session that held the lock has expired");
+        }
+        try {
+            return commit(zk, ops, () -> {
+                Stat st = statOrNull(zk, versionedPath);
+                return st != null && st.getVersion() == version + 1;
+            });
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new StaleLockException(what + ": the session that held the lock has expired; nothing was written");
+        } catch (KeeperException e) {
+            int failed = firstFailed(e);
+            Op op = failed >= 0 && failed < ops.size() ? ops.get(failed) : null;
+            String path = op == null ? e.getPath() : op.getPath();
+            if (path != null && path.startsWith(QueuePaths.IDS) && e.code() == KeeperException.Code.BADVERSION) {
+                throw new StaleCounter();
+            }
+            if (path != null && path.equals(versionedPath) && e.code() == KeeperException.Code.BADVERSION) {
+                throw new StaleLockException(what + " was changed by someone else since it was read; nothing was written");
+            }
+            if (path != null && path.endsWith("/lock") && e.code() == KeeperException.Code.NONODE) {
+                throw new StaleLockException(what + ": the lock is no longer held; nothing was written");
+            }
+            throw new CorruptNodeException(path == null ? what : path,
+                    e.code() + " during " + what + " transition (run the consistency check); nothing was written");
+        }
+    }
+
+    /** Runs a multi that needs no lock (repairs, cleanup), with the current handle. */
+    void commitUnlocked(String what, List<Op> ops) {
+        try {
+            commit(currentHandle(), ops, () -> false);
+        } catch (KeeperException e) {
+            int failed = firstFailed(e);
+            String path = failed >= 0 ? ops.get(failed).getPath() : e.getPath();
+            throw new QueueException(what + ": " + e.code() + " at " + path + "; nothing was written", e);
+        }
+    }
+
+    static int firstFailed(KeeperException e) {
+        List<OpResult> results = e.getResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult er
+                    && er.getErr() != KeeperException.Code.OK.intValue()
+                    && er.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    static QueueException wrap(String action, Exception e) {
+        if (e instanceof QueueException qe) {
+            return qe;
+        }
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        return new QueueException("cannot " + action + ": " + e, e);
+    }
+}

@@ -1,0 +1,46 @@
+package org.cdlib.mrt.ingestqueue.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+
+/**
+ * What a batch's jobs came to, read by walking the batch's run of job ids in bounded reads:
+ * whole counts, and the jobs themselves up to {@link #LISTED} of each kind (what a report mail
+ * can carry), so a million-job batch is reported in bounded memory.
+ */
+record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job> completed, List<Job> failed) {
+    static final int LISTED = 10_000;
+
+    static BatchOutcome of(QueueStore store, Batch batch) {
+        List<String> ids = batch.jobIds();
+        List<Job> completed = new ArrayList<>();
+        List<Job> failed = new ArrayList<>();
+        int c = 0;
+        int f = 0;
+        int open = 0;
+        for (int from = 0; from < ids.size(); from += 100) {
+            for (Job j : store.loadJobs(ids.subList(from, Math.min(ids.size(), from + 100)))) {
+                if (j.state() == JobState.COMPLETED) {
+                    if (c++ < LISTED) {
+                        completed.add(j);
+                    }
+                } else if (j.state() == JobState.FAILED) {
+                    if (f++ < LISTED) {
+                        failed.add(j);
+                    }
+                } else {
+                    open++;
+                }
+            }
+        }
+        return new BatchOutcome(c, f, open, completed, failed);
+    }
+
+    boolean listsAll() {
+        return completed.size() == completedCount && failed.size() == failedCount;
+    }
+}
