@@ -104,16 +104,17 @@ public final class HttpApi implements Service {
         for (Endpoint e : endpoints) {
             var route = router.route(e.method(), e.path());
             if (e.method() == HttpMethod.POST && e.bodyLimit() > 0) {
+                long limit = maxUpload > 0 ? Math.min(e.bodyLimit(), maxUpload) : e.bodyLimit();
                 // a body declared larger is refused before it is read; one sent in chunks as soon as it grows past the limit
-                route.handler(BodyHandler.create(false).setBodyLimit(e.bodyLimit()));
+                route.handler(BodyHandler.create(false).setBodyLimit(limit));
                 route.failureHandler(rc -> {
                     if (rc.statusCode() != 413) {
                         rc.next();
                         return;
                     }
                     String length = rc.request().getHeader("Content-Length");
-                    fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length : "more than " + e.bodyLimit())
-                            + " bytes; " + e.method() + " " + e.path() + " takes at most " + e.bodyLimit() + " bytes", List.of());
+                    fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length : "more than " + limit)
+                            + " bytes; " + e.method() + " " + e.path() + " takes at most " + limit + " bytes", List.of());
                 });
             } else if (e.method() == HttpMethod.POST) {
                 route.handler(bodies); // Vert.x reads bodies before any other handler (bounded by ingest.api.max-upload)

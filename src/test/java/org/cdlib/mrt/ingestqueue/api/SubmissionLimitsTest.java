@@ -118,6 +118,10 @@ class SubmissionLimitsTest {
     }
 
     static HttpResponse<String> form(Map<String, String> fields, String fileName, byte[] file) throws Exception {
+        return form("/poster/submit", fields, fileName, file);
+    }
+
+    static HttpResponse<String> form(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {
         String boundary = "----limits" + System.nanoTime();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (var f : fields.entrySet()) {
@@ -131,7 +135,7 @@ class SubmissionLimitsTest {
             out.write("\r\n".getBytes(StandardCharsets.UTF_8));
         }
         out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        return post("/poster/submit", "multipart/form-data; boundary=" + boundary,
+        return post(path, "multipart/form-data; boundary=" + boundary,
                 HttpRequest.BodyPublishers.ofByteArray(out.toByteArray()));
     }
 
@@ -176,6 +180,8 @@ class SubmissionLimitsTest {
         assertTrue(error(send("/api/batches", "\"a string\""), 400).startsWith("the body is not a JSON object but a JSON string"));
         assertTrue(error(send("/api/batches", ""), 400).startsWith("the body is not a JSON object but empty"));
         assertTrue(error(send("/api/batches", "{\"profile\": "), 400).startsWith("the body is not a JSON object: "));
+        assertTrue(error(form("/api/batches", Map.of("profile", "demo_content"), "a.txt", new byte[100]), 400)
+                .startsWith("the body is not a JSON object but empty"), "a form is no JSON body");
         assertNothingCreated();
     }
 
@@ -217,8 +223,10 @@ class SubmissionLimitsTest {
         f.put("profile", "demo_content");
         f.put("type", "file");
         f.put("title", "x".repeat(MB_1_5));
-        assertEquals("field 'title' is 1572864 bytes; the limit is 4096 bytes",
-                error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
+        for (String path : List.of("/poster/submit", "/poster/add", "/poster/update")) {
+            assertEquals("field 'title' is 1572864 bytes; the limit is 4096 bytes",
+                    error(form(path, f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400), path);
+        }
         f.put("title", "T");
         f.put("url", "http://example.org/" + "a".repeat(5000));
         assertEquals("field 'url' is 5019 bytes; the limit is 4096 bytes", error(form(f, null, null), 400));
