@@ -31,6 +31,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueHealth;
 import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
@@ -57,7 +58,7 @@ final class ApiRoutes {
         for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
             api.add(POST, p, Access.SUBMITTER, "Submit a batch (Merritt form)", this::poster);
         }
-        api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", this::submitJson);
+        api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES, this::submitJson);
         api.add(GET, "/api/queue", Access.USER, "Counts per state and holds", rc -> HttpApi.json(rc, 200, queue()));
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
         api.add(GET, "/api/batches/:bid", Access.USER, "One batch", rc -> HttpApi.json(rc, 200, batch(rc.pathParam("bid"))));
@@ -131,12 +132,18 @@ final class ApiRoutes {
 
     @SuppressWarnings("unchecked")
     private void submitJson(RoutingContext rc) {
-        Map<String, Object> body;
+        com.fasterxml.jackson.databind.JsonNode json;
         try {
-            body = HttpApi.JSON.readValue(HttpApi.text(rc), Map.class);
+            json = HttpApi.JSON.readTree(HttpApi.text(rc));
         } catch (Exception e) {
             throw new ApiError(400, "the body is not a JSON object: " + e.getMessage().split("\n")[0]);
         }
+        if (json == null || !json.isObject()) {
+            throw new ApiError(400, "the body is not a JSON object but " + (json == null || json.isMissingNode() ? "empty"
+                    : json.isNull() ? "null" : "a JSON " + json.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
+                    + ": send the submission's fields as one object, e.g. {\"profile\": ..., \"payload_url\": ...}");
+        }
+        Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
         BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
         String bid = store.createBatch(submission);
         CleanupStep.markUpload(store.ingestHome(), submission.payloadUrl(), bid);

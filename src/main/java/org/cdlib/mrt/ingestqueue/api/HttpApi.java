@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.Service;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,11 +32,21 @@ import org.slf4j.LoggerFactory;
 public final class HttpApi implements Service {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
     static final ObjectMapper JSON = QueueJson.MAPPER;
+    /**
+     * What Vert.x holds of one form field: far above {@link QueueLimits#FIELD_BYTES}, so that
+     * {@link Submissions} refuses an oversized field by name; beyond it Vert.x stops decoding.
+     */
+    static final int MAX_FORM_ATTRIBUTE_BYTES = 2 * 1024 * 1024;
 
     /** Who may call a route: nobody needs to log in, any listed user, or a user with a role. */
     enum Access { PUBLIC, USER, SUBMITTER, ADMIN }
 
-    record Endpoint(HttpMethod method, String path, Access access, String summary, Handler<RoutingContext> handler) {
+    /**
+     * One route; {@code bodyLimit} &gt; 0 reads a POST body in memory up to that many bytes and
+     * refuses a larger one with 413 (otherwise bodies are bounded by ingest.api.max-upload).
+     */
+    record Endpoint(HttpMethod method, String path, Access access, String summary, long bodyLimit,
+            Handler<RoutingContext> handler) {
         String openApiPath() {
             return path.replaceAll(":(\\w+)", "{$1}");
         }
@@ -59,7 +70,11 @@ public final class HttpApi implements Service {
     }
 
     void add(HttpMethod method, String path, Access access, String summary, Handler<RoutingContext> handler) {
-        endpoints.add(new Endpoint(method, path, access, summary, handler));
+        add(method, path, access, summary, 0, handler);
+    }
+
+    void add(HttpMethod method, String path, Access access, String summary, long bodyLimit, Handler<RoutingContext> handler) {
+        endpoints.add(new Endpoint(method, path, access, summary, bodyLimit, handler));
     }
 
     List<Endpoint> endpoints() {
@@ -88,7 +103,20 @@ public final class HttpApi implements Service {
                 .setDeleteUploadedFilesOnEnd(true).setHandleFileUploads(true);
         for (Endpoint e : endpoints) {
             var route = router.route(e.method(), e.path());
-            if (e.method() == HttpMethod.POST) {
+            if (e.method() == HttpMethod.POST && e.bodyLimit() > 0) {
+                long limit = maxUpload > 0 ? Math.min(e.bodyLimit(), maxUpload) : e.bodyLimit();
+                // a body declared larger is refused before it is read; one sent in chunks as soon as it grows past the limit
+                route.handler(BodyHandler.create(false).setBodyLimit(limit));
+                route.failureHandler(rc -> {
+                    if (rc.statusCode() != 413) {
+                        rc.next();
+                        return;
+                    }
+                    String length = rc.request().getHeader("Content-Length");
+                    fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length : "more than " + limit)
+                            + " bytes; " + e.method() + " " + e.path() + " takes at most " + limit + " bytes", List.of());
+                });
+            } else if (e.method() == HttpMethod.POST) {
                 route.handler(bodies); // Vert.x reads bodies before any other handler (bounded by ingest.api.max-upload)
             }
             route.handler(rc -> guard(rc, e.access()));
@@ -107,10 +135,13 @@ public final class HttpApi implements Service {
         router.route().failureHandler(rc -> {
             int status = rc.statusCode() > 0 ? rc.statusCode() : 500;
             fail(rc, status, status == 413 ? "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)"
+                    : status == 400 && formFieldTooLarge(rc.failure()) ? "a form field is larger than " + MAX_FORM_ATTRIBUTE_BYTES
+                            + " bytes; a field takes at most " + QueueLimits.FIELD_BYTES + " bytes (a URL " + QueueLimits.URL_BYTES
+                            + ", the Dublin Core fields " + QueueLimits.DUBLIN_CORE_BYTES + " together)"
                     : rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed", List.of());
         });
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
-                .setMaxFormAttributeSize(64 * 1024).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
+                .setMaxFormAttributeSize(MAX_FORM_ATTRIBUTE_BYTES).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
                 .setMaxHeaderSize(16 * 1024);
         try {
             server = vertx.createHttpServer(options).requestHandler(router).listen().toCompletionStage()
@@ -179,6 +210,12 @@ public final class HttpApi implements Service {
             body.put("allowed", allowed);
         }
         json(rc, status, body);
+    }
+
+    /** Netty's refusal of a form field over {@link #MAX_FORM_ATTRIBUTE_BYTES} (or of a field it cannot buffer). */
+    private static boolean formFieldTooLarge(Throwable t) {
+        return t instanceof io.netty.handler.codec.http.multipart.HttpPostRequestDecoder.TooLongFormFieldException
+                || t != null && String.valueOf(t.getMessage()).contains("Size exceed allowed maximum capacity");
     }
 
     static String text(RoutingContext rc) {

@@ -19,6 +19,8 @@ import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 
 /**
  * Turns a Merritt submission form (CONTRACTS §2) or its JSON equivalent into a batch
@@ -30,6 +32,12 @@ final class Submissions {
             "container-batch-manifest", "single-file-batch-manifest");
     private static final List<String> DC = List.of("contributor", "coverage", "creator", "date", "description", "format",
             "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
+    /** The form's text fields a submission keeps, each held to {@link QueueLimits#FIELD_BYTES}. */
+    private static final List<String> FORM_TEXT = List.of("filename", "type", "profile", "submitter", "creator", "title", "date",
+            "localIdentifier", "primaryIdentifier", "note", "digestType", "digestValue", "notification", "responseForm");
+    /** The JSON body's text fields, each held to {@link QueueLimits#FIELD_BYTES}. */
+    private static final List<String> JSON_TEXT = List.of("profile", "submitter", "type", "submission_mode", "file_name", "title",
+            "creator", "date", "local_identifier", "primary_identifier", "digest_type", "digest_value", "notification", "note");
 
     private final ProfileRegistry profiles;
     private final Path uploads;
@@ -46,11 +54,21 @@ final class Submissions {
         Map<String, String> f = new LinkedHashMap<>();
         form.forEach(e -> f.putIfAbsent(e.getKey(), e.getValue()));
         FileUpload file = files.stream().filter(u -> u.name().equals("file")).findFirst().orElse(null);
+        for (String name : FORM_TEXT) {
+            limit(name, f.get(name), QueueLimits.FIELD_BYTES);
+        }
+        limit("url", f.get("url"), QueueLimits.URL_BYTES);
+        limit("payloadUrl", f.get("payloadUrl"), QueueLimits.URL_BYTES);
+        if (file != null) {
+            limit("file (its file name)", file.fileName(), QueueLimits.FIELD_BYTES);
+        }
         String url = first(f.get("url"), f.get("payloadUrl"));
         String fileName = first(f.get("filename"), file != null ? file.fileName() : null);
+        Path upload = null;
         String payloadUrl;
         if (file != null) {
-            payloadUrl = keep(file, fileName);
+            upload = uploadTarget(fileName);
+            payloadUrl = upload.toUri().toString();
         } else if (url != null) {
             payloadUrl = checkUrl(url);
         } else {
@@ -63,14 +81,23 @@ final class Submissions {
                 dc.put(element, List.copyOf(values));
             }
         }
-        return build(f.get("profile"), first(f.get("submitter"), user), payloadUrl, f.get("type"), mode, fileName,
+        limitDublinCore(dc, "DC.");
+        BatchSubmission s = build(f.get("profile"), first(f.get("submitter"), user), payloadUrl, f.get("type"), mode, fileName,
                 f.get("title"), f.get("creator"), f.get("date"), f.get("localIdentifier"), f.get("primaryIdentifier"),
                 f.get("digestType"), f.get("digestValue"), f.get("notification"), f.get("responseForm"), f.get("note"), dc);
+        if (upload != null) {
+            keep(file, upload); // only once the submission is accepted: a refused one leaves no upload behind
+        }
+        return s;
     }
 
     /** From {@code POST /api/batches}: the same fields in snake_case. */
     @SuppressWarnings("unchecked")
     BatchSubmission fromJson(Map<String, Object> j, String user) {
+        for (String name : JSON_TEXT) {
+            limit(name, str(j.get(name)), QueueLimits.FIELD_BYTES);
+        }
+        limit("payload_url", str(j.get("payload_url")), QueueLimits.URL_BYTES);
         String url = str(j.get("payload_url"));
         if (url == null) {
             throw new ApiError(400, "payload_url is required (the file, container or manifest to ingest)");
@@ -80,6 +107,7 @@ final class Submissions {
             ((Map<String, Object>) m).forEach((k, v) -> dc.put(k, v instanceof List<?> l
                     ? l.stream().map(String::valueOf).toList() : List.of(String.valueOf(v))));
         }
+        limitDublinCore(dc, "dublin_core.");
         return build(str(j.get("profile")), first(str(j.get("submitter")), user), checkUrl(url), str(j.get("type")),
                 first(str(j.get("submission_mode")), "add"), str(j.get("file_name")), str(j.get("title")),
                 str(j.get("creator")), str(j.get("date")), str(j.get("local_identifier")), str(j.get("primary_identifier")),
@@ -107,23 +135,58 @@ final class Submissions {
                 throw new ApiError(400, e.getMessage());
             }
         }
-        return new BatchSubmission(profile, submitter, url, title, creator, date, null, t, mode, fileName, localId, primaryId,
-                digestType, digestValue, notification, responseForm == null ? "xml" : responseForm.toLowerCase(Locale.ROOT),
-                note, Instant.now().toString(), dc.isEmpty() ? null : dc);
+        BatchSubmission s = new BatchSubmission(profile, submitter, url, title, creator, date, null, t, mode, fileName, localId,
+                primaryId, digestType, digestValue, notification,
+                responseForm == null ? "xml" : responseForm.toLowerCase(Locale.ROOT), note, Instant.now().toString(),
+                dc.isEmpty() ? null : dc);
+        int bytes = QueueJson.write(s).length;
+        if (bytes > QueueLimits.NODE_BYTES) {
+            throw new ApiError(400, "the submission is " + bytes + " bytes once serialized; the limit is " + QueueLimits.NODE_BYTES
+                    + " bytes (shorten its text fields)");
+        }
+        return s;
     }
 
-    private String keep(FileUpload upload, String name) {
+    /** Refuses a field of more than {@code limit} UTF-8 bytes, naming it. */
+    private static void limit(String field, String value, int limit) {
+        int bytes = QueueLimits.utf8Length(value);
+        if (bytes > limit) {
+            throw new ApiError(400, "field '" + field + "' is " + bytes + " bytes; the limit is " + limit + " bytes");
+        }
+    }
+
+    /** Refuses Dublin Core of more than {@link QueueLimits#DUBLIN_CORE_BYTES}, names and values together. */
+    private static void limitDublinCore(Map<String, List<String>> dc, String prefix) {
+        long bytes = 0;
+        for (Map.Entry<String, List<String>> e : dc.entrySet()) {
+            bytes += QueueLimits.utf8Length(e.getKey());
+            for (String v : e.getValue()) {
+                bytes += QueueLimits.utf8Length(v);
+            }
+        }
+        if (bytes > QueueLimits.DUBLIN_CORE_BYTES) {
+            throw new ApiError(400, "the Dublin Core fields (" + prefix + "*) are " + bytes + " bytes together; the limit is "
+                    + QueueLimits.DUBLIN_CORE_BYTES + " bytes");
+        }
+    }
+
+    /** Where an uploaded payload will be kept: {@code uploads/<uuid>/<name>}; nothing is created yet. */
+    private Path uploadTarget(String name) {
         try {
             String safe = SafeName.check(name == null || name.isBlank() ? "payload" : name);
             if (safe.contains("/")) {
                 safe = safe.substring(safe.lastIndexOf('/') + 1);
             }
-            Path dir = Files.createDirectories(uploads.resolve(UUID.randomUUID().toString()));
-            Path target = dir.resolve(safe);
-            Files.move(Path.of(upload.uploadedFileName()), target, StandardCopyOption.ATOMIC_MOVE);
-            return target.toUri().toString();
+            return uploads.resolve(UUID.randomUUID().toString()).resolve(safe).toAbsolutePath();
         } catch (FetchException e) {
             throw new ApiError(400, "file name refused: " + e.getMessage());
+        }
+    }
+
+    private static void keep(FileUpload upload, Path target) {
+        try {
+            Files.createDirectories(target.getParent());
+            Files.move(Path.of(upload.uploadedFileName()), target, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new ApiError(500, "cannot keep the uploaded file: " + e.getMessage());
         }

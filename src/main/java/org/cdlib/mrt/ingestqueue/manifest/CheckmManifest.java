@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 
 /**
  * A checkm 0.7 manifest (CONTRACTS §1): the four Merritt profiles, cells split on {@code |},
@@ -19,6 +20,16 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
 
     /** Merritt caps a batch manifest at this many bytes. */
     public static final int MAX_BATCH_MANIFEST_BYTES = 5_000_000;
+    /**
+     * The longest data row in UTF-8 bytes, refused before it is split. Each cell is held to
+     * {@link QueueLimits#FIELD_BYTES} ({@code nfo:fileUrl} to {@link QueueLimits#URL_BYTES}): a
+     * batch manifest's rows become jobs in ZooKeeper.
+     */
+    public static final int MAX_LINE_BYTES = 64 * 1024;
+    /** The usual spelling of the fields, for messages (fields are matched lowercased). */
+    private static final List<String> FIELD_NAMES = List.of("nfo:fileUrl", "nfo:hashAlgorithm", "nfo:hashValue", "nfo:fileSize",
+            "nfo:fileLastModified", "nfo:fileName", "mrt:primaryIdentifier", "mrt:localIdentifier", "mrt:creator", "mrt:title",
+            "mrt:date", "mrt:mimeType", "nie:mimeType");
 
     public enum Kind {
         OBJECT("mrt-ingest-manifest"),
@@ -143,6 +154,17 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
     }
 
     static Row row(int lineNo, String line, List<String> fields) {
+        int lineBytes = QueueLimits.utf8Length(line);
+        if (lineBytes > MAX_LINE_BYTES) {
+            // names the cell that makes the line long, if one does, without splitting the whole line
+            for (int c = 0, from = 0; c < fields.size() && from <= line.length(); c++) {
+                int to = line.indexOf('|', from);
+                to = to < 0 ? line.length() : to;
+                checkCell(lineNo, fields.get(c), decode(line.substring(from, to).strip()));
+                from = to + 1;
+            }
+            throw new ManifestException(lineNo, "the line is " + lineBytes + " bytes; the limit is " + MAX_LINE_BYTES + " bytes");
+        }
         String[] cells = line.split("\\|", -1);
         int n = cells.length;
         while (n > fields.size() && cells[n - 1].isBlank()) {
@@ -153,7 +175,9 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         }
         Map<String, String> map = new LinkedHashMap<>();
         for (int c = 0; c < n; c++) {
-            map.put(fields.get(c), decode(cells[c].strip()));
+            String cell = decode(cells[c].strip());
+            checkCell(lineNo, fields.get(c), cell);
+            map.put(fields.get(c), cell);
         }
         Row row = new Row(lineNo, map);
         if (row.fileUrl() == null) {
@@ -180,6 +204,16 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
             throw new ManifestException(lineNo, "nfo:fileSize '" + abbreviate(size) + "' is not a whole number of bytes");
         }
         return row;
+    }
+
+    /** Refuses a cell over {@link QueueLimits#FIELD_BYTES} ({@code nfo:fileUrl}: {@link QueueLimits#URL_BYTES}). */
+    private static void checkCell(int lineNo, String field, String cell) {
+        int limit = field.equals("nfo:fileurl") ? QueueLimits.URL_BYTES : QueueLimits.FIELD_BYTES;
+        int bytes = QueueLimits.utf8Length(cell);
+        if (bytes > limit) {
+            String name = FIELD_NAMES.stream().filter(field::equalsIgnoreCase).findFirst().orElse(field);
+            throw new ManifestException(lineNo, "cell " + name + " is " + bytes + " bytes; the limit is " + limit + " bytes");
+        }
     }
 
     /** Decodes the two escapes checkm defines for cells. */

@@ -1,0 +1,274 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Nothing a depositor sends makes a ZooKeeper write over the packet limit (this JVM's clients and
+ * server run with jute.maxbuffer=524288): oversized bodies, fields and manifest cells are refused
+ * at the door naming the limit, nothing is created, and the service's ZooKeeper connection never
+ * leaves CONNECTED.
+ */
+class SubmissionLimitsTest {
+    static final int MB_1_5 = 1_572_864;
+    static TestingServer zk;
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static IngestService service;
+    static QueueStore store;
+    static String base;
+    static final HttpClient CLIENT = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final List<ConnectionState> STATES = new CopyOnWriteArrayList<>();
+    static final ConnectionStateListener LISTENER = (client, state) -> STATES.add(state);
+    @TempDir
+    static Path dir;
+    int batchesBefore;
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+        Map<String, String> config = new java.util.HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        config.put("ingest.api.users", "sam:pw-s:submitter");
+        service = new IngestService(config, new ServiceTestSupport().beans()).start();
+        store = service.store();
+        store.client().getConnectionStateListenable().addListener(LISTENER);
+        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        service.close();
+        zk.close();
+    }
+
+    @BeforeEach
+    void count() {
+        STATES.clear();
+        batchesBefore = store.batchIds().size();
+    }
+
+    @AfterEach
+    void connectionNeverDropped() {
+        assertTrue(STATES.stream().noneMatch(s -> s == ConnectionState.SUSPENDED || s == ConnectionState.LOST),
+                "the ZooKeeper connection changed: " + STATES);
+        assertTrue(store.client().getZookeeperClient().isConnected());
+    }
+
+    void assertNothingCreated() {
+        assertEquals(batchesBefore, store.batchIds().size(), "no batch was created");
+    }
+
+    static String auth() {
+        return "Basic " + Base64.getEncoder().encodeToString("sam:pw-s".getBytes(StandardCharsets.UTF_8));
+    }
+
+    static HttpResponse<String> send(String path, String json) throws Exception {
+        return post(path, "application/json", HttpRequest.BodyPublishers.ofString(json));
+    }
+
+    static HttpResponse<String> post(String path, String contentType, HttpRequest.BodyPublisher body) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).header("Authorization", auth())
+                .header("Content-Type", contentType).POST(body).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> form(Map<String, String> fields, String fileName, byte[] file) throws Exception {
+        return form("/poster/submit", fields, fileName, file);
+    }
+
+    static HttpResponse<String> form(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {
+        String boundary = "----limits" + System.nanoTime();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (var f : fields.entrySet()) {
+            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.getKey() + "\"\r\n\r\n" + f.getValue()
+                    + "\r\n").getBytes(StandardCharsets.UTF_8));
+        }
+        if (file != null) {
+            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
+                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(file);
+            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
+        }
+        out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        return post(path, "multipart/form-data; boundary=" + boundary,
+                HttpRequest.BodyPublishers.ofByteArray(out.toByteArray()));
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    static String error(HttpResponse<String> r, int status) throws Exception {
+        assertEquals(status, r.statusCode(), r.body().length() > 500 ? r.body().substring(0, 500) + "..." : r.body());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), r.headers().toString());
+        return json(r).get("error").asText();
+    }
+
+    static List<Path> uploads() throws Exception {
+        Path uploads = dir.resolve("queue").resolve("uploads");
+        try (Stream<Path> s = Files.list(uploads)) {
+            return new ArrayList<>(s.filter(p -> !p.getFileName().toString().equals(".incoming")).toList());
+        }
+    }
+
+    @Test
+    void aJsonBodyOverItsLimitIsRefusedWith413NamingTheLimit() throws Exception {
+        byte[] body = ("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"title\":\""
+                + "x".repeat(10 * 1024 * 1024 - 70) + "\"}").getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> r = post("/api/batches", "application/json", HttpRequest.BodyPublishers.ofByteArray(body));
+        assertEquals("the body is " + body.length + " bytes; POST /api/batches takes at most 65536 bytes", error(r, 413));
+        // the same sent in chunks, without a Content-Length
+        r = post("/api/batches", "application/json", HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)));
+        assertEquals("the body is more than 65536 bytes; POST /api/batches takes at most 65536 bytes", error(r, 413));
+        // a title of 1.5 MB in JSON cannot be under the body limit: 413 too
+        r = send("/api/batches", "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"title\":\""
+                + "x".repeat(MB_1_5) + "\"}");
+        assertTrue(error(r, 413).contains("takes at most 65536 bytes"), r.body());
+        assertNothingCreated();
+    }
+
+    @Test
+    void aJsonBodyThatIsNotAnObjectIsA400() throws Exception {
+        assertEquals("the body is not a JSON object but null: send the submission's fields as one object, "
+                + "e.g. {\"profile\": ..., \"payload_url\": ...}", error(send("/api/batches", "null"), 400));
+        assertTrue(error(send("/api/batches", "[1, 2]"), 400).startsWith("the body is not a JSON object but a JSON array"));
+        assertTrue(error(send("/api/batches", "\"a string\""), 400).startsWith("the body is not a JSON object but a JSON string"));
+        assertTrue(error(send("/api/batches", ""), 400).startsWith("the body is not a JSON object but empty"));
+        assertTrue(error(send("/api/batches", "{\"profile\": "), 400).startsWith("the body is not a JSON object: "));
+        assertTrue(error(form("/api/batches", Map.of("profile", "demo_content"), "a.txt", new byte[100]), 400)
+                .startsWith("the body is not a JSON object but empty"), "a form is no JSON body");
+        assertNothingCreated();
+    }
+
+    @Test
+    void aJsonFieldOverItsLimitIsRefusedNamingFieldAndLimit() throws Exception {
+        String ok = "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\"";
+        assertEquals("field 'title' is 10000 bytes; the limit is 4096 bytes",
+                error(send("/api/batches", ok + ",\"title\":\"" + "x".repeat(10_000) + "\"}"), 400));
+        assertEquals("field 'local_identifier' is 8194 bytes; the limit is 4096 bytes",
+                error(send("/api/batches", ok + ",\"local_identifier\":\"" + "é".repeat(4097) + "\"}"), 400), "UTF-8 bytes");
+        assertEquals("field 'payload_url' is 5019 bytes; the limit is 4096 bytes", error(send("/api/batches",
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/" + "a".repeat(5000) + "\"}"), 400));
+        String dc = "{\"subject\":[\"" + "s".repeat(4000) + "\",\"" + "s".repeat(4000) + "\"],\"description\":\""
+                + "d".repeat(9000) + "\"}";
+        assertEquals("the Dublin Core fields (dublin_core.*) are 17018 bytes together; the limit is 16384 bytes",
+                error(send("/api/batches", ok + ",\"dublin_core\":" + dc + "}"), 400));
+        assertNothingCreated();
+    }
+
+    @Test
+    void aSubmissionWhoseFieldsAreEachAllowedButTogetherTooLargeForANodeIsRefused() throws Exception {
+        StringBuilder b = new StringBuilder("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\"");
+        for (String f : List.of("title", "creator", "date", "local_identifier", "primary_identifier", "note", "notification",
+                "file_name", "submitter")) {
+            b.append(",\"").append(f).append("\":\"").append("v".repeat(4000)).append('"');
+        }
+        String body = b.append('}').toString();
+        assertTrue(body.length() < QueueLimits.JSON_BODY_BYTES);
+        String message = error(send("/api/batches", body), 400);
+        assertTrue(message.startsWith("the submission is ") && message.contains(" bytes once serialized; the limit is 32768 bytes"),
+                message);
+        assertNothingCreated();
+    }
+
+    @Test
+    void aMerrittFormFieldOverItsLimitIsRefusedNamingTheFieldAndKeepsNoUpload() throws Exception {
+        List<Path> uploadsBefore = uploads();
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("profile", "demo_content");
+        f.put("type", "file");
+        f.put("title", "x".repeat(MB_1_5));
+        for (String path : List.of("/poster/submit", "/poster/add", "/poster/update")) {
+            assertEquals("field 'title' is 1572864 bytes; the limit is 4096 bytes",
+                    error(form(path, f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400), path);
+        }
+        f.put("title", "T");
+        f.put("url", "http://example.org/" + "a".repeat(5000));
+        assertEquals("field 'url' is 5019 bytes; the limit is 4096 bytes", error(form(f, null, null), 400));
+        f.remove("url");
+        f.put("DC.description", "d".repeat(10_000));
+        f.put("DC.subject", "s".repeat(10_000));
+        assertEquals("the Dublin Core fields (DC.*) are 20018 bytes together; the limit is 16384 bytes",
+                error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
+        f.remove("DC.description");
+        f.remove("DC.subject");
+        // past what Vert.x holds of a field (2 MB), Vert.x refuses it; the message still names the limit
+        f.put("note", "n".repeat(3 * 1024 * 1024));
+        assertEquals("a form field is larger than 2097152 bytes; a field takes at most 4096 bytes (a URL 4096, "
+                + "the Dublin Core fields 16384 together)", error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
+        f.remove("note");
+        // an unknown profile with an upload: refused, and the upload is not kept either
+        f.put("profile", "nope");
+        assertEquals("unknown profile 'nope'", error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
+        assertEquals(uploadsBefore, uploads(), "no upload was kept");
+        assertNothingCreated();
+    }
+
+    @Test
+    void aBatchManifestRowWithAnOversizedCellFailsTheBatchNamingLineAndCell() throws Exception {
+        String m = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n"
+                + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title\n"
+                + http.baseUrl() + "/a.checkm | a.checkm | loc-a | A\n"
+                + http.baseUrl() + "/b.checkm | b.checkm | loc-b | " + "x".repeat(MB_1_5) + "\n"
+                + "#%eof\n";
+        http.stubFor(get(urlEqualTo("/big-cell.checkm")).willReturn(aResponse().withBody(m)));
+        HttpResponse<String> r = send("/api/batches", "{\"profile\":\"demo_content\",\"type\":\"batch-manifest\",\"payload_url\":\""
+                + http.baseUrl() + "/big-cell.checkm\"}");
+        assertEquals(201, r.statusCode(), r.body());
+        String bid = r.headers().firstValue("BID").orElseThrow();
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == BatchState.FAILED);
+        Batch b = store.loadBatch(bid);
+        assertEquals("manifest line 5: cell mrt:title is 1572864 bytes; the limit is 4096 bytes", b.status().errorMessage());
+        for (BatchRef ref : BatchRef.values()) {
+            assertTrue(b.jobs(ref).isEmpty(), "no job was created: " + ref);
+        }
+        for (JobState s : JobState.values()) {
+            assertTrue(store.jobRefs(s).isEmpty(), "no job was created: " + s);
+        }
+    }
+}
