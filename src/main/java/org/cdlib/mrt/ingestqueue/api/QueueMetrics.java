@@ -38,6 +38,10 @@ public final class QueueMetrics implements StepObserver {
             Gauge.builder("ingest.batches", () -> batches.getOrDefault(s, 0)).tag("state", s.wire())
                     .description("batches in each state").register(registry);
         }
+        io.micrometer.core.instrument.FunctionCounter.builder("ingest.damaged.skips", store, QueueStore::damagedSkips)
+                .description("times a damaged job or batch was skipped by a consumer or a read").register(registry);
+        Gauge.builder("ingest.consumers.failing", () -> store.health().problems().size())
+                .description("consumers whose last scan of the queue failed").register(registry);
         store.addListener(this::transitioned);
     }
 

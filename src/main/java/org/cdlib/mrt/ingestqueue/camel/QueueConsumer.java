@@ -46,7 +46,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
     private final Object signal = new Object();
     private static final long REFRESH_MS = 200;
-    private static final long DAMAGED_RETRY_MS = 60_000;
+    private static final long DAMAGED_RETRY_MS = 30_000;
     private final CuratorWatcher watcher = event -> {
         stale = true;
         wake();
@@ -173,6 +173,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private void transitioned(TransitionEvent event) {
         if (concerns(event)) {
+            // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
+            notBefore.keySet().removeIf(c -> idOf(c).equals(event.id()));
             stale = true;
             wake();
         }

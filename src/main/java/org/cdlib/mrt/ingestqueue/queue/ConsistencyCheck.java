@@ -200,6 +200,7 @@ public final class ConsistencyCheck {
         final Map<String, OpResult> r;
         final List<Violation> local = new ArrayList<>();
         final List<Op> ops = new ArrayList<>();
+        JobState repairedState;
 
         JobCheck(Pass p, String bid, String jid, Map<String, OpResult> r) {
             this.p = p;
@@ -278,6 +279,7 @@ public final class ConsistencyCheck {
             if (state != null && priority != null) {
                 checkReferences(state, priority);
             }
+            repairedState = state;
             finish(statusData);
         }
 
@@ -336,6 +338,9 @@ public final class ConsistencyCheck {
                         store.commitUnderLock(lock.get(), "repair job " + jid, all);
                         applied = true;
                         LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());
+                        if (repairedState != null) {
+                            store.repaired(jid, bid, repairedState);
+                        }
                     } catch (QueueException e) {
                         why = e.getMessage();
                         store.unlock(lock.get());

@@ -144,6 +144,11 @@ public final class QueueStore implements Closeable {
         }
     }
 
+    /** Tells this process's consumers that a damaged job was repaired, so they take it again at once. */
+    void repaired(String jid, String bid, JobState state) {
+        log.fire(TransitionEvent.JOB, jid, bid, "damaged", state.wire(), "repaired by the consistency check");
+    }
+
     /** How often a damaged item was skipped, for {@code /metrics}. */
     public long damagedSkips() {
         return damagedSkips.get();

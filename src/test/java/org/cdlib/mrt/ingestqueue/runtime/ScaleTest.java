@@ -1,0 +1,178 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.state.ConnectionState;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The queue at production size on a real ZooKeeper whose clients take at most 512 KB a packet
+ * (pom.xml): thousands of retained batches and a 100,000-object batch, with every consumer,
+ * the API's reads, metrics, fsck and cleanup working and the connection never dropped.
+ */
+class ScaleTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final HttpClient CLIENT = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+    IngestService service;
+    QueueStore store;
+    String base;
+    final List<ConnectionState> states = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
+        config.put("ingest.api.users", "alice:pw-a:admin|submitter");
+        service = new IngestService(config, new ServiceTestSupport().beans()).start();
+        store = service.store();
+        store.client().getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+    }
+
+    @AfterEach
+    void stop() {
+        service.close();
+        assertTrue(states.stream().noneMatch(s -> s == ConnectionState.SUSPENDED || s == ConnectionState.LOST),
+                "the ZooKeeper connection never dropped: " + states);
+    }
+
+    JsonNode api(String method, String path) throws Exception {
+        HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), method + " " + path + ": " + r.body());
+        return path.equals("/metrics") ? JSON.createObjectNode().put("text", r.body()) : JSON.readTree(r.body());
+    }
+
+    String fileBatch(String name) {
+        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.createBatch(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
+    }
+
+    BatchState awaitEnd(String bid, Duration within) {
+        await().atMost(within).until(() -> {
+            BatchState s = store.loadBatch(bid).state();
+            return s == BatchState.COMPLETED || s == BatchState.FAILED;
+        });
+        return store.loadBatch(bid).state();
+    }
+
+    /** Writes {@code n} batches completed a month ago straight into ZooKeeper, 50 to a transaction. */
+    void retainedBatches(int n) throws Exception {
+        byte[] submission = QueueJson.write(PipelineTest.submission("http://example.org/old", "file"));
+        byte[] status = QueueJson.write(new BatchStatus("completed", Instant.now().minus(Duration.ofDays(30)).toString(), 0, null,
+                null, null, null));
+        var client = store.client();
+        for (int from = 1; from <= n; from += 50) {
+            List<CuratorOp> ops = new ArrayList<>();
+            for (int i = from; i < from + 50 && i <= n; i++) {
+                String bid = QueuePaths.batchId(i);
+                ops.add(client.transactionOp().create().forPath(QueuePaths.batch(bid)));
+                ops.add(client.transactionOp().create().forPath(QueuePaths.batchSubmission(bid), submission));
+                ops.add(client.transactionOp().create().forPath(QueuePaths.batchStatus(bid), status));
+                ops.add(client.transactionOp().create().forPath(QueuePaths.batchIndex(BatchState.COMPLETED, bid)));
+            }
+            client.transaction().forOperations(ops);
+        }
+        client.setData().forPath(QueuePaths.BATCH_COUNTER, QueueJson.text(n));
+    }
+
+    @Test
+    void fiveThousandRetainedBatchesLeaveEveryConsumerTheApiFsckAndCleanupWorking() throws Exception {
+        retainedBatches(5000);
+        String bid = fileBatch("one.txt");
+        assertEquals(BatchState.COMPLETED, awaitEnd(bid, Duration.ofSeconds(30)), "a new batch goes through every consumer");
+
+        assertEquals(5001, api("GET", "/api/queue").at("/batches/completed").asInt());
+        JsonNode page = api("GET", "/api/batches?limit=50");
+        assertEquals(50, page.get("batches").size());
+        assertEquals(bid, page.at("/batches/0/batch_id").asText(), "newest first");
+        JsonNode next = api("GET", page.get("next").asText().replace("/api/batches", "/api/batches"));
+        assertEquals(QueuePaths.batchId(4951), next.at("/batches/0/batch_id").asText(), "the next page goes on below");
+        assertEquals(10, api("GET", "/api/batches?state=completed&limit=10").get("batches").size());
+        assertTrue(api("GET", "/metrics").get("text").asText().contains("ingest_batches"));
+        assertTrue(api("GET", "/api/fsck").get("violations").isEmpty());
+
+        JsonNode cleaned = api("POST", "/api/cleanup");
+        assertEquals(5000, cleaned.get("batches").asInt(), cleaned.toString());
+        assertEquals(1, store.batchCounts().get(BatchState.COMPLETED));
+        assertEquals(5001, store.oldestBatchNumber(), "the next cleanup starts after what is gone");
+        assertTrue(store.batchExists(bid));
+    }
+
+    @Test
+    void aHundredThousandObjectBatchIsCreatedInWindowsAndASmallBatchSubmittedMeanwhileCompletes() {
+        StringBuilder m = new StringBuilder("""
+                #%checkm_0.7
+                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
+                #%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title
+                """);
+        for (int i = 0; i < 100_000; i++) {
+            m.append(http.baseUrl()).append("/f/").append(i).append(" | f").append(i).append(".txt | local-").append(i)
+                    .append(" | Object ").append(i).append('\n');
+        }
+        m.append("#%eof\n");
+        http.stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
+        String big = store.createBatch(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBatch(big).status().jobsCreated() >= 5000);
+        BatchStatus status = store.loadBatch(big).status();
+        assertEquals(100_000, status.jobsTotal());
+        assertEquals(BatchState.PENDING, store.loadBatch(big).state(), "pending until its last job exists");
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(big).count(BatchRef.COMPLETED) > 0);
+
+        String small = fileBatch("small.txt");
+        assertEquals(BatchState.COMPLETED, awaitEnd(small, Duration.ofSeconds(20)), "not stuck behind 100,000 objects");
+        Map<JobState, Integer> counts = store.jobCounts();
+        int open = counts.entrySet().stream().filter(e -> e.getKey().batchRef() == BatchRef.PROCESSING)
+                .mapToInt(Map.Entry::getValue).sum();
+        assertTrue(open <= 5000 + 100, "the big batch keeps at most its window open: " + counts);
+        assertTrue(store.loadBatch(big).count(BatchRef.PROCESSING) <= 5000);
+    }
+}
