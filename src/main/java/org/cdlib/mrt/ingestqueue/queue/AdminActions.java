@@ -77,7 +77,7 @@ public final class AdminActions {
         JobLock lock = store.lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
                 + " is damaged and locked by a worker; try again when the lock is gone"));
         try {
-            byte[] bid = store.readOrNull(QueuePaths.jobNode(jid, "bid"));
+            byte[] bid = store.calls().readOrNull(QueuePaths.jobNode(jid, "bid"));
             String batch = bid == null || QueuePaths.batchNumber(QueueJson.text(bid)) < 0 ? null : QueueJson.text(bid);
             store.deleteJobNodes(lock, batch, "damaged job deleted by " + by + " (" + damage.getMessage() + ")");
         } catch (RuntimeException e) {
@@ -202,7 +202,7 @@ public final class AdminActions {
             jobs += deleteJobs(bid, ids.subList(from, Math.min(ids.size(), from + 100)), reason);
         }
         for (BatchRef ref : BatchRef.values()) {
-            if (store.exists(QueuePaths.batchRefs(bid, ref))) {
+            if (store.calls().exists(QueuePaths.batchRefs(bid, ref))) {
                 jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason); // references left by an older layout or a repair
             }
         }
@@ -214,7 +214,7 @@ public final class AdminActions {
     private int deleteJobs(String bid, List<String> jids, String reason) {
         int n = 0;
         for (String jid : jids) {
-            if (!store.exists(QueuePaths.job(jid))) {
+            if (!store.calls().exists(QueuePaths.job(jid))) {
                 continue;
             }
             Optional<JobLock> lock = store.lockJobNode(jid, "admin");
@@ -317,7 +317,7 @@ public final class AdminActions {
             Map<String, BatchStatus> statuses = store.batchStatuses(bids, d -> { });
             for (String bid : bids) {
                 BatchStatus s = statuses.get(bid);
-                boolean gone = s == null && !store.exists(QueuePaths.batch(bid));
+                boolean gone = s == null && !store.calls().exists(QueuePaths.batch(bid));
                 if (!gone && s != null && expired(s, now, retention, failedRetention)) {
                     try {
                         jobs += finishDeletion(bid, s.state() == BatchState.DELETED ? "deletion finished by cleanup"

@@ -85,7 +85,7 @@ public final class ConsistencyCheck {
             for (long n = from; n <= Math.min(newest, from + 49); n++) {
                 bids.add(QueuePaths.batchId(n));
             }
-            Map<String, OpResult> r = store.readMany(bids.stream().map(QueuePaths::batch).toList());
+            Map<String, OpResult> r = store.calls().readMany(bids.stream().map(QueuePaths::batch).toList());
             for (String bid : bids) {
                 if (r.get(QueuePaths.batch(bid)) instanceof OpResult.GetDataResult) {
                     p.batches++;
@@ -95,7 +95,7 @@ public final class ConsistencyCheck {
         }
         for (var e : p.openRefs.entrySet()) {
             if (!p.seen.contains(e.getKey())) {
-                boolean exists = store.exists(QueuePaths.job(e.getKey()));
+                boolean exists = store.calls().exists(QueuePaths.job(e.getKey()));
                 for (String ref : e.getValue()) {
                     p.found.add(exists ? new Violation("job-without-batch", QueuePaths.job(e.getKey()),
                             "referenced by " + ref + " but in no batch's run of job ids", false)
@@ -112,7 +112,7 @@ public final class ConsistencyCheck {
     }
 
     private void checkBatch(Pass p, String bid) {
-        Map<String, OpResult> r = store.readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
+        Map<String, OpResult> r = store.calls().readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
         BatchStatus status;
         int version;
         try {
@@ -138,7 +138,7 @@ public final class ConsistencyCheck {
         for (BatchState s : BatchState.values()) {
             index.add(QueuePaths.batchIndex(s, bid));
         }
-        Map<String, OpResult> ir = store.readMany(index);
+        Map<String, OpResult> ir = store.calls().readMany(index);
         String want = QueuePaths.batchIndex(status.state(), bid);
         List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.batchStatus(bid), version)));
         for (String path : index) {
@@ -174,7 +174,7 @@ public final class ConsistencyCheck {
                 paths.add(QueuePaths.batchRef(bid, ref, jid));
             }
         }
-        Map<String, OpResult> r = store.readMany(paths);
+        Map<String, OpResult> r = store.calls().readMany(paths);
         for (String jid : jids) {
             p.seen.add(jid);
             if (!(r.get(QueuePaths.job(jid)) instanceof OpResult.GetDataResult)) {
@@ -290,7 +290,7 @@ public final class ConsistencyCheck {
                     probe.add(QueuePaths.jobRef(s, priority, jid));
                 }
             }
-            Map<String, OpResult> tr = store.readMany(probe);
+            Map<String, OpResult> tr = store.calls().readMany(probe);
             Set<String> refs = new LinkedHashSet<>(p.openRefs.getOrDefault(jid, List.of()));
             probe.stream().filter(x -> tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
             String want = QueuePaths.jobRef(state, priority, jid);
@@ -359,7 +359,7 @@ public final class ConsistencyCheck {
         boolean repaired = false;
         if (p.repair) {
             try {
-                store.commitUnlocked("repair " + kind + " at " + path, ops);
+                store.calls().commitUnlocked("repair " + kind + " at " + path, ops);
                 repaired = true;
                 LOG.info("repaired {} at {}: {}", kind, path, detail);
             } catch (QueueException e) {

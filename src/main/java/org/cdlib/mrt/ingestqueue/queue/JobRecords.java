@@ -64,6 +64,45 @@ final class JobRecords {
                 .mapToInt(Map.Entry::getValue).sum();
     }
 
+    /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
+    long spaceNeeded(List<String> jids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, "space_needed")).toList());
+        long sum = 0;
+        for (String jid : jids) {
+            String path = QueuePaths.jobNode(jid, "space_needed");
+            var d = ZooKeeperCalls.dataOf(r.get(path));
+            if (d == null) {
+                continue;
+            }
+            try {
+                sum += QueueJson.readLong(path, d.getData());
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("job", jid, e));
+            }
+        }
+        return sum;
+    }
+
+    /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
+    Map<JobState, Integer> states(List<String> jids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
+        Map<JobState, Integer> out = new java.util.EnumMap<>(JobState.class);
+        for (String jid : jids) {
+            var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+            if (d == null) {
+                continue;
+            }
+            try {
+                out.merge(QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class).state(), 1, Integer::sum);
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("job", jid, e));
+            } catch (IllegalArgumentException e) {
+                damaged.accept(new Damaged("job", jid, QueuePaths.jobStatus(jid), e.getMessage()));
+            }
+        }
+        return out;
+    }
+
     /** Loads jobs in bounded read transactions; a vanished job is left out, a damaged one named. */
     List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();

@@ -298,41 +298,12 @@ public final class QueueStore implements Closeable {
 
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
     public long spaceNeeded(List<String> jids) {
-        Map<String, org.apache.zookeeper.OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, "space_needed")).toList());
-        long sum = 0;
-        for (String jid : jids) {
-            String path = QueuePaths.jobNode(jid, "space_needed");
-            var d = ZooKeeperCalls.dataOf(r.get(path));
-            if (d == null) {
-                continue;
-            }
-            try {
-                sum += QueueJson.readLong(path, d.getData());
-            } catch (CorruptNodeException e) {
-                damaged(Damaged.of("job", jid, e));
-            }
-        }
-        return sum;
+        return jobs.spaceNeeded(jids, this::damaged);
     }
 
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     public Map<JobState, Integer> jobStates(List<String> jids) {
-        Map<String, org.apache.zookeeper.OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
-        Map<JobState, Integer> out = new java.util.EnumMap<>(JobState.class);
-        for (String jid : jids) {
-            var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
-            if (d == null) {
-                continue;
-            }
-            try {
-                out.merge(QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class).state(), 1, Integer::sum);
-            } catch (CorruptNodeException e) {
-                damaged(Damaged.of("job", jid, e));
-            } catch (IllegalArgumentException e) {
-                damaged(new Damaged("job", jid, QueuePaths.jobStatus(jid), e.getMessage()));
-            }
-        }
-        return out;
+        return jobs.states(jids, this::damaged);
     }
 
     /** Takes {@code /jobs/JID/lock} if nobody holds it, then loads the job; never blocks. */
@@ -493,24 +464,9 @@ public final class QueueStore implements Closeable {
 
     // ------------------------------------------------------------------ plumbing for fsck, admin and cleanup
 
-    Map<String, org.apache.zookeeper.OpResult> readMany(List<String> paths) {
-        return zk.readMany(paths);
-    }
-
-    byte[] readOrNull(String path) {
-        return zk.readOrNull(path);
-    }
-
-    boolean exists(String path) {
-        return zk.exists(path);
-    }
-
-    List<String> childrenOrEmpty(String path) {
-        return zk.children(path);
-    }
-
-    void commitUnlocked(String what, List<org.apache.zookeeper.Op> ops) {
-        zk.commitUnlocked(what, ops);
+    /** The bounded ZooKeeper calls, for fsck, admin actions and cleanup in this package. */
+    ZooKeeperCalls calls() {
+        return zk;
     }
 
     /** Commits under a job lock that holds no readable job (a repair), checking only the lock. */
