@@ -161,4 +161,16 @@ class DamagedNodesTest {
         awaitState(bid, BatchState.COMPLETED);
         assertTrue(kinds(ok("GET", "/api/fsck")).isEmpty());
     }
+
+    @Test
+    void healthIsDownNamingTheConsumerWhileItsScansFailAndUpAgainAfter() throws Exception {
+        store.health().scanFailed("job/estimating", "cannot list /jobs/states/estimating: CONNECTIONLOSS");
+        HttpResponse<String> down = call("GET", "/api/health");
+        assertEquals(503, down.statusCode());
+        JsonNode body = JSON.readTree(down.body());
+        assertEquals("DOWN", body.get("status").asText());
+        assertTrue(body.at("/consumers_failing/job~1estimating").asText().contains("CONNECTIONLOSS"), down.body());
+        store.health().scanSucceeded("job/estimating");
+        assertEquals("UP", ok("GET", "/api/health").get("status").asText());
+    }
 }
