@@ -164,13 +164,13 @@ class DamagedNodesTest {
 
     @Test
     void healthIsDownNamingTheConsumerWhileItsScansFailAndUpAgainAfter() throws Exception {
-        store.health().scanFailed("job/estimating", "cannot list /jobs/states/estimating: CONNECTIONLOSS");
+        store.health().scanFailed("zkqueue test", "cannot list /jobs/states/estimating: CONNECTIONLOSS");
         HttpResponse<String> down = call("GET", "/api/health");
         assertEquals(503, down.statusCode());
         JsonNode body = JSON.readTree(down.body());
         assertEquals("DOWN", body.get("status").asText());
-        assertTrue(body.at("/consumers_failing/job~1estimating").asText().contains("CONNECTIONLOSS"), down.body());
-        store.health().scanSucceeded("job/estimating");
+        assertTrue(body.at("/consumers_failing/zkqueue test").asText().contains("CONNECTIONLOSS"), down.body());
+        store.health().scanSucceeded("zkqueue test");
         assertEquals("UP", ok("GET", "/api/health").get("status").asText());
     }
 }
