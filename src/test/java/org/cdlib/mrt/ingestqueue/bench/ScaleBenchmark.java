@@ -1,0 +1,196 @@
+package org.cdlib.mrt.ingestqueue.bench;
+
+import java.io.BufferedWriter;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
+import org.cdlib.mrt.ingestqueue.queue.Batch;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+
+/**
+ * A batch of a million objects on the embedded default (in-process ZooKeeper, routes with no-op
+ * steps), clients at half the default packet limit. Prints: the manifest's check and first
+ * window, the steady rate and what a whole walk would take at it, claim + transition cost with
+ * 1k / 100k / 1M objects queued, ZooKeeper's data size and the process's RSS. Asserts nothing.
+ *
+ * <pre>
+ * mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/cp.txt
+ * mvn -B -q test-compile
+ * java -Xmx512m -cp target/test-classes:target/classes:$(cat target/cp.txt) \
+ *     org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark [objects=1000000] [steady-seconds=120]
+ * </pre>
+ */
+public final class ScaleBenchmark {
+    public static void main(String[] args) throws Exception {
+        System.setProperty("jute.maxbuffer", "524288");
+        int objects = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+        int steady = args.length > 1 ? Integer.parseInt(args[1]) : 120;
+        System.out.printf("machine: %d cores, java %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
+        Path dir = Files.createTempDirectory("ingest-scale");
+        Map<String, String> config = new HashMap<>();
+        config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
+        config.put("zookeeper.embedded.port", "0");
+        config.put("ingest.home", dir.resolve("queue").toString());
+        config.put("ingest.profiles", dir.resolve("profiles").toString());
+        config.put("ingest.http.enabled", "false");
+        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
+            config.put("ingest.concurrency." + s, "4");
+        }
+        Map<String, Object> beans = new HashMap<>();
+        Processor noop = e -> { };
+        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep", "notifyStep",
+                "completeStep", "queuedMailStep", "cleanupStep", "reportingSweep")) {
+            beans.put(b, noop);
+        }
+        beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
+        claimCost(dir, objects);
+        try (IngestService service = new IngestService(config, beans).start()) {
+            QueueStore store = service.store();
+            String big = submit(store, dir, objects);
+            long t0 = System.currentTimeMillis();
+            while (store.loadBatch(big).status().jobsCreated() == 0) {
+                Thread.sleep(20);
+            }
+            Batch b = store.loadBatch(big);
+            System.out.printf("%n%,d-object batch manifest (%.1f MB): checked whole and first window of %,d jobs created in %.1f s%n",
+                    objects, Files.size(store.ingestHome().resolve("uploads").resolve("bench-" + objects).resolve("batch.checkm")) / 1e6,
+                    b.status().jobsCreated(), (System.currentTimeMillis() - t0) / 1000.0);
+            int before = completed(store, big);
+            t0 = System.currentTimeMillis();
+            Thread.sleep(steady * 1000L);
+            int done = completed(store, big) - before;
+            double rate = done / (steady * 1.0);
+            System.out.printf("%nsteady state, the %,d-object batch through the routes (no-op steps, concurrency 4): "
+                    + "%,d jobs completed in %d s = %.0f jobs/s -> the whole batch in about %.1f h at this rate%n",
+                    objects, done, steady, rate, rate == 0 ? 0 : objects / rate / 3600);
+            System.out.printf("  open jobs now: %s%n", store.jobCounts());
+            System.out.printf("  ZooKeeper: %s%n", mntr(service));
+            System.out.printf("  ZooKeeper data directory on disk: %.1f MB%n", size(dir.resolve("zookeeper")) / 1e6);
+            System.out.printf("  process RSS (service + embedded ZooKeeper): %s%n", rss());
+            System.out.printf("  elapsed %.0f s%n", (System.currentTimeMillis() - t0) / 1000.0);
+        }
+        System.exit(0);
+    }
+
+    static String submit(QueueStore store, Path dir, int objects) throws Exception {
+        Path upload = Files.createDirectories(store.ingestHome().resolve("uploads").resolve("bench-" + objects));
+        Path manifest = upload.resolve("batch.checkm");
+        try (BufferedWriter w = Files.newBufferedWriter(manifest, StandardCharsets.UTF_8)) {
+            w.write("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                    + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title\n");
+            for (int i = 0; i < objects; i++) {
+                w.write("http://bench.invalid/f/" + i + " | f" + i + ".txt | local-" + i + " | Object " + i + "\n");
+            }
+            w.write("#%eof\n");
+        }
+        return store.createBatch(new BatchSubmission("demo_content", "bench", manifest.toUri().toString(), null, null, null,
+                null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, null, null));
+    }
+
+    /**
+     * Claim + transition cost as the queue holds 1k, 100k and {@code objects} objects: each batch
+     * is created as Batch Pending creates it (its id run reserved, a window of 5,000 jobs made).
+     */
+    static void claimCost(Path dir, int objects) throws Exception {
+        System.out.printf("%nclaim + transition (pending -> estimating, one worker, 500 jobs), store level:%n");
+        try (org.apache.curator.test.TestingServer zk = new org.apache.curator.test.TestingServer(true);
+             org.apache.curator.framework.CuratorFramework c = QueueBenchmark.client(zk)) {
+            QueueStore store = new QueueStore(c, dir.resolve("claims")).start();
+            for (int queued : new int[] {1_000, 100_000, objects}) {
+                String bid = store.createBatch(QueueBenchmark.submission());
+                org.cdlib.mrt.ingestqueue.queue.BatchLock lock = store.tryLockBatch(bid, "bench").orElseThrow();
+                List<org.cdlib.mrt.ingestqueue.queue.NewJob> window = new ArrayList<>();
+                for (int i = 0; i < Math.min(queued, 5000); i++) {
+                    window.add(new org.cdlib.mrt.ingestqueue.queue.NewJob(new org.cdlib.mrt.ingestqueue.queue.JobConfiguration(
+                            null, "demo_content", "bench", "http://localhost/" + i, "file", null, null, null, null, null, null,
+                            null, null, null, null, null, null, null), new org.cdlib.mrt.ingestqueue.queue.Identifiers(null,
+                            List.of()), 5));
+                }
+                store.createMoreJobs(lock, window, queued);
+                store.unlock(lock);
+                double ms = claimAndMove(store, 500);
+                System.out.printf("  %,9d objects queued (%,d jobs created, %,d in pending): %.2f ms per claim + transition%n",
+                        queued, store.loadBatch(bid).status().jobsCreated(), store.jobCounts().get(JobState.PENDING), ms);
+            }
+        }
+    }
+
+    /** Claims and moves {@code n} pending jobs one after another, as one worker does; ms per job. */
+    static double claimAndMove(QueueStore store, int n) {
+        List<String> refs = new ArrayList<>(store.jobRefs(JobState.PENDING));
+        long t = System.nanoTime();
+        int moved = 0;
+        for (String ref : refs) {
+            if (moved == n) {
+                break;
+            }
+            Optional<JobLock> lock = store.claim(JobState.PENDING, ref, "bench");
+            if (lock.isPresent()) {
+                store.transition(lock.get(), JobState.ESTIMATING, Change.because("bench"));
+                moved++;
+            }
+        }
+        return (System.nanoTime() - t) / 1e6 / Math.max(1, moved);
+    }
+
+    static int completed(QueueStore store, String bid) {
+        return bid == null ? 0 : store.loadBatch(bid).count(BatchRef.COMPLETED);
+    }
+
+    static String mntr(IngestService service) {
+        String connect = service.store().client().getZookeeperClient().getCurrentConnectionString();
+        String[] hp = connect.split(",")[0].split(":");
+        try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
+            OutputStream out = s.getOutputStream();
+            out.write("mntr".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+            StringBuilder b = new StringBuilder();
+            for (String line : text.split("\n")) {
+                if (line.startsWith("zk_znode_count") || line.startsWith("zk_approximate_data_size")) {
+                    b.append(line.replace('\t', '=')).append(' ');
+                }
+            }
+            return b.toString().trim();
+        } catch (Exception e) {
+            return "mntr not available: " + e.getMessage();
+        }
+    }
+
+    static long size(Path dir) throws Exception {
+        try (var walk = Files.walk(dir)) {
+            return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    static String rss() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS") || line.startsWith("VmHWM")) {
+                return Files.readAllLines(Path.of("/proc/self/status")).stream()
+                        .filter(l -> l.startsWith("VmRSS") || l.startsWith("VmHWM")).map(l -> l.replaceAll("\\s+", " "))
+                        .reduce((a, c) -> a + ", " + c).orElse("");
+            }
+        }
+        return "unknown";
+    }
+}
