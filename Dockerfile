@@ -7,4 +7,6 @@ COPY routes/ routes/
 COPY profiles/ profiles/
 VOLUME /opt/ingest-queue/data
 EXPOSE 8080
+# camel.main.shutdown-timeout is 60 s: stop with `docker stop -t 75` so work in hand can finish
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["java", "-jar", "ingest-queue.jar"]

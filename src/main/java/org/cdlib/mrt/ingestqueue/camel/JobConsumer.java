@@ -66,6 +66,12 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         runRoute(exchange);
         try {
             Exception failure = exchange.getException();
+            if (failure != null && handingBack()) {
+                store.unlock(lock);
+                LOG.info("job {} batch {}: handed back in {} at shutdown (step interrupted: {}); another worker takes it",
+                        jid, lock.job().batchId(), state, messageOf(failure));
+                return false;
+            }
             if (failure != null) {
                 String message = messageOf(failure);
                 store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));

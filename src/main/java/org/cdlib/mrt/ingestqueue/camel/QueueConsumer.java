@@ -65,6 +65,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private boolean dirty = true;
     private volatile boolean connected = true;
     private volatile boolean running;
+    private volatile boolean handingBack;
     private Thread dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
     private ExecutorService workers;
@@ -140,9 +141,26 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             dispatcher.join(10_000);
         }
         if (workers != null) {
-            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(workers);
+            // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
+            // transition; what cannot finish is handed back unchanged, never failed
+            var strategy = getEndpoint().getCamelContext().getShutdownStrategy();
+            long waitMs = Math.max(1000, strategy.getTimeUnit().toMillis(strategy.getTimeout()) - 2000);
+            workers.shutdown();
+            if (!workers.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
+                handingBack = true;
+                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), inHand.size(),
+                        inHand.keySet());
+                workers.shutdownNow();
+                workers.awaitTermination(10, TimeUnit.SECONDS);
+            }
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(workers);
         }
         super.doStop();
+    }
+
+    /** True once a stop ran out of time: a step that fails now was interrupted by the stop, not by its job. */
+    protected final boolean handingBack() {
+        return handingBack;
     }
 
     final void wake() {
