@@ -21,7 +21,7 @@ import org.apache.zookeeper.ZooDefs;
  */
 final class JobRecords {
     static final List<String> CHILDREN = List.of("configuration", "status", "priority", "space_needed",
-            "identifiers", "bid", "lock");
+            "identifiers", "bid", "lock", "effects");
 
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
@@ -241,6 +241,40 @@ final class JobRecords {
         Job j = lock.job();
         lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
                 identifiers, j.statusVersion(), j.lockOwner()));
+    }
+
+    /** The job's recorded effects, read through the lock's own handle. */
+    JobEffects effects(JobLock lock) {
+        String path = QueuePaths.jobNode(lock.jid(), "effects");
+        byte[] data = zk.readOrNull(path);
+        return data == null ? JobEffects.none() : QueueJson.read(path, data, JobEffects.class);
+    }
+
+    /**
+     * Writes one effect's record under the lock (the transaction checks the lock is still held:
+     * a worker whose lock is gone records nothing). Read back after a lost connection.
+     */
+    JobEffects recordEffect(JobLock lock, String name, String state, String detail) {
+        String path = QueuePaths.jobNode(lock.jid(), "effects");
+        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        byte[] old;
+        try {
+            old = zk.read(path, stat);
+        } catch (NotFoundException e) {
+            old = null;
+        }
+        JobEffects next = (old == null ? JobEffects.none() : QueueJson.read(path, old, JobEffects.class)).with(name, state, detail);
+        byte[] data = QueueJson.write(next);
+        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1), old == null
+                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, stat.getVersion()));
+        try {
+            zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
+        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
+            throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
+        } catch (KeeperException e) {
+            throw new QueueException("job " + lock.jid() + ": cannot record effect " + name + ": " + e.getMessage(), e);
+        }
+        return next;
     }
 
     /** Moves the job's batch reference between categories and bumps batch-processing's version. */

@@ -42,7 +42,7 @@ public final class QueueLimits {
         return switch (name) {
             case "configuration", "submission" -> NODE_BYTES;
             case "status-report" -> 48 * 1024;
-            case "status", "identifiers" -> 8 * 1024;
+            case "status", "identifiers", "effects" -> 8 * 1024;
             default -> 1024;
         };
     }

@@ -372,6 +372,21 @@ public final class QueueStore implements Closeable {
                 identifiers.localId());
     }
 
+    /** The job's recorded outside effects (none yet: empty). */
+    public JobEffects effects(JobLock lock) {
+        return jobs.effects(lock);
+    }
+
+    /** Records an effect as started (just before the call), under the job's lock. */
+    public JobEffects effectStarted(JobLock lock, String name, String detail) {
+        return jobs.recordEffect(lock, name, "started", detail);
+    }
+
+    /** Records an effect as done with its result (right after the call), under the job's lock. */
+    public JobEffects effectDone(JobLock lock, String name, String detail) {
+        return jobs.recordEffect(lock, name, "done", detail);
+    }
+
     Job move(JobLock lock, JobState to, Change change, Transition.By by) {
         JobState from = lock.job().state();
         Job moved = jobs.move(lock, to, change);

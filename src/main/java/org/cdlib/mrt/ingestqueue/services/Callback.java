@@ -17,6 +17,11 @@ public final class Callback {
         this.http = http;
     }
 
+    /** The same for every attempt at one notice: job, status and the job's retry count. */
+    public static String key(Job job, String status) {
+        return job.id() + "-" + status + "-" + job.status().retryCount();
+    }
+
     /** Returns false when the profile has no callback. */
     public boolean send(Profile profile, Job job, String status) throws ServiceException, InterruptedException {
         if (profile.callbackUrl() == null || profile.callbackUrl().isBlank()) {
@@ -29,6 +34,7 @@ public final class Callback {
         state.put("primary_id", job.identifiers().primary());
         state.put("local_id", job.identifiers().localId());
         state.put("profile", profile.id());
+        state.put("idempotency_key", key(job, status));
         String body;
         try {
             body = JSON.writeValueAsString(Map.of("job", state));
@@ -36,7 +42,7 @@ public final class Callback {
             throw new IllegalStateException(e);
         }
         URI uri = URI.create(profile.callbackUrl().replaceAll("/+$", "") + "/mc/" + job.id());
-        var r = http.send(http.request(uri).header("Content-Type", "application/json")
+        var r = http.send(http.request(uri).header("Content-Type", "application/json").header("Idempotency-Key", key(job, status))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build());
         if (r.statusCode() / 100 != 2) {
             HttpService.expect(r, 200, "callback");

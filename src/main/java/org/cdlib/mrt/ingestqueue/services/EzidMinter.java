@@ -36,7 +36,7 @@ public final class EzidMinter implements Minter {
         if (profile.owner() != null) {
             anvl(body, "_owner", profile.owner());
         }
-        HttpResponse<String> r = HttpService.expect(http.send(post(URI.create(profile.objectMinterUrl()), body)), 201, "EZID");
+        HttpResponse<String> r = HttpService.expect(http.sendOnce(post(URI.create(profile.objectMinterUrl()), body)), 201, "EZID");
         String answer = r.body() == null ? "" : r.body().strip();
         for (String line : answer.split("\r?\n")) {
             if (line.startsWith("success:")) {

@@ -61,20 +61,41 @@ public final class HttpService {
 
     /** Sends, retrying connection errors, timeouts and 5xx; returns the final answer (2xx or 4xx). */
     public HttpResponse<String> send(HttpRequest request) throws ServiceException, InterruptedException {
+        return send(request, true);
+    }
+
+    /**
+     * Sends a request that must not be applied twice (a mint, a storage or inventory add): it is
+     * sent again only when it provably never left (the connection could not be made); a timeout
+     * or a 5xx ends the call, since the service may have applied it, and the job's effect record
+     * decides what its next attempt does.
+     */
+    public HttpResponse<String> sendOnce(HttpRequest request) throws ServiceException, InterruptedException {
+        return send(request, false);
+    }
+
+    private HttpResponse<String> send(HttpRequest request, boolean idempotent) throws ServiceException, InterruptedException {
         String where = name + " " + request.method() + " " + request.uri();
         Duration wait = backoff;
         for (int attempt = 0; ; attempt++) {
             String problem;
             try {
                 HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-                if (r.statusCode() < 500) {
+                if (r.statusCode() < 500 || !idempotent) {
                     return r;
                 }
                 problem = "HTTP " + r.statusCode() + answer(r);
             } catch (HttpTimeoutException e) {
                 problem = "no answer within " + timeout;
+                if (!idempotent && !(e instanceof java.net.http.HttpConnectTimeoutException)) {
+                    throw new ServiceException(where + ": " + problem + "; it may have been applied, so it is not sent again");
+                }
             } catch (IOException e) {
                 problem = "cannot connect (" + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()) + ")";
+                if (!idempotent && !(e instanceof java.net.ConnectException)) {
+                    throw new ServiceException(where + ": the connection broke (" + (e.getMessage() != null ? e.getMessage()
+                            : e.getClass().getSimpleName()) + "); it may have been applied, so it is not sent again");
+                }
             }
             if (attempt >= retries) {
                 throw new ServiceException(where + ": " + problem + " after " + (attempt + 1) + " attempt(s)");

@@ -53,7 +53,7 @@ public final class HttpStorage implements Storage {
                 .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                 .collect(Collectors.joining("&"));
         URI uri = URI.create(base(profile) + "/add/" + profile.storageNode() + "/" + enc(ark));
-        HttpResponse<String> r = HttpService.expect(http.send(http.request(uri)
+        HttpResponse<String> r = HttpService.expect(http.sendOnce(http.request(uri)
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build()), 200, "storage");
         int version;
@@ -72,6 +72,37 @@ public final class HttpStorage implements Storage {
                     + e.getMessage() + "): " + HttpService.answer(r));
         }
         return new StoredVersion(ark, version, manifestUrl(profile, ark));
+    }
+
+    /**
+     * {@code GET <StorageService>/state/<node>/<ark>?t=json}: 404 means no object yet; otherwise the
+     * version number the state names (Merritt's storage answers a version state; CONTRACTS does not
+     * name the call, so the number is taken from the usual field names).
+     */
+    @Override
+    public int currentVersion(Profile profile, String ark) throws ServiceException, InterruptedException {
+        if (profile.storageService() == null || profile.storageNode() == null) {
+            throw new ServiceException("profile " + profile.id() + " names no StorageService and StorageNode");
+        }
+        URI uri = URI.create(base(profile) + "/state/" + profile.storageNode() + "/" + enc(ark) + "?t=json");
+        HttpResponse<String> r = http.send(http.request(uri).GET().build());
+        if (r.statusCode() == 404) {
+            return 0;
+        }
+        HttpService.expect(r, 200, "storage state");
+        try {
+            JsonNode state = JSON.readTree(r.body());
+            for (String field : new String[] {"currentVersion", "versionID", "version", "numVersions"}) {
+                JsonNode v = state.findValue(field);
+                if (v != null && (v.canConvertToInt() || v.asText().matches("\\d+"))) {
+                    return v.canConvertToInt() ? v.asInt() : Integer.parseInt(v.asText());
+                }
+            }
+            throw new IllegalArgumentException("no version number in it");
+        } catch (Exception e) {
+            throw new ServiceException("storage GET " + uri + ": HTTP 200 but the answer is not a version state ("
+                    + e.getMessage() + "): " + HttpService.answer(r));
+        }
     }
 
     @Override

@@ -63,6 +63,15 @@ public final class OcflStorage implements Storage {
     }
 
     @Override
+    public int currentVersion(Profile profile, String ark) throws ServiceException {
+        try {
+            return repository.containsObject(ark) ? (int) repository.describeObject(ark).getHeadVersionNum().getVersionNum() : 0;
+        } catch (RuntimeException e) {
+            throw new ServiceException("local storage " + root + ": cannot read " + ark + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public String manifestUrl(Profile profile, String ark) {
         return root.resolve("objects").toUri() + "#" + ark;
     }

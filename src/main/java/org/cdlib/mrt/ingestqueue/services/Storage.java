@@ -13,6 +13,12 @@ public interface Storage {
     StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
             throws ServiceException, InterruptedException;
 
+    /**
+     * The object's current version number, 0 when storage has no such object: asked before an
+     * add, and again when an earlier add's answer was lost, to tell whether that add applied.
+     */
+    int currentVersion(Profile profile, String ark) throws ServiceException, InterruptedException;
+
     /** The URL of the object's storage manifest, which inventory reads. */
     String manifestUrl(Profile profile, String ark);
 }

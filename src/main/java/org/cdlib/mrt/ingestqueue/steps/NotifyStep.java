@@ -6,22 +6,38 @@ import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.Callback;
 
-/** Notify: the profile's callback, when it has one; retried on connection errors and 5xx. */
+/**
+ * Notify: the profile's callback, when it has one; retried on connection errors and 5xx. It
+ * carries a stable idempotency key (job, status, retry count) so a receiver can drop a repeat,
+ * and a callback recorded as sent for that key is not sent again.
+ */
 public final class NotifyStep implements Processor {
+    private final org.cdlib.mrt.ingestqueue.queue.QueueStore store;
     private final ProfileRegistry profiles;
     private final Callback callback;
 
-    public NotifyStep(ProfileRegistry profiles, Callback callback) {
+    public NotifyStep(org.cdlib.mrt.ingestqueue.queue.QueueStore store, ProfileRegistry profiles, Callback callback) {
+        this.store = store;
         this.profiles = profiles;
         this.callback = callback;
     }
 
     @Override
     public void process(Exchange exchange) throws Exception {
-        Job job = JobExchange.job(exchange);
+        org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
+        Job job = lock.job();
+        String key = Callback.key(job, "completed");
+        JobEffects fx = store.effects(lock);
+        if (fx.done(JobEffects.CALLBACK) && key.equals(fx.get(JobEffects.CALLBACK).detail())) {
+            JobExchange.change(exchange, c -> Change.because("callback " + key + " already sent"));
+            return;
+        }
+        store.effectStarted(lock, JobEffects.CALLBACK, key);
         boolean sent = callback.send(profiles.require(job.configuration().profileName()), job, "completed");
-        JobExchange.change(exchange, c -> Change.because(sent ? "callback sent" : "no callback configured"));
+        store.effectDone(lock, JobEffects.CALLBACK, key);
+        JobExchange.change(exchange, c -> Change.because(sent ? "callback " + key + " sent" : "no callback configured"));
     }
 }

@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.objects.SystemFiles;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
@@ -60,15 +61,51 @@ public final class ProcessStep implements Processor {
         StorageManifest manifest = StorageManifest.build(wd.root(),
                 (file, name) -> storage.fileUrl(job.batchId(), job.id(), file, name));
         Files.writeString(wd.system().resolve(StorageManifest.NAME), manifest.text());
-        StoredVersion v = storage.add(profile, ids.primary(), wd.root(), manifest.text(),
-                ids.localId().isEmpty() ? null : String.join(";", ids.localId()));
+        StoredVersion v = storeOnce(lock, profile, ids, wd, manifest.text());
         Files.write(wd.root().resolve(STORED), QueueJson.write(v));
         JobExchange.change(exchange, c -> org.cdlib.mrt.ingestqueue.queue.Change.because(
                 "stored " + v.ark() + " version " + v.version()));
     }
 
+    /**
+     * Adds the version at most once for this job: a recorded add is reused; an add whose answer
+     * was lost (started, never done) is resolved by asking storage whether the object's version
+     * moved past the one seen before it, and sent again only when it provably did not.
+     */
+    private StoredVersion storeOnce(JobLock lock, Profile profile, Identifiers ids, WorkingDirectory wd, String manifest)
+            throws Exception {
+        Job job = lock.job();
+        String ark = ids.primary();
+        JobEffects fx = store.effects(lock);
+        if (fx.done(JobEffects.STORAGE)) {
+            StoredVersion v = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8), StoredVersion.class);
+            if (v.ark().equals(ark)) {
+                LOG.info("job {} batch {}: {} version {} already stored by an earlier attempt; not stored again",
+                        job.id(), job.batchId(), ark, v.version());
+                return v;
+            }
+        }
+        int now = storage.currentVersion(profile, ark);
+        if (fx.unresolved(JobEffects.STORAGE)) {
+            String before = fx.get(JobEffects.STORAGE).detail();
+            if (before.startsWith(ark + " v") && now > Integer.parseInt(before.substring(ark.length() + 2))) {
+                StoredVersion v = new StoredVersion(ark, now, storage.manifestUrl(profile, ark));
+                LOG.warn("job {} batch {}: an earlier attempt's storage answer was lost; storage has {} version {} since: "
+                        + "taken as that attempt's, not stored again", job.id(), job.batchId(), ark, now);
+                store.effectDone(lock, JobEffects.STORAGE, new String(QueueJson.write(v), java.nio.charset.StandardCharsets.UTF_8));
+                return v;
+            }
+        }
+        store.effectStarted(lock, JobEffects.STORAGE, ark + " v" + now);
+        StoredVersion v = storage.add(profile, ark, wd.root(), manifest, ids.localId().isEmpty() ? null : String.join(";", ids.localId()));
+        store.effectDone(lock, JobEffects.STORAGE, new String(QueueJson.write(v), java.nio.charset.StandardCharsets.UTF_8));
+        return v;
+    }
+
     private Identifiers identify(JobLock lock, Profile profile) throws Exception {
         Job job = lock.job();
+        JobEffects fx = store.effects(lock);
         Identifiers ids = job.identifiers();
         String ark = ids.primary();
         for (String localId : ids.localId()) {
@@ -83,18 +120,25 @@ public final class ProcessStep implements Processor {
                         + " in collection " + profile.id() + ", but the job names " + ark);
             }
         }
-        boolean minted = false;
         if (ark == null) {
+            if (fx.unresolved(JobEffects.MINT)) {
+                // EZID cannot be asked which ARK a lost answer carried: mint again and say so
+                LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
+                        + "(an unused ARK may exist at the minter)", job.id(), job.batchId());
+            }
+            store.effectStarted(lock, JobEffects.MINT, profile.id());
             ark = minter.mint(profile, job);
-            minted = true;
         }
         if (!ark.equals(ids.primary())) {
             ids = ids.withPrimary(ark);
             store.writeIdentifiers(lock, ids); // before anything else can fail: a retry reuses this ARK
+            fx = store.effectDone(lock, JobEffects.MINT, ark);
         }
-        if (minted) {
+        if (fx.done(JobEffects.MINT) && !fx.done(JobEffects.EZID_UPDATE)) {
+            // every ARK this job minted gets its update, also when a crash came between the two
             try {
                 minter.describe(profile, job, ark);
+                store.effectDone(lock, JobEffects.EZID_UPDATE, ark);
             } catch (ServiceException e) {
                 // the ARK exists and is recorded; its landing page can be set later, the object must not wait
                 LOG.warn("job {} batch {}: {} minted but not described: {}", job.id(), job.batchId(), ark, e.getMessage());

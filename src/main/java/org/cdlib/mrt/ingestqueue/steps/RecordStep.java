@@ -9,6 +9,7 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.Inventory;
@@ -34,12 +35,24 @@ public final class RecordStep implements Processor {
 
     @Override
     public void process(Exchange exchange) throws Exception {
-        Job job = JobExchange.job(exchange);
+        org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
+        Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
         StoredVersion v = ProcessStep.stored(wd.root());
         List<Inventory.ManifestFile> files = StorageManifest.build(wd.root(), (f, name) -> name).files();
-        inventory.add(profile, v, job.identifiers().localId(), files);
+        String key = v.ark() + " v" + v.version();
+        JobEffects fx = store.effects(lock);
+        if (fx.done(JobEffects.INVENTORY) && key.equals(fx.get(JobEffects.INVENTORY).detail())) {
+            org.slf4j.LoggerFactory.getLogger(RecordStep.class).info("job {} batch {}: inventory already has {} (an earlier "
+                    + "attempt recorded it); not sent again", job.id(), job.batchId(), key);
+        } else {
+            // inventory's add of a version it has is answered without a second record (checkVersion), so an
+            // add whose answer was lost is sent again
+            store.effectStarted(lock, JobEffects.INVENTORY, key);
+            inventory.add(profile, v, job.identifiers().localId(), files);
+            store.effectDone(lock, JobEffects.INVENTORY, key);
+        }
         if (inventory != localIds) {
             localIds.add(profile, v, job.identifiers().localId(), files);
         }

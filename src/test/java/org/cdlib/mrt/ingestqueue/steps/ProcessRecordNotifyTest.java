@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
@@ -128,7 +129,7 @@ class ProcessRecordNotifyTest {
         assertTrue(e.getMessage().contains("no 'success: ark:/...' line"), e.getMessage());
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(503)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
-        assertTrue(e.getMessage().contains("HTTP 503 after 3 attempt(s)"), e.getMessage());
+        assertTrue(e.getMessage().contains("HTTP 503"), e.getMessage()); // a mint is not sent again: it may have applied
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/1/x").withFixedDelay(3000)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
@@ -206,15 +207,69 @@ class ProcessRecordNotifyTest {
                 .willReturn(aResponse().withStatus(502)).willSetStateTo("up"));
         http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200)));
-        NotifyStep notify = new NotifyStep(profiles, new Callback(service));
+        NotifyStep notify = new NotifyStep(store, profiles, new Callback(service));
         notify.process(StepTestSupport.exchange(lock));
         http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))
                 .withHeader("Content-Type", equalTo("application/json"))
+                .withHeader("Idempotency-Key", equalTo(lock.jid() + "-completed-0"))
                 .withRequestBody(containing("\"job_id\":\"" + lock.jid() + "\"")));
-        http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).willReturn(aResponse().withStatus(404)));
-        Exchange ex = StepTestSupport.exchange(lock);
+        notify.process(StepTestSupport.exchange(lock));
+        http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))); // recorded as sent: not sent again
+
+        JobLock other = downloadedJob();
+        http.stubFor(post(urlEqualTo("/cb/mc/" + other.jid())).willReturn(aResponse().withStatus(404)));
+        Exchange ex = StepTestSupport.exchange(other);
         Exception e = assertThrows(Exception.class, () -> notify.process(ex));
         assertTrue(e.getMessage().contains("callback POST") && e.getMessage().contains("HTTP 404"), e.getMessage());
+    }
+
+    @Test
+    void aStorageAddWhoseAnswerWasLostIsNotSentAgainWhenStorageHasTheVersion() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+                .withBody("success: ark:/99999/fk4lost1")));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4lost1")).willReturn(aResponse().withStatus(200)));
+        // storage applies the add, then the connection breaks before its answer
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withFault(com.github.tomakehurst.wiremock.http.Fault.CONNECTION_RESET_BY_PEER))
+                .willSetStateTo("applied"));
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
+                .willReturn(aResponse().withStatus(200).withBody("{\"versionState\":{\"currentVersion\":1}}")));
+        JobLock lock = downloadedJob();
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        assertTrue(e.getMessage().contains("may have been applied, so it is not sent again"), e.getMessage());
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
+
+        store.unlock(lock);
+        JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        Exchange ex = StepTestSupport.exchange(again);
+        ezidAndHttpStorage().process(ex);
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
+        http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        assertEquals(1, ProcessStep.stored(Path.of(again.job().configuration().workingDir())).version());
+        assertTrue(store.effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.STORAGE));
+    }
+
+    @Test
+    void theEzidUpdateOfAMintedArkIsMadeByTheNextAttemptWhenTheFirstCouldNot() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+                .withBody("success: ark:/99999/fk4upd1")));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(400).withBody("error: busy")).willSetStateTo("up"));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs("up")
+                .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4upd1")));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("down")));
+        JobLock lock = downloadedJob();
+        assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        store.unlock(lock);
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+                .withBody("{\"versionState\":{\"versionID\":1}}")));
+        JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        ezidAndHttpStorage().process(StepTestSupport.exchange(again));
+        http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
+        assertTrue(store.effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.EZID_UPDATE));
     }
 
     @Test
