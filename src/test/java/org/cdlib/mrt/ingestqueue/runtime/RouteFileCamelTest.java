@@ -45,6 +45,19 @@ class RouteFileCamelTest extends CamelTestSupport {
         configuration.withUseAdviceWith(true);
     }
 
+    /** The cluster service master: routes elect their host with, as IngestService sets it up. */
+    @Override
+    protected org.apache.camel.CamelContext createCamelContext() throws Exception {
+        org.apache.camel.CamelContext c = super.createCamelContext();
+        var cluster = new org.apache.camel.component.zookeeper.cluster.ZooKeeperClusterService();
+        cluster.setConfiguration(new org.apache.camel.component.zookeeper.ZooKeeperCuratorConfiguration());
+        cluster.setCuratorFramework(ZK.client());
+        cluster.setBasePath("/locks/cluster");
+        cluster.setId("route-test-" + System.nanoTime());
+        c.addService(cluster);
+        return c;
+    }
+
     @Override
     protected void bindToRegistry(Registry registry) throws Exception {
         store = ZK.store(Files.createTempDirectory("route-test"));
