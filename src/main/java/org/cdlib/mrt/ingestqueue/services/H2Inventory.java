@@ -12,17 +12,30 @@ import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
 /**
- * The embedded default inventory, in an H2 database: objects (ARK, collection), their local
- * ids, versions and files with digests — "which objects, which files, which digests". It is
- * also the index the processing step asks whether a local id is already bound to an ARK.
+ * The local inventory over JDBC: H2 (the single-host default) or PostgreSQL (a database all
+ * hosts share, {@code ingest.inventory.local.url=jdbc:postgresql://...}): objects (ARK,
+ * collection), their local ids, versions and files with digests. It is also the local-id index
+ * the processing step asks, and binds in, race-free: the first binding of a local id wins (a
+ * unique key), and a host that loses the race takes the winner's ARK.
  */
 public final class H2Inventory implements Inventory, AutoCloseable {
     private final String url;
     private final Connection keepOpen;
 
+    private final String user;
+    private final String password;
+
     public H2Inventory(String jdbcUrl) throws SQLException {
+        this(jdbcUrl, null, null);
+    }
+
+    /** {@code user} null: H2's {@code sa}, or what a PostgreSQL URL carries. */
+    public H2Inventory(String jdbcUrl, String user, String password) throws SQLException {
         this.url = jdbcUrl;
-        this.keepOpen = DriverManager.getConnection(jdbcUrl, "sa", "");
+        boolean h2 = jdbcUrl.startsWith("jdbc:h2:");
+        this.user = user != null ? user : h2 ? "sa" : null;
+        this.password = user != null ? password : h2 ? "" : null;
+        this.keepOpen = connect(); // keeps an in-memory H2 database alive
         try (Statement s = keepOpen.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS objects (ark VARCHAR(255) PRIMARY KEY, profile VARCHAR(255) NOT NULL,"
                     + " created TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP)");
@@ -37,7 +50,7 @@ public final class H2Inventory implements Inventory, AutoCloseable {
     }
 
     private Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, "sa", "");
+        return user == null ? DriverManager.getConnection(url) : DriverManager.getConnection(url, user, password);
     }
 
     @Override
@@ -46,12 +59,11 @@ public final class H2Inventory implements Inventory, AutoCloseable {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             try {
-                exec(c, "MERGE INTO objects (ark, profile) KEY (ark) VALUES (?, ?)", v.ark(), profile.id());
+                insertIfAbsent(c, "INSERT INTO objects (ark, profile) VALUES (?, ?)", v.ark(), profile.id());
                 for (String id : localIds) {
-                    exec(c, "MERGE INTO local_ids (profile, local_id, ark) KEY (profile, local_id) VALUES (?, ?, ?)",
-                            profile.id(), id, v.ark());
+                    insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile.id(), id, v.ark());
                 }
-                exec(c, "MERGE INTO versions (ark, version) KEY (ark, version) VALUES (?, ?)", v.ark(), v.version());
+                insertIfAbsent(c, "INSERT INTO versions (ark, version) VALUES (?, ?)", v.ark(), v.version());
                 exec(c, "DELETE FROM files WHERE ark = ? AND version = ?", v.ark(), v.version());
                 try (PreparedStatement p = c.prepareStatement("INSERT INTO files (ark, version, name, size, digest_type,"
                         + " digest_value, mime_type) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
@@ -75,6 +87,36 @@ public final class H2Inventory implements Inventory, AutoCloseable {
         } catch (SQLException e) {
             throw new ServiceException("local inventory " + url + ": cannot record " + v.ark() + " v" + v.version()
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Binds a local id of a collection to {@code ark} unless it is bound already; returns the ARK
+     * it is bound to now — another one when another job, on any host, bound it first.
+     */
+    public String bind(String profile, String localId, String ark) throws ServiceException {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile, localId, ark);
+            c.commit();
+        } catch (SQLException e) {
+            throw new ServiceException("local inventory " + url + ": cannot bind local id " + localId + ": " + e.getMessage(), e);
+        }
+        return primaryFor(profile, localId).orElseThrow(() -> new ServiceException("local inventory " + url
+                + ": local id " + localId + " bound and then not found"));
+    }
+
+    /** Inserts a row unless its key exists (H2 and PostgreSQL both answer SQLSTATE 23505 then). */
+    private static void insertIfAbsent(Connection c, String sql, Object... args) throws SQLException {
+        java.sql.Savepoint sp = c.setSavepoint();
+        try {
+            exec(c, sql, args);
+            c.releaseSavepoint(sp);
+        } catch (SQLException e) {
+            if (!"23505".equals(e.getSQLState())) {
+                throw e;
+            }
+            c.rollback(sp); // PostgreSQL aborts the transaction on an error unless it is rolled back to here
         }
     }
 

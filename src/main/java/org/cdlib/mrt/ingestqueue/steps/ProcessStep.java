@@ -120,6 +120,7 @@ public final class ProcessStep implements Processor {
                         + " in collection " + profile.id() + ", but the job names " + ark);
             }
         }
+        String minted = null;
         if (ark == null) {
             if (fx.unresolved(JobEffects.MINT)) {
                 // EZID cannot be asked which ARK a lost answer carried: mint again and say so
@@ -127,12 +128,28 @@ public final class ProcessStep implements Processor {
                         + "(an unused ARK may exist at the minter)", job.id(), job.batchId());
             }
             store.effectStarted(lock, JobEffects.MINT, profile.id());
-            ark = minter.mint(profile, job);
+            ark = minted = minter.mint(profile, job);
+        }
+        for (String localId : ids.localId()) {
+            // bound before the ARK is written: of two hosts minting for one local id at once, one binding wins
+            String bound = localIds.bind(profile.id(), localId, ark);
+            if (bound.equals(ark)) {
+                continue;
+            }
+            if (minted == null) {
+                throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound + " in collection "
+                        + profile.id() + ", but the job names " + ark);
+            }
+            LOG.warn("job {} batch {}: local id '{}' was bound to {} by another job meanwhile; using it ({} is not used)",
+                    job.id(), job.batchId(), localId, bound, minted);
+            ark = bound;
         }
         if (!ark.equals(ids.primary())) {
             ids = ids.withPrimary(ark);
             store.writeIdentifiers(lock, ids); // before anything else can fail: a retry reuses this ARK
-            fx = store.effectDone(lock, JobEffects.MINT, ark);
+            if (minted != null) {
+                fx = store.effectDone(lock, JobEffects.MINT, ark);
+            }
         }
         if (fx.done(JobEffects.MINT) && !fx.done(JobEffects.EZID_UPDATE)) {
             // every ARK this job minted gets its update, also when a crash came between the two

@@ -44,7 +44,8 @@ public final class ProcessingModule implements QueueModule {
                     "http://localhost:" + ctx.property("ingest.http.port", "8080") + "/files"));
             default -> throw new IllegalArgumentException("ingest.storage must be local or http");
         };
-        H2Inventory local = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"));
+        H2Inventory local = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
+                ctx.property("ingest.inventory.local.user").orElse(null), ctx.property("ingest.inventory.local.password").orElse(null));
         Inventory inventory = switch (ctx.property("ingest.inventory", "local")) {
             case "local" -> local;
             case "http" -> new HttpInventory(http.apply("inventory"), ctx.property("ingest.inventory.url")
