@@ -116,6 +116,9 @@ public final class OcflStorage implements Storage {
             VersionDetails d = repository.describeVersion(ObjectVersionId.version(ark, version));
             List<Inventory.ManifestFile> files = new ArrayList<>();
             for (FileDetails f : d.getFiles()) {
+                if (f.getPath().equals("system/mrt-manifest.txt")) {
+                    continue; // as in the storage manifest, which does not list itself
+                }
                 Path stored = root.resolve("objects").resolve(f.getStorageRelativePath());
                 String sha512 = f.getFixity().get(io.ocfl.api.model.DigestAlgorithm.sha512);
                 files.add(new Inventory.ManifestFile(f.getPath(), Files.size(stored), "sha-512", sha512,
