@@ -95,7 +95,8 @@ public class ProfileDirectory implements ProfileRegistry {
      */
     public static ProfileDirectory forStartup(Path dir) {
         if (!Files.isDirectory(dir)) {
-            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath() + " is not a directory: cannot serve without profiles");
+            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath()
+                    + " is not a directory: cannot serve without profiles");
         }
         if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
             throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath() + " cannot be read: cannot serve without profiles");
