@@ -21,6 +21,23 @@ public final class Main {
             System.err.println("usage: java -jar ingest-queue.jar [demo]   (configure with application.properties or -Dkey=value)");
             System.exit(2);
         }
-        new IngestService(Map.of()).run();
+        try {
+            new IngestService(Map.of()).run();
+        } catch (Exception e) {
+            System.err.println("ingest-queue cannot start: " + startupReason(e));
+            System.exit(1);
+        }
+    }
+
+    /** The innermost message of a start-up failure (camel-main wraps it). */
+    static String startupReason(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            if (t instanceof IngestService.StartupException) {
+                break;
+            }
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 }

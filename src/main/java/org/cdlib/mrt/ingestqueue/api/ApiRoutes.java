@@ -58,6 +58,10 @@ final class ApiRoutes {
         for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
             api.add(POST, p, Access.SUBMITTER, "Submit a batch (Merritt form)", this::poster);
         }
+        for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
+            api.add(POST, p + "/ark/:naan/:name", Access.SUBMITTER, "Submit a batch (Merritt form), the primary id in the path",
+                    this::poster);
+        }
         api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES, this::submitJson);
         api.add(GET, "/api/queue", Access.USER, "Counts per state and holds", rc -> HttpApi.json(rc, 200, queue()));
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
@@ -108,14 +112,16 @@ final class ApiRoutes {
     }
 
     private void poster(RoutingContext rc) {
-        String mode = rc.request().path().endsWith("/update") ? "update" : "add";
-        BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc));
+        String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
+        String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
+        BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc), pathArk);
         String bid = store.createBatch(s);
         CleanupStep.markUpload(store.ingestHome(), s.payloadUrl(), bid);
         rc.response().putHeader("BID", bid);
         Map<String, Object> state = new LinkedHashMap<>();
         state.put("bat:batchID", bid);
         state.put("bat:batchStatus", "QUEUED");
+        state.put("bat:updateFlag", "update".equals(s.submissionMode()));
         state.put("bat:submissionDate", s.submitted());
         state.put("bat:userAgent", s.submitter());
         state.put("bat:profile", s.profileName());

@@ -51,8 +51,24 @@ final class Submissions {
 
     /** From the multipart form; {@code mode} is add or update (the path the client posted to). */
     BatchSubmission fromForm(MultiMap form, List<FileUpload> files, String mode, String user) {
+        return fromForm(form, files, mode, user, null);
+    }
+
+    /**
+     * From the multipart form, with the primary id given in the path ({@code /poster/submit/ark/<naan>/<name>});
+     * a form's primaryIdentifier that names another id is refused.
+     */
+    BatchSubmission fromForm(MultiMap form, List<FileUpload> files, String mode, String user, String pathArk) {
         Map<String, String> f = new LinkedHashMap<>();
         form.forEach(e -> f.putIfAbsent(e.getKey(), e.getValue()));
+        if (pathArk != null) {
+            String given = f.get("primaryIdentifier");
+            if (given != null && !given.isBlank() && !given.strip().equals(pathArk)) {
+                throw new ApiError(400, "field 'primaryIdentifier' (" + given.strip() + ") differs from the id in the path ("
+                        + pathArk + ")");
+            }
+            f.put("primaryIdentifier", pathArk);
+        }
         FileUpload file = files.stream().filter(u -> u.name().equals("file")).findFirst().orElse(null);
         for (String name : FORM_TEXT) {
             limit(name, f.get(name), QueueLimits.FIELD_BYTES);
@@ -82,7 +98,11 @@ final class Submissions {
             }
         }
         limitDublinCore(dc, "DC.");
-        BatchSubmission s = build(f.get("profile"), first(f.get("submitter"), user), payloadUrl, f.get("type"), mode, fileName,
+        String type = f.get("type");
+        if (type == null || type.isBlank()) {
+            type = PayloadTypes.infer(file != null ? Path.of(file.uploadedFileName()) : null, first(fileName, url));
+        }
+        BatchSubmission s = build(f.get("profile"), first(f.get("submitter"), user), payloadUrl, type, mode, fileName,
                 f.get("title"), f.get("creator"), f.get("date"), f.get("localIdentifier"), f.get("primaryIdentifier"),
                 f.get("digestType"), f.get("digestValue"), f.get("notification"), f.get("responseForm"), f.get("note"), dc);
         if (upload != null) {
@@ -108,7 +128,11 @@ final class Submissions {
                     ? l.stream().map(String::valueOf).toList() : List.of(String.valueOf(v))));
         }
         limitDublinCore(dc, "dublin_core.");
-        return build(str(j.get("profile")), first(str(j.get("submitter")), user), checkUrl(url), str(j.get("type")),
+        String type = str(j.get("type"));
+        if (type == null || type.isBlank()) {
+            type = PayloadTypes.infer(null, first(str(j.get("file_name")), url));
+        }
+        return build(str(j.get("profile")), first(str(j.get("submitter")), user), checkUrl(url), type,
                 first(str(j.get("submission_mode")), "add"), str(j.get("file_name")), str(j.get("title")),
                 str(j.get("creator")), str(j.get("date")), str(j.get("local_identifier")), str(j.get("primary_identifier")),
                 str(j.get("digest_type")), str(j.get("digest_value")), str(j.get("notification")), "json",
@@ -124,16 +148,29 @@ final class Submissions {
         if (profiles.find(profile).isEmpty()) {
             throw new ApiError(400, "unknown profile '" + profile + "'");
         }
-        String t = type == null ? "file" : type.strip().toLowerCase(Locale.ROOT);
-        if (!TYPES.contains(t)) {
-            throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ", new java.util.TreeSet<>(TYPES)) + ")");
+        String t = type == null ? "file" : PayloadTypes.canonical(type);
+        if (t == null || !TYPES.contains(t)) {
+            throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ", new java.util.TreeSet<>(TYPES))
+                    + ", or Merritt's " + String.join(", ", PayloadTypes.MERRITT_NAMES) + ")");
         }
+        digestType = blankToNull(digestType);
+        digestValue = blankToNull(digestValue);
         if (digestType != null) {
+            org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm algorithm;
             try {
-                org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm.fromName(digestType);
+                algorithm = org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm.fromName(digestType);
             } catch (IllegalArgumentException e) {
-                throw new ApiError(400, e.getMessage());
+                throw new ApiError(400, "field 'digestType': " + e.getMessage());
             }
+            if (digestValue == null) {
+                throw new ApiError(400, "field 'digestType' given without 'digestValue'");
+            }
+            String problem = algorithm.formProblem(digestValue);
+            if (problem != null) {
+                throw new ApiError(400, "field 'digestValue': " + problem);
+            }
+        } else if (digestValue != null) {
+            throw new ApiError(400, "field 'digestValue' given without 'digestType'");
         }
         BatchSubmission s = new BatchSubmission(profile, submitter, url, title, creator, date, null, t, mode, fileName, localId,
                 primaryId, digestType, digestValue, notification,
@@ -143,6 +180,12 @@ final class Submissions {
         if (bytes > QueueLimits.NODE_BYTES) {
             throw new ApiError(400, "the submission is " + bytes + " bytes once serialized; the limit is " + QueueLimits.NODE_BYTES
                     + " bytes (shorten its text fields)");
+        }
+        if (primaryId != null && !primaryId.isBlank()) {
+            String problem = org.cdlib.mrt.ingestqueue.manifest.Ark.problem(primaryId.strip());
+            if (problem != null) {
+                throw new ApiError(400, "field 'primaryIdentifier': " + problem);
+            }
         }
         return s;
     }
@@ -205,6 +248,10 @@ final class Submissions {
 
     private static String first(String a, String b) {
         return a != null && !a.isBlank() ? a.strip() : b;
+    }
+
+    private static String blankToNull(String v) {
+        return v == null || v.isBlank() ? null : v.strip();
     }
 
     private static String str(Object o) {

@@ -48,6 +48,7 @@ public final class CleanupStep implements Processor {
     public void process(Exchange exchange) throws IOException {
         AdminActions.CleanupResult r = admin.cleanup(retention, failedRetention);
         int uploads = pruneUploads();
+        org.cdlib.mrt.ingestqueue.steps.StoredVersions.prune(store.ingestHome(), store::batchExists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {
             LOG.info("cleanup: removed {} batch(es), {} job(s) and {} upload(s) older than {}", r.batches(), r.jobs(),
                     uploads, retention);

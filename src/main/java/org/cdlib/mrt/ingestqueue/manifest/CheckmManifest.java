@@ -187,16 +187,25 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
             throw new ManifestException(lineNo, "nfo:hashValue given without nfo:hashAlgorithm");
         }
         if (row.hashAlgorithm() != null) {
+            DigestAlgorithm algorithm;
             try {
-                DigestAlgorithm.fromName(row.hashAlgorithm());
+                algorithm = DigestAlgorithm.fromName(row.hashAlgorithm());
             } catch (IllegalArgumentException e) {
                 throw new ManifestException(lineNo, e.getMessage());
             }
             if (row.hashValue() == null) {
                 throw new ManifestException(lineNo, "nfo:hashAlgorithm given without nfo:hashValue");
             }
-            if (!row.hashValue().matches("[0-9a-fA-F]+")) {
-                throw new ManifestException(lineNo, "nfo:hashValue '" + abbreviate(row.hashValue()) + "' is not hexadecimal");
+            String problem = algorithm.formProblem(row.hashValue());
+            if (problem != null) {
+                throw new ManifestException(lineNo, "nfo:hashValue: " + problem);
+            }
+        }
+        String primary = row.primaryIdentifier();
+        if (primary != null) {
+            String problem = Ark.problem(primary);
+            if (problem != null) {
+                throw new ManifestException(lineNo, "mrt:primaryIdentifier: " + problem);
             }
         }
         String size = row.get("nfo:fileSize");

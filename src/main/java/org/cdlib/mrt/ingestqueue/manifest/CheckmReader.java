@@ -148,7 +148,7 @@ public final class CheckmReader implements Closeable {
         if (!l.startsWith("#%")) {
             return; // a comment
         }
-        String[] parts = Arrays.stream(l.substring(2).split("\\|", -1)).map(String::strip).toArray(String[]::new);
+        String[] parts = directive(l);
         switch (parts[0].toLowerCase(Locale.ROOT)) {
             case "profile" -> profile = parts.length > 1 ? parts[1] : "";
             case "fields" -> {
@@ -166,6 +166,32 @@ public final class CheckmReader implements Closeable {
             case "eof" -> eof = true;
             default -> { } // #%prefix and other directives carry nothing the queue needs
         }
+    }
+
+    /**
+     * A directive line split as Merritt's checkm reader reads it: the name is the run of
+     * non-blank, non-{@code |} characters after {@code #%}; any run of blanks and {@code |} after
+     * it is skipped ({@code #%profile http://...}, {@code #%profile|http://...} and
+     * {@code #%profile | http://...} are the same), and the rest is split on {@code |}.
+     */
+    static String[] directive(String l) {
+        String body = l.substring(2);
+        int end = 0;
+        while (end < body.length() && body.charAt(end) != '|' && !Character.isWhitespace(body.charAt(end))) {
+            end++;
+        }
+        String name = body.substring(0, end);
+        int from = end;
+        while (from < body.length() && (body.charAt(from) == '|' || Character.isWhitespace(body.charAt(from)))) {
+            from++;
+        }
+        String rest = body.substring(from);
+        List<String> parts = new ArrayList<>();
+        parts.add(name);
+        if (!rest.isEmpty()) {
+            Arrays.stream(rest.split("\\|", -1)).map(String::strip).forEach(parts::add);
+        }
+        return parts.toArray(String[]::new);
     }
 
     /**

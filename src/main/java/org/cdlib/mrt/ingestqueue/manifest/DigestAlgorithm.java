@@ -40,6 +40,44 @@ public enum DigestAlgorithm {
                 + "' (accepted: adler-32, crc-32, md2, md5, sha-1, sha-256, sha-384, sha-512)");
     }
 
+    /**
+     * Refuses a value that cannot be a digest of this algorithm, before anything is downloaded:
+     * hex of exactly the digest's length (md2, md5: 32; sha-1: 40; sha-256: 64; sha-384: 96;
+     * sha-512: 128), or for the 32-bit checksums (adler-32, crc-32) 1 to 8 hex digits (leading
+     * zeros may be left out). Returns the problem, or null when the value has the right form.
+     */
+    public String formProblem(String value) {
+        String v = value == null ? "" : value.strip();
+        if (v.isEmpty()) {
+            return "no " + checkmName + " value";
+        }
+        if (!v.matches("[0-9a-fA-F]+")) {
+            return checkmName + " value '" + abbreviate(v) + "' is not hexadecimal";
+        }
+        int expected = hexLength();
+        if (jcaName == null ? v.length() > 8 : v.length() != expected) {
+            return checkmName + " value '" + abbreviate(v) + "' has " + v.length() + " hex digits; a " + checkmName + " has "
+                    + (jcaName == null ? "at most 8" : String.valueOf(expected));
+        }
+        return null;
+    }
+
+    /** The digest's length in hex digits (8 for the checksums). */
+    public int hexLength() {
+        return switch (this) {
+            case ADLER32, CRC32 -> 8;
+            case MD2, MD5 -> 32;
+            case SHA1 -> 40;
+            case SHA256 -> 64;
+            case SHA384 -> 96;
+            case SHA512 -> 128;
+        };
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 60 ? s.substring(0, 60) + "..." : s;
+    }
+
     public Digester newDigester() {
         return new Digester(this);
     }

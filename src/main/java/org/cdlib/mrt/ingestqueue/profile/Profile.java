@@ -43,6 +43,42 @@ public record Profile(
         return "full".equalsIgnoreCase(notificationSuppression);
     }
 
+    /**
+     * The profile's {@code Handler*} lines ({@code HandlerCallback.1: org...HandlerCallback},
+     * {@code HandlerNotification.2: ...}), key to value in file order; commented-out lines are not here.
+     */
+    public Map<String, String> handlers() {
+        Map<String, String> h = new LinkedHashMap<>();
+        properties.forEach((k, v) -> {
+            if (k.startsWith("Handler")) {
+                h.put(k, v);
+            }
+        });
+        return h;
+    }
+
+    /** True when a {@code Handler*} line names the handler {@code simpleName} (its class's last segment). */
+    public boolean hasHandler(String simpleName) {
+        return handlers().entrySet().stream().anyMatch(e -> {
+            String v = e.getValue().strip();
+            String last = v.substring(v.lastIndexOf('.') + 1);
+            return last.equals(simpleName) || e.getKey().equals(simpleName) || e.getKey().startsWith(simpleName + ".");
+        });
+    }
+
+    /**
+     * Whether the notify step calls this profile back: a {@code CallbackURL} is needed; a
+     * profile that lists handlers (Merritt's profiles do) must also list {@code HandlerCallback},
+     * so a commented-out callback handler turns the callback off. A profile without any
+     * {@code Handler*} line (this queue's short form) is called back whenever it has a URL.
+     */
+    public boolean callsBack() {
+        if (callbackUrl == null || callbackUrl.isBlank()) {
+            return false;
+        }
+        return handlers().isEmpty() || hasHandler("HandlerCallback");
+    }
+
     public static Profile read(Path file) {
         try {
             return parse(Files.readString(file, StandardCharsets.UTF_8), file.getFileName().toString());

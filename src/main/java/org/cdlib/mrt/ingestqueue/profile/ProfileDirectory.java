@@ -17,6 +17,7 @@ public class ProfileDirectory implements ProfileRegistry {
     private final Path dir;
     private volatile Map<String, Profile> profiles = Map.of();
     private volatile List<String> signature = List.of();
+    private final java.util.Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private java.util.concurrent.ScheduledExecutorService watcher;
 
     public ProfileDirectory(Path dir) {
@@ -24,15 +25,27 @@ public class ProfileDirectory implements ProfileRegistry {
         reload();
     }
 
-    /** Reads every regular, non-hidden file of the directory; an invalid one fails the whole load. */
+    /**
+     * Reads every regular, non-hidden file of the directory. Files that are not profiles — a
+     * subfolder, a template with {@code ${...}} placeholders, an index or other file with an
+     * extension ({@code index.yaml}, {@code README.md}), a file with no {@code ProfileID} line —
+     * are skipped with one warning line each (not repeated on reloads); a file that is a profile
+     * but invalid fails the whole load, naming the file and the problem.
+     */
     public synchronized void reload() {
         signature = signature();
         Map<String, Profile> loaded = new TreeMap<>();
         if (Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
-                List<Path> list = files.filter(Files::isRegularFile)
-                        .filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
+                List<Path> list = files.filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
                 for (Path p : list) {
+                    String skip = notAProfile(p);
+                    if (skip != null) {
+                        if (warned.add(p.getFileName().toString() + ":" + skip)) {
+                            LOG.warn("profiles {}: skipping {}: {}", dir, p.getFileName(), skip);
+                        }
+                        continue;
+                    }
                     Profile profile = Profile.read(p);
                     loaded.put(profile.id(), profile);
                 }
@@ -41,6 +54,64 @@ public class ProfileDirectory implements ProfileRegistry {
             }
         }
         profiles = Map.copyOf(loaded);
+    }
+
+    /** Why {@code p} is not a profile file, or null when it should be read as one. */
+    static String notAProfile(Path p) throws IOException {
+        String name = p.getFileName().toString();
+        if (Files.isDirectory(p)) {
+            return "a folder, not a profile";
+        }
+        if (!Files.isRegularFile(p)) {
+            return "not a regular file";
+        }
+        String lower = name.toLowerCase(java.util.Locale.ROOT);
+        if (lower.matches(".*\\.(ya?ml|json|xml|md|html?|bak|orig|swp|tmp|sh|py|rb)") || lower.endsWith("~")
+                || lower.startsWith("index.") || lower.startsWith("readme")) {
+            return "an index, document or backup file (" + name + "), not a profile";
+        }
+        if (!Files.isReadable(p)) {
+            return "not readable";
+        }
+        String text;
+        try {
+            text = Files.readString(p, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.nio.charset.MalformedInputException e) {
+            return "not UTF-8 text";
+        }
+        if (text.contains("${")) {
+            return "a template (it holds ${...} placeholders)";
+        }
+        if (!text.lines().anyMatch(l -> l.strip().startsWith("ProfileID:"))) {
+            return "no 'ProfileID:' line";
+        }
+        return null;
+    }
+
+    /**
+     * The profiles a starting service serves from, or an {@link IllegalStateException} saying why
+     * it cannot serve: {@code dir} is not a directory or cannot be listed, a profile in it is
+     * invalid, or no file in it is a usable profile.
+     */
+    public static ProfileDirectory forStartup(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath()
+                    + " is not a directory: cannot serve without profiles");
+        }
+        if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
+            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath() + " cannot be read: cannot serve without profiles");
+        }
+        ProfileDirectory d;
+        try {
+            d = new ProfileDirectory(dir);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath() + ": " + e.getMessage(), e);
+        }
+        if (d.all().isEmpty()) {
+            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath()
+                    + " holds no usable profile (files that are not profiles are skipped): cannot serve");
+        }
+        return d;
     }
 
     /**

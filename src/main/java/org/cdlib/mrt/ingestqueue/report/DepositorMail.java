@@ -19,14 +19,23 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
 /** The mails a depositor gets (CONTRACTS §9): "queued", and the completion or update report. */
 public final class DepositorMail {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final String from;
+    /** How each job was stored (mode and version), when known; null when the report cannot look it up. */
+    private volatile java.util.function.Function<Job, StoredVersion> versions = j -> null;
 
     public DepositorMail(String from) {
         this.from = from;
+    }
+
+    /** Reports say how each completed job was stored, looked up by {@code versions}. */
+    public DepositorMail withVersions(java.util.function.Function<Job, StoredVersion> versions) {
+        this.versions = versions;
+        return this;
     }
 
     /** The submission's {@code notification} recipients when given, else the profile's. */
@@ -79,6 +88,21 @@ public final class DepositorMail {
             b.append("The attachments list the first ").append(BatchOutcome.LISTED)
                     .append(" jobs of each kind; GET /api/jobs?batch=").append(batch.id()).append(" pages through all.\n");
         }
+        List<String> stored = new ArrayList<>();
+        for (Job j : completed) {
+            StoredVersion v = versions.apply(j);
+            if (v != null) {
+                stored.add(j.id() + ": " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode"
+                        + (v.deleted().isEmpty() ? "" : ", " + v.deleted().size() + " file(s) deleted") + ")");
+            }
+        }
+        if (!stored.isEmpty()) {
+            b.append("Stored:\n");
+            stored.stream().limit(100).forEach(l -> b.append("  ").append(l).append('\n'));
+            if (stored.size() > 100) {
+                b.append("  ... and ").append(stored.size() - 100).append(" more in completed.json\n");
+            }
+        }
         if (batch.status().errorMessage() != null) {
             b.append("Error: ").append(batch.status().errorMessage()).append('\n');
         } else if (!failed.isEmpty()) {
@@ -107,7 +131,7 @@ public final class DepositorMail {
         return m;
     }
 
-    private static MimeBodyPart attachment(String name, List<Job> jobs) throws Exception {
+    private MimeBodyPart attachment(String name, List<Job> jobs) throws Exception {
         List<Map<String, Object>> list = new ArrayList<>();
         for (Job j : jobs) {
             Map<String, Object> e = new LinkedHashMap<>();
@@ -118,6 +142,14 @@ public final class DepositorMail {
             e.put("payload_url", j.configuration().payloadUrl());
             if (j.status().errorMessage() != null) {
                 e.put("error_message", j.status().errorMessage());
+            }
+            StoredVersion v = versions.apply(j);
+            if (v != null) {
+                e.put("storage_mode", v.mode());
+                e.put("version", v.version());
+                if (!v.deleted().isEmpty()) {
+                    e.put("deleted", v.deleted());
+                }
             }
             list.add(e);
         }

@@ -24,7 +24,9 @@ public final class ReportingModule implements QueueModule {
                         ctx.property("ingest.mail.smtp.user").orElse(null),
                         ctx.property("ingest.mail.smtp.password").orElse(null)))
                 .orElseGet(() -> new OutboxMailer(Path.of(ctx.property("ingest.mail.outbox", "./data/outbox"))));
-        DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"));
+        java.nio.file.Path home = ctx.ingestHome();
+        DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"))
+                .withVersions(j -> org.cdlib.mrt.ingestqueue.steps.StoredVersions.read(home, j.batchId(), j.id()));
         ctx.bind("mailer", mailer);
         ctx.bind("queuedMailStep", new QueuedMailStep(ctx.profiles(), mail, mailer));
         ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false));

@@ -65,7 +65,8 @@ public final class IngestService implements AutoCloseable {
                 try {
                     wire(m.getCamelContext());
                 } catch (Exception e) {
-                    throw new IllegalStateException(e.getMessage(), e);
+                    closeQueue(); // an embedded ZooKeeper or a session left running would keep the JVM alive
+                    throw new StartupException(e.getMessage(), e);
                 }
             }
 
@@ -116,6 +117,8 @@ public final class IngestService implements AutoCloseable {
 
     private void wire(CamelContext camel) throws Exception {
         QueueContext cfg = new QueueContext(camel, null, null);
+        // before anything starts: a service that cannot serve says why and stops, holding nothing open
+        profiles = ProfileDirectory.forStartup(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
         String connect = cfg.property("zookeeper.connect").orElse(null);
         if (connect == null) {
             zookeeper = EmbeddedZooKeeper.start(Path.of(cfg.property("zookeeper.embedded.dir", "./data/zookeeper")),
@@ -147,7 +150,6 @@ public final class IngestService implements AutoCloseable {
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
         store.maxOpenBatches(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
-        profiles = new ProfileDirectory(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
         profiles.watch(cfg.durationProperty("ingest.profiles.reload", Duration.ofSeconds(5)));
         camel.getRegistry().bind("queueStore", store);
         camel.getRegistry().bind("profiles", profiles);
@@ -198,6 +200,13 @@ public final class IngestService implements AutoCloseable {
         if (zookeeper != null) {
             zookeeper.close();
             zookeeper = null;
+        }
+    }
+
+    /** The service cannot start (no usable profile, ZooKeeper unreachable, a bad setting); the message says why. */
+    public static final class StartupException extends IllegalStateException {
+        public StartupException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 

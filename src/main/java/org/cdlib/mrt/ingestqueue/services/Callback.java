@@ -22,9 +22,9 @@ public final class Callback {
         return job.id() + "-" + status + "-" + job.status().retryCount();
     }
 
-    /** Returns false when the profile has no callback. */
+    /** Returns false when the profile has no callback (no URL, or handlers listed without HandlerCallback). */
     public boolean send(Profile profile, Job job, String status) throws ServiceException, InterruptedException {
-        if (profile.callbackUrl() == null || profile.callbackUrl().isBlank()) {
+        if (!profile.callsBack()) {
             return false;
         }
         Map<String, Object> state = new LinkedHashMap<>();

@@ -9,13 +9,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
 /**
- * Merritt storage (CONTRACTS §5): {@code POST <StorageService>/add/<node>/<ark>} with the storage
- * manifest; storage fetches the files from the URLs the manifest names, which this service
+ * Merritt storage (CONTRACTS §5): {@code POST <StorageService>/add/<node>/<ark>} (update mode:
+ * {@code /update/<node>/<ark>} with {@code delete}) with the storage manifest; storage fetches the files from the URLs the manifest names, which this service
  * serves under {@code ingest.files.base-url}.
  */
 public final class HttpStorage implements Storage {
@@ -40,6 +42,18 @@ public final class HttpStorage implements Storage {
     @Override
     public StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
             throws ServiceException, InterruptedException {
+        return store(profile, ark, workingDir, manifest, localId, false, List.of());
+    }
+
+    /**
+     * Add mode: {@code POST /add/<node>/<ark>}. Update mode: {@code POST /update/<node>/<ark>} with
+     * the same fields and {@code delete} = the delete lines, one {@code producer/} name per line
+     * (CONTRACTS §5); storage carries forward what the update does not mention. Storage answers 400
+     * to a wrong delete line: the failure then names the lines sent.
+     */
+    @Override
+    public StoredVersion store(Profile profile, String ark, Path workingDir, String manifest, String localId, boolean update,
+            List<Deletions.Delete> deletes) throws ServiceException, InterruptedException {
         if (profile.storageService() == null || profile.storageNode() == null) {
             throw new ServiceException("profile " + profile.id() + " names no StorageService and StorageNode");
         }
@@ -49,13 +63,22 @@ public final class HttpStorage implements Storage {
         if (localId != null) {
             form.put("local-identifier", localId);
         }
+        if (update) {
+            form.put("delete", Deletions.field(deletes));
+        }
         String body = form.entrySet().stream()
                 .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                 .collect(Collectors.joining("&"));
-        URI uri = URI.create(base(profile) + "/add/" + profile.storageNode() + "/" + enc(ark));
-        HttpResponse<String> r = HttpService.expect(http.sendOnce(http.request(uri)
+        URI uri = URI.create(base(profile) + (update ? "/update/" : "/add/") + profile.storageNode() + "/" + enc(ark));
+        HttpResponse<String> r = http.sendOnce(http.request(uri)
                 .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build()), 200, "storage");
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+        if (update && !deletes.isEmpty() && r.statusCode() / 100 == 4) {
+            throw new ServiceException("storage refused the update of " + ark + " (HTTP " + r.statusCode() + HttpService.answer(r)
+                    + "): a line of mrt-delete.txt may name a file the object does not have: "
+                    + deletes.stream().map(d -> "line " + d.line() + " '" + d.text() + "'").collect(Collectors.joining(", ")));
+        }
+        HttpService.expect(r, 200, "storage");
         int version;
         try {
             JsonNode state = JSON.readTree(r.body());
@@ -71,7 +94,8 @@ public final class HttpStorage implements Storage {
             throw new ServiceException("storage POST " + uri + ": HTTP 200 but the answer is not a version state ("
                     + e.getMessage() + "): " + HttpService.answer(r));
         }
-        return new StoredVersion(ark, version, manifestUrl(profile, ark));
+        return new StoredVersion(ark, version, manifestUrl(profile, ark), update ? "update" : "add",
+                deletes.stream().map(Deletions.Delete::name).toList());
     }
 
     /**

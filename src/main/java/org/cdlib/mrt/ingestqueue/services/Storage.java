@@ -1,6 +1,8 @@
 package org.cdlib.mrt.ingestqueue.services;
 
 import java.nio.file.Path;
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
 /** Where objects are kept (CONTRACTS §5): each ingest adds a version of the object. */
@@ -18,6 +20,27 @@ public interface Storage {
      * add, and again when an earlier add's answer was lost, to tell whether that add applied.
      */
     int currentVersion(Profile profile, String ark) throws ServiceException, InterruptedException;
+
+    /**
+     * Stores a version in add mode (exactly the working directory's files: {@link #add}) or in
+     * update mode (the previous version's files not mentioned carried forward, {@code deletes}
+     * removed). A storage that cannot update refuses update mode rather than replacing the object.
+     */
+    default StoredVersion store(Profile profile, String ark, Path workingDir, String manifest, String localId, boolean update,
+            List<Deletions.Delete> deletes) throws ServiceException, InterruptedException {
+        if (update || !deletes.isEmpty()) {
+            throw new ServiceException(getClass().getSimpleName() + " cannot make an update version of " + ark);
+        }
+        return add(profile, ark, workingDir, manifest, localId);
+    }
+
+    /**
+     * Every file of a stored version (carried-forward ones included) when this storage can list
+     * them, for the local inventory; null when it cannot (Merritt's inventory reads storage itself).
+     */
+    default List<Inventory.ManifestFile> versionFiles(String ark, int version) throws ServiceException {
+        return null;
+    }
 
     /** The URL of the object's storage manifest, which inventory reads. */
     String manifestUrl(Profile profile, String ark);

@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.steps;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Job;
@@ -10,9 +11,10 @@ import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.Callback;
 
 /**
- * Notify: the profile's callback, when it has one; retried on connection errors and 5xx. It
- * carries a stable idempotency key (job, status, retry count) so a receiver can drop a repeat,
- * and a callback recorded as sent for that key is not sent again.
+ * Notify: the profile's callback, when it has one and its handlers include HandlerCallback
+ * ({@link Profile#callsBack()}); retried on connection errors and 5xx. It carries a stable
+ * idempotency key (job, status, retry count) so a receiver can drop a repeat, and a callback
+ * recorded as sent for that key is not sent again.
  */
 public final class NotifyStep implements Processor {
     private final org.cdlib.mrt.ingestqueue.queue.QueueStore store;
@@ -29,6 +31,7 @@ public final class NotifyStep implements Processor {
     public void process(Exchange exchange) throws Exception {
         org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
+        Profile profile = profiles.require(job.configuration().profileName());
         String key = Callback.key(job, "completed");
         JobEffects fx = store.effects(lock);
         if (fx.done(JobEffects.CALLBACK) && key.equals(fx.get(JobEffects.CALLBACK).detail())) {
@@ -36,8 +39,10 @@ public final class NotifyStep implements Processor {
             return;
         }
         store.effectStarted(lock, JobEffects.CALLBACK, key);
-        boolean sent = callback.send(profiles.require(job.configuration().profileName()), job, "completed");
+        boolean sent = callback.send(profile, job, "completed");
         store.effectDone(lock, JobEffects.CALLBACK, key);
-        JobExchange.change(exchange, c -> Change.because(sent ? "callback " + key + " sent" : "no callback configured"));
+        String why = sent ? "callback " + key + " sent" : profile.callbackUrl() != null ? "no HandlerCallback in profile "
+                + profile.id() + ": not called back" : "no callback configured";
+        JobExchange.change(exchange, c -> Change.because(why));
     }
 }

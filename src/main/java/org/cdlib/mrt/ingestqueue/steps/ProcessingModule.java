@@ -55,7 +55,7 @@ public final class ProcessingModule implements QueueModule {
         ctx.bind("storage", storage);
         ctx.bind("inventory", local);
         ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), minter, storage, local));
-        ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), inventory, local));
+        ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), inventory, local, storage));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles(), new Callback(http.apply("callback"))));
     }
 }

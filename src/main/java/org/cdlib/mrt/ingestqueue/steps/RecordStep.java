@@ -13,6 +13,7 @@ import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.Inventory;
+import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
 /**
@@ -25,8 +26,15 @@ public final class RecordStep implements Processor {
     private final ProfileRegistry profiles;
     private final Inventory inventory;
     private final H2Inventory localIds;
+    private final Storage storage;
 
     public RecordStep(QueueStore store, ProfileRegistry profiles, Inventory inventory, H2Inventory localIds) {
+        this(store, profiles, inventory, localIds, null);
+    }
+
+    /** With {@code storage}, an update version's files are listed from storage (carried-forward ones included). */
+    public RecordStep(QueueStore store, ProfileRegistry profiles, Inventory inventory, H2Inventory localIds, Storage storage) {
+        this.storage = storage;
         this.store = store;
         this.profiles = profiles;
         this.inventory = inventory;
@@ -40,7 +48,13 @@ public final class RecordStep implements Processor {
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
         StoredVersion v = ProcessStep.stored(wd.root());
-        List<Inventory.ManifestFile> files = StorageManifest.build(wd.root(), (f, name) -> name).files();
+        List<Inventory.ManifestFile> files = null;
+        if (storage != null && "update".equals(v.mode())) {
+            files = storage.versionFiles(v.ark(), v.version());
+        }
+        if (files == null) {
+            files = StorageManifest.build(wd.root(), (f, name) -> name).files();
+        }
         String key = v.ark() + " v" + v.version();
         JobEffects fx = store.effects(lock);
         if (fx.done(JobEffects.INVENTORY) && key.equals(fx.get(JobEffects.INVENTORY).detail())) {
@@ -57,6 +71,6 @@ public final class RecordStep implements Processor {
             localIds.add(profile, v, job.identifiers().localId(), files);
         }
         JobExchange.change(exchange, c -> org.cdlib.mrt.ingestqueue.queue.Change.because(
-                "inventory has " + v.ark() + " version " + v.version()));
+                "inventory has " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode)"));
     }
 }

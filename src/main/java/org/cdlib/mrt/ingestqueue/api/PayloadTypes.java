@@ -1,0 +1,125 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.manifest.CheckmManifest;
+
+/**
+ * The submission {@code type} as Merritt takes it (CONTRACTS §2): this queue's names, Merritt's
+ * package-type names ({@code batchManifest}, {@code batchManifestContainer},
+ * {@code batchManifestFile}, {@code manifest}, ...) as aliases, and the type inferred when the
+ * field is absent: a manifest by a {@code #%checkm} first line and its {@code #%profile}, a
+ * container by its bytes (zip, gzip, bzip2, tar) or its name's extension, otherwise a file.
+ */
+final class PayloadTypes {
+    /** Merritt's spellings, matched case-insensitively, and the queue's name for each. */
+    private static final Map<String, String> ALIASES = Map.ofEntries(
+            Map.entry("file", "file"), Map.entry("singlefile", "file"), Map.entry("single-file", "file"),
+            Map.entry("container", "container"),
+            Map.entry("manifest", "object-manifest"), Map.entry("object-manifest", "object-manifest"),
+            Map.entry("objectmanifest", "object-manifest"), Map.entry("object_manifest", "object-manifest"),
+            Map.entry("batch-manifest", "batch-manifest"), Map.entry("batchmanifest", "batch-manifest"),
+            Map.entry("batch_manifest", "batch-manifest"),
+            Map.entry("container-batch-manifest", "container-batch-manifest"),
+            Map.entry("batchmanifestcontainer", "container-batch-manifest"),
+            Map.entry("single-file-batch-manifest", "single-file-batch-manifest"),
+            Map.entry("batchmanifestfile", "single-file-batch-manifest"));
+    static final List<String> MERRITT_NAMES = List.of("manifest", "batchManifest", "batchManifestContainer", "batchManifestFile");
+    private static final List<String> CONTAINER_EXTENSIONS = List.of(".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2",
+            ".tar.bz2", ".gz", ".bz2", ".jar");
+
+    private PayloadTypes() {
+    }
+
+    /** The queue's name for a type as a client spells it, or null when it names none. */
+    static String canonical(String type) {
+        return ALIASES.get(type.strip().toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * The type of a submission that names none: from the uploaded file's bytes when there is one
+     * ({@code upload}), else from the name ({@code name}: the file name or the URL).
+     */
+    static String infer(Path upload, String name) {
+        if (upload != null && Files.isRegularFile(upload)) {
+            byte[] head;
+            try (InputStream in = Files.newInputStream(upload)) {
+                head = in.readNBytes(8192);
+            } catch (IOException e) {
+                head = new byte[0];
+            }
+            String byBytes = byBytes(head);
+            if (byBytes != null) {
+                return byBytes;
+            }
+        }
+        return byName(name);
+    }
+
+    /** A checkm manifest by its first line and profile, a container by its magic bytes; null when neither. */
+    static String byBytes(byte[] head) {
+        if (head.length >= 4 && head[0] == 'P' && head[1] == 'K' && (head[2] == 3 || head[2] == 5 || head[2] == 7)) {
+            return "container";
+        }
+        if (head.length >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
+            return "container";
+        }
+        if (head.length >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h') {
+            return "container";
+        }
+        if (head.length >= 262 && new String(head, 257, 5, StandardCharsets.ISO_8859_1).equals("ustar")) {
+            return "container";
+        }
+        String text = new String(head, StandardCharsets.UTF_8);
+        if (text.startsWith("\uFEFF")) {
+            text = text.substring(1);
+        }
+        if (!text.stripLeading().toLowerCase(Locale.ROOT).startsWith("#%checkm")) {
+            return null;
+        }
+        for (String line : text.split("\r?\n")) {
+            String l = line.strip();
+            if (l.toLowerCase(Locale.ROOT).startsWith("#%profile")) {
+                String profile = l.substring("#%profile".length()).replaceAll("^[\\s|]+", "").split("\\|")[0].strip();
+                CheckmManifest.Kind kind = CheckmManifest.Kind.ofProfile(profile);
+                if (kind == null) {
+                    return "object-manifest"; // the job names the unknown profile when it reads the manifest
+                }
+                return switch (kind) {
+                    case BATCH -> "batch-manifest";
+                    case CONTAINER_BATCH -> "container-batch-manifest";
+                    case SINGLE_FILE_BATCH -> "single-file-batch-manifest";
+                    default -> "object-manifest";
+                };
+            }
+        }
+        return "object-manifest";
+    }
+
+    /**
+     * By extension: a container's, else a file. A manifest is only recognised by its content (an
+     * uploaded one); a URL's content is not read at submission, so a manifest given by URL needs its type.
+     */
+    static String byName(String name) {
+        if (name == null) {
+            return "file";
+        }
+        String n = name.toLowerCase(Locale.ROOT);
+        int q = n.indexOf('?');
+        if (q >= 0) {
+            n = n.substring(0, q);
+        }
+        for (String ext : CONTAINER_EXTENSIONS) {
+            if (n.endsWith(ext)) {
+                return "container";
+            }
+        }
+        return "file";
+    }
+}

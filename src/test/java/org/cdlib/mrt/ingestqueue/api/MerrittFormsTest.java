@@ -1,0 +1,185 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Merritt's own request forms over real HTTP: no {@code type} (inferred), Merritt's type names,
+ * the primary id in the path, a malformed ARK or digest refused naming the field.
+ */
+class MerrittFormsTest {
+    static TestingServer zk;
+    static IngestService service;
+    static QueueStore store;
+    static String base;
+    static final HttpClient CLIENT = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        zk = new TestingServer(true);
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        config.put("ingest.api.users", "sam:pw-s:submitter");
+        service = new IngestService(config, new ServiceTestSupport().beans()).start();
+        store = service.store();
+        store.holdQueue("test"); // the submissions are looked at, not run
+        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        service.close();
+        zk.close();
+    }
+
+    static HttpResponse<String> post(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {
+        String boundary = "----merritt" + System.nanoTime();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (var f : fields.entrySet()) {
+            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.getKey() + "\"\r\n\r\n" + f.getValue()
+                    + "\r\n").getBytes(StandardCharsets.UTF_8));
+        }
+        if (file != null) {
+            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
+                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(file);
+            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
+        }
+        out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("sam:pw-s".getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static Map<String, String> form(String... kv) {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("profile", "demo_content");
+        f.put("responseForm", "json");
+        for (int i = 0; i < kv.length; i += 2) {
+            f.put(kv[i], kv[i + 1]);
+        }
+        return f;
+    }
+
+    static BatchSubmission accepted(HttpResponse<String> r) throws Exception {
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode state = JSON.readTree(r.body()).get("bat:batchState");
+        String bid = state.get("bat:batchID").asText();
+        assertEquals(bid, r.headers().firstValue("BID").orElseThrow());
+        assertEquals("QUEUED", state.get("bat:batchStatus").asText());
+        return store.loadBatch(bid).submission();
+    }
+
+    static String refused(HttpResponse<String> r) throws Exception {
+        assertEquals(400, r.statusCode(), r.body());
+        return JSON.readTree(r.body()).get("error").asText();
+    }
+
+    static byte[] zip(String... nameAndText) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(b)) {
+            for (int i = 0; i < nameAndText.length; i += 2) {
+                z.putNextEntry(new ZipEntry(nameAndText[i]));
+                z.write(nameAndText[i + 1].getBytes(StandardCharsets.UTF_8));
+                z.closeEntry();
+            }
+        }
+        return b.toByteArray();
+    }
+
+    static byte[] manifest(String profileLine) {
+        return ("#%checkm_0.7\n" + profileLine + "\n#%fields | nfo:fileUrl | nfo:fileName\nhttp://example.org/a | a\n#%EOF\n")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void withoutATypeTheKindOfTheUploadDecides() throws Exception {
+        assertEquals("container", accepted(post("/poster/submit", form(), "object.zip", zip("a.txt", "alpha"))).type());
+        assertEquals("container", accepted(post("/poster/submit", form(), "no-extension", zip("a.txt", "alpha"))).type(),
+                "a zip recognised by its bytes");
+        assertEquals("object-manifest", accepted(post("/poster/submit", form(), "mrt-ingest.tmp",
+                manifest("#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest"))).type());
+        assertEquals("container-batch-manifest", accepted(post("/poster/submit", form(), "batch.checkm",
+                manifest("#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-container-batch-manifest"))).type());
+        assertEquals("single-file-batch-manifest", accepted(post("/poster/submit", form(), "batch.txt",
+                manifest("#%profile|http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest"))).type());
+        assertEquals("file", accepted(post("/poster/submit", form(), "notes.txt", "just text".getBytes(StandardCharsets.UTF_8))).type());
+        assertEquals("container", accepted(post("/poster/submit", form("url", "http://example.org/obj.tar.gz"), null, null)).type(),
+                "a URL by its extension");
+        assertEquals("file", accepted(post("/poster/submit", form("url", "http://example.org/photo.jpg"), null, null)).type());
+    }
+
+    @Test
+    void merrittsTypeNamesAreAliases() throws Exception {
+        Map<String, String> expected = Map.of("batchManifest", "batch-manifest", "batchManifestContainer", "container-batch-manifest",
+                "batchManifestFile", "single-file-batch-manifest", "manifest", "object-manifest", "BATCHMANIFESTFILE",
+                "single-file-batch-manifest", "container", "container");
+        for (var e : expected.entrySet()) {
+            assertEquals(e.getValue(), accepted(post("/poster/submit", form("type", e.getKey(), "url",
+                    "http://example.org/m.checkm"), null, null)).type(), e.getKey());
+        }
+        assertTrue(refused(post("/poster/submit", form("type", "tarball", "url", "http://example.org/m"), null, null))
+                .startsWith("unknown type 'tarball'"));
+    }
+
+    @Test
+    void thePrimaryIdInThePathIsTakenAndUpdateModeSaidSo() throws Exception {
+        BatchSubmission s = accepted(post("/poster/submit/ark/99999/fk4path", form("url", "http://example.org/a.txt"), null, null));
+        assertEquals("ark:/99999/fk4path", s.primaryIdentifier());
+        assertEquals("add", s.submissionMode());
+
+        HttpResponse<String> r = post("/poster/update/ark/13030/m5%24qv8", form("url", "http://example.org/a.txt",
+                "primaryIdentifier", "ark:/13030/m5$qv8"), null, null);
+        s = accepted(r);
+        assertEquals("ark:/13030/m5$qv8", s.primaryIdentifier(), "URL-decoded");
+        assertEquals("update", s.submissionMode());
+        assertTrue(JSON.readTree(r.body()).get("bat:batchState").get("bat:updateFlag").asBoolean(), r.body());
+
+        assertEquals("field 'primaryIdentifier' (ark:/99999/fk4other) differs from the id in the path (ark:/99999/fk4path)",
+                refused(post("/poster/submit/ark/99999/fk4path", form("url", "http://example.org/a.txt",
+                        "primaryIdentifier", "ark:/99999/fk4other"), null, null)));
+        assertTrue(refused(post("/poster/submit/ark/9999/x", form("url", "http://example.org/a.txt"), null, null))
+                .startsWith("field 'primaryIdentifier': 'ark:/9999/x' is not an ARK"));
+    }
+
+    @Test
+    void aMalformedArkOrDigestIsRefusedNamingTheField() throws Exception {
+        assertEquals("field 'primaryIdentifier': 'ark:/foo' is not an ARK (expected ark:/<5-digit NAAN>/<name>, e.g. ark:/99999/fk4abc)",
+                refused(post("/poster/submit", form("primaryIdentifier", "ark:/foo"), "a.txt", "a".getBytes(StandardCharsets.UTF_8))));
+        assertEquals("field 'digestValue': md5 value 'abc' has 3 hex digits; a md5 has 32",
+                refused(post("/poster/submit", form("digestType", "md5", "digestValue", "abc"), "a.txt",
+                        "a".getBytes(StandardCharsets.UTF_8))));
+        assertEquals("field 'digestValue' given without 'digestType'", refused(post("/poster/submit",
+                form("digestValue", "5d41402abc4b2a76b9719d911017c592"), "a.txt", "a".getBytes(StandardCharsets.UTF_8))));
+        assertEquals("ab".repeat(32), accepted(post("/poster/submit", form("digestType", "SHA256", "digestValue", "ab".repeat(32)),
+                "a.txt", "a".getBytes(StandardCharsets.UTF_8))).digestValue(), "a sha-256 of the right length passes");
+    }
+}
