@@ -49,7 +49,7 @@ class HandlerCallbackTest {
         Files.writeString(p.resolve("with_callback"), profile.formatted("with_callback", ""));
         ProfileDirectory profiles = new ProfileDirectory(p);
         http.stubFor(post(anyUrl()).willReturn(aResponse().withStatus(200)));
-        NotifyStep notify = new NotifyStep(profiles, new Callback(
+        NotifyStep notify = new NotifyStep(store, profiles, new Callback(
                 new HttpService("test", Duration.ofSeconds(2), Duration.ofSeconds(2), 1, Duration.ofMillis(10))));
 
         JobLock silent = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file"), 5);
