@@ -43,6 +43,26 @@ public final class JobLock {
         return zk.getState().isAlive() && zk.getSessionId() == sessionId;
     }
 
+    /**
+     * Fencing for writes outside ZooKeeper (the shared working directory): passes only while this
+     * worker's session lives and still owns the lock node; a worker that was paused past its
+     * session, or lost it, gets {@link StaleLockException} and must write nothing more.
+     */
+    public void verifyHeld() {
+        try {
+            org.apache.zookeeper.data.Stat st = zk.exists(QueuePaths.jobLock(jid), false);
+            if (isAlive() && st != null && st.getEphemeralOwner() == sessionId) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (org.apache.zookeeper.KeeperException e) {
+            // cannot tell that we hold it: then we do not
+        }
+        throw new StaleLockException("job " + jid + ": this worker no longer holds its lock (its session ended or it was "
+                + "taken over); it writes nothing more");
+    }
+
     @Override
     public String toString() {
         return "lock on " + jid + " by " + owner;

@@ -181,6 +181,76 @@ final class JobRecords {
         }
     }
 
+    /**
+     * Takes the object's lock for this job (persistent: it spans processing and recording, which
+     * may run on different hosts), unless another job holds it and is still writing the object
+     * (in processing or recording). Returns null when taken (or already ours), else the holder.
+     */
+    String lockObject(JobLock lock, String ark) {
+        String path = QueuePaths.objectLock(ark);
+        byte[] mine = QueueJson.text(lock.jid());
+        for (int attempt = 0; attempt < 5; attempt++) {
+            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            byte[] held;
+            try {
+                held = zk.read(path, stat);
+            } catch (NotFoundException e) {
+                held = null;
+            }
+            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1)));
+            if (held == null) {
+                ops.add(ZooKeeperCalls.create(path, mine));
+            } else {
+                String holder = QueueJson.text(held);
+                if (holder.equals(lock.jid())) {
+                    return null;
+                }
+                byte[] st = zk.readOrNull(QueuePaths.jobStatus(holder));
+                JobState state = null;
+                try {
+                    state = st == null ? null : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
+                } catch (RuntimeException e) {
+                    // a damaged holder cannot be writing: take the object over
+                }
+                if (state == JobState.PROCESSING || state == JobState.RECORDING) {
+                    return holder;
+                }
+                ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion())); // the holder moved on without letting go
+            }
+            try {
+                zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
+                return null;
+            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+                // another job took it meanwhile: look again
+            } catch (KeeperException.NoNodeException e) {
+                if (!zk.exists(QueuePaths.OBJECT_LOCKS)) {
+                    zk.createPersistent(QueuePaths.OBJECT_LOCKS, ZooKeeperCalls.EMPTY);
+                    continue;
+                }
+                throw new StaleLockException("job " + lock.jid() + ": the lock is gone; object " + ark + " not locked");
+            } catch (KeeperException e) {
+                throw new QueueException("job " + lock.jid() + ": cannot lock object " + ark + ": " + e.getMessage(), e);
+            }
+        }
+        throw new QueueException("job " + lock.jid() + ": object lock " + path + " is too contended");
+    }
+
+    /** The delete of the job's object lock, when a move ends its writing of the object and it holds one. */
+    private void addObjectRelease(List<Op> ops, Job job, JobState from, JobState to) {
+        String ark = job.identifiers().primary();
+        if (ark == null || (from != JobState.PROCESSING && from != JobState.RECORDING) || to == JobState.RECORDING) {
+            return;
+        }
+        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        try {
+            if (job.id().equals(QueueJson.text(zk.read(QueuePaths.objectLock(ark), stat)))) {
+                ops.add(Op.delete(QueuePaths.objectLock(ark), stat.getVersion()));
+            }
+        } catch (NotFoundException e) {
+            // not locked
+        }
+    }
+
     /** Moves a locked job; the lock is released by the same transaction. */
     Job move(JobLock lock, JobState to, Change change) {
         Job job = lock.job();
@@ -213,6 +283,7 @@ final class JobRecords {
         ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
         ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
         addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
+        addObjectRelease(ops, job, from, to);
         ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
         zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
 

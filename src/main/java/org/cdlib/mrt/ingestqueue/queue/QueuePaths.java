@@ -113,6 +113,13 @@ public final class QueuePaths {
         }
     }
 
+    /** One writer per object: {@code /locks/objects/<url-encoded ARK>}, naming the job that holds it. */
+    public static final String OBJECT_LOCKS = "/locks/objects";
+
+    public static String objectLock(String ark) {
+        return OBJECT_LOCKS + "/" + java.net.URLEncoder.encode(ark, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     public static String collectionHold(String profile) {
         return COLLECTION_HOLDS + "/" + profile;
     }

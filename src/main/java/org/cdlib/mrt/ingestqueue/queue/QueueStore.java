@@ -71,7 +71,7 @@ public final class QueueStore implements Closeable {
     /** Creates the fixed nodes of the layout if they are missing; safe to call on every start. */
     public QueueStore start() {
         List<String> paths = new ArrayList<>(List.of(QueuePaths.BATCHES, QueuePaths.JOBS, QueuePaths.JOB_STATES,
-                QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES));
+                QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES, QueuePaths.OBJECT_LOCKS));
         for (JobState s : JobState.values()) {
             if (s != JobState.DELETED) {
                 paths.add(QueuePaths.jobState(s));
@@ -370,6 +370,15 @@ public final class QueueStore implements Closeable {
         jobs.writeIdentifiers(lock, identifiers);
         LOG.info("job {} batch {}: identifiers {} {}", lock.jid(), lock.job().batchId(), identifiers.primary(),
                 identifiers.localId());
+    }
+
+    /**
+     * One writer per object: takes the ARK's object lock for this job until it leaves recording
+     * (or fails, or is held). Null when the job holds it now; else the job that is writing the
+     * object, for which this one waits (it stays in its state, no worker thread is held).
+     */
+    public String lockObject(JobLock lock, String ark) {
+        return jobs.lockObject(lock, ark);
     }
 
     /** The job's recorded outside effects (none yet: empty). */

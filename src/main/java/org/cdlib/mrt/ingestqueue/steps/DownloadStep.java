@@ -57,9 +57,10 @@ public final class DownloadStep implements Processor {
     @Override
     public void process(Exchange exchange) throws Exception {
         Job job = JobExchange.job(exchange);
+        org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
         long bytes;
         try {
-            bytes = download(job.id(), job.configuration());
+            bytes = download(job.id(), job.configuration(), lock::verifyHeld);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new FetchException("download interrupted (the service is stopping); requeue to resume", e);
@@ -69,6 +70,15 @@ public final class DownloadStep implements Processor {
 
     /** Downloads the object of a job; returns the bytes now in producer/. */
     public long download(String jid, JobConfiguration c) throws FetchException, InterruptedException {
+        return download(jid, c, () -> { });
+    }
+
+    /**
+     * As {@link #download(String, JobConfiguration)}, with a fence checked before each complete file
+     * is moved into producer/ (or a container unpacked there): a worker that lost its job's lock
+     * keeps nothing in the shared working directory another host now owns.
+     */
+    public long download(String jid, JobConfiguration c, Runnable fence) throws FetchException, InterruptedException {
         WorkingDirectory wd = WorkingDirectory.of(ingestHome, c.workingDir());
         Payload payload = Payload.of(c, fetcher);
         try {
@@ -80,14 +90,14 @@ public final class DownloadStep implements Processor {
         }
         DownloadRecord record = DownloadRecord.read(wd.downloads().resolve("complete.jsonl"));
         String done = payload.type() == Payload.Type.CONTAINER
-                ? container(payload.container(), wd, record)
-                : files(payload.files(), wd, record);
+                ? container(payload.container(), wd, record, fence)
+                : files(payload.files(), wd, record, fence);
         long bytes = bytesIn(wd.producer());
         LOG.info("job {} batch {}: {} from {}; {} bytes in producer/", jid, c.batchId(), done, payload.source(), bytes);
         return bytes;
     }
 
-    private String files(List<ObjectFile> files, WorkingDirectory wd, DownloadRecord record)
+    private String files(List<ObjectFile> files, WorkingDirectory wd, DownloadRecord record, Runnable fence)
             throws FetchException, InterruptedException {
         AtomicInteger skipped = new AtomicInteger();
         List<String> failures = fetcher.inParallel(files, f -> {
@@ -97,7 +107,7 @@ public final class DownloadStep implements Processor {
                     skipped.incrementAndGet();
                     return null;
                 }
-                fetch(f, "producer/" + f.name(), wd, (part, got) -> {
+                fetch(f, "producer/" + f.name(), wd, fence, (part, got) -> {
                     Files.createDirectories(target.getParent());
                     Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                     record.add(f, target, got.digests());
@@ -115,7 +125,7 @@ public final class DownloadStep implements Processor {
                 + skipped.get() + " already complete)";
     }
 
-    private String container(ObjectFile f, WorkingDirectory wd, DownloadRecord record)
+    private String container(ObjectFile f, WorkingDirectory wd, DownloadRecord record, Runnable fence)
             throws FetchException {
         DownloadRecord.Entry done = record.container(f);
         if (done != null && bytesIn(wd.producer()) == done.size() && (!f.hasDigest()
@@ -123,7 +133,7 @@ public final class DownloadStep implements Processor {
             return "container " + f.name() + " already unpacked";
         }
         AtomicInteger count = new AtomicInteger();
-        fetch(f, "container " + f.name(), wd, (part, got) -> {
+        fetch(f, "container " + f.name(), wd, fence, (part, got) -> {
             emptyDirectory(wd.producer());
             try {
                 count.set(Container.unpack(part, f.name(), wd.producer()));
@@ -141,7 +151,7 @@ public final class DownloadStep implements Processor {
     }
 
     /** Fetches {@code f} into a fresh .part file, checks it, and hands it to {@code keep}. */
-    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Keep keep) throws FetchException {
+    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep) throws FetchException {
         Path part = null;
         try {
             part = Files.createTempFile(wd.downloads(), "fetch-", ".part");
@@ -156,6 +166,11 @@ public final class DownloadStep implements Processor {
                     throw new FetchException(label + ": " + f.digestType().checkmName() + " mismatch, expected "
                             + f.digestValue() + ", got " + actual + " (from " + f.url() + ")");
                 }
+            }
+            try {
+                fence.run();
+            } catch (RuntimeException lost) {
+                throw new FetchException(label + ": not kept: " + lost.getMessage());
             }
             keep.accept(part, got);
         } catch (FetchException e) {

@@ -69,6 +69,12 @@ public final class ProcessStep implements Processor {
         Identifiers given = depositor.merge(job.identifiers());
         Identifiers ids = identify(lock, profile, given, new Job(job.id(), job.batchId(), config, job.status(), job.priority(),
                 job.spaceNeeded(), given, job.statusVersion(), job.lockOwner()));
+        String writer = store.lockObject(lock, ids.primary());
+        if (writer != null) {
+            // one writer per object, on any host: this job waits its turn without holding a worker
+            JobExchange.stay(exchange, "object " + ids.primary() + " is being written by job " + writer + "; waiting for it");
+            return;
+        }
         boolean update = "update".equalsIgnoreCase(config.submissionMode());
         List<Deletions.Delete> deletes = Deletions.take(wd.producer(), wd.system()); // never a producer file
         if (!update && !deletes.isEmpty()) {
@@ -76,6 +82,7 @@ public final class ProcessStep implements Processor {
                     job.id(), job.batchId());
             deletes = List.of();
         }
+        lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
         SystemFiles.write(wd.system(), config, ids);
         StorageManifest manifest = StorageManifest.build(wd.root(),
                 (file, name) -> storage.fileUrl(job.batchId(), job.id(), file, name));

@@ -1,0 +1,63 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
+import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fencing: a worker whose session ended while it worked (a host paused past its session
+ * timeout) keeps nothing in the shared working directory that another host now owns.
+ */
+class FencingTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
+    @TempDir
+    Path home;
+
+    @Test
+    void aWorkerWhoseSessionExpiredKeepsNoDownloadAndAnotherHostTakesTheJob() throws Exception {
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("stale")));
+        CuratorFramework paused = QueueTestSupport.client(ZK.server());
+        try {
+            QueueStore store = QueueTestSupport.store(paused, home);
+            JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt",
+                    null, null, null), 5);
+            paused.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());
+
+            DownloadStep step = new DownloadStep(new Fetcher(FetchSettings.defaults(), home), home);
+            Exception e = assertThrows(Exception.class, () -> step.process(StepTestSupport.exchange(lock)));
+            assertTrue(e.getMessage().contains("no longer holds its lock"), e.getMessage());
+            Path producer = Path.of(lock.job().configuration().workingDir()).resolve("producer");
+            assertFalse(Files.exists(producer.resolve("a.txt")), "nothing kept in the working directory");
+
+            QueueStore other = ZK.store(home);
+            assertTrue(other.tryLockJob(lock.jid(), "other-host").isPresent(), "the job is free for another host");
+        } finally {
+            paused.close();
+        }
+    }
+}
