@@ -75,6 +75,9 @@ final class ApiRoutes {
             admin.deleteJob(rc.pathParam("jid"), "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("jid")));
         });
+        api.add(POST, "/api/jobs/:jid/unlock", Access.ADMIN, "Break a job's lock held by a stuck host (confirm=true)", rc ->
+                HttpApi.json(rc, 200, Map.of("unlocked", rc.pathParam("jid"), "held_by", admin.breakJobLock(rc.pathParam("jid"),
+                        "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc)))));
         api.add(POST, "/api/batches/:bid/hold", Access.ADMIN, "Hold a pending batch", rc -> batchAction(rc, admin.holdBatch(rc.pathParam("bid"), HttpApi.user(rc))));
         api.add(POST, "/api/batches/:bid/release", Access.ADMIN, "Release a held batch", rc -> batchAction(rc, admin.releaseBatch(rc.pathParam("bid"), HttpApi.user(rc))));
         api.add(POST, "/api/batches/:bid/update-reporting", Access.ADMIN, "Report a failed batch again", rc -> batchAction(rc, admin.updateReporting(rc.pathParam("bid"), HttpApi.user(rc))));

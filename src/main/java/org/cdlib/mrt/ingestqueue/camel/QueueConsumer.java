@@ -320,6 +320,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             L claimed = lock.get();
             Work work = new Work(id, () -> run(id, claimed));
             inHand.put(id, work);
+            store.workStarted(idOf(id));
             workers.execute(work);
         }
     }
@@ -336,6 +337,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         @Override
         protected void done() {
             inHand.remove(id, this);
+            store.workEnded(idOf(id));
             slots.release();
             wake();
         }

@@ -72,6 +72,37 @@ public final class AdminActions {
         }
     }
 
+    /**
+     * Breaks a job's lock whoever holds it (a host that is stuck or paused): the job is free for any
+     * worker at once; the old holder's commit then fails as stale and its working-directory writes
+     * are fenced. Needs {@code confirm}. Returns who held it.
+     */
+    public String breakJobLock(String jid, boolean confirm, String by) {
+        byte[] owner = store.calls().readOrNull(QueuePaths.jobLock(jid));
+        if (owner == null) {
+            if (!store.calls().exists(QueuePaths.job(jid))) {
+                throw new NotFoundException("no job " + jid);
+            }
+            throw new IllegalTransitionException("job " + jid + " is not locked", List.of());
+        }
+        String holder = QueueJson.text(owner);
+        if (!confirm) {
+            throw new ConfirmRequiredException("job " + jid + " is locked by " + holder + "; breaking the lock lets another "
+                    + "worker take the job while that one may still be working on it. Break it with confirm to go ahead.");
+        }
+        // the status's version moves with the break, so the old holder's next write under that lock fails as stale
+        org.apache.zookeeper.data.Stat lockStat = store.calls().stat(QueuePaths.jobLock(jid));
+        org.apache.zookeeper.data.Stat statusStat = new org.apache.zookeeper.data.Stat();
+        byte[] status = store.calls().read(QueuePaths.jobStatus(jid), statusStat);
+        if (lockStat != null) {
+            store.calls().commitUnlocked("break the lock of job " + jid, List.of(
+                    org.apache.zookeeper.Op.delete(QueuePaths.jobLock(jid), lockStat.getVersion()),
+                    org.apache.zookeeper.Op.setData(QueuePaths.jobStatus(jid), status, statusStat.getVersion())));
+        }
+        LOG.warn("job {}: lock of {} broken by {}", jid, holder, by);
+        return holder;
+    }
+
     /** A job whose nodes cannot be read: every node it has is removed, whatever its state. */
     private void deleteDamagedJob(String jid, String by, CorruptNodeException damage) {
         JobLock lock = store.lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid

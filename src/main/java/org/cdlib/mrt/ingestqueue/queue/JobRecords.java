@@ -197,7 +197,8 @@ final class JobRecords {
             } catch (NotFoundException e) {
                 held = null;
             }
-            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1)));
+            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+                    Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion())));
             if (held == null) {
                 ops.add(ZooKeeperCalls.create(path, mine));
             } else {
@@ -221,7 +222,11 @@ final class JobRecords {
                 zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
                 return null;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
-                // another job took it meanwhile: look again
+                org.apache.zookeeper.data.Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
+                if (status == null || status.getVersion() != lock.job().statusVersion()) {
+                    throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark + " not locked");
+                }
+                // another job took the object meanwhile: look again
             } catch (KeeperException.NoNodeException e) {
                 if (!zk.exists(QueuePaths.OBJECT_LOCKS)) {
                     zk.createPersistent(QueuePaths.OBJECT_LOCKS, ZooKeeperCalls.EMPTY);
@@ -299,10 +304,11 @@ final class JobRecords {
         String jid = lock.jid();
         String path = QueuePaths.jobNode(jid, "identifiers");
         List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
+                Op.check(QueuePaths.jobStatus(jid), lock.job().statusVersion()), // a broken lock moved it: fenced
                 ZooKeeperCalls.setData(path, QueueJson.write(identifiers), -1));
         try {
             zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
-        } catch (KeeperException.NoNodeException e) {
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
             throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
         } catch (KeeperException.SessionExpiredException e) {
             throw new StaleLockException("job " + jid + ": session expired before identifiers were written");
@@ -336,11 +342,12 @@ final class JobRecords {
         }
         JobEffects next = (old == null ? JobEffects.none() : QueueJson.read(path, old, JobEffects.class)).with(name, state, detail);
         byte[] data = QueueJson.write(next);
-        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1), old == null
+        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+                Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), old == null
                 ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, stat.getVersion()));
         try {
             zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
-        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
+        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException | KeeperException.BadVersionException e) {
             throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
         } catch (KeeperException e) {
             throw new QueueException("job " + lock.jid() + ": cannot record effect " + name + ": " + e.getMessage(), e);

@@ -48,6 +48,7 @@ public final class QueueStore implements Closeable {
     private final Set<String> damagedSeen = ConcurrentHashMap.newKeySet();
     private final AtomicLong damagedSkips = new AtomicLong();
     private final QueueHealth health = new QueueHealth();
+    private final Set<String> workInHand = ConcurrentHashMap.newKeySet();
     private volatile int maxOpenBatches = 10_000;
 
     /**
@@ -120,6 +121,19 @@ public final class QueueStore implements Closeable {
 
     public QueueHealth health() {
         return health;
+    }
+
+    /** The consumers of this process say which jobs they are working on, so fsck can tell a forgotten lock. */
+    public void workStarted(String jid) {
+        workInHand.add(jid);
+    }
+
+    public void workEnded(String jid) {
+        workInHand.remove(jid);
+    }
+
+    boolean inHand(String jid) {
+        return workInHand.contains(jid);
     }
 
     /** Open batches (pending to reporting) beyond which submissions are refused with {@link QueueFullException}. */

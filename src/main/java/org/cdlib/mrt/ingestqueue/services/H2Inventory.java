@@ -18,7 +18,7 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
  * the processing step asks, and binds in, race-free: the first binding of a local id wins (a
  * unique key), and a host that loses the race takes the winner's ARK.
  */
-public final class H2Inventory implements Inventory, AutoCloseable {
+public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     private final String url;
     private final Connection keepOpen;
 
@@ -94,6 +94,7 @@ public final class H2Inventory implements Inventory, AutoCloseable {
      * Binds a local id of a collection to {@code ark} unless it is bound already; returns the ARK
      * it is bound to now — another one when another job, on any host, bound it first.
      */
+    @Override
     public String bind(String profile, String localId, String ark) throws ServiceException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
@@ -121,6 +122,7 @@ public final class H2Inventory implements Inventory, AutoCloseable {
     }
 
     /** The ARK a local id of this collection is bound to, if any. */
+    @Override
     public Optional<String> primaryFor(String profile, String localId) throws ServiceException {
         try (Connection c = connect(); PreparedStatement p = c.prepareStatement(
                 "SELECT ark FROM local_ids WHERE profile = ? AND local_id = ?")) {

@@ -44,9 +44,10 @@ public final class ProcessStep implements Processor {
     private final ProfileRegistry profiles;
     private final Minter minter;
     private final Storage storage;
-    private final H2Inventory localIds;
+    private final org.cdlib.mrt.ingestqueue.services.LocalIds localIds;
 
-    public ProcessStep(QueueStore store, ProfileRegistry profiles, Minter minter, Storage storage, H2Inventory localIds) {
+    public ProcessStep(QueueStore store, ProfileRegistry profiles, Minter minter, Storage storage,
+                       org.cdlib.mrt.ingestqueue.services.LocalIds localIds) {
         this.store = store;
         this.profiles = profiles;
         this.minter = minter;

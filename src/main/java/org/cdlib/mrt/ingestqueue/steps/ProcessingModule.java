@@ -9,6 +9,8 @@ import org.cdlib.mrt.ingestqueue.services.Callback;
 import org.cdlib.mrt.ingestqueue.services.EzidMinter;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.HttpInventory;
+import org.cdlib.mrt.ingestqueue.services.LocalIds;
+import org.cdlib.mrt.ingestqueue.services.MerrittLocalIds;
 import org.cdlib.mrt.ingestqueue.services.HttpService;
 import org.cdlib.mrt.ingestqueue.services.HttpStorage;
 import org.cdlib.mrt.ingestqueue.services.Inventory;
@@ -54,7 +56,12 @@ public final class ProcessingModule implements QueueModule {
         };
         ctx.bind("storage", storage);
         ctx.bind("inventory", local);
-        ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), minter, storage, local));
+        // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
+        LocalIds localIds = inventory instanceof HttpInventory
+                ? new MerrittLocalIds(http.apply("inventory"), ctx.property("ingest.inventory.url").orElseThrow(),
+                        id -> ctx.profiles().find(id).orElse(null))
+                : local;
+        ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), minter, storage, localIds));
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), inventory, local, storage));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles(), new Callback(http.apply("callback"))));
     }

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -89,5 +90,32 @@ class ConsistencyCheckTest {
         assertTrue(fsck.check().clean(), fsck.check().toString());
         assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(jids.get(2))) != null);
         assertEquals(2, store.batchJobs(bid, BatchRef.PROCESSING).size());
+    }
+
+    @Test
+    void aLockOfThisHostWithNoWorkInHandIsFoundAndRemovedAndAStuckHostsLockCanBeBroken() throws Exception {
+        ConsistencyCheck now = new ConsistencyCheck(store, 0);
+        JobLock forgotten = store.tryLockJob(jids.get(0), "worker").orElseThrow(); // no consumer has it in hand
+        assertEquals(List.of("orphaned-lock"), kinds(now.check()));
+        store.workStarted(jids.get(0));
+        assertTrue(now.check().clean(), "work in hand: its lock is in use");
+        store.workEnded(jids.get(0));
+        assertTrue(now.repair().violations().get(0).repaired());
+        assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobLock(jids.get(0))) == null, "the lock is gone");
+        assertTrue(now.check().clean());
+
+        org.apache.curator.framework.CuratorFramework stuck = QueueTestSupport.client(ZK.server());
+        try {
+            QueueStore stuckHost = QueueTestSupport.store(stuck, dir);
+            JobLock held = stuckHost.tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
+            AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
+            assertThrows(AdminActions.ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
+            assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));
+            assertTrue(store.tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
+            assertThrows(StaleLockException.class, () -> stuckHost.transition(held, JobState.ESTIMATING, Change.because("late")));
+            assertThrows(StaleLockException.class, held::verifyHeld);
+        } finally {
+            stuck.close();
+        }
     }
 }

@@ -55,7 +55,8 @@ class FencingTest {
             assertFalse(Files.exists(producer.resolve("a.txt")), "nothing kept in the working directory");
 
             QueueStore other = ZK.store(home);
-            assertTrue(other.tryLockJob(lock.jid(), "other-host").isPresent(), "the job is free for another host");
+            // the server ends the session (and its ephemeral lock) once the session timeout has passed
+            await().atMost(Duration.ofSeconds(60)).until(() -> other.tryLockJob(lock.jid(), "other-host").isPresent());
         } finally {
             paused.close();
         }
