@@ -72,6 +72,19 @@ final class JobConsumer extends QueueConsumer<JobLock> {
                         jid, lock.job().batchId(), state, messageOf(failure));
                 return false;
             }
+            Throwable cause = unwrap(failure);
+            if (cause instanceof StaleLockException) {
+                LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
+                        jid, lock.job().batchId(), state, cause.getMessage());
+                return false;
+            }
+            if (cause instanceof QueueException && !(cause instanceof org.cdlib.mrt.ingestqueue.queue.CorruptNodeException)) {
+                // ZooKeeper's trouble, not the job's: it stays where it is and is tried again
+                LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", jid, lock.job().batchId(), state,
+                        cause.getMessage());
+                unlockQuietly(lock);
+                return true;
+            }
             if (failure != null) {
                 String message = messageOf(failure);
                 store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));
@@ -95,6 +108,14 @@ final class JobConsumer extends QueueConsumer<JobLock> {
             unlockQuietly(lock);
             return true;
         }
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while (t != null && !(t instanceof QueueException) && t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private void unlockQuietly(JobLock lock) {

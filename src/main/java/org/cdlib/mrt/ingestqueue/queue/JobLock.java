@@ -49,15 +49,31 @@ public final class JobLock {
      * session, or lost it, gets {@link StaleLockException} and must write nothing more.
      */
     public void verifyHeld() {
-        try {
-            org.apache.zookeeper.data.Stat st = zk.exists(QueuePaths.jobLock(jid), false);
-            if (isAlive() && st != null && st.getEphemeralOwner() == sessionId) {
-                return;
+        long deadline = System.currentTimeMillis() + ZooKeeperCalls.CONNECT_WAIT_MS;
+        while (isAlive()) {
+            try {
+                org.apache.zookeeper.data.Stat st = zk.exists(QueuePaths.jobLock(jid), false);
+                if (st != null && st.getEphemeralOwner() == sessionId) {
+                    return;
+                }
+                break;
+            } catch (org.apache.zookeeper.KeeperException.ConnectionLossException e) {
+                // a lost connection is not a lost lock: wait for it (the session decides), then look again
+                if (System.currentTimeMillis() > deadline) {
+                    break;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (org.apache.zookeeper.KeeperException e) {
+                break; // expired, or cannot tell that we hold it: then we do not
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (org.apache.zookeeper.KeeperException e) {
-            // cannot tell that we hold it: then we do not
         }
         throw new StaleLockException("job " + jid + ": this worker no longer holds its lock (its session ended or it was "
                 + "taken over); it writes nothing more");

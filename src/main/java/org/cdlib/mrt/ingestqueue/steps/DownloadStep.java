@@ -170,7 +170,7 @@ public final class DownloadStep implements Processor {
             try {
                 fence.run();
             } catch (RuntimeException lost) {
-                throw new FetchException(label + ": not kept: " + lost.getMessage());
+                throw new FetchException(label + ": not kept: " + lost.getMessage(), lost);
             }
             keep.accept(part, got);
         } catch (FetchException e) {

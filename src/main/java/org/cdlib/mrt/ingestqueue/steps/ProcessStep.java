@@ -126,6 +126,7 @@ public final class ProcessStep implements Processor {
             }
         }
         store.effectStarted(lock, JobEffects.STORAGE, ark + " v" + now);
+        lock.verifyHeld(); // a worker paused past its session sends nothing
         StoredVersion v = storage.store(profile, ark, wd.root(), manifest, ids.localId().isEmpty() ? null
                 : String.join(";", ids.localId()), update, deletes);
         store.effectDone(lock, JobEffects.STORAGE, new String(QueueJson.write(v), java.nio.charset.StandardCharsets.UTF_8));
@@ -155,6 +156,10 @@ public final class ProcessStep implements Processor {
                         + " in collection " + profile.id() + ", but the job names " + ark);
             }
         }
+        if (fx.unresolved(JobEffects.MINT) && job.identifiers().primary() != null) {
+            // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
+            fx = store.effectDone(lock, JobEffects.MINT, job.identifiers().primary());
+        }
         String minted = null;
         if (ark == null) {
             if (fx.unresolved(JobEffects.MINT)) {
@@ -163,6 +168,7 @@ public final class ProcessStep implements Processor {
                         + "(an unused ARK may exist at the minter)", job.id(), job.batchId());
             }
             store.effectStarted(lock, JobEffects.MINT, profile.id());
+            lock.verifyHeld(); // a worker paused past its session sends nothing
             ark = minted = minter.mint(profile, described);
         }
         for (String localId : ids.localId()) {
