@@ -1,0 +1,112 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Connection loss at each point where a write's outcome could be left unknown: the server is
+ * stopped while the call is under way and restarted on the same port and data within the
+ * session timeout. Each call waits for the connection, resolves what happened, and leaves
+ * exactly one outcome: a lock released, a lock taken once, a transition committed once,
+ * identifiers written.
+ */
+class ConnectionLossTest {
+    @TempDir
+    Path dir;
+    TestingServer server;
+    CuratorFramework client;
+    QueueStore store;
+    String jid;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, false, 1, -1, -1, null, null), true);
+        client = QueueTestSupport.client(server, 30_000);
+        store = QueueTestSupport.store(client, dir);
+        jid = store.batchJobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.close();
+        server.close();
+    }
+
+    /** Runs {@code call} while the server is down, then brings the server back; returns the call's result. */
+    <T> T duringOutage(java.util.concurrent.Callable<T> call) throws Exception {
+        server.stop();
+        await().atMost(Duration.ofSeconds(20)).until(() -> !client.getZookeeperClient().isConnected());
+        CompletableFuture<T> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        server.restart();
+        return f.get(60, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aReleaseThatCannotReachZooKeeperIsRetriedUntilTheLockIsGone() throws Exception {
+        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        duringOutage(() -> {
+            store.unlock(lock); // returns at once; the release is retried in the background
+            return true;
+        });
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.checkExists().forPath(QueuePaths.jobLock(jid)) == null);
+        assertTrue(store.tryLockJob(jid, "next").isPresent(), "free for the next worker while the session lives on");
+    }
+
+    @Test
+    void aLockTakenDuringAnOutageIsTakenOnceAndIsOurs() throws Exception {
+        Optional<JobLock> lock = duringOutage(() -> store.tryLockJob(jid, "w"));
+        assertTrue(lock.isPresent());
+        Stat st = client.checkExists().forPath(QueuePaths.jobLock(jid));
+        assertEquals(client.getZookeeperClient().getZooKeeper().getSessionId(), st.getEphemeralOwner());
+        assertTrue(store.tryLockJob(jid, "other").isEmpty());
+    }
+
+    @Test
+    void aTransitionCommittedDuringAnOutageAppliesOnceAndIsKnownToHaveApplied() throws Exception {
+        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        Job moved = duringOutage(() -> store.transition(lock, JobState.ESTIMATING, Change.because("during outage")));
+        assertEquals(JobState.ESTIMATING, moved.state());
+        Job now = store.loadJob(jid);
+        assertEquals(JobState.ESTIMATING, now.state());
+        assertEquals(lock.job().statusVersion(), now.statusVersion(), "one commit, not two");
+        assertEquals(List.of("05-" + jid), store.jobRefs(JobState.ESTIMATING));
+        assertTrue(store.jobRefs(JobState.PENDING).isEmpty());
+        assertNull(client.checkExists().forPath(QueuePaths.jobLock(jid)), "released by the same transaction");
+        assertTrue(new ConsistencyCheck(store).check().clean());
+    }
+
+    @Test
+    void identifiersAndAnEffectWrittenDuringAnOutageAreWrittenOnce() throws Exception {
+        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        duringOutage(() -> {
+            store.writeIdentifiers(lock, new Identifiers("ark:/99999/fk4lost", List.of("loc0")));
+            return store.effectDone(lock, JobEffects.MINT, "ark:/99999/fk4lost");
+        });
+        assertEquals("ark:/99999/fk4lost", store.loadJob(jid).identifiers().primary());
+        assertTrue(store.effects(lock).done(JobEffects.MINT));
+        store.unlock(lock);
+    }
+}
