@@ -9,4 +9,4 @@ VOLUME /opt/ingest-queue/data
 EXPOSE 8080
 # camel.main.shutdown-timeout is 60 s: stop with `docker stop -t 75` so work in hand can finish
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["java", "-jar", "ingest-queue.jar"]
+ENTRYPOINT ["java", "-Xmx256m", "-XX:MaxMetaspaceSize=128m", "-jar", "ingest-queue.jar"]
