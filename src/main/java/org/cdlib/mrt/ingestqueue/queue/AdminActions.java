@@ -20,9 +20,12 @@ public final class AdminActions {
     private final QueueStore store;
     private final Clock clock;
 
+    private final BatchRemoval removal;
+
     public AdminActions(QueueStore store, Clock clock) {
         this.store = store;
         this.clock = clock;
+        this.removal = new BatchRemoval(store);
     }
 
     /** Deleting a job of a batch still being worked on needs an explicit confirmation. */
@@ -177,7 +180,7 @@ public final class AdminActions {
         try {
             lock = lockBatch(bid);
         } catch (CorruptNodeException damaged) {
-            deleteDamagedBatch(bid, by, damaged);
+            removal.deleteDamagedBatch(bid, by, damaged);
             return;
         }
         Batch batch = lock.batch();
@@ -195,7 +198,7 @@ public final class AdminActions {
             unlockQuietly(lock);
             throw e;
         }
-        finishDeletion(bid, "deleted by " + by);
+        removal.finishDeletion(bid, "deleted by " + by);
     }
 
     private Batch moveBatch(String bid, BatchState to, String reason) {
@@ -219,59 +222,6 @@ public final class AdminActions {
         Batch batch = store.loadBatch(bid); // NotFoundException when there is none
         throw new LockedException("batch " + bid + " (" + batch.state() + ") is being worked on by "
                 + (batch.lockOwner() == null ? "another worker" : batch.lockOwner()) + "; try again when it has moved");
-    }
-
-    /**
-     * Deletes every job of the batch (each in its own transaction; found by the batch's run of job
-     * ids, never by listing), then the batch's nodes.
-     */
-    private int finishDeletion(String bid, String reason) {
-        Batch batch = store.loadBatch(bid);
-        List<String> ids = batch.jobIds();
-        int jobs = 0;
-        for (int from = 0; from < ids.size(); from += 100) {
-            jobs += deleteJobs(bid, ids.subList(from, Math.min(ids.size(), from + 100)), reason);
-        }
-        for (BatchRef ref : BatchRef.values()) {
-            if (store.calls().exists(QueuePaths.batchRefs(bid, ref))) {
-                jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason); // references left by an older layout or a repair
-            }
-        }
-        store.removeBatchNodes(bid);
-        LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
-        return jobs;
-    }
-
-    private int deleteJobs(String bid, List<String> jids, String reason) {
-        int n = 0;
-        for (String jid : jids) {
-            if (!store.calls().exists(QueuePaths.job(jid))) {
-                continue;
-            }
-            Optional<JobLock> lock = store.lockJobNode(jid, "admin");
-            if (lock.isEmpty()) {
-                throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
-            }
-            try {
-                lock.get().job(store.findJob(jid).orElse(null));
-            } catch (CorruptNodeException damaged) {
-                lock.get().job(null);
-            }
-            store.deleteJobNodes(lock.get(), bid, reason);
-            n++;
-        }
-        return n;
-    }
-
-    /** A batch whose status or submission cannot be read: its listed jobs and its nodes are removed. */
-    private void deleteDamagedBatch(String bid, String by, CorruptNodeException damage) {
-        String reason = "damaged batch deleted by " + by + " (" + damage.getMessage() + ")";
-        int jobs = 0;
-        for (BatchRef ref : BatchRef.values()) {
-            jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason);
-        }
-        store.removeBatchNodes(bid);
-        LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
     }
 
     // ------------------------------------------------------------------ collections and queue
@@ -318,65 +268,13 @@ public final class AdminActions {
 
     // ------------------------------------------------------------------ cleanup
 
-    /** How many batch numbers one cleanup pass reads at most, so a pass stays bounded. */
-    static final int CLEANUP_SCAN = 20_000;
-
     public CleanupResult cleanup(Duration retention) {
         return cleanup(retention, retention);
     }
 
-    /**
-     * Completed → Automatic Cleanup: batches completed longer ago than {@code retention}, and
-     * failed ones older than {@code failedRetention}, are removed with their jobs; deletions an
-     * earlier run or an operator left half done are finished. Walks batch numbers upward from the
-     * oldest that may still exist, a bounded stretch per pass, and moves that mark past the
-     * numbers that are gone.
-     */
+    /** Completed and failed batches older than their retentions, and interrupted deletions: {@link BatchRemoval}. */
     public CleanupResult cleanup(Duration retention, Duration failedRetention) {
-        Instant now = clock.instant();
-        long oldest = store.oldestBatchNumber();
-        long newest = store.newestBatchNumber();
-        long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
-        int batches = 0;
-        int jobs = 0;
-        long stillThere = -1;
-        for (long from = oldest; from <= end; from += 100) {
-            List<String> bids = new ArrayList<>();
-            for (long n = from; n <= Math.min(end, from + 99); n++) {
-                bids.add(QueuePaths.batchId(n));
-            }
-            Map<String, BatchStatus> statuses = store.batchStatuses(bids, d -> { });
-            for (String bid : bids) {
-                BatchStatus s = statuses.get(bid);
-                boolean gone = s == null && !store.calls().exists(QueuePaths.batch(bid));
-                if (!gone && s != null && expired(s, now, retention, failedRetention)) {
-                    try {
-                        jobs += finishDeletion(bid, s.state() == BatchState.DELETED ? "deletion finished by cleanup"
-                                : "cleanup after " + (s.state() == BatchState.FAILED ? failedRetention : retention));
-                        batches++;
-                        gone = true;
-                    } catch (QueueException ex) {
-                        LOG.warn("cleanup: batch {} left for the next run: {}", bid, ex.getMessage());
-                    }
-                }
-                if (!gone && stillThere < 0) {
-                    stillThere = QueuePaths.batchNumber(bid);
-                }
-            }
-        }
-        long mark = stillThere >= 0 ? stillThere : end + 1;
-        if (mark > oldest) {
-            store.oldestBatchNumber(mark);
-        }
-        return new CleanupResult(batches, jobs);
-    }
-
-    private static boolean expired(BatchStatus s, Instant now, Duration retention, Duration failedRetention) {
-        if (s.state() == BatchState.DELETED) {
-            return true;
-        }
-        Duration keep = s.state() == BatchState.COMPLETED ? retention : s.state() == BatchState.FAILED ? failedRetention : null;
-        return keep != null && s.lastModified() != null && Instant.parse(s.lastModified()).isBefore(now.minus(keep));
+        return removal.cleanup(clock.instant(), retention, failedRetention);
     }
 
     private static IllegalTransitionException notIn(String what, Object state, Object expected,

@@ -55,21 +55,8 @@ public final class ConsistencyCheck {
         return run(true);
     }
 
-    private final class Pass {
-        final boolean repair;
-        final List<Violation> found = new ArrayList<>();
-        final Map<String, List<String>> openRefs = new HashMap<>();
-        final Set<String> seen = new LinkedHashSet<>();
-        int jobs;
-        int batches;
-
-        Pass(boolean repair) {
-            this.repair = repair;
-        }
-    }
-
     private Report run(boolean repair) {
-        Pass p = new Pass(repair);
+        FsckPass p = new FsckPass(repair);
         for (JobState s : JobState.values()) {
             if (s.batchRef() != BatchRef.PROCESSING) {
                 continue;
@@ -130,7 +117,7 @@ public final class ConsistencyCheck {
      * lock that outlived its work (repair deletes it); one held for long by another host is reported
      * with its owner, for the operator to look at and, if that host is stuck, break.
      */
-    private void checkLocks(Pass p) {
+    private void checkLocks(FsckPass p) {
         List<String> jids = new ArrayList<>(p.openRefs.keySet());
         Map<String, OpResult> r = store.calls().readMany(jids.stream().map(QueuePaths::jobLock).toList());
         long ours = safeSession();
@@ -161,7 +148,7 @@ public final class ConsistencyCheck {
         }
     }
 
-    private void checkBatch(Pass p, String bid) {
+    private void checkBatch(FsckPass p, String bid) {
         Map<String, OpResult> r = store.calls().readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
         BatchStatus status;
         int version;
@@ -213,7 +200,7 @@ public final class ConsistencyCheck {
         }
     }
 
-    private void checkJobs(Pass p, String bid, List<String> jids) {
+    private void checkJobs(FsckPass p, String bid, List<String> jids) {
         List<String> paths = new ArrayList<>();
         for (String jid : jids) {
             paths.add(QueuePaths.job(jid));
@@ -238,174 +225,11 @@ public final class ConsistencyCheck {
                 continue;
             }
             p.jobs++;
-            new JobCheck(p, bid, jid, r).run();
+            new FsckJobCheck(store, p, bid, jid, r).run();
         }
     }
 
-    /** One job's nodes, the violations found in them and the operations that repair what can be derived. */
-    private final class JobCheck {
-        final Pass p;
-        final String bid;
-        final String jid;
-        final Map<String, OpResult> r;
-        final List<Violation> local = new ArrayList<>();
-        final List<Op> ops = new ArrayList<>();
-        JobState repairedState;
-
-        JobCheck(Pass p, String bid, String jid, Map<String, OpResult> r) {
-            this.p = p;
-            this.bid = bid;
-            this.jid = jid;
-            this.r = r;
-        }
-
-        byte[] data(String child) {
-            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobNode(jid, child)));
-            return d == null ? null : d.getData();
-        }
-
-        void note(String kind, String path, String detail, Op... fix) {
-            local.add(new Violation(kind, path, detail, fix.length > 0));
-            ops.addAll(List.of(fix));
-        }
-
-        void run() {
-            try {
-                QueueJson.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), JobConfiguration.class);
-            } catch (CorruptNodeException e) {
-                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
-            }
-            String bidNode = QueuePaths.jobNode(jid, "bid");
-            if (!bid.equals(QueueJson.text(data("bid")))) {
-                note("wrong-bid", bidNode, "is '" + QueueJson.text(data("bid")) + "', the job is in batch " + bid + "'s run of ids",
-                        data("bid") == null ? ZooKeeperCalls.create(bidNode, QueueJson.text(bid))
-                                : Op.setData(bidNode, QueueJson.text(bid), -1));
-            }
-            if (data("space_needed") == null) {
-                note("missing-node", QueuePaths.jobNode(jid, "space_needed"), "missing; 0 until estimated again",
-                        ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
-            }
-            try {
-                QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
-            } catch (CorruptNodeException e) {
-                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
-            }
-            Integer priority = null;
-            try {
-                priority = QueuePaths.checkPriorityNode(QueuePaths.jobNode(jid, "priority"),
-                        QueueJson.readInt(QueuePaths.jobNode(jid, "priority"), data("priority")));
-            } catch (CorruptNodeException e) {
-                List<String> refs = p.openRefs.getOrDefault(jid, List.of());
-                if (refs.size() == 1) {
-                    priority = QueuePaths.priorityOfRef(refs.get(0).substring(refs.get(0).lastIndexOf('/') + 1));
-                    byte[] text = QueueJson.text(priority);
-                    note("corrupt-priority", QueuePaths.jobNode(jid, "priority"), e.getMessage() + "; taken from " + refs.get(0),
-                            data("priority") == null ? ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), text)
-                                    : Op.setData(QueuePaths.jobNode(jid, "priority"), text, -1));
-                } else {
-                    note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
-                }
-            }
-            OpResult.GetDataResult statusData = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
-            JobState state = null;
-            try {
-                state = QueueJson.read(QueuePaths.jobStatus(jid), statusData == null ? null : statusData.getData(),
-                        JobStatus.class).state();
-            } catch (RuntimeException e) {
-                List<String> refs = p.openRefs.getOrDefault(jid, List.of());
-                if (refs.size() == 1) {
-                    String ref = refs.get(0);
-                    state = JobState.fromWire(ref.substring(QueuePaths.JOB_STATES.length() + 1, ref.lastIndexOf('/')));
-                    byte[] rebuilt = QueueJson.write(new JobStatus(state.wire(), null, java.time.Instant.now().toString(), 0,
-                            null));
-                    note("corrupt-job-status", QueuePaths.jobStatus(jid), e.getMessage() + "; rebuilt as " + state + " from " + ref,
-                            statusData == null ? ZooKeeperCalls.create(QueuePaths.jobStatus(jid), rebuilt)
-                                    : ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), rebuilt, statusData.getStat().getVersion()));
-                } else {
-                    note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (" + refs.size()
-                            + " open references: not derivable)");
-                }
-            }
-            if (state != null && priority != null) {
-                checkReferences(state, priority);
-            }
-            repairedState = state;
-            finish(statusData);
-        }
-
-        void checkReferences(JobState state, int priority) {
-            List<String> probe = new ArrayList<>();
-            for (JobState s : JobState.values()) {
-                if (s != JobState.DELETED && s.batchRef() != BatchRef.PROCESSING) {
-                    probe.add(QueuePaths.jobRef(s, priority, jid));
-                }
-            }
-            Map<String, OpResult> tr = store.calls().readMany(probe);
-            Set<String> refs = new LinkedHashSet<>(p.openRefs.getOrDefault(jid, List.of()));
-            probe.stream().filter(x -> tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
-            String want = QueuePaths.jobRef(state, priority, jid);
-            if (refs.size() != 1 || !refs.contains(want)) {
-                String kind = refs.isEmpty() ? "no-reference" : refs.size() > 1 ? "several-references" : "wrong-reference";
-                List<Op> fix = new ArrayList<>();
-                refs.stream().filter(x -> !x.equals(want)).forEach(x -> fix.add(Op.delete(x, -1)));
-                if (!refs.contains(want)) {
-                    fix.add(ZooKeeperCalls.create(want, ZooKeeperCalls.EMPTY));
-                }
-                note(kind, QueuePaths.job(jid), "status " + state + " priority " + priority + ", references " + refs,
-                        fix.toArray(Op[]::new));
-            }
-            BatchRef expected = state.batchRef();
-            List<Op> fix = new ArrayList<>();
-            for (BatchRef ref : BatchRef.values()) {
-                String path = QueuePaths.batchRef(bid, ref, jid);
-                boolean there = r.get(path) instanceof OpResult.GetDataResult;
-                if (there != (ref == expected)) {
-                    fix.add(there ? Op.delete(path, -1) : ZooKeeperCalls.create(path, ZooKeeperCalls.EMPTY));
-                }
-            }
-            if (!fix.isEmpty()) {
-                fix.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
-                note("wrong-batch-reference", QueuePaths.batchStates(bid), jid + " is " + state + ", so belongs under "
-                        + expected.node(), fix.toArray(Op[]::new));
-            }
-        }
-
-        /** Applies the job's repairs in one transaction under its lock (a worker's lock means: next time). */
-        void finish(OpResult.GetDataResult statusData) {
-            boolean applied = false;
-            String why = null;
-            if (p.repair && !ops.isEmpty()) {
-                Optional<JobLock> lock = store.lockJobNode(jid, "fsck");
-                if (lock.isEmpty()) {
-                    why = "locked by a worker: repaired by a later run";
-                } else {
-                    List<Op> all = new ArrayList<>(ops);
-                    if (statusData != null && ops.stream().noneMatch(o -> o.getPath().equals(QueuePaths.jobStatus(jid)))) {
-                        all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion()));
-                    }
-                    all.add(Op.delete(QueuePaths.jobLock(jid), -1));
-                    try {
-                        store.commitUnderLock(lock.get(), "repair job " + jid, all);
-                        applied = true;
-                        LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());
-                        if (repairedState != null) {
-                            store.repaired(jid, bid, repairedState);
-                        }
-                    } catch (QueueException e) {
-                        why = e.getMessage();
-                        store.unlock(lock.get());
-                    }
-                }
-            }
-            for (Violation v : local) {
-                boolean fixed = applied && v.repaired();
-                p.found.add(new Violation(v.kind(), v.path(), why != null && v.repaired() ? v.detail() + " (" + why + ")"
-                        : v.detail(), fixed));
-            }
-        }
-    }
-
-    private Violation unlocked(Pass p, String kind, String path, String detail, List<Op> ops) {
+    private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops) {
         boolean repaired = false;
         if (p.repair) {
             try {

@@ -25,10 +25,12 @@ final class JobRecords {
 
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
+    private final ObjectLocks objects;
 
-    JobRecords(ZooKeeperCalls zk, TransitionLog log) {
+    JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects) {
         this.zk = zk;
         this.log = log;
+        this.objects = objects;
     }
 
     /** Reference names {@code PP-JID} of a state, in run order; refused for a folder too large to list. */
@@ -181,81 +183,6 @@ final class JobRecords {
         }
     }
 
-    /**
-     * Takes the object's lock for this job (persistent: it spans processing and recording, which
-     * may run on different hosts), unless another job holds it and is still writing the object
-     * (in processing or recording). Returns null when taken (or already ours), else the holder.
-     */
-    String lockObject(JobLock lock, String ark) {
-        String path = QueuePaths.objectLock(ark);
-        byte[] mine = QueueJson.text(lock.jid());
-        for (int attempt = 0; attempt < 5; attempt++) {
-            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-            byte[] held;
-            try {
-                held = zk.read(path, stat);
-            } catch (NotFoundException e) {
-                held = null;
-            }
-            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
-                    Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion())));
-            if (held == null) {
-                ops.add(ZooKeeperCalls.create(path, mine));
-            } else {
-                String holder = QueueJson.text(held);
-                if (holder.equals(lock.jid())) {
-                    return null;
-                }
-                byte[] st = zk.readOrNull(QueuePaths.jobStatus(holder));
-                JobState state = null;
-                try {
-                    state = st == null ? null : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
-                } catch (RuntimeException e) {
-                    // a damaged holder cannot be writing: take the object over
-                }
-                if (state == JobState.PROCESSING || state == JobState.RECORDING) {
-                    return holder;
-                }
-                ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion())); // the holder moved on without letting go
-            }
-            try {
-                zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
-                return null;
-            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
-                org.apache.zookeeper.data.Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
-                if (status == null || status.getVersion() != lock.job().statusVersion()) {
-                    throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark + " not locked");
-                }
-                // another job took the object meanwhile: look again
-            } catch (KeeperException.NoNodeException e) {
-                if (!zk.exists(QueuePaths.OBJECT_LOCKS)) {
-                    zk.createPersistent(QueuePaths.OBJECT_LOCKS, ZooKeeperCalls.EMPTY);
-                    continue;
-                }
-                throw new StaleLockException("job " + lock.jid() + ": the lock is gone; object " + ark + " not locked");
-            } catch (KeeperException e) {
-                throw new QueueException("job " + lock.jid() + ": cannot lock object " + ark + ": " + e.getMessage(), e);
-            }
-        }
-        throw new QueueException("job " + lock.jid() + ": object lock " + path + " is too contended");
-    }
-
-    /** The delete of the job's object lock, when a move ends its writing of the object and it holds one. */
-    private void addObjectRelease(List<Op> ops, Job job, JobState from, JobState to) {
-        String ark = job.identifiers().primary();
-        if (ark == null || (from != JobState.PROCESSING && from != JobState.RECORDING) || to == JobState.RECORDING) {
-            return;
-        }
-        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-        try {
-            if (job.id().equals(QueueJson.text(zk.read(QueuePaths.objectLock(ark), stat)))) {
-                ops.add(Op.delete(QueuePaths.objectLock(ark), stat.getVersion()));
-            }
-        } catch (NotFoundException e) {
-            // not locked
-        }
-    }
-
     /** Moves a locked job; the lock is released by the same transaction. */
     Job move(JobLock lock, JobState to, Change change) {
         Job job = lock.job();
@@ -288,7 +215,7 @@ final class JobRecords {
         ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
         ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
         addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
-        addObjectRelease(ops, job, from, to);
+        objects.addRelease(ops, job, from, to);
         ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
         zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
 
@@ -318,41 +245,6 @@ final class JobRecords {
         Job j = lock.job();
         lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
                 identifiers, j.statusVersion(), j.lockOwner()));
-    }
-
-    /** The job's recorded effects, read through the lock's own handle. */
-    JobEffects effects(JobLock lock) {
-        String path = QueuePaths.jobNode(lock.jid(), "effects");
-        byte[] data = zk.readOrNull(path);
-        return data == null ? JobEffects.none() : QueueJson.read(path, data, JobEffects.class);
-    }
-
-    /**
-     * Writes one effect's record under the lock (the transaction checks the lock is still held:
-     * a worker whose lock is gone records nothing). Read back after a lost connection.
-     */
-    JobEffects recordEffect(JobLock lock, String name, String state, String detail) {
-        String path = QueuePaths.jobNode(lock.jid(), "effects");
-        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-        byte[] old;
-        try {
-            old = zk.read(path, stat);
-        } catch (NotFoundException e) {
-            old = null;
-        }
-        JobEffects next = (old == null ? JobEffects.none() : QueueJson.read(path, old, JobEffects.class)).with(name, state, detail);
-        byte[] data = QueueJson.write(next);
-        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
-                Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), old == null
-                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, stat.getVersion()));
-        try {
-            zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
-        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException | KeeperException.BadVersionException e) {
-            throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
-        } catch (KeeperException e) {
-            throw new QueueException("job " + lock.jid() + ": cannot record effect " + name + ": " + e.getMessage(), e);
-        }
-        return next;
     }
 
     /** Moves the job's batch reference between categories and bumps batch-processing's version. */

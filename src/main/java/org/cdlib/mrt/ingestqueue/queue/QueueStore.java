@@ -43,6 +43,8 @@ public final class QueueStore implements Closeable {
     private final EphemeralLocks locks;
     private final BatchRecords batches;
     private final JobRecords jobs;
+    private final ObjectLocks objects;
+    private final EffectRecords effects;
     private final JobCreation creation;
     private final Path ingestHome;
     private final Set<String> damagedSeen = ConcurrentHashMap.newKeySet();
@@ -61,7 +63,9 @@ public final class QueueStore implements Closeable {
         this.ingestHome = ingestHome.toAbsolutePath().normalize();
         this.locks = new EphemeralLocks(zk);
         this.batches = new BatchRecords(zk, log);
-        this.jobs = new JobRecords(zk, log);
+        this.objects = new ObjectLocks(zk);
+        this.effects = new EffectRecords(zk);
+        this.jobs = new JobRecords(zk, log, objects);
         this.creation = new JobCreation(zk, log, this.ingestHome, creationChunk);
     }
 
@@ -392,22 +396,22 @@ public final class QueueStore implements Closeable {
      * object, for which this one waits (it stays in its state, no worker thread is held).
      */
     public String lockObject(JobLock lock, String ark) {
-        return jobs.lockObject(lock, ark);
+        return objects.lock(lock, ark);
     }
 
     /** The job's recorded outside effects (none yet: empty). */
     public JobEffects effects(JobLock lock) {
-        return jobs.effects(lock);
+        return effects.read(lock);
     }
 
     /** Records an effect as started (just before the call), under the job's lock. */
     public JobEffects effectStarted(JobLock lock, String name, String detail) {
-        return jobs.recordEffect(lock, name, "started", detail);
+        return effects.record(lock, name, "started", detail);
     }
 
     /** Records an effect as done with its result (right after the call), under the job's lock. */
     public JobEffects effectDone(JobLock lock, String name, String detail) {
-        return jobs.recordEffect(lock, name, "done", detail);
+        return effects.record(lock, name, "done", detail);
     }
 
     Job move(JobLock lock, JobState to, Change change, Transition.By by) {

@@ -1,0 +1,22 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** One run of the consistency check: what it found, the open references it listed, the jobs it walked. */
+final class FsckPass {
+    final boolean repair;
+    final List<ConsistencyCheck.Violation> found = new ArrayList<>();
+    final Map<String, List<String>> openRefs = new HashMap<>();
+    final Set<String> seen = new LinkedHashSet<>();
+    int jobs;
+    int batches;
+
+    FsckPass(boolean repair) {
+        this.repair = repair;
+    }
+}

@@ -1,0 +1,94 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+
+/**
+ * One writer per object: {@code /locks/objects/<url-encoded ARK>} names the job writing the object,
+ * from processing until it leaves recording (the move out of recording deletes it in its own
+ * transaction). Persistent, since processing and recording may run on different hosts.
+ */
+final class ObjectLocks {
+    private final ZooKeeperCalls zk;
+
+    ObjectLocks(ZooKeeperCalls zk) {
+        this.zk = zk;
+    }
+
+    /**
+     * Takes the object's lock for this job (persistent: it spans processing and recording, which
+     * may run on different hosts), unless another job holds it and is still writing the object
+     * (in processing or recording). Returns null when taken (or already ours), else the holder.
+     */
+    String lock(JobLock lock, String ark) {
+        String path = QueuePaths.objectLock(ark);
+        byte[] mine = QueueJson.text(lock.jid());
+        for (int attempt = 0; attempt < 5; attempt++) {
+            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            byte[] held;
+            try {
+                held = zk.read(path, stat);
+            } catch (NotFoundException e) {
+                held = null;
+            }
+            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+                    Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion())));
+            if (held == null) {
+                ops.add(ZooKeeperCalls.create(path, mine));
+            } else {
+                String holder = QueueJson.text(held);
+                if (holder.equals(lock.jid())) {
+                    return null;
+                }
+                byte[] st = zk.readOrNull(QueuePaths.jobStatus(holder));
+                JobState state = null;
+                try {
+                    state = st == null ? null : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
+                } catch (RuntimeException e) {
+                    // a damaged holder cannot be writing: take the object over
+                }
+                if (state == JobState.PROCESSING || state == JobState.RECORDING) {
+                    return holder;
+                }
+                ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion())); // the holder moved on without letting go
+            }
+            try {
+                zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
+                return null;
+            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+                org.apache.zookeeper.data.Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
+                if (status == null || status.getVersion() != lock.job().statusVersion()) {
+                    throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark + " not locked");
+                }
+                // another job took the object meanwhile: look again
+            } catch (KeeperException.NoNodeException e) {
+                if (!zk.exists(QueuePaths.OBJECT_LOCKS)) {
+                    zk.createPersistent(QueuePaths.OBJECT_LOCKS, ZooKeeperCalls.EMPTY);
+                    continue;
+                }
+                throw new StaleLockException("job " + lock.jid() + ": the lock is gone; object " + ark + " not locked");
+            } catch (KeeperException e) {
+                throw new QueueException("job " + lock.jid() + ": cannot lock object " + ark + ": " + e.getMessage(), e);
+            }
+        }
+        throw new QueueException("job " + lock.jid() + ": object lock " + path + " is too contended");
+    }
+
+    /** The delete of the job's object lock, when a move ends its writing of the object and it holds one. */
+    void addRelease(List<Op> ops, Job job, JobState from, JobState to) {
+        String ark = job.identifiers().primary();
+        if (ark == null || (from != JobState.PROCESSING && from != JobState.RECORDING) || to == JobState.RECORDING) {
+            return;
+        }
+        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        try {
+            if (job.id().equals(QueueJson.text(zk.read(QueuePaths.objectLock(ark), stat)))) {
+                ops.add(Op.delete(QueuePaths.objectLock(ark), stat.getVersion()));
+            }
+        } catch (NotFoundException e) {
+            // not locked
+        }
+    }
+}
