@@ -17,6 +17,7 @@ import java.util.UUID;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
+import org.cdlib.mrt.ingestqueue.manifest.PayloadTypes;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
@@ -148,8 +149,8 @@ final class Submissions {
         if (profiles.find(profile).isEmpty()) {
             throw new ApiError(400, "unknown profile '" + profile + "'");
         }
-        String t = type == null ? "file" : PayloadTypes.canonical(type);
-        if (t == null || !TYPES.contains(t)) {
+        String t = type == null ? "file" : PayloadTypes.AUTO.equals(type) ? PayloadTypes.AUTO : PayloadTypes.canonical(type);
+        if (t == null || !TYPES.contains(t) && !PayloadTypes.AUTO.equals(t)) {
             throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ", new java.util.TreeSet<>(TYPES))
                     + ", or Merritt's " + String.join(", ", PayloadTypes.MERRITT_NAMES) + ")");
         }

@@ -16,6 +16,7 @@ import org.cdlib.mrt.ingestqueue.manifest.CheckmManifest;
 import org.cdlib.mrt.ingestqueue.manifest.CheckmReader;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.manifest.ManifestException;
+import org.cdlib.mrt.ingestqueue.manifest.PayloadTypes;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
@@ -126,6 +127,11 @@ public final class BatchPendingStep implements Processor {
 
     private void createSome(BatchLock lock, BatchSubmission s, Profile profile, int room) throws FetchException, IOException {
         String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
+        if (PayloadTypes.AUTO.equals(type)) {
+            // the submission named no type and its URL's name did not decide: its first bytes do, as Merritt infers it
+            type = PayloadTypes.byContent(fetcher.head(fetcher.policy().check(s.payloadUrl()), 8192));
+            LOG.info("batch {}: no type given; {} is a {}", lock.bid(), s.payloadUrl(), type);
+        }
         CheckmManifest.Kind kind = switch (type) {
             case "file", "container", "object-manifest", "manifest" -> null;
             case "batch-manifest" -> CheckmManifest.Kind.BATCH;

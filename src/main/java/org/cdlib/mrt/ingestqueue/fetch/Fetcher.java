@@ -106,6 +106,34 @@ public final class Fetcher {
         }
     }
 
+    /** The first {@code max} bytes at {@code uri} (fewer when it is shorter): enough to tell what it is. */
+    public byte[] head(URI uri, int max) throws FetchException {
+        return withRetries(uri, () -> {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try {
+                stream(uri, b -> {
+                    int n = Math.min(b.remaining(), max - out.size());
+                    byte[] a = new byte[n];
+                    b.get(a);
+                    out.write(a, 0, n);
+                    if (out.size() >= max) {
+                        throw new Enough();
+                    }
+                });
+            } catch (Enough enough) {
+                // read what was needed; the rest is not fetched
+            }
+            return out.toByteArray();
+        });
+    }
+
+    /** Ends a read that has what it needs. */
+    private static final class Enough extends IOException {
+        Enough() {
+            super(null, null);
+        }
+    }
+
     /** The text at {@code uri} (a manifest), refused beyond {@code maxBytes}. */
     public String text(URI uri, long maxBytes) throws FetchException {
         return withRetries(uri, () -> {

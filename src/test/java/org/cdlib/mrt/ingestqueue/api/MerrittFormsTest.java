@@ -134,7 +134,8 @@ class MerrittFormsTest {
         assertEquals("file", accepted(post("/poster/submit", form(), "notes.txt", "just text".getBytes(StandardCharsets.UTF_8))).type());
         assertEquals("container", accepted(post("/poster/submit", form("url", "http://example.org/obj.tar.gz"), null, null)).type(),
                 "a URL by its extension");
-        assertEquals("file", accepted(post("/poster/submit", form("url", "http://example.org/photo.jpg"), null, null)).type());
+        assertEquals("auto", accepted(post("/poster/submit", form("url", "http://example.org/photo.jpg"), null, null)).type(),
+                "a URL whose name does not decide: its first bytes will, when the batch is taken");
     }
 
     @Test

@@ -92,6 +92,24 @@ class PipelineTest {
     }
 
     @Test
+    void aUrlSubmittedWithoutATypeIsTakenForWhatItsFirstBytesSay() {
+        String manifest = "#%checkm_0.7\n#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                + "#%fields | nfo:fileUrl | nfo:fileName\n" + http.baseUrl() + "/x1.txt | x1.txt\n" + http.baseUrl() + "/x2.txt | x2.txt\n#%eof\n";
+        http.stubFor(get(urlEqualTo("/untyped-manifest")).willReturn(aResponse().withBody(manifest)));
+        http.stubFor(get(urlEqualTo("/untyped-photo")).willReturn(aResponse().withBody("not a manifest, not a zip")));
+        String batch = store.createBatch(submission(http.baseUrl() + "/untyped-manifest", "auto"));
+        String single = store.createBatch(submission(http.baseUrl() + "/untyped-photo", "auto"));
+        assertEquals(BatchState.COMPLETED, awaitBatchEnds(batch));
+        assertEquals(BatchState.COMPLETED, awaitBatchEnds(single));
+        List<Job> jobs = store.loadJobs(store.batchJobs(batch, BatchRef.COMPLETED));
+        assertEquals(2, jobs.size(), "a batch manifest by its #%profile");
+        assertEquals("file", jobs.get(0).configuration().payloadType());
+        List<Job> one = store.loadJobs(store.batchJobs(single, BatchRef.COMPLETED));
+        assertEquals(1, one.size());
+        assertEquals("file", one.get(0).configuration().payloadType(), "neither a manifest nor a container: a file");
+    }
+
+    @Test
     void everyJobWalksEveryRouteOnceAndTheBatchCompletes() {
         String bid = submitFiles(5);
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));

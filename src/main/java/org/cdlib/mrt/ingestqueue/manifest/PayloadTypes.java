@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.api;
+package org.cdlib.mrt.ingestqueue.manifest;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +17,7 @@ import org.cdlib.mrt.ingestqueue.manifest.CheckmManifest;
  * field is absent: a manifest by a {@code #%checkm} first line and its {@code #%profile}, a
  * container by its bytes (zip, gzip, bzip2, tar) or its name's extension, otherwise a file.
  */
-final class PayloadTypes {
+public final class PayloadTypes {
     /** Merritt's spellings, matched case-insensitively, and the queue's name for each. */
     private static final Map<String, String> ALIASES = Map.ofEntries(
             Map.entry("file", "file"), Map.entry("singlefile", "file"), Map.entry("single-file", "file"),
@@ -30,7 +30,7 @@ final class PayloadTypes {
             Map.entry("batchmanifestcontainer", "container-batch-manifest"),
             Map.entry("single-file-batch-manifest", "single-file-batch-manifest"),
             Map.entry("batchmanifestfile", "single-file-batch-manifest"));
-    static final List<String> MERRITT_NAMES = List.of("manifest", "batchManifest", "batchManifestContainer", "batchManifestFile");
+    public static final List<String> MERRITT_NAMES = List.of("manifest", "batchManifest", "batchManifestContainer", "batchManifestFile");
     private static final List<String> CONTAINER_EXTENSIONS = List.of(".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2",
             ".tar.bz2", ".gz", ".bz2", ".jar");
 
@@ -38,7 +38,7 @@ final class PayloadTypes {
     }
 
     /** The queue's name for a type as a client spells it, or null when it names none. */
-    static String canonical(String type) {
+    public static String canonical(String type) {
         return ALIASES.get(type.strip().toLowerCase(Locale.ROOT));
     }
 
@@ -46,7 +46,7 @@ final class PayloadTypes {
      * The type of a submission that names none: from the uploaded file's bytes when there is one
      * ({@code upload}), else from the name ({@code name}: the file name or the URL).
      */
-    static String infer(Path upload, String name) {
+    public static String infer(Path upload, String name) {
         if (upload != null && Files.isRegularFile(upload)) {
             byte[] head;
             try (InputStream in = Files.newInputStream(upload)) {
@@ -59,11 +59,24 @@ final class PayloadTypes {
                 return byBytes;
             }
         }
-        return byName(name);
+        String byName = byName(name);
+        if ("file".equals(byName) && name != null && name.matches("(?i)https?://.*")) {
+            return AUTO; // a URL's content decides, when Batch Pending reads it
+        }
+        return byName;
     }
 
+    /** What a payload's first bytes say it is: a manifest of its profile's kind, a container, else a file. */
+    public static String byContent(byte[] head) {
+        String t = byBytes(head);
+        return t != null ? t : "file";
+    }
+
+    /** The type of a URL submission that named none and whose name does not decide: its first bytes will. */
+    public static final String AUTO = "auto";
+
     /** A checkm manifest by its first line and profile, a container by its magic bytes; null when neither. */
-    static String byBytes(byte[] head) {
+    public static String byBytes(byte[] head) {
         if (head.length >= 4 && head[0] == 'P' && head[1] == 'K' && (head[2] == 3 || head[2] == 5 || head[2] == 7)) {
             return "container";
         }
@@ -106,7 +119,7 @@ final class PayloadTypes {
      * By extension: a container's, else a file. A manifest is only recognised by its content (an
      * uploaded one); a URL's content is not read at submission, so a manifest given by URL needs its type.
      */
-    static String byName(String name) {
+    public static String byName(String name) {
         if (name == null) {
             return "file";
         }
