@@ -62,7 +62,7 @@ public final class AdminActions {
         }
         try {
             Job job = lock.job();
-            Transitions.requireJob(jid, job.state(), JobState.DELETED);
+            Transitions.requireJob(jid, job.state(), JobState.DELETED, Transition.By.ADMIN);
             BatchState batch = store.batchStatuses(List.of(job.batchId())).get(job.batchId()).state();
             if (!confirm && batch != BatchState.COMPLETED && batch != BatchState.FAILED) {
                 throw new ConfirmRequiredException("job " + jid + " belongs to batch " + job.batchId() + ", which is " + batch
@@ -185,7 +185,7 @@ public final class AdminActions {
         }
         Batch batch = lock.batch();
         try {
-            Transitions.requireBatch(bid, batch.state(), BatchState.DELETED);
+            Transitions.requireBatch(bid, batch.state(), BatchState.DELETED, Transition.By.ADMIN);
             List<String> open = store.batchJobs(bid, BatchRef.PROCESSING);
             for (Job j : store.loadJobs(open)) {
                 if (j.state() != JobState.HELD) {
@@ -227,17 +227,24 @@ public final class AdminActions {
     // ------------------------------------------------------------------ collections and queue
 
     public void holdCollection(String profile, String by) {
+        if (store.isCollectionHeld(profile)) {
+            throw new IllegalTransitionException("collection " + profile + " is already held; nothing changed", List.of());
+        }
         store.holdCollection(profile, by);
     }
 
     public void releaseCollection(String profile, String by) {
         if (!store.releaseCollection(profile)) {
-            throw new NotFoundException("collection " + profile + " is not held");
+            throw new IllegalTransitionException("collection " + profile + " is not held; nothing changed", List.of());
         }
     }
 
     /** Releases every held job and held batch of the collection; returns how many. */
     public int releaseCollectionJobs(String profile, String by) {
+        if (store.isCollectionHeld(profile)) {
+            throw new IllegalTransitionException("collection " + profile + " is still held: its released jobs and batches would "
+                    + "go straight back to held. Release the collection first, then its held jobs and batches", List.of());
+        }
         int n = 0;
         for (String ref : store.jobRefs(JobState.HELD)) {
             String jid = QueuePaths.jidOfRef(ref);
@@ -257,12 +264,15 @@ public final class AdminActions {
     }
 
     public void holdQueue(String by) {
+        if (store.isQueueHeld()) {
+            throw new IllegalTransitionException("the queue is already held; nothing changed", List.of());
+        }
         store.holdQueue(by);
     }
 
     public void releaseQueue(String by) {
         if (!store.releaseQueue()) {
-            throw new NotFoundException("the queue is not held");
+            throw new IllegalTransitionException("the queue is not held; nothing changed", List.of());
         }
     }
 

@@ -175,10 +175,11 @@ final class BatchRecords {
     }
 
     /** Moves a locked batch (its index entry with it); with a report, the status report is written too. */
-    Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage, boolean releaseLock) {
+    Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage, Transition.By by,
+               boolean releaseLock) {
         Batch batch = lock.batch();
         String bid = batch.id();
-        Transitions.requireBatch(bid, batch.state(), to);
+        Transitions.requireBatch(bid, batch.state(), to, by);
         BatchStatus status = batch.status().moved(to, errorMessage);
         List<Op> ops = new ArrayList<>();
         ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));

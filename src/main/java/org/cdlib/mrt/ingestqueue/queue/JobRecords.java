@@ -184,11 +184,11 @@ final class JobRecords {
     }
 
     /** Moves a locked job; the lock is released by the same transaction. */
-    Job move(JobLock lock, JobState to, Change change) {
+    Job move(JobLock lock, JobState to, Change change, Transition.By by) {
         Job job = lock.job();
         String jid = job.id();
         JobState from = job.state();
-        Transitions.requireJob(jid, from, to);
+        Transitions.requireJob(jid, from, to, by);
         if (to == JobState.DELETED) {
             throw new IllegalArgumentException("deleting goes through AdminActions.deleteJob");
         }

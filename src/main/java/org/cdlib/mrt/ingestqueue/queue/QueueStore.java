@@ -247,12 +247,12 @@ public final class QueueStore implements Closeable {
 
     /** Moves a locked batch as a worker does; with a report, the status report is written in the same transaction. */
     public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
-        return batches.move(lock, to, reason, report, errorMessage, true);
+        return batches.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
     }
 
     Batch moveBatch(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
                     Transition.By by, boolean releaseLock) {
-        return batches.move(lock, to, reason, report, errorMessage, releaseLock);
+        return batches.move(lock, to, reason, report, errorMessage, by, releaseLock);
     }
 
     /** Processing → reporting when no job of the batch is open; true when this call moved it. */
@@ -416,7 +416,7 @@ public final class QueueStore implements Closeable {
 
     Job move(JobLock lock, JobState to, Change change, Transition.By by) {
         JobState from = lock.job().state();
-        Job moved = jobs.move(lock, to, change);
+        Job moved = jobs.move(lock, to, change, by);
         if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING) {
             reportIfDone(moved.batchId());
         }

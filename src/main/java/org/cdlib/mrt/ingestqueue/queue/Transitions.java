@@ -80,6 +80,34 @@ public final class Transitions {
                 "batch " + bid, from, to, allowedFrom(BATCH, from)));
     }
 
+    /** The transition as {@code by} may make it; refused, naming who may, when the table gives it to another actor. */
+    public static Transition<JobState> requireJob(String jid, JobState from, JobState to, Transition.By by) {
+        requireJob(jid, from, to);
+        return requireBy(JOB, "job " + jid, from, to, by);
+    }
+
+    public static Transition<BatchState> requireBatch(String bid, BatchState from, BatchState to, Transition.By by) {
+        requireBatch(bid, from, to);
+        return requireBy(BATCH, "batch " + bid, from, to, by);
+    }
+
+    private static <S extends Enum<S>> Transition<S> requireBy(List<Transition<S>> table, String what, S from, S to,
+                                                              Transition.By by) {
+        List<Transition<S>> rows = table.stream().filter(t -> t.from() == from && t.to() == to).toList();
+        return rows.stream().filter(t -> t.by() == by).findFirst().orElseThrow(() -> new IllegalTransitionException(
+                what + ": " + from + " -> " + to + " is made by " + rows.stream().map(t -> actor(t.by()) + " (" + t.name() + ")")
+                        .distinct().collect(java.util.stream.Collectors.joining(" or ")) + ", not by " + actor(by),
+                table.stream().filter(t -> t.from() == from && t.by() == by).toList()));
+    }
+
+    static String actor(Transition.By by) {
+        return switch (by) {
+            case WORKER -> "a worker";
+            case ADMIN -> "an operator";
+            case AUTOMATIC -> "the queue itself";
+        };
+    }
+
     public static <S extends Enum<S>> List<Transition<S>> allowedFrom(List<Transition<S>> table, S from) {
         return table.stream().filter(t -> t.from() == from).toList();
     }

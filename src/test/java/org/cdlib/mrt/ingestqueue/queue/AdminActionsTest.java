@@ -166,15 +166,23 @@ class AdminActionsTest {
         String b = jobIn(JobState.DOWNLOADING);
         admin.holdJob(a, "op");
         admin.holdJob(b, "op");
+        IllegalTransitionException stillHeld = assertThrows(IllegalTransitionException.class,
+                () -> admin.releaseCollectionJobs("demo_content", "op"));
+        assertTrue(stillHeld.getMessage().contains("still held"), stillHeld.getMessage());
+        assertEquals(JobState.HELD, store.loadJob(a).state(), "nothing was released");
+        assertThrows(IllegalTransitionException.class, () -> admin.holdCollection("demo_content", "op"), "held already");
         admin.releaseCollection("demo_content", "op");
         assertEquals(2, admin.releaseCollectionJobs("demo_content", "op"));
         assertEquals(JobState.PENDING, store.loadJob(a).state());
         assertEquals(JobState.DOWNLOADING, store.loadJob(b).state());
-        assertThrows(NotFoundException.class, () -> admin.releaseCollection("demo_content", "op"));
+        assertTrue(assertThrows(IllegalTransitionException.class, () -> admin.releaseCollection("demo_content", "op"))
+                .getMessage().contains("is not held; nothing changed"));
         admin.holdQueue("op");
         assertTrue(store.isQueueHeld());
+        assertThrows(IllegalTransitionException.class, () -> admin.holdQueue("op"), "held already");
         admin.releaseQueue("op");
         assertFalse(store.isQueueHeld());
+        assertThrows(IllegalTransitionException.class, () -> admin.releaseQueue("op"), "not held");
     }
 
     @Test
