@@ -27,7 +27,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     /** Starts a server on {@code port} (0: any free port) with its data in {@code dataDir}. */
     public static EmbeddedZooKeeper start(Path dataDir, int port) throws Exception {
         Files.createDirectories(dataDir);
+        java.nio.channels.FileChannel lock = lockDataDirectory(dataDir);
         int p = port > 0 ? port : freePort();
+        if (port > 0) {
+            requireFreePort("127.0.0.1", port, "the embedded ZooKeeper's port", "zookeeper.embedded.port");
+        }
         Properties config = new Properties();
         config.setProperty("clientPort", Integer.toString(p));
         config.setProperty("clientPortAddress", "127.0.0.1");
@@ -44,11 +48,46 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             server.start(30_000);
         } catch (Exception e) {
             server.close();
+            lock.close();
             throw new IOException("cannot start the embedded ZooKeeper on 127.0.0.1:" + p + " with data in " + dataDir
                     + " (is another instance using that port or directory? set zookeeper.embedded.port): " + e.getMessage(), e);
         }
         LOG.info("embedded ZooKeeper listening on 127.0.0.1:{}, data in {}", p, dataDir.toAbsolutePath());
-        return new EmbeddedZooKeeper(server, p);
+        EmbeddedZooKeeper zk = new EmbeddedZooKeeper(server, p);
+        zk.lock = lock;
+        return zk;
+    }
+
+    private java.nio.channels.FileChannel lock;
+
+    /** One process per data directory: a second start fails at once naming the directory, not after a wait. */
+    private static java.nio.channels.FileChannel lockDataDirectory(Path dataDir) throws IOException {
+        Path file = dataDir.resolve(".ingest-queue.lock");
+        java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.WRITE);
+        java.nio.channels.FileLock held;
+        try {
+            held = ch.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            held = null;
+        }
+        if (held == null) {
+            ch.close();
+            throw new IOException("the ZooKeeper data directory " + dataDir.toAbsolutePath() + " is in use by another "
+                    + "ingest-queue: stop it, or give this one its own zookeeper.embedded.dir");
+        }
+        return ch;
+    }
+
+    /** Fails at once with the key to change when {@code port} is taken. */
+    public static void requireFreePort(String host, int port, String what, String key) throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new java.net.InetSocketAddress(host, port));
+        } catch (java.net.BindException e) {
+            throw new IOException(what + " " + host + ":" + port + " is in use (another ingest-queue or ZooKeeper?): "
+                    + "stop it or set " + key);
+        }
     }
 
     public String connectString() {
@@ -58,6 +97,13 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException e) {
+                LOG.warn("cannot release the data directory lock: {}", e.toString());
+            }
+        }
         LOG.info("embedded ZooKeeper stopped");
     }
 

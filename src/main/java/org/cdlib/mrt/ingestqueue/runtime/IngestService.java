@@ -119,6 +119,11 @@ public final class IngestService implements AutoCloseable {
         QueueContext cfg = new QueueContext(camel, null, null);
         // before anything starts: a service that cannot serve says why and stops, holding nothing open
         profiles = ProfileDirectory.forStartup(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
+        int httpPort = cfg.intProperty("ingest.http.port", 8080);
+        if (!"false".equals(cfg.property("ingest.http.enabled", "true")) && httpPort > 0) {
+            EmbeddedZooKeeper.requireFreePort(cfg.property("ingest.http.host", "0.0.0.0"), httpPort, "the HTTP port",
+                    "ingest.http.port");
+        }
         String connect = cfg.property("zookeeper.connect").orElse(null);
         if (connect == null) {
             zookeeper = EmbeddedZooKeeper.start(Path.of(cfg.property("zookeeper.embedded.dir", "./data/zookeeper")),
