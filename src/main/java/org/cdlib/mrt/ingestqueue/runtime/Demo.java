@@ -49,8 +49,15 @@ public final class Demo {
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("ingest.http.port", "0");
+        config.put("ingest.http.enabled", "false"); // nothing to log in to: the demo talks to the queue directly
         config.putAll(extra);
+        // the demo prints each transition itself, once, readably; the service's own transition log would repeat it
+        // (and the service's other INFO lines are for operators of a running service: the demo shows warnings only)
+        for (String name : List.of(org.slf4j.Logger.ROOT_LOGGER_NAME, "org.apache.camel", "org.cdlib")) {
+            if (org.slf4j.LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
+                l.setLevel(ch.qos.logback.classic.Level.WARN);
+            }
+        }
         out.println("demo: queue, storage, inventory and mail outbox under " + dir.toAbsolutePath());
         CompletableFuture<BatchState> finished = new CompletableFuture<>();
         try (IngestService service = new IngestService(config)) {
@@ -58,8 +65,10 @@ public final class Demo {
             var store = service.store();
             var bid = new java.util.concurrent.atomic.AtomicReference<String>();
             store.addListener(e -> {
-                out.printf("  %-5s %s%s: %s -> %s (%s)%n", e.kind(), e.id(),
-                        e.kind().equals(TransitionEvent.JOB) ? " of " + e.batchId() : "", e.from(), e.to(), e.reason());
+                if (e.from() != null) { // creations are announced by the submission line
+                    out.printf("  %-5s %s%s: %s -> %s (%s)%n", e.kind(), e.id(),
+                            e.kind().equals(TransitionEvent.JOB) ? " of " + e.batchId() : "", e.from(), e.to(), e.reason());
+                }
                 if (e.kind().equals(TransitionEvent.BATCH) && e.id().equals(bid.get())
                         && (e.to().equals("completed") || e.to().equals("failed"))) {
                     finished.complete(BatchState.fromWire(e.to()));
@@ -81,6 +90,12 @@ public final class Demo {
             Batch batch = store.loadBatch(bid.get());
             out.println("demo: batch " + bid.get() + " " + end);
             out.println(new String(QueueJson.write(batch.statusReport()), StandardCharsets.UTF_8));
+            for (var job : store.loadJobs(batch.jobIds())) {
+                out.printf("demo: %s %s -> %s%n", job.id(), job.configuration().payloadUrl().replace(base + "/", ""),
+                        job.identifiers().primary());
+            }
+            out.println("demo: objects in the OCFL store " + dir.resolve("storage").toAbsolutePath() + ", recorded in the H2 "
+                    + "inventory " + dir.resolve("inventory").toAbsolutePath() + ", report mail in " + dir.resolve("outbox").toAbsolutePath());
             return end == BatchState.COMPLETED ? 0 : 1;
         } finally {
             files.stop(0);
