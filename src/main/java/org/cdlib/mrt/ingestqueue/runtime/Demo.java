@@ -53,8 +53,10 @@ public final class Demo {
         config.putAll(extra);
         // the demo prints each transition itself, once, readably; the service's own transition log would repeat it
         // (and the service's other INFO lines are for operators of a running service: the demo shows warnings only)
+        Map<ch.qos.logback.classic.Logger, ch.qos.logback.classic.Level> levels = new java.util.HashMap<>();
         for (String name : List.of(org.slf4j.Logger.ROOT_LOGGER_NAME, "org.apache.camel", "org.cdlib")) {
             if (org.slf4j.LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
+                levels.put(l, l.getLevel());
                 l.setLevel(ch.qos.logback.classic.Level.WARN);
             }
         }
@@ -99,6 +101,7 @@ public final class Demo {
             return end == BatchState.COMPLETED ? 0 : 1;
         } finally {
             files.stop(0);
+            levels.forEach(ch.qos.logback.classic.Logger::setLevel);
         }
     }
 
