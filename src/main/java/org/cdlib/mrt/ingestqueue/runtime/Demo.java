@@ -50,6 +50,7 @@ public final class Demo {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.port", "0");
+        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the demo serves its files on localhost
         config.putAll(extra);
         out.println("demo: queue, storage, inventory and mail outbox under " + dir.toAbsolutePath());
         CompletableFuture<BatchState> finished = new CompletableFuture<>();

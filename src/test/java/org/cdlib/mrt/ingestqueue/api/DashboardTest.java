@@ -56,6 +56,7 @@ class DashboardTest {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.port", "0");
+        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the demo files on loopback
         config.put("ingest.api.users", "operator:secret:admin|submitter");
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         service = new IngestService(config).start();
