@@ -140,7 +140,8 @@ document.getElementById('logout').addEventListener('click', async () => {
 });
 
 async function start() {
-  const here = new URL(location.href);
+  // document.URL keeps the user and password of http://user:password@host/ (location.href does not)
+  const here = new URL(document.URL);
   try {
     if (here.username) {
       // opened as http://user:password@host/: log in with them, then continue on the plain address

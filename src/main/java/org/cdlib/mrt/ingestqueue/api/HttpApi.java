@@ -146,7 +146,7 @@ public final class HttpApi implements Service {
         for (Endpoint e : endpoints) {
             var route = router.route(e.method(), e.path());
             // who is asking is settled before any body is read: a refused upload is never read
-            route.handler(rc -> guard(rc, e));
+            route.handler(new Guard(e));
             if (e.method() == HttpMethod.POST && e.bodyLimit() > 0) {
                 long limit = maxUpload > 0 ? Math.min(e.bodyLimit(), maxUpload) : e.bodyLimit();
                 // a body declared larger is refused before it is read; one sent in chunks as soon as it grows past the limit
@@ -250,18 +250,48 @@ public final class HttpApi implements Service {
         return "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)";
     }
 
+    /** A refused body up to this size is received and discarded, so that any client reads the answer cleanly. */
+    static final long DISCARD_BYTES = 1024 * 1024;
+
     /**
-     * Answers a refusal without reading the request's body: the connection is closed once the
-     * answer is out, so nothing more of an upload is received.
+     * Answers a refusal without keeping any of the request's body: a small body (up to
+     * {@link #DISCARD_BYTES}) is received and dropped; of a larger one nothing more is read, and
+     * the connection closes once the answer is out (an HTTP/2 stream is reset instead).
      */
     private static void refuse(RoutingContext rc, int status, String message) {
-        boolean unread = !rc.request().isEnded();
-        if (unread) {
-            rc.response().putHeader("Connection", "close");
+        String length = rc.request().getHeader("Content-Length");
+        long declared = length != null && length.strip().matches("\\d{1,18}") ? Long.parseLong(length.strip()) : -1;
+        boolean chunked = rc.request().getHeader("Transfer-Encoding") != null;
+        if (rc.request().isEnded() || declared <= 0 && !chunked) {
+            fail(rc, status, message, List.of());
+            return;
         }
+        if (rc.request().version() == io.vertx.core.http.HttpVersion.HTTP_2) {
+            fail(rc, status, message, List.of());
+            rc.response().reset(0x8); // CANCEL: no more of this stream's body
+            return;
+        }
+        if (declared >= 0 && declared <= DISCARD_BYTES) {
+            rc.request().handler(ignored -> { }).resume();
+            fail(rc, status, message, List.of());
+            return;
+        }
+        rc.response().putHeader("Connection", "close");
+        rc.response().endHandler(v -> rc.request().connection().close());
         fail(rc, status, message, List.of());
-        if (unread) {
-            rc.request().connection().close();
+    }
+
+    /** The guard runs before Vert.x may read a body (a security policy handler comes before body handlers). */
+    private final class Guard implements io.vertx.ext.web.handler.SecurityPolicyHandler {
+        private final Endpoint endpoint;
+
+        Guard(Endpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        @Override
+        public void handle(RoutingContext rc) {
+            guard(rc, endpoint);
         }
     }
 

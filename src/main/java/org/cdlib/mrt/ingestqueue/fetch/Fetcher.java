@@ -277,8 +277,30 @@ public final class Fetcher {
                 b.get(a);
                 out.write(a, 0, a.length);
             });
-            return out.toString(StandardCharsets.UTF_8);
+            return utf8(uri, out.toByteArray());
         });
+    }
+
+    /** {@code bytes} as strict UTF-8: a byte that is not refuses the text, naming its line (no U+FFFD stands in). */
+    static String utf8(URI uri, byte[] bytes) throws FetchException {
+        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
+        java.nio.charset.CoderResult r = d.decode(in, out, true);
+        if (r.isError()) {
+            int at = in.position();
+            int line = 1;
+            for (int i = 0; i < at; i++) {
+                if (bytes[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new FetchException(uri + ": line " + line + " is not UTF-8 text (byte " + at + "; a manifest must be UTF-8)");
+        }
+        d.flush(out);
+        return out.flip().toString();
     }
 
     /** Streams {@code uri} into {@code file} (created or truncated, flushed to disk) and digests it. */

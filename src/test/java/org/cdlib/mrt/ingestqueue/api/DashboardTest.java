@@ -78,10 +78,13 @@ class DashboardTest {
         try (Playwright pw = Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
              Browser browser = pw.chromium().launch(new BrowserType.LaunchOptions().setExecutablePath(CHROMIUM).setHeadless(true)
                      .setArgs(java.util.List.of("--no-sandbox")));
-             BrowserContext context = browser.newContext(new Browser.NewContextOptions().setHttpCredentials("operator", "secret"))) {
+             BrowserContext context = browser.newContext()) {
             Page page = context.newPage();
-            page.navigate(base + "/");
+            // opened with the credentials in the URL: the page logs in with them and goes on at the plain address
+            page.navigate(base.replace("http://", "http://operator:secret@") + "/");
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue running");
+            PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
+            assertEquals(base + "/", page.url(), "the address bar no longer carries the password");
 
             String port = Integer.toString(files.getAddress().getPort());
             String bid = store.createBatch(new BatchSubmission("demo_content", "demo", "http://127.0.0.1:" + port
