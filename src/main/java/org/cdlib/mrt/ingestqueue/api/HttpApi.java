@@ -227,11 +227,7 @@ public final class HttpApi implements Service {
             limit = limit <= 0 ? left : Math.min(limit, left);
         }
         rc.put("bodyLimit", limit);
-        String declared = rc.request().getHeader("Content-Length");
-        if (declared != null && declared.matches("\\d{1,18}") && Long.parseLong(declared) > limit) {
-            refuse(rc, 413, tooLarge(rc));
-            return;
-        }
+        // a body declared larger than the limit is refused by the body handler before it is read (413)
         if (u != null && quota.limit() > 0) {
             rc.addEndHandler(done -> quota.add(u.name(), rc.request().bytesRead()));
         }
@@ -250,12 +246,12 @@ public final class HttpApi implements Service {
         return "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)";
     }
 
-    /** A refused body up to this size is received and discarded, so that any client reads the answer cleanly. */
+    /** A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer cleanly. */
     static final long DISCARD_BYTES = 1024 * 1024;
 
     /**
      * Answers a refusal without keeping any of the request's body: a small body (up to
-     * {@link #DISCARD_BYTES}) is received and dropped; of a larger one nothing more is read, and
+     * {@link #DISCARD_BYTES}) is dropped; of a larger one nothing more is read, and
      * the connection closes once the answer is out (an HTTP/2 stream is reset instead).
      */
     private static void refuse(RoutingContext rc, int status, String message) {
@@ -272,8 +268,7 @@ public final class HttpApi implements Service {
             return;
         }
         if (declared >= 0 && declared <= DISCARD_BYTES) {
-            rc.request().handler(ignored -> { }).resume();
-            fail(rc, status, message, List.of());
+            fail(rc, status, message, List.of()); // Vert.x drops the unread rest of a small body
             return;
         }
         rc.response().putHeader("Connection", "close");
