@@ -3,20 +3,34 @@
 'use strict';
 
 const state = { batch: null, job: null };
+// Requests go to the page's origin, never to a URL with the credentials the address bar may
+// carry (fetch refuses those); the session's CSRF token goes with every request.
+const ORIGIN = location.origin;
+const session = { user: null, csrf: null };
 
-async function api(method, path) {
-  const r = await fetch(path, { method, credentials: 'same-origin', headers: { 'Accept': 'application/json' } });
-  const body = await r.json().catch(() => ({}));
-  if (!r.ok) {
-    throw new Error(body.error ? body.error + (body.allowed ? ' Allowed: ' + body.allowed.join(', ') : '') : r.status + ' ' + r.statusText);
+async function api(method, path, body) {
+  const headers = { 'Accept': 'application/json', 'X-Requested-By': 'ingest-queue-dashboard' };
+  if (session.csrf) headers['X-CSRF-Token'] = session.csrf;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const r = await fetch(new URL(path, ORIGIN), { method, credentials: 'same-origin', headers,
+    body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = await r.json().catch(() => ({}));
+  if (r.status === 401 && path !== '/api/login') {
+    location.replace(ORIGIN + '/login.html');
+    throw new Error('log in first');
   }
-  return body;
+  if (!r.ok) {
+    throw new Error(answer.error ? answer.error + (answer.allowed ? ' Allowed: ' + answer.allowed.join(', ') : '') : r.status + ' ' + r.statusText);
+  }
+  return answer;
 }
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (k.startsWith('on')) e.addEventListener(k.substring(2), v); else e.setAttribute(k, v);
+    if (k.startsWith('on')) e.addEventListener(k.substring(2), v);
+    else if (k === 'style') e.style.cssText = v; // CSSOM, which the Content-Security-Policy allows (style attributes it does not)
+    else e.setAttribute(k, v);
   }
   for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c == null ? '' : String(c)));
   return e;
@@ -120,5 +134,30 @@ async function refresh() {
 
 document.getElementById('queue-toggle').addEventListener('click', () =>
   act('POST', document.getElementById('queue-hold').dataset.held === 'true' ? '/api/queue/release' : '/api/queue/hold'));
-refresh();
-setInterval(refresh, 1000);
+document.getElementById('logout').addEventListener('click', async () => {
+  try { await api('POST', '/api/logout'); } catch (e) { /* going to the login page anyway */ }
+  location.replace(ORIGIN + '/login.html');
+});
+
+async function start() {
+  // document.URL keeps the user and password of http://user:password@host/ (location.href does not)
+  const here = new URL(document.URL);
+  try {
+    if (here.username) {
+      // opened as http://user:password@host/: log in with them, then continue on the plain address
+      await api('POST', '/api/login', { username: decodeURIComponent(here.username), password: decodeURIComponent(here.password) });
+      location.replace(ORIGIN + here.pathname + here.search + here.hash);
+      return;
+    }
+    const s = await api('GET', '/api/session');
+    session.user = s.user;
+    session.csrf = s.csrf_token || null;
+    document.getElementById('who').textContent = s.user;
+  } catch (e) {
+    document.getElementById('message').textContent = e.message;
+    return;
+  }
+  refresh();
+  setInterval(refresh, 1000);
+}
+start();

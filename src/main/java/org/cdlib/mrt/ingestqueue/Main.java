@@ -7,9 +7,10 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**
  * {@code java -jar ingest-queue.jar} runs the service; {@code java -jar ingest-queue.jar demo}
- * ingests a bundled sample batch on a throw-away queue and exits 0 when it completed; the
- * operator's commands ({@code status}, {@code fsck}, ... see {@code --help}) speak to a running
- * service's API.
+ * ingests a bundled sample batch on a throw-away queue and exits 0 when it completed;
+ * {@code java -jar ingest-queue.jar hash-password} prints the PBKDF2 hash of a password for
+ * {@code ingest.api.users}; the operator's commands ({@code status}, {@code fsck}, ... see
+ * {@code --help}) speak to a running service's API.
  */
 public final class Main {
     private Main() {
@@ -19,12 +20,15 @@ public final class Main {
         if (args.length > 0 && args[0].equals("demo")) {
             System.exit(Demo.run(Arrays.copyOfRange(args, 1, args.length)));
         }
+        if (args.length > 0 && args[0].equals("hash-password")) {
+            System.exit(org.cdlib.mrt.ingestqueue.api.Passwords.main());
+        }
         if (args.length > 0 && org.cdlib.mrt.ingestqueue.cli.Commands.NAMES.contains(args[0])) {
             System.exit(org.cdlib.mrt.ingestqueue.cli.Commands.run(args, System.out, System.err, System.getenv()));
         }
         if (args.length > 0) {
-            System.err.println("usage: java -jar ingest-queue.jar [demo | status | health | fsck | hold-queue | release-queue | "
-                    + "requeue-failed <bid> | jobs | batches | --help]   (configure with application.properties or -Dkey=value)");
+            System.err.println("usage: java -jar ingest-queue.jar [demo | hash-password | status | health | fsck | hold-queue | "
+                    + "release-queue | requeue-failed <bid> | jobs | batches | --help]   (configure with application.properties or -Dkey=value)");
             System.exit(2);
         }
         try {

@@ -4,7 +4,10 @@ import java.time.Clock;
 import java.time.Duration;
 import org.cdlib.mrt.ingestqueue.QueueContext;
 import org.cdlib.mrt.ingestqueue.QueueModule;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
+import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
+import org.cdlib.mrt.ingestqueue.objects.Secrets;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
 
@@ -12,24 +15,40 @@ import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
  * Binds the HTTP API ({@code httpApi}) and the metrics ({@code queueMetrics}); the server starts
  * and stops with the Camel context. Keys: {@code ingest.http.port} (8080; 0 picks a free port),
  * {@code ingest.http.host} (0.0.0.0), {@code ingest.api.users}, {@code ingest.api.max-upload}
- * (10 GiB), {@code ingest.http.enabled} (true).
+ * (10 GiB), {@code ingest.http.enabled} (true); and the security keys: {@code ingest.api.plain-passwords}
+ * (warn | refuse), {@code ingest.api.session-idle} (PT1H), {@code ingest.api.max-upload-per-user} (0: none)
+ * per {@code ingest.api.upload-window} (P1D), {@code ingest.files.signing-key} (generated and kept
+ * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D).
  */
 public final class ApiModule implements QueueModule {
 
     @Override
     public void bind(QueueContext ctx) throws Exception {
+        // the storage manifest signs the URLs of working files whether or not this host serves them
+        FileUrlSigner signer = FileUrlSigner.forHome(ctx.ingestHome(), ctx.property("ingest.files.signing-key").orElse(null),
+                ctx.durationProperty("ingest.files.url-ttl", Duration.ofDays(1))).register(ctx.ingestHome());
         if (!ctx.booleanProperty("ingest.http.enabled", true)) {
             return;
         }
         AdminActions admin = new AdminActions(ctx.store(), Clock.systemUTC());
         ConsistencyCheck fsck = new ConsistencyCheck(ctx.store());
         QueueMetrics metrics = new QueueMetrics(ctx.store());
-        HttpApi api = new HttpApi(ApiUsers.parse(ctx.property("ingest.api.users").orElse(null)),
+        String plain = ctx.property("ingest.api.plain-passwords", "warn");
+        if (!plain.equals("warn") && !plain.equals("refuse")) {
+            throw new IllegalArgumentException("ingest.api.plain-passwords must be warn or refuse, got '" + plain + "'");
+        }
+        HttpApi api = new HttpApi(ApiUsers.parse(ctx.property("ingest.api.users").orElse(null),
+                Secrets.directory(ctx.ingestHome()), plain.equals("refuse")),
                 ctx.property("ingest.http.host", "0.0.0.0"), ctx.intProperty("ingest.http.port", 8080),
                 ctx.longProperty("ingest.api.max-upload", 10L * 1024 * 1024 * 1024),
                 ctx.ingestHome().resolve("uploads").resolve(".incoming"));
+        api.sessions(new Sessions(ctx.durationProperty("ingest.api.session-idle", Duration.ofHours(1)), Clock.systemUTC()))
+                .uploadQuota(new UploadQuota(ctx.longProperty("ingest.api.max-upload-per-user", 0),
+                        ctx.durationProperty("ingest.api.upload-window", Duration.ofDays(1)), Clock.systemUTC()))
+                .fileSigner(signer);
         new ApiRoutes(ctx.store(), admin, fsck,
-                new Submissions(ctx.profiles(), ctx.ingestHome(), new UrlPolicy(ctx.ingestHome(), false)),
+                new Submissions(ctx.profiles(), ctx.ingestHome(), new UrlPolicy(ctx.ingestHome(), false,
+                        AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),
                 metrics, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7))).register(api);
         ctx.bind("queueMetrics", metrics);
         ctx.bind("httpApi", api);

@@ -86,6 +86,7 @@ final class ApiRoutes {
             HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("bid")));
         });
         api.add(POST, "/api/collections/:profile/hold", Access.ADMIN, "Hold a collection", rc -> {
+            submissions.requireProfile(rc.pathParam("profile"));
             admin.holdCollection(rc.pathParam("profile"), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("held", rc.pathParam("profile")));
         });
@@ -111,7 +112,7 @@ final class ApiRoutes {
         api.add(GET, "/metrics", Access.PUBLIC, "Prometheus metrics", rc -> rc.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=UTF-8").end(metrics.scrape()));
         api.add(GET, "/api/openapi.json", Access.PUBLIC, "This API's OpenAPI document", this::openApi);
-        api.add(GET, "/files/:bid/:jid/*", Access.PUBLIC, "A job's working file (storage fetches these)", this::file);
+        api.add(GET, "/files/:bid/:jid/*", Access.STORAGE, "A job's working file (storage fetches these: a signed URL, or a storage user)", this::file);
     }
 
     private void poster(RoutingContext rc) {
@@ -152,6 +153,8 @@ final class ApiRoutes {
                     : json.isNull() ? "null" : "a JSON " + json.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
                     + ": send the submission's fields as one object, e.g. {\"profile\": ..., \"payload_url\": ...}");
         }
+        InputChecks.jsonTypes(json, Submissions.JSON_TEXT);
+        InputChecks.jsonTypes(json, List.of("payload_url"));
         Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
         BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
         String bid = store.createBatch(submission);

@@ -1,10 +1,16 @@
 package org.cdlib.mrt.ingestqueue.api;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -13,12 +19,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who may use the API: {@code ingest.api.users = name:password:role|role, ...} with roles
- * {@code admin}, {@code submitter} (anyone listed may read). With no users configured, one
- * {@code admin} with a generated password is made and printed once in the log: there is no
- * default password.
+ * {@code admin}, {@code submitter}, {@code storage} (anyone listed may read). A password is a
+ * PBKDF2 hash ({@link Passwords}); plain text is accepted with a warning, or refused when
+ * {@code ingest.api.plain-passwords=refuse}. With no users configured, one {@code admin} with a
+ * generated password is made, kept (mode 0600) in {@code <secrets>/admin-password} so that it
+ * survives restarts, and printed once when it is generated: there is no default password.
  */
 public final class ApiUsers {
     private static final Logger LOG = LoggerFactory.getLogger(ApiUsers.class);
+    public static final Set<String> ROLES = Set.of("admin", "submitter", "storage");
+    static final String ADMIN_PASSWORD_FILE = "admin-password";
 
     public record User(String name, Set<String> roles) {
         public boolean has(String role) {
@@ -26,18 +36,38 @@ public final class ApiUsers {
         }
     }
 
-    private record Entry(byte[] password, User user) {
+    /** {@code password} is a {@link Passwords} hash, or the plain text (warned about). */
+    private record Entry(String password, User user) {
+        boolean matches(String given) {
+            if (Passwords.isHash(password)) {
+                return Passwords.matches(password, given);
+            }
+            return MessageDigest.isEqual(password.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     private final Map<String, Entry> users = new HashMap<>();
+    /** Credentials already checked against a hash (by their SHA-256), so that PBKDF2 runs once per client, not per request. */
+    private final Map<String, User> verified = java.util.Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, User> eldest) {
+            return size() > 1000;
+        }
+    });
 
+    /** Parses {@code spec}; without users, a generated admin whose password is not kept. */
     public static ApiUsers parse(String spec) {
+        return parse(spec, null, false);
+    }
+
+    /**
+     * @param secrets       where the generated admin password is kept (null: not kept)
+     * @param refusePlain   refuse plain-text passwords instead of warning
+     */
+    public static ApiUsers parse(String spec, Path secrets, boolean refusePlain) {
         ApiUsers u = new ApiUsers();
         if (spec == null || spec.isBlank()) {
-            String password = Base64.getUrlEncoder().withoutPadding().encodeToString(new SecureRandom().generateSeed(18));
-            u.add("admin", password, Set.of("admin", "submitter"));
-            LOG.warn("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter); "
-                    + "configure ingest.api.users for production", password);
+            u.add("admin", Passwords.hash(generatedPassword(secrets)), Set.of("admin", "submitter"));
             return u;
         }
         for (String entry : spec.split(",")) {
@@ -46,14 +76,66 @@ public final class ApiUsers {
                 throw new IllegalArgumentException("ingest.api.users: '" + entry.strip().replaceAll(":.*", ":…")
                         + "' is not name:password[:role|role]");
             }
+            String name = p[0].strip();
             Set<String> roles = p.length == 3 && !p[2].isBlank() ? Set.of(p[2].strip().split("\\|")) : Set.of();
-            u.add(p[0].strip(), p[1], roles);
+            for (String r : roles) {
+                if (!ROLES.contains(r)) {
+                    throw new IllegalArgumentException("ingest.api.users: user '" + name + "' has an unknown role '" + r
+                            + "' (roles: admin, submitter, storage)");
+                }
+            }
+            if (Passwords.isHash(p[1])) {
+                Passwords.check(name, p[1]);
+            } else if (refusePlain) {
+                throw new IllegalArgumentException("ingest.api.users: the password of '" + name + "' is plain text; store its hash "
+                        + "(java -jar ingest-queue.jar hash-password) or set ingest.api.plain-passwords=warn");
+            } else {
+                LOG.warn("ingest.api.users: the password of '{}' is plain text; store its hash instead "
+                        + "(java -jar ingest-queue.jar hash-password)", name);
+            }
+            u.add(name, p[1], roles);
         }
         return u;
     }
 
+    /** The generated admin password: read from {@code secrets/admin-password}, or made and kept there (0600). */
+    private static String generatedPassword(Path secrets) {
+        if (secrets != null) {
+            Path file = secrets.resolve(ADMIN_PASSWORD_FILE);
+            try {
+                if (Files.exists(file)) {
+                    String kept = Files.readString(file, StandardCharsets.UTF_8).strip();
+                    if (!kept.isEmpty()) {
+                        LOG.warn("no ingest.api.users configured: user 'admin' (roles admin, submitter) has the password kept in {}; "
+                                + "configure ingest.api.users for production", file.toAbsolutePath());
+                        return kept;
+                    }
+                }
+                String password = newPassword();
+                org.cdlib.mrt.ingestqueue.objects.Secrets.writePrivate(file, password + "\n");
+                LOG.warn("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter), "
+                        + "kept in {}; configure ingest.api.users for production", password, file.toAbsolutePath());
+                return password;
+            } catch (FileAlreadyExistsException e) {
+                return generatedPassword(secrets); // another host sharing the directory wrote it first
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot keep the generated admin password in " + file + ": " + e.getMessage(), e);
+            }
+        }
+        String password = newPassword();
+        LOG.warn("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter); "
+                + "configure ingest.api.users for production", password);
+        return password;
+    }
+
+    private static String newPassword() {
+        byte[] b = new byte[18];
+        new SecureRandom().nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
     private void add(String name, String password, Set<String> roles) {
-        users.put(name, new Entry(password.getBytes(StandardCharsets.UTF_8), new User(name, roles)));
+        users.put(name, new Entry(password, new User(name, roles)));
     }
 
     /** The user an {@code Authorization: Basic} header names, if the password matches. */
@@ -71,11 +153,32 @@ public final class ApiUsers {
         if (colon < 0) {
             return Optional.empty();
         }
-        Entry e = users.get(decoded.substring(0, colon));
-        byte[] given = decoded.substring(colon + 1).getBytes(StandardCharsets.UTF_8);
-        if (e == null || !MessageDigest.isEqual(e.password(), given)) {
+        return authenticate(decoded.substring(0, colon), decoded.substring(colon + 1));
+    }
+
+    /** The user {@code name} if {@code password} is theirs. */
+    public Optional<User> authenticate(String name, String password) {
+        Entry e = users.get(name);
+        if (e == null || password == null) {
             return Optional.empty();
         }
+        String key = sha256(name + "\u0000" + password + "\u0000" + e.password());
+        User known = verified.get(key);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        if (!e.matches(password)) {
+            return Optional.empty();
+        }
+        verified.put(key, e.user());
         return Optional.of(e.user());
+    }
+
+    private static String sha256(String s) {
+        try {
+            return Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

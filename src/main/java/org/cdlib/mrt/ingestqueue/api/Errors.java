@@ -19,6 +19,11 @@ final class Errors {
     private Errors() {
     }
 
+    /** A short id that ties an answer to its log line. */
+    private static String reference() {
+        return "ref-" + Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 40, 1L << 41), 36);
+    }
+
     static void answer(RoutingContext rc, RuntimeException e) {
         if (e instanceof IllegalTransitionException t) {
             HttpApi.fail(rc, 409, t.getMessage(), QueueViews.wire(t.allowed()));
@@ -36,10 +41,16 @@ final class Errors {
             rc.response().putHeader("Retry-After", "60");
             HttpApi.fail(rc, 503, e.getMessage(), List.of());
         } else if (e instanceof QueueException) {
-            HttpApi.fail(rc, 503, e.getMessage(), List.of());
+            // ZooKeeper's own text (paths, error codes) stays in the log
+            String ref = reference();
+            LOG.warn("{} {} [{}]: {}", rc.request().method(), rc.request().path(), ref, e.getMessage(), e.getCause());
+            HttpApi.fail(rc, 503, e.getCause() == null && !e.getMessage().contains("/") ? e.getMessage()
+                    : "the queue cannot do this now (ZooKeeper did not answer or refused); try again shortly "
+                    + "(the service log has the details under " + ref + ")", List.of());
         } else {
-            LOG.error("{} {} failed", rc.request().method(), rc.request().path(), e);
-            HttpApi.fail(rc, 500, e.toString(), List.of());
+            String ref = reference();
+            LOG.error("{} {} failed [{}]", rc.request().method(), rc.request().path(), ref, e);
+            HttpApi.fail(rc, 500, "the request failed inside the service; the service log has the details under " + ref, List.of());
         }
     }
 }

@@ -37,7 +37,7 @@ final class Submissions {
     private static final List<String> FORM_TEXT = List.of("filename", "type", "profile", "submitter", "creator", "title", "date",
             "localIdentifier", "primaryIdentifier", "note", "digestType", "digestValue", "notification", "responseForm");
     /** The JSON body's text fields, each held to {@link QueueLimits#FIELD_BYTES}. */
-    private static final List<String> JSON_TEXT = List.of("profile", "submitter", "type", "submission_mode", "file_name", "title",
+    static final List<String> JSON_TEXT = List.of("profile", "submitter", "type", "submission_mode", "file_name", "title",
             "creator", "date", "local_identifier", "primary_identifier", "digest_type", "digest_value", "notification", "note");
 
     private final ProfileRegistry profiles;
@@ -146,6 +146,7 @@ final class Submissions {
         if (profile == null) {
             throw new ApiError(400, "'profile' is required");
         }
+        InputChecks.notification(notification);
         if (profiles.find(profile).isEmpty()) {
             throw new ApiError(400, "unknown profile '" + profile + "'");
         }
@@ -189,6 +190,13 @@ final class Submissions {
             }
         }
         return s;
+    }
+
+    /** Refuses (404) a profile this service does not have: holds are for collections that exist. */
+    void requireProfile(String name) {
+        if (profiles.find(name).isEmpty()) {
+            throw new ApiError(404, "no profile '" + name + "': only the collection of a profile in the profiles directory can be held");
+        }
     }
 
     /** Refuses a field of more than {@code limit} UTF-8 bytes, naming it. */

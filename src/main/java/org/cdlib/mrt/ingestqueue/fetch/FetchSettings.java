@@ -11,9 +11,11 @@ import java.time.Duration;
  * @param backoff        wait before the first retry; doubled before each further one
  * @param parallelism    files fetched at once for one job
  * @param allowFileUrls  accept {@code file:} URLs anywhere, not only under {@code <ingest.home>/uploads/}
+ * @param addresses      which addresses depositors' URLs may lead to ({@code ingest.fetch.allow})
+ * @param containers     how large a container may unpack ({@code ingest.container.*})
  */
 public record FetchSettings(Duration connectTimeout, Duration readTimeout, int retries, Duration backoff,
-        int parallelism, boolean allowFileUrls) {
+        int parallelism, boolean allowFileUrls, AddressPolicy addresses, Container.Limits containers) {
 
     public FetchSettings {
         if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
@@ -38,22 +40,38 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 ctx.intProperty("ingest.download.retries", d.retries()),
                 ctx.durationProperty("ingest.download.backoff", d.backoff()),
                 ctx.intProperty("ingest.download.parallelism", d.parallelism()),
-                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()));
+                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()),
+                AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)),
+                new Container.Limits(
+                        ctx.longProperty("ingest.container.max-bytes", d.containers().maxBytes()),
+                        ctx.intProperty("ingest.container.max-entries", d.containers().maxEntries()),
+                        ctx.intProperty("ingest.container.max-ratio", d.containers().maxRatio())));
     }
 
     public static FetchSettings defaults() {
-        return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false);
+        return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false,
+                AddressPolicy.defaults(), Container.Limits.defaults());
     }
 
     public FetchSettings withTimeouts(Duration connect, Duration read) {
-        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls);
+        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls, addresses, containers);
     }
 
     public FetchSettings withRetries(int n, Duration firstBackoff) {
-        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls);
+        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls, addresses, containers);
     }
 
     public FetchSettings withAllowFileUrls(boolean allow) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow);
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow, addresses, containers);
+    }
+
+    /** With {@code ingest.fetch.allow} set to {@code spec} (e.g. {@link AddressPolicy#LOOPBACK}). */
+    public FetchSettings withAllow(String spec) {
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls,
+                AddressPolicy.parse(spec), containers);
+    }
+
+    public FetchSettings withContainerLimits(Container.Limits limits) {
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, limits);
     }
 }

@@ -5,12 +5,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodySubscribers;
-import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +30,26 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpHead;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.socket.ConnectionSocketFactory;
+import org.apache.hc.client5.http.socket.LayeredConnectionSocketFactory;
+import org.apache.hc.client5.http.socket.PlainConnectionSocketFactory;
+import org.apache.hc.client5.http.ssl.SSLConnectionSocketFactory;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.config.RegistryBuilder;
+import org.apache.hc.core5.http.io.SocketConfig;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,9 +59,12 @@ import org.slf4j.LoggerFactory;
  * admits. Bodies stream to disk (never whole files in memory) and are digested on the way.
  * <p>
  * Connection errors, timeouts, 5xx and 429 are retried {@code retries} times with an
- * exponential backoff; any other status fails at once. Redirects are followed, except from
- * https to http. The read timeout bounds the wait for the response headers and every silence
- * while the body streams, so a large file that keeps arriving is never cut off.
+ * exponential backoff; any other status fails at once. Redirects are followed (at most
+ * {@link #MAX_REDIRECTS}), except from https to http, each hop checked by the {@link UrlPolicy}.
+ * Every connection is checked by the {@link AddressPolicy} on the address it is about to use
+ * (in the socket factory, after name resolution), so no name resolved twice can lead elsewhere.
+ * The read timeout bounds the wait for the response headers and every silence while the body
+ * streams, so a large file that keeps arriving is never cut off.
  */
 public final class Fetcher {
     private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
@@ -51,17 +72,60 @@ public final class Fetcher {
 
     private final FetchSettings settings;
     private final UrlPolicy policy;
-    private final HttpClient client;
+    static final int MAX_REDIRECTS = 5;
+    private final CloseableHttpClient client;
 
     public Fetcher(FetchSettings settings, Path ingestHome) {
         this.settings = settings;
-        this.policy = new UrlPolicy(ingestHome, settings.allowFileUrls());
-        this.client = HttpClient.newBuilder()
-                .connectTimeout(settings.connectTimeout())
-                .followRedirects(HttpClient.Redirect.NORMAL)
-                // plain HTTP/1.1: no h2c upgrade dance with servers that mishandle it
-                .version(HttpClient.Version.HTTP_1_1)
+        this.policy = new UrlPolicy(ingestHome, settings.allowFileUrls(), settings.addresses());
+        AddressPolicy addresses = settings.addresses();
+        var sockets = RegistryBuilder.<ConnectionSocketFactory>create()
+                .register("http", new Checked(PlainConnectionSocketFactory.getSocketFactory(), addresses))
+                .register("https", new Checked(SSLConnectionSocketFactory.getSocketFactory(), addresses))
                 .build();
+        PoolingHttpClientConnectionManager connections = new PoolingHttpClientConnectionManager(sockets);
+        connections.setDefaultSocketConfig(SocketConfig.custom().setSoTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis())).build());
+        connections.setMaxTotal(64);
+        connections.setDefaultMaxPerRoute(Math.max(8, settings.parallelism() * 2));
+        this.client = HttpClients.custom()
+                .setConnectionManager(connections)
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectTimeout(Timeout.ofMilliseconds(settings.connectTimeout().toMillis()))
+                        .setResponseTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis()))
+                        .setRedirectsEnabled(false)
+                        .build())
+                .disableAutomaticRetries() // retried here, with the backoff
+                .disableRedirectHandling() // followed here, each hop checked
+                .disableContentCompression() // the bytes as served: sizes and digests are of them
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .build();
+    }
+
+    /**
+     * Checks the address a socket is about to connect to: the one the name resolved to for this
+     * very connection, so that a name that resolves differently the second time gains nothing.
+     */
+    private record Checked(ConnectionSocketFactory delegate, AddressPolicy addresses) implements LayeredConnectionSocketFactory {
+        @Override
+        public Socket createSocket(HttpContext context) throws IOException {
+            return delegate.createSocket(context);
+        }
+
+        @Override
+        public Socket connectSocket(TimeValue connectTimeout, Socket socket, HttpHost host, InetSocketAddress remote,
+                InetSocketAddress local, HttpContext context) throws IOException {
+            addresses.checkConnect(host.getHostName(), remote);
+            return delegate.connectSocket(connectTimeout, socket, host, remote, local, context);
+        }
+
+        @Override
+        public Socket createLayeredSocket(Socket socket, String target, int port, HttpContext context) throws IOException {
+            if (delegate instanceof LayeredConnectionSocketFactory l) {
+                return l.createLayeredSocket(socket, target, port, context);
+            }
+            return socket;
+        }
     }
 
     public FetchSettings settings() {
@@ -88,17 +152,13 @@ public final class Fetcher {
                 throw new FetchException(uri + ": " + describe(e));
             }
         }
-        HttpRequest head = HttpRequest.newBuilder(uri).timeout(settings.readTimeout())
-                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
-        try {
-            HttpResponse<Void> r = client.send(head, HttpResponse.BodyHandlers.discarding());
-            if (r.statusCode() / 100 != 2) {
-                throw new FetchException(uri + ": HEAD answered HTTP " + r.statusCode());
+        try (CloseableHttpResponse r = execute(uri, HttpHead::new)) {
+            if (r.getCode() / 100 != 2) {
+                throw new FetchException(uri + ": HEAD answered HTTP " + r.getCode());
             }
-            return r.headers().firstValueAsLong("Content-Length");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FetchException(uri + ": interrupted");
+            return length(r);
+        } catch (StatusException e) {
+            throw new FetchException(uri + ": HEAD answered HTTP " + e.status + (e.status / 100 == 3 ? " (redirect not followed)" : ""));
         } catch (FetchException e) {
             throw e;
         } catch (IOException e) {
@@ -106,8 +166,111 @@ public final class Fetcher {
         }
     }
 
+    /**
+     * {@code bytes} bytes of {@code uri} by a Range request: from the start ({@code fromEnd}
+     * false) or the last ones (a container's directory or trailer). Empty when the server does
+     * not serve ranges. At most {@code bytes} are read.
+     */
+    public java.util.Optional<byte[]> range(URI uri, boolean fromEnd, int bytes) throws FetchException {
+        if (isFile(uri)) {
+            try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(Path.of(uri))) {
+                long size = ch.size();
+                int n = (int) Math.min(size, bytes);
+                ch.position(fromEnd ? size - n : 0);
+                ByteBuffer b = ByteBuffer.allocate(n);
+                while (b.hasRemaining() && ch.read(b) > 0) {
+                    // reading
+                }
+                return java.util.Optional.of(b.array());
+            } catch (IOException e) {
+                throw new FetchException(uri + ": " + describe(e));
+            }
+        }
+        try (CloseableHttpResponse r = execute(uri, u -> {
+            HttpGet g = new HttpGet(u);
+            g.setHeader("Range", fromEnd ? "bytes=-" + bytes : "bytes=0-" + (bytes - 1));
+            return g;
+        })) {
+            if (r.getCode() != 206 || r.getEntity() == null) {
+                return java.util.Optional.empty();
+            }
+            try (InputStream in = r.getEntity().getContent()) {
+                byte[] got = in.readNBytes(bytes + 1);
+                return got.length > bytes ? java.util.Optional.empty() : java.util.Optional.of(got);
+            }
+        } catch (StatusException e) {
+            return java.util.Optional.empty();
+        } catch (FetchException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new FetchException(uri + ": " + describe(e));
+        }
+    }
+
+    private static OptionalLong length(CloseableHttpResponse r) {
+        Header h = r.getFirstHeader("Content-Length");
+        if (h == null) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(h.getValue().strip()));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /**
+     * Sends a request made by {@code method} for {@code uri}, following redirects itself: each
+     * hop's URL is checked by the policy (and its connection by the address policy); https to
+     * http and more than {@link #MAX_REDIRECTS} hops end with the redirect status.
+     */
+    private CloseableHttpResponse execute(URI uri, java.util.function.Function<URI, HttpUriRequestBase> method)
+            throws IOException {
+        URI at = uri;
+        for (int hop = 0; ; hop++) {
+            CloseableHttpResponse r;
+            try {
+                r = client.execute(method.apply(at));
+            } catch (AddressPolicy.RefusedAddressException e) {
+                throw new FetchException(at + ": " + e.getMessage());
+            }
+            int code = r.getCode();
+            if (code / 100 != 3 || code == 304) {
+                return r;
+            }
+            Header location = r.getFirstHeader("Location");
+            r.close();
+            if (location == null || hop >= MAX_REDIRECTS) {
+                throw new StatusException(code);
+            }
+            URI next;
+            try {
+                next = at.resolve(location.getValue().strip().replace(" ", "%20"));
+            } catch (IllegalArgumentException e) {
+                throw new FetchException(at + ": HTTP " + code + " to an invalid Location '" + location.getValue() + "'");
+            }
+            if ("https".equalsIgnoreCase(at.getScheme()) && !"https".equalsIgnoreCase(next.getScheme())) {
+                throw new StatusException(code);
+            }
+            String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                throw new FetchException(at + ": HTTP " + code + " redirects to " + next + ", which is not an http(s) URL");
+            }
+            try {
+                next = policy.check(next.toString());
+            } catch (FetchException e) {
+                throw new FetchException(at + ": redirected to " + e.getMessage());
+            }
+            at = next;
+        }
+    }
+
     /** The first {@code max} bytes at {@code uri} (fewer when it is shorter): enough to tell what it is. */
     public byte[] head(URI uri, int max) throws FetchException {
+        java.util.Optional<byte[]> ranged = range(uri, false, max);
+        if (ranged.isPresent()) {
+            return ranged.get();
+        }
         return withRetries(uri, () -> {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             try {
@@ -146,8 +309,30 @@ public final class Fetcher {
                 b.get(a);
                 out.write(a, 0, a.length);
             });
-            return out.toString(StandardCharsets.UTF_8);
+            return utf8(uri, out.toByteArray());
         });
+    }
+
+    /** {@code bytes} as strict UTF-8: a byte that is not refuses the text, naming its line (no U+FFFD stands in). */
+    static String utf8(URI uri, byte[] bytes) throws FetchException {
+        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
+        java.nio.charset.CoderResult r = d.decode(in, out, true);
+        if (r.isError()) {
+            int at = in.position();
+            int line = 1;
+            for (int i = 0; i < at; i++) {
+                if (bytes[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new FetchException(uri + ": line " + line + " is not UTF-8 text (byte " + at + "; a manifest must be UTF-8)");
+        }
+        d.flush(out);
+        return out.flip().toString();
     }
 
     /** Streams {@code uri} into {@code file} (created or truncated, flushed to disk) and digests it. */
@@ -245,26 +430,30 @@ public final class Fetcher {
         if (isFile(uri)) {
             return copyFile(uri, sink);
         }
-        HttpRequest get = HttpRequest.newBuilder(uri).timeout(settings.readTimeout()).GET().build();
-        HttpResponse<java.util.concurrent.Flow.Publisher<List<ByteBuffer>>> r = client.send(get,
-                info -> isOk(info.statusCode()) ? BodySubscribers.ofPublisher() : BodySubscribers.replacing(null));
-        if (!isOk(r.statusCode())) {
-            throw new StatusException(r.statusCode());
-        }
-        BodyReader body = new BodyReader();
-        r.body().subscribe(body);
         long n = 0;
-        try {
-            for (List<ByteBuffer> chunk; (chunk = body.next(settings.readTimeout())) != null; ) {
-                for (ByteBuffer b : chunk) {
-                    n += b.remaining();
-                    sink.accept(b);
+        OptionalLong announced;
+        try (CloseableHttpResponse r = execute(uri, HttpGet::new)) {
+            if (!isOk(r.getCode())) {
+                throw new StatusException(r.getCode());
+            }
+            announced = length(r);
+            HttpEntity entity = r.getEntity();
+            if (entity != null) {
+                // the socket timeout (the read timeout) bounds every silence while the body streams
+                try (InputStream in = entity.getContent()) {
+                    byte[] buf = new byte[64 * 1024];
+                    for (int got; (got = in.read(buf)) >= 0; ) {
+                        if (got == 0) {
+                            continue;
+                        }
+                        n += got;
+                        sink.accept(ByteBuffer.wrap(buf, 0, got));
+                    }
+                } catch (org.apache.hc.core5.http.ConnectionClosedException e) {
+                    // a body shorter than announced: reported below
                 }
             }
-        } finally {
-            body.cancel();
         }
-        OptionalLong announced = r.headers().firstValueAsLong("Content-Length");
         if (announced.isPresent() && announced.getAsLong() != n) {
             throw new IOException("body ended after " + n + " of " + announced.getAsLong() + " bytes");
         }
@@ -310,7 +499,7 @@ public final class Fetcher {
                     throw new FetchException(uri + ": HTTP " + e.status + after(n));
                 }
                 reason = "HTTP " + e.status;
-            } catch (HttpTimeoutException e) {
+            } catch (SocketTimeoutException e) {
                 reason = "timed out (" + e.getMessage() + ")";
             } catch (InterruptedException | InterruptedIOException e) {
                 Thread.currentThread().interrupt();

@@ -15,10 +15,21 @@ import java.util.Locale;
 public final class UrlPolicy {
     private final Path uploads;
     private final boolean allowFileUrls;
+    private final AddressPolicy addresses;
 
+    /** With the default address policy (no private, loopback, link-local... address). */
     public UrlPolicy(Path ingestHome, boolean allowFileUrls) {
+        this(ingestHome, allowFileUrls, AddressPolicy.defaults());
+    }
+
+    public UrlPolicy(Path ingestHome, boolean allowFileUrls, AddressPolicy addresses) {
         this.uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
         this.allowFileUrls = allowFileUrls;
+        this.addresses = addresses;
+    }
+
+    public AddressPolicy addresses() {
+        return addresses;
     }
 
     public URI check(String url) throws FetchException {
@@ -38,6 +49,8 @@ public final class UrlPolicy {
                 if (uri.getHost() == null) {
                     throw new FetchException(url + ": URL has no host");
                 }
+                // an address literal is refused at once; a name when the connection is made
+                addresses.checkLiteral(url, uri.getHost(), uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80);
                 return uri;
             }
             case "file" -> {

@@ -13,7 +13,8 @@ import org.cdlib.mrt.ingestqueue.services.Inventory.ManifestFile;
 
 /**
  * {@code system/mrt-manifest.txt} (CONTRACTS §5): one row per file under {@code producer/} and
- * {@code system/} (the manifest itself excepted), with its SHA-256, size and URL.
+ * {@code system/} (the manifest itself excepted), with its SHA-256, size and URL. A URL of this
+ * service's {@code /files/} is signed ({@link FileUrlSigner}): storage fetches it without credentials.
  */
 public final class StorageManifest {
     public static final String NAME = "mrt-manifest.txt";
@@ -67,7 +68,7 @@ public final class StorageManifest {
                 long size = Files.size(f);
                 String mime = Files.probeContentType(f);
                 files.add(new ManifestFile(name, size, "sha-256", digest, mime));
-                t.append(cell(urls.of(f, name))).append(" | sha-256 | ").append(digest).append(" | ").append(size)
+                t.append(cell(FileUrlSigner.signIfServed(workingDir, urls.of(f, name)))).append(" | sha-256 | ").append(digest).append(" | ").append(size)
                         .append(" | ").append(Instant.ofEpochMilli(Files.getLastModifiedTime(f).toMillis()))
                         .append(" | ").append(cell(name)).append(" | ").append(mime == null ? "" : mime).append('\n');
             }

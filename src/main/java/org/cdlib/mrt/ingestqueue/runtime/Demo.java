@@ -50,6 +50,7 @@ public final class Demo {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.enabled", "false"); // nothing to log in to: the demo talks to the queue directly
+        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the demo serves its files on localhost
         config.putAll(extra);
         // the demo prints each transition itself, once, readably; the service's own transition log would repeat it
         // (and the service's other INFO lines are for operators of a running service: the demo shows warnings only)

@@ -136,7 +136,7 @@ public final class DownloadStep implements Processor {
         fetch(f, "container " + f.name(), wd, fence, (part, got) -> {
             emptyDirectory(wd.producer());
             try {
-                count.set(Container.unpack(part, f.name(), wd.producer()));
+                count.set(Container.unpack(part, f.name(), wd.producer(), fetcher.settings().containers()));
             } catch (FetchException e) {
                 emptyDirectory(wd.producer()); // a refused container leaves nothing behind
                 throw e;

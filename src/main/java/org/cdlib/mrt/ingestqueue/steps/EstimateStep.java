@@ -58,6 +58,9 @@ public final class EstimateStep implements Processor {
             Payload payload = Payload.of(c, fetcher);
             List<Long> sizes = fetcher.inParallel(payload.files(), f -> size(jid, f));
             long total = sizes.stream().mapToLong(Long::longValue).sum();
+            if (payload.type() == Payload.Type.CONTAINER && total > 0) {
+                total += unpacked(jid, payload.container(), total);
+            }
             LOG.info("job {} batch {}: estimated {} bytes for {} file(s) of {}", jid, c.batchId(), total,
                     payload.files().size(), c.payloadUrl());
             return total;
@@ -69,6 +72,32 @@ public final class EstimateStep implements Processor {
             LOG.warn("job {} batch {}: cannot estimate, counting 0 bytes: {}", jid, c.batchId(), e.getMessage());
             return 0;
         }
+    }
+
+    /** The end of a container read for its directory or trailer. */
+    static final int TAIL_BYTES = 256 * 1024;
+
+    /**
+     * What a container unpacks to, where its format says it (a zip's central directory, a
+     * gzip's trailer), read with two small Range requests; 0 when nothing says it (the
+     * container's own size is then the estimate). Downloading keeps the container while
+     * unpacking, so both count.
+     */
+    private long unpacked(String jid, ObjectFile container, long size) {
+        try {
+            var head = fetcher.range(container.url(), false, 8);
+            var tail = head.isEmpty() ? java.util.Optional.<byte[]>empty() : fetcher.range(container.url(), true, TAIL_BYTES);
+            if (head.isPresent() && tail.isPresent()) {
+                OptionalLong declared = org.cdlib.mrt.ingestqueue.fetch.Container.declaredSize(head.get(), tail.get(), size);
+                if (declared.isPresent()) {
+                    LOG.info("job {}: container {} declares {} bytes unpacked", jid, container.name(), declared.getAsLong());
+                    return declared.getAsLong();
+                }
+            }
+        } catch (FetchException | RuntimeException e) {
+            LOG.warn("job {}: cannot read the directory of container {}: {}", jid, container.name(), e.getMessage());
+        }
+        return 0;
     }
 
     private long size(String jid, ObjectFile f) {

@@ -259,11 +259,23 @@ class ApiTest {
         Path f = dir.resolve("queue/bid0000000001/jid0000000001/producer/a b.txt");
         Files.createDirectories(f.getParent());
         Files.writeString(f, "content");
-        HttpResponse<String> r = send("GET", "/files/bid0000000001/jid0000000001/producer/a%20b.txt", null, null, null);
-        assertEquals(200, r.statusCode());
+        // only a signed URL (as the storage manifest names it) or a storage user's credentials open a working file
+        HttpResponse<String> unsigned = send("GET", "/files/bid0000000001/jid0000000001/producer/a%20b.txt", null, null, null);
+        assertEquals(403, unsigned.statusCode(), unsigned.body());
+        assertTrue(json(unsigned).get("error").asText().contains("needs a signed URL"), unsigned.body());
+        HttpResponse<String> r = send("GET", signed("/files/bid0000000001/jid0000000001/producer/a%20b.txt"), null, null, null);
+        assertEquals(200, r.statusCode(), r.body());
         assertEquals("content", r.body());
-        assertEquals(404, send("GET", "/files/bid0000000001/jid0000000001/.download/complete.jsonl", null, null, null).statusCode());
-        int escape = send("GET", "/files/bid0000000001/jid0000000001/producer/..%2F..%2F..%2Fsecret", null, null, null).statusCode();
+        assertEquals(404, send("GET", signed("/files/bid0000000001/jid0000000001/.download/complete.jsonl"), null, null, null).statusCode());
+        int escape = send("GET", signed("/files/bid0000000001/jid0000000001/producer/..%2F..%2F..%2Fsecret"), null, null, null).statusCode();
         assertTrue(escape == 400 || escape == 404, "escape answered " + escape);
+    }
+
+    /** {@code path} signed as the storage manifest of a job in this service's ingest home would sign it. */
+    static String signed(String path) {
+        String url = org.cdlib.mrt.ingestqueue.objects.FileUrlSigner.signIfServed(dir.resolve("queue/bid0000000001/jid0000000001"),
+                base + path);
+        assertTrue(url.contains("&signature="), url);
+        return url.substring(base.length());
     }
 }

@@ -56,6 +56,7 @@ class DashboardTest {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.port", "0");
+        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the demo files on loopback
         config.put("ingest.api.users", "operator:secret:admin|submitter");
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         service = new IngestService(config).start();
@@ -77,10 +78,13 @@ class DashboardTest {
         try (Playwright pw = Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
              Browser browser = pw.chromium().launch(new BrowserType.LaunchOptions().setExecutablePath(CHROMIUM).setHeadless(true)
                      .setArgs(java.util.List.of("--no-sandbox")));
-             BrowserContext context = browser.newContext(new Browser.NewContextOptions().setHttpCredentials("operator", "secret"))) {
+             BrowserContext context = browser.newContext()) {
             Page page = context.newPage();
-            page.navigate(base + "/");
+            // opened with the credentials in the URL: the page logs in with them and goes on at the plain address
+            page.navigate(base.replace("http://", "http://operator:secret@") + "/");
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue running");
+            PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
+            assertEquals(base + "/", page.url(), "the address bar no longer carries the password");
 
             String port = Integer.toString(files.getAddress().getPort());
             String bid = store.createBatch(new BatchSubmission("demo_content", "demo", "http://127.0.0.1:" + port
@@ -109,6 +113,92 @@ class DashboardTest {
             page.click("#queue-toggle");
             await().atMost(Duration.ofSeconds(10)).until(() -> !store.isQueueHeld());
             assertEquals(BatchState.COMPLETED, store.loadBatch(bid).state());
+        }
+    }
+
+    static Browser launch(Playwright pw) {
+        return pw.chromium().launch(new BrowserType.LaunchOptions().setExecutablePath(CHROMIUM).setHeadless(true)
+                .setArgs(java.util.List.of("--no-sandbox")));
+    }
+
+    static Playwright playwright() {
+        return Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
+    }
+
+    @Test
+    void theLoginPageGivesAnHttpOnlySessionWhoseActionsCarryTheCsrfToken() {
+        try (Playwright pw = playwright(); Browser browser = launch(pw); BrowserContext context = browser.newContext()) {
+            Page page = context.newPage();
+            page.navigate(base + "/");
+            page.waitForURL(base + "/login.html");
+            page.fill("#username", "operator");
+            page.fill("#password", "wrong");
+            page.click("#submit");
+            PlaywrightAssertions.assertThat(page.locator("#message")).hasText("the user name or password is wrong");
+            page.fill("#password", "secret");
+            page.click("#submit");
+            page.waitForURL(base + "/");
+            PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
+            var cookie = context.cookies().stream().filter(c -> c.name.equals(Sessions.COOKIE)).findFirst().orElseThrow();
+            assertEquals(true, cookie.httpOnly);
+            assertEquals(com.microsoft.playwright.options.SameSiteAttribute.STRICT, cookie.sameSite);
+            assertEquals(false, String.valueOf(page.evaluate("document.cookie")).contains(Sessions.COOKIE), "scripts cannot read it");
+            // the page's own action goes through: it sends the session's CSRF token
+            page.click("#queue-toggle");
+            PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue held");
+            assertEquals(true, store.isQueueHeld());
+            page.click("#queue-toggle");
+            PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue running");
+            assertEquals(false, store.isQueueHeld());
+            page.click("#logout");
+            page.waitForURL(base + "/login.html");
+            page.navigate(base + "/");
+            page.waitForURL(base + "/login.html");
+        }
+    }
+
+    /** A page on another site (localhost is not 127.0.0.1) that posts a form to the queue's hold action as soon as it opens. */
+    static HttpServer attacker() throws java.io.IOException {
+        HttpServer evil = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        evil.createContext("/", ex -> {
+            byte[] b = ("<!doctype html><html><body><form method=\"POST\" action=\"" + base + "/api/queue/hold\"></form>"
+                    + "<script>document.forms[0].submit()</script></body></html>").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "text/html");
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        evil.start();
+        return evil;
+    }
+
+    @Test
+    void aFormPostedFromAnotherSiteHoldsNothingWithASessionOrWithBasicCredentials() throws Exception {
+        HttpServer evil = attacker();
+        String evilUrl = "http://localhost:" + evil.getAddress().getPort() + "/";
+        try (Playwright pw = playwright(); Browser browser = launch(pw)) {
+            // an operator logged in on the dashboard (session cookie) visits the other site
+            try (BrowserContext context = browser.newContext()) {
+                Page page = context.newPage();
+                page.navigate(base.replace("http://", "http://operator:secret@") + "/");
+                PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
+                var answer = page.waitForResponse(r -> r.url().equals(base + "/api/queue/hold"), () -> page.navigate(evilUrl));
+                assertEquals(401, answer.status(), "SameSite=Strict: the session cookie did not go with the other site's form");
+                assertEquals(false, String.valueOf(answer.request().allHeaders().get("cookie")).contains(Sessions.COOKIE),
+                        "the form's request carried no session cookie: " + answer.request().allHeaders());
+                assertEquals(false, store.isQueueHeld(), "the other site's form held nothing");
+            }
+            // a browser that answers the Basic challenge with cached credentials
+            try (BrowserContext context = browser.newContext(new Browser.NewContextOptions().setHttpCredentials("operator", "secret"))) {
+                Page page = context.newPage();
+                var answer = page.waitForResponse(r -> r.url().equals(base + "/api/queue/hold") && r.status() != 401,
+                        () -> page.navigate(evilUrl));
+                assertEquals(403, answer.status(), "the credentials went with it, and the Origin refused it");
+                assertEquals(true, answer.text().contains("may not change anything"), answer.text());
+                assertEquals(false, store.isQueueHeld(), "the other site's form held nothing");
+            }
+        } finally {
+            evil.stop(0);
         }
     }
 }

@@ -204,7 +204,7 @@ class SubmissionLimitsTest {
     @Test
     void aSubmissionWhoseFieldsAreEachAllowedButTogetherTooLargeForANodeIsRefused() throws Exception {
         StringBuilder b = new StringBuilder("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\"");
-        for (String f : List.of("title", "creator", "date", "local_identifier", "primary_identifier", "note", "notification",
+        for (String f : List.of("title", "creator", "date", "local_identifier", "primary_identifier", "note", "digest_value",
                 "file_name", "submitter")) {
             b.append(",\"").append(f).append("\":\"").append("v".repeat(4000)).append('"');
         }

@@ -62,7 +62,7 @@ class BatchPendingStepTest {
                 Priority: 01
                 """);
         step = new BatchPendingStep(store, new ProfileDirectory(profiles),
-                new Fetcher(FetchSettings.defaults().withRetries(0, java.time.Duration.ZERO), dir.resolve("queue")));
+                new Fetcher(FetchSettings.defaults().withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK).withRetries(0, java.time.Duration.ZERO), dir.resolve("queue")));
     }
 
     String serve(String kind, String... rows) {

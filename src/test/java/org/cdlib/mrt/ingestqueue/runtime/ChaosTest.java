@@ -218,6 +218,7 @@ class ChaosTest {
             config.put("ingest.inventory", "http");
             config.put("ingest.inventory.url", services.base() + "/inv");
             config.put("ingest.http.port", "0");
+            config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the recording server
             config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
             config.put("ingest.services.timeout", "PT10S");
             config.put("ingest.services.backoff", "PT0.2S");

@@ -98,6 +98,7 @@ public final class ServiceTestSupport {
         c.put("ingest.batch.retry-delay", "200");
         c.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         c.put("ingest.http.port", "0");
+        c.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // WireMock and test servers on loopback
         return c;
     }
 }

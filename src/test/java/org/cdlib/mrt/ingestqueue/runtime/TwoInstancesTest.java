@@ -71,6 +71,7 @@ class TwoInstancesTest {
                         + "/inv;AUTO_SERVER=TRUE");
                 config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
                 config.put("ingest.http.port", "0");
+                config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // WireMock on loopback
                 config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
 
                 List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -45,7 +45,7 @@ class EstimateStepTest {
     @TempDir
     Path home;
 
-    static final FetchSettings FAST = FetchSettings.defaults()
+    static final FetchSettings FAST = FetchSettings.defaults().withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
             .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
             .withRetries(1, Duration.ofMillis(10));
 

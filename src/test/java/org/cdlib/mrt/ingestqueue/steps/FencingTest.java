@@ -48,7 +48,8 @@ class FencingTest {
             paused.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());
 
-            DownloadStep step = new DownloadStep(new Fetcher(FetchSettings.defaults(), home), home);
+            DownloadStep step = new DownloadStep(new Fetcher(FetchSettings.defaults().withAllow(
+                    org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK), home), home);
             Exception e = assertThrows(Exception.class, () -> step.process(StepTestSupport.exchange(lock)));
             assertTrue(e.getMessage().contains("no longer holds its lock"), e.getMessage());
             Path producer = Path.of(lock.job().configuration().workingDir()).resolve("producer");

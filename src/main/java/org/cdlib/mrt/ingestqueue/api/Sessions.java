@@ -1,0 +1,84 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The dashboard's logins: a random session id in an {@code HttpOnly; SameSite=Strict} cookie
+ * and a CSRF token the page sends back as {@code X-CSRF-Token} on every state-changing request.
+ * Sessions live in this host's memory and end after {@code ingest.api.session-idle} without use
+ * (or at logout, or at a restart).
+ */
+final class Sessions {
+    static final String COOKIE = "iq_session";
+    static final String CSRF_HEADER = "X-CSRF-Token";
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int MAX_SESSIONS = 10_000;
+
+    record Session(String id, ApiUsers.User user, String csrf, Instant created) {
+    }
+
+    private record Held(Session session, Instant lastUse) {
+    }
+
+    private final Map<String, Held> sessions = new ConcurrentHashMap<>();
+    private final Duration idle;
+    private final Clock clock;
+
+    Sessions(Duration idle, Clock clock) {
+        this.idle = idle;
+        this.clock = clock;
+    }
+
+    Duration idle() {
+        return idle;
+    }
+
+    Session create(ApiUsers.User user) {
+        Instant now = clock.instant();
+        if (sessions.size() >= MAX_SESSIONS) {
+            sessions.entrySet().removeIf(e -> e.getValue().lastUse().plus(idle).isBefore(now));
+            if (sessions.size() >= MAX_SESSIONS) {
+                sessions.keySet().stream().findAny().ifPresent(sessions::remove);
+            }
+        }
+        Session s = new Session(token(), user, token(), now);
+        sessions.put(s.id(), new Held(s, now));
+        return s;
+    }
+
+    Optional<Session> find(String id) {
+        if (id == null) {
+            return Optional.empty();
+        }
+        Held h = sessions.get(id);
+        Instant now = clock.instant();
+        if (h == null) {
+            return Optional.empty();
+        }
+        if (h.lastUse().plus(idle).isBefore(now)) {
+            sessions.remove(id);
+            return Optional.empty();
+        }
+        sessions.put(id, new Held(h.session(), now));
+        return Optional.of(h.session());
+    }
+
+    void end(String id) {
+        if (id != null) {
+            sessions.remove(id);
+        }
+    }
+
+    private static String token() {
+        byte[] b = new byte[32];
+        RANDOM.nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+}

@@ -1,0 +1,67 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * How many bytes each user may upload within a rolling window
+ * ({@code ingest.api.max-upload-per-user} per {@code ingest.api.upload-window}; 0: no limit).
+ * Counted by this host, in memory, as bodies are received.
+ */
+final class UploadQuota {
+    private record Upload(Instant at, long bytes) {
+    }
+
+    private final long limit;
+    private final Duration window;
+    private final Clock clock;
+    private final Map<String, Deque<Upload>> byUser = new ConcurrentHashMap<>();
+
+    UploadQuota(long limit, Duration window, Clock clock) {
+        this.limit = limit;
+        this.window = window;
+        this.clock = clock;
+    }
+
+    long limit() {
+        return limit;
+    }
+
+    Duration window() {
+        return window;
+    }
+
+    /** The bytes {@code user} may still upload now ({@link Long#MAX_VALUE} without a limit). */
+    long left(String user) {
+        if (limit <= 0) {
+            return Long.MAX_VALUE;
+        }
+        Deque<Upload> d = byUser.get(user);
+        if (d == null) {
+            return limit;
+        }
+        synchronized (d) {
+            Instant since = clock.instant().minus(window);
+            while (!d.isEmpty() && d.peekFirst().at().isBefore(since)) {
+                d.pollFirst();
+            }
+            long used = d.stream().mapToLong(Upload::bytes).sum();
+            return Math.max(0, limit - used);
+        }
+    }
+
+    void add(String user, long bytes) {
+        if (limit <= 0 || bytes <= 0) {
+            return;
+        }
+        Deque<Upload> d = byUser.computeIfAbsent(user, u -> new ArrayDeque<>());
+        synchronized (d) {
+            d.addLast(new Upload(clock.instant(), bytes));
+        }
+    }
+}
