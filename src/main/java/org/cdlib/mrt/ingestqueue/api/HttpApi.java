@@ -115,6 +115,13 @@ public final class HttpApi implements Service {
         return List.copyOf(endpoints);
     }
 
+    /** A route path ({@code /api/jobs/:jid/hold}, {@code /files/:bid/:jid/*}) as a pattern over request paths. */
+    static java.util.regex.Pattern pattern(String routePath) {
+        return java.util.regex.Pattern.compile(java.util.Arrays.stream(routePath.split("/", -1))
+                .map(part -> part.startsWith(":") ? "[^/]+" : part.equals("*") ? ".*" : java.util.regex.Pattern.quote(part))
+                .collect(java.util.stream.Collectors.joining("/")));
+    }
+
     /** The port the server listens on (the requested one, or the one picked for port 0). */
     public int port() {
         return server == null ? requestedPort : server.actualPort();
@@ -175,6 +182,22 @@ public final class HttpApi implements Service {
                 }
             }, false);
         }
+        // a known resource asked with another method: 405 naming the methods it takes, not a 404
+        router.route().handler(rc -> {
+            String path = rc.request().path();
+            java.util.Set<String> allow = new java.util.TreeSet<>();
+            for (Endpoint e : endpoints) {
+                if (pattern(e.path()).matcher(path).matches() && e.method() != rc.request().method()) {
+                    allow.add(e.method().name());
+                }
+            }
+            if (allow.isEmpty()) {
+                rc.next();
+                return;
+            }
+            rc.response().putHeader("Allow", String.join(", ", allow));
+            fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes " + String.join(", ", allow), List.of());
+        });
         router.route("/*").handler(StaticHandler.create("dashboard").setCachingEnabled(false).setIndexPage("index.html"));
         router.route().last().handler(rc -> fail(rc, 404, "no such resource: " + rc.request().method() + " " + rc.request().path(), List.of()));
         router.route().failureHandler(rc -> {
