@@ -3,18 +3,10 @@ package org.cdlib.mrt.ingestqueue.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Base64;
-import java.util.HashMap;
-import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.runtime.RunningService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,18 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpSemanticsTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
     @TempDir
     Path dir;
-    IngestService service;
-    String base;
+    RunningService service;
 
     @BeforeEach
     void start() throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
-        config.put("ingest.api.users", "alice:pw-a:admin|submitter");
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+        service = RunningService.start(ZK.server().getConnectString(), dir);
     }
 
     @AfterEach
@@ -45,9 +32,7 @@ class HttpSemanticsTest {
     }
 
     HttpResponse<String> call(String method, String path) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody())
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return service.call(method, path);
     }
 
     @Test

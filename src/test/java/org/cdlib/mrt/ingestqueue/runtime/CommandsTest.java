@@ -15,10 +15,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.cli.Commands;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
@@ -39,19 +37,18 @@ class CommandsTest {
             .options(WireMockConfiguration.options().dynamicPort()).build();
     @TempDir
     Path dir;
-    IngestService service;
+    RunningService service;
     ServiceTestSupport support;
     QueueStore store;
     String url;
 
     @BeforeEach
     void start() throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
-        config.put("ingest.api.users", "alice:pw-a:admin|submitter, rita:pw-r");
-        support = new ServiceTestSupport();
-        service = new IngestService(config, support.beans()).start();
+        service = RunningService.start(ZK.server().getConnectString(), dir,
+                Map.of("ingest.api.users", "alice:pw-a:admin|submitter, rita:pw-r"));
+        support = service.support();
         store = service.store();
-        url = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+        url = service.base();
     }
 
     @AfterEach

@@ -12,19 +12,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.StreamSupport;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
@@ -48,23 +42,18 @@ class DamagedNodesTest {
     @RegisterExtension
     static final WireMockExtension http = WireMockExtension.newInstance()
             .options(WireMockConfiguration.options().dynamicPort()).build();
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
     static final byte[] GARBAGE = "{not json".getBytes(StandardCharsets.UTF_8);
 
     @TempDir
     Path dir;
-    IngestService service;
+    RunningService service;
     QueueStore store;
-    String base;
 
     @BeforeEach
     void start() throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
-        config.put("ingest.api.users", "alice:pw-a:admin|submitter");
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
+        service = RunningService.start(ZK.server().getConnectString(), dir);
         store = service.store();
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
     }
 
     @AfterEach
@@ -73,9 +62,7 @@ class DamagedNodesTest {
     }
 
     HttpResponse<String> call(String method, String path) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody())
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return service.call(method, path);
     }
 
     JsonNode ok(String method, String path) throws Exception {

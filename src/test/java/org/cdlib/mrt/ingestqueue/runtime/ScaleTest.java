@@ -11,23 +11,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.state.ConnectionState;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
@@ -54,24 +48,19 @@ class ScaleTest {
     @RegisterExtension
     static final WireMockExtension http = WireMockExtension.newInstance()
             .options(WireMockConfiguration.options().dynamicPort()).build();
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
-    IngestService service;
+    RunningService service;
     QueueStore store;
-    String base;
     final List<ConnectionState> states = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
-        config.put("ingest.api.users", "alice:pw-a:admin|submitter");
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
+        service = RunningService.start(ZK.server().getConnectString(), dir);
         store = service.store();
         store.client().getConnectionStateListenable().addListener((c, s) -> states.add(s));
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
     }
 
     @AfterEach
@@ -82,10 +71,7 @@ class ScaleTest {
     }
 
     JsonNode api(String method, String path) throws Exception {
-        HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = service.call(method, path);
         assertEquals(200, r.statusCode(), method + " " + path + ": " + r.body());
         return path.equals("/metrics") ? JSON.createObjectNode().put("text", r.body()) : JSON.readTree(r.body());
     }
