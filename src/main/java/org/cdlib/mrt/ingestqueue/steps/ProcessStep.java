@@ -125,8 +125,8 @@ public final class ProcessStep implements Processor {
                 return v;
             }
         }
-        store.effectStarted(lock, JobEffects.STORAGE, ark + " v" + now);
         lock.verifyHeld(); // a worker paused past its session sends nothing
+        store.effectStarted(lock, JobEffects.STORAGE, ark + " v" + now);
         StoredVersion v = storage.store(profile, ark, wd.root(), manifest, ids.localId().isEmpty() ? null
                 : String.join(";", ids.localId()), update, deletes);
         store.effectDone(lock, JobEffects.STORAGE, new String(QueueJson.write(v), java.nio.charset.StandardCharsets.UTF_8));
@@ -165,10 +165,10 @@ public final class ProcessStep implements Processor {
             if (fx.unresolved(JobEffects.MINT)) {
                 // EZID cannot be asked which ARK a lost answer carried: mint again and say so
                 LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
-                        + "(an unused ARK may exist at the minter)", job.id(), job.batchId());
+                        + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
             }
-            store.effectStarted(lock, JobEffects.MINT, profile.id());
             lock.verifyHeld(); // a worker paused past its session sends nothing
+            store.effectStarted(lock, JobEffects.MINT, profile.id());
             ark = minted = minter.mint(profile, described);
         }
         for (String localId : ids.localId()) {

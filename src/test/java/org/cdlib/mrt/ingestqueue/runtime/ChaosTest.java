@@ -299,8 +299,10 @@ class ChaosTest {
                 for (String name : List.of("a", "b", "c")) {
                     remints += Files.readString(dir.resolve(name + ".log")).split("began minting and recorded no ARK", -1).length - 1;
                 }
-                assertEquals(OBJECTS + remints, services.mints.get(), "one mint per object, and each extra mint is one whose "
-                        + "answer a kill lost and that was logged as such");
+                int mints = services.mints.get();
+                assertTrue(mints >= OBJECTS && mints <= OBJECTS + remints, mints + " mints for " + OBJECTS + " objects: one "
+                        + "each, and an extra one only where a mint was begun and its answer lost, which the log says ("
+                        + remints + " such)");
                 assertTrue(client.getChildren().forPath(QueuePaths.OBJECT_LOCKS).isEmpty(), "no object lock left");
                 ConsistencyCheck.Report fsck = new ConsistencyCheck(store).check();
                 assertTrue(fsck.clean(), fsck.toString());
