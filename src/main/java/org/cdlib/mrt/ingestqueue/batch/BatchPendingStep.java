@@ -63,9 +63,9 @@ public final class BatchPendingStep implements Processor {
 
     public BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher, int window, int maxOpen,
                             long refillDelay, long maxManifestBytes) {
-        if (window < 1 || maxOpen < window || maxOpen > QueueLimits.LISTED_CHILDREN / 2) {
+        if (window < 1 || maxOpen < window || maxOpen > QueueLimits.MAX_OPEN_JOBS) {
             throw new IllegalArgumentException("need 1 <= ingest.batch.window (" + window + ") <= ingest.queue.max-open-jobs ("
-                    + maxOpen + ") <= " + QueueLimits.LISTED_CHILDREN / 2 + ": a state folder must stay small enough to list");
+                    + maxOpen + ") <= " + QueueLimits.MAX_OPEN_JOBS + ": a state folder must stay small enough to list");
         }
         this.store = store;
         this.profiles = profiles;

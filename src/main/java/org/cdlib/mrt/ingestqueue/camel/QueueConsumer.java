@@ -16,7 +16,6 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.Damaged;
-import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
@@ -210,7 +209,12 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                         LOG.info("zkqueue {}: scanning again after {} failed scan(s)", name(), failures);
                     }
                     failures = 0;
-                    store.health().scanSucceeded(name());
+                    if (view.problem() != null) {
+                        // the view could not be listed afresh: work goes on from what its events brought, the operator is told
+                        store.health().scanFailed(name(), view.problem());
+                    } else {
+                        store.health().scanSucceeded(name());
+                    }
                 }
             } catch (RuntimeException e) {
                 // a timer, not the next ZooKeeper event, brings the retry: no work waits for an unrelated change
@@ -270,9 +274,6 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             // the safety net: the view is kept by events; a listing now and then catches anything missed
             relistAt = now + endpoint.getRescan();
             view.relist();
-        }
-        if (view.problem() != null) {
-            throw new QueueException(view.problem());
         }
         if (stale && (exhausted || now - fetchedAt >= REFRESH_MS)) {
             stale = false;

@@ -48,7 +48,16 @@ public final class AdminActions {
         return moveJob(jid, JobState.HELD, s -> JobState.resumeAfter(s.lastSuccessful()), "released by " + by);
     }
 
+    /**
+     * Failed jobs are not counted against the open-job windows, so a requeue is refused while the
+     * open states hold {@link QueueLimits#MAX_OPEN_JOBS}: they must stay small enough to list.
+     */
     public Job requeueJob(String jid, String by) {
+        int open = store.openJobCount();
+        if (open >= QueueLimits.MAX_OPEN_JOBS) {
+            throw new IllegalTransitionException("the queue holds " + open + " open jobs, the most it takes ("
+                    + QueueLimits.MAX_OPEN_JOBS + "); requeue " + jid + " when some have finished", List.of());
+        }
         return moveJob(jid, JobState.FAILED, s -> JobState.resumeAfter(s.lastSuccessful()), "requeued by " + by);
     }
 

@@ -30,6 +30,8 @@ public final class QueueLimits {
     public static final int READ_BYTES = 384 * 1024;
     /** A folder the queue lists whole; larger ones are only counted (Stat) or walked by id. */
     public static final int LISTED_CHILDREN = 20_000;
+    /** The most jobs the open states may hold together, so each state folder stays listable. */
+    public static final int MAX_OPEN_JOBS = LISTED_CHILDREN / 2;
     /** The job ids kept in a status report's lists (the counts are always whole). */
     public static final int REPORT_LISTED_JOBS = 1000;
 

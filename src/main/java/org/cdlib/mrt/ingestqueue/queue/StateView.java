@@ -97,8 +97,19 @@ public final class StateView implements AutoCloseable {
             }
             onChange.run();
         };
+        // counted first: a folder grown past what one answer may carry is never asked for whole
+        BackgroundCallback counted = (c, event) -> {
+            int n = event.getStat() == null ? 0 : event.getStat().getNumChildren();
+            if (n > QueueLimits.LISTED_CHILDREN) {
+                problem = path + " holds " + n + " entries, more than the " + QueueLimits.LISTED_CHILDREN + " listed at once";
+                LOG.warn("{}", problem);
+                onChange.run();
+                return;
+            }
+            c.getChildren().inBackground(done).forPath(path);
+        };
         try {
-            client.getChildren().inBackground(done).forPath(path);
+            client.checkExists().inBackground(counted).forPath(path);
         } catch (Exception e) {
             problem = "cannot list " + path + ": " + e.getMessage();
             LOG.warn("{}", problem);

@@ -131,9 +131,15 @@ class CrashAndContentionTest {
 
     @Test
     void aTenThousandJobBatchIsCreatedListedAndWalkedToCompleted() throws Exception {
+        String failed = store.batchJobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
+        QueueTestSupport.walk(store, failed, JobState.FAILED);
         String bid = QueueTestSupport.batchWithJobs(store, 10_000, 5);
         assertEquals(10_000, store.batchJobs(bid, BatchRef.PROCESSING).size());
         assertEquals(10_000, store.jobCounts().get(JobState.PENDING));
+        AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
+        IllegalTransitionException full = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(failed, "op"));
+        assertTrue(full.getMessage().contains("holds 10000 open jobs"), full.getMessage());
+        assertEquals(JobState.FAILED, store.loadJob(failed).state(), "a requeue never grows the open states past what they list");
         assertEquals(70_000, QueueTestSupport.walkToCompleted(store, 4));
         for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
             assertTrue(store.jobRefs(s).isEmpty(), s + " drained");
@@ -141,6 +147,7 @@ class CrashAndContentionTest {
         assertEquals(10_000, store.jobCounts().get(JobState.COMPLETED));
         assertEquals(10_000, store.batchJobs(bid, BatchRef.COMPLETED).size());
         assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "the last job ending moved the batch once");
+        assertEquals(JobState.PENDING, admin.requeueJob(failed, "op").state(), "room again");
     }
 
     @Test
