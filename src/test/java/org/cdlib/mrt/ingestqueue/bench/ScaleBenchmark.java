@@ -67,16 +67,15 @@ public final class ScaleBenchmark {
             QueueStore store = service.store();
             String big = submit(store, dir, objects);
             long t0 = System.currentTimeMillis();
-            while (store.loadBatch(big).status().jobsCreated() == 0) {
-                Thread.sleep(20);
-            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(5)).pollInterval(java.time.Duration.ofMillis(20))
+                    .until(() -> store.loadBatch(big).status().jobsCreated() > 0);
             Batch b = store.loadBatch(big);
             System.out.printf("%n%,d-object batch manifest (%.1f MB): checked whole and first window of %,d jobs created in %.1f s%n",
                     objects, Files.size(store.ingestHome().resolve("uploads").resolve("bench-" + objects).resolve("batch.checkm")) / 1e6,
                     b.status().jobsCreated(), (System.currentTimeMillis() - t0) / 1000.0);
             int before = completed(store, big);
             t0 = System.currentTimeMillis();
-            Thread.sleep(steady * 1000L);
+            Thread.sleep(steady * 1000L); // the measuring window itself, not a wait for something
             int done = completed(store, big) - before;
             double rate = done / (steady * 1.0);
             System.out.printf("%nsteady state, the %,d-object batch through the routes (no-op steps, concurrency 4): "

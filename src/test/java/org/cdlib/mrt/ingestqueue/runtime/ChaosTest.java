@@ -179,6 +179,25 @@ class ChaosTest {
         }
     }
 
+    /** The jobs whose lock the process holds now (its pid is in the lock's owner data). */
+    static Set<String> lockedBy(QueueStore store, Process p) {
+        Set<String> jids = new java.util.TreeSet<>();
+        try {
+            for (JobState s : JobState.values()) {
+                if (s.isWorking()) {
+                    for (Job j : store.loadJobs(store.jobRefs(s).stream().map(QueuePaths::jidOfRef).toList())) {
+                        if (j.lockOwner() != null && j.lockOwner().pid() == p.pid()) {
+                            jids.add(j.id());
+                        }
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            return Set.of("unknown: " + e.getMessage()); // the ensemble is busy: ask again
+        }
+        return jids;
+    }
+
     int completed(QueueStore store, String bid) {
         try {
             return store.loadBatch(bid).count(BatchRef.COMPLETED);
@@ -255,15 +274,25 @@ class ChaosTest {
                 InstanceSpec leader = cluster.getInstances().stream().filter(s -> "leader".equals(mode(s))).findFirst().orElseThrow();
                 note("stopping the ZooKeeper leader (port " + leader.getPort() + ") at " + completed(store, bid) + " completed");
                 cluster.killServer(leader);
-                Thread.sleep(SESSION.toMillis() + 3000); // the fault's length, not a synchronisation
+                long stopped = System.nanoTime();
+                int atStop = completed(store, bid);
+                // down past a session timeout, and the queue moved on without it meanwhile
+                await().atMost(Duration.ofSeconds(90)).until(() -> System.nanoTime() - stopped > SESSION.plusSeconds(1).toNanos()
+                        && completed(store, bid) >= atStop + 10);
                 cluster.restartServer(leader);
                 note("leader's server restarted");
 
                 await().atMost(Duration.ofSeconds(120)).until(() -> completed(store, bid) >= 130);
                 note("SIGSTOP b at " + completed(store, bid) + " completed");
-                signal(instances.get("b"), "STOP");
-                Thread.sleep(SESSION.toMillis() + 3000); // paused past its session
-                signal(instances.get("b"), "CONT");
+                Process b = instances.get("b");
+                signal(b, "STOP");
+                long paused = System.nanoTime();
+                Set<String> held = lockedBy(store, b);
+                note("b paused holding " + held);
+                // paused past its session: the ensemble ended it, and the locks it held went with it
+                await().atMost(Duration.ofSeconds(90)).until(() -> System.nanoTime() - paused > SESSION.plusSeconds(1).toNanos()
+                        && lockedBy(store, b).isEmpty());
+                signal(b, "CONT");
                 note("SIGCONT b");
 
                 await().atMost(Duration.ofMinutes(4)).until(() -> {

@@ -1,13 +1,16 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.Processor;
@@ -33,14 +36,14 @@ class GracefulStopTest {
     @TempDir
     Path dir;
 
-    /** Starts the service with an estimate step that takes {@code stepMs}; returns it once the step runs. */
-    IngestService startWithSlowEstimate(long stepMs, int shutdownTimeoutS, CountDownLatch entered) throws Exception {
+    /** Starts the service with an estimate step that runs until {@code finish} opens (or it is interrupted). */
+    IngestService startWithSlowEstimate(CountDownLatch finish, int shutdownTimeoutS, CountDownLatch entered) throws Exception {
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
         config.put("camel.main.shutdown-timeout", String.valueOf(shutdownTimeoutS));
         Map<String, Object> beans = new ServiceTestSupport().beans();
         beans.put("estimateStep", (Processor) e -> {
             entered.countDown();
-            Thread.sleep(stepMs);
+            finish.await(2, TimeUnit.MINUTES);
         });
         return new IngestService(config, beans).start();
     }
@@ -54,7 +57,7 @@ class GracefulStopTest {
     @Test
     void aStepLongerThanTheShutdownTimeoutIsHandedBackUnchanged() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
-        IngestService service = startWithSlowEstimate(120_000, 3, entered);
+        IngestService service = startWithSlowEstimate(new CountDownLatch(1), 3, entered); // a step that never ends by itself
         QueueStore store = service.store();
         store.holdQueue("test"); // the batch is made here, not by the service's batch-pending route
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
@@ -76,13 +79,20 @@ class GracefulStopTest {
     @Test
     void aStepThatEndsWithinTheShutdownTimeoutReachesItsTransition() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
-        IngestService service = startWithSlowEstimate(2_000, 30, entered);
+        CountDownLatch finish = new CountDownLatch(1);
+        IngestService service = startWithSlowEstimate(finish, 30, entered);
         QueueStore store = service.store();
         store.holdQueue("test"); // the batch is made here, not by the service's batch-pending route
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         store.releaseQueue();
         assertTrue(entered.await(30, TimeUnit.SECONDS), "the step runs");
+        // the step ends only once the stop has begun: its work is in hand when SIGTERM comes
+        CompletableFuture<Void> ends = CompletableFuture.runAsync(() -> {
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.camel().isStopping());
+            finish.countDown();
+        });
         service.close();
+        ends.get(30, TimeUnit.SECONDS);
 
         Job job = jobOf(ZK.store(dir), bid);
         assertTrue(job.state() != JobState.ESTIMATING && job.state() != JobState.FAILED,

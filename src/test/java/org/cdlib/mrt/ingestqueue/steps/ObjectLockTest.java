@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
@@ -55,6 +56,8 @@ class ObjectLockTest {
         final OcflStorage inner;
         final Set<String> writing = ConcurrentHashMap.newKeySet();
         final AtomicBoolean overlapped = new AtomicBoolean();
+        /** Opened when the other job has had its try: the first writer stays in storage until then. */
+        final CountDownLatch otherTried = new CountDownLatch(1);
 
         OneWriterStorage(Path root) throws Exception {
             inner = new OcflStorage(root);
@@ -78,7 +81,7 @@ class ObjectLockTest {
                 overlapped.set(true);
             }
             try {
-                Thread.sleep(300); // a slow storage widens the window two writers would share
+                otherTried.await(10, TimeUnit.SECONDS); // the first writer is still writing while the other job tries
                 return inner.store(profile, ark, workingDir, manifest, localId, update, deletes);
             } finally {
                 writing.remove(ark);
@@ -130,11 +133,13 @@ class ObjectLockTest {
         Future<?> fa = pool.submit(() -> {
             go.await();
             step.process(ea);
+            storage.otherTried.countDown(); // returned without storing: it waits, or it stored and the test ends
             return null;
         });
         Future<?> fb = pool.submit(() -> {
             go.await();
             step.process(eb);
+            storage.otherTried.countDown();
             return null;
         });
         go.countDown();
