@@ -109,10 +109,6 @@ public final class BatchPendingStep implements Processor {
             return;
         }
         BatchStatus now = lock.batch().status();
-        if (now.jobsTotal() != null && now.jobsTotal() == 0) {
-            BatchExchange.next(exchange, BatchState.REPORTING, "the submission holds no object");
-            return;
-        }
         if (before == 0 && now.jobsCreated() > 0) {
             exchange.setProperty(BatchExchange.QUEUED, true);
         }
@@ -162,10 +158,6 @@ public final class BatchPendingStep implements Processor {
         } else {
             total = status.jobsTotal();
         }
-        if (total == 0) {
-            store.createMoreJobs(lock, List.of(), 0);
-            return;
-        }
         int priority = priority(profile, total);
         List<NewJob> next = new ArrayList<>();
         try (CheckmReader reader = CheckmReader.open(file, status.cursor() == null ? 0 : status.cursor())) {
@@ -214,17 +206,6 @@ public final class BatchPendingStep implements Processor {
             throw new ManifestException(0, "the submission's type is " + s.type() + " but the manifest's profile is "
                     + kind.profileName() + " (expected " + expected.profileName() + ")");
         }
-    }
-
-    /** Kept for callers that want every job of a submission at once (small submissions, tests). */
-    List<NewJob> jobsOf(BatchSubmission s, Profile profile) throws FetchException {
-        String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
-        return switch (type) {
-            case "file" -> List.of(single(s, profile, "file"));
-            case "container" -> List.of(single(s, profile, "container"));
-            case "object-manifest", "manifest" -> List.of(single(s, profile, "object_manifest"));
-            default -> throw new IllegalArgumentException("unknown submission type '" + s.type() + "'");
-        };
     }
 
     private static void refuse(Exchange exchange, String message) {

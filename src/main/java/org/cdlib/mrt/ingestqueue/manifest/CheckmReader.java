@@ -35,7 +35,6 @@ public final class CheckmReader implements Closeable {
     private boolean ended;
     private String profile;
     private List<String> fields;
-    private int rows;
 
     public CheckmReader(InputStream in) {
         this.in = in instanceof BufferedInputStream ? in : new BufferedInputStream(in, 64 * 1024);
@@ -100,9 +99,6 @@ public final class CheckmReader implements Closeable {
         return fields;
     }
 
-    public int rows() {
-        return rows;
-    }
 
     /** The next data row, or null at {@code #%eof} or the end of the input. */
     public CheckmManifest.Row next() {
@@ -125,7 +121,6 @@ public final class CheckmReader implements Closeable {
             if (fields == null) {
                 throw new ManifestException(line, "data row before the '#%fields' line");
             }
-            rows++;
             return CheckmManifest.row(line, l, fields);
         }
         return null;

@@ -174,12 +174,9 @@ final class ZooKeeperCalls {
 
     /** A folder that holds too many children to be listed in one answer. */
     static final class FolderTooLargeException extends QueueException {
-        final int count;
-
         FolderTooLargeException(String path, int count) {
             super(path + " holds " + count + " entries, more than the " + QueueLimits.LISTED_CHILDREN
                     + " the queue lists at once");
-            this.count = count;
         }
     }
 
