@@ -90,6 +90,11 @@ final class JobConsumer extends QueueConsumer<JobLock> {
                 store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));
                 return false;
             }
+            String failed = JobExchange.failure(exchange);
+            if (failed != null) {
+                store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + failed));
+                return false;
+            }
             String stay = JobExchange.stayReason(exchange);
             if (stay != null) {
                 store.unlock(lock);

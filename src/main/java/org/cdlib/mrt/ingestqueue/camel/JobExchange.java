@@ -23,6 +23,7 @@ public final class JobExchange {
     public static final String STAY = "ingestqueue.stay";
     public static final String CHANGE = "ingestqueue.change";
     public static final String TARGET = "ingestqueue.target";
+    public static final String FAILURE = "ingestqueue.failure";
 
     private JobExchange() {
     }
@@ -42,6 +43,19 @@ public final class JobExchange {
     /** Keep the job in its state (provisioning: not enough space yet), with the reason for the log. */
     public static void stay(Exchange exchange, String reason) {
         exchange.setProperty(STAY, reason);
+    }
+
+    /**
+     * The job fails with {@code message}, an expected failure (a depositor's missing file, a
+     * service's refusal) that the route's error handling has already logged in one line: the
+     * consumer moves it to failed without a stack trace.
+     */
+    public static void fail(Exchange exchange, String message) {
+        exchange.setProperty(FAILURE, message);
+    }
+
+    public static String failure(Exchange exchange) {
+        return exchange.getProperty(FAILURE, String.class);
     }
 
     public static String stayReason(Exchange exchange) {
