@@ -66,10 +66,11 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         runRoute(exchange);
         try {
             Exception failure = exchange.getException();
-            if (failure != null && handingBack()) {
+            if ((failure != null || JobExchange.failure(exchange) != null) && handingBack()) {
                 store.unlock(lock);
                 LOG.info("job {} batch {}: handed back in {} at shutdown (step interrupted: {}); another worker takes it",
-                        jid, lock.job().batchId(), state, messageOf(failure));
+                        jid, lock.job().batchId(), state, failure != null ? messageOf(failure)
+                        : JobExchange.failure(exchange));
                 return false;
             }
             Throwable cause = unwrap(failure);

@@ -34,8 +34,8 @@ public final class AddressPolicy {
     /** Loopback, for tests and the demo that serve their payloads on this host. */
     public static final String LOOPBACK = "127.0.0.0/8,::1";
 
-    /** An address refused by the policy: not retried, named with its rule. */
-    public static final class RefusedAddressException extends IOException {
+    /** An address refused by the policy: not retried, named with its rule (raised while resolving, hence its type). */
+    public static final class RefusedAddressException extends java.net.UnknownHostException {
         public RefusedAddressException(String message) {
             super(message);
         }

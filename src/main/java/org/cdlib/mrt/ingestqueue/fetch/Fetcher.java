@@ -38,17 +38,15 @@ import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.DnsResolver;
+import org.apache.hc.client5.http.SystemDefaultDnsResolver;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import org.apache.hc.client5.http.socket.ConnectionSocketFactory;
-import org.apache.hc.client5.http.socket.LayeredConnectionSocketFactory;
-import org.apache.hc.client5.http.socket.PlainConnectionSocketFactory;
-import org.apache.hc.client5.http.ssl.SSLConnectionSocketFactory;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
-import org.apache.hc.core5.http.HttpHost;
-import org.apache.hc.core5.http.config.RegistryBuilder;
 import org.apache.hc.core5.http.io.SocketConfig;
-import org.apache.hc.core5.http.protocol.HttpContext;
-import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.slf4j.Logger;
@@ -79,14 +77,13 @@ public final class Fetcher {
         this.settings = settings;
         this.policy = new UrlPolicy(ingestHome, settings.allowFileUrls(), settings.addresses());
         AddressPolicy addresses = settings.addresses();
-        var sockets = RegistryBuilder.<ConnectionSocketFactory>create()
-                .register("http", new Checked(PlainConnectionSocketFactory.getSocketFactory(), addresses))
-                .register("https", new Checked(SSLConnectionSocketFactory.getSocketFactory(), addresses))
+        PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
+                .setDnsResolver(new CheckedResolver(addresses))
+                .setDefaultSocketConfig(SocketConfig.custom()
+                        .setSoTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis())).build())
+                .setMaxConnTotal(64)
+                .setMaxConnPerRoute(Math.max(8, settings.parallelism() * 2))
                 .build();
-        PoolingHttpClientConnectionManager connections = new PoolingHttpClientConnectionManager(sockets);
-        connections.setDefaultSocketConfig(SocketConfig.custom().setSoTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis())).build());
-        connections.setMaxTotal(64);
-        connections.setDefaultMaxPerRoute(Math.max(8, settings.parallelism() * 2));
         this.client = HttpClients.custom()
                 .setConnectionManager(connections)
                 .setDefaultRequestConfig(RequestConfig.custom()
@@ -103,28 +100,28 @@ public final class Fetcher {
     }
 
     /**
-     * Checks the address a socket is about to connect to: the one the name resolved to for this
-     * very connection, so that a name that resolves differently the second time gains nothing.
+     * Checks the addresses a connection is about to be made to: the ones the name resolved to for
+     * this very connection (HttpClient connects to what this returns), so that a name that
+     * resolves differently the second time gains nothing.
      */
-    private record Checked(ConnectionSocketFactory delegate, AddressPolicy addresses) implements LayeredConnectionSocketFactory {
+    private record CheckedResolver(AddressPolicy addresses) implements DnsResolver {
         @Override
-        public Socket createSocket(HttpContext context) throws IOException {
-            return delegate.createSocket(context);
+        public InetAddress[] resolve(String host) throws UnknownHostException {
+            return SystemDefaultDnsResolver.INSTANCE.resolve(host);
         }
 
         @Override
-        public Socket connectSocket(TimeValue connectTimeout, Socket socket, HttpHost host, InetSocketAddress remote,
-                InetSocketAddress local, HttpContext context) throws IOException {
-            addresses.checkConnect(host.getHostName(), remote);
-            return delegate.connectSocket(connectTimeout, socket, host, remote, local, context);
+        public String resolveCanonicalHostname(String host) throws UnknownHostException {
+            return SystemDefaultDnsResolver.INSTANCE.resolveCanonicalHostname(host);
         }
 
         @Override
-        public Socket createLayeredSocket(Socket socket, String target, int port, HttpContext context) throws IOException {
-            if (delegate instanceof LayeredConnectionSocketFactory l) {
-                return l.createLayeredSocket(socket, target, port, context);
+        public List<InetSocketAddress> resolve(String host, int port) throws UnknownHostException {
+            List<InetSocketAddress> all = DnsResolver.super.resolve(host, port);
+            for (InetSocketAddress a : all) {
+                addresses.checkConnect(host, a);
             }
-            return socket;
+            return all;
         }
     }
 

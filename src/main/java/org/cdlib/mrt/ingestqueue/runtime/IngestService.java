@@ -163,6 +163,8 @@ public final class IngestService implements AutoCloseable {
             module.bind(ctx);
             LOG.debug("module {} bound", module.getClass().getSimpleName());
         }
+        camel.getRegistry().bind("expectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.expected());
+        camel.getRegistry().bind("unexpectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.unexpected());
         beans.forEach((name, bean) -> {
             camel.getRegistry().unbind(name); // the registry keeps one bean per name and type otherwise
             camel.getRegistry().bind(name, bean);

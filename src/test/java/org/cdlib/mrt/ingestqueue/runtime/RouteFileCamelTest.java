@@ -71,9 +71,13 @@ class RouteFileCamelTest extends CamelTestSupport {
         steps.put("reportStep", e -> BatchExchange.next(e, BatchState.COMPLETED, "test"));
         steps.put("updateReportStep", e -> BatchExchange.next(e, BatchState.COMPLETED, "test"));
         steps.forEach(registry::bind);
+        registry.bind("expectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.expected());
+        registry.bind("unexpectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.unexpected());
     }
 
     private void load(String file) throws Exception {
+        PluginHelper.getRoutesLoader(context).loadRoutes(
+                ResourceHelper.resolveMandatoryResource(context, "file:routes/error-handling.yaml"));
         PluginHelper.getRoutesLoader(context).loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
     }
 
