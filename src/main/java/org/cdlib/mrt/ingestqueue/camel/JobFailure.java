@@ -30,11 +30,38 @@ public final class JobFailure implements Processor {
     @Override
     public void process(Exchange exchange) {
         Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        String message = e == null ? "the route failed" : QueueConsumer.messageOf(e);
+        String message = e == null ? "the route failed" : callFailure(exchange, e);
         if (!expected) {
             LOG.error("job {} batch {}: unexpected failure in route {}", exchange.getIn().getHeader("jobId"),
                     exchange.getIn().getHeader("batchId"), exchange.getFromRouteId(), e);
         }
         JobExchange.fail(exchange, message);
+    }
+
+    /**
+     * A failed outside call named by what was sent and where ({@code POST http://…: HTTP 503: …});
+     * a request that may have been applied says it was not sent again. Anything else: its message.
+     */
+    static String callFailure(Exchange exchange, Throwable e) {
+        String endpoint = exchange.getProperty(Exchange.FAILURE_ENDPOINT, String.class);
+        String url = exchange.getProperty("serviceUrl", String.class);
+        if (endpoint == null || !endpoint.startsWith("http") || url == null) {
+            return QueueConsumer.messageOf(e);
+        }
+        String call = exchange.getIn().getHeader(Exchange.HTTP_METHOD, "POST", String.class) + " " + url + ": ";
+        boolean repeatable = exchange.getProperty("repeatable", false, Boolean.class);
+        String notAgain = repeatable ? "" : "; it may have been applied, so it is not sent again";
+        if (e instanceof org.apache.camel.http.base.HttpOperationFailedException h) {
+            String body = h.getResponseBody() == null ? "" : h.getResponseBody().strip();
+            return call + "HTTP " + h.getStatusCode() + (body.isEmpty() ? "" : ": " + (body.length() > 300
+                    ? body.substring(0, 300) + "…" : body)) + notAgain;
+        }
+        if (e instanceof java.net.ConnectException) {
+            return call + "cannot connect (" + QueueConsumer.messageOf(e) + ")";
+        }
+        if (e instanceof java.net.SocketTimeoutException) {
+            return call + "no answer within the response timeout (" + QueueConsumer.messageOf(e) + ")" + notAgain;
+        }
+        return call + "the connection broke (" + QueueConsumer.messageOf(e) + ")" + notAgain;
     }
 }

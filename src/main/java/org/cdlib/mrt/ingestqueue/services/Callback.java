@@ -1,20 +1,22 @@
 package org.cdlib.mrt.ingestqueue.services;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 
-/** The profile's callback (CONTRACTS §8): {@code POST <CallbackURL>/mc/<job id>} with the job's state as JSON. */
+/**
+ * The profile's callback (CONTRACTS §8), the halves of its call in {@code routes/notify.yaml}:
+ * {@code POST <CallbackURL>/mc/<job id>} with the job's state as JSON (the route marshals the
+ * map this puts in the body) and an {@code Idempotency-Key} that is the same for every attempt
+ * at one notice, so a receiver can drop a repeat; any 2xx is an answer.
+ */
 public final class Callback {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private final HttpService http;
+    /** The notice's status. */
+    public static final String STATUS = "callbackStatus";
 
-    public Callback(HttpService http) {
-        this.http = http;
+    private Callback() {
     }
 
     /** The same for every attempt at one notice: job, status and the job's retry count. */
@@ -22,11 +24,9 @@ public final class Callback {
         return job.id() + "-" + status + "-" + job.status().retryCount();
     }
 
-    /** Returns false when the profile has no callback (no URL, or handlers listed without HandlerCallback). */
-    public boolean send(Profile profile, Job job, String status) throws ServiceException, InterruptedException {
-        if (!profile.callsBack()) {
-            return false;
-        }
+    public static void request(Exchange exchange, Job job) {
+        Profile profile = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
+        String status = exchange.getProperty(STATUS, "completed", String.class);
         Map<String, Object> state = new LinkedHashMap<>();
         state.put("job_id", job.id());
         state.put("batch_id", job.batchId());
@@ -35,18 +35,16 @@ public final class Callback {
         state.put("local_id", job.identifiers().localId());
         state.put("profile", profile.id());
         state.put("idempotency_key", key(job, status));
-        String body;
-        try {
-            body = JSON.writeValueAsString(Map.of("job", state));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        ServiceCall.prepare(exchange, "POST", profile.callbackUrl().replaceAll("/+$", "") + "/mc/" + job.id(),
+                "application/json", null, true);
+        exchange.getIn().setHeader("Idempotency-Key", key(job, status));
+        exchange.getIn().setBody(Map.of("job", state));
+    }
+
+    public static void answer(Exchange exchange) throws ServiceException {
+        int status = ServiceCall.status(exchange);
+        if (status / 100 != 2) {
+            ServiceCall.expect(exchange, 200, "callback");
         }
-        URI uri = URI.create(profile.callbackUrl().replaceAll("/+$", "") + "/mc/" + job.id());
-        var r = http.send(http.request(uri).header("Content-Type", "application/json").header("Idempotency-Key", key(job, status))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
-        if (r.statusCode() / 100 != 2) {
-            HttpService.expect(r, 200, "callback");
-        }
-        return true;
     }
 }

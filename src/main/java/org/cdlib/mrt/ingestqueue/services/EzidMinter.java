@@ -1,82 +1,90 @@
 package org.cdlib.mrt.ingestqueue.services;
 
 import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
 
-/** EZID (CONTRACTS §4): {@code POST <ObjectMinterURL>} with an ANVL body, answer {@code success: ark:/...}. */
-public final class EzidMinter implements Minter {
-    private final HttpService http;
+/**
+ * EZID (CONTRACTS §4), the two halves of its calls in {@code routes/processing.yaml}: mint
+ * ({@code POST <ObjectMinterURL>} with an ANVL body, answer 201 {@code success: ark:/...}) and
+ * update ({@code POST /id/<ark>} with the ERC's {@code where} and {@code _target}, answer 200).
+ */
+public final class EzidMinter {
     private final String user;
     private final String password;
     private final String targetBase;
 
     /** @param targetBase the landing page prefix an ARK's {@code _target} is made of (the ARK is appended); null: none */
-    public EzidMinter(HttpService http, String user, String password, String targetBase) {
-        this.http = http;
+    public EzidMinter(String user, String password, String targetBase) {
         this.user = user;
         this.password = password;
         this.targetBase = targetBase;
     }
 
-    @Override
-    public String mint(Profile profile, Job job) throws ServiceException, InterruptedException {
+    /** Whether a minted ARK gets an update (a landing page is configured). */
+    public boolean describes() {
+        return targetBase != null;
+    }
+
+    public void mintRequest(Exchange exchange) throws ServiceException {
+        Profile profile = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
         if (profile.objectMinterUrl() == null) {
             throw new ServiceException("profile " + profile.id() + " has no ObjectMinterURL to mint an ARK with");
         }
-        JobConfiguration c = job.configuration();
-        String erc = "who: " + orUnas(c.ercWho()) + "\nwhat: " + orUnas(c.ercWhat()) + "\nwhen: " + orUnas(c.ercWhen())
-                + "\nwhere: (:tba)";
         StringBuilder body = new StringBuilder();
-        anvl(body, "erc", erc);
+        anvl(body, "erc", erc(exchange.getProperty(ServiceCall.DESCRIPTION, JobConfiguration.class), "(:tba)"));
         if (profile.owner() != null) {
             anvl(body, "_owner", profile.owner());
         }
-        HttpResponse<String> r = HttpService.expect(http.sendOnce(post(URI.create(profile.objectMinterUrl()), body)), 201, "EZID");
-        String answer = r.body() == null ? "" : r.body().strip();
+        // a mint that may have reached EZID is not sent again: EZID cannot be asked which ARK it gave
+        post(exchange, profile.objectMinterUrl(), body, false);
+    }
+
+    /** The ARK of a 201 {@code success: ark:/... | ...} answer, as the call's result. */
+    public void mintAnswer(Exchange exchange) throws ServiceException {
+        String answer = ServiceCall.expect(exchange, 201, "EZID").strip();
         for (String line : answer.split("\r?\n")) {
             if (line.startsWith("success:")) {
                 String ark = line.substring("success:".length()).strip().split("\\s*\\|")[0].strip();
                 if (ark.startsWith("ark:/")) {
-                    return ark;
+                    exchange.setProperty(ServiceCall.RESULT, ark);
+                    return;
                 }
             }
         }
-        throw new ServiceException("EZID POST " + profile.objectMinterUrl() + ": answer has no 'success: ark:/...' line: "
+        throw new ServiceException(ServiceCall.what(exchange, "EZID") + ": answer has no 'success: ark:/...' line: "
                 + (answer.length() > 200 ? answer.substring(0, 200) : answer));
     }
 
-    /** Update ({@code POST /id/<ark>}): the ERC with the ARK as where, and the landing page as {@code _target}. */
-    @Override
-    public void describe(Profile profile, Job job, String ark) throws ServiceException, InterruptedException {
-        if (targetBase == null || profile.objectMinterUrl() == null) {
-            return;
-        }
-        JobConfiguration c = job.configuration();
+    public void updateRequest(Exchange exchange) {
+        Profile profile = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
+        String ark = exchange.getProperty(ServiceCall.ARK, String.class);
         StringBuilder body = new StringBuilder();
-        anvl(body, "erc", "who: " + orUnas(c.ercWho()) + "\nwhat: " + orUnas(c.ercWhat()) + "\nwhen: " + orUnas(c.ercWhen())
-                + "\nwhere: " + ark);
+        anvl(body, "erc", erc(exchange.getProperty(ServiceCall.DESCRIPTION, JobConfiguration.class), ark));
         anvl(body, "_target", targetBase + ark);
-        URI minter = URI.create(profile.objectMinterUrl());
-        URI id = minter.resolve("/id/" + ark);
-        HttpResponse<String> r = HttpService.expect(http.send(post(id, body)), 200, "EZID");
-        if (r.body() == null || !r.body().strip().startsWith("success:")) {
-            throw new ServiceException("EZID POST " + id + ": answer is not 'success: " + ark + "'");
+        String id = URI.create(profile.objectMinterUrl()).resolve("/id/" + ark).toString();
+        post(exchange, id, body, true);
+    }
+
+    public void updateAnswer(Exchange exchange) throws ServiceException {
+        String answer = ServiceCall.expect(exchange, 200, "EZID");
+        if (!answer.strip().startsWith("success:")) {
+            throw new ServiceException(ServiceCall.what(exchange, "EZID") + ": answer is not 'success: "
+                    + exchange.getProperty(ServiceCall.ARK, String.class) + "'");
         }
     }
 
-    private HttpRequest post(URI uri, StringBuilder body) {
-        HttpRequest.Builder b = http.request(uri)
-                .header("Content-Type", "text/plain; charset=UTF-8")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+    private void post(Exchange exchange, String url, StringBuilder body, boolean repeatable) {
+        ServiceCall.prepare(exchange, "POST", url, "text/plain; charset=UTF-8", body.toString(), repeatable);
         if (user != null) {
-            b.header("Authorization", HttpService.basic(user + ":" + (password == null ? "" : password)));
+            exchange.getIn().setHeader("Authorization", ServiceCall.basic(user + ":" + (password == null ? "" : password)));
         }
-        return b.build();
+    }
+
+    private static String erc(JobConfiguration c, String where) {
+        return "who: " + orUnas(c.ercWho()) + "\nwhat: " + orUnas(c.ercWhat()) + "\nwhen: " + orUnas(c.ercWhen())
+                + "\nwhere: " + where;
     }
 
     /** One ANVL element, escaped as EZID requires. */

@@ -1,38 +1,113 @@
 package org.cdlib.mrt.ingestqueue.services;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
-/** Merritt inventory: {@code POST <inventory>/add}, multipart {@code url}, {@code checkVersion}, {@code responseForm}. */
-public final class HttpInventory implements Inventory {
-    private final HttpService http;
+/**
+ * Merritt inventory (CONTRACTS §6), the halves of its calls in {@code routes/recording.yaml}
+ * and {@code routes/processing.yaml}:
+ * <ul>
+ * <li>add: {@code POST <inventory>/add}, multipart {@code url}, {@code checkVersion},
+ * {@code responseForm}; an add of a version inventory has is answered without a second record,
+ * so it is safe to send again;</li>
+ * <li>local ids: {@code GET <inventory>/primary/<owner>/<local id>} answers the bound ARK,
+ * {@code POST <inventory>/primary/<ark>/<owner>/<local id>} binds one. The owner is the
+ * profile's {@code Owner}. The answer bodies are not confirmed by the contract: the first ARK in
+ * a JSON or XML answer is taken, and "not found" (404, or no ARK) means unbound.</li>
+ * </ul>
+ */
+public final class HttpInventory {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern ARK = Pattern.compile("ark:/[0-9a-zA-Z]+/[^\\s\"<>]+");
     private final String url;
 
-    public HttpInventory(HttpService http, String url) {
-        this.http = http;
+    public HttpInventory(String url) {
         this.url = url.replaceAll("/+$", "");
     }
 
-    @Override
-    public void add(Profile profile, StoredVersion version, List<String> localIds, List<ManifestFile> files)
-            throws ServiceException, InterruptedException {
+    public void addRequest(Exchange exchange) {
+        StoredVersion version = exchange.getProperty(ServiceCall.VERSION, StoredVersion.class);
         String boundary = "----ingest-queue-" + UUID.randomUUID();
         StringBuilder body = new StringBuilder();
-        for (Map.Entry<String, String> f : Map.of("url", version.manifestUrl(), "checkVersion", "true",
-                "responseForm", "json").entrySet()) {
+        for (String[] f : new String[][] {{"url", version.manifestUrl()}, {"checkVersion", "true"}, {"responseForm", "json"}}) {
             body.append("--").append(boundary).append("\r\n")
-                    .append("Content-Disposition: form-data; name=\"").append(f.getKey()).append("\"\r\n\r\n")
-                    .append(f.getValue()).append("\r\n");
+                    .append("Content-Disposition: form-data; name=\"").append(f[0]).append("\"\r\n\r\n")
+                    .append(f[1]).append("\r\n");
         }
         body.append("--").append(boundary).append("--\r\n");
-        HttpService.expect(http.send(http.request(URI.create(url + "/add"))
-                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8)).build()),
-                200, "inventory");
+        ServiceCall.prepare(exchange, "POST", url + "/add", "multipart/form-data; boundary=" + boundary, body.toString(), true);
+    }
+
+    public void addAnswer(Exchange exchange) throws ServiceException {
+        ServiceCall.expect(exchange, 200, "inventory");
+    }
+
+    /** The ARK the local id ({@link ServiceCall#LOCAL_ID}) is bound to in the job's collection. */
+    public void lookupRequest(Exchange exchange) throws ServiceException {
+        String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
+        ServiceCall.prepare(exchange, "GET", url + "/primary/" + enc(owner(exchange)) + "/" + enc(localId), null, null, true);
+        exchange.getIn().setHeader(Exchange.HTTP_QUERY, "responseForm=json");
+    }
+
+    /** The bound ARK as the call's result; none when inventory has no binding. */
+    public void lookupAnswer(Exchange exchange) throws ServiceException {
+        if (ServiceCall.status(exchange) == 404) {
+            exchange.removeProperty(ServiceCall.RESULT);
+            return;
+        }
+        ark(ServiceCall.expect(exchange, 200, "inventory")).ifPresentOrElse(a -> exchange.setProperty(ServiceCall.RESULT, a),
+                () -> exchange.removeProperty(ServiceCall.RESULT));
+    }
+
+    /** Binds the local id to {@link ServiceCall#ARK}; sent only when a lookup found it unbound, and read back after. */
+    public void bindRequest(Exchange exchange) throws ServiceException {
+        String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
+        String ark = exchange.getProperty(ServiceCall.ARK, String.class);
+        ServiceCall.prepare(exchange, "POST", url + "/primary/" + enc(ark) + "/" + enc(owner(exchange)) + "/" + enc(localId),
+                null, "", true);
+        exchange.getIn().setHeader(Exchange.HTTP_QUERY, "responseForm=json");
+    }
+
+    public void bindAnswer(Exchange exchange) throws ServiceException {
+        ServiceCall.expect(exchange, 200, "inventory");
+    }
+
+    private static String owner(Exchange exchange) throws ServiceException {
+        Profile p = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
+        if (p.owner() == null || p.owner().isBlank()) {
+            throw new ServiceException("profile " + p.id() + " names no Owner: Merritt inventory binds local ids to an owner");
+        }
+        return p.owner();
+    }
+
+    static Optional<String> ark(String body) {
+        if (body == null || body.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            JsonNode j = JSON.readTree(body);
+            for (String field : new String[] {"primaryIdentifier", "primaryID", "primary", "ark"}) {
+                JsonNode v = j.findValue(field);
+                if (v != null && v.isTextual() && v.asText().startsWith("ark:/")) {
+                    return Optional.of(v.asText());
+                }
+            }
+        } catch (Exception notJson) {
+            // XML or text: the first ARK in it
+        }
+        Matcher m = ARK.matcher(body);
+        return m.find() ? Optional.of(m.group()) : Optional.empty();
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -5,11 +5,8 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
-/** Where objects are kept (CONTRACTS §5): each ingest adds a version of the object. */
-public interface Storage {
-
-    /** The URL the storage manifest gives for a file of the working directory ({@code producer/a.txt}). */
-    String fileUrl(String bid, String jid, Path file, String relativePath);
+/** The local default of storage (OCFL); Merritt's storage is called by routes/processing.yaml ({@link HttpStorage}). */
+public interface Storage extends StorageAddresses {
 
     /** Adds a version made of the working directory's {@code producer/} and {@code system/} files. */
     StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
@@ -41,7 +38,4 @@ public interface Storage {
     default List<Inventory.ManifestFile> versionFiles(String ark, int version) throws ServiceException {
         return null;
     }
-
-    /** The URL of the object's storage manifest, which inventory reads. */
-    String manifestUrl(Profile profile, String ark);
 }

@@ -1,48 +1,58 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.Callback;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /**
- * Notify: the profile's callback, when it has one and its handlers include HandlerCallback
- * ({@link Profile#callsBack()}); retried on connection errors and 5xx. It carries a stable
+ * Notify's domain steps ({@code routes/notify.yaml}): the profile's callback, when it has one
+ * and its handlers include HandlerCallback ({@link Profile#callsBack()}). It carries a stable
  * idempotency key (job, status, retry count) so a receiver can drop a repeat, and a callback
  * recorded as sent for that key is not sent again.
  */
-public final class NotifyStep implements Processor {
-    private final org.cdlib.mrt.ingestqueue.queue.QueueStore store;
+public final class NotifyStep {
+    private final QueueStore store;
     private final ProfileRegistry profiles;
-    private final Callback callback;
 
-    public NotifyStep(org.cdlib.mrt.ingestqueue.queue.QueueStore store, ProfileRegistry profiles, Callback callback) {
+    public NotifyStep(QueueStore store, ProfileRegistry profiles) {
         this.store = store;
         this.profiles = profiles;
-        this.callback = callback;
     }
 
-    @Override
-    public void process(Exchange exchange) throws Exception {
-        org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
+    /** Says whether a callback is due ({@code callbackDue}); the job's reason when none is. */
+    public void begin(Exchange exchange) {
+        JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
+        exchange.setProperty(ServiceCall.PROFILE, profile);
         String key = Callback.key(job, "completed");
-        JobEffects fx = store.effects(lock);
-        if (fx.done(JobEffects.CALLBACK) && key.equals(fx.get(JobEffects.CALLBACK).detail())) {
-            JobExchange.change(exchange, c -> Change.because("callback " + key + " already sent"));
-            return;
-        }
-        store.effectStarted(lock, JobEffects.CALLBACK, key);
-        boolean sent = callback.send(profile, job, "completed");
-        store.effectDone(lock, JobEffects.CALLBACK, key);
-        String why = sent ? "callback " + key + " sent" : profile.callbackUrl() != null ? "no HandlerCallback in profile "
-                + profile.id() + ": not called back" : "no callback configured";
+        boolean sent = store.effects(lock).done(JobEffects.CALLBACK) && key.equals(store.effects(lock).get(JobEffects.CALLBACK).detail());
+        boolean due = profile.callsBack() && !sent;
+        exchange.setProperty("callbackDue", due);
+        String why = sent ? "callback " + key + " already sent" : profile.callsBack() ? "callback " + key + " sent"
+                : profile.callbackUrl() != null ? "no HandlerCallback in profile " + profile.id() + ": not called back"
+                : "no callback configured";
         JobExchange.change(exchange, c -> Change.because(why));
+    }
+
+    /** The callback's request, recorded as begun under its key. */
+    public void request(Exchange exchange) {
+        JobLock lock = JobExchange.lock(exchange);
+        store.effectStarted(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
+        Callback.request(exchange, lock.job());
+    }
+
+    public void answer(Exchange exchange) throws Exception {
+        Callback.answer(exchange);
+        JobLock lock = JobExchange.lock(exchange);
+        store.effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
     }
 }

@@ -1,11 +1,10 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
@@ -14,49 +13,45 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.objects.SystemFiles;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
+import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Identifiers;
-import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.services.H2Inventory;
-import org.cdlib.mrt.ingestqueue.services.Minter;
-import org.cdlib.mrt.ingestqueue.services.ServiceException;
-import org.cdlib.mrt.ingestqueue.services.Storage;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
 /**
- * Processing (transition.md): the object's identifiers — a local id already bound in the
- * collection reuses its ARK, otherwise one is minted and written to ZooKeeper at once so a
- * restarted job never mints twice — then the system files, the storage manifest, and the new
- * version in storage. The depositor's {@code producer/mrt-erc.txt} and {@code mrt-dc.xml} take
- * precedence over the form's and the manifest's values ({@link DepositorMetadata}); in update mode
- * the version carries forward what the submission does not mention and applies
- * {@code mrt-delete.txt} ({@link Deletions}), which is moved to {@code system/} in either mode. Storage's answer is kept in the working directory for recording.
+ * Processing's domain steps, called one by one from {@code routes/processing.yaml} between the
+ * outside calls (sub-routes {@code direct:mint}, {@code direct:storage-add} …): the object's
+ * identifiers — a local id already bound in the collection reuses its ARK, otherwise one is
+ * minted and written to ZooKeeper at once so a restarted job never mints twice — then the
+ * object's lock, the system files, the storage manifest, and the new version in storage, each
+ * outside effect recorded under the job ({@code /jobs/JID/effects}) before and after. The
+ * depositor's {@code producer/mrt-erc.txt} and {@code mrt-dc.xml} take precedence over the
+ * form's and the manifest's values ({@link DepositorMetadata}); in update mode the version
+ * applies {@code mrt-delete.txt} ({@link Deletions}), which is moved to {@code system/} in either mode.
  */
-public final class ProcessStep implements Processor {
+public final class ProcessStep {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProcessStep.class);
     static final String STORED = ".stored.json";
 
     private final QueueStore store;
     private final ProfileRegistry profiles;
-    private final Minter minter;
-    private final Storage storage;
-    private final org.cdlib.mrt.ingestqueue.services.LocalIds localIds;
+    private final StorageAddresses addresses;
 
-    public ProcessStep(QueueStore store, ProfileRegistry profiles, Minter minter, Storage storage,
-                       org.cdlib.mrt.ingestqueue.services.LocalIds localIds) {
+    public ProcessStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses) {
         this.store = store;
         this.profiles = profiles;
-        this.minter = minter;
-        this.storage = storage;
-        this.localIds = localIds;
+        this.addresses = addresses;
     }
 
-    @Override
-    public void process(Exchange exchange) throws Exception {
+    /** The working directory, the depositor's metadata, and what the calls need to know of the object. */
+    public void begin(Exchange exchange) throws Exception {
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -68,69 +63,215 @@ public final class ProcessStep implements Processor {
         DepositorMetadata depositor = DepositorMetadata.read(wd.producer());
         JobConfiguration config = depositor.apply(job.configuration());
         Identifiers given = depositor.merge(job.identifiers());
-        Identifiers ids = identify(lock, profile, given, new Job(job.id(), job.batchId(), config, job.status(), job.priority(),
-                job.spaceNeeded(), given, job.statusVersion(), job.lockOwner()));
-        String writer = store.lockObject(lock, ids.primary());
-        if (writer != null) {
-            // one writer per object, on any host: this job waits its turn without holding a worker
-            JobExchange.stay(exchange, "object " + ids.primary() + " is being written by job " + writer + "; waiting for it");
+        Job described = new Job(job.id(), job.batchId(), config, job.status(), job.priority(), job.spaceNeeded(), given,
+                job.statusVersion(), job.lockOwner());
+        ObjectInProcess o = new ObjectInProcess(lock, profile, wd, described, "update".equalsIgnoreCase(config.submissionMode()));
+        exchange.setProperty(ObjectInProcess.PROPERTY, o);
+        exchange.setProperty(ServiceCall.PROFILE, profile);
+        exchange.setProperty(ServiceCall.DESCRIPTION, config);
+        exchange.setProperty(ServiceCall.LOCAL_IDS, given.localId());
+        exchange.setProperty("localIdCount", given.localId().size());
+        setArk(exchange, o, o.ark);
+    }
+
+    /** The local id the loop is at ({@code CamelLoopIndex}), for the local-id call that follows. */
+    public void nextLocalId(Exchange exchange) {
+        int i = exchange.getProperty(Exchange.LOOP_INDEX, 0, Integer.class);
+        exchange.setProperty(ServiceCall.LOCAL_ID, ObjectInProcess.of(exchange).described.identifiers().localId().get(i));
+        exchange.removeProperty(ServiceCall.RESULT);
+    }
+
+    /** A local id bound in the collection names the object's ARK; two that disagree are the depositor's error. */
+    public void lookedUp(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        String bound = exchange.getProperty(ServiceCall.RESULT, String.class);
+        if (bound == null) {
             return;
         }
-        boolean update = "update".equalsIgnoreCase(config.submissionMode());
-        List<Deletions.Delete> deletes = Deletions.take(wd.producer(), wd.system()); // never a producer file
-        if (!update && !deletes.isEmpty()) {
+        if (o.ark == null) {
+            setArk(exchange, o, bound);
+        } else if (!o.ark.equals(bound)) {
+            throw new IllegalArgumentException("local id '" + exchange.getProperty(ServiceCall.LOCAL_ID) + "' is bound to "
+                    + bound + " in collection " + o.profile.id() + ", but the job names " + o.ark);
+        }
+    }
+
+    /** Before a mint: fenced and recorded as begun, so a lost answer is known for what it is. */
+    public void beginMint(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Job job = o.job();
+        if (store.effects(o.lock).unresolved(JobEffects.MINT)) {
+            // EZID cannot be asked which ARK a lost answer carried: mint again and say so
+            LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
+                    + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
+        }
+        o.lock.verifyHeld(); // a worker paused past its session sends nothing
+        store.effectStarted(o.lock, JobEffects.MINT, o.profile.id());
+    }
+
+    public void minted(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        o.minted = exchange.getProperty(ServiceCall.RESULT, String.class);
+        setArk(exchange, o, o.minted);
+    }
+
+    /** After binding a local id: bound to this ARK, or (when this job minted it) to another job's meanwhile. */
+    public void bound(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        String bound = exchange.getProperty(ServiceCall.RESULT, o.ark, String.class);
+        if (bound.equals(o.ark)) {
+            return;
+        }
+        String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
+        if (o.minted == null) {
+            throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound + " in collection "
+                    + o.profile.id() + ", but the job names " + o.ark);
+        }
+        LOG.warn("job {} batch {}: local id '{}' was bound to {} by another job meanwhile; using it ({} is not used)",
+                o.job().id(), o.job().batchId(), localId, bound, o.minted);
+        setArk(exchange, o, bound);
+    }
+
+    /** The ARK is written to the job before anything else can fail: a retry reuses it. Says whether EZID's update is due. */
+    public void keepIdentifiers(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Job job = o.job();
+        JobEffects fx = store.effects(o.lock);
+        if (fx.unresolved(JobEffects.MINT) && job.identifiers().primary() != null) {
+            // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
+            fx = store.effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
+        }
+        Identifiers ids = o.identifiers();
+        if (!o.ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId())) {
+            store.writeIdentifiers(o.lock, ids);
+            if (o.minted != null) {
+                fx = store.effectDone(o.lock, JobEffects.MINT, o.ark);
+            }
+        }
+        // every ARK this job minted gets its update, also when a crash came between the two
+        exchange.setProperty("describeNeeded", fx.done(JobEffects.MINT) && !fx.done(JobEffects.EZID_UPDATE));
+    }
+
+    public void described(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        store.effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+    }
+
+    /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */
+    public void notDescribed(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        LOG.warn("job {} batch {}: {} minted but not described: {}", o.job().id(), o.job().batchId(), o.ark,
+                e == null ? "?" : e.getMessage());
+    }
+
+    /** One writer per object, on any host: a job whose object another job is writing waits its turn without a worker. */
+    public void lockObject(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        String writer = store.lockObject(o.lock, o.ark);
+        exchange.setProperty("objectBusy", writer != null);
+        if (writer != null) {
+            JobExchange.stay(exchange, "object " + o.ark + " is being written by job " + writer + "; waiting for it");
+        }
+    }
+
+    /** {@code mrt-delete.txt}, the system files and the storage manifest; says whether an earlier attempt stored the version. */
+    public void writeSystemFiles(Exchange exchange) throws Exception {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Job job = o.job();
+        List<Deletions.Delete> deletes = Deletions.take(o.wd.producer(), o.wd.system()); // never a producer file
+        if (!o.update && !deletes.isEmpty()) {
             LOG.info("job {} batch {}: mrt-delete.txt in an add-mode submission: kept as system/mrt-delete.txt, not applied",
                     job.id(), job.batchId());
             deletes = List.of();
         }
-        lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
-        SystemFiles.write(wd.system(), config, ids);
-        StorageManifest manifest = StorageManifest.build(wd.root(),
-                (file, name) -> storage.fileUrl(job.batchId(), job.id(), file, name));
-        Files.writeString(wd.system().resolve(StorageManifest.NAME), manifest.text());
-        StoredVersion v = storeOnce(lock, profile, ids, wd, manifest.text(), update, deletes);
-        Files.write(wd.root().resolve(STORED), QueueJson.write(v));
-        StoredVersions.write(store.ingestHome(), job.batchId(), job.id(), v); // outlives the working directory, for the report
-        JobExchange.change(exchange, c -> org.cdlib.mrt.ingestqueue.queue.Change.because(describe(v)));
+        o.deletes = deletes;
+        o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
+        SystemFiles.write(o.wd.system(), o.described.configuration(), o.identifiers());
+        StorageManifest manifest = StorageManifest.build(o.wd.root(),
+                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name));
+        Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
+        exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
+        if (o.update) {
+            exchange.setProperty(ServiceCall.DELETES, deletes);
+        } else {
+            exchange.removeProperty(ServiceCall.DELETES);
+        }
+        JobEffects fx = store.effects(o.lock);
+        StoredVersion earlier = null;
+        if (fx.done(JobEffects.STORAGE)) {
+            earlier = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(StandardCharsets.UTF_8),
+                    StoredVersion.class);
+            if (earlier.ark().equals(o.ark)) {
+                LOG.info("job {} batch {}: {} version {} already stored by an earlier attempt; not stored again",
+                        job.id(), job.batchId(), o.ark, earlier.version());
+            } else {
+                earlier = null;
+            }
+        }
+        exchange.setProperty("storedEarlier", earlier != null);
+        if (earlier != null) {
+            exchange.setProperty(ServiceCall.VERSION, earlier);
+        }
     }
 
     /**
-     * Adds the version at most once for this job: a recorded add is reused; an add whose answer
-     * was lost (started, never done) is resolved by asking storage whether the object's version
-     * moved past the one seen before it, and sent again only when it provably did not.
+     * After asking storage for the object's version: an add whose answer was lost (begun, never
+     * done) took effect when the version moved past the one seen before it, and is not sent again.
      */
-    private StoredVersion storeOnce(JobLock lock, Profile profile, Identifiers ids, WorkingDirectory wd, String manifest,
-            boolean update, List<Deletions.Delete> deletes) throws Exception {
-        Job job = lock.job();
-        String ark = ids.primary();
-        JobEffects fx = store.effects(lock);
-        if (fx.done(JobEffects.STORAGE)) {
-            StoredVersion v = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(
-                    java.nio.charset.StandardCharsets.UTF_8), StoredVersion.class);
-            if (v.ark().equals(ark)) {
-                LOG.info("job {} batch {}: {} version {} already stored by an earlier attempt; not stored again",
-                        job.id(), job.batchId(), ark, v.version());
-                return v;
-            }
-        }
-        int now = storage.currentVersion(profile, ark);
+    public void sawVersion(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        int now = exchange.getProperty(ServiceCall.RESULT, Integer.class);
+        JobEffects fx = store.effects(o.lock);
         if (fx.unresolved(JobEffects.STORAGE)) {
             String before = fx.get(JobEffects.STORAGE).detail();
-            if (before.startsWith(ark + " v") && now > Integer.parseInt(before.substring(ark.length() + 2))) {
-                StoredVersion v = new StoredVersion(ark, now, storage.manifestUrl(profile, ark), update ? "update" : "add",
-                        deletes.stream().map(Deletions.Delete::name).toList());
+            if (before.startsWith(o.ark + " v") && now > Integer.parseInt(before.substring(o.ark.length() + 2))) {
                 LOG.warn("job {} batch {}: an earlier attempt's storage answer was lost; storage has {} version {} since: "
-                        + "taken as that attempt's, not stored again", job.id(), job.batchId(), ark, now);
-                store.effectDone(lock, JobEffects.STORAGE, new String(QueueJson.write(v), java.nio.charset.StandardCharsets.UTF_8));
-                return v;
+                        + "taken as that attempt's, not stored again", o.job().id(), o.job().batchId(), o.ark, now);
+                exchange.setProperty(ServiceCall.VERSION, keep(o, now));
+                exchange.setProperty("storeNeeded", false);
+                return;
             }
         }
-        lock.verifyHeld(); // a worker paused past its session sends nothing
-        store.effectStarted(lock, JobEffects.STORAGE, ark + " v" + now);
-        StoredVersion v = storage.store(profile, ark, wd.root(), manifest, ids.localId().isEmpty() ? null
-                : String.join(";", ids.localId()), update, deletes);
-        store.effectDone(lock, JobEffects.STORAGE, new String(QueueJson.write(v), java.nio.charset.StandardCharsets.UTF_8));
+        o.versionBefore = o.ark + " v" + now;
+        exchange.setProperty("storeNeeded", true);
+    }
+
+    /** Before the add: fenced, and recorded as begun with the version seen before it. */
+    public void beginStore(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        o.lock.verifyHeld(); // a worker paused past its session sends nothing
+        store.effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore);
+    }
+
+    public void stored(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        exchange.setProperty(ServiceCall.VERSION, keep(o, exchange.getProperty(ServiceCall.RESULT, Integer.class)));
+    }
+
+    private StoredVersion keep(ObjectInProcess o, int version) {
+        StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark), o.update ? "update" : "add",
+                o.deletes.stream().map(Deletions.Delete::name).toList());
+        store.effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
         return v;
+    }
+
+    /** Storage's answer is kept for recording, in the working directory and beside it for the report. */
+    public void keepVersion(Exchange exchange) throws Exception {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        StoredVersion v = exchange.getProperty(ServiceCall.VERSION, StoredVersion.class);
+        Files.write(o.wd.root().resolve(STORED), QueueJson.write(v));
+        StoredVersions.write(store.ingestHome(), o.job().batchId(), o.job().id(), v); // outlives the working directory
+        JobExchange.change(exchange, c -> Change.because(describe(v)));
+    }
+
+    private static void setArk(Exchange exchange, ObjectInProcess o, String ark) {
+        o.ark = ark;
+        if (ark == null) {
+            exchange.removeProperty(ServiceCall.ARK);
+        } else {
+            exchange.setProperty(ServiceCall.ARK, ark);
+        }
     }
 
     /** "stored ark:/... version 2 (update mode, 1 file deleted)": the job's transition reason says how the version was made. */
@@ -138,71 +279,6 @@ public final class ProcessStep implements Processor {
         return "stored " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode"
                 + (v.deleted().isEmpty() ? "" : ", " + v.deleted().size() + " file(s) deleted: " + String.join(", ", v.deleted()))
                 + ")";
-    }
-
-    private Identifiers identify(JobLock lock, Profile profile, Identifiers ids, Job described) throws Exception {
-        Job job = lock.job();
-        JobEffects fx = store.effects(lock);
-        String ark = ids.primary();
-        for (String localId : ids.localId()) {
-            Optional<String> bound = localIds.primaryFor(profile.id(), localId);
-            if (bound.isEmpty()) {
-                continue;
-            }
-            if (ark == null) {
-                ark = bound.get();
-            } else if (!ark.equals(bound.get())) {
-                throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound.get()
-                        + " in collection " + profile.id() + ", but the job names " + ark);
-            }
-        }
-        if (fx.unresolved(JobEffects.MINT) && job.identifiers().primary() != null) {
-            // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
-            fx = store.effectDone(lock, JobEffects.MINT, job.identifiers().primary());
-        }
-        String minted = null;
-        if (ark == null) {
-            if (fx.unresolved(JobEffects.MINT)) {
-                // EZID cannot be asked which ARK a lost answer carried: mint again and say so
-                LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
-                        + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
-            }
-            lock.verifyHeld(); // a worker paused past its session sends nothing
-            store.effectStarted(lock, JobEffects.MINT, profile.id());
-            ark = minted = minter.mint(profile, described);
-        }
-        for (String localId : ids.localId()) {
-            // bound before the ARK is written: of two hosts minting for one local id at once, one binding wins
-            String bound = localIds.bind(profile.id(), localId, ark);
-            if (bound.equals(ark)) {
-                continue;
-            }
-            if (minted == null) {
-                throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound + " in collection "
-                        + profile.id() + ", but the job names " + ark);
-            }
-            LOG.warn("job {} batch {}: local id '{}' was bound to {} by another job meanwhile; using it ({} is not used)",
-                    job.id(), job.batchId(), localId, bound, minted);
-            ark = bound;
-        }
-        if (!ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId())) {
-            ids = ids.withPrimary(ark);
-            store.writeIdentifiers(lock, ids); // before anything else can fail: a retry reuses this ARK
-            if (minted != null) {
-                fx = store.effectDone(lock, JobEffects.MINT, ark);
-            }
-        }
-        if (fx.done(JobEffects.MINT) && !fx.done(JobEffects.EZID_UPDATE)) {
-            // every ARK this job minted gets its update, also when a crash came between the two
-            try {
-                minter.describe(profile, described, ark);
-                store.effectDone(lock, JobEffects.EZID_UPDATE, ark);
-            } catch (ServiceException e) {
-                // the ARK exists and is recorded; its landing page can be set later, the object must not wait
-                LOG.warn("job {} batch {}: {} minted but not described: {}", job.id(), job.batchId(), ark, e.getMessage());
-            }
-        }
-        return ids;
     }
 
     static StoredVersion stored(Path workingDir) throws java.io.IOException {

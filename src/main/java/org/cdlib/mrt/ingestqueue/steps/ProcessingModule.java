@@ -1,68 +1,71 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.nio.file.Path;
-import java.time.Duration;
+import org.apache.camel.component.http.HttpComponent;
 import org.cdlib.mrt.ingestqueue.QueueContext;
 import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.queue.Counters;
-import org.cdlib.mrt.ingestqueue.services.Callback;
 import org.cdlib.mrt.ingestqueue.services.EzidMinter;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.HttpInventory;
-import org.cdlib.mrt.ingestqueue.services.LocalIds;
-import org.cdlib.mrt.ingestqueue.services.MerrittLocalIds;
-import org.cdlib.mrt.ingestqueue.services.HttpService;
 import org.cdlib.mrt.ingestqueue.services.HttpStorage;
-import org.cdlib.mrt.ingestqueue.services.Inventory;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
-import org.cdlib.mrt.ingestqueue.services.Minter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.cdlib.mrt.ingestqueue.services.ServiceHeaders;
 import org.cdlib.mrt.ingestqueue.services.Storage;
+import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 
 /**
- * Binds {@code processStep}, {@code recordStep} and {@code notifyStep} with the outside services
- * the configuration chooses: {@code ingest.minter} (local | ezid), {@code ingest.storage}
+ * Binds the beans {@code routes/processing.yaml}, {@code recording.yaml} and {@code notify.yaml}
+ * name: the domain steps ({@code processStep}, {@code recordStep}, {@code notifyStep}), the
+ * request and answer halves of the Merritt calls ({@code ezid}, {@code storage},
+ * {@code inventory}) and the embedded defaults ({@code localServices}). Which branch a route
+ * takes is the configuration's: {@code ingest.minter} (local | ezid), {@code ingest.storage}
  * (local | http), {@code ingest.inventory} (local | http). See README "Configuration".
  */
 public final class ProcessingModule implements QueueModule {
 
     @Override
     public void bind(QueueContext ctx) throws Exception {
-        Duration timeout = ctx.durationProperty("ingest.services.timeout", Duration.ofMinutes(2));
-        int retries = ctx.intProperty("ingest.services.retries", 3);
-        Duration backoff = ctx.durationProperty("ingest.services.backoff", Duration.ofSeconds(1));
-        java.util.function.Function<String, HttpService> http = name ->
-                new HttpService(name, Duration.ofSeconds(10), timeout, retries, backoff);
-
-        Minter minter = switch (ctx.property("ingest.minter", "local")) {
+        String minterKind = ctx.property("ingest.minter", "local");
+        String storageKind = ctx.property("ingest.storage", "local");
+        String inventoryKind = ctx.property("ingest.inventory", "local");
+        LocalMinter minter = switch (minterKind) {
             case "local" -> new LocalMinter(new Counters(ctx.store()), ctx.property("ingest.minter.shoulder", "ark:/99999/fk4"));
-            case "ezid" -> new EzidMinter(http.apply("EZID"), ctx.property("ingest.ezid.user").orElse(null),
-                    ctx.property("ingest.ezid.password").orElse(null), ctx.property("ingest.ezid.target").orElse(null));
-            default -> throw new IllegalArgumentException("ingest.minter must be local or ezid");
+            case "ezid" -> null;
+            default -> throw new IllegalArgumentException("ingest.minter must be local or ezid, not " + minterKind);
         };
-        Storage storage = switch (ctx.property("ingest.storage", "local")) {
+        Storage local = switch (storageKind) {
             case "local" -> new OcflStorage(Path.of(ctx.property("ingest.storage.local.root", "./data/storage")));
-            case "http" -> new HttpStorage(http.apply("storage"), ctx.property("ingest.files.base-url",
-                    "http://localhost:" + ctx.property("ingest.http.port", "8080") + "/files"));
-            default -> throw new IllegalArgumentException("ingest.storage must be local or http");
+            case "http" -> null;
+            default -> throw new IllegalArgumentException("ingest.storage must be local or http, not " + storageKind);
         };
-        H2Inventory local = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
+        HttpStorage merrittStorage = new HttpStorage(ctx.property("ingest.files.base-url",
+                "http://localhost:" + ctx.property("ingest.http.port", "8080") + "/files"));
+        StorageAddresses addresses = local != null ? local : merrittStorage;
+        H2Inventory index = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
                 ctx.property("ingest.inventory.local.user").orElse(null), ctx.property("ingest.inventory.local.password").orElse(null));
-        Inventory inventory = switch (ctx.property("ingest.inventory", "local")) {
-            case "local" -> local;
-            case "http" -> new HttpInventory(http.apply("inventory"), ctx.property("ingest.inventory.url")
-                    .orElseThrow(() -> new IllegalArgumentException("ingest.inventory=http needs ingest.inventory.url")));
-            default -> throw new IllegalArgumentException("ingest.inventory must be local or http");
+        boolean merrittInventory = switch (inventoryKind) {
+            case "local" -> false;
+            case "http" -> true;
+            default -> throw new IllegalArgumentException("ingest.inventory must be local or http, not " + inventoryKind);
         };
-        ctx.bind("storage", storage);
-        ctx.bind("inventory", local);
+        if (merrittInventory && ctx.property("ingest.inventory.url").isEmpty()) {
+            throw new IllegalArgumentException("ingest.inventory=http needs ingest.inventory.url");
+        }
+        // every bean a route names exists, whichever branch this configuration takes
+        ctx.bind("inventory", new HttpInventory(ctx.property("ingest.inventory.url", "")));
+        ctx.bind("ezid", new EzidMinter(ctx.property("ingest.ezid.user").orElse(null),
+                ctx.property("ingest.ezid.password").orElse(null), ctx.property("ingest.ezid.target").orElse(null)));
+        ctx.bind("storage", merrittStorage);
+        ctx.bind("localIndex", index);
         // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
-        LocalIds localIds = inventory instanceof HttpInventory
-                ? new MerrittLocalIds(http.apply("inventory"), ctx.property("ingest.inventory.url").orElseThrow(),
-                        id -> ctx.profiles().find(id).orElse(null))
-                : local;
-        ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), minter, storage, localIds));
-        ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), inventory, local, storage));
-        ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles(), new Callback(http.apply("callback"))));
+        ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
+        ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), addresses));
+        ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
+        ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
+        // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)
+        ctx.bind("serviceHeaders", new ServiceHeaders());
+        ctx.camel().getComponent("http", HttpComponent.class).setHeaderFilterStrategy(new ServiceHeaders());
     }
 }

@@ -2,48 +2,69 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.util.List;
 import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
+import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.Inventory;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
 /**
- * Recording: the job succeeds only once inventory has the object, so a depositor is never told
- * of an object that cannot be found. The local index of local ids is updated as well, also
- * when inventory is Merritt's.
+ * Recording's domain steps ({@code routes/recording.yaml}): the job succeeds only once
+ * inventory has the object, so a depositor is never told of an object that cannot be found.
+ * The add is recorded under the job; the local index of local ids is updated as well, also when
+ * inventory is Merritt's.
  */
-public final class RecordStep implements Processor {
+public final class RecordStep {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RecordStep.class);
     private final QueueStore store;
     private final ProfileRegistry profiles;
-    private final Inventory inventory;
-    private final H2Inventory localIds;
+    private final H2Inventory localIndex;
     private final Storage storage;
+    private final boolean merrittInventory;
 
-    public RecordStep(QueueStore store, ProfileRegistry profiles, Inventory inventory, H2Inventory localIds) {
-        this(store, profiles, inventory, localIds, null);
-    }
-
-    /** With {@code storage}, an update version's files are listed from storage (carried-forward ones included). */
-    public RecordStep(QueueStore store, ProfileRegistry profiles, Inventory inventory, H2Inventory localIds, Storage storage) {
-        this.storage = storage;
+    /**
+     * @param storage with it, an update version's files are listed from storage (carried-forward ones included); may be null
+     * @param merrittInventory inventory is Merritt's: the local index is added to after it
+     */
+    public RecordStep(QueueStore store, ProfileRegistry profiles, H2Inventory localIndex, Storage storage, boolean merrittInventory) {
         this.store = store;
         this.profiles = profiles;
-        this.inventory = inventory;
-        this.localIds = localIds;
+        this.localIndex = localIndex;
+        this.storage = storage;
+        this.merrittInventory = merrittInventory;
     }
 
-    @Override
-    public void process(Exchange exchange) throws Exception {
-        org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
+    /** What recording tells inventory. */
+    record Recording(JobLock lock, Profile profile, StoredVersion version, List<String> localIds,
+            List<Inventory.ManifestFile> files) {
+        static final String PROPERTY = "ingestqueue.recording";
+
+        static Recording of(Exchange exchange) {
+            Recording r = exchange.getProperty(PROPERTY, Recording.class);
+            if (r == null) {
+                throw new IllegalStateException("no recording on this exchange: the route must begin with recordStep.begin");
+            }
+            return r;
+        }
+
+        String key() {
+            return version.ark() + " v" + version.version();
+        }
+    }
+
+    /** Storage's answer kept by processing; says whether an earlier attempt's add already reached inventory. */
+    public void begin(Exchange exchange) throws Exception {
+        JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
@@ -55,22 +76,37 @@ public final class RecordStep implements Processor {
         if (files == null) {
             files = StorageManifest.build(wd.root(), (f, name) -> name).files();
         }
-        String key = v.ark() + " v" + v.version();
+        Recording r = new Recording(lock, profile, v, job.identifiers().localId(), files);
+        exchange.setProperty(Recording.PROPERTY, r);
+        exchange.setProperty(ServiceCall.PROFILE, profile);
+        exchange.setProperty(ServiceCall.VERSION, v);
         JobEffects fx = store.effects(lock);
-        if (fx.done(JobEffects.INVENTORY) && key.equals(fx.get(JobEffects.INVENTORY).detail())) {
-            org.slf4j.LoggerFactory.getLogger(RecordStep.class).info("job {} batch {}: inventory already has {} (an earlier "
-                    + "attempt recorded it); not sent again", job.id(), job.batchId(), key);
-        } else {
-            // inventory's add of a version it has is answered without a second record (checkVersion), so an
-            // add whose answer was lost is sent again
-            store.effectStarted(lock, JobEffects.INVENTORY, key);
-            inventory.add(profile, v, job.identifiers().localId(), files);
-            store.effectDone(lock, JobEffects.INVENTORY, key);
+        boolean done = fx.done(JobEffects.INVENTORY) && r.key().equals(fx.get(JobEffects.INVENTORY).detail());
+        if (done) {
+            LOG.info("job {} batch {}: inventory already has {} (an earlier attempt recorded it); not sent again",
+                    job.id(), job.batchId(), r.key());
         }
-        if (inventory != localIds) {
-            localIds.add(profile, v, job.identifiers().localId(), files);
+        exchange.setProperty("recordedEarlier", done);
+    }
+
+    /** Inventory's add of a version it has is answered without a second record (checkVersion), so a lost answer is sent again. */
+    public void beginAdd(Exchange exchange) {
+        Recording r = Recording.of(exchange);
+        store.effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
+    }
+
+    public void added(Exchange exchange) {
+        Recording r = Recording.of(exchange);
+        store.effectDone(r.lock(), JobEffects.INVENTORY, r.key());
+    }
+
+    public void finish(Exchange exchange) throws Exception {
+        Recording r = Recording.of(exchange);
+        if (merrittInventory) {
+            localIndex.add(r.profile(), r.version(), r.localIds(), r.files());
         }
-        JobExchange.change(exchange, c -> org.cdlib.mrt.ingestqueue.queue.Change.because(
-                "inventory has " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode)"));
+        StoredVersion v = r.version();
+        JobExchange.change(exchange, c -> Change.because("inventory has " + v.ark() + " version " + v.version()
+                + " (" + v.mode() + " mode)"));
     }
 }

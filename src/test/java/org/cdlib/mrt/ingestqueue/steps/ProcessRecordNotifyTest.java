@@ -17,22 +17,15 @@ import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.Counters;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
-import org.cdlib.mrt.ingestqueue.services.Callback;
-import org.cdlib.mrt.ingestqueue.services.EzidMinter;
-import org.cdlib.mrt.ingestqueue.services.H2Inventory;
-import org.cdlib.mrt.ingestqueue.services.HttpInventory;
-import org.cdlib.mrt.ingestqueue.services.HttpService;
-import org.cdlib.mrt.ingestqueue.services.HttpStorage;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
-import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -53,19 +46,35 @@ class ProcessRecordNotifyTest {
     Path dir;
     QueueStore store;
     ProfileDirectory profiles;
-    H2Inventory local;
-    HttpService service;
+    ServiceRoutes ezid;
+    java.util.List<ServiceRoutes> started = new java.util.ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
         store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
-                + "StorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n"
+                + "Owner: ark:/99999/fk4owner\nStorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n"
                 + "ObjectMinterURL: " + http.baseUrl() + "/shoulder/ark:/99999/fk4\nCallbackURL: " + http.baseUrl() + "/cb\n");
         profiles = new ProfileDirectory(p);
-        local = new H2Inventory("jdbc:h2:mem:inv" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
-        service = new HttpService("test", Duration.ofSeconds(2), Duration.ofSeconds(2), 2, Duration.ofMillis(10));
+    }
+
+    @AfterEach
+    void stop() {
+        started.forEach(ServiceRoutes::close);
+    }
+
+    /** The routes with the given configuration (local services unless it says otherwise). */
+    ServiceRoutes routes(String... config) throws Exception {
+        ServiceRoutes r = new ServiceRoutes(store, profiles, ServiceRoutes.config(config));
+        started.add(r);
+        return r;
+    }
+
+    ServiceRoutes localRoutes(String... more) throws Exception {
+        String[] c = java.util.stream.Stream.concat(java.util.stream.Stream.of("ingest.storage.local.root",
+                dir.resolve("storage").toString()), java.util.Arrays.stream(more)).toArray(String[]::new);
+        return routes(c);
     }
 
     JobLock downloadedJob() throws Exception {
@@ -75,9 +84,13 @@ class ProcessRecordNotifyTest {
         return lock;
     }
 
-    ProcessStep ezidAndHttpStorage() {
-        return new ProcessStep(store, profiles, new EzidMinter(service, "apitest", "secret", "https://merritt.example.org/m/"),
-                new HttpStorage(service, "http://queue.example.org/files"), local);
+    ServiceRoutes ezidAndHttpStorage() throws Exception {
+        if (ezid == null) {
+            ezid = routes("ingest.minter", "ezid", "ingest.ezid.user", "apitest", "ingest.ezid.password", "secret",
+                    "ingest.ezid.target", "https://merritt.example.org/m/", "ingest.storage", "http",
+                    "ingest.files.base-url", "http://queue.example.org/files", "camel.component.http.response-timeout", "2000");
+        }
+        return ezid;
     }
 
     @Test
@@ -88,11 +101,11 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4abc123")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4abc123")));
         JobLock lock = downloadedJob();
-        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(lock));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
         assertEquals("ark:/99999/fk4abc123", store.loadJob(lock.jid()).identifiers().primary(), "written before storage");
         http.verify(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))
-                .withHeader("Authorization", equalTo(HttpService.basic("apitest:secret")))
+                .withHeader("Authorization", equalTo(ServiceCall.basic("apitest:secret")))
                 .withHeader("Content-Type", containing("text/plain"))
                 .withRequestBody(containing("erc: who: who%0Awhat: what%0Awhen: when")));
 
@@ -103,7 +116,7 @@ class ProcessRecordNotifyTest {
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
         store.unlock(lock);
         JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
-        ezidAndHttpStorage().process(StepTestSupport.exchange(again));
+        ezidAndHttpStorage().processing(again);
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
                 .withRequestBody(containing("manifest=%23%25checkm_0.7"))
@@ -121,19 +134,19 @@ class ProcessRecordNotifyTest {
     void ezidErrorsAndMalformedAnswersFailNamingTheAnswer() throws Exception {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(400)
                 .withBody("error: bad request - no such shoulder")));
-        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("EZID") && e.getMessage().contains("HTTP 400")
                 && e.getMessage().contains("no such shoulder"), e.getMessage());
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withBody("ok then")));
-        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("no 'success: ark:/...' line"), e.getMessage());
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(503)));
-        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
+        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("HTTP 503"), e.getMessage()); // a mint is not sent again: it may have applied
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/1/x").withFixedDelay(3000)));
-        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(downloadedJob())));
-        assertTrue(e.getMessage().contains("no answer within"), e.getMessage());
+        e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
+        assertTrue(e.getMessage().contains("no answer within the response timeout"), e.getMessage());
     }
 
     @Test
@@ -144,7 +157,7 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
         JobLock lock = downloadedJob();
-        ezidAndHttpStorage().process(StepTestSupport.exchange(lock));
+        ezidAndHttpStorage().processing(lock);
         assertEquals("ark:/99999/fk4def456", store.loadJob(lock.jid()).identifiers().primary());
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
     }
@@ -154,48 +167,49 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
         JobLock lock = downloadedJob();
         store.writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
-        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(lock));
         assertTrue(e.getMessage().contains("not a version state"), e.getMessage());
         http.verify(0, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
     }
 
     @Test
     void aLocalIdBoundInTheCollectionReusesItsArkAndAConflictFails() throws Exception {
-        OcflStorage ocfl = new OcflStorage(dir.resolve("storage"));
-        ProcessStep step = new ProcessStep(store, profiles, new LocalMinter(new Counters(store), "ark:/99999/fk4"), ocfl, local);
-        RecordStep record = new RecordStep(store, profiles, local, local);
+        ServiceRoutes routes = localRoutes();
         JobLock first = downloadedJob();
-        step.process(StepTestSupport.exchange(first));
+        routes.processing(first);
         String ark = store.loadJob(first.jid()).identifiers().primary();
-        record.process(StepTestSupport.exchange(first));
-        assertEquals(ark, local.primaryFor("demo_content", "loc1").orElseThrow());
+        routes.recording(first);
+        assertEquals(ark, routes.localIndex().primaryFor("demo_content", "loc1").orElseThrow());
 
         JobLock second = downloadedJob(); // same local id loc1
-        step.process(StepTestSupport.exchange(second));
+        routes.processing(second);
         assertEquals(ark, store.loadJob(second.jid()).identifiers().primary(), "the local id's ARK is reused");
-        record.process(StepTestSupport.exchange(second));
-        assertEquals(2, local.versions(ark), "a second version of the same object");
+        routes.recording(second);
+        assertEquals(2, routes.localIndex().versions(ark), "a second version of the same object");
 
         JobLock third = downloadedJob();
         store.writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
         JobLock reloaded = third;
-        Exception e = assertThrows(IllegalArgumentException.class, () -> step.process(StepTestSupport.exchange(reloaded)));
+        Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(reloaded));
+        assertTrue(e.getCause() instanceof IllegalArgumentException, "a depositor's error: " + e.getCause());
         assertEquals("local id 'loc1' is bound to " + ark + " in collection demo_content, but the job names ark:/99999/fk4other",
                 e.getMessage());
     }
 
     @Test
     void merrittInventoryGetsTheManifestUrlAndAFailureFailsRecording() throws Exception {
-        OcflStorage ocfl = new OcflStorage(dir.resolve("storage"));
+        ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", http.baseUrl() + "/inv");
+        http.stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
         JobLock lock = downloadedJob();
-        new ProcessStep(store, profiles, new LocalMinter(new Counters(store), "ark:/99999/fk4"), ocfl, local)
-                .process(StepTestSupport.exchange(lock));
-        RecordStep record = new RecordStep(store, profiles, new HttpInventory(service, http.baseUrl() + "/inv"), local);
+        routes.processing(lock);
+        http.verify(postRequestedFor(urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
-        Exception e = assertThrows(Exception.class, () -> record.process(StepTestSupport.exchange(lock)));
+        Exception e = assertThrows(Exception.class, () -> routes.recording(lock));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/inv/add: HTTP 500"), e.getMessage());
+        http.verify(4, postRequestedFor(urlEqualTo("/inv/add"))); // an inventory add is safe to repeat: 3 retries
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(200)));
-        record.process(StepTestSupport.exchange(lock));
+        routes.recording(lock);
         http.verify(postRequestedFor(urlEqualTo("/inv/add")).withRequestBody(containing("name=\"checkVersion\""))
                 .withRequestBody(containing("name=\"responseForm\"")).withRequestBody(containing("name=\"url\"")));
     }
@@ -207,19 +221,18 @@ class ProcessRecordNotifyTest {
                 .willReturn(aResponse().withStatus(502)).willSetStateTo("up"));
         http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200)));
-        NotifyStep notify = new NotifyStep(store, profiles, new Callback(service));
-        notify.process(StepTestSupport.exchange(lock));
+        ServiceRoutes notify = localRoutes();
+        notify.notify(lock);
         http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))
                 .withHeader("Content-Type", equalTo("application/json"))
                 .withHeader("Idempotency-Key", equalTo(lock.jid() + "-completed-0"))
                 .withRequestBody(containing("\"job_id\":\"" + lock.jid() + "\"")));
-        notify.process(StepTestSupport.exchange(lock));
+        notify.notify(lock);
         http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))); // recorded as sent: not sent again
 
         JobLock other = downloadedJob();
         http.stubFor(post(urlEqualTo("/cb/mc/" + other.jid())).willReturn(aResponse().withStatus(404)));
-        Exchange ex = StepTestSupport.exchange(other);
-        Exception e = assertThrows(Exception.class, () -> notify.process(ex));
+        Exception e = assertThrows(Exception.class, () -> notify.notify(other));
         assertTrue(e.getMessage().contains("callback POST") && e.getMessage().contains("HTTP 404"), e.getMessage());
     }
 
@@ -237,14 +250,13 @@ class ProcessRecordNotifyTest {
         http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
                 .willReturn(aResponse().withStatus(200).withBody("{\"versionState\":{\"currentVersion\":1}}")));
         JobLock lock = downloadedJob();
-        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(lock));
         assertTrue(e.getMessage().contains("may have been applied, so it is not sent again"), e.getMessage());
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
 
         store.unlock(lock);
         JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
-        Exchange ex = StepTestSupport.exchange(again);
-        ezidAndHttpStorage().process(ex);
+        ezidAndHttpStorage().processing(again);
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         assertEquals(1, ProcessStep.stored(Path.of(again.job().configuration().workingDir())).version());
@@ -261,12 +273,12 @@ class ProcessRecordNotifyTest {
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4upd1")));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("down")));
         JobLock lock = downloadedJob();
-        assertThrows(Exception.class, () -> ezidAndHttpStorage().process(StepTestSupport.exchange(lock)));
+        assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(lock));
         store.unlock(lock);
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
         JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
-        ezidAndHttpStorage().process(StepTestSupport.exchange(again));
+        ezidAndHttpStorage().processing(again);
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
         assertTrue(store.effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.EZID_UPDATE));

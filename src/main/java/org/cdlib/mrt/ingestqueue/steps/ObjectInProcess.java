@@ -1,0 +1,51 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.objects.Deletions;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+
+/** What the processing route knows of the object between its steps (one exchange property). */
+final class ObjectInProcess {
+    static final String PROPERTY = "ingestqueue.object";
+
+    final JobLock lock;
+    final Profile profile;
+    final WorkingDirectory wd;
+    /** The job with the depositor's ERC and identifiers applied: what EZID and storage are told. */
+    final Job described;
+    final boolean update;
+    String ark;
+    String minted;
+    List<Deletions.Delete> deletes = List.of();
+    String versionBefore;
+
+    ObjectInProcess(JobLock lock, Profile profile, WorkingDirectory wd, Job described, boolean update) {
+        this.lock = lock;
+        this.profile = profile;
+        this.wd = wd;
+        this.described = described;
+        this.update = update;
+        this.ark = described.identifiers().primary();
+    }
+
+    Job job() {
+        return lock.job();
+    }
+
+    Identifiers identifiers() {
+        return described.identifiers().withPrimary(ark);
+    }
+
+    static ObjectInProcess of(Exchange exchange) {
+        ObjectInProcess o = exchange.getProperty(PROPERTY, ObjectInProcess.class);
+        if (o == null) {
+            throw new IllegalStateException("no object on this exchange: the route must begin with processStep.begin");
+        }
+        return o;
+    }
+}
