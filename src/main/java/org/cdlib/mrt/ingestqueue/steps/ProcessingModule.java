@@ -59,6 +59,9 @@ public final class ProcessingModule implements QueueModule {
                 ctx.property("ingest.ezid.password").orElse(null), ctx.property("ingest.ezid.target").orElse(null)));
         ctx.bind("storage", merrittStorage);
         ctx.bind("localIndex", index);
+        if (local != null) {
+            ctx.bind("localStorage", local);
+        }
         // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
         ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
         ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), addresses));

@@ -239,8 +239,9 @@ class ChaosTest {
             config.put("ingest.http.port", "0");
             config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the recording server
             config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-            config.put("ingest.services.timeout", "PT10S");
-            config.put("ingest.services.backoff", "PT0.2S");
+            config.put("camel.component.http.response-timeout", "10000");
+            config.put("camel.component.http.so-timeout", "10000");
+            config.put("ingest.services.retry-delay", "200");
             config.put("ingest.provisioning.retry-delay", "200");
             config.put("ingest.processing.retry-delay", "300");
             config.put("ingest.batch.retry-delay", "500");

@@ -72,6 +72,8 @@ class MerrittRubyClientTest {
         zk = new TestingServer(true);
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
         config.put("ingest.api.users", "ruby:pw-r:submitter");
+        config.remove("camel.main.routes-include-pattern"); // every route and step real
+        config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
@@ -134,7 +136,7 @@ class MerrittRubyClientTest {
     }
 
     String stored(String ark, String name) throws Exception {
-        OcflStorage storage = service.camel().getRegistry().lookupByNameAndType("storage", OcflStorage.class);
+        OcflStorage storage = service.camel().getRegistry().lookupByNameAndType("localStorage", OcflStorage.class);
         try (InputStream in = storage.repository().getObject(ObjectVersionId.head(ark)).getFile(name).getStream()) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
@@ -189,7 +191,7 @@ class MerrittRubyClientTest {
         assertEquals("erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
                 + "where: ruby-local-1\n", stored(ark, "system/mrt-erc.txt"));
         assertEquals("Hello from the Ruby client\n", stored(ark, "producer/hello.txt"));
-        H2Inventory inventory = service.camel().getRegistry().lookupByNameAndType("inventory", H2Inventory.class);
+        H2Inventory inventory = service.camel().getRegistry().lookupByNameAndType("localIndex", H2Inventory.class);
         assertEquals(ark, inventory.primaryFor("demo_content", "ruby-local-1").orElseThrow());
         assertTrue(reportMail(bid).contains(jid + ": " + ark + " version 1 (add mode)"), "the report says how it was stored");
     }
@@ -225,7 +227,7 @@ class MerrittRubyClientTest {
         String erc = stored(ark, "system/mrt-erc.txt");
         assertEquals("erc:\nwho: Integration, Test\nwhat: Zipped object\nwhen: 2026\nwhere: ark:/99999/fk4zip1\n"
                 + "where: zip-local-1; zip-local-2\n", erc);
-        H2Inventory inventory = service.camel().getRegistry().lookupByNameAndType("inventory", H2Inventory.class);
+        H2Inventory inventory = service.camel().getRegistry().lookupByNameAndType("localIndex", H2Inventory.class);
         assertEquals(ark, inventory.primaryFor("demo_content", "zip-local-2").orElseThrow());
 
         // update, the ARK in the path: c.txt added, a.txt deleted, b.txt carried forward
@@ -236,7 +238,7 @@ class MerrittRubyClientTest {
                 new Part("submitter", "ruby-client/0.1", null, null));
         String bid2 = batchId(postAsRestClient("/poster/update/ark/99999/fk4zip1", update));
         awaitCompleted(bid2);
-        OcflStorage storage = service.camel().getRegistry().lookupByNameAndType("storage", OcflStorage.class);
+        OcflStorage storage = service.camel().getRegistry().lookupByNameAndType("localStorage", OcflStorage.class);
         VersionDetails v2 = storage.repository().describeVersion(ObjectVersionId.head(ark));
         assertEquals(2, v2.getVersionNum().getVersionNum());
         assertTrue(v2.containsFile("producer/b.txt") && v2.containsFile("producer/c.txt") && v2.containsFile("producer/mrt-erc.txt"));

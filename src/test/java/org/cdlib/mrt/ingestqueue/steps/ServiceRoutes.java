@@ -30,6 +30,12 @@ final class ServiceRoutes implements AutoCloseable {
     final DefaultCamelContext camel = new DefaultCamelContext();
 
     ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration) throws Exception {
+        this(store, profiles, configuration, Map.of());
+    }
+
+    /** With {@code beans} bound over what the module bound (a test's own storage, say). */
+    ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration, Map<String, Object> beans)
+            throws Exception {
         Properties p = new Properties();
         p.putAll(configuration);
         camel.getPropertiesComponent().setInitialProperties(p);
@@ -43,6 +49,10 @@ final class ServiceRoutes implements AutoCloseable {
         camel.getRegistry().bind("unexpectedFailure", JobFailure.unexpected());
         camel.getRegistry().bind("completeStep", new CompleteStep(store.ingestHome()));
         new ProcessingModule().bind(new QueueContext(camel, store, profiles));
+        beans.forEach((name, bean) -> {
+            camel.getRegistry().unbind(name);
+            camel.getRegistry().bind(name, bean);
+        });
         for (String file : List.of("error-handling", "processing", "recording", "notify")) {
             PluginHelper.getRoutesLoader(camel).loadRoutes(
                     ResourceHelper.resolveMandatoryResource(camel, "file:routes/" + file + ".yaml"));

@@ -1,0 +1,180 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.camel.Exchange;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.objects.Deletions;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.Counters;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.services.H2Inventory;
+import org.cdlib.mrt.ingestqueue.services.Inventory;
+import org.cdlib.mrt.ingestqueue.services.LocalMinter;
+import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.cdlib.mrt.ingestqueue.services.ServiceException;
+import org.cdlib.mrt.ingestqueue.services.Storage;
+import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One writer per object: two jobs of one object (two batches naming one local id) never write
+ * it at once; the second waits in processing, holding no worker, until the first has left
+ * recording, then makes the next version.
+ */
+class ObjectLockTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+
+    /** OCFL storage that fails the test if two versions of one object are written at once. */
+    static final class OneWriterStorage implements Storage {
+        final OcflStorage inner;
+        final Set<String> writing = ConcurrentHashMap.newKeySet();
+        final AtomicBoolean overlapped = new AtomicBoolean();
+        /** Opened when the other job has had its try: the first writer stays in storage until then. */
+        final CountDownLatch otherTried = new CountDownLatch(1);
+
+        OneWriterStorage(Path root) throws Exception {
+            inner = new OcflStorage(root);
+        }
+
+        @Override
+        public String fileUrl(String bid, String jid, Path file, String relativePath) {
+            return inner.fileUrl(bid, jid, file, relativePath);
+        }
+
+        @Override
+        public StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
+                throws ServiceException, InterruptedException {
+            return store(profile, ark, workingDir, manifest, localId, false, List.of());
+        }
+
+        @Override
+        public StoredVersion store(Profile profile, String ark, Path workingDir, String manifest, String localId, boolean update,
+                List<Deletions.Delete> deletes) throws ServiceException, InterruptedException {
+            if (!writing.add(ark)) {
+                overlapped.set(true);
+            }
+            try {
+                otherTried.await(10, TimeUnit.SECONDS); // the first writer is still writing while the other job tries
+                return inner.store(profile, ark, workingDir, manifest, localId, update, deletes);
+            } finally {
+                writing.remove(ark);
+            }
+        }
+
+        @Override
+        public int currentVersion(Profile profile, String ark) throws ServiceException {
+            return inner.currentVersion(profile, ark);
+        }
+
+        @Override
+        public String manifestUrl(Profile profile, String ark) {
+            return inner.manifestUrl(profile, ark);
+        }
+
+        @Override
+        public List<Inventory.ManifestFile> versionFiles(String ark, int version) throws ServiceException {
+            return inner.versionFiles(ark, version);
+        }
+    }
+
+    JobLock downloadedJob(QueueStore store, String text) throws Exception {
+        JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
+        Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
+        Files.writeString(producer.resolve("a.txt"), text);
+        for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING)) {
+            store.transition(lock, to, Change.because("test"));
+            lock = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        }
+        return lock;
+    }
+
+    @Test
+    void twoJobsOfOneLocalIdNeverWriteTheObjectAtOnceAndTheSecondWaitsForTheFirst() throws Exception {
+        QueueStore store = ZK.store(dir.resolve("queue"));
+        Path p = Files.createDirectories(dir.resolve("profiles"));
+        Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n");
+        OneWriterStorage storage = new OneWriterStorage(dir.resolve("storage"));
+        H2Inventory index = new H2Inventory("jdbc:h2:mem:objlock" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        ServiceRoutes step = new ServiceRoutes(store, new ProfileDirectory(p), ServiceRoutes.config(
+                "ingest.storage.local.root", dir.resolve("storage-addresses").toString()), java.util.Map.of("localServices",
+                new LocalServices(new LocalMinter(new Counters(store), "ark:/99999/fk4"), storage, index, index)));
+        JobLock a = downloadedJob(store, "first");
+        JobLock b = downloadedJob(store, "second");
+
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        CountDownLatch go = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Exchange> ra = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Exchange> rb = new java.util.concurrent.atomic.AtomicReference<>();
+        Future<?> fa = pool.submit(() -> {
+            go.await();
+            ra.set(step.processing(a));
+            storage.otherTried.countDown(); // returned without storing: it waits, or it stored and the test ends
+            return null;
+        });
+        Future<?> fb = pool.submit(() -> {
+            go.await();
+            rb.set(step.processing(b));
+            storage.otherTried.countDown();
+            return null;
+        });
+        go.countDown();
+        fa.get();
+        fb.get();
+        pool.shutdown();
+        Exchange ea = ra.get();
+        Exchange eb = rb.get();
+        assertFalse(storage.overlapped.get(), "no two writes of one object at once");
+        boolean aWaits = JobExchange.stayReason(ea) != null;
+        assertTrue(aWaits ^ JobExchange.stayReason(eb) != null, "exactly one job waits");
+        JobLock first = aWaits ? b : a;
+        JobLock second = aWaits ? a : b;
+        assertTrue(JobExchange.stayReason(aWaits ? ea : eb).contains("being written by job " + first.jid()),
+                JobExchange.stayReason(aWaits ? ea : eb));
+        String ark = store.loadJob(first.jid()).identifiers().primary();
+        assertEquals(ark, store.loadJob(second.jid()).identifiers().primary(), "one local id, one object");
+
+        store.unlock(second);
+        store.transition(first, JobState.RECORDING, Change.because("stored"));
+        JobLock waiting = store.tryLockJob(second.jid(), "test").orElseThrow();
+        Exchange again = step.processing(waiting);
+        assertNotNull(JobExchange.stayReason(again), "still waiting while the first job records");
+        store.unlock(waiting);
+
+        JobLock recording = store.tryLockJob(first.jid(), "test").orElseThrow();
+        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        assertNull(ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)), "released as the first job left recording");
+        JobLock turn = store.tryLockJob(second.jid(), "test").orElseThrow();
+        Exchange last = step.processing(turn);
+        assertNull(JobExchange.stayReason(last), "its turn now");
+        assertEquals(2, storage.currentVersion(null, ark), "two versions, one after the other");
+        assertFalse(storage.overlapped.get());
+        step.close();
+    }
+}
