@@ -33,7 +33,7 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
 
     BatchConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
-        this.state = endpoint.kind().batchState();
+        this.state = endpoint.queue().batchState();
     }
 
     @Override
@@ -62,16 +62,18 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
     }
 
     @Override
-    protected boolean work(BatchLock lock, Exchange exchange) {
-        String bid = lock.bid();
+    protected void prepare(BatchLock lock, Exchange exchange) {
         exchange.setProperty(BatchExchange.LOCK, lock);
         exchange.getIn().setBody(lock.batch());
-        exchange.getIn().setHeader("batchId", bid);
-        runRoute(exchange);
+        exchange.getIn().setHeader("batchId", lock.bid());
+    }
+
+    @Override
+    protected boolean applyOutcome(BatchLock lock, Exchange exchange, boolean failed) {
+        String bid = lock.bid();
         try {
-            Exception failure = exchange.getException();
-            if (failure != null) {
-                String message = state.wire() + ": " + messageOf(failure);
+            if (failed) {
+                String message = state.wire() + ": " + messageOf(exchange.getException());
                 LOG.error("batch {}: stays in {}, tried again later: {}", bid, state, message);
                 store.unlock(lock);
                 return true;

@@ -9,8 +9,11 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
+import org.apache.camel.LoggingLevel;
 import org.apache.camel.RuntimeCamelException;
 import org.apache.camel.support.DefaultConsumer;
+import org.apache.camel.support.LoggingExceptionHandler;
+import org.apache.camel.support.UnitOfWorkHelper;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -31,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * Connection lost: no new work is taken. Session expired: the locks in hand are gone with it,
  * so the workers' transitions fail as stale and change nothing; Curator opens a new session
  * and the loop resumes with it.
+ * <p>
+ * A claimed item runs through the route with a {@link QueueOnCompletion} on its exchange, which
+ * moves it by the outcome once the exchange is done. Trouble outside a route (a failed scan, an
+ * outcome that could not be applied) goes to the consumer's exception handler, so the endpoint's
+ * {@code bridgeErrorHandler} and {@code exceptionHandler} options work as for any consumer.
  *
  * @param <L> the lock type handed to a worker
  */
@@ -63,9 +71,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
     private boolean dirty = true;
     private volatile boolean connected = true;
-    private volatile boolean running;
     private volatile boolean handingBack;
-    private Thread dispatcher;
+    private ExecutorService dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
     private ExecutorService workers;
 
@@ -74,6 +81,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
         this.slots = new Semaphore(endpoint.getConcurrency());
+        // the consumer's own WARN line tells the operator; the trace is there for debugging
+        setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
 
     /** The watched view of this consumer's state (job references or batch index entries). */
@@ -98,20 +107,25 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
      */
     protected abstract boolean watchLock(String id, CuratorWatcher watcher);
 
-    /** Runs the route on a claimed item and applies its outcome; returns true to try this item again later. */
-    protected abstract boolean work(L lock, Exchange exchange);
+    /** Puts a claimed item on the exchange its route gets. */
+    protected abstract void prepare(L lock, Exchange exchange);
+
+    /**
+     * Moves (or leaves) the item by how its exchange ended, {@code failed} with an exception on
+     * it; returns true to try this item again after the retry delay.
+     */
+    protected abstract boolean applyOutcome(L lock, Exchange exchange, boolean failed);
 
     /** Whether a committed transition elsewhere in this process may have made work for us. */
     protected abstract boolean concerns(TransitionEvent event);
 
     protected final String name() {
-        return endpoint.kind().name();
+        return endpoint.queue().name();
     }
 
     @Override
     protected void doStart() throws Exception {
         super.doStart();
-        running = true;
         observers = getEndpoint().getCamelContext().getRegistry().findByType(StepObserver.class);
         workers = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
@@ -121,23 +135,22 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             stale = true;
             wake();
         });
-        dispatcher = new Thread(this::dispatch, "zkqueue-" + name() + "-dispatch");
-        dispatcher.setDaemon(true);
-        dispatcher.start();
+        dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
+                .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
+        dispatcher.execute(this::dispatch);
     }
 
     /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
     @Override
     protected void doStop() throws Exception {
-        running = false;
-        wake();
+        wake(); // the dispatcher sees the stop (isRunAllowed) and takes no new work
         store.removeListener(transitionListener);
         store.client().getConnectionStateListenable().removeListener(connectionListener);
         if (view != null) {
             view.close();
         }
         if (dispatcher != null) {
-            dispatcher.join(10_000);
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
         if (workers != null) {
             // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
@@ -198,12 +211,12 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     }
 
     private void dispatch() {
-        while (running) {
+        while (isRunAllowed()) {
             if (!awaitSignal()) {
                 continue;
             }
             try {
-                if (connected && !isSuspended()) {
+                if (connected && !isSuspendingOrSuspended()) {
                     pass();
                     if (failures > 0) {
                         LOG.info("zkqueue {}: scanning again after {} failed scan(s)", name(), failures);
@@ -223,6 +236,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 retryAt = System.currentTimeMillis() + delay;
                 store.health().scanFailed(name(), e.getMessage());
                 LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
+                handleException("zkqueue " + name() + ": scan failed", e);
             }
         }
     }
@@ -242,7 +256,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             if (retryAt > 0) {
                 until = Math.min(until, retryAt);
             }
-            while (!dirty && running && System.currentTimeMillis() < until) {
+            while (!dirty && isRunAllowed() && System.currentTimeMillis() < until) {
                 try {
                     signal.wait(Math.max(1, until - System.currentTimeMillis()));
                 } catch (InterruptedException e) {
@@ -257,7 +271,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 retryAt = 0;
             }
             dirty = false;
-            return running;
+            return isRunAllowed();
         }
     }
 
@@ -285,7 +299,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         }
         for (java.util.Iterator<String> it = cached.iterator(); it.hasNext(); ) {
             String id = it.next();
-            if (!running) {
+            if (!isRunAllowed()) {
                 return;
             }
             if (inHand.containsKey(id) || notBefore.containsKey(id)) {
@@ -301,7 +315,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             } catch (CorruptNodeException e) {
                 // one damaged job or batch harms no other: skip it, look again much later
                 slots.release();
-                store.damaged(new Damaged(endpoint.kind().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
+                store.damaged(new Damaged(endpoint.queue().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
                 notBefore.put(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
                 continue;
             } catch (RuntimeException e) {
@@ -346,18 +360,32 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private void run(String id, L lock) {
         Exchange exchange = createExchange(false);
-        boolean retryLater = false;
+        QueueOnCompletion<L> outcome = new QueueOnCompletion<>(this, id, lock);
         try {
-            retryLater = work(lock, exchange);
+            prepare(lock, exchange);
+            exchange.getExchangeExtension().addOnCompletion(outcome);
+            try {
+                getProcessor().process(exchange);
+            } catch (Exception e) {
+                exchange.setException(e);
+            }
+            // the route's unit of work applied the outcome when the exchange was done; one that
+            // never got that far left it on the exchange, and it is applied now
+            UnitOfWorkHelper.doneSynchronizations(exchange, exchange.getExchangeExtension().handoverCompletions());
         } catch (RuntimeException e) {
             LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
-            retryLater = true;
+            outcomeFailed(id, exchange, e);
         } finally {
             releaseExchange(exchange, false);
-            if (retryLater) {
+            if (!outcome.applied() || outcome.retryLater()) {
                 notBefore.put(id, System.currentTimeMillis() + endpoint.getRetryDelay());
             }
         }
+    }
+
+    /** The outcome of a route could not be applied: the item stays (or goes with its lock), the handler is told. */
+    final void outcomeFailed(String id, Exchange exchange, RuntimeException e) {
+        handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
     }
 
     /** The item stays where it is and is tried again after {@code ms}, not before. */
@@ -365,17 +393,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         notBefore.put(id, System.currentTimeMillis() + ms);
     }
 
-    /** Runs the route; any exception it raised is left on the exchange. */
-    protected final void runRoute(Exchange exchange) {
-        long start = System.nanoTime();
-        try {
-            getProcessor().process(exchange);
-        } catch (Exception e) {
-            exchange.setException(e);
-        }
-        java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - start);
+    final void stepEnded(java.time.Duration took, boolean failed) {
         for (StepObserver o : observers) {
-            o.stepEnded(name(), took, exchange.getException() != null);
+            o.stepEnded(name(), took, failed);
         }
     }
 
@@ -392,13 +412,5 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private String workerName() {
         return getRouteId() + "/" + name();
-    }
-
-    private static void pause(long ms) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
