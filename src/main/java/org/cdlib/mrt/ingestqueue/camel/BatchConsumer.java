@@ -104,12 +104,17 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
             return false;
         } catch (QueueException e) {
             LOG.error("batch {}: cannot move out of {}: {}", bid, state, e.getMessage());
-            try {
-                store.unlock(lock);
-            } catch (RuntimeException ignored) {
-                // the lock goes with the session
-            }
+            release(lock);
             return true;
+        }
+    }
+
+    @Override
+    protected void release(BatchLock lock) {
+        try {
+            store.unlock(lock);
+        } catch (RuntimeException e) {
+            LOG.warn("batch {}: cannot release its lock (it goes with the session): {}", lock.bid(), e.getMessage());
         }
     }
 }

@@ -137,6 +137,11 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         return t;
     }
 
+    @Override
+    protected void release(JobLock lock) {
+        unlockQuietly(lock);
+    }
+
     private void unlockQuietly(JobLock lock) {
         try {
             store.unlock(lock);

@@ -116,6 +116,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
      */
     protected abstract boolean applyOutcome(L lock, Exchange exchange, boolean failed);
 
+    /** Lets go of an item whose outcome could not be applied, so it is taken again; never throws. */
+    protected abstract void release(L lock);
+
     /** Whether a committed transition elsewhere in this process may have made work for us. */
     protected abstract boolean concerns(TransitionEvent event);
 
@@ -374,7 +377,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             UnitOfWorkHelper.doneSynchronizations(exchange, exchange.getExchangeExtension().handoverCompletions());
         } catch (RuntimeException e) {
             LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
-            outcomeFailed(id, exchange, e);
+            outcomeFailed(id, lock, exchange, e);
         } finally {
             releaseExchange(exchange, false);
             if (!outcome.applied() || outcome.retryLater()) {
@@ -383,8 +386,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         }
     }
 
-    /** The outcome of a route could not be applied: the item stays (or goes with its lock), the handler is told. */
-    final void outcomeFailed(String id, Exchange exchange, RuntimeException e) {
+    /** The outcome of a route could not be applied: the item stays where it is, the handler is told. */
+    final void outcomeFailed(String id, L lock, Exchange exchange, RuntimeException e) {
+        release(lock);
         handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
     }
 

@@ -62,7 +62,7 @@ final class QueueOnCompletion<L> implements Synchronization {
         } catch (RuntimeException e) {
             // Camel would log and drop what a synchronization throws: the item would be forgotten
             LOG.error("zkqueue {}: {} not moved: {}", consumer.name(), id, e.toString());
-            consumer.outcomeFailed(id, exchange, e);
+            consumer.outcomeFailed(id, lock, exchange, e);
             retryLater = true;
         } finally {
             applied = true;
