@@ -1,14 +1,11 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.StateView;

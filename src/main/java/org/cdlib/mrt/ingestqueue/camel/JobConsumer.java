@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.List;
 import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
