@@ -160,6 +160,27 @@ class ZkQueueComponentTest extends CamelTestSupport {
     }
 
     @Test
+    void withBridgeErrorHandlerAFailedScanGoesThroughTheRoutesErrorHandler() throws Exception {
+        CuratorFramework client = QueueTestSupport.client(ZK.server());
+        QueueStore own = QueueTestSupport.store(client, Files.createTempDirectory("zkqueue-bridged"));
+        context.getRegistry().bind("queueStore", own);
+        List<Throwable> caught = new CopyOnWriteArrayList<>();
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("zkqueue:batch/pending?rescan=100&bridgeErrorHandler=true").routeId("bridged")
+                        .onException(Exception.class).handled(true)
+                        .process(e -> caught.add(e.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class))).end()
+                        .process(e -> { });
+            }
+        });
+        client.close();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !caught.isEmpty());
+        assertTrue(messages(caught.get(0)).contains("/locks/queue"), messages(caught.get(0)));
+    }
+
+    @Test
     void anOutcomeThatCannotBeAppliedReachesTheHandlerWithItsExchangeAndTheJobStays() throws Exception {
         String jid = pendingJob();
         // a step naming a state that does not exist: the consumer cannot read where the job goes
