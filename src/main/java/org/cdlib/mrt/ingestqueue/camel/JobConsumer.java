@@ -17,8 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code zkqueue:job/<state>}: watches {@code /jobs/states/<state>}, takes each job's ephemeral
  * lock in priority order, and moves the job by the route's outcome in one transaction:
- * success → the successor (or the state a step chose), an exception → failed with its message,
- * {@link JobExchange#stay} → unlocked, tried again after {@code retryDelay}.
+ * success → the successor (or the state a step chose), an exception or {@link JobExchange#fail}
+ * → failed with its message, {@link JobExchange#stay} → unlocked, tried again after
+ * {@code retryDelay}. The queue's own trouble leaves the job where it is; a lock lost with its
+ * session abandons the work to whoever holds the job now.
  */
 final class JobConsumer extends QueueConsumer<JobLock> {
     private static final Logger LOG = LoggerFactory.getLogger(JobConsumer.class);
