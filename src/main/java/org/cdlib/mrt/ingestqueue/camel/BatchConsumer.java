@@ -1,14 +1,11 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
@@ -33,7 +30,7 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
 
     BatchConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
-        this.state = endpoint.kind().batchState();
+        this.state = endpoint.queue().batchState();
     }
 
     @Override
@@ -62,16 +59,18 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
     }
 
     @Override
-    protected boolean work(BatchLock lock, Exchange exchange) {
-        String bid = lock.bid();
+    protected void prepare(BatchLock lock, Exchange exchange) {
         exchange.setProperty(BatchExchange.LOCK, lock);
         exchange.getIn().setBody(lock.batch());
-        exchange.getIn().setHeader("batchId", bid);
-        runRoute(exchange);
+        exchange.getIn().setHeader("batchId", lock.bid());
+    }
+
+    @Override
+    protected boolean applyOutcome(BatchLock lock, Exchange exchange, boolean failed) {
+        String bid = lock.bid();
         try {
-            Exception failure = exchange.getException();
-            if (failure != null) {
-                String message = state.wire() + ": " + messageOf(failure);
+            if (failed) {
+                String message = state.wire() + ": " + messageOf(exchange.getException());
                 LOG.error("batch {}: stays in {}, tried again later: {}", bid, state, message);
                 store.unlock(lock);
                 return true;
@@ -102,12 +101,17 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
             return false;
         } catch (QueueException e) {
             LOG.error("batch {}: cannot move out of {}: {}", bid, state, e.getMessage());
-            try {
-                store.unlock(lock);
-            } catch (RuntimeException ignored) {
-                // the lock goes with the session
-            }
+            release(lock);
             return true;
+        }
+    }
+
+    @Override
+    protected void release(BatchLock lock) {
+        try {
+            store.unlock(lock);
+        } catch (RuntimeException e) {
+            LOG.warn("batch {}: cannot release its lock (it goes with the session): {}", lock.bid(), e.getMessage());
         }
     }
 }

@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.List;
 import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
@@ -18,8 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code zkqueue:job/<state>}: watches {@code /jobs/states/<state>}, takes each job's ephemeral
  * lock in priority order, and moves the job by the route's outcome in one transaction:
- * success → the successor (or the state a step chose), an exception → failed with its message,
- * {@link JobExchange#stay} → unlocked, tried again after {@code retryDelay}.
+ * success → the successor (or the state a step chose), an exception or {@link JobExchange#fail}
+ * → failed with its message, {@link JobExchange#stay} → unlocked, tried again after
+ * {@code retryDelay}. The queue's own trouble leaves the job where it is; a lock lost with its
+ * session abandons the work to whoever holds the job now.
  */
 final class JobConsumer extends QueueConsumer<JobLock> {
     private static final Logger LOG = LoggerFactory.getLogger(JobConsumer.class);
@@ -28,7 +29,7 @@ final class JobConsumer extends QueueConsumer<JobLock> {
 
     JobConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
-        this.state = endpoint.kind().jobState();
+        this.state = endpoint.queue().jobState();
     }
 
     @Override
@@ -57,63 +58,76 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     }
 
     @Override
-    protected boolean work(JobLock lock, Exchange exchange) {
-        String jid = lock.jid();
+    protected void prepare(JobLock lock, Exchange exchange) {
         exchange.setProperty(JobExchange.LOCK, lock);
         exchange.getIn().setBody(lock.job());
-        exchange.getIn().setHeader("jobId", jid);
+        exchange.getIn().setHeader("jobId", lock.jid());
         exchange.getIn().setHeader("batchId", lock.job().batchId());
-        runRoute(exchange);
+    }
+
+    @Override
+    protected boolean applyOutcome(JobLock lock, Exchange exchange, boolean failed) {
         try {
-            Exception failure = exchange.getException();
-            if ((failure != null || JobExchange.failure(exchange) != null) && handingBack()) {
-                store.unlock(lock);
-                LOG.info("job {} batch {}: handed back in {} at shutdown (step interrupted: {}); another worker takes it",
-                        jid, lock.job().batchId(), state, failure != null ? messageOf(failure)
-                        : JobExchange.failure(exchange));
-                return false;
-            }
-            Throwable cause = unwrap(failure);
-            if (cause instanceof StaleLockException) {
-                LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
-                        jid, lock.job().batchId(), state, cause.getMessage());
-                return false;
-            }
-            if (cause instanceof QueueException && !(cause instanceof org.cdlib.mrt.ingestqueue.queue.CorruptNodeException)) {
-                // ZooKeeper's trouble, not the job's: it stays where it is and is tried again
-                LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", jid, lock.job().batchId(), state,
-                        cause.getMessage());
-                unlockQuietly(lock);
-                return true;
-            }
-            if (failure != null) {
-                String message = messageOf(failure);
-                store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));
-                return false;
-            }
-            String failed = JobExchange.failure(exchange);
-            if (failed != null) {
-                store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + failed));
-                return false;
-            }
-            String stay = JobExchange.stayReason(exchange);
-            if (stay != null) {
-                store.unlock(lock);
-                LOG.info("job {} batch {}: stays in {}: {}", jid, lock.job().batchId(), state, stay);
-                return true;
-            }
-            JobState target = JobExchange.target(exchange);
-            store.transition(lock, target != null ? target : state.successor(), JobExchange.change(exchange));
-            return false;
+            return failed ? rollback(lock, exchange.getException()) : commit(lock, exchange);
         } catch (StaleLockException e) {
             LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
-                    jid, lock.job().batchId(), state, e.getMessage());
+                    lock.jid(), lock.job().batchId(), state, e.getMessage());
             return false;
         } catch (QueueException e) {
-            LOG.error("job {} batch {}: cannot move out of {}: {}", jid, lock.job().batchId(), state, e.getMessage());
+            LOG.error("job {} batch {}: cannot move out of {}: {}", lock.jid(), lock.job().batchId(), state, e.getMessage());
             unlockQuietly(lock);
             return true;
         }
+    }
+
+    /** The route ended normally: the job moves on, stays, or fails as a step said. */
+    private boolean commit(JobLock lock, Exchange exchange) {
+        String failed = JobExchange.failure(exchange);
+        if (failed != null && handingBack()) {
+            return handBack(lock, failed);
+        }
+        if (failed != null) {
+            store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + failed));
+            return false;
+        }
+        String stay = JobExchange.stayReason(exchange);
+        if (stay != null) {
+            store.unlock(lock);
+            LOG.info("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state, stay);
+            return true;
+        }
+        JobState target = JobExchange.target(exchange);
+        store.transition(lock, target != null ? target : state.successor(), JobExchange.change(exchange));
+        return false;
+    }
+
+    /** The route ended with an exception: the job fails, unless it was the queue's trouble or the stop's. */
+    private boolean rollback(JobLock lock, Exception failure) {
+        if (handingBack()) {
+            return handBack(lock, messageOf(failure));
+        }
+        Throwable cause = unwrap(failure);
+        if (cause instanceof StaleLockException) {
+            LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
+                    lock.jid(), lock.job().batchId(), state, cause.getMessage());
+            return false;
+        }
+        if (cause instanceof QueueException && !(cause instanceof org.cdlib.mrt.ingestqueue.queue.CorruptNodeException)) {
+            // ZooKeeper's trouble, not the job's: it stays where it is and is tried again
+            LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", lock.jid(), lock.job().batchId(),
+                    state, cause.getMessage());
+            unlockQuietly(lock);
+            return true;
+        }
+        store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + messageOf(failure)));
+        return false;
+    }
+
+    private boolean handBack(JobLock lock, String interruption) {
+        store.unlock(lock);
+        LOG.info("job {} batch {}: handed back in {} at shutdown (step interrupted: {}); another worker takes it",
+                lock.jid(), lock.job().batchId(), state, interruption);
+        return false;
     }
 
     private static Throwable unwrap(Throwable e) {
@@ -122,6 +136,11 @@ final class JobConsumer extends QueueConsumer<JobLock> {
             t = t.getCause();
         }
         return t;
+    }
+
+    @Override
+    protected void release(JobLock lock) {
+        unlockQuietly(lock);
     }
 
     private void unlockQuietly(JobLock lock) {

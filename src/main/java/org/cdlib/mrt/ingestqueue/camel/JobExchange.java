@@ -14,9 +14,12 @@ import org.cdlib.mrt.ingestqueue.queue.JobState;
  * <li>The route ends normally: the job moves to its state's successor.</li>
  * <li>The route ends with an exception: the job moves to failed with the exception's message.</li>
  * <li>A step called {@link #stay}: the job stays in its state and its lock is released.</li>
+ * <li>A step (the route's error handling) called {@link #fail}: the job moves to failed with that
+ * message, though the route ended normally.</li>
  * </ul>
  * A step may add a new priority or space estimate with {@link #change}; it is written by the
- * same transaction that moves the job.
+ * same transaction that moves the job. The consumer applies the outcome once the exchange is
+ * done, after the route and before the route's own {@code onCompletion}.
  */
 public final class JobExchange {
     public static final String LOCK = "ingestqueue.jobLock";

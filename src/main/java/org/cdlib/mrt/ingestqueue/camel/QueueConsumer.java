@@ -9,8 +9,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
+import org.apache.camel.LoggingLevel;
 import org.apache.camel.RuntimeCamelException;
 import org.apache.camel.support.DefaultConsumer;
+import org.apache.camel.support.LoggingExceptionHandler;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -23,14 +25,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dispatch loop both consumers share. One thread per endpoint waits for a signal — a
- * ZooKeeper watch firing, a local transition, a worker finishing — or the safety-net re-scan,
- * then claims as many candidates as it has free workers. There is no polling delay between a
- * job entering a state and a worker taking it.
+ * What both consumers share. One thread per endpoint (a {@link DispatchLoop}) waits for a
+ * signal — a ZooKeeper watch firing, a local transition, a worker finishing — or the safety-net
+ * re-scan, then claims as many candidates as it has free workers. There is no polling delay
+ * between a job entering a state and a worker taking it.
  * <p>
  * Connection lost: no new work is taken. Session expired: the locks in hand are gone with it,
  * so the workers' transitions fail as stale and change nothing; Curator opens a new session
  * and the loop resumes with it.
+ * <p>
+ * A claimed item runs through the route with a {@link QueueOnCompletion} on its exchange, which
+ * moves it by the outcome once the exchange is done. Trouble outside a route (a failed scan, an
+ * outcome that could not be applied) goes to the consumer's exception handler, so the endpoint's
+ * {@code bridgeErrorHandler} and {@code exceptionHandler} options work as for any consumer.
  *
  * @param <L> the lock type handed to a worker
  */
@@ -42,30 +49,17 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final Semaphore slots;
     /** What this consumer works on now, by id; cancelled when the session that locked them is lost. */
     private final Map<String, Work> inHand = new ConcurrentHashMap<>();
-    private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
-    private final Object signal = new Object();
-    private static final long REFRESH_MS = 200;
+    private final Backlog backlog;
+    private final DispatchLoop loop;
     private static final long DAMAGED_RETRY_MS = 30_000;
-    private final CuratorWatcher watcher = event -> {
-        stale = true;
-        wake();
-    };
+    private final CuratorWatcher watcher;
     private final CuratorWatcher holdWatcher = event -> wake();
     private StateView view;
-    private int failures;
-    private volatile long retryAt;
-    private long relistAt;
-    private volatile boolean stale = true;
-    private volatile List<String> cached = new java.util.ArrayList<>();
-    private volatile long fetchedAt;
-    private volatile long refreshAt;
     private final ConnectionStateListener connectionListener = this::connectionChanged;
     private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
-    private boolean dirty = true;
     private volatile boolean connected = true;
-    private volatile boolean running;
     private volatile boolean handingBack;
-    private Thread dispatcher;
+    private ExecutorService dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
     private ExecutorService workers;
 
@@ -74,6 +68,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
         this.slots = new Semaphore(endpoint.getConcurrency());
+        this.backlog = new Backlog(endpoint.queue().name());
+        this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
+        this.watcher = event -> {
+            backlog.stale();
+            wake();
+        };
+        // the consumer's own WARN line tells the operator; the trace is there for debugging
+        setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
 
     /** The watched view of this consumer's state (job references or batch index entries). */
@@ -98,46 +100,53 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
      */
     protected abstract boolean watchLock(String id, CuratorWatcher watcher);
 
-    /** Runs the route on a claimed item and applies its outcome; returns true to try this item again later. */
-    protected abstract boolean work(L lock, Exchange exchange);
+    /** Puts a claimed item on the exchange its route gets. */
+    protected abstract void prepare(L lock, Exchange exchange);
+
+    /**
+     * Moves (or leaves) the item by how its exchange ended, {@code failed} with an exception on
+     * it; returns true to try this item again after the retry delay.
+     */
+    protected abstract boolean applyOutcome(L lock, Exchange exchange, boolean failed);
+
+    /** Lets go of an item whose outcome could not be applied, so it is taken again; never throws. */
+    protected abstract void release(L lock);
 
     /** Whether a committed transition elsewhere in this process may have made work for us. */
     protected abstract boolean concerns(TransitionEvent event);
 
     protected final String name() {
-        return endpoint.kind().name();
+        return endpoint.queue().name();
     }
 
     @Override
     protected void doStart() throws Exception {
         super.doStart();
-        running = true;
         observers = getEndpoint().getCamelContext().getRegistry().findByType(StepObserver.class);
         workers = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
         store.client().getConnectionStateListenable().addListener(connectionListener);
         store.addListener(transitionListener);
         view = openView().start(() -> {
-            stale = true;
+            backlog.stale();
             wake();
         });
-        dispatcher = new Thread(this::dispatch, "zkqueue-" + name() + "-dispatch");
-        dispatcher.setDaemon(true);
-        dispatcher.start();
+        dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
+                .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
+        dispatcher.execute(loop);
     }
 
     /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
     @Override
     protected void doStop() throws Exception {
-        running = false;
-        wake();
+        wake(); // the dispatcher sees the stop (isRunAllowed) and takes no new work
         store.removeListener(transitionListener);
         store.client().getConnectionStateListenable().removeListener(connectionListener);
         if (view != null) {
             view.close();
         }
         if (dispatcher != null) {
-            dispatcher.join(10_000);
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
         if (workers != null) {
             // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
@@ -163,10 +172,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     }
 
     final void wake() {
-        synchronized (signal) {
-            dirty = true;
-            signal.notifyAll();
-        }
+        loop.wake();
     }
 
     private void connectionChanged(org.apache.curator.framework.CuratorFramework client, ConnectionState state) {
@@ -184,111 +190,50 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         } else if (state == ConnectionState.RECONNECTED) {
             LOG.info("zkqueue {}: ZooKeeper reconnected: taking work again", name());
         }
-        stale = true;
+        backlog.stale();
         wake();
     }
 
     private void transitioned(TransitionEvent event) {
         if (concerns(event)) {
             // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
-            notBefore.keySet().removeIf(c -> idOf(c).equals(event.id()));
-            stale = true;
+            backlog.clear(c -> idOf(c).equals(event.id()));
+            backlog.stale();
             wake();
         }
     }
 
-    private void dispatch() {
-        while (running) {
-            if (!awaitSignal()) {
-                continue;
-            }
-            try {
-                if (connected && !isSuspended()) {
-                    pass();
-                    if (failures > 0) {
-                        LOG.info("zkqueue {}: scanning again after {} failed scan(s)", name(), failures);
-                    }
-                    failures = 0;
-                    if (view.problem() != null) {
-                        // the view could not be listed afresh: work goes on from what its events brought, the operator is told
-                        store.health().scanFailed(name(), view.problem());
-                    } else {
-                        store.health().scanSucceeded(name());
-                    }
-                }
-            } catch (RuntimeException e) {
-                // a timer, not the next ZooKeeper event, brings the retry: no work waits for an unrelated change
-                failures++;
-                long delay = Math.min(30_000, 250L << Math.min(7, failures));
-                retryAt = System.currentTimeMillis() + delay;
-                store.health().scanFailed(name(), e.getMessage());
-                LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
-            }
+    /** Makes a pass if work may be taken now (connected, not suspended); false if it may not. */
+    final boolean pass() {
+        if (!connected || isSuspendingOrSuspended()) {
+            return false;
         }
+        claimWhatFits();
+        if (view.problem() != null) {
+            // the view could not be listed afresh: work goes on from what its events brought, the operator is told
+            store.health().scanFailed(name(), view.problem());
+        } else {
+            store.health().scanSucceeded(name());
+        }
+        return true;
     }
 
-    /** Waits for a signal, the next retry time or the re-scan period; false if stopping. */
-    private boolean awaitSignal() {
-        synchronized (signal) {
-            long now = System.currentTimeMillis();
-            long until = now + endpoint.getRescan();
-            for (long t : notBefore.values()) {
-                until = Math.min(until, t);
-            }
-            if (refreshAt > 0) {
-                until = Math.min(until, refreshAt);
-                refreshAt = 0;
-            }
-            if (retryAt > 0) {
-                until = Math.min(until, retryAt);
-            }
-            while (!dirty && running && System.currentTimeMillis() < until) {
-                try {
-                    signal.wait(Math.max(1, until - System.currentTimeMillis()));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            if (!dirty) {
-                stale = true; // the safety-net re-scan, or the retry after a failed scan
-            }
-            if (retryAt > 0 && System.currentTimeMillis() >= retryAt) {
-                retryAt = 0;
-            }
-            dirty = false;
-            return running;
-        }
+    final void scanFailed(RuntimeException e, int failures, long delay) {
+        store.health().scanFailed(name(), e.getMessage());
+        LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
+        handleException("zkqueue " + name() + ": scan failed", e);
     }
 
-    private void pass() {
+    private void claimWhatFits() {
         if (store.watchQueueHold(holdWatcher)) {
             return; // the hold's watch wakes us when it is lifted
         }
-        long now = System.currentTimeMillis();
-        notBefore.values().removeIf(t -> t <= now);
-        // A busy state changes with every transition; re-reading a long list each time would cost
-        // more than the work, so a backlog is worked from the last list for up to a moment.
-        boolean exhausted = cached.stream().allMatch(id -> inHand.containsKey(id) || notBefore.containsKey(id));
-        if (now >= relistAt) {
-            // the safety net: the view is kept by events; a listing now and then catches anything missed
-            relistAt = now + endpoint.getRescan();
-            view.relist();
-        }
-        if (stale && (exhausted || now - fetchedAt >= REFRESH_MS)) {
-            stale = false;
-            fetchedAt = now;
-            cached = new java.util.ArrayList<>(candidates());
-            LOG.debug("zkqueue {}: candidates {}", name(), cached);
-        } else if (stale) {
-            refreshAt = fetchedAt + REFRESH_MS; // come back for the fresh list once the moment has passed
-        }
-        for (java.util.Iterator<String> it = cached.iterator(); it.hasNext(); ) {
+        for (var it = backlog.next(view, this::candidates, inHand::containsKey, endpoint.getRescan()); it.hasNext(); ) {
             String id = it.next();
-            if (!running) {
+            if (!isRunAllowed()) {
                 return;
             }
-            if (inHand.containsKey(id) || notBefore.containsKey(id)) {
+            if (inHand.containsKey(id) || backlog.waiting(id)) {
                 continue;
             }
             if (!slots.tryAcquire()) {
@@ -301,8 +246,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             } catch (CorruptNodeException e) {
                 // one damaged job or batch harms no other: skip it, look again much later
                 slots.release();
-                store.damaged(new Damaged(endpoint.kind().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
-                notBefore.put(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
+                store.damaged(new Damaged(endpoint.queue().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
+                backlog.notBefore(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
                 continue;
             } catch (RuntimeException e) {
                 slots.release();
@@ -314,7 +259,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 // someone holds it (another host, or a consumer of the state it just left): hear
                 // when they let go; if they already did, look again in a moment
                 if (!watchLock(id, watcher)) {
-                    notBefore.put(id, System.currentTimeMillis() + 100);
+                    backlog.notBefore(id, System.currentTimeMillis() + 100);
                 }
                 continue;
             }
@@ -345,37 +290,28 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     }
 
     private void run(String id, L lock) {
-        Exchange exchange = createExchange(false);
-        boolean retryLater = false;
-        try {
-            retryLater = work(lock, exchange);
-        } catch (RuntimeException e) {
-            LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
-            retryLater = true;
-        } finally {
-            releaseExchange(exchange, false);
-            if (retryLater) {
-                notBefore.put(id, System.currentTimeMillis() + endpoint.getRetryDelay());
-            }
+        QueueOnCompletion<L> item = new QueueOnCompletion<>(this, id, lock);
+        item.run();
+        if (item.retryLater()) {
+            retryIn(id, endpoint.getRetryDelay());
         }
+    }
+
+    /** The outcome of a route could not be applied: the item stays where it is, the handler is told. */
+    final void notMoved(String id, L lock, Exchange exchange, RuntimeException e) {
+        LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
+        release(lock);
+        handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
     }
 
     /** The item stays where it is and is tried again after {@code ms}, not before. */
     protected final void retryIn(String id, long ms) {
-        notBefore.put(id, System.currentTimeMillis() + ms);
+        backlog.notBefore(id, System.currentTimeMillis() + ms);
     }
 
-    /** Runs the route; any exception it raised is left on the exchange. */
-    protected final void runRoute(Exchange exchange) {
-        long start = System.nanoTime();
-        try {
-            getProcessor().process(exchange);
-        } catch (Exception e) {
-            exchange.setException(e);
-        }
-        java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - start);
+    final void stepEnded(java.time.Duration took, boolean failed) {
         for (StepObserver o : observers) {
-            o.stepEnded(name(), took, exchange.getException() != null);
+            o.stepEnded(name(), took, failed);
         }
     }
 
@@ -392,13 +328,5 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private String workerName() {
         return getRouteId() + "/" + name();
-    }
-
-    private static void pause(long ms) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -12,20 +12,28 @@ record QueueKind(JobState jobState, BatchState batchState) {
     static QueueKind parse(String remaining) {
         String[] parts = remaining.split("/", 2);
         if (parts.length == 2 && parts[0].equals("job")) {
-            JobState s = JobState.fromWire(parts[1]);
-            if (!s.isWorking()) {
-                throw new IllegalArgumentException("zkqueue:job/" + parts[1] + ": only pending through notify are worked on");
+            for (JobState s : JobState.values()) {
+                if (s.isWorking() && s.wire().equals(parts[1])) {
+                    return new QueueKind(s, null);
+                }
             }
-            return new QueueKind(s, null);
+            throw new IllegalArgumentException("zkqueue:job/" + parts[1] + ": a job state worked on is one of "
+                    + wires(java.util.Arrays.stream(JobState.values()).filter(JobState::isWorking)));
         }
         if (parts.length == 2 && parts[0].equals("batch")) {
-            BatchState s = BatchState.fromWire(parts[1]);
-            if (!BATCH_STATES.contains(s)) {
-                throw new IllegalArgumentException("zkqueue:batch/" + parts[1] + ": only pending, reporting and update-reporting are worked on");
+            for (BatchState s : BATCH_STATES) {
+                if (s.wire().equals(parts[1])) {
+                    return new QueueKind(null, s);
+                }
             }
-            return new QueueKind(null, s);
+            throw new IllegalArgumentException("zkqueue:batch/" + parts[1] + ": a batch state worked on is one of "
+                    + wires(BATCH_STATES.stream()));
         }
         throw new IllegalArgumentException("zkqueue:" + remaining + ": expected job/<state> or batch/<state>");
+    }
+
+    private static String wires(java.util.stream.Stream<? extends Enum<?>> states) {
+        return states.map(Object::toString).collect(java.util.stream.Collectors.joining(", "));
     }
 
     boolean isJob() {

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.Map;
 import org.apache.camel.Endpoint;
+import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
@@ -10,6 +11,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
  * batch at a time to a route, locked, and move it by the route's outcome. The queue store is the
  * registry's {@code queueStore} bean, so every endpoint shares the process's one ZooKeeper session.
  */
+@Component("zkqueue")
 public final class ZkQueueComponent extends DefaultComponent {
 
     private QueueStore store;

@@ -1,25 +1,46 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import org.apache.camel.Category;
 import org.apache.camel.Consumer;
 import org.apache.camel.Processor;
 import org.apache.camel.Producer;
+import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.UriEndpoint;
 import org.apache.camel.spi.UriParam;
+import org.apache.camel.spi.UriPath;
 import org.apache.camel.support.DefaultEndpoint;
 
-/** A zkqueue endpoint; consumer only (jobs and batches move by transitions, not by sending). */
+/**
+ * Takes the jobs of one job state, or the batches of one batch state, from the ZooKeeper queue,
+ * one at a time each locked, and moves each by the outcome of its route. Consumer only: jobs and
+ * batches move by transitions, not by sending.
+ */
+@UriEndpoint(firstVersion = "0.1.0", scheme = "zkqueue", title = "ZooKeeper Ingest Queue", syntax = "zkqueue:kind/state",
+        consumerOnly = true, category = {Category.CLUSTERING})
 public final class ZkQueueEndpoint extends DefaultEndpoint {
 
-    private final QueueKind kind;
-    @UriParam(defaultValue = "1", description = "jobs or batches worked on at once by this process")
+    @UriPath(enums = "job,batch", description = "whether jobs or batches are taken")
+    @Metadata(required = true)
+    private final String kind;
+    @UriPath(enums = "pending,estimating,provisioning,downloading,processing,recording,notify,reporting,update-reporting",
+            description = "the state whose jobs (pending through notify) or batches (pending, reporting, update-reporting) are taken")
+    @Metadata(required = true)
+    private final String state;
+    @UriParam(label = "consumer", defaultValue = "1", description = "jobs or batches worked on at once by this process")
     private int concurrency = 1;
-    @UriParam(defaultValue = "30000", description = "ms between safety-net re-scans; watches do the real work")
+    @UriParam(label = "consumer", defaultValue = "30000", description = "ms between safety-net re-scans; watches do the real work")
     private long rescan = 30_000;
-    @UriParam(defaultValue = "30000", description = "ms before a job that stayed (or a batch whose step failed) is tried again")
+    @UriParam(label = "consumer", defaultValue = "30000",
+            description = "ms before a job that stayed (or a batch whose step failed) is tried again")
     private long retryDelay = 30_000;
 
-    ZkQueueEndpoint(String uri, ZkQueueComponent component, QueueKind kind) {
+    private final QueueKind queue;
+
+    ZkQueueEndpoint(String uri, ZkQueueComponent component, QueueKind queue) {
         super(uri, component);
-        this.kind = kind;
+        this.queue = queue;
+        this.kind = queue.isJob() ? "job" : "batch";
+        this.state = queue.isJob() ? queue.jobState().wire() : queue.batchState().wire();
     }
 
     @Override
@@ -30,7 +51,7 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
 
     @Override
     public Consumer createConsumer(Processor processor) throws Exception {
-        QueueConsumer<?> consumer = kind.isJob() ? new JobConsumer(this, processor) : new BatchConsumer(this, processor);
+        QueueConsumer<?> consumer = queue.isJob() ? new JobConsumer(this, processor) : new BatchConsumer(this, processor);
         configureConsumer(consumer);
         return consumer;
     }
@@ -40,8 +61,16 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
         return (ZkQueueComponent) super.getComponent();
     }
 
-    QueueKind kind() {
+    QueueKind queue() {
+        return queue;
+    }
+
+    public String getKind() {
         return kind;
+    }
+
+    public String getState() {
+        return state;
     }
 
     public int getConcurrency() {

@@ -1,0 +1,91 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.queue.StateView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The candidates a consumer works through, and which of them wait until when (one that stayed,
+ * a damaged one, one whose lock vanished as it was watched). A busy state changes with every
+ * transition; re-reading a long list each time would cost more than the work, so a backlog is
+ * worked from the last list for up to a moment.
+ */
+final class Backlog {
+    private static final Logger LOG = LoggerFactory.getLogger(Backlog.class);
+    private static final long REFRESH_MS = 200;
+
+    private final String name;
+    private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
+    private volatile List<String> cached = new ArrayList<>();
+    private volatile boolean stale = true;
+    private volatile long fetchedAt;
+    private volatile long refreshAt;
+    private long relistAt;
+
+    Backlog(String name) {
+        this.name = name;
+    }
+
+    /** The state may have changed: the next pass lists it afresh (once the moment has passed). */
+    void stale() {
+        stale = true;
+    }
+
+    /** The candidate is not tried before {@code at} (ms since the epoch). */
+    void notBefore(String candidate, long at) {
+        notBefore.put(candidate, at);
+    }
+
+    boolean waiting(String candidate) {
+        return notBefore.containsKey(candidate);
+    }
+
+    /** Whatever kept these candidates waiting no longer holds. */
+    void clear(Predicate<String> candidates) {
+        notBefore.keySet().removeIf(candidates);
+    }
+
+    /** When the next pass is due: no later than {@code until}, earlier if a wait or a refresh ends first. */
+    long dueBy(long until) {
+        long due = until;
+        for (long t : notBefore.values()) {
+            due = Math.min(due, t);
+        }
+        if (refreshAt > 0) {
+            due = Math.min(due, refreshAt);
+            refreshAt = 0;
+        }
+        return due;
+    }
+
+    /**
+     * The candidates to go through now; a pass removes what it takes. {@code inHand} tells which
+     * are being worked on; the view is listed afresh every {@code rescanMs}.
+     */
+    Iterator<String> next(StateView view, Supplier<List<String>> fresh, Predicate<String> inHand, long rescanMs) {
+        long now = System.currentTimeMillis();
+        notBefore.values().removeIf(t -> t <= now);
+        boolean exhausted = cached.stream().allMatch(id -> inHand.test(id) || notBefore.containsKey(id));
+        if (now >= relistAt) {
+            // the safety net: the view is kept by events; a listing now and then catches anything missed
+            relistAt = now + rescanMs;
+            view.relist();
+        }
+        if (stale && (exhausted || now - fetchedAt >= REFRESH_MS)) {
+            stale = false;
+            fetchedAt = now;
+            cached = new ArrayList<>(fresh.get());
+            LOG.debug("zkqueue {}: candidates {}", name, cached);
+        } else if (stale) {
+            refreshAt = fetchedAt + REFRESH_MS; // come back for the fresh list once the moment has passed
+        }
+        return cached.iterator();
+    }
+}

@@ -1,0 +1,83 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatcher thread of a consumer: waits for a signal (a ZooKeeper watch firing, a local
+ * transition, a worker finishing), the end of a wait in the backlog or the safety-net re-scan,
+ * then makes a pass. A pass that throws is made again by a timer with a growing delay, not by the
+ * next ZooKeeper event: no work waits for an unrelated change. Runs while the consumer may run.
+ */
+final class DispatchLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(DispatchLoop.class);
+
+    private final QueueConsumer<?> consumer;
+    private final Backlog backlog;
+    private final long rescanMs;
+    private final Object signal = new Object();
+    private boolean dirty = true;
+    private int failures;
+    private volatile long retryAt;
+
+    DispatchLoop(QueueConsumer<?> consumer, Backlog backlog, long rescanMs) {
+        this.consumer = consumer;
+        this.backlog = backlog;
+        this.rescanMs = rescanMs;
+    }
+
+    void wake() {
+        synchronized (signal) {
+            dirty = true;
+            signal.notifyAll();
+        }
+    }
+
+    @Override
+    public void run() {
+        while (consumer.isRunAllowed()) {
+            if (!awaitSignal()) {
+                continue;
+            }
+            try {
+                if (consumer.pass()) {
+                    if (failures > 0) {
+                        LOG.info("zkqueue {}: scanning again after {} failed scan(s)", consumer.name(), failures);
+                    }
+                    failures = 0;
+                }
+            } catch (RuntimeException e) {
+                failures++;
+                long delay = Math.min(30_000, 250L << Math.min(7, failures));
+                retryAt = System.currentTimeMillis() + delay;
+                consumer.scanFailed(e, failures, delay);
+            }
+        }
+    }
+
+    /** Waits for a signal, the next retry time or the re-scan period; false if stopping. */
+    private boolean awaitSignal() {
+        synchronized (signal) {
+            long until = backlog.dueBy(System.currentTimeMillis() + rescanMs);
+            if (retryAt > 0) {
+                until = Math.min(until, retryAt);
+            }
+            while (!dirty && consumer.isRunAllowed() && System.currentTimeMillis() < until) {
+                try {
+                    signal.wait(Math.max(1, until - System.currentTimeMillis()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            if (!dirty) {
+                backlog.stale(); // the safety-net re-scan, or the retry after a failed scan
+            }
+            if (retryAt > 0 && System.currentTimeMillis() >= retryAt) {
+                retryAt = 0;
+            }
+            dirty = false;
+            return consumer.isRunAllowed();
+        }
+    }
+}

@@ -1,0 +1,275 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Field;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.camel.Exchange;
+import org.apache.camel.RoutesBuilder;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.spi.ExceptionHandler;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.spi.UriEndpoint;
+import org.apache.camel.spi.UriParam;
+import org.apache.camel.spi.UriPath;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.test.junit5.CamelTestSupport;
+import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The zkqueue component as Camel sees it, on a real ZooKeeper: the outcome is applied once the
+ * exchange is done, errors outside a route reach the endpoint's exception handler, options are
+ * checked at route start and described by the endpoint's annotations.
+ */
+class ZkQueueComponentTest extends CamelTestSupport {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    QueueStore store;
+    final Recorder handler = new Recorder();
+    final List<Boolean> steps = new CopyOnWriteArrayList<>();
+
+    /** An exception handler bean that keeps what it is told. */
+    static final class Recorder implements ExceptionHandler {
+        final List<String> messages = new CopyOnWriteArrayList<>();
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void handleException(Throwable exception) {
+            handleException(null, null, exception);
+        }
+
+        @Override
+        public void handleException(String message, Throwable exception) {
+            handleException(message, null, exception);
+        }
+
+        @Override
+        public void handleException(String message, Exchange exchange, Throwable exception) {
+            messages.add(String.valueOf(message));
+            errors.add(exception);
+            if (exchange != null) {
+                exchanges.add(exchange);
+            }
+        }
+    }
+
+    @Override
+    protected void bindToRegistry(Registry registry) throws Exception {
+        store = ZK.store(Files.createTempDirectory("zkqueue-test"));
+        registry.bind("queueStore", store);
+        registry.bind("myHandler", handler);
+        registry.bind("observer", (StepObserver) (queue, took, failed) -> steps.add(failed));
+    }
+
+    @Override
+    protected RoutesBuilder createRouteBuilder() {
+        return new RouteBuilder() {
+            @Override
+            public void configure() {
+                // each test adds the route it needs
+            }
+        };
+    }
+
+    private String pendingJob() {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        return store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+    }
+
+    private void route(String uri, org.apache.camel.Processor step, org.apache.camel.Processor onCompletion) throws Exception {
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                if (onCompletion != null) {
+                    from(uri).routeId("under-test").onCompletion().process(onCompletion).end().process(step);
+                } else {
+                    from(uri).routeId("under-test").process(step);
+                }
+            }
+        });
+    }
+
+    @Test
+    void theJobMovesOnlyOnceTheExchangeIsDoneSoTheRoutesOnCompletionSeesItMoved() throws Exception {
+        String jid = pendingJob();
+        List<JobState> duringRoute = new CopyOnWriteArrayList<>();
+        List<JobState> atCompletion = new CopyOnWriteArrayList<>();
+        route("zkqueue:job/pending", e -> duringRoute.add(store.loadJob(JobExchange.job(e).id()).state()),
+                e -> atCompletion.add(store.loadJob(jid).state()));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !atCompletion.isEmpty());
+        assertEquals(List.of(JobState.PENDING), duringRoute, "the route runs on the job still in its state");
+        assertEquals(List.of(JobState.ESTIMATING), atCompletion, "the route's onCompletion comes after the move");
+        assertEquals(List.of(false), steps, "the step observer heard of one run that did not fail");
+        assertNull(ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)), "the lock released with the move");
+    }
+
+    @Test
+    void aStepThatCallsFailMovesTheJobToFailedWithItsMessageAndNoException() throws Exception {
+        String jid = pendingJob();
+        List<Throwable> exceptions = new CopyOnWriteArrayList<>();
+        route("zkqueue:job/pending?exceptionHandler=#myHandler",
+                e -> JobExchange.fail(e, "the depositor's file is missing"),
+                e -> exceptions.add(e.getException() == null ? new NoException() : e.getException()));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.FAILED);
+        assertEquals("pending: the depositor's file is missing", store.loadJob(jid).status().errorMessage());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exceptions.isEmpty());
+        assertInstanceOf(NoException.class, exceptions.get(0), "the exchange ended without an exception");
+        assertEquals(List.of(), handler.errors, "nothing went wrong outside the route");
+    }
+
+    /** Marks an exchange that ended without an exception. */
+    static final class NoException extends RuntimeException {
+    }
+
+    @Test
+    void aFailedScanReachesTheEndpointsExceptionHandler() throws Exception {
+        // a store on a client of its own, closed under the running consumer: its next scan fails
+        CuratorFramework client = QueueTestSupport.client(ZK.server());
+        QueueStore own = QueueTestSupport.store(client, Files.createTempDirectory("zkqueue-closed"));
+        context.getRegistry().bind("queueStore", own);
+        route("zkqueue:job/pending?rescan=100&exceptionHandler=#myHandler", e -> { }, null);
+        client.close();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !handler.errors.isEmpty());
+        assertTrue(handler.messages.get(0).contains("zkqueue job/pending: scan failed"), handler.messages.get(0));
+        assertInstanceOf(RuntimeException.class, handler.errors.get(0));
+        assertEquals(List.of(), handler.exchanges, "a scan has no exchange");
+    }
+
+    @Test
+    void withBridgeErrorHandlerAFailedScanGoesThroughTheRoutesErrorHandler() throws Exception {
+        CuratorFramework client = QueueTestSupport.client(ZK.server());
+        QueueStore own = QueueTestSupport.store(client, Files.createTempDirectory("zkqueue-bridged"));
+        context.getRegistry().bind("queueStore", own);
+        List<Throwable> caught = new CopyOnWriteArrayList<>();
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("zkqueue:batch/pending?rescan=100&bridgeErrorHandler=true").routeId("bridged")
+                        .onException(Exception.class).handled(true)
+                        .process(e -> caught.add(e.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class))).end()
+                        .process(e -> { });
+            }
+        });
+        client.close();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !caught.isEmpty());
+        assertTrue(messages(caught.get(0)).contains("/locks/queue"), messages(caught.get(0)));
+    }
+
+    @Test
+    void anOutcomeThatCannotBeAppliedReachesTheHandlerWithItsExchangeAndTheJobStays() throws Exception {
+        String jid = pendingJob();
+        // a step naming a state that does not exist: the consumer cannot read where the job goes
+        route("zkqueue:job/pending?retryDelay=60000&exceptionHandler=#myHandler",
+                e -> e.setProperty(JobExchange.TARGET, "nowhere"), null);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !handler.exchanges.isEmpty());
+        assertTrue(handler.messages.get(0).contains(jid + " not moved"), handler.messages.get(0));
+        assertEquals(jid, handler.exchanges.get(0).getIn().getHeader("jobId"));
+        assertEquals(JobState.PENDING, store.loadJob(jid).state());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)) == null);
+    }
+
+    @Test
+    void anUnknownOptionIsRefusedAtRouteStartNamingIt() {
+        Exception e = assertThrows(Exception.class, () -> route("zkqueue:job/processing?concurency=2", x -> { }, null));
+        assertTrue(messages(e).contains("concurency"), messages(e));
+    }
+
+    @Test
+    void aStateNobodyWorksOnIsRefusedNamingTheStatesThatAre() {
+        Exception e = assertThrows(Exception.class, () -> route("zkqueue:job/completed", x -> { }, null));
+        assertTrue(messages(e).contains("pending, estimating, provisioning, downloading, processing, recording, notify"),
+                messages(e));
+        Exception b = assertThrows(Exception.class, () -> route("zkqueue:batch/completed", x -> { }, null));
+        assertTrue(messages(b).contains("pending, reporting, update-reporting"), messages(b));
+    }
+
+    @Test
+    void theEndpointsOptionsAreItsAnnotatedParametersWithTheirDefaults() throws Exception {
+        ZkQueueEndpoint plain = context.getEndpoint("zkqueue:batch/reporting", ZkQueueEndpoint.class);
+        Map<String, Object> properties = new HashMap<>();
+        PluginHelper.getBeanIntrospection(context).getProperties(plain, properties, null);
+        List<String> params = new ArrayList<>();
+        for (Field f : ZkQueueEndpoint.class.getDeclaredFields()) {
+            UriParam p = f.getAnnotation(UriParam.class);
+            if (p != null) {
+                params.add(f.getName());
+                assertEquals(p.defaultValue(), String.valueOf(properties.get(f.getName())), f.getName());
+                assertFalse(p.description().isBlank(), f.getName());
+                assertEquals("consumer", p.label(), f.getName());
+            }
+        }
+        assertEquals(List.of("concurrency", "rescan", "retryDelay"), params);
+
+        ZkQueueEndpoint set = context.getEndpoint("zkqueue:job/processing?concurrency=3&rescan=500&retryDelay=700",
+                ZkQueueEndpoint.class);
+        assertEquals(3, set.getConcurrency());
+        assertEquals(500, set.getRescan());
+        assertEquals(700, set.getRetryDelay());
+        assertEquals("job", set.getKind());
+        assertEquals("processing", set.getState());
+    }
+
+    @Test
+    void everyStateThePathAnnotationListsIsAcceptedForItsKind() throws Exception {
+        UriEndpoint meta = ZkQueueEndpoint.class.getAnnotation(UriEndpoint.class);
+        assertEquals("zkqueue", meta.scheme());
+        assertTrue(meta.consumerOnly());
+        assertInstanceOf(ZkQueueComponent.class, context.getComponent(meta.scheme()));
+        String[] kinds = ZkQueueEndpoint.class.getDeclaredField("kind").getAnnotation(UriPath.class).enums().split(",");
+        assertEquals(List.of("job", "batch"), List.of(kinds));
+        String[] states = ZkQueueEndpoint.class.getDeclaredField("state").getAnnotation(UriPath.class).enums().split(",");
+        for (String state : states) {
+            String kind = QueueKind.BATCH_STATES.stream().anyMatch(s -> s.wire().equals(state)) && !state.equals("pending")
+                    ? "batch" : "job";
+            ZkQueueEndpoint ep = context.getEndpoint("zkqueue:" + kind + "/" + state, ZkQueueEndpoint.class);
+            assertEquals(state, ep.getState());
+        }
+        List<String> worked = new ArrayList<>();
+        for (JobState s : JobState.values()) {
+            if (s.isWorking()) {
+                worked.add(s.wire());
+            }
+        }
+        QueueKind.BATCH_STATES.forEach(s -> {
+            if (!worked.contains(s.wire())) {
+                worked.add(s.wire());
+            }
+        });
+        assertEquals(worked, List.of(states), "the annotation lists exactly the states a consumer works on");
+    }
+
+    private static String messages(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append(" | ");
+        }
+        return all.toString();
+    }
+}
