@@ -150,8 +150,11 @@ class ChangedRouteFileTest {
         };
         QueueStore store = startService(Map.of("downloadStep", download));
         String bid = submit(store, 3);
-        await().atMost(Duration.ofSeconds(15)).until(() -> inFlight.get() == 3);
-        release.countDown();
+        try {
+            await().atMost(Duration.ofSeconds(15)).until(() -> inFlight.get() == 3);
+        } finally {
+            release.countDown(); // whatever happened, the service can stop without waiting out the held steps
+        }
         await().atMost(Duration.ofSeconds(15)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).size() == 3);
         assertEquals(3, most.get());
     }
