@@ -5,14 +5,22 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.slf4j.LoggerFactory;
 
-/** What the service logs (logback's root logger) while open: to assert what an operator would read. */
-final class CapturedLogs implements AutoCloseable {
+/**
+ * What the service logs (logback's root logger) during each test ({@code @RegisterExtension}):
+ * to assert what an operator would read.
+ */
+final class CapturedLogs implements BeforeEachCallback, AfterEachCallback {
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-    CapturedLogs() {
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        appender.list.clear();
         appender.start();
         root.addAppender(appender);
     }
@@ -34,7 +42,7 @@ final class CapturedLogs implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void afterEach(ExtensionContext context) {
         root.detachAppender(appender);
         appender.stop();
     }

@@ -45,6 +45,8 @@ class ChangedRouteFileTest {
     @RegisterExtension
     static final WireMockExtension HTTP = WireMockExtension.newInstance()
             .options(WireMockConfiguration.options().dynamicPort()).build();
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
     @TempDir
     Path dir;
     Path routes;
@@ -114,21 +116,18 @@ class ChangedRouteFileTest {
                         - to: mock:estimated
                 """);
         assertFalse(builtCopy("estimating.yaml").contains("mock:estimated"), "the build knows nothing of the edit");
-        try (CapturedLogs logs = new CapturedLogs()) {
-            QueueStore store = startService(Map.of());
-            MockEndpoint estimated = service.camel().getEndpoint("mock:estimated", MockEndpoint.class);
-            String bid = submit(store, 1);
-            await().atMost(Duration.ofSeconds(15)).until(() -> estimated.getReceivedCounter() == 1);
-            Exchange seen = estimated.getReceivedExchanges().get(0);
-            String jid = seen.getIn().getHeader("jobId", String.class);
-            assertEquals(bid, seen.getIn().getHeader("batchId"));
-            assertEquals("operator-edit", seen.getIn().getHeader("estimatedBy"));
-            assertEquals(jid, seen.getIn().getHeader("jobId"));
-            await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream()
-                    .anyMatch(e -> e.getFormattedMessage().equals("operator's estimating route saw job " + jid)));
-            // the rest of the edited route file is as before: the job goes on through the pipeline
-            await().atMost(Duration.ofSeconds(15)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).equals(List.of(jid)));
-        }
+        QueueStore store = startService(Map.of());
+        MockEndpoint estimated = service.camel().getEndpoint("mock:estimated", MockEndpoint.class);
+        String bid = submit(store, 1);
+        await().atMost(Duration.ofSeconds(15)).until(() -> estimated.getReceivedCounter() == 1);
+        Exchange seen = estimated.getReceivedExchanges().get(0);
+        String jid = seen.getIn().getHeader("jobId", String.class);
+        assertEquals(bid, seen.getIn().getHeader("batchId"));
+        assertEquals("operator-edit", seen.getIn().getHeader("estimatedBy"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream()
+                .anyMatch(e -> e.getFormattedMessage().equals("operator's estimating route saw job " + jid)));
+        // the rest of the edited route file is as before: the job goes on through the pipeline
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).equals(List.of(jid)));
     }
 
     @Test

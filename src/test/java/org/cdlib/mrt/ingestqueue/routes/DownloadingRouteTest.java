@@ -21,8 +21,6 @@ import java.util.HexFormat;
 import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,18 +33,9 @@ class DownloadingRouteTest extends RouteTestSupport {
     @RegisterExtension
     static final WireMockExtension HTTP = WireMockExtension.newInstance()
             .options(WireMockConfiguration.options().dynamicPort()).build();
-    CapturedLogs logs;
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
     MockEndpoint end;
-
-    @BeforeEach
-    void captureLogs() {
-        logs = new CapturedLogs();
-    }
-
-    @AfterEach
-    void releaseLogs() {
-        logs.close();
-    }
 
     static String md5(String text) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8)));

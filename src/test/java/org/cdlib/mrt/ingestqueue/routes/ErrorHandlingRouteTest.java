@@ -18,9 +18,8 @@ import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.services.ServiceException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,18 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the trace.
  */
 class ErrorHandlingRouteTest extends RouteTestSupport {
-    CapturedLogs logs;
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
     final AtomicInteger thrown = new AtomicInteger();
-
-    @BeforeEach
-    void captureLogs() {
-        logs = new CapturedLogs();
-    }
-
-    @AfterEach
-    void releaseLogs() {
-        logs.close();
-    }
 
     /** The job-pending route whose first step throws what {@code failure} makes; a pending job for it. */
     String failingWith(Supplier<? extends Exception> failure) throws Exception {
