@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
@@ -87,30 +88,38 @@ class ReportingRoutesTest extends RouteTestSupport {
         return bid;
     }
 
+    /** What a report route did: the batch, the text of its report mail, and mock:end. */
+    record Reported(String bid, String mail, MockEndpoint end) {
+    }
+
+    /** Runs {@code file}'s route on the batch {@code setup} makes until the batch is {@code outcome}; the mail it sent. */
+    Reported reported(String file, String routeId, Supplier<String> setup, BatchState outcome, String subject) throws Exception {
+        MockEndpoint end = startObserved(file, routeId);
+        String bid = setup.get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == outcome);
+        return new Reported(bid, MailServer.text(mail.withSubject(subject + bid)), end);
+    }
+
     @Test
     void theReportOfABatchWithAFailedJobIsMailedAndTheBatchFails() throws Exception {
-        MockEndpoint end = startObserved("batch-reporting.yaml", "batch-reporting");
-        String bid = reportingBatch();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.FAILED);
-        String body = MailServer.text(mail.withSubject("Ingest: FAIL -- Submission Processed: " + bid));
-        assertTrue(body.contains("Completed jobs: 1") && body.contains("Failed jobs: 1"), body);
-        Batch batch = store.loadBatch(bid);
+        Reported r = reported("batch-reporting.yaml", "batch-reporting", this::reportingBatch, BatchState.FAILED,
+                "Ingest: FAIL -- Submission Processed: ");
+        assertTrue(r.mail().contains("Completed jobs: 1") && r.mail().contains("Failed jobs: 1"), r.mail());
+        Batch batch = store.loadBatch(r.bid());
         assertEquals(1, batch.statusReport().failedJobs().size());
         assertEquals(1, batch.statusReport().successfulJobs().size());
-        assertEquals("report: 1 completed, 1 failed", reasonOf(bid, "failed"));
-        assertEquals(1, end.getReceivedCounter());
+        assertEquals("report: 1 completed, 1 failed", reasonOf(r.bid(), "failed"));
+        assertEquals(1, r.end().getReceivedCounter());
         assertEquals(1, getMockEndpoint("mock:smtp").getReceivedCounter(), "one mail: the depositor's one recipient");
     }
 
     @Test
     void theUpdateReportNamesTheRecoveredJobAndTheBatchCompletes() throws Exception {
-        MockEndpoint end = startObserved("batch-update-reporting.yaml", "batch-update-reporting");
-        String bid = updateReportingBatch();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.COMPLETED);
-        String body = MailServer.text(mail.withSubject("Ingest: OK -- Submission Processed: " + bid));
-        assertTrue(body.contains("Update report: 1 job(s) succeeded since the last report"), body);
-        assertEquals(2, store.loadBatch(bid).statusReport().reports());
-        assertEquals(1, end.getReceivedCounter());
+        Reported r = reported("batch-update-reporting.yaml", "batch-update-reporting", this::updateReportingBatch,
+                BatchState.COMPLETED, "Ingest: OK -- Submission Processed: ");
+        assertTrue(r.mail().contains("Update report: 1 job(s) succeeded since the last report"), r.mail());
+        assertEquals(2, store.loadBatch(r.bid()).statusReport().reports());
+        assertEquals(1, r.end().getReceivedCounter());
     }
 
     @ParameterizedTest
