@@ -1,0 +1,73 @@
+package org.cdlib.mrt.ingestqueue.routes;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.head;
+import static com.github.tomakehurst.wiremock.client.WireMock.ok;
+import static com.github.tomakehurst.wiremock.client.WireMock.serverError;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.http.RequestMethod;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.camel.component.mock.MockEndpoint;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** routes/estimating.yaml with the real estimateStep: HEAD requests to WireMock size the job; a failing HEAD never fails it. */
+class EstimatingRouteTest extends RouteTestSupport {
+    @RegisterExtension
+    static final WireMockExtension HTTP = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
+
+    @Override
+    protected Map<String, String> properties() {
+        Map<String, String> p = super.properties();
+        p.put("ingest.estimate.large-bytes", "10000"); // so a 12345-byte file is a large job
+        p.put("ingest.estimate.large-priority", "90");
+        return p;
+    }
+
+    /** Runs the route on a job of one file at {@code path} that declares {@code declared} bytes; returns it once in provisioning. */
+    Job estimated(String path, Long declared) throws Exception {
+        MockEndpoint end = start("estimating.yaml", "job-estimating");
+        String jid = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + path, "f.tif", null, null, declared), 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.PROVISIONING);
+        assertEquals(1, end.getReceivedCounter(), "the route ran to its end once");
+        return store.loadJob(jid);
+    }
+
+    /** The one request the step sent: a HEAD of the file's URL. */
+    static void assertOneHeadOf(String path) {
+        List<LoggedRequest> sent = HTTP.getAllServeEvents().stream().map(ServeEvent::getRequest).toList();
+        assertEquals(1, sent.size(), "one attempt, no GET: " + sent);
+        assertEquals(RequestMethod.HEAD, sent.get(0).getMethod());
+        assertEquals(path, sent.get(0).getUrl());
+    }
+
+    @Test
+    void theHeadAnswersContentLengthIsRecordedAsTheSpaceNeededAndALargeJobMovesBack() throws Exception {
+        HTTP.stubFor(head(urlEqualTo("/o/big.tif")).willReturn(ok().withHeader("Content-Length", "12345")));
+        Job job = estimated("/o/big.tif", null);
+        assertOneHeadOf("/o/big.tif");
+        assertEquals(12345L, job.spaceNeeded());
+        assertEquals(90, job.priority(), "above ingest.estimate.large-bytes: moved back to the large priority");
+    }
+
+    @Test
+    void aFailingHeadCountsTheDeclaredSizeAndTheJobGoesOn() throws Exception {
+        HTTP.stubFor(head(urlEqualTo("/o/broken.tif")).willReturn(serverError()));
+        Job job = estimated("/o/broken.tif", 77L);
+        assertOneHeadOf("/o/broken.tif");
+        assertEquals(77L, job.spaceNeeded(), "the manifest's declared size stands in");
+        assertEquals(5, job.priority());
+        assertEquals(null, job.status().errorMessage());
+    }
+}

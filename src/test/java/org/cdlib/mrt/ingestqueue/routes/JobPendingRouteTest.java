@@ -1,0 +1,44 @@
+package org.cdlib.mrt.ingestqueue.routes;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.time.Duration;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.mock.MockEndpoint;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.junit.jupiter.api.Test;
+
+/** routes/job-pending.yaml with the real pendingStep: a job moves on, a job of a held collection is held. */
+class JobPendingRouteTest extends RouteTestSupport {
+
+    String pendingJob() {
+        return jobIn(JobState.PENDING, fileJob("http://127.0.0.1/o/a.txt", "a.txt", null, null, null), 0);
+    }
+
+    @Test
+    void aJobOfACollectionNobodyHoldsGoesOnToEstimating() throws Exception {
+        MockEndpoint end = start("job-pending.yaml", "job-pending");
+        String jid = pendingJob();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.ESTIMATING);
+        Exchange seen = end.getReceivedExchanges().get(0);
+        assertEquals(jid, seen.getIn().getHeader("jobId"));
+        assertNull(JobExchange.target(seen), "no step chose another state: the successor");
+        assertEquals("no hold applies", reasonOf(jid, "estimating"));
+    }
+
+    @Test
+    void aJobOfAHeldCollectionGoesToHeldAndStaysThere() throws Exception {
+        MockEndpoint end = start("job-pending.yaml", "job-pending");
+        store.holdCollection("demo_content", "operator");
+        String jid = pendingJob();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.HELD);
+        assertEquals(JobState.HELD, JobExchange.target(end.getReceivedExchanges().get(0)));
+        Job held = store.loadJob(jid);
+        assertEquals("collection demo_content is held", reasonOf(jid, "held"));
+        assertNull(held.lockOwner(), "the route let go of it");
+    }
+}

@@ -1,0 +1,172 @@
+package org.cdlib.mrt.ingestqueue.routes;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.AdviceWith;
+import org.apache.camel.component.mock.MockEndpoint;
+import org.apache.camel.component.zookeeper.ZooKeeperCuratorConfiguration;
+import org.apache.camel.component.zookeeper.cluster.ZooKeeperClusterService;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.support.ResourceHelper;
+import org.apache.camel.test.junit5.CamelTestSupport;
+import org.apache.camel.test.junit5.TestExecutionConfiguration;
+import org.cdlib.mrt.ingestqueue.QueueContext;
+import org.cdlib.mrt.ingestqueue.QueueModule;
+import org.cdlib.mrt.ingestqueue.batch.BatchModule;
+import org.cdlib.mrt.ingestqueue.camel.JobFailure;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
+import org.cdlib.mrt.ingestqueue.maintenance.MaintenanceModule;
+import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
+import org.cdlib.mrt.ingestqueue.queue.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.report.ReportingModule;
+import org.cdlib.mrt.ingestqueue.steps.FetchModule;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One route file of {@code routes/} (with {@code routes/error-handling.yaml}) in camel-test-junit5,
+ * consuming from the real queue on a real ZooKeeper, with the step beans the service's own modules
+ * bind (so a step is built exactly as in production, from the same properties). A test weaves
+ * mocks in with AdviceWith before it starts the context.
+ */
+abstract class RouteTestSupport extends CamelTestSupport {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    /** The modules that bind the steps of every route under test (not processing, recording, notify). */
+    private static final List<QueueModule> MODULES = List.of(new FetchModule(), new BatchModule(), new ReportingModule(),
+            new MaintenanceModule());
+
+    @TempDir
+    Path dir;
+    QueueStore store;
+    ProfileDirectory profiles;
+    /** Every transition the store commits in this process, as its log line says it. */
+    final List<TransitionEvent> transitions = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void configureTest(TestExecutionConfiguration configuration) {
+        configuration.withUseAdviceWith(true); // each test weaves its mocks in, then starts the context
+    }
+
+    /** The cluster service master: routes (cleanup, the reporting sweep) elect their host with, as IngestService sets it up. */
+    @Override
+    protected CamelContext createCamelContext() throws Exception {
+        CamelContext c = super.createCamelContext();
+        ZooKeeperClusterService cluster = new ZooKeeperClusterService();
+        cluster.setConfiguration(new ZooKeeperCuratorConfiguration());
+        cluster.setCuratorFramework(ZK.client());
+        cluster.setBasePath("/locks/cluster");
+        cluster.setId("route-test-" + System.nanoTime());
+        c.addService(cluster);
+        return c;
+    }
+
+    /** The properties every test starts from: loopback downloads (WireMock), quick timeouts, mail to an outbox. */
+    protected Map<String, String> properties() {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put(AddressPolicy.KEY, AddressPolicy.LOOPBACK);
+        p.put("ingest.download.connect-timeout", "PT2S");
+        p.put("ingest.download.read-timeout", "PT5S");
+        p.put("ingest.download.retries", "1");
+        p.put("ingest.download.backoff", "PT0.01S");
+        p.put("ingest.mail.outbox", dir.resolve("outbox").toString());
+        return p;
+    }
+
+    /**
+     * Binds what IngestService binds (queue store, profiles, the failure processors, the modules'
+     * beans) with {@link #properties()}, then loads error-handling.yaml and {@code routes/<file>}.
+     */
+    void load(String file) throws Exception {
+        Properties p = new Properties();
+        p.putAll(properties());
+        context.getPropertiesComponent().setOverrideProperties(p);
+        Path profileDir = Files.createDirectories(dir.resolve("profiles"));
+        Files.writeString(profileDir.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
+                + "StorageNode: 1\nNotification.1: curator@example.org\n");
+        profiles = new ProfileDirectory(profileDir);
+        store = ZK.store(dir.resolve("queue"));
+        store.addListener(transitions::add);
+        context.getRegistry().bind("queueStore", store);
+        context.getRegistry().bind("profiles", profiles);
+        QueueContext ctx = new QueueContext(context, store, profiles);
+        for (QueueModule m : MODULES) {
+            m.bind(ctx);
+        }
+        context.getRegistry().bind("expectedFailure", JobFailure.expected());
+        context.getRegistry().bind("unexpectedFailure", JobFailure.unexpected());
+        var loader = PluginHelper.getRoutesLoader(context);
+        loader.loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/error-handling.yaml"));
+        loader.loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
+    }
+
+    /** Loads the file, weaves {@code mock:end} in after the last step of {@code routeId}, and starts the routes. */
+    MockEndpoint start(String file, String routeId) throws Exception {
+        load(file);
+        AdviceWith.adviceWith(context, routeId, a -> a.weaveAddLast().to("mock:end"));
+        context.start();
+        return getMockEndpoint("mock:end");
+    }
+
+    /** Stops the routes before the store they consume from goes. */
+    @AfterEach
+    void stopRoutes() throws Exception {
+        context.stop();
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    static JobConfiguration fileJob(String url, String fileName, String digestType, String digest, Long size) {
+        return new JobConfiguration(null, "demo_content", "tester", url, "file", "json", "add", null, "loc1", fileName,
+                digestType, digest, size, "who", "what", "when", null, Map.of());
+    }
+
+    static BatchSubmission submission(String url, String type) {
+        return new BatchSubmission("demo_content", "depositor", url, "t", "w", null, null, type, "add", null, null, null,
+                null, null, null, "json", null, "2026-11-22T10:00:00Z", null);
+    }
+
+    /** A job of a new batch (the batch in processing) walked to {@code state} with {@code spaceNeeded}, unlocked. */
+    String jobIn(JobState state, JobConfiguration config, long spaceNeeded) {
+        String bid = store.createBatch(submission("http://127.0.0.1/manifest.checkm", "batch-manifest"));
+        BatchLock batch = store.tryLockBatch(bid, "test").orElseThrow();
+        String jid = store.createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5))).get(0);
+        store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
+        for (JobState at = JobState.PENDING; at != state; at = at.successor()) {
+            JobLock lock = store.tryLockJob(jid, "test").orElseThrow();
+            store.transition(lock, at.successor(), Change.because("setup").withSpaceNeeded(spaceNeeded));
+        }
+        return jid;
+    }
+
+    /** Why {@code id} (a job or batch) last moved to {@code to}, as the transition log says. */
+    String reasonOf(String id, String to) {
+        return transitions.stream().filter(t -> t.id().equals(id) && t.to().equals(to)).reduce((a, b) -> b)
+                .map(TransitionEvent::reason).orElseThrow(() -> new AssertionError(id + " never moved to " + to));
+    }
+
+    /** Walks a job along {@code states} as the workers of those states would. */
+    void walk(String jid, JobState... states) {
+        QueueTestSupport.walk(store, jid, states);
+    }
+}
