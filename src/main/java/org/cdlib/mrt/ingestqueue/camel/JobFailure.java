@@ -43,9 +43,11 @@ public final class JobFailure implements Processor {
      * a request that may have been applied says it was not sent again. Anything else: its message.
      */
     static String callFailure(Exchange exchange, Throwable e) {
-        String endpoint = exchange.getProperty(Exchange.FAILURE_ENDPOINT, String.class);
         String url = exchange.getProperty("serviceUrl", String.class);
-        if (endpoint == null || !endpoint.startsWith("http") || url == null) {
+        boolean network = e instanceof org.apache.camel.http.base.HttpOperationFailedException
+                || e instanceof java.net.SocketException || e instanceof java.net.SocketTimeoutException
+                || e instanceof org.apache.hc.core5.http.NoHttpResponseException || e instanceof javax.net.ssl.SSLException;
+        if (!network || url == null) {
             return QueueConsumer.messageOf(e);
         }
         String call = exchange.getIn().getHeader(Exchange.HTTP_METHOD, "POST", String.class) + " " + url + ": ";

@@ -36,6 +36,12 @@ final class ServiceRoutes implements AutoCloseable {
     /** With {@code beans} bound over what the module bound (a test's own storage, say). */
     ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration, Map<String, Object> beans)
             throws Exception {
+        this(store, profiles, configuration, beans, c -> { });
+    }
+
+    /** With {@code advice} applied to the routes before they start (AdviceWith: outside calls replaced by mocks). */
+    ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration, Map<String, Object> beans,
+            Advice advice) throws Exception {
         Properties p = new Properties();
         p.putAll(configuration);
         camel.getPropertiesComponent().setInitialProperties(p);
@@ -60,6 +66,7 @@ final class ServiceRoutes implements AutoCloseable {
         for (String route : JOB_ROUTES) {
             AdviceWith.adviceWith(camel, route, a -> a.replaceFromWith("direct:" + route));
         }
+        advice.apply(camel);
         camel.start();
     }
 
@@ -119,6 +126,10 @@ final class ServiceRoutes implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    interface Advice {
+        void apply(DefaultCamelContext camel) throws Exception;
     }
 
     /** The job would fail with this message; the cause is what the route caught. */
