@@ -91,7 +91,7 @@ public final class QueueBenchmark {
         config.put("ingest.home", dir.resolve("b").toString());
         config.put("ingest.profiles", dir.resolve("profiles").toString());
         config.put("ingest.http.enabled", "false");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+        org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.standInRoutes(config); // no-op steps, no outside calls
         for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
             config.put("ingest.concurrency." + s, "4");
         }

@@ -88,11 +88,20 @@ public final class ServiceTestSupport {
         return beans;
     }
 
-    public static Map<String, String> config(String zookeeper, Path dir) {
-        Map<String, String> c = new HashMap<>();
-        // the steps are recording stand-ins (beans()): so are the routes that call outside services
+    /**
+     * The service's routes, but processing, recording and notify replaced by stand-ins that call
+     * their step bean once (src/test/resources/stand-in-routes): the routes for step beans that
+     * are recording or no-op stand-ins, as in tests and benchmarks of the queue's own flow.
+     */
+    public static Map<String, String> standInRoutes(Map<String, String> c) {
         c.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
         c.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/recording.yaml,**/notify.yaml");
+        return c;
+    }
+
+    public static Map<String, String> config(String zookeeper, Path dir) {
+        Map<String, String> c = new HashMap<>();
+        standInRoutes(c);
         c.put("zookeeper.connect", zookeeper);
         c.put("zookeeper.session-timeout", "PT5S");
         c.put("ingest.home", dir.resolve("queue").toString());
