@@ -34,7 +34,8 @@ public final class NotifyStep {
         Profile profile = profiles.require(job.configuration().profileName());
         exchange.setProperty(ServiceCall.PROFILE, profile);
         String key = Callback.key(job, "completed");
-        boolean sent = store.effects(lock).done(JobEffects.CALLBACK) && key.equals(store.effects(lock).get(JobEffects.CALLBACK).detail());
+        JobEffects fx = store.effects(lock);
+        boolean sent = fx.done(JobEffects.CALLBACK) && key.equals(fx.get(JobEffects.CALLBACK).detail());
         boolean due = profile.callsBack() && !sent;
         exchange.setProperty("callbackDue", due);
         String why = sent ? "callback " + key + " already sent" : profile.callsBack() ? "callback " + key + " sent"
