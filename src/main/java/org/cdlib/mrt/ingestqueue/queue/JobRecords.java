@@ -199,8 +199,10 @@ final class JobRecords {
         }
         int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
         String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
+        // the history rides in the status node, so it is written by this same transaction
         JobStatus status = new JobStatus(to.wire(), lastSuccessful == null ? null : lastSuccessful.wire(),
-                Instant.now().toString(), retries, error);
+                Instant.now().toString(), retries, error, JobHistory.append(old.history(),
+                        JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
 
