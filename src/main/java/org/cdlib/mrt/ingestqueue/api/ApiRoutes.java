@@ -65,7 +65,7 @@ final class ApiRoutes {
         api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES, this::submitJson);
         api.add(GET, "/api/queue", Access.USER, "Counts per state and holds", rc -> HttpApi.json(rc, 200, queue()));
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
-        api.add(GET, "/api/batches/:bid", Access.USER, "One batch", rc -> HttpApi.json(rc, 200, batch(rc.pathParam("bid"))));
+        // GET /api/batches/:bid is DashboardRoutes': this view with the batch's progress, for its depositor too
         api.add(GET, "/api/jobs", Access.USER, "Jobs of a state and/or batch", this::jobs);
         api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> HttpApi.json(rc, 200, QueueViews.job(store.loadJob(rc.pathParam("jid")))));
         api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc, admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
@@ -176,7 +176,7 @@ final class ApiRoutes {
     }
 
     /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
-    private Map<String, Object> batch(String bid) {
+    Map<String, Object> batch(String bid) {
         Batch b = store.loadBatch(bid);
         Map<JobState, Integer> states = new EnumMap<>(JobState.class);
         states.putAll(store.jobStates(store.batchJobs(bid, BatchRef.PROCESSING)));

@@ -362,6 +362,24 @@ public final class QueueStore implements Closeable {
         return jobs.load(jids, damaged);
     }
 
+    /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
+    public Map<String, Identifiers> identifiers(List<String> jids) {
+        Map<String, org.apache.zookeeper.OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, "identifiers")).toList());
+        Map<String, Identifiers> out = new java.util.LinkedHashMap<>();
+        for (String jid : jids) {
+            String path = QueuePaths.jobNode(jid, "identifiers");
+            var d = ZooKeeperCalls.dataOf(r.get(path));
+            if (d != null) {
+                try {
+                    out.put(jid, QueueJson.read(path, d.getData(), Identifiers.class));
+                } catch (CorruptNodeException e) {
+                    damaged(Damaged.of("job", jid, e));
+                }
+            }
+        }
+        return out;
+    }
+
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
     public long spaceNeeded(List<String> jids) {
         return jobs.spaceNeeded(jids, this::damaged);
