@@ -211,6 +211,8 @@ final class ApiRoutes {
             top = Math.min(top, n - 1);
         }
         List<Object> out = new ArrayList<>();
+        BatchFilters filters = BatchFilters.of(rc);
+        BatchFilters.OpenStates openStates = new BatchFilters.OpenStates(store);
         List<String> candidates = new ArrayList<>();
         if (filter != null && QueueViews.OPEN_BATCH_STATES.contains(filter)) {
             for (String bid : store.batchIds(filter)) {
@@ -242,7 +244,11 @@ final class ApiRoutes {
                     continue;
                 }
                 try {
-                    out.add(QueueViews.batch(store.loadBatch(bid), null));
+                    Batch b = store.loadBatch(bid);
+                    if (!filters.matches(b)) {
+                        continue;
+                    }
+                    out.add(QueueViews.batch(b, openStates.of(b)));
                 } catch (org.cdlib.mrt.ingestqueue.queue.NotFoundException gone) {
                     // removed meanwhile
                 } catch (CorruptNodeException e) {
@@ -253,7 +259,7 @@ final class ApiRoutes {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("batches", out);
         if (out.size() >= limit && next != null) {
-            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + "&before=" + next);
+            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + filters.query() + "&before=" + next);
         }
         HttpApi.json(rc, 200, answer);
     }
