@@ -155,7 +155,7 @@ function fileName(sub) {
 }
 
 function progress(jobs, states) {
-  const held = states ? (states.held || 0) : null;
+  const held = states ? (states.held || 0) : (jobs.processing ? null : 0); // null: not read for this row
   const open = jobs.processing - (held || 0);
   const total = Math.max(jobs.expected || jobs.total, 1);
   const text = `${jobs.completed} completed · ${jobs.failed} failed · ${held == null ? '?' : held} held · ${open} open of ${jobs.expected || jobs.total}`;

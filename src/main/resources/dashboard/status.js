@@ -33,7 +33,6 @@ async function load() {
     el('td', {}, o.job_id), el('td', {}, (o.local_id || []).join(', ') || '—'), el('td', { class: 'job-state' }, o.state),
     el('td', { class: 'position' }, o.position == null ? 'held by an operator' : o.position === 0 ? 'in progress' : String(o.position)),
     el('td', { class: 'eta' }, o.estimated_completion ? when(o.estimated_completion) : '—'))));
-  text('not-listed', a.open_jobs_not_listed ? `and ${a.open_jobs_not_listed} more` : '');
   document.getElementById('not-listed').textContent = a.open_jobs_not_listed ? `and ${a.open_jobs_not_listed} more` : '';
   document.getElementById('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   return j.waiting + j.active + j.held > 0 || ['pending', 'processing', 'reporting'].includes(a.state);
