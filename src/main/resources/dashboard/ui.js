@@ -55,7 +55,7 @@ function svg(tag, attrs, ...children) {
 function replace(container, ...nodes) {
   const active = document.activeElement;
   const key = active && container.contains(active) ? active.getAttribute('data-key') : null;
-  container.replaceChildren(...nodes.flat());
+  container.replaceChildren(...nodes.flat().filter(n => n !== null && n !== undefined && n !== false));
   if (key) {
     const again = container.querySelector(`[data-key="${CSS.escape(key)}"]`);
     if (again) again.focus();
