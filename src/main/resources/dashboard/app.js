@@ -54,7 +54,8 @@ async function refreshView(change) {
   })();
   await running;
   running = null;
-  if (again && page === current) { const next = again; again = null; await refreshView(next); }
+  // a page opened meanwhile gets its first load here (its change says reload)
+  if (again) { const next = again; again = null; await refreshView(next); }
 }
 
 function merge(a, b) {
@@ -90,7 +91,7 @@ async function refreshHolds() {
 
 function overviewPage(params) {
   const counts = el('div', {}), chartsBox = el('div', {}, el('p', { class: 'muted' }, 'loading charts…'));
-  const tbody = el('tbody', {}), pager = el('div', { class: 'pager' }), holds = el('p', { class: 'muted', id: 'held-collections' });
+  const tbody = el('tbody', {}), pager = el('div', { class: 'pager' }), holds = el('div', { class: 'muted', id: 'held-collections' });
   const f = Object.fromEntries(['state', 'profile', 'submitter', 'from', 'to'].map(k => [k, params.get(k) || '']));
   const filters = el('form', { class: 'filters', onsubmit: e => {
     e.preventDefault();
@@ -119,7 +120,7 @@ function overviewPage(params) {
         if (change.reload || !c) {
           const q = await refreshHolds();
           QueueCounts.last = { jobs: q.jobs, batches: q.batches };
-          holds.textContent = q.holds.collections.length ? 'Held collections: ' + q.holds.collections.join(', ') : '';
+          replace(holds, collectionHolds(q.holds.collections));
         }
         const cc = change.counts || QueueCounts.last;
         replace(counts, el('div', { class: 'group' },
@@ -148,6 +149,31 @@ function overviewPage(params) {
 }
 
 const QueueCounts = { last: null };
+
+/** Held collections with their Release buttons, and a confirmed hold of another collection. */
+function collectionHolds(held) {
+  const out = [el('span', {}, held.length ? 'Held collections: ' : 'No collection is held. ')];
+  for (const c of held) {
+    out.push(el('b', {}, c), ' ', isAdmin() ? actionButton('release-collection:' + c, 'Release ' + c, 'POST',
+      `/api/collections/${encodeURIComponent(c)}/release`, { action: 'release-collection' }) : null, ' ');
+  }
+  if (!isAdmin()) return out;
+  const input = el('input', { id: 'collection-name', size: 14, placeholder: 'profile name', 'aria-label': 'collection (profile) to hold' });
+  const note = el('span', { class: 'refusal', role: 'alert', id: 'collection-refusal' }, refusals.get('hold-collection') || '');
+  out.push(el('form', { class: 'filters', onsubmit: async e => {
+    e.preventDefault();
+    const c = input.value.trim();
+    if (!c || !(await confirmAction(`Hold collection ${c}?`, `Pending jobs and batches of ${c} wait (held) until you release the collection; jobs already past pending finish their steps. Other collections go on.`, 'Hold collection'))) return;
+    try {
+      await api('POST', `/api/collections/${encodeURIComponent(c)}/hold`);
+      refusals.delete('hold-collection');
+    } catch (err) {
+      refusals.set('hold-collection', err.message); // shown beside the button again after the page redraws
+    }
+    refreshView({ reload: true });
+  } }, input, el('button', { type: 'submit', 'data-action': 'hold-collection' }, 'Hold collection'), note));
+  return out;
+}
 
 function fileName(sub) {
   if (sub.file_name) return sub.file_name;

@@ -307,6 +307,41 @@ class DashboardTest {
     }
 
     @Test
+    void aLockedJobsButtonsSayWhyTheyAreDisabledAndARefusalAppearsBesideItsButton() {
+        store.holdQueue("test");
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        var lock = store.tryLockJob(jid, "worker-7").orElseThrow();
+        try (Playwright pw = playwright(); Browser browser = launch(pw)) {
+            Page page = operator(browser);
+            page.navigate(base + "/#/jobs/" + jid);
+            var hold = page.locator("#job-actions button[data-action='hold']");
+            PlaywrightAssertions.assertThat(hold).isDisabled();
+            PlaywrightAssertions.assertThat(page.locator("#locked-why")).containsText("locked by worker-7@");
+            PlaywrightAssertions.assertThat(hold).hasAttribute("title", java.util.regex.Pattern.compile("worker-7@"));
+            shot(page, "job-locked");
+            store.unlock(lock);
+            page.reload();
+            PlaywrightAssertions.assertThat(hold).isEnabled();
+            // a refusal stays next to the button that caused it
+            page.navigate(base + "/#/");
+            page.fill("#collection-name", "no_such_profile");
+            page.click("button[data-action='hold-collection']");
+            page.click("#confirm-ok");
+            PlaywrightAssertions.assertThat(page.locator("#collection-refusal")).containsText("no_such_profile");
+            assertEquals(List.of(), store.heldCollections());
+            // readable on a phone
+            page.setViewportSize(390, 844);
+            shot(page, "overview-phone");
+            PlaywrightAssertions.assertThat(page.locator("#search-q")).isVisible();
+        } finally {
+            if (store.findJob(jid).isPresent() && store.loadJob(jid).lockOwner() != null) {
+                store.unlock(lock);
+            }
+        }
+    }
+
+    @Test
     void theLoginPageGivesAnHttpOnlySessionWhoseActionsCarryTheCsrfToken() {
         try (Playwright pw = playwright(); Browser browser = launch(pw); BrowserContext context = browser.newContext()) {
             Page page = context.newPage();
