@@ -158,13 +158,22 @@ class DashboardApiTest {
         reader.start();
         try {
             await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("event: hello"));
-            String bid = batchOf("tester", 3);
+            // another host's change: its own session, nothing of it in this process's listeners
+            String bid;
+            try (var other = org.apache.curator.framework.CuratorFrameworkFactory.newClient(zk.getConnectString(),
+                    new org.apache.curator.retry.RetryOneTime(100))) {
+                other.start();
+                QueueStore elsewhere = new QueueStore(other, dir.resolve("other-host")).start();
+                bid = elsewhere.createBatch(QueueTestSupport.submission("demo_content"));
+                elsewhere.close();
+            }
             List<String> seen = new ArrayList<>();
+            String created = bid;
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 lines.drainTo(seen);
-                return seen.stream().anyMatch(l -> l.startsWith("data:") && l.contains(bid));
+                return seen.stream().anyMatch(l -> l.startsWith("data:") && l.contains(created));
             });
-            String data = seen.stream().filter(l -> l.startsWith("data:") && l.contains(bid)).findFirst().orElseThrow();
+            String data = seen.stream().filter(l -> l.startsWith("data:") && l.contains(created)).findFirst().orElseThrow();
             JsonNode change = JSON.readTree(data.substring("data:".length()));
             assertTrue(change.get("batches_changed").toString().contains(bid), data);
             assertTrue(change.get("counts").get("jobs").has("pending"), data);
