@@ -79,11 +79,11 @@ final class DashboardRoutes implements Service {
         http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained", rc ->
                 HttpApi.json(rc, 200, Map.of("hosts", hosts(), "this_host", store.hosts().id())));
         http.add(POST, "/api/hosts/:host/drain", Access.ADMIN, "Drain a host: it finishes its work and takes no more", rc -> {
-            store.drainHost(host(rc), HttpApi.user(rc));
+            store.hosts().drain(host(rc), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("drained", host(rc)));
         });
         http.add(POST, "/api/hosts/:host/undrain", Access.ADMIN, "Let a drained host take work again", rc ->
-                HttpApi.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.undrainHost(host(rc), HttpApi.user(rc)))));
+                HttpApi.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.hosts().undrain(host(rc), HttpApi.user(rc)))));
         http.add(POST, "/api/batches/:bid/requeue-failed", Access.ADMIN, "Requeue every failed job of a batch", this::requeueFailed);
     }
 
@@ -123,7 +123,7 @@ final class DashboardRoutes implements Service {
     }
 
     private List<Map<String, Object>> hosts() {
-        List<Map<String, Object>> hosts = store.hostList();
+        List<Map<String, Object>> hosts = store.hosts().list();
         List<String> jids = new ArrayList<>();
         for (Map<String, Object> h : hosts) {
             for (Object w : (List<?>) h.getOrDefault("work", List.of())) {

@@ -124,7 +124,7 @@ public final class Hosts implements AutoCloseable {
     }
 
     /** The registered hosts (alive: their ephemeral node exists) and the drained ones, by id. */
-    List<Map<String, Object>> list() {
+    public List<Map<String, Object>> list() {
         List<String> ids = new ArrayList<>(zk.children(HOSTS));
         List<String> drained = zk.children(DRAINS);
         ids.sort(null);
@@ -177,15 +177,20 @@ public final class Hosts implements AutoCloseable {
         }
     }
 
-    void drain(String host, String by) {
+    public void drain(String host, String by) {
         zk.createPersistent(drainPath(safe(host)), QueueJson.write(Map.of("by", by, "since", Instant.now().toString())));
         LOG.info("host {} drained by {}: it finishes the work it holds and takes no more", host, by);
     }
 
-    boolean undrain(String host, String by) {
+    public boolean undrain(String host, String by) {
         boolean was = zk.deleteIfExists(drainPath(safe(host)));
         LOG.info("host {} {} by {}", host, was ? "takes work again, undrained" : "was not drained; undrain asked", by);
         return was;
+    }
+
+    /** Whether this instance is drained (its consumers ask through {@link QueueStore#watchQueueHold}). */
+    public boolean isDrained() {
+        return zk.exists(drainPath());
     }
 
     @Override

@@ -163,23 +163,6 @@ public final class QueueStore implements Closeable {
         hosts.register();
     }
 
-    /** The live and the drained hosts, with the jobs each works on. */
-    public List<Map<String, Object>> hostList() {
-        return hosts().list();
-    }
-
-    /** Drains a host: its consumers finish what they hold and take nothing new, as under a queue hold. */
-    public void drainHost(String id, String by) {
-        hosts().drain(id, by);
-    }
-
-    public boolean undrainHost(String id, String by) {
-        return hosts().undrain(id, by);
-    }
-
-    public boolean isDrained() {
-        return zk.exists(hosts().drainPath());
-    }
 
     boolean inHand(String jid) {
         return workInHand.contains(jid);

@@ -70,7 +70,7 @@ class DashboardApiTest {
         config.put("ingest.api.users", "alice:pw-a:admin|submitter, sam:pw-s:submitter, rita:pw-r");
         service = new IngestService(config, new ServiceTestSupport().beans()).start();
         store = service.store();
-        store.drainHost(store.hosts().id(), "test");
+        store.hosts().drain(store.hosts().id(), "test");
         base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
     }
 
@@ -240,7 +240,7 @@ class DashboardApiTest {
         } finally {
             assertEquals(200, send("POST", "/api/hosts/" + id + "/drain", "alice").statusCode());
         }
-        assertTrue(store.isDrained());
+        assertTrue(store.hosts().isDrained());
     }
 
     @Test

@@ -95,7 +95,7 @@ class DashboardTest {
     void queueRunsAgain() {
         if (store != null) {
             store.releaseQueue();
-            store.undrainHost(store.hosts().id(), "test");
+            store.hosts().undrain(store.hosts().id(), "test");
         }
     }
 
@@ -265,7 +265,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("takes no new work");
             page.click("#confirm-ok");
             PlaywrightAssertions.assertThat(row.locator(".host-state")).containsText("alive, drained");
-            assertTrue(store.isDrained());
+            assertTrue(store.hosts().isDrained());
             String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
             String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
             // the consumers see the drain as they see a queue hold: the job waits
