@@ -68,6 +68,15 @@ function charts(activity) {
         { name: 'active', cls: 's-active', value: x => ACTIVE.reduce((a, k) => a + (x.jobs[k] || 0), 0) },
         { name: 'held', cls: 's-held', value: x => x.jobs.held }], 'jobs, a sample a minute'),
       legend(['l-pending', 'waiting'], ['l-active', 'active'], ['l-held', 'held'])),
-    el('div', { class: 'chart' }, el('h3', {}, 'Wait of the next pending job'),
-      lineChart(samples, [{ name: 'wait (s)', cls: 's-wait', value: x => x.pending_wait_seconds }], 'seconds, a sample a minute')));
+    el('div', { class: 'chart' }, el('h3', {}, 'Wait per state (the next job of each)'),
+      lineChart(samples, [
+        { name: 'waiting', cls: 's-pending', value: x => (x.wait_seconds || {}).pending ?? null },
+        { name: 'active', cls: 's-active', value: x => maxOf(ACTIVE.map(k => (x.wait_seconds || {})[k])) },
+        { name: 'held', cls: 's-held', value: x => (x.wait_seconds || {}).held ?? null }], 'seconds in the state, a sample a minute'),
+      legend(['l-pending', 'waiting'], ['l-active', 'active (longest step)'], ['l-held', 'held'])));
+}
+
+function maxOf(values) {
+  const v = values.filter(x => x != null);
+  return v.length ? Math.max(...v) : null;
 }

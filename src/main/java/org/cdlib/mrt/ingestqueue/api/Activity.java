@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * What the charts show, kept in this instance's memory: jobs that reached completed or failed per
  * minute (from the live feed's watches, so every host's jobs count), and a sample a minute of the
- * backlog per state and of how long the next pending job has waited. Fixed-size rings of
+ * backlog per state and of how long the next job of each open state has waited. Fixed-size rings of
  * {@link #MINUTES}: nothing grows, and nothing is written to ZooKeeper for it. A restarted
  * instance starts with empty charts; the per-state counts are in ZooKeeper and /metrics anyway.
  */
@@ -51,12 +51,12 @@ final class Activity {
         }
     }
 
-    /** One minute's backlog per state and the wait of the next pending job, in seconds. */
-    synchronized void sample(Map<String, Integer> jobs, Long pendingWaitSeconds) {
+    /** One minute's backlog per state, and per open state how long its next job has waited (seconds). */
+    synchronized void sample(Map<String, Integer> jobs, Map<String, Long> waitSeconds) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("at", clock.instant().toString());
         s.put("jobs", jobs);
-        s.put("pending_wait_seconds", pendingWaitSeconds);
+        s.put("wait_seconds", waitSeconds);
         samples.add(s);
         if (samples.size() > MINUTES) {
             samples.remove(0);

@@ -45,15 +45,28 @@ final class BatchProgress implements AutoCloseable {
         return pending.isListed() ? pending.snapshot() : store.jobRefs(JobState.PENDING);
     }
 
-    /** The head of the pending run order: how long the next job has waited, for the charts (null: none waiting). */
-    Long pendingWaitSeconds() {
-        List<String> order = pendingOrder();
-        if (order.isEmpty()) {
-            return null;
+    /**
+     * How long the job at the head of each open state's run order has been in that state, in
+     * seconds (a state with no job is left out): pending from the watched view, the others from
+     * their folders, which the open-job cap keeps listable; one status read per state.
+     */
+    Map<String, Long> waitSeconds() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (JobState s : JobState.values()) {
+            if (s.batchRef() != BatchRef.PROCESSING) {
+                continue;
+            }
+            try {
+                List<String> order = s == JobState.PENDING ? pendingOrder() : store.jobRefs(s);
+                if (!order.isEmpty()) {
+                    store.findJob(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
+                            Duration.between(Instant.parse(j.status().lastModificationDate()), clock.instant()).toSeconds()));
+                }
+            } catch (RuntimeException e) {
+                // a damaged head or a folder too large to list: that state has no sample this minute
+            }
         }
-        return store.findJob(QueuePaths.jidOfRef(order.get(0)))
-                .map(j -> Duration.between(Instant.parse(j.status().lastModificationDate()), clock.instant()).toSeconds())
-                .orElse(null);
+        return out;
     }
 
     Map<String, Object> of(Batch b) {

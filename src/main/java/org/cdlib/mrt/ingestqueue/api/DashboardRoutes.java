@@ -215,12 +215,12 @@ final class DashboardRoutes implements Service {
         sampler.scheduleWithFixedDelay(this::sample, 5, 60, TimeUnit.SECONDS);
     }
 
-    /** One bounded read a minute: the counts (Stat) and the head of pending. */
+    /** A few bounded reads a minute: the counts (Stat) and the head job of each open state. */
     private void sample() {
         try {
             @SuppressWarnings("unchecked")
             Map<String, Integer> jobs = (Map<String, Integer>) QueueViews.counts(store).get("jobs");
-            activity.sample(jobs, progress.pendingWaitSeconds());
+            activity.sample(jobs, progress.waitSeconds());
         } catch (RuntimeException e) {
             LOG.debug("dashboard sample skipped: {}", e.getMessage());
         }

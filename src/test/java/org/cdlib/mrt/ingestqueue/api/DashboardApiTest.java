@@ -269,6 +269,18 @@ class DashboardApiTest {
     }
 
     @Test
+    void theChartsDataHasAMinuteARowAndABacklogSample() throws Exception {
+        JsonNode a = json(send("GET", "/api/activity?minutes=60", "rita"));
+        assertEquals(60, a.get("per_minute").size());
+        assertTrue(a.get("per_minute").get(59).has("completed") && a.get("per_minute").get(59).has("failed"), a.toString());
+        assertEquals(400, send("GET", "/api/activity?minutes=lots", "rita").statusCode());
+        // the first sample is taken a few seconds after the start
+        await().atMost(Duration.ofSeconds(15)).until(() -> json(send("GET", "/api/activity", "rita")).get("samples").size() > 0);
+        JsonNode sample = json(send("GET", "/api/activity", "rita")).get("samples").get(0);
+        assertTrue(sample.get("jobs").has("pending") && sample.has("wait_seconds"), sample.toString());
+    }
+
+    @Test
     void searchFindsByLocalIdAndTitleWithinItsBoundsAndIdsDirectly() throws Exception {
         String bid = batchOf("sam", 2);
         String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(1);

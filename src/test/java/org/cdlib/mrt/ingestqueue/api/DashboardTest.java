@@ -184,6 +184,9 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(row).containsText("batch.checkm");
             assertEquals(true, page.evaluate("window.notReloaded === true"), "the row changed by live updates, not a reload");
             PlaywrightAssertions.assertThat(page.locator("#job-summary [data-summary='completed'] b")).not().hasText("0");
+            PlaywrightAssertions.assertThat(page.locator(".chart svg")).hasCount(3);
+            PlaywrightAssertions.assertThat(page.locator(".chart svg").first()).hasAttribute("aria-label",
+                    java.util.regex.Pattern.compile("[1-9]\\d* completed"));
             shot(page, "overview");
 
             // the batch's page at its address, then a job's page with its timeline
