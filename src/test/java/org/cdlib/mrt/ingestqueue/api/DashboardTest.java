@@ -285,9 +285,22 @@ class DashboardTest {
     void theDepositorsStatusLinkShowsPositionsAndAnEstimateWithoutALogin() {
         String done = demoBatch(); // a measured completion rate
         await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(done).state() == BatchState.COMPLETED);
+        StatusLinks links = service.camel().getRegistry().lookupByNameAndType("statusLinks", StatusLinks.class);
+        // the "queued" mail carries the batch's status link
+        String mailed = links.link(done).substring(links.link(done).indexOf("/status.html"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try (var mails = Files.list(dir.resolve("outbox"))) {
+                return mails.anyMatch(m -> {
+                    try {
+                        return Files.readString(m).contains(mailed);
+                    } catch (java.io.IOException e) {
+                        return false;
+                    }
+                });
+            }
+        });
         store.holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
-        StatusLinks links = service.camel().getRegistry().lookupByNameAndType("statusLinks", StatusLinks.class);
         String link = base + links.link(bid).substring(links.link(bid).indexOf("/status.html"));
         try (Playwright pw = playwright(); Browser browser = launch(pw);
              BrowserContext phone = browser.newContext(new Browser.NewContextOptions().setViewportSize(390, 844))) {
