@@ -229,9 +229,14 @@ function live() {
     if (c.holds_changed) refreshHolds().catch(() => {});
     refreshView(c);
   });
+  source.addEventListener('logged-out', () => {
+    source.close();
+    api('GET', '/api/session').catch(() => {}); // answers 401: to the login page
+  });
   source.onerror = () => {
     badge.dataset.live = 'false';
     badge.textContent = 'reconnecting…'; // EventSource reconnects by itself
+    api('GET', '/api/session').catch(() => {}); // a session that ended goes to the login page
   };
 }
 

@@ -111,6 +111,13 @@ public final class HttpApi implements Service {
         endpoints.add(new Endpoint(method, path, access, summary, bodyLimit, handler));
     }
 
+    /** Whether the request's login still holds later on: its session is open (Basic credentials always hold). */
+    java.util.function.BooleanSupplier loginHolds(RoutingContext rc) {
+        Sessions.Session s = rc.get("session");
+        Sessions current = sessions;
+        return s == null ? () -> true : () -> current.isOpen(s.id());
+    }
+
     List<Endpoint> endpoints() {
         return List.copyOf(endpoints);
     }

@@ -39,6 +39,8 @@ final class LiveFeed implements AutoCloseable {
     private final Activity activity;
     private final List<PersistentWatcher> watchers = new CopyOnWriteArrayList<>();
     private final List<HttpServerResponse> clients = new CopyOnWriteArrayList<>();
+    /** Whether each client's login still holds (a session ends at logout or when idle): its stream ends with it. */
+    private final Map<HttpServerResponse, java.util.function.BooleanSupplier> logins = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> jobs = new LinkedHashSet<>();
     private final Set<String> batches = new LinkedHashSet<>();
     private boolean holds;
@@ -168,26 +170,35 @@ final class LiveFeed implements AutoCloseable {
     private void write(HttpServerResponse c, String data) {
         try {
             if (c.closed() || c.ended()) {
-                clients.remove(c);
+                drop(c);
+            } else if (!logins.getOrDefault(c, () -> true).getAsBoolean()) {
+                drop(c);
+                c.end("event: logged-out\ndata: {}\n\n");
             } else if (!c.writeQueueFull()) {
                 c.write(data); // a client that does not read is skipped, not buffered without end
             }
         } catch (RuntimeException e) {
-            clients.remove(c);
+            drop(c);
         }
     }
 
+    private void drop(HttpServerResponse c) {
+        clients.remove(c);
+        logins.remove(c);
+    }
+
     /** Starts a client's stream; false (and a 503) when there are {@link #MAX_CLIENTS} already. */
-    boolean subscribe(HttpServerResponse r) {
+    boolean subscribe(HttpServerResponse r, java.util.function.BooleanSupplier loggedIn) {
         synchronized (this) {
             if (clients.size() >= MAX_CLIENTS) {
                 return false;
             }
             clients.add(r);
+            logins.put(r, loggedIn);
         }
         r.setChunked(true).putHeader("Content-Type", "text/event-stream; charset=UTF-8").putHeader("X-Accel-Buffering", "no");
-        r.closeHandler(v -> clients.remove(r));
-        r.exceptionHandler(t -> clients.remove(r));
+        r.closeHandler(v -> drop(r));
+        r.exceptionHandler(t -> drop(r));
         // the first message tells the page it is live and to load what it shows
         r.write("retry: 2000\nevent: hello\ndata: {}\n\n");
         return true;

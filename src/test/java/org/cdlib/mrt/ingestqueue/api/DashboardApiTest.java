@@ -184,6 +184,38 @@ class DashboardApiTest {
     }
 
     @Test
+    void aLiveStreamOnASessionEndsWithTheSession() throws Exception {
+        HttpResponse<String> login = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/login"))
+                .header("X-Requested-By", "test").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"username\":\"rita\",\"password\":\"pw-r\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, login.statusCode(), login.body());
+        String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+        String csrf = json(login).get("csrf_token").asText();
+        HttpResponse<Stream<String>> stream = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events"))
+                .header("Cookie", cookie).build(), HttpResponse.BodyHandlers.ofLines());
+        assertEquals(200, stream.statusCode());
+        LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
+            try {
+                stream.body().forEach(lines::add);
+                lines.add("<end>");
+            } catch (RuntimeException closed) {
+                lines.add("<end>");
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("event: hello"));
+        assertEquals(200, CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/logout")).header("Cookie", cookie)
+                .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
+        batchOf("tester", 1); // the next change finds the session gone
+        await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("<end>"));
+        assertTrue(lines.contains("event: logged-out"), lines.toString());
+    }
+
+    @Test
     void aDepositorReadsTheirOwnBatchesWithPositionsAndNobodyElses() throws Exception {
         String own = batchOf("sam", 3);
         String other = batchOf("tester", 1);
