@@ -193,10 +193,8 @@ function progress(jobs, states) {
 }
 
 function rate(b) {
-  const done = b.jobs.completed + b.jobs.failed;
-  if (!done || !['processing', 'reporting'].includes(b.status.status)) return '';
-  const minutes = (Date.now() - new Date(b.submission.submitted).getTime()) / 60000;
-  return minutes > 0 ? ` · ${(done / minutes).toFixed(1)}/min` : '';
+  // jobs of this batch that ended per minute over the last 10 minutes (from the live feed)
+  return b.jobs_per_minute ? ` · ${b.jobs_per_minute} jobs/min now` : '';
 }
 
 function batchRow(b) {

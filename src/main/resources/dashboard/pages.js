@@ -21,7 +21,7 @@ function batchPage(bid, params) {
       replace(head, el('h2', { id: 'batch-title' }, `Batch ${bid}: ${sub.erc_what || '(no title)'}`),
         el('dl', { class: 'fields' },
           el('dt', {}, 'status'), el('dd', { id: 'batch-status' }, s + (b.status.error_message ? ': ' + b.status.error_message : '')),
-          el('dt', {}, 'progress'), el('dd', {}, progress(b.jobs, b.job_states)),
+          el('dt', {}, 'progress'), el('dd', {}, progress(b.jobs, b.job_states), el('span', { class: 'progress-text' }, rate(b))),
           el('dt', {}, 'jobs'), el('dd', { id: 'batch-job-states' }, p.jobs ? `${p.jobs.waiting} waiting, ${p.jobs.active} active, ${p.jobs.held} held` : '—'),
           el('dt', {}, 'estimate'), el('dd', {}, p.estimated_completion ? `done by ${when(p.estimated_completion)} (last job at position ${p.last_position}; ${p.completed_per_minute}/min)`
             : (p.estimate_note || (b.jobs.processing ? '—' : 'no open jobs'))),

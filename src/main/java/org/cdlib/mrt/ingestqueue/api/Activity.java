@@ -51,6 +51,54 @@ final class Activity {
         }
     }
 
+    /** How many batches' recent rates are kept (the ones with the latest job endings). */
+    static final int RATED_BATCHES = 1000;
+    /** The window of a batch's current rate, in minutes. */
+    static final int RATE_MINUTES = 10;
+    private final Map<String, long[]> batchEnds = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, long[]> eldest) {
+            return size() > RATED_BATCHES;
+        }
+    };
+
+    /** One of the batch's jobs ended (completed or failed). */
+    synchronized void batchJobEnded(String bid) {
+        // per batch: [minute seen first, then a count per minute of the window, by minute % window]
+        long[] ring = batchEnds.computeIfAbsent(bid, k -> new long[1 + 2 * RATE_MINUTES]);
+        long m = minute();
+        if (ring[0] == 0) {
+            ring[0] = m;
+        }
+        int i = (int) (m % RATE_MINUTES);
+        if (ring[1 + RATE_MINUTES + i] != m) {
+            ring[1 + RATE_MINUTES + i] = m;
+            ring[1 + i] = 0;
+        }
+        ring[1 + i]++;
+    }
+
+    /** Jobs of the batch ended per minute over the last {@link #RATE_MINUTES} minutes; null when none ended lately. */
+    synchronized Double batchRate(String bid) {
+        long[] ring = batchEnds.get(bid);
+        if (ring == null) {
+            return null;
+        }
+        long m = minute();
+        long sum = 0;
+        for (int i = 0; i < RATE_MINUTES; i++) {
+            long at = ring[1 + RATE_MINUTES + i];
+            if (at > m - RATE_MINUTES) {
+                sum += ring[1 + i];
+            }
+        }
+        if (sum == 0) {
+            return null;
+        }
+        double seconds = Math.min(RATE_MINUTES * 60.0, Math.max(60.0, (clock.millis() - ring[0] * 60_000) / 1000.0));
+        return Math.round(sum * 60.0 / seconds * 10) / 10.0;
+    }
+
     /** One minute's backlog per state, and per open state how long its next job has waited (seconds). */
     synchronized void sample(Map<String, Integer> jobs, Map<String, Long> waitSeconds) {
         Map<String, Object> s = new LinkedHashMap<>();

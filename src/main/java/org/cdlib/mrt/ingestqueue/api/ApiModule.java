@@ -55,6 +55,7 @@ public final class ApiModule implements QueueModule {
                 ctx.property("ingest.status.signing-key").orElse(null),
                 org.cdlib.mrt.ingestqueue.report.ReportingModule.statusBase(ctx)));
         dashboard.register(api);
+        routes.batchRates(dashboard::batchRate);
         ctx.bind("statusLinks", dashboard.links());
         ctx.camel().addService(dashboard, true, false);
         ctx.bind("queueMetrics", metrics);

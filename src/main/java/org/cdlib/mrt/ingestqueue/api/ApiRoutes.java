@@ -43,6 +43,8 @@ final class ApiRoutes {
     private final Submissions submissions;
     private final QueueMetrics metrics;
     private final Duration retention;
+    /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
+    private java.util.function.Function<String, Double> batchRates = bid -> null;
 
     ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions, QueueMetrics metrics,
             Duration retention) {
@@ -52,6 +54,11 @@ final class ApiRoutes {
         this.submissions = submissions;
         this.metrics = metrics;
         this.retention = retention;
+    }
+
+    ApiRoutes batchRates(java.util.function.Function<String, Double> rates) {
+        this.batchRates = rates;
+        return this;
     }
 
     void register(HttpApi api) {
@@ -248,7 +255,9 @@ final class ApiRoutes {
                     if (!filters.matches(b)) {
                         continue;
                     }
-                    out.add(QueueViews.batch(b, openStates.of(b)));
+                    Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
+                    row.put("jobs_per_minute", batchRates.apply(bid));
+                    out.add(row);
                 } catch (org.cdlib.mrt.ingestqueue.queue.NotFoundException gone) {
                     // removed meanwhile
                 } catch (CorruptNodeException e) {

@@ -57,6 +57,11 @@ final class DashboardRoutes implements Service {
         this.search = new Search(store);
     }
 
+    /** Jobs of the batch ended per minute over the last minutes, from the live feed's events; null when none. */
+    Double batchRate(String bid) {
+        return activity.batchRate(bid);
+    }
+
     StatusLinks links() {
         return links;
     }
@@ -97,6 +102,7 @@ final class DashboardRoutes implements Service {
             throw new ApiError(404, "no batch " + bid + " of user '" + u.name() + "'");
         }
         view.put("progress", progress.of(b));
+        view.put("jobs_per_minute", activity.batchRate(bid));
         return view;
     }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import org.apache.curator.framework.recipes.watch.PersistentWatcher;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -93,6 +94,9 @@ final class LiveFeed implements AutoCloseable {
                 note(batches, parts[2]);
                 if (parts.length == 6 && parts[3].equals("states")) {
                     note(jobs, parts[5]);
+                    if (created && (parts[4].equals(BatchRef.COMPLETED.node()) || parts[4].equals(BatchRef.FAILED.node()))) {
+                        activity.batchJobEnded(parts[2]);
+                    }
                 }
             } else if (p.startsWith(QueuePaths.BATCH_STATES + "/") && parts.length == 5) {
                 note(batches, parts[4]);

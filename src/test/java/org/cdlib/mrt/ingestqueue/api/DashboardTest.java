@@ -182,6 +182,7 @@ class DashboardTest {
                     .hasText("3 completed · 0 failed · 0 held · 0 open of 3");
             PlaywrightAssertions.assertThat(row).containsText("Demo");
             PlaywrightAssertions.assertThat(row).containsText("batch.checkm");
+            PlaywrightAssertions.assertThat(row).containsText(java.util.regex.Pattern.compile("[0-9.]+ jobs/min now"));
             assertEquals(true, page.evaluate("window.notReloaded === true"), "the row changed by live updates, not a reload");
             PlaywrightAssertions.assertThat(page.locator("#job-summary [data-summary='completed'] b")).not().hasText("0");
             PlaywrightAssertions.assertThat(page.locator(".chart svg")).hasCount(3);
