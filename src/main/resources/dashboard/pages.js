@@ -158,7 +158,7 @@ function searchPage(params) {
         : `/api/search?q=${encodeURIComponent(q)}`;
       const a = await api('GET', path);
       replace(list, a.results.length ? a.results.map(r => el('li', { 'data-result': r.id },
-        el('a', { href: `#/${r.kind === 'job' ? 'jobs' : 'batches'}/${r.id}` }, `${r.kind} ${r.id}`),
+        el('a', { href: `#/${r.kind === 'job' ? 'jobs' : 'batches'}/${r.id}`, id: 'result-' + r.id }, `${r.kind} ${r.id}`),
         ` matched by ${r.matched}`, r.state ? ` · ${r.state}` : '', r.title ? el('span', { class: 'muted' }, ` · ${r.title}` + (r.kind === 'job' ? ` (batch ${r.batch_id})` : '')) : ''))
         : [el('li', { class: 'muted' }, 'nothing found' + (a.scanned ? ` in the newest ${a.scanned.batches} batches and ${a.scanned.jobs} jobs` : ''))]);
       const next = a.next ? new URLSearchParams(a.next.split('?')[1]) : null;

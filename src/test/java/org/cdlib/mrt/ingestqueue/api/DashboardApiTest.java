@@ -276,6 +276,28 @@ class DashboardApiTest {
     }
 
     @Test
+    void theHostsPageSaysWhatEachHostWorksOn() throws Exception {
+        String bid = batchOf("tester", 1);
+        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        store.workStarted(jid); // as a consumer does when its worker takes the job
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> send("GET", "/api/hosts", "rita").body().contains(jid));
+            for (JsonNode h : json(send("GET", "/api/hosts", "rita")).get("hosts")) {
+                if (h.get("id").asText().equals(store.hosts().id())) {
+                    JsonNode w = h.get("work").get(0);
+                    assertEquals(jid, w.get("job_id").asText());
+                    assertEquals("pending", w.get("state").asText());
+                    assertEquals(bid, w.get("batch_id").asText());
+                    assertTrue(w.get("since").asText().endsWith("Z"), w.toString());
+                }
+            }
+        } finally {
+            store.workEnded(jid);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> !send("GET", "/api/hosts", "rita").body().contains(jid));
+    }
+
+    @Test
     void aBulkRequeueMovesEachFailedJobByItselfAndNamesWhatItCouldNot() throws Exception {
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         String bid = batchOf("tester", 2);

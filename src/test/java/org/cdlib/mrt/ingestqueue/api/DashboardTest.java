@@ -217,15 +217,31 @@ class DashboardTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == BatchState.COMPLETED);
         try (Playwright pw = playwright(); Browser browser = launch(pw)) {
             Page page = operator(browser);
-            page.fill("#search-q", "demo-letters-v1");
-            page.press("#search-q", "Enter");
+            // by keyboard alone: tab to the search field, type, Enter; tab to the first result, Enter
+            tabTo(page, "search-q");
+            page.keyboard().type("demo-letters-v1");
+            page.keyboard().press("Enter");
             assertTrue(page.url().endsWith("#/search?q=demo-letters-v1"), page.url());
             var hit = page.locator("#results li[data-result^='jid']").first();
             PlaywrightAssertions.assertThat(hit).containsText("matched by local id");
             shot(page, "search");
-            hit.locator("a").click();
+            String jid = hit.getAttribute("data-result");
+            tabTo(page, "result-" + jid);
+            page.keyboard().press("Enter");
+            assertEquals(base + "/#/jobs/" + jid, page.url());
             PlaywrightAssertions.assertThat(page.locator("#job-ids")).containsText("demo-letters-v1");
         }
+    }
+
+    /** Presses Tab until the element with this id has the focus (at most 40 times). */
+    static void tabTo(Page page, String id) {
+        for (int i = 0; i < 40; i++) {
+            if (id.equals(page.evaluate("document.activeElement && document.activeElement.id"))) {
+                return;
+            }
+            page.keyboard().press("Tab");
+        }
+        throw new AssertionError("Tab never reached #" + id);
     }
 
     @Test
