@@ -9,6 +9,7 @@ import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -16,7 +17,8 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 /**
  * Search by job id, batch id, local id, ARK or title. An id is looked up directly. Anything else
  * is matched by a bounded scan, newest batches first: each batch's submission (title, local id,
- * ARK) and its jobs' identifiers nodes (ARK, local ids). The queue keeps no index of local ids or
+ * ARK, file name) and its jobs' identifiers and configuration nodes (ARK, local ids, the job's own
+ * title from its manifest row). The queue keeps no index of local ids or
  * titles, and one would be a second write per transition; so one request reads at most
  * {@link #SCAN_BATCHES} batches and {@link #SCAN_JOBS} jobs, and answers {@code next} to go on
  * from where it stopped (the dashboard's "search older"). Finished batches are cleaned up after
@@ -24,7 +26,8 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
  */
 final class Search {
     static final int SCAN_BATCHES = 200;
-    static final int SCAN_JOBS = 2000;
+    /** Jobs read per request: their identifiers and configurations (a title may be a job's own, from a manifest row). */
+    static final int SCAN_JOBS = 500;
     static final int MAX_RESULTS = 50;
     private final QueueStore store;
 
@@ -67,41 +70,46 @@ final class Search {
         int jobs = 0;
         String next = null;
         int nextSkip = 0;
-        for (long n = top; n >= bottom && results.size() < MAX_RESULTS; n--) {
-            if (batches >= SCAN_BATCHES || jobs >= SCAN_JOBS) {
-                next = QueuePaths.batchId(n);
+        for (long n = top; n >= bottom; n--) {
+            if (batches >= SCAN_BATCHES || jobs >= SCAN_JOBS || results.size() >= MAX_RESULTS) {
+                next = QueuePaths.batchId(n + 1); // "before" the last batch read in full: this one comes next
                 break;
             }
             String bid = QueuePaths.batchId(n);
-            int from = before != null && bid.equals(before) ? skip : 0;
+            int at = before != null && bid.equals(before) ? skip : 0;
+            batches++; // a removed batch costs a read too, so it counts
             Batch b;
             try {
                 b = store.loadBatch(bid);
             } catch (NotFoundException | CorruptNodeException gone) {
                 continue; // removed, or damaged (fsck names it)
             }
-            batches++;
-            if (from == 0) {
+            if (at == 0) {
                 String why = batchMatch(b.submission(), needle);
                 if (why != null) {
                     results.add(hit("batch", bid, bid, why, b.state().wire(), b.submission().ercWhat()));
                 }
             }
             List<String> ids = b.jobIds();
-            int to = Math.min(ids.size(), from + (SCAN_JOBS - jobs));
-            for (int at = from; at < to && results.size() < MAX_RESULTS; at += 100) {
-                List<String> chunk = ids.subList(at, Math.min(to, at + 100));
+            // whole chunks: the hits of the last chunk may take the results a little past MAX_RESULTS
+            while (at < ids.size() && jobs < SCAN_JOBS && results.size() < MAX_RESULTS) {
+                List<String> chunk = ids.subList(at, Math.min(ids.size(), at + Math.min(50, SCAN_JOBS - jobs)));
+                at += chunk.size();
                 jobs += chunk.size();
-                store.identifiers(chunk).forEach((jid, idents) -> {
-                    String why = jobMatch(idents, needle);
-                    if (why != null && results.size() < MAX_RESULTS) {
-                        results.add(hit("job", jid, bid, why, null, b.submission().ercWhat()));
+                Map<String, Identifiers> idents = store.identifiers(chunk);
+                Map<String, JobConfiguration> configs = store.configurations(chunk);
+                for (String jid : chunk) {
+                    JobConfiguration c = configs.get(jid);
+                    String why = jobMatch(idents.get(jid), c, needle);
+                    if (why != null) {
+                        results.add(hit("job", jid, bid, why, null, c != null && c.ercWhat() != null ? c.ercWhat()
+                                : b.submission().ercWhat()));
                     }
-                });
+                }
             }
-            if (to < ids.size()) {
+            if (at < ids.size()) {
                 next = bid;
-                nextSkip = to;
+                nextSkip = at;
                 break;
             }
         }
@@ -130,11 +138,14 @@ final class Search {
         return contains(s.fileName(), needle) ? "file name" : null;
     }
 
-    private static String jobMatch(Identifiers ids, String needle) {
-        if (contains(ids.primary(), needle)) {
+    private static String jobMatch(Identifiers ids, JobConfiguration c, String needle) {
+        if (ids != null && contains(ids.primary(), needle)) {
             return "ARK";
         }
-        return ids.localId().stream().anyMatch(l -> contains(l, needle)) ? "local id" : null;
+        if (ids != null && ids.localId().stream().anyMatch(l -> contains(l, needle)) || c != null && contains(c.localId(), needle)) {
+            return "local id";
+        }
+        return c != null && contains(c.ercWhat(), needle) ? "title" : null;
     }
 
     private static boolean contains(String value, String needle) {

@@ -344,6 +344,19 @@ class DashboardApiTest {
         assertTrue(byLocal.get("scanned").get("jobs").asInt() <= Search.SCAN_JOBS, byLocal.toString());
         JsonNode byTitle = json(send("GET", "/api/search?q=batch%20of%20sam", "rita"));
         assertTrue(byTitle.get("results").toString().contains(bid), byTitle.toString());
+        JsonNode byJobTitle = json(send("GET", "/api/search?q=" + "what", "rita")); // the jobs' own title (a manifest row's)
+        assertTrue(byJobTitle.get("results").toString().contains("\"matched\":\"title\""), byJobTitle.toString());
+
+        // past the jobs one request reads: "next" goes on where it stopped, and finds the last job
+        String big = batchOf("tester", Search.SCAN_JOBS + 20);
+        String last = QueuePaths.jobId(QueuePaths.jobNumber(store.batchJobs(big, BatchRef.PROCESSING).get(0)) + Search.SCAN_JOBS + 19);
+        JsonNode first = json(send("GET", "/api/search?q=" + big + "-local" + (Search.SCAN_JOBS + 19), "rita"));
+        assertEquals(0, first.get("results").size(), first.toString());
+        assertEquals(Search.SCAN_JOBS, first.get("scanned").get("jobs").asInt());
+        assertTrue(first.get("next").asText().contains("before=" + big + "&skip=" + Search.SCAN_JOBS), first.toString());
+        JsonNode more = json(send("GET", first.get("next").asText(), "rita"));
+        assertEquals(last, more.get("results").get(0).get("id").asText(), more.toString());
+
         JsonNode byId = json(send("GET", "/api/search?q=" + jid, "rita"));
         assertEquals(1, byId.get("results").size());
         assertEquals(400, send("GET", "/api/search?q=", "rita").statusCode());
