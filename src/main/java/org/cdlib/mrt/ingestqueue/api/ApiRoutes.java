@@ -184,7 +184,11 @@ final class ApiRoutes {
 
     /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
     Map<String, Object> batch(String bid) {
-        Batch b = store.loadBatch(bid);
+        return batch(store.loadBatch(bid));
+    }
+
+    Map<String, Object> batch(Batch b) {
+        String bid = b.id();
         Map<JobState, Integer> states = new EnumMap<>(JobState.class);
         states.putAll(store.jobStates(store.batchJobs(bid, BatchRef.PROCESSING)));
         if (b.count(BatchRef.COMPLETED) > 0) {

@@ -95,12 +95,12 @@ final class DashboardRoutes implements Service {
     private Map<String, Object> batch(RoutingContext rc) {
         String bid = rc.pathParam("bid");
         ApiUsers.User u = rc.get("user");
-        Map<String, Object> view = api.batch(bid);
         Batch b = store.loadBatch(bid);
         // a depositor (a submitter who is not an operator) sees their own batches only
         if (u != null && u.has("submitter") && !u.has("admin") && !ownedBy(b, u.name())) {
             throw new ApiError(404, "no batch " + bid + " of user '" + u.name() + "'");
         }
+        Map<String, Object> view = api.batch(b);
         view.put("progress", progress.of(b));
         view.put("jobs_per_minute", activity.batchRate(bid));
         return view;
