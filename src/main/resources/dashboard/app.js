@@ -59,7 +59,7 @@ async function refreshView(change) {
 }
 
 function merge(a, b) {
-  return { reload: a.reload || b.reload, jobs_changed: [...(a.jobs_changed || []), ...(b.jobs_changed || [])],
+  return { reload: a.reload || b.reload, list: a.list || b.list, jobs_changed: [...(a.jobs_changed || []), ...(b.jobs_changed || [])],
     batches_changed: [...(a.batches_changed || []), ...(b.batches_changed || [])],
     hosts_changed: a.hosts_changed || b.hosts_changed, holds_changed: a.holds_changed || b.holds_changed };
 }
@@ -106,7 +106,7 @@ function overviewPage(params) {
   el('label', {}, 'to', el('input', { name: 'to', type: 'date', value: f.to })),
   el('button', { type: 'submit' }, 'Filter'), el('a', { href: '#/' }, 'clear'));
   let shown = [];
-  let chartsAt = 0;
+  let chartsAt = 0, listAt = 0, listLater = null;
   return {
     skeleton: [el('h2', {}, 'Jobs and batches'), counts, holds, el('h2', {}, 'Activity'), chartsBox,
       el('h2', { id: 'batches-title' }, 'Batches'), filters,
@@ -134,7 +134,14 @@ function overviewPage(params) {
       }
       const touched = (change.batches_changed || []);
       const newer = touched.some(b => !shown.length || b > shown[0]) && !params.get('before');
-      if (change.reload || newer || touched.some(b => shown.includes(b))) {
+      let wanted = change.reload || change.list || newer || touched.some(b => shown.includes(b));
+      // a busy queue changes its rows several times a second: the list is read at most once a second
+      if (wanted && !change.reload && Date.now() - listAt < 1000) {
+        if (!listLater) listLater = setTimeout(() => { listLater = null; refreshView({ list: true }); }, 1000 - (Date.now() - listAt));
+        wanted = false;
+      }
+      if (wanted) {
+        listAt = Date.now();
         const q = new URLSearchParams([...params].filter(([k]) => k !== 'page'));
         q.set('limit', '25');
         const bs = await api('GET', '/api/batches?' + q.toString());

@@ -72,7 +72,7 @@ record BatchFilters(String profile, String submitter, String from, String to) {
      * their completed / failed / open counts only.
      */
     static final class OpenStates {
-        static final int BUDGET = 2000;
+        static final int BUDGET = 500;
         private final QueueStore store;
         private int used;
 
