@@ -43,6 +43,15 @@ async function render() {
 let running = null, again = null;
 async function refreshView(change) {
   const c = change || { reload: true };
+  const p = current;
+  // a page that reads much per change (a batch's jobs) says how often it may: later changes wait and merge
+  if (p && p.minInterval && !c.reload && Date.now() - (p.lastAt || 0) < p.minInterval) {
+    p.held = p.held ? merge(p.held, c) : c;
+    if (!p.timer) p.timer = setTimeout(() => { p.timer = null; const h = p.held; p.held = null; if (p === current) refreshView(h); },
+      p.minInterval - (Date.now() - p.lastAt));
+    return;
+  }
+  if (p) p.lastAt = Date.now();
   if (running) { again = again ? merge(again, c) : c; return; }
   const page = current;
   running = (async () => {

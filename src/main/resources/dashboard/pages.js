@@ -11,6 +11,7 @@ function batchPage(bid, params) {
     el('label', {}, 'job state', el('select', { name: 'state', onchange: e => e.target.form.requestSubmit() }, el('option', { value: '' }, 'any'),
       ...JOB_STATES.map(s => el('option', { value: s, selected: state === s }, s)))));
   return {
+    minInterval: 1000,
     skeleton: [el('p', {}, el('a', { href: '#/' }, '« batches')), head, actions, el('h2', {}, 'Jobs'), stateFilter,
       el('div', { class: 'table-wrap' }, el('table', { id: 'jobs' }, el('thead', {}, el('tr', {}, el('th', {}, 'job'), el('th', {}, 'status'),
         el('th', { class: 'hide-narrow' }, 'local id'), el('th', { class: 'hide-narrow' }, 'updated'), el('th', {}, 'error'))), tbody)), pager],
