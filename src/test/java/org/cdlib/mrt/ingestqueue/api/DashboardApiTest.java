@@ -183,6 +183,38 @@ class DashboardApiTest {
         }
     }
 
+    static HttpResponse<Stream<String>> stream() throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events")).header("Authorization", "Basic "
+                + Base64.getEncoder().encodeToString("rita:pw-r".getBytes(StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofLines());
+    }
+
+    @Test
+    void liveStreamsAreCappedAndAClosedOneFreesItsPlace() throws Exception {
+        List<HttpResponse<Stream<String>>> open = new ArrayList<>();
+        int refused = 0;
+        try {
+            for (int i = 0; i <= LiveFeed.MAX_CLIENTS; i++) {
+                HttpResponse<Stream<String>> r = stream();
+                if (r.statusCode() == 200) {
+                    open.add(r);
+                } else {
+                    assertEquals(503, r.statusCode());
+                    refused++;
+                    r.body().close();
+                }
+            }
+            assertTrue(refused >= 1 && open.size() <= LiveFeed.MAX_CLIENTS, open.size() + " open, " + refused + " refused");
+        } finally {
+            open.forEach(r -> r.body().close());
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            HttpResponse<Stream<String>> r = stream();
+            r.body().close();
+            return r.statusCode() == 200;
+        });
+    }
+
     @Test
     void aLiveStreamOnASessionEndsWithTheSession() throws Exception {
         HttpResponse<String> login = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/login"))
