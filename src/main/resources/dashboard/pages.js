@@ -99,9 +99,11 @@ function jobPage(jid) {
       const locked = j.lock ? `locked by ${j.lock.worker}@${j.lock.host} since ${when(j.lock.since)}: a worker is running its step; the buttons come back when it moves on` : null;
       replace(actions, locked && isAdmin() ? el('span', { class: 'locked-note', id: 'locked-why' }, locked) : null, ...jobButtons(j, locked));
       const h = st.history || [];
-      replace(timeline, h.length ? h.slice().reverse().map(e => el('li', { 'data-to': e.to },
+      const items = h.slice().reverse().map(e => el('li', { 'data-to': e.to },
         el('b', {}, (e.from || 'created') + ' → ' + e.to), ' ', el('span', { class: 'muted' }, when(e.at) + ' · ' + (e.by || '?')),
-        e.reason ? el('div', {}, e.reason) : null)) : [el('li', { class: 'muted' }, 'no history recorded (a job created before histories were kept)')]);
+        e.reason ? el('div', {}, e.reason) : null));
+      if (h.length && h[0].from) items.push(el('li', { class: 'muted', id: 'history-cut' }, `earlier transitions are not kept (a job keeps its last ${h.length})`));
+      replace(timeline, h.length ? items : [el('li', { class: 'muted' }, 'no history recorded (a job created before histories were kept)')]);
     }
   };
 }

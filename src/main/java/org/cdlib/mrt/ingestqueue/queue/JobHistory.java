@@ -9,7 +9,8 @@ import java.util.List;
  * that moves the job, so the history can never disagree with the state. The status node has a
  * fixed size limit ({@link QueueLimits#nodeBytes}), so the history is bounded twice: the last
  * {@link #MAX_ENTRIES} transitions, and at most {@link #MAX_BYTES} of JSON; older entries are
- * dropped first, and a count of the dropped ones is kept so the timeline can say "n earlier".
+ * dropped first (a history whose first entry is not the creation has lost its beginning, and the
+ * timeline says so).
  */
 public final class JobHistory {
     /** How many transitions a status node keeps. */
