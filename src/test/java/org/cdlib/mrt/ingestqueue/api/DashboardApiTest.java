@@ -367,6 +367,27 @@ class DashboardApiTest {
     }
 
     @Test
+    void theBatchListFiltersBySubmitterProfileAndDateAndPagesOnWithTheFilters() throws Exception {
+        String mine = batchOf("sam", 1);
+        batchOf("tester", 1);
+        String older = batchOf("sam", 1);
+        JsonNode sams = json(send("GET", "/api/batches?submitter=sam&limit=1", "rita"));
+        assertEquals(older, sams.get("batches").get(0).get("batch_id").asText());
+        assertTrue(sams.get("next").asText().contains("submitter=sam"), sams.toString());
+        JsonNode page2 = json(send("GET", sams.get("next").asText(), "rita"));
+        for (JsonNode b : page2.get("batches")) {
+            assertEquals("sam", b.get("submission").get("submitter").asText(), page2.toString());
+        }
+        assertTrue(page2.toString().contains(mine), page2.toString());
+        String today = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+        assertTrue(json(send("GET", "/api/batches?from=" + today + "&to=" + today + "&profile=demo_content", "rita"))
+                .get("batches").size() >= 3);
+        assertEquals(0, json(send("GET", "/api/batches?from=2999-01-01", "rita")).get("batches").size());
+        assertEquals(0, json(send("GET", "/api/batches?profile=other", "rita")).get("batches").size());
+        assertEquals(400, send("GET", "/api/batches?from=yesterday", "rita").statusCode());
+    }
+
+    @Test
     void searchFindsByLocalIdAndTitleWithinItsBoundsAndIdsDirectly() throws Exception {
         String bid = batchOf("sam", 2);
         String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(1);
