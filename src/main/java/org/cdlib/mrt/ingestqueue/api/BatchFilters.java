@@ -13,13 +13,27 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 /**
  * The batch list's filters besides the state: profile, submitter, and a submission date range
  * ({@code from}, {@code to}: ISO dates or instants, compared as text on the submission's ISO-8601
- * timestamp). They apply to the batches the page's bounded walk reads; they never widen it.
+ * timestamp), and for a depositor their own. They apply to the batches the page's bounded walk
+ * reads; they never widen it.
  */
-record BatchFilters(String profile, String submitter, String from, String to) {
+record BatchFilters(String profile, String submitter, String from, String to, String owner) {
 
+    /** The query's filters; a depositor (a submitter who is not an operator) lists their own batches only. */
     static BatchFilters of(RoutingContext rc) {
+        ApiUsers.User u = rc.get("user");
         return new BatchFilters(blank(rc.queryParams().get("profile")), blank(rc.queryParams().get("submitter")),
-                date(rc.queryParams().get("from"), "from"), date(rc.queryParams().get("to"), "to"));
+                date(rc.queryParams().get("from"), "from"), date(rc.queryParams().get("to"), "to"),
+                isDepositor(u) ? u.name() : null);
+    }
+
+    static boolean isDepositor(ApiUsers.User u) {
+        return u != null && u.has("submitter") && !u.has("admin");
+    }
+
+    /** The batch's submitter is the user, or (Merritt's form) {@code user/Display Name}. */
+    static boolean ownedBy(Batch b, String user) {
+        String s = b.submission().submitter();
+        return s != null && (s.equals(user) || s.startsWith(user + "/"));
     }
 
     private static String blank(String s) {
@@ -37,6 +51,9 @@ record BatchFilters(String profile, String submitter, String from, String to) {
 
     boolean matches(Batch b) {
         var s = b.submission();
+        if (owner != null && !ownedBy(b, owner)) {
+            return false;
+        }
         if (profile != null && !profile.equals(s.profileName())) {
             return false;
         }

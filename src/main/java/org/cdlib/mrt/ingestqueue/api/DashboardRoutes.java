@@ -97,18 +97,13 @@ final class DashboardRoutes implements Service {
         ApiUsers.User u = rc.get("user");
         Batch b = store.loadBatch(bid);
         // a depositor (a submitter who is not an operator) sees their own batches only
-        if (u != null && u.has("submitter") && !u.has("admin") && !ownedBy(b, u.name())) {
+        if (BatchFilters.isDepositor(u) && !BatchFilters.ownedBy(b, u.name())) {
             throw new ApiError(404, "no batch " + bid + " of user '" + u.name() + "'");
         }
         Map<String, Object> view = api.batch(b);
         view.put("progress", progress.of(b));
         view.put("jobs_per_minute", activity.batchRate(bid));
         return view;
-    }
-
-    static boolean ownedBy(Batch b, String user) {
-        String s = b.submission().submitter();
-        return s != null && (s.equals(user) || s.startsWith(user + "/"));
     }
 
     private void status(RoutingContext rc) {

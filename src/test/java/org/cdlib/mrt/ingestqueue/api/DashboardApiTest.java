@@ -385,6 +385,12 @@ class DashboardApiTest {
         assertEquals(0, json(send("GET", "/api/batches?from=2999-01-01", "rita")).get("batches").size());
         assertEquals(0, json(send("GET", "/api/batches?profile=other", "rita")).get("batches").size());
         assertEquals(400, send("GET", "/api/batches?from=yesterday", "rita").statusCode());
+        // a depositor lists their own batches only
+        JsonNode own = json(send("GET", "/api/batches?limit=100", "sam"));
+        assertTrue(own.get("batches").size() >= 2, own.toString());
+        for (JsonNode b : own.get("batches")) {
+            assertEquals("sam", b.get("submission").get("submitter").asText(), own.toString());
+        }
     }
 
     @Test
