@@ -74,7 +74,11 @@ final class ApiRoutes {
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
         // GET /api/batches/:bid is DashboardRoutes': this view with the batch's progress, for its depositor too
         api.add(GET, "/api/jobs", Access.USER, "Jobs of a state and/or batch", this::jobs);
-        api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> HttpApi.json(rc, 200, QueueViews.job(store.loadJob(rc.pathParam("jid")))));
+        api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> {
+            Job j = store.loadJob(rc.pathParam("jid"));
+            requireOwn(rc, j.batchId(), "no job " + j.id());
+            HttpApi.json(rc, 200, QueueViews.job(j));
+        });
         api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc, admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
         api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc, admin.releaseJob(rc.pathParam("jid"), HttpApi.user(rc))));
         api.add(POST, "/api/jobs/:jid/requeue", Access.ADMIN, "Requeue a failed job", rc -> job(rc, admin.requeueJob(rc.pathParam("jid"), HttpApi.user(rc))));
@@ -288,6 +292,12 @@ final class ApiRoutes {
         if (state == null && bid == null) {
             throw new ApiError(400, "give state=<job state> or batch=<batch id> (or both)");
         }
+        if (bid == null && BatchFilters.isDepositor(rc.get("user"))) {
+            throw new ApiError(400, "give batch=<batch id>: a depositor lists the jobs of their own batches");
+        }
+        if (bid != null) {
+            requireOwn(rc, bid, "no batch " + bid);
+        }
         JobState s = state == null ? null : parse(() -> JobState.fromWire(state), "state");
         int limit = limit(rc);
         int offset = offset(rc);
@@ -333,6 +343,14 @@ final class ApiRoutes {
             answer.put("next_offset", offset + out.size());
         }
         HttpApi.json(rc, 200, answer);
+    }
+
+    /** A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing ones. */
+    private void requireOwn(RoutingContext rc, String bid, String notFound) {
+        ApiUsers.User u = rc.get("user");
+        if (BatchFilters.isDepositor(u) && (bid == null || !BatchFilters.ownedBy(store.loadBatch(bid), u.name()))) {
+            throw new ApiError(404, notFound + " of user '" + u.name() + "'");
+        }
     }
 
     private void job(RoutingContext rc, Job job) {

@@ -259,6 +259,13 @@ class DashboardApiTest {
         assertEquals(3, positions.stream().filter(x -> x > 0).distinct().count(), "three places in line: " + positions);
         assertTrue(p.get("last_position").asInt() >= 3, p.toString());
         assertEquals(404, send("GET", "/api/batches/" + other, "sam").statusCode(), "another submitter's batch");
+        String othersJob = store.batchJobs(other, BatchRef.PROCESSING).get(0);
+        String ownJob = store.batchJobs(own, BatchRef.PROCESSING).get(0);
+        assertEquals(404, send("GET", "/api/jobs/" + othersJob, "sam").statusCode(), "another submitter's job");
+        assertEquals(200, send("GET", "/api/jobs/" + ownJob, "sam").statusCode());
+        assertEquals(404, send("GET", "/api/jobs?batch=" + other, "sam").statusCode());
+        assertEquals(3, json(send("GET", "/api/jobs?batch=" + own, "sam")).get("jobs").size());
+        assertEquals(400, send("GET", "/api/jobs?state=pending", "sam").statusCode(), "no listing across batches");
         assertEquals(200, send("GET", "/api/batches/" + other, "rita").statusCode(), "a reader sees every batch");
         assertEquals(200, send("GET", "/api/batches/" + other, "alice").statusCode(), "an operator sees every batch");
     }
