@@ -85,6 +85,24 @@ final class JobRecords {
         return sum;
     }
 
+    /** One child node of each job ({@code identifiers}, {@code configuration}), read in bounded transactions; a vanished job is left out, a damaged one noted. */
+    <T> Map<String, T> nodes(List<String> jids, String child, Class<T> type, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, child)).toList());
+        Map<String, T> out = new java.util.LinkedHashMap<>();
+        for (String jid : jids) {
+            String path = QueuePaths.jobNode(jid, child);
+            var d = ZooKeeperCalls.dataOf(r.get(path));
+            if (d != null) {
+                try {
+                    out.put(jid, QueueJson.read(path, d.getData(), type));
+                } catch (CorruptNodeException e) {
+                    damaged.accept(Damaged.of("job", jid, e));
+                }
+            }
+        }
+        return out;
+    }
+
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     Map<JobState, Integer> states(List<String> jids, Consumer<Damaged> damaged) {
         Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());

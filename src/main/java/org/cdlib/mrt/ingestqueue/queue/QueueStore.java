@@ -347,38 +347,12 @@ public final class QueueStore implements Closeable {
 
     /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
     public Map<String, Identifiers> identifiers(List<String> jids) {
-        Map<String, org.apache.zookeeper.OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, "identifiers")).toList());
-        Map<String, Identifiers> out = new java.util.LinkedHashMap<>();
-        for (String jid : jids) {
-            String path = QueuePaths.jobNode(jid, "identifiers");
-            var d = ZooKeeperCalls.dataOf(r.get(path));
-            if (d != null) {
-                try {
-                    out.put(jid, QueueJson.read(path, d.getData(), Identifiers.class));
-                } catch (CorruptNodeException e) {
-                    damaged(Damaged.of("job", jid, e));
-                }
-            }
-        }
-        return out;
+        return jobs.nodes(jids, "identifiers", Identifiers.class, this::damaged);
     }
 
-    /** The jobs' configurations only (for search by title), in bounded read transactions; a vanished or damaged job is left out. */
+    /** The jobs' configurations only (for search by title), read alike. */
     public Map<String, JobConfiguration> configurations(List<String> jids) {
-        Map<String, org.apache.zookeeper.OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, "configuration")).toList());
-        Map<String, JobConfiguration> out = new java.util.LinkedHashMap<>();
-        for (String jid : jids) {
-            String path = QueuePaths.jobNode(jid, "configuration");
-            var d = ZooKeeperCalls.dataOf(r.get(path));
-            if (d != null) {
-                try {
-                    out.put(jid, QueueJson.read(path, d.getData(), JobConfiguration.class));
-                } catch (CorruptNodeException e) {
-                    damaged(Damaged.of("job", jid, e));
-                }
-            }
-        }
-        return out;
+        return jobs.nodes(jids, "configuration", JobConfiguration.class, this::damaged);
     }
 
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
