@@ -21,7 +21,8 @@ function go(path, params) {
   location.hash = '#' + path + (q ? '?' + q : '');
 }
 
-async function render() {
+async function render(event) {
+  const moved = !!event;
   const r = route();
   refusals.clear();
   document.querySelectorAll('header nav a').forEach(a => a.removeAttribute('aria-current'));
@@ -35,6 +36,7 @@ async function render() {
   else page = overviewPage(r.params);
   current = page;
   view.replaceChildren(...page.skeleton);
+  if (moved) view.focus({ preventScroll: false }); // a keyboard or screen reader user goes on from the new page's start
   document.getElementById('message').textContent = '';
   await refreshView({ reload: true });
 }
