@@ -1,143 +1,285 @@
-// The operator's dashboard: polls the JSON API; every action goes through the same admin
-// endpoints curl would use, so what the page shows is what the queue says.
+// The operator's dashboard: pages with addresses (#/, #/batches/BID, #/jobs/JID, #/hosts,
+// #/search?q=), kept live by the server-sent events of /api/events: each event carries the counts
+// and the ids that changed, and a page re-reads only what it shows when something it shows changed.
+// Every action goes through the same admin endpoints curl would use.
 'use strict';
 
-const state = { batch: null, job: null };
-// Requests go to the page's origin, never to a URL with the credentials the address bar may
-// carry (fetch refuses those); the session's CSRF token goes with every request.
-const ORIGIN = location.origin;
-const session = { user: null, csrf: null };
+const view = document.getElementById('view');
+const WORKING = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
+const JOB_STATES = ['pending', ...ACTIVE, 'held', 'failed', 'completed'];
+const BATCH_STATES = ['pending', 'held', 'processing', 'reporting', 'update-reporting', 'completed', 'failed'];
+let current = null; // { route, refresh(change) }
 
-async function api(method, path, body) {
-  const headers = { 'Accept': 'application/json', 'X-Requested-By': 'ingest-queue-dashboard' };
-  if (session.csrf) headers['X-CSRF-Token'] = session.csrf;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(new URL(path, ORIGIN), { method, credentials: 'same-origin', headers,
-    body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = await r.json().catch(() => ({}));
-  if (r.status === 401 && path !== '/api/login') {
-    location.replace(ORIGIN + '/login.html');
-    throw new Error('log in first');
-  }
-  if (!r.ok) {
-    throw new Error(answer.error ? answer.error + (answer.allowed ? ' Allowed: ' + answer.allowed.join(', ') : '') : r.status + ' ' + r.statusText);
-  }
-  return answer;
+function route() {
+  const h = location.hash.replace(/^#/, '') || '/';
+  const [path, query] = h.split('?');
+  return { parts: path.split('/').filter(Boolean), params: new URLSearchParams(query || '') };
 }
 
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k.startsWith('on')) e.addEventListener(k.substring(2), v);
-    else if (k === 'style') e.style.cssText = v; // CSSOM, which the Content-Security-Policy allows (style attributes it does not)
-    else e.setAttribute(k, v);
+function go(path, params) {
+  const q = params ? new URLSearchParams([...params].filter(([, v]) => v !== '' && v != null)).toString() : '';
+  location.hash = '#' + path + (q ? '?' + q : '');
+}
+
+async function render(event) {
+  const moved = !!event;
+  const r = route();
+  refusals.clear();
+  document.querySelectorAll('header nav a').forEach(a => a.removeAttribute('aria-current'));
+  const nav = r.parts[0] === 'hosts' ? 'hosts' : (r.parts.length ? null : 'overview');
+  if (nav) document.querySelector(`header nav a[data-nav="${nav}"]`).setAttribute('aria-current', 'page');
+  let page;
+  if (r.parts[0] === 'batches' && r.parts[1]) page = batchPage(r.parts[1], r.params);
+  else if (r.parts[0] === 'jobs' && r.parts[1]) page = jobPage(r.parts[1]);
+  else if (r.parts[0] === 'hosts') page = hostsPage();
+  else if (r.parts[0] === 'search') page = searchPage(r.params);
+  else page = overviewPage(r.params);
+  current = page;
+  view.replaceChildren(...page.skeleton);
+  if (moved) view.focus({ preventScroll: false }); // a keyboard or screen reader user goes on from the new page's start
+  document.getElementById('message').textContent = '';
+  await refreshView({ reload: true });
+}
+
+// one refresh at a time; a change that arrives meanwhile runs once more after it
+let running = null, again = null;
+async function refreshView(change) {
+  const c = change || { reload: true };
+  const p = current;
+  // a page that reads much per change (a batch's jobs) says how often it may: later changes wait and merge
+  if (p && p.minInterval && !c.reload && Date.now() - (p.lastAt || 0) < p.minInterval) {
+    p.held = p.held ? merge(p.held, c) : c;
+    if (!p.timer) p.timer = setTimeout(() => { p.timer = null; const h = p.held; p.held = null; if (p === current) refreshView(h); },
+      p.minInterval - (Date.now() - p.lastAt));
+    return;
   }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c == null ? '' : String(c)));
-  return e;
+  if (p) p.lastAt = Date.now();
+  if (running) { again = again ? merge(again, c) : c; return; }
+  const page = current;
+  running = (async () => {
+    try {
+      await page.refresh(c);
+    } catch (e) {
+      document.getElementById('message').textContent = e.message;
+    }
+  })();
+  await running;
+  running = null;
+  // a page opened meanwhile gets its first load here (its change says reload)
+  if (again) { const next = again; again = null; await refreshView(next); }
 }
 
-async function act(method, path, confirmText) {
-  if (confirmText && !window.confirm(confirmText)) return;
-  try {
-    await api(method, path);
-    document.getElementById('message').textContent = '';
-  } catch (e) {
-    document.getElementById('message').textContent = e.message;
+function merge(a, b) {
+  return { reload: a.reload || b.reload, list: a.list || b.list, jobs_changed: [...(a.jobs_changed || []), ...(b.jobs_changed || [])],
+    batches_changed: [...(a.batches_changed || []), ...(b.batches_changed || [])],
+    hosts_changed: a.hosts_changed || b.hosts_changed, holds_changed: a.holds_changed || b.holds_changed };
+}
+
+// ------------------------------------------------------------------ counts and holds (every page)
+
+function countBoxes(map, order) {
+  return order.filter(k => k in map).map(k => el('div', { class: 'count', 'data-state': k }, el('b', {}, map[k]), k));
+}
+
+function jobSummary(jobs) {
+  const active = ACTIVE.reduce((a, k) => a + (jobs[k] || 0), 0);
+  return [['waiting', jobs.pending || 0, 'pending'], ['active', active, ACTIVE.join(', ')], ['held', jobs.held || 0, 'held'],
+    ['failed', jobs.failed || 0, 'failed'], ['completed', jobs.completed || 0, 'completed']]
+    .map(([k, n, what]) => el('div', { class: 'count', 'data-summary': k, title: what }, el('b', {}, n), k));
+}
+
+async function refreshHolds() {
+  const q = await api('GET', '/api/queue');
+  const held = q.holds.queue;
+  const badge = document.getElementById('queue-hold');
+  badge.dataset.held = String(held);
+  badge.textContent = held ? 'queue held' : 'queue running';
+  document.getElementById('queue-toggle').textContent = held ? 'Release queue' : 'Hold queue';
+  return q;
+}
+
+// ------------------------------------------------------------------ overview: counts, charts, batches
+
+function overviewPage(params) {
+  const counts = el('div', {}), chartsBox = el('div', {}, el('p', { class: 'muted' }, 'loading charts…'));
+  const tbody = el('tbody', {}), pager = el('div', { class: 'pager' }), holds = el('div', { class: 'muted', id: 'held-collections' });
+  const f = Object.fromEntries(['state', 'profile', 'submitter', 'from', 'to'].map(k => [k, params.get(k) || '']));
+  const filters = el('form', { class: 'filters', onsubmit: e => {
+    e.preventDefault();
+    const d = new FormData(e.target);
+    go('/', new URLSearchParams([...d].map(([k, v]) => [k, String(v).trim()])));
+  } },
+  el('label', {}, 'state', el('select', { name: 'state' }, el('option', { value: '' }, 'any'),
+    ...BATCH_STATES.map(s => el('option', { value: s, selected: f.state === s }, s)))),
+  el('label', {}, 'profile', el('input', { name: 'profile', value: f.profile, size: 14 })),
+  el('label', {}, 'submitter', el('input', { name: 'submitter', value: f.submitter, size: 12 })),
+  el('label', {}, 'submitted from', el('input', { name: 'from', type: 'date', value: f.from })),
+  el('label', {}, 'to', el('input', { name: 'to', type: 'date', value: f.to })),
+  el('button', { type: 'submit' }, 'Filter'), el('a', { href: '#/' }, 'clear'));
+  let shown = [];
+  let chartsAt = 0, listAt = 0, listLater = null;
+  return {
+    skeleton: [el('h2', {}, 'Jobs and batches'), counts, holds, el('h2', {}, 'Activity'), chartsBox,
+      el('h2', { id: 'batches-title' }, 'Batches'), filters,
+      el('div', { class: 'table-wrap' }, el('table', { id: 'batches' },
+        el('thead', {}, el('tr', {}, el('th', {}, 'batch'), el('th', {}, 'title / file'), el('th', { class: 'hide-narrow' }, 'submitter'),
+          el('th', { class: 'hide-narrow' }, 'submitted'), el('th', {}, 'status'), el('th', {}, 'progress'), el('th', {}, ''))), tbody)),
+      pager],
+    async refresh(change) {
+      if (change.reload || change.counts || change.holds_changed) {
+        const c = change.counts || QueueCounts.last;
+        if (change.reload || !c) {
+          const q = await refreshHolds();
+          QueueCounts.last = { jobs: q.jobs, batches: q.batches };
+          replace(holds, collectionHolds(q.holds.collections));
+        }
+        const cc = change.counts || QueueCounts.last;
+        replace(counts, el('div', { class: 'group' },
+          el('div', {}, el('div', { class: 'muted' }, 'jobs'), el('div', { class: 'counts', id: 'job-summary' }, jobSummary(cc.jobs))),
+          el('div', {}, el('div', { class: 'muted' }, 'batches'), el('div', { class: 'counts', id: 'batch-counts' }, countBoxes(cc.batches, BATCH_STATES)))),
+        el('details', {}, el('summary', {}, 'jobs per state'), el('div', { class: 'counts', id: 'job-counts' }, countBoxes(cc.jobs, JOB_STATES))));
+      }
+      if (change.reload || Date.now() - chartsAt > 15000) {
+        chartsAt = Date.now();
+        replace(chartsBox, charts(await api('GET', '/api/activity?minutes=180')));
+      }
+      const touched = (change.batches_changed || []);
+      const newer = touched.some(b => !shown.length || b > shown[0]) && !params.get('before');
+      let wanted = change.reload || change.list || newer || touched.some(b => shown.includes(b));
+      // a busy queue changes its rows several times a second: the list is read at most once a second
+      if (wanted && !change.reload && Date.now() - listAt < 1000) {
+        if (!listLater) listLater = setTimeout(() => { listLater = null; refreshView({ list: true }); }, 1000 - (Date.now() - listAt));
+        wanted = false;
+      }
+      if (wanted) {
+        listAt = Date.now();
+        const q = new URLSearchParams([...params].filter(([k]) => k !== 'page'));
+        q.set('limit', '25');
+        const bs = await api('GET', '/api/batches?' + q.toString());
+        shown = bs.batches.map(b => b.batch_id);
+        replace(tbody, bs.batches.length ? bs.batches.map(batchRow) : [el('tr', {}, el('td', { colspan: 7, class: 'muted' }, 'no batches match'))]);
+        const older = bs.next ? new URLSearchParams(bs.next.split('?')[1]) : null;
+        replace(pager, params.get('before') ? el('a', { href: '#/?' + new URLSearchParams([...params].filter(([k]) => k !== 'before')) }, '« newest') : null,
+          older ? el('a', { href: '#/?' + new URLSearchParams([...params].filter(([k]) => k !== 'before').concat([['before', older.get('before')]])), 'data-key': 'older' }, 'older »') : null);
+      }
+    }
+  };
+}
+
+const QueueCounts = { last: null };
+
+/** Held collections with their Release buttons, and a confirmed hold of another collection. */
+function collectionHolds(held) {
+  const out = [el('span', {}, held.length ? 'Held collections: ' : 'No collection is held. ')];
+  for (const c of held) {
+    out.push(el('b', {}, c), ' ', isAdmin() ? actionButton('release-collection:' + c, 'Release ' + c, 'POST',
+      `/api/collections/${encodeURIComponent(c)}/release`, { action: 'release-collection' }) : null, ' ');
   }
-  await refresh();
+  if (!isAdmin()) return out;
+  const input = el('input', { id: 'collection-name', size: 14, placeholder: 'profile name', 'aria-label': 'collection (profile) to hold' });
+  const note = el('span', { class: 'refusal', role: 'alert', id: 'collection-refusal' }, refusals.get('hold-collection') || '');
+  out.push(el('form', { class: 'filters', onsubmit: async e => {
+    e.preventDefault();
+    const c = input.value.trim();
+    if (!c || !(await confirmAction(`Hold collection ${c}?`, `Pending jobs and batches of ${c} wait (held) until you release the collection; jobs already past pending finish their steps. Other collections go on.`, 'Hold collection'))) return;
+    try {
+      await api('POST', `/api/collections/${encodeURIComponent(c)}/hold`);
+      refusals.delete('hold-collection');
+    } catch (err) {
+      refusals.set('hold-collection', err.message); // shown beside the button again after the page redraws
+    }
+    refreshView({ reload: true });
+  } }, input, el('button', { type: 'submit', 'data-action': 'hold-collection' }, 'Hold collection'), note));
+  return out;
 }
 
-function counts(target, map) {
-  const box = document.getElementById(target);
-  box.replaceChildren(...Object.entries(map).map(([k, v]) =>
-    el('div', { class: 'count', 'data-state': k }, el('b', {}, v), k)));
+function fileName(sub) {
+  if (sub.file_name) return sub.file_name;
+  try { return decodeURIComponent(new URL(sub.payload_url).pathname.split('/').pop()); } catch (e) { return ''; }
 }
 
-function progress(jobs) {
-  const total = Math.max(jobs.total, 1);
-  const bar = el('div', { class: 'bar', title: `${jobs.completed} completed, ${jobs.failed} failed, ${jobs.total} total` },
+function progress(jobs, states) {
+  const held = states ? (states.held || 0) : (jobs.processing ? null : 0); // null: not read for this row
+  const open = jobs.processing - (held || 0);
+  const total = Math.max(jobs.expected || jobs.total, 1);
+  const text = `${jobs.completed} completed · ${jobs.failed} failed · ${held == null ? '?' : held} held · ${open} open of ${jobs.expected || jobs.total}`;
+  return el('div', {}, el('div', { class: 'bar', role: 'img', 'aria-label': text },
     el('div', { class: 'completed', style: `width:${100 * jobs.completed / total}%` }),
-    el('div', { class: 'failed', style: `width:${100 * jobs.failed / total}%` }));
-  return el('div', {}, bar, el('span', { class: 'muted progress-text' }, `${jobs.completed} / ${jobs.failed} / ${jobs.total}`));
+    el('div', { class: 'failed', style: `width:${100 * jobs.failed / total}%` }),
+    el('div', { class: 'held', style: `width:${100 * (held || 0) / total}%` })),
+  el('span', { class: 'progress-text' }, text));
 }
 
-function batchButtons(b) {
-  const id = b.batch_id, s = b.status.status, out = [];
-  if (s === 'pending') out.push(el('button', { onclick: () => act('POST', `/api/batches/${id}/hold`) }, 'Hold'));
-  if (s === 'held') out.push(el('button', { onclick: () => act('POST', `/api/batches/${id}/release`) }, 'Release'));
-  if (s === 'failed') out.push(el('button', { onclick: () => act('POST', `/api/batches/${id}/update-reporting`) }, 'Update report'));
-  if (s === 'failed' || s === 'held') out.push(el('button', {
-    onclick: () => act('POST', `/api/batches/${id}/delete`, `Delete batch ${id} and all its jobs?`) }, 'Delete'));
-  return out;
+function rate(b) {
+  // jobs of this batch that ended per minute over the last 10 minutes (from the live feed)
+  return b.jobs_per_minute ? ` · ${b.jobs_per_minute} jobs/min now` : '';
 }
 
-function jobButtons(j) {
-  const id = j.job_id, s = j.status.status, out = [];
-  const working = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
-  if (working.includes(s)) out.push(el('button', { 'data-action': 'hold', onclick: () => act('POST', `/api/jobs/${id}/hold`) }, 'Hold'));
-  if (s === 'held') out.push(el('button', { 'data-action': 'release', onclick: () => act('POST', `/api/jobs/${id}/release`) }, 'Release'));
-  if (s === 'failed') out.push(el('button', { 'data-action': 'requeue', onclick: () => act('POST', `/api/jobs/${id}/requeue`) }, 'Requeue'));
-  if (s === 'failed' || s === 'held') out.push(el('button', { 'data-action': 'delete',
-    onclick: () => act('POST', `/api/jobs/${id}/delete?confirm=true`, `Delete job ${id}? Its batch report will not mention it.`) }, 'Delete'));
-  return out;
+function batchRow(b) {
+  if (b.damaged) return el('tr', { 'data-batch': b.batch_id }, el('td', {}, b.batch_id), el('td', { colspan: 6, class: 'error' }, 'damaged: ' + b.damaged));
+  const s = b.status.status, sub = b.submission;
+  const finished = ['completed', 'failed'].includes(s) ? b.status.last_modified : null;
+  return el('tr', { 'data-batch': b.batch_id },
+    el('td', {}, el('a', { href: '#/batches/' + b.batch_id, 'data-key': 'b-' + b.batch_id }, b.batch_id)),
+    el('td', {}, el('div', {}, sub.erc_what || el('span', { class: 'muted' }, '(no title)')), el('div', { class: 'muted' }, fileName(sub))),
+    el('td', { class: 'hide-narrow' }, sub.submitter || '—', el('div', { class: 'muted' }, sub.profile_name)),
+    el('td', { class: 'hide-narrow' }, when(sub.submitted), finished ? el('div', { class: 'muted' }, 'finished ' + when(finished)) : null),
+    el('td', { class: 'batch-status' }, s + (b.status.error_message ? ': ' + b.status.error_message : '')),
+    el('td', {}, progress(b.jobs, b.job_states), el('span', { class: 'progress-text' }, rate(b))),
+    el('td', {}, el('a', { href: '#/batches/' + b.batch_id }, 'open')));
 }
 
-async function refresh() {
+// ------------------------------------------------------------------ live updates
+
+function live() {
+  const badge = document.getElementById('live');
+  const source = new EventSource('/api/events');
+  source.addEventListener('hello', () => {
+    badge.dataset.live = 'true';
+    badge.textContent = 'live';
+    refreshView({ reload: true }); // events may have been missed while disconnected
+  });
+  source.addEventListener('change', e => {
+    const c = JSON.parse(e.data);
+    if (c.counts) QueueCounts.last = c.counts;
+    if (c.holds_changed) refreshHolds().catch(() => {});
+    refreshView(c);
+  });
+  source.addEventListener('logged-out', () => {
+    source.close();
+    api('GET', '/api/session').catch(() => {}); // answers 401: to the login page
+  });
+  source.onerror = () => {
+    badge.dataset.live = 'false';
+    badge.textContent = 'reconnecting…'; // EventSource reconnects by itself
+    api('GET', '/api/session').catch(() => {}); // a session that ended goes to the login page
+  };
+}
+
+// ------------------------------------------------------------------ start
+
+document.getElementById('queue-toggle').addEventListener('click', async () => {
+  const held = document.getElementById('queue-hold').dataset.held === 'true';
+  const note = document.getElementById('queue-refusal');
+  if (!held && !(await confirmAction('Hold the whole queue?', 'No host starts a new step of any job or batch until the queue is released; work in hand finishes its step. Submissions are still accepted.', 'Hold queue'))) return;
   try {
-    const q = await api('GET', '/api/queue');
-    counts('job-counts', q.jobs);
-    counts('batch-counts', q.batches);
-    const held = q.holds.queue;
-    const badge = document.getElementById('queue-hold');
-    badge.dataset.held = String(held);
-    badge.textContent = held ? 'queue held' : 'queue running';
-    document.getElementById('queue-toggle').textContent = held ? 'Release queue' : 'Hold queue';
-    document.getElementById('held-collections').textContent =
-      q.holds.collections.length ? 'Held collections: ' + q.holds.collections.join(', ') : '';
-
-    const bs = await api('GET', '/api/batches?limit=50');
-    document.querySelector('#batches tbody').replaceChildren(...bs.batches.map(b =>
-      el('tr', { 'data-batch': b.batch_id, class: b.batch_id === state.batch ? 'selected' : '',
-                 onclick: () => { state.batch = b.batch_id; state.job = null; refresh(); } },
-        el('td', {}, b.batch_id), el('td', {}, b.submission.profile_name),
-        el('td', { class: 'batch-status' }, b.status.status + (b.status.error_message ? ': ' + b.status.error_message : '')),
-        el('td', {}, progress(b.jobs)), el('td', {}, ...batchButtons(b)))));
-
-    if (state.batch) {
-      const js = await api('GET', `/api/jobs?batch=${state.batch}&limit=1000`);
-      document.getElementById('batch-detail').hidden = false;
-      document.getElementById('batch-title').textContent = state.batch;
-      document.querySelector('#jobs tbody').replaceChildren(...js.jobs.map(j =>
-        el('tr', { 'data-job': j.job_id, class: j.job_id === state.job ? 'selected' : '',
-                   onclick: () => { state.job = j.job_id; refresh(); } },
-          el('td', {}, j.job_id), el('td', { class: 'job-status' }, j.status.status), el('td', {}, j.priority),
-          el('td', { class: 'error' }, j.status.error_message || ''), el('td', {}, ...jobButtons(j)))));
-    }
-    if (state.job) {
-      const j = await api('GET', `/api/jobs/${state.job}`);
-      document.getElementById('job-detail').hidden = false;
-      document.getElementById('job-title').textContent = j.job_id;
-      document.getElementById('job-status').textContent = j.status.status;
-      document.getElementById('job-last').textContent = j.status.last_successful_status || '—';
-      document.getElementById('job-retries').textContent = j.status.retry_count;
-      document.getElementById('job-error').textContent = j.status.error_message || '—';
-      document.getElementById('job-ids').textContent =
-        [j.identifiers.primary, ...(j.identifiers.local_id || [])].filter(Boolean).join(', ') || '—';
-      document.getElementById('job-payload').textContent = j.configuration.payload_url;
-      document.getElementById('job-actions').replaceChildren(...jobButtons(j));
-    }
-    document.getElementById('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
+    await api('POST', held ? '/api/queue/release' : '/api/queue/hold');
+    note.textContent = '';
   } catch (e) {
-    document.getElementById('message').textContent = e.message;
+    note.textContent = e.message;
   }
-}
-
-document.getElementById('queue-toggle').addEventListener('click', () =>
-  act('POST', document.getElementById('queue-hold').dataset.held === 'true' ? '/api/queue/release' : '/api/queue/hold'));
+  await refreshHolds();
+});
 document.getElementById('logout').addEventListener('click', async () => {
   try { await api('POST', '/api/logout'); } catch (e) { /* going to the login page anyway */ }
   location.replace(ORIGIN + '/login.html');
 });
+document.getElementById('search').addEventListener('submit', e => {
+  e.preventDefault();
+  const q = document.getElementById('search-q').value.trim();
+  if (q) go('/search', new URLSearchParams({ q }));
+});
+window.addEventListener('hashchange', render);
 
 async function start() {
   // document.URL keeps the user and password of http://user:password@host/ (location.href does not)
@@ -152,12 +294,14 @@ async function start() {
     const s = await api('GET', '/api/session');
     session.user = s.user;
     session.csrf = s.csrf_token || null;
+    session.roles = s.roles || [];
     document.getElementById('who').textContent = s.user;
   } catch (e) {
     document.getElementById('message').textContent = e.message;
     return;
   }
-  refresh();
-  setInterval(refresh, 1000);
+  await refreshHolds().catch(e => { document.getElementById('message').textContent = e.message; });
+  await render();
+  live();
 }
 start();

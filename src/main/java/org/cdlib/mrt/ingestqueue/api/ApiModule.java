@@ -46,10 +46,18 @@ public final class ApiModule implements QueueModule {
                 .uploadQuota(new UploadQuota(ctx.longProperty("ingest.api.max-upload-per-user", 0),
                         ctx.durationProperty("ingest.api.upload-window", Duration.ofDays(1)), Clock.systemUTC()))
                 .fileSigner(signer);
-        new ApiRoutes(ctx.store(), admin, fsck,
+        ApiRoutes routes = new ApiRoutes(ctx.store(), admin, fsck,
                 new Submissions(ctx.profiles(), ctx.ingestHome(), new UrlPolicy(ctx.ingestHome(), false,
                         AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),
-                metrics, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7))).register(api);
+                metrics, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)));
+        routes.register(api);
+        DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, routes, StatusLinks.forHome(ctx.ingestHome(),
+                ctx.property("ingest.status.signing-key").orElse(null),
+                org.cdlib.mrt.ingestqueue.report.ReportingModule.statusBase(ctx)));
+        dashboard.register(api);
+        routes.batchRates(dashboard::batchRate);
+        ctx.bind("statusLinks", dashboard.links());
+        ctx.camel().addService(dashboard, true, false);
         ctx.bind("queueMetrics", metrics);
         ctx.bind("httpApi", api);
         ctx.camel().addService(api, true, false);

@@ -43,6 +43,8 @@ final class ApiRoutes {
     private final Submissions submissions;
     private final QueueMetrics metrics;
     private final Duration retention;
+    /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
+    private java.util.function.Function<String, Double> batchRates = bid -> null;
 
     ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions, QueueMetrics metrics,
             Duration retention) {
@@ -52,6 +54,11 @@ final class ApiRoutes {
         this.submissions = submissions;
         this.metrics = metrics;
         this.retention = retention;
+    }
+
+    ApiRoutes batchRates(java.util.function.Function<String, Double> rates) {
+        this.batchRates = rates;
+        return this;
     }
 
     void register(HttpApi api) {
@@ -65,9 +72,13 @@ final class ApiRoutes {
         api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES, this::submitJson);
         api.add(GET, "/api/queue", Access.USER, "Counts per state and holds", rc -> HttpApi.json(rc, 200, queue()));
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
-        api.add(GET, "/api/batches/:bid", Access.USER, "One batch", rc -> HttpApi.json(rc, 200, batch(rc.pathParam("bid"))));
+        // GET /api/batches/:bid is DashboardRoutes': this view with the batch's progress, for its depositor too
         api.add(GET, "/api/jobs", Access.USER, "Jobs of a state and/or batch", this::jobs);
-        api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> HttpApi.json(rc, 200, QueueViews.job(store.loadJob(rc.pathParam("jid")))));
+        api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> {
+            Job j = store.loadJob(rc.pathParam("jid"));
+            requireOwn(rc, j.batchId(), "no job " + j.id());
+            HttpApi.json(rc, 200, QueueViews.job(j));
+        });
         api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc, admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
         api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc, admin.releaseJob(rc.pathParam("jid"), HttpApi.user(rc))));
         api.add(POST, "/api/jobs/:jid/requeue", Access.ADMIN, "Requeue a failed job", rc -> job(rc, admin.requeueJob(rc.pathParam("jid"), HttpApi.user(rc))));
@@ -176,8 +187,12 @@ final class ApiRoutes {
     }
 
     /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
-    private Map<String, Object> batch(String bid) {
-        Batch b = store.loadBatch(bid);
+    Map<String, Object> batch(String bid) {
+        return batch(store.loadBatch(bid));
+    }
+
+    Map<String, Object> batch(Batch b) {
+        String bid = b.id();
         Map<JobState, Integer> states = new EnumMap<>(JobState.class);
         states.putAll(store.jobStates(store.batchJobs(bid, BatchRef.PROCESSING)));
         if (b.count(BatchRef.COMPLETED) > 0) {
@@ -211,6 +226,8 @@ final class ApiRoutes {
             top = Math.min(top, n - 1);
         }
         List<Object> out = new ArrayList<>();
+        BatchFilters filters = BatchFilters.of(rc);
+        BatchFilters.OpenStates openStates = new BatchFilters.OpenStates(store);
         List<String> candidates = new ArrayList<>();
         if (filter != null && QueueViews.OPEN_BATCH_STATES.contains(filter)) {
             for (String bid : store.batchIds(filter)) {
@@ -242,7 +259,13 @@ final class ApiRoutes {
                     continue;
                 }
                 try {
-                    out.add(QueueViews.batch(store.loadBatch(bid), null));
+                    Batch b = store.loadBatch(bid);
+                    if (!filters.matches(b)) {
+                        continue;
+                    }
+                    Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
+                    row.put("jobs_per_minute", batchRates.apply(bid));
+                    out.add(row);
                 } catch (org.cdlib.mrt.ingestqueue.queue.NotFoundException gone) {
                     // removed meanwhile
                 } catch (CorruptNodeException e) {
@@ -253,7 +276,7 @@ final class ApiRoutes {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("batches", out);
         if (out.size() >= limit && next != null) {
-            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + "&before=" + next);
+            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + filters.query() + "&before=" + next);
         }
         HttpApi.json(rc, 200, answer);
     }
@@ -268,6 +291,12 @@ final class ApiRoutes {
         String bid = rc.queryParams().get("batch");
         if (state == null && bid == null) {
             throw new ApiError(400, "give state=<job state> or batch=<batch id> (or both)");
+        }
+        if (bid == null && BatchFilters.isDepositor(rc.get("user"))) {
+            throw new ApiError(400, "give batch=<batch id>: a depositor lists the jobs of their own batches");
+        }
+        if (bid != null) {
+            requireOwn(rc, bid, "no batch " + bid);
         }
         JobState s = state == null ? null : parse(() -> JobState.fromWire(state), "state");
         int limit = limit(rc);
@@ -314,6 +343,14 @@ final class ApiRoutes {
             answer.put("next_offset", offset + out.size());
         }
         HttpApi.json(rc, 200, answer);
+    }
+
+    /** A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing ones. */
+    private void requireOwn(RoutingContext rc, String bid, String notFound) {
+        ApiUsers.User u = rc.get("user");
+        if (BatchFilters.isDepositor(u) && (bid == null || !BatchFilters.ownedBy(store.loadBatch(bid), u.name()))) {
+            throw new ApiError(404, notFound + " of user '" + u.name() + "'");
+        }
     }
 
     private void job(RoutingContext rc, Job job) {

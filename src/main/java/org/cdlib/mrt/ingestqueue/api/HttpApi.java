@@ -111,6 +111,13 @@ public final class HttpApi implements Service {
         endpoints.add(new Endpoint(method, path, access, summary, bodyLimit, handler));
     }
 
+    /** Whether the request's login still holds later on: its session is open (Basic credentials always hold). */
+    java.util.function.BooleanSupplier loginHolds(RoutingContext rc) {
+        Sessions.Session s = rc.get("session");
+        Sessions current = sessions;
+        return s == null ? () -> true : () -> current.isOpen(s.id());
+    }
+
     List<Endpoint> endpoints() {
         return List.copyOf(endpoints);
     }
@@ -341,8 +348,10 @@ public final class HttpApi implements Service {
             return;
         }
         if (user == null) {
-            // the dashboard asks with X-Requested-By: it goes to its login page rather than the browser's dialog
-            if (rc.request().getHeader(REQUESTED_BY) == null) {
+            // the dashboard asks with X-Requested-By (its live stream, which cannot set headers, with its Accept):
+            // it goes to its login page rather than the browser's dialog
+            String accept = rc.request().getHeader("Accept");
+            if (rc.request().getHeader(REQUESTED_BY) == null && (accept == null || !accept.contains("text/event-stream"))) {
                 rc.response().putHeader("WWW-Authenticate", "Basic realm=\"ingest-queue\", charset=\"UTF-8\"");
             }
             refuse(rc, 401, authorization != null ? "the user name or password is wrong"

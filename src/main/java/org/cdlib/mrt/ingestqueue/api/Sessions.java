@@ -70,6 +70,12 @@ final class Sessions {
         return Optional.of(h.session());
     }
 
+    /** Whether the session is still open, without counting this as a use (a live page alone does not keep it open). */
+    boolean isOpen(String id) {
+        Held h = id == null ? null : sessions.get(id);
+        return h != null && !h.lastUse().plus(idle).isBefore(clock.instant());
+    }
+
     void end(String id) {
         if (id != null) {
             sessions.remove(id);

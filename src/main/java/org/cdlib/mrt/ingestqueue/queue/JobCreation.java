@@ -108,7 +108,8 @@ final class JobCreation {
                 ops.add(ZooKeeperCalls.create(QueuePaths.job(jid), ZooKeeperCalls.EMPTY));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "configuration"), QueueJson.write(config)));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobStatus(jid), QueueJson.write(
-                        new JobStatus(JobState.PENDING.wire(), null, now, 0, null))));
+                        new JobStatus(JobState.PENDING.wire(), null, now, 0, null, List.of(JobHistory.entry(null,
+                                JobState.PENDING, lock.owner().worker() + "@" + lock.owner().host(), "created from batch " + bid))))));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), QueueJson.text(job.priority())));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(job.identifiers())));

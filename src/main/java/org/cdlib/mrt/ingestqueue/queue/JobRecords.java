@@ -85,6 +85,24 @@ final class JobRecords {
         return sum;
     }
 
+    /** One child node of each job ({@code identifiers}, {@code configuration}), read in bounded transactions; a vanished job is left out, a damaged one noted. */
+    <T> Map<String, T> nodes(List<String> jids, String child, Class<T> type, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, child)).toList());
+        Map<String, T> out = new java.util.LinkedHashMap<>();
+        for (String jid : jids) {
+            String path = QueuePaths.jobNode(jid, child);
+            var d = ZooKeeperCalls.dataOf(r.get(path));
+            if (d != null) {
+                try {
+                    out.put(jid, QueueJson.read(path, d.getData(), type));
+                } catch (CorruptNodeException e) {
+                    damaged.accept(Damaged.of("job", jid, e));
+                }
+            }
+        }
+        return out;
+    }
+
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     Map<JobState, Integer> states(List<String> jids, Consumer<Damaged> damaged) {
         Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
@@ -199,8 +217,10 @@ final class JobRecords {
         }
         int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
         String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
+        // the history rides in the status node, so it is written by this same transaction
         JobStatus status = new JobStatus(to.wire(), lastSuccessful == null ? null : lastSuccessful.wire(),
-                Instant.now().toString(), retries, error);
+                Instant.now().toString(), retries, error, JobHistory.append(old.history(),
+                        JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
 

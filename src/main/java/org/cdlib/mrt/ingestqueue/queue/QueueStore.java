@@ -52,6 +52,7 @@ public final class QueueStore implements Closeable {
     private final QueueHealth health = new QueueHealth();
     private final Set<String> workInHand = ConcurrentHashMap.newKeySet();
     private volatile int maxOpenBatches = 10_000;
+    private volatile Hosts hosts;
 
     /**
      * @param client        a started Curator client; its one session serves the whole process
@@ -130,11 +131,38 @@ public final class QueueStore implements Closeable {
     /** The consumers of this process say which jobs they are working on, so fsck can tell a forgotten lock. */
     public void workStarted(String jid) {
         workInHand.add(jid);
+        hosts().started(jid);
     }
 
     public void workEnded(String jid) {
         workInHand.remove(jid);
+        hosts().ended(jid);
     }
+
+    // ------------------------------------------------------------------ hosts
+
+    /** This instance's registration and drain node ({@link Hosts}); made on first use, registered by {@link #registerHost}. */
+    public Hosts hosts() {
+        Hosts h = hosts;
+        if (h == null) {
+            synchronized (this) {
+                if (hosts == null) {
+                    hosts = new Hosts(zk, null);
+                }
+                h = hosts;
+            }
+        }
+        return h;
+    }
+
+    /** Registers this instance under {@code /hosts} (an ephemeral node), named {@code id} or host-pid. */
+    public synchronized void registerHost(String id) {
+        if (hosts == null) {
+            hosts = new Hosts(zk, id);
+        }
+        hosts.register();
+    }
+
 
     boolean inHand(String jid) {
         return workInHand.contains(jid);
@@ -149,6 +177,9 @@ public final class QueueStore implements Closeable {
     public void close() {
         log.clear();
         locks.close();
+        if (hosts != null) {
+            hosts.close();
+        }
     }
 
     // ------------------------------------------------------------------ damaged items
@@ -312,6 +343,16 @@ public final class QueueStore implements Closeable {
 
     public List<Job> loadJobs(List<String> jids, Consumer<Damaged> damaged) {
         return jobs.load(jids, damaged);
+    }
+
+    /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
+    public Map<String, Identifiers> identifiers(List<String> jids) {
+        return jobs.nodes(jids, "identifiers", Identifiers.class, this::damaged);
+    }
+
+    /** The jobs' configurations only (for search by title), read alike. */
+    public Map<String, JobConfiguration> configurations(List<String> jids) {
+        return jobs.nodes(jids, "configuration", JobConfiguration.class, this::damaged);
     }
 
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
@@ -490,9 +531,14 @@ public final class QueueStore implements Closeable {
         return new StateView(zk.client(), QueuePaths.batchIndex(state));
     }
 
-    /** Whether the whole queue is held, leaving a one-shot watch for the hold being set or lifted. */
+    /**
+     * Whether this host may take no work: the whole queue is held or this host is drained. A
+     * one-shot watch is left on both nodes (not short-circuited), so either being set or lifted
+     * wakes the caller.
+     */
     public boolean watchQueueHold(CuratorWatcher onChange) {
-        return locks.watch(QueuePaths.QUEUE_HOLD, onChange);
+        boolean held = locks.watch(QueuePaths.QUEUE_HOLD, onChange);
+        return locks.watch(hosts().drainPath(), onChange) | held;
     }
 
     /** Whether the job's lock is taken, leaving a one-shot watch for its release. */

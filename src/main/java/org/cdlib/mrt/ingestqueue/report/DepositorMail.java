@@ -38,6 +38,15 @@ public final class DepositorMail {
         return this;
     }
 
+    /** The depositor's status page of a batch (null: no link in the mail). */
+    private volatile java.util.function.Function<String, String> statusLink = bid -> null;
+
+    /** The "queued" mail links to the batch's status page made by {@code link}. */
+    public DepositorMail withStatusLinks(java.util.function.Function<String, String> link) {
+        this.statusLink = link;
+        return this;
+    }
+
     /** The submission's {@code notification} recipients when given, else the profile's. */
     public static List<String> recipients(Batch batch, Profile profile) {
         String n = batch.submission().notification();
@@ -52,7 +61,8 @@ public final class DepositorMail {
                 + "Jobs queued: " + (batch.status().jobsTotal() != null ? batch.status().jobsTotal() : batch.status().jobsCreated()) + "\n"
                 + "Submitter: " + batch.submission().submitter() + "\n"
                 + "Submission date: " + batch.submission().submitted() + "\n"
-                + "Status: QUEUED\n";
+                + "Status: QUEUED\n"
+                + (statusLink.apply(batch.id()) == null ? "" : "Follow its progress: " + statusLink.apply(batch.id()) + "\n");
         MimeMessage m = message(to, "Ingest: OK -- Submission Queued: " + batch.id());
         m.setText(body, "UTF-8");
         return m;

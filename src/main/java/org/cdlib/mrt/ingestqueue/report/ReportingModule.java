@@ -15,7 +15,7 @@ import org.cdlib.mrt.ingestqueue.mail.SmtpMailer;
 public final class ReportingModule implements QueueModule {
 
     @Override
-    public void bind(QueueContext ctx) {
+    public void bind(QueueContext ctx) throws Exception {
         Mailer mailer = ctx.property("ingest.mail.smtp.host")
                 .<Mailer>map(host -> new SmtpMailer(ctx.camel().createProducerTemplate(), host,
                         ctx.intProperty("ingest.mail.smtp.port", 25),
@@ -27,10 +27,28 @@ public final class ReportingModule implements QueueModule {
         java.nio.file.Path home = ctx.ingestHome();
         DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"))
                 .withVersions(j -> org.cdlib.mrt.ingestqueue.steps.StoredVersions.read(home, j.batchId(), j.id()));
+        // the status page's link is signed with the key the API checks it with (shared under ingest.home)
+        org.cdlib.mrt.ingestqueue.api.StatusLinks links = org.cdlib.mrt.ingestqueue.api.StatusLinks.forHome(home,
+                ctx.property("ingest.status.signing-key").orElse(null), statusBase(ctx));
+        mail.withStatusLinks(links::link);
         ctx.bind("mailer", mailer);
         ctx.bind("queuedMailStep", new QueuedMailStep(ctx.profiles(), mail, mailer));
         ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false));
         ctx.bind("updateReportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, true));
         ctx.bind("reportingSweep", new ReportingSweep(ctx.store()));
+    }
+
+    /** Where depositors reach the status page: {@code ingest.status.base-url}, else this host's HTTP port. */
+    public static String statusBase(QueueContext ctx) {
+        return ctx.property("ingest.status.base-url").orElseGet(() -> "http://" + hostName() + ":"
+                + ctx.intProperty("ingest.http.port", 8080));
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "localhost";
+        }
     }
 }

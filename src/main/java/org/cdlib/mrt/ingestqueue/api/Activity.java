@@ -1,0 +1,155 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the charts show, kept in this instance's memory: jobs that reached completed or failed per
+ * minute (from the live feed's watches, so every host's jobs count), and a sample a minute of the
+ * backlog per state and of how long the next job of each open state has waited. Fixed-size rings of
+ * {@link #MINUTES}: nothing grows, and nothing is written to ZooKeeper for it. A restarted
+ * instance starts with empty charts; the per-state counts are in ZooKeeper and /metrics anyway.
+ */
+final class Activity {
+    static final int MINUTES = 360;
+    private final Clock clock;
+    private final long[] completed = new long[MINUTES];
+    private final long[] failed = new long[MINUTES];
+    private final long[] minuteOf = new long[MINUTES];
+    private final List<Map<String, Object>> samples = new ArrayList<>();
+    private final long startedMinute;
+
+    Activity(Clock clock) {
+        this.clock = clock;
+        this.startedMinute = minute();
+    }
+
+    private long minute() {
+        return clock.millis() / 60_000;
+    }
+
+    private int slot(long m) {
+        int i = (int) (m % MINUTES);
+        if (minuteOf[i] != m) {
+            minuteOf[i] = m;
+            completed[i] = 0;
+            failed[i] = 0;
+        }
+        return i;
+    }
+
+    /** A job reference was created in {@code state}. */
+    synchronized void arrived(String state) {
+        if ("completed".equals(state)) {
+            completed[slot(minute())]++;
+        } else if ("failed".equals(state)) {
+            failed[slot(minute())]++;
+        }
+    }
+
+    /** How many batches' recent rates are kept (the ones with the latest job endings). */
+    static final int RATED_BATCHES = 1000;
+    /** The window of a batch's current rate, in minutes. */
+    static final int RATE_MINUTES = 10;
+    private final Map<String, long[]> batchEnds = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, long[]> eldest) {
+            return size() > RATED_BATCHES;
+        }
+    };
+
+    /** One of the batch's jobs ended (completed or failed). */
+    synchronized void batchJobEnded(String bid) {
+        // per batch: [minute seen first, then a count per minute of the window, by minute % window]
+        long[] ring = batchEnds.computeIfAbsent(bid, k -> new long[1 + 2 * RATE_MINUTES]);
+        long m = minute();
+        if (ring[0] == 0) {
+            ring[0] = m;
+        }
+        int i = (int) (m % RATE_MINUTES);
+        if (ring[1 + RATE_MINUTES + i] != m) {
+            ring[1 + RATE_MINUTES + i] = m;
+            ring[1 + i] = 0;
+        }
+        ring[1 + i]++;
+    }
+
+    /** Jobs of the batch ended per minute over the last {@link #RATE_MINUTES} minutes; null when none ended lately. */
+    synchronized Double batchRate(String bid) {
+        long[] ring = batchEnds.get(bid);
+        if (ring == null) {
+            return null;
+        }
+        long m = minute();
+        long sum = 0;
+        for (int i = 0; i < RATE_MINUTES; i++) {
+            long at = ring[1 + RATE_MINUTES + i];
+            if (at > m - RATE_MINUTES) {
+                sum += ring[1 + i];
+            }
+        }
+        if (sum == 0) {
+            return null;
+        }
+        double seconds = Math.min(RATE_MINUTES * 60.0, Math.max(60.0, (clock.millis() - ring[0] * 60_000) / 1000.0));
+        return Math.round(sum * 60.0 / seconds * 10) / 10.0;
+    }
+
+    /** One minute's backlog per state, and per open state how long its next job has waited (seconds). */
+    synchronized void sample(Map<String, Integer> jobs, Map<String, Long> waitSeconds) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("at", clock.instant().toString());
+        s.put("jobs", jobs);
+        s.put("wait_seconds", waitSeconds);
+        samples.add(s);
+        if (samples.size() > MINUTES) {
+            samples.remove(0);
+        }
+    }
+
+    /** Jobs completed per minute over the last {@code minutes} full minutes (0 when none were measured). */
+    synchronized double completedPerMinute(int minutes) {
+        long now = minute();
+        long sum = 0;
+        int counted = 0;
+        for (long m = now - minutes; m < now; m++) {
+            if (m < startedMinute) {
+                continue;
+            }
+            counted++;
+            int i = (int) (m % MINUTES);
+            sum += minuteOf[i] == m ? completed[i] : 0;
+        }
+        // the minute under way counts too, so a fresh instance has a rate within a minute
+        int i = (int) (now % MINUTES);
+        long partial = minuteOf[i] == now ? completed[i] : 0;
+        double seconds = counted * 60.0 + (clock.millis() % 60_000) / 1000.0;
+        return seconds < 1 ? 0 : (sum + partial) * 60.0 / seconds;
+    }
+
+    /** The charts' data: per minute completed and failed, and the samples, oldest first. */
+    synchronized Map<String, Object> view(int minutes) {
+        int n = Math.max(1, Math.min(minutes, MINUTES));
+        long now = minute();
+        List<Map<String, Object>> perMinute = new ArrayList<>();
+        for (long m = now - n + 1; m <= now; m++) {
+            int i = (int) (m % MINUTES);
+            boolean known = minuteOf[i] == m;
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("minute", Instant.ofEpochMilli(m * 60_000).toString());
+            row.put("completed", known ? completed[i] : 0);
+            row.put("failed", known ? failed[i] : 0);
+            perMinute.add(row);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("since", Instant.ofEpochMilli(startedMinute * 60_000).toString());
+        out.put("per_minute", perMinute);
+        out.put("samples", new ArrayList<>(samples.subList(Math.max(0, samples.size() - n), samples.size())));
+        out.put("completed_per_minute", Math.round(completedPerMinute(15) * 100) / 100.0);
+        return out;
+    }
+}
