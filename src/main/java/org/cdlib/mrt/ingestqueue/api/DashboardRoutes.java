@@ -79,10 +79,14 @@ final class DashboardRoutes implements Service {
                 this::status);
         http.add(GET, "/api/activity", Access.USER, "Jobs completed and failed per minute, backlog and wait samples", rc ->
                 HttpApi.json(rc, 200, activity.view(minutes(rc))));
-        http.add(GET, "/api/search", Access.USER, "Find jobs and batches by job id, batch id, local id, ARK or title", rc ->
-                HttpApi.json(rc, 200, search.find(rc.queryParams().get("q"), rc.queryParams().get("before"), skip(rc))));
-        http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained", rc ->
-                HttpApi.json(rc, 200, Map.of("hosts", hosts(), "this_host", store.hosts().id())));
+        http.add(GET, "/api/search", Access.USER, "Find jobs and batches by job id, batch id, local id, ARK or title", rc -> {
+            operatorsOnly(rc, "search");
+            HttpApi.json(rc, 200, search.find(rc.queryParams().get("q"), rc.queryParams().get("before"), skip(rc)));
+        });
+        http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained", rc -> {
+            operatorsOnly(rc, "the hosts");
+            HttpApi.json(rc, 200, Map.of("hosts", hosts(), "this_host", store.hosts().id()));
+        });
         http.add(POST, "/api/hosts/:host/drain", Access.ADMIN, "Drain a host: it finishes its work and takes no more", rc -> {
             store.hosts().drain(host(rc), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("drained", host(rc)));
@@ -90,6 +94,14 @@ final class DashboardRoutes implements Service {
         http.add(POST, "/api/hosts/:host/undrain", Access.ADMIN, "Let a drained host take work again", rc ->
                 HttpApi.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.hosts().undrain(host(rc), HttpApi.user(rc)))));
         http.add(POST, "/api/batches/:bid/requeue-failed", Access.ADMIN, "Requeue every failed job of a batch", this::requeueFailed);
+    }
+
+    /** Search and the hosts' work name every depositor's batches and jobs: an operator's, not a depositor's. */
+    private static void operatorsOnly(RoutingContext rc, String what) {
+        ApiUsers.User u = rc.get("user");
+        if (BatchFilters.isDepositor(u)) {
+            throw new ApiError(403, what + " is for operators; user '" + u.name() + "' sees their own batches under /api/batches");
+        }
     }
 
     private Map<String, Object> batch(RoutingContext rc) {

@@ -266,6 +266,9 @@ class DashboardApiTest {
         assertEquals(404, send("GET", "/api/jobs?batch=" + other, "sam").statusCode());
         assertEquals(3, json(send("GET", "/api/jobs?batch=" + own, "sam")).get("jobs").size());
         assertEquals(400, send("GET", "/api/jobs?state=pending", "sam").statusCode(), "no listing across batches");
+        assertEquals(403, send("GET", "/api/search?q=Batch", "sam").statusCode(), "search names everyone's batches");
+        assertEquals(403, send("GET", "/api/hosts", "sam").statusCode(), "the hosts' work names everyone's jobs");
+        assertEquals(200, send("GET", "/api/hosts", "rita").statusCode());
         assertEquals(200, send("GET", "/api/batches/" + other, "rita").statusCode(), "a reader sees every batch");
         assertEquals(200, send("GET", "/api/batches/" + other, "alice").statusCode(), "an operator sees every batch");
     }
