@@ -112,7 +112,7 @@ public final class ScaleBenchmark {
     static void claimCost(Path dir, int objects) throws Exception {
         System.out.printf("%nclaim + transition (pending -> estimating, one worker, 500 jobs), store level:%n");
         try (org.apache.curator.test.TestingServer zk = new org.apache.curator.test.TestingServer(true);
-             org.apache.curator.framework.CuratorFramework c = QueueBenchmark.client(zk)) {
+             org.apache.curator.framework.CuratorFramework c = QueueBenchmark.client(zk.getConnectString())) {
             QueueStore store = new QueueStore(c, dir.resolve("claims")).start();
             for (int queued : new int[] {1_000, 100_000, objects}) {
                 String bid = store.createBatch(QueueBenchmark.submission());
