@@ -69,6 +69,12 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     protected boolean applyOutcome(JobLock lock, Exchange exchange, boolean failed) {
         try {
             return failed ? rollback(lock, exchange.getException()) : commit(lock, exchange);
+        } catch (org.cdlib.mrt.ingestqueue.queue.SpaceReservation.Conflict e) {
+            // admitted on a disk figure another admission changed meanwhile: nothing was written, decide again now
+            LOG.debug("{}", e.getMessage());
+            unlockQuietly(lock);
+            lookAgainSoon();
+            return false;
         } catch (StaleLockException e) {
             LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
                     lock.jid(), lock.job().batchId(), state, e.getMessage());

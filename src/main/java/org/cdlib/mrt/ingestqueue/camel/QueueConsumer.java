@@ -304,14 +304,19 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
     }
 
+    /** An item let go unchanged is to be taken again as soon as a worker is free (its state is listed afresh). */
+    protected final void lookAgainSoon() {
+        backlog.stale();
+    }
+
     /** The item stays where it is and is tried again after {@code ms}, not before. */
     protected final void retryIn(String id, long ms) {
         backlog.notBefore(id, System.currentTimeMillis() + ms);
     }
 
-    final void stepEnded(java.time.Duration took, boolean failed) {
+    final void stepEnded(String id, java.time.Duration took, boolean failed) {
         for (StepObserver o : observers) {
-            o.stepEnded(name(), took, failed);
+            o.stepEnded(name(), idOf(id), took, failed);
         }
     }
 

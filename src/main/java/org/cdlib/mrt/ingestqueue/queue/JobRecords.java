@@ -204,20 +204,34 @@ final class JobRecords {
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
 
-        List<Op> ops = new ArrayList<>();
-        ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
-        if (priority != job.priority()) {
-            ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
+        for (int attempt = 1; ; attempt++) {
+            List<Op> ops = new ArrayList<>();
+            ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
+            if (priority != job.priority()) {
+                ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
+            }
+            if (space != job.spaceNeeded()) {
+                ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
+            }
+            ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
+            ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
+            addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
+            objects.addRelease(ops, job, from, to);
+            SpaceReservation.addUpdate(zk, ops, from, to, job.spaceNeeded(), space, change.admission());
+            ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+            try {
+                zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+                break;
+            } catch (ZooKeeperCalls.StaleCounter e) {
+                // the disk reservation moved since it was read; nothing was written
+                if (to == JobState.DOWNLOADING && change.admission() != null) {
+                    throw new SpaceReservation.Conflict(jid);
+                }
+                if (attempt >= 100) {
+                    throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
+                }
+            }
         }
-        if (space != job.spaceNeeded()) {
-            ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
-        }
-        ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
-        ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
-        addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
-        objects.addRelease(ops, job, from, to);
-        ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
 
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
                 job.statusVersion() + 1, null);

@@ -14,6 +14,8 @@ public final class QueuePaths {
     public static final String BATCH_STATES = "/batches/states";
     /** The lowest batch number that may still exist: where walks over all batches start. */
     public static final String OLDEST_BATCH = "/ids/oldest-batch";
+    /** Bytes reserved on the working disk by the jobs in downloading: what provisioning admits against. */
+    public static final String SPACE_RESERVED = "/ids/space-reserved";
 
     private QueuePaths() {
     }

@@ -91,7 +91,7 @@ public final class QueueStore implements Closeable {
                     zk.createPersistent(p, ZooKeeperCalls.EMPTY);
                 }
             }
-            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER)) {
+            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER, QueuePaths.SPACE_RESERVED)) {
                 if (!zk.exists(counter)) {
                     zk.createPersistent(counter, QueueJson.text(0));
                 }
@@ -317,6 +317,17 @@ public final class QueueStore implements Closeable {
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
     public long spaceNeeded(List<String> jids) {
         return jobs.spaceNeeded(jids, this::damaged);
+    }
+
+    /** The bytes the jobs in downloading have reserved on the working disk, with the version admissions check. */
+    public SpaceReservation spaceReserved() {
+        return SpaceReservation.read(zk);
+    }
+
+    /** How many jobs a state holds now (its folder's {@code Stat}). */
+    public int jobCount(JobState state) {
+        var st = zk.stat(QueuePaths.jobState(state));
+        return st == null ? 0 : st.getNumChildren();
     }
 
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
