@@ -53,7 +53,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final DispatchLoop loop;
     private static final long DAMAGED_RETRY_MS = 30_000;
     private final CuratorWatcher watcher;
-    private final CuratorWatcher holdWatcher = event -> wake();
+    private final QueueHold hold;
     private StateView view;
     private final ConnectionStateListener connectionListener = this::connectionChanged;
     private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
@@ -67,6 +67,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         super(endpoint, processor);
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
+        this.hold = new QueueHold(store, this::wake);
         this.slots = new Semaphore(endpoint.getConcurrency());
         this.backlog = new Backlog(endpoint.queue().name());
         this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
@@ -177,6 +178,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private void connectionChanged(org.apache.curator.framework.CuratorFramework client, ConnectionState state) {
         connected = state.isConnected();
+        if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
+            hold.forget(); // a new session has no watch of ours: read the hold again
+        }
         if (state == ConnectionState.LOST && !inHand.isEmpty()) {
             // the locks went with the session: whatever the workers still do can no longer be
             // committed, and the jobs are free for any host (this one included) to take again
@@ -225,7 +229,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     }
 
     private void claimWhatFits() {
-        if (store.watchQueueHold(holdWatcher)) {
+        if (hold.held()) {
             return; // the hold's watch wakes us when it is lifted
         }
         for (var it = backlog.next(view, this::candidates, inHand::containsKey, endpoint.getRescan()); it.hasNext(); ) {

@@ -183,8 +183,12 @@ final class JobRecords {
         }
     }
 
-    /** Moves a locked job; the lock is released by the same transaction. */
-    Job move(JobLock lock, JobState to, Change change, Transition.By by) {
+    /**
+     * Moves a locked job; the lock is released by the same transaction. {@code openLeft} hears how
+     * many jobs its batch still has open when the move took one out of batch-processing (the
+     * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
+     */
+    Job move(JobLock lock, JobState to, Change change, Transition.By by, java.util.function.IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
         JobState from = job.state();
@@ -220,7 +224,9 @@ final class JobRecords {
             SpaceReservation.addUpdate(zk, ops, from, to, job.spaceNeeded(), space, change.admission());
             ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
             try {
-                zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
+                        job.statusVersion());
+                openLeft.accept(openLeft(ops, results, job.batchId()));
                 break;
             } catch (ZooKeeperCalls.StaleCounter e) {
                 // the disk reservation moved since it was read; nothing was written
@@ -238,6 +244,17 @@ final class JobRecords {
         lock.job(moved);
         log.job(jid, job.batchId(), from, to, change.reason());
         return moved;
+    }
+
+    /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */
+    private static int openLeft(List<Op> ops, List<OpResult> results, String bid) {
+        String processing = QueuePaths.batchRefs(bid, BatchRef.PROCESSING);
+        for (int i = 0; i < ops.size() && i < results.size(); i++) {
+            if (ops.get(i).getPath().equals(processing) && results.get(i) instanceof OpResult.SetDataResult r) {
+                return r.getStat().getNumChildren();
+            }
+        }
+        return -1; // not bumped, or the outcome was read back after a lost connection
     }
 
     /** Writes the job's identifiers at once (an ARK just minted), under its lock. */

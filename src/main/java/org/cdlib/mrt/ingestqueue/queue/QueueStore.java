@@ -427,8 +427,10 @@ public final class QueueStore implements Closeable {
 
     Job move(JobLock lock, JobState to, Change change, Transition.By by) {
         JobState from = lock.job().state();
-        Job moved = jobs.move(lock, to, change, by);
-        if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING) {
+        int[] openLeft = {-1};
+        Job moved = jobs.move(lock, to, change, by, n -> openLeft[0] = n);
+        // the commit's answer says whether jobs are still open: only the last one's move reads the batch
+        if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING && openLeft[0] <= 0) {
             reportIfDone(moved.batchId());
         }
         return moved;
