@@ -48,6 +48,12 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     }
 
     @Override
+    protected java.util.List<java.util.function.Supplier<Optional<JobLock>>> claimAll(java.util.List<String> refNames,
+                                                                                        String worker) {
+        return store.claimAll(state, refNames, worker);
+    }
+
+    @Override
     protected boolean watchLock(String refName, CuratorWatcher watcher) {
         return store.watchJobLock(org.cdlib.mrt.ingestqueue.queue.QueuePaths.jidOfRef(refName), watcher);
     }
@@ -103,8 +109,45 @@ final class JobConsumer extends QueueConsumer<JobLock> {
             return true;
         }
         JobState target = JobExchange.target(exchange);
-        store.transition(lock, target != null ? target : state.successor(), JobExchange.change(exchange));
+        JobState to = target != null ? target : state.successor();
+        if (!handOff(lock, to, JobExchange.change(exchange))) {
+            store.transition(lock, to, JobExchange.change(exchange));
+        }
         return false;
+    }
+
+    /**
+     * When this process's consumer of the next state has a free worker, the move keeps the lock
+     * for it and the job goes straight to that worker: one ZooKeeper request per transition
+     * instead of three (lock create, read, commit). The job may start there before an older one
+     * of that state only while a worker is free anyway.
+     */
+    private boolean handOff(JobLock lock, JobState to, Change change) {
+        JobConsumer next = endpoint.getComponent().jobConsumer(to);
+        if (next == null || !next.reserveWorker()) {
+            return false;
+        }
+        JobLock handed;
+        try {
+            handed = store.transitionAndKeep(lock, to, change, next.workerName());
+        } catch (RuntimeException e) {
+            next.unreserveWorker();
+            throw e;
+        }
+        next.takeOver(handed.job().refName(), handed);
+        return true;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        endpoint.getComponent().started(state, this);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        endpoint.getComponent().stopped(state, this);
+        super.doStop();
     }
 
     /** The route ended with an exception: the job fails, unless it was the queue's trouble or the stop's. */

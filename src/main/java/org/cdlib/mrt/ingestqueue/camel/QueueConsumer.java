@@ -96,6 +96,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     protected abstract Optional<L> claim(String id, String worker);
 
     /**
+     * Claims several candidates; each element finishes one claim when called (and throws for its
+     * own candidate only). Here one after another; a consumer that can send them all at once does.
+     */
+    protected List<java.util.function.Supplier<Optional<L>>> claimAll(List<String> ids, String worker) {
+        return ids.stream().map(id -> (java.util.function.Supplier<Optional<L>>) () -> claim(id, worker)).toList();
+    }
+
+    /**
      * Watches the lock of a candidate that could not be claimed; false when it is not locked (the
      * candidate left the state, or its lock was released meanwhile).
      */
@@ -228,25 +236,53 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         handleException("zkqueue " + name() + ": scan failed", e);
     }
 
+    /**
+     * Claims as many candidates as there are free workers, all at once (see {@link #claimAll}),
+     * then starts a worker for each claimed; repeats while claims that failed left workers free.
+     */
     private void claimWhatFits() {
         if (hold.held()) {
             return; // the hold's watch wakes us when it is lifted
         }
-        for (var it = backlog.next(view, this::candidates, inHand::containsKey, endpoint.getRescan()); it.hasNext(); ) {
-            String id = it.next();
-            if (!isRunAllowed()) {
-                return;
+        var it = backlog.next(view, this::candidates, inHand::containsKey, endpoint.getRescan());
+        String next = null;
+        while (isRunAllowed()) {
+            List<String> batch = new java.util.ArrayList<>();
+            while (next != null || it.hasNext()) {
+                String id = next != null ? next : it.next();
+                next = null;
+                if (inHand.containsKey(id) || backlog.waiting(id)) {
+                    continue;
+                }
+                if (!slots.tryAcquire()) {
+                    next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails
+                    break;
+                }
+                it.remove();
+                batch.add(id);
             }
-            if (inHand.containsKey(id) || backlog.waiting(id)) {
-                continue;
+            if (batch.isEmpty()) {
+                return; // nothing to take, or no worker free: a finishing worker wakes us
             }
-            if (!slots.tryAcquire()) {
-                return; // a finishing worker wakes us
-            }
-            it.remove();
+            start(batch);
+        }
+    }
+
+    /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
+    private void start(List<String> batch) {
+        List<java.util.function.Supplier<Optional<L>>> claims;
+        try {
+            claims = claimAll(batch, workerName());
+        } catch (RuntimeException e) {
+            slots.release(batch.size());
+            throw e;
+        }
+        RuntimeException failure = null;
+        for (int i = 0; i < batch.size(); i++) {
+            String id = batch.get(i);
             Optional<L> lock;
             try {
-                lock = claim(id, workerName());
+                lock = claims.get(i).get();
             } catch (CorruptNodeException e) {
                 // one damaged job or batch harms no other: skip it, look again much later
                 slots.release();
@@ -255,7 +291,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 continue;
             } catch (RuntimeException e) {
                 slots.release();
-                throw e;
+                failure = failure == null ? e : failure; // the other claims are finished first: no lock is left behind
+                continue;
             }
             LOG.debug("zkqueue {}: claim {}: {}", name(), id, lock.isPresent());
             if (lock.isEmpty()) {
@@ -272,6 +309,40 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             inHand.put(id, work);
             store.workStarted(idOf(id));
             workers.execute(work);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * Reserves a worker for an item another consumer of this process hands over with its lock;
+     * false when none is free or no work may be taken now (stopping, disconnected, queue held).
+     */
+    final boolean reserveWorker() {
+        if (!isRunAllowed() || isSuspendingOrSuspended() || !connected || hold.held()) {
+            return false;
+        }
+        return slots.tryAcquire();
+    }
+
+    final void unreserveWorker() {
+        slots.release();
+    }
+
+    /** Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved. */
+    final void takeOver(String id, L lock) {
+        Work work = new Work(id, () -> run(id, lock));
+        inHand.put(id, work);
+        store.workStarted(idOf(id));
+        try {
+            workers.execute(work);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // stopping after all: let go of it unchanged, its folder's consumers (here or elsewhere) take it
+            inHand.remove(id, work);
+            store.workEnded(idOf(id));
+            slots.release();
+            release(lock);
         }
     }
 
@@ -335,7 +406,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
     }
 
-    private String workerName() {
+    final String workerName() {
         return getRouteId() + "/" + name();
     }
 }

@@ -109,11 +109,22 @@ final class JobRecords {
     List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();
         for (String jid : jids) {
-            for (String c : CHILDREN) {
-                paths.add(QueuePaths.jobNode(jid, c));
-            }
+            paths.addAll(paths(jid));
         }
-        Map<String, OpResult> r = zk.readMany(paths);
+        return parse(jids, zk.readMany(paths), damaged);
+    }
+
+    /** The nodes one job is read from (one read transaction holds them: well under its byte bound). */
+    static List<String> paths(String jid) {
+        List<String> paths = new ArrayList<>();
+        for (String c : CHILDREN) {
+            paths.add(QueuePaths.jobNode(jid, c));
+        }
+        return paths;
+    }
+
+    /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
+    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged) {
         List<Job> out = new ArrayList<>();
         for (String jid : jids) {
             OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
@@ -188,7 +199,8 @@ final class JobRecords {
      * many jobs its batch still has open when the move took one out of batch-processing (the
      * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
      */
-    Job move(JobLock lock, JobState to, Change change, Transition.By by, java.util.function.IntConsumer openLeft) {
+    Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+             java.util.function.IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
         JobState from = job.state();
@@ -222,7 +234,12 @@ final class JobRecords {
             addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
             objects.addRelease(ops, job, from, to);
             SpaceReservation.addUpdate(zk, ops, from, to, job.spaceNeeded(), space, change.admission());
-            ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+            if (keepFor == null) {
+                ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+            } else {
+                // handed to this process's worker of the next state: the same session keeps the lock, renamed
+                ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
+            }
             try {
                 List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
                         job.statusVersion());
@@ -240,7 +257,7 @@ final class JobRecords {
         }
 
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
-                job.statusVersion() + 1, null);
+                job.statusVersion() + 1, keepFor);
         lock.job(moved);
         log.job(jid, job.batchId(), from, to, change.reason());
         return moved;

@@ -42,6 +42,11 @@ final class ZooKeeperCalls {
         return operations.get();
     }
 
+    /** Counts operations sent with the raw asynchronous API. */
+    void counted(int ops) {
+        operations.addAndGet(ops);
+    }
+
     ZooKeeper currentHandle() {
         try {
             return client.getZookeeperClient().getZooKeeper();

@@ -132,9 +132,12 @@ public final class QueueBenchmark {
         // no-op steps: the routes that call outside services are replaced by the tests' stand-ins
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
         config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/recording.yaml,**/notify.yaml");
-        int concurrency = Integer.getInteger("bench.concurrency", 4);
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
-            config.put("ingest.concurrency." + s, Integer.toString(concurrency));
+        // the service's own defaults (application.properties) unless -Dbench.concurrency sets every state
+        String concurrency = System.getProperty("bench.concurrency", "the service's defaults");
+        if (Integer.getInteger("bench.concurrency") != null) {
+            for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
+                config.put("ingest.concurrency." + s, concurrency);
+            }
         }
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
@@ -181,7 +184,7 @@ public final class QueueBenchmark {
             double s = (System.nanoTime() - t0) / 1e9;
             List<Long> sorted = new ArrayList<>(gaps);
             Collections.sort(sorted);
-            System.out.printf("%nthrough the service's routes (%d jobs, concurrency %d per state, no-op steps)%n", n, concurrency);
+            System.out.printf("%nthrough the service's routes (%d jobs, concurrency per state: %s, no-op steps)%n", n, concurrency);
             System.out.printf("  queue released to batch completed: %.2f s = %.0f jobs/s, %.0f transitions/s%n", s, n / s, n * 7 / s);
             System.out.printf("  time between a job's consecutive transitions (hand-off + no-op step): median %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
                     pct(sorted, 50), pct(sorted, 90), pct(sorted, 99));
