@@ -2,10 +2,10 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 /**
  * What a transition writes besides the state: why (for the log), and optionally a new
- * priority, a new space estimate, the error of a failure, or the disk reservation an admission
- * to downloading was decided on (checked by the transition's transaction).
+ * priority, a new space estimate, the error of a failure, or what an admission to downloading
+ * allows the disk reservation to be (checked by the transition's transaction).
  */
-public record Change(String reason, Integer priority, Long spaceNeeded, String errorMessage, SpaceReservation admission) {
+public record Change(String reason, Integer priority, Long spaceNeeded, String errorMessage, Long admission) {
 
     public Change(String reason, Integer priority, Long spaceNeeded, String errorMessage) {
         this(reason, priority, spaceNeeded, errorMessage, null);
@@ -27,8 +27,12 @@ public record Change(String reason, Integer priority, Long spaceNeeded, String e
         return new Change(reason, priority, bytes, errorMessage, admission);
     }
 
-    /** Admitted to downloading against this reservation: the move fails with a conflict if it changed meanwhile. */
-    public Change admittedAgainst(SpaceReservation reservation) {
-        return new Change(reason, priority, spaceNeeded, errorMessage, reservation);
+    /**
+     * Admitted to downloading while the disk reservation is at most {@code bytes}: the move checks
+     * that against the reservation it commits on, and fails with {@link SpaceReservation.Conflict}
+     * when the job no longer fits.
+     */
+    public Change admittedWhileReservedAtMost(long bytes) {
+        return new Change(reason, priority, spaceNeeded, errorMessage, bytes);
     }
 }

@@ -233,7 +233,7 @@ final class JobRecords {
             ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
             addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
             objects.addRelease(ops, job, from, to);
-            SpaceReservation.addUpdate(zk, ops, from, to, job.spaceNeeded(), space, change.admission());
+            SpaceReservation.addUpdate(zk, ops, jid, from, to, job.spaceNeeded(), space, change.admission());
             if (keepFor == null) {
                 ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
             } else {
@@ -246,10 +246,7 @@ final class JobRecords {
                 openLeft.accept(openLeft(ops, results, job.batchId()));
                 break;
             } catch (ZooKeeperCalls.StaleCounter e) {
-                // the disk reservation moved since it was read; nothing was written
-                if (to == JobState.DOWNLOADING && change.admission() != null) {
-                    throw new SpaceReservation.Conflict(jid);
-                }
+                // the disk reservation moved since it was read; nothing was written: read it, check it again
                 if (attempt >= 100) {
                     throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
                 }

@@ -92,7 +92,8 @@ public final class QueueStore implements Closeable {
                     zk.createPersistent(p, ZooKeeperCalls.EMPTY);
                 }
             }
-            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER, QueuePaths.SPACE_RESERVED)) {
+            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER, QueuePaths.SPACE_ADMITTED,
+                    QueuePaths.SPACE_RELEASED)) {
                 if (!zk.exists(counter)) {
                     zk.createPersistent(counter, QueueJson.text(0));
                 }
@@ -364,6 +365,10 @@ public final class QueueStore implements Closeable {
                 return Optional.empty();
             }
             lock.get().job(job.get());
+            if (read != null) {
+                String effects = QueuePaths.jobNode(jid, "effects");
+                lock.get().effects = EffectRecords.Known.of(effects, read.get(effects));
+            }
             return lock;
         } catch (RuntimeException e) {
             unlock(lock.get());
@@ -482,6 +487,7 @@ public final class QueueStore implements Closeable {
         Job moved = move(lock, to, change, Transition.By.WORKER, owner);
         JobLock next = new JobLock(lock.jid(), owner, lock.zk);
         next.job(moved);
+        next.effects = lock.effects; // a move does not touch them
         return next;
     }
 

@@ -2,28 +2,45 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import java.util.List;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.data.Stat;
 
 /**
- * The bytes reserved on the working disk by the jobs in downloading, kept in one node
- * ({@link QueuePaths#SPACE_RESERVED}) so that provisioning can admit jobs on several threads and
- * hosts at once: an admission reads the node, decides, and the provisioning → downloading
- * transaction sets it with a check on the version it read. A job admitted elsewhere in between
- * fails that check; the job is then decided again against the new figure, so the disk threshold
- * holds exactly. Every other move into downloading (a requeue, a release) adds the job's bytes,
- * and every move out of it gives them back, in the move's own transaction: they are re-read and
- * committed again when the node moved meanwhile, as nothing was decided on them.
+ * The bytes reserved on the working disk by the jobs in downloading, so that provisioning can
+ * admit jobs on several threads and hosts at once. Two counters: bytes ever admitted into
+ * downloading ({@link QueuePaths#SPACE_ADMITTED}) and ever released from it
+ * ({@link QueuePaths#SPACE_RELEASED}); reserved is their difference. An admission decides how
+ * much may be reserved already for the job to fit ({@link Change#admittedWhileReservedAtMost});
+ * the provisioning → downloading transaction reads both, checks that figure and sets the admitted
+ * counter with a check on the version it read. A job admitted elsewhere in between fails that
+ * check: both are read and the figure checked again, so the disk threshold holds exactly, and a
+ * job that no longer fits is decided again ({@link Conflict}). A release only makes the
+ * reservation smaller, so it counts on its own node and never makes an admission wait. Every
+ * other move into downloading (a requeue, a release from hold) is added as admitted; every move
+ * out of it is released; each in the move's own transaction.
  *
- * @param bytes   reserved when read
- * @param version the node's data version when read
+ * @param bytes   reserved when read (admitted − released)
+ * @param version the admitted counter's data version when read
  */
 public record SpaceReservation(long bytes, int version) {
 
-    /** Reads the reservation (one small read). */
+    /** Reads the reservation (one read transaction of two small nodes). */
     static SpaceReservation read(ZooKeeperCalls zk) {
-        Stat st = new Stat();
-        byte[] data = zk.read(QueuePaths.SPACE_RESERVED, st);
-        return new SpaceReservation(QueueJson.readLong(QueuePaths.SPACE_RESERVED, data), st.getVersion());
+        Counts c = counts(zk);
+        return new SpaceReservation(Math.max(0, c.admitted - c.released), c.admittedVersion);
+    }
+
+    private record Counts(long admitted, int admittedVersion, long released, int releasedVersion) {
+    }
+
+    private static Counts counts(ZooKeeperCalls zk) {
+        var r = zk.readMany(List.of(QueuePaths.SPACE_ADMITTED, QueuePaths.SPACE_RELEASED));
+        var a = ZooKeeperCalls.dataOf(r.get(QueuePaths.SPACE_ADMITTED));
+        var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.SPACE_RELEASED));
+        if (a == null || d == null) {
+            throw new NotFoundException("no node " + QueuePaths.SPACE_ADMITTED + " or " + QueuePaths.SPACE_RELEASED
+                    + " (the queue's start creates them)");
+        }
+        return new Counts(QueueJson.readLong(QueuePaths.SPACE_ADMITTED, a.getData()), a.getStat().getVersion(),
+                QueueJson.readLong(QueuePaths.SPACE_RELEASED, d.getData()), d.getStat().getVersion());
     }
 
     /** Whether a move from {@code from} to {@code to} changes what downloading holds. */
@@ -32,29 +49,40 @@ public record SpaceReservation(long bytes, int version) {
     }
 
     /**
-     * Adds to {@code ops} the reservation's update for a move: + {@code spaceAfter} into
-     * downloading, − {@code spaceBefore} out of it. Into downloading with an {@code admission},
-     * the update is checked against the version that admission decided on; otherwise the node is
-     * read now. Nothing is added for a job of no bytes.
+     * Adds to {@code ops} the reservation's update for a move, checked against the versions read
+     * now: + {@code spaceAfter} admitted into downloading, + {@code spaceBefore} released out of it.
+     * Into downloading with an admission ({@code atMost} not null), the job must still fit: else
+     * {@link Conflict}.
      */
-    static void addUpdate(ZooKeeperCalls zk, List<Op> ops, JobState from, JobState to, long spaceBefore, long spaceAfter,
-                          SpaceReservation admission) {
+    static void addUpdate(ZooKeeperCalls zk, List<Op> ops, String jid, JobState from, JobState to, long spaceBefore,
+                          long spaceAfter, Long atMost) {
         if (!concerns(from, to)) {
             return;
         }
-        long delta = to == JobState.DOWNLOADING ? spaceAfter : -spaceBefore;
-        if (delta == 0) {
+        boolean into = to == JobState.DOWNLOADING;
+        long bytes = into ? spaceAfter : spaceBefore;
+        boolean admission = into && atMost != null;
+        if (bytes == 0 && !admission) {
             return;
         }
-        SpaceReservation base = to == JobState.DOWNLOADING && admission != null ? admission : read(zk);
-        // never below zero: jobs that were downloading before the node existed give back what they never added
-        ops.add(Op.setData(QueuePaths.SPACE_RESERVED, QueueJson.text(Math.max(0, base.bytes + delta)), base.version));
+        Counts now = counts(zk);
+        if (admission && now.admitted - now.released > atMost) {
+            throw new Conflict(jid);
+        }
+        if (into) {
+            // bytes 0: still checked, it fits only while nobody else is admitted
+            ops.add(Op.setData(QueuePaths.SPACE_ADMITTED, QueueJson.text(now.admitted + bytes), now.admittedVersion));
+        } else {
+            // never past what was admitted: jobs downloading before the counters existed give back what they never added
+            long released = Math.min(now.admitted, now.released + bytes);
+            ops.add(Op.setData(QueuePaths.SPACE_RELEASED, QueueJson.text(released), now.releasedVersion));
+        }
     }
 
-    /** The reservation moved between an admission's read and its commit: the job is to be decided again. */
+    /** Other jobs were admitted between this job's decision and its commit, and it no longer fits: decide again. */
     public static final class Conflict extends QueueException {
         Conflict(String jid) {
-            super("job " + jid + ": another job was admitted meanwhile; decided again");
+            super("job " + jid + ": other jobs were admitted meanwhile and it no longer fits; decided again");
         }
     }
 }

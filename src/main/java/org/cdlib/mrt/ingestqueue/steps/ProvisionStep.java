@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * node, {@link SpaceReservation}), and this job's space_needed. When that would pass
  * {@code maxUsedPercent} of the filesystem, the job stays in provisioning (an unestimated job,
  * space_needed 0, stays too while the disk is over the threshold); the runtime evaluates it again
- * later. An admitted job carries the reservation it was decided on to its transition, which
- * checks that nobody was admitted meanwhile (else it is decided again): so admissions run on many
- * threads and hosts at once and the threshold still holds exactly.
+ * later. An admitted job carries to its transition how much may already be reserved for it to
+ * fit; the transition checks that against the reservation it commits on (a job that no longer
+ * fits is decided again), so admissions run on many threads and hosts at once and the threshold
+ * still holds exactly.
  */
 public final class ProvisionStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ProvisionStep.class);
@@ -46,9 +47,19 @@ public final class ProvisionStep implements Processor {
         if (shortage != null) {
             LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), shortage);
             JobExchange.stay(exchange, shortage);
-        } else {
-            JobExchange.change(exchange, c -> c.admittedAgainst(reserved));
+            return;
         }
+        try {
+            long room = limit(disk.totalBytes()) - (disk.totalBytes() - disk.usableBytes()) - job.spaceNeeded();
+            // the transition admits the job only while no more than this is reserved by then (checked, versioned)
+            JobExchange.change(exchange, c -> c.admittedWhileReservedAtMost(room));
+        } catch (IOException e) {
+            JobExchange.stay(exchange, "cannot read the free space of " + disk + ": " + e.getMessage());
+        }
+    }
+
+    private long limit(long total) {
+        return (long) (total * (maxUsedPercent / 100.0));
     }
 
     /** Why the job cannot go on now, or null when it can. */
@@ -69,7 +80,7 @@ public final class ProvisionStep implements Processor {
         long need = job.spaceNeeded();
         long used = total - usable;
         long after = used + reserved + need;
-        long limit = (long) (total * (maxUsedPercent / 100.0));
+        long limit = limit(total);
         if (after <= limit) {
             return null;
         }

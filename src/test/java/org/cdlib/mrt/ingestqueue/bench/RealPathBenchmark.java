@@ -97,6 +97,7 @@ final class RealPathBenchmark {
                     finished.complete(e.to());
                 }
             });
+            long ops0 = store.operations();
             long t0 = System.nanoTime();
             synchronized (bid) {
                 bid.set(store.createBatch(new BatchSubmission("demo_content", "bench", base + "/batch.checkm", "Bench objects",
@@ -109,6 +110,8 @@ final class RealPathBenchmark {
                     + "OCFL + H2 + local minter)%n", n);
             System.out.printf("  submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", end, s, n / s,
                     zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
+            System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
+                    (store.operations() - ops0) / (double) n);
             System.out.printf("  jobs failed: %d%n", entered.values().stream().filter(t -> t[JobState.FAILED.ordinal()] > 0).count());
             System.out.printf("  %-13s %10s %10s %10s %10s   (ms; wait = time in the state not spent in its route)%n",
                     "state", "wait p50", "wait p90", "work p50", "work p90");
