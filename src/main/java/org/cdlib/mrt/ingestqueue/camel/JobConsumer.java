@@ -7,6 +7,7 @@ import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
@@ -124,14 +125,15 @@ final class JobConsumer extends QueueConsumer<JobLock> {
      */
     private boolean handOff(JobLock lock, JobState to, Change change) {
         JobConsumer next = endpoint.getComponent().jobConsumer(to);
-        if (next == null || !next.reserveWorker()) {
+        String ref = QueuePaths.refName(change.priority() != null ? change.priority() : lock.job().priority(), lock.jid());
+        if (next == null || !next.reserveWorker(ref)) {
             return false;
         }
         JobLock handed;
         try {
             handed = store.transitionAndKeep(lock, to, change, next.workerName());
         } catch (RuntimeException e) {
-            next.unreserveWorker();
+            next.unreserveWorker(ref);
             throw e;
         }
         next.takeOver(handed.job().refName(), handed);

@@ -49,6 +49,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final Semaphore slots;
     /** What this consumer works on now, by id; cancelled when the session that locked them is lost. */
     private final Map<String, Work> inHand = new ConcurrentHashMap<>();
+    /** Items another consumer of this process is handing over (committing now): not to be claimed. */
+    private final java.util.Set<String> arriving = ConcurrentHashMap.newKeySet();
     private final Backlog backlog;
     private final DispatchLoop loop;
     private static final long DAMAGED_RETRY_MS = 30_000;
@@ -244,14 +246,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         if (hold.held()) {
             return; // the hold's watch wakes us when it is lifted
         }
-        var it = backlog.next(view, this::candidates, inHand::containsKey, endpoint.getRescan());
+        var it = backlog.next(view, this::candidates, this::taken, endpoint.getRescan());
         String next = null;
         while (isRunAllowed()) {
             List<String> batch = new java.util.ArrayList<>();
             while (next != null || it.hasNext()) {
                 String id = next != null ? next : it.next();
                 next = null;
-                if (inHand.containsKey(id) || backlog.waiting(id)) {
+                if (taken(id) || backlog.waiting(id)) {
                     continue;
                 }
                 if (!slots.tryAcquire()) {
@@ -266,6 +268,11 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             }
             start(batch);
         }
+    }
+
+    /** Whether this consumer has the candidate in hand, or is being handed it. */
+    private boolean taken(String id) {
+        return inHand.containsKey(id) || arriving.contains(id);
     }
 
     /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
@@ -319,14 +326,16 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
      * Reserves a worker for an item another consumer of this process hands over with its lock;
      * false when none is free or no work may be taken now (stopping, disconnected, queue held).
      */
-    final boolean reserveWorker() {
-        if (!isRunAllowed() || isSuspendingOrSuspended() || !connected || hold.held()) {
+    final boolean reserveWorker(String id) {
+        if (!isRunAllowed() || isSuspendingOrSuspended() || !connected || !hold.knownFree() || !slots.tryAcquire()) {
             return false;
         }
-        return slots.tryAcquire();
+        arriving.add(id); // its reference appears before it is handed over: the dispatcher leaves it alone
+        return true;
     }
 
-    final void unreserveWorker() {
+    final void unreserveWorker(String id) {
+        arriving.remove(id);
         slots.release();
     }
 
@@ -334,6 +343,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     final void takeOver(String id, L lock) {
         Work work = new Work(id, () -> run(id, lock));
         inHand.put(id, work);
+        arriving.remove(id);
         store.workStarted(idOf(id));
         try {
             workers.execute(work);

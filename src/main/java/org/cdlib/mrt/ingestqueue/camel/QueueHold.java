@@ -39,6 +39,11 @@ final class QueueHold {
         return now;
     }
 
+    /** True only when the queue is known not to be held (no request: a hand-off must not wait or fail on it). */
+    synchronized boolean knownFree() {
+        return Boolean.FALSE.equals(held);
+    }
+
     /** The answer may be out of date (the watch fired, the session changed): read it again next time. */
     synchronized void forget() {
         held = null;

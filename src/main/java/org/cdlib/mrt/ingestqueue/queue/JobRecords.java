@@ -26,9 +26,11 @@ final class JobRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
     private final ObjectLocks objects;
+    private final SpaceCounters spaceCounters;
 
     JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects) {
         this.zk = zk;
+        this.spaceCounters = new SpaceCounters(zk);
         this.log = log;
         this.objects = objects;
     }
@@ -233,22 +235,38 @@ final class JobRecords {
             ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
             addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
             objects.addRelease(ops, job, from, to);
-            SpaceReservation.addUpdate(zk, ops, jid, from, to, job.spaceNeeded(), space, change.admission());
+            boolean counted = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission());
+            SpaceReservation.Counts after = null;
+            if (counted) {
+                SpaceReservation.Counts now = spaceCounters.begin();
+                try {
+                    after = SpaceReservation.addUpdate(now, ops, jid, from, to, job.spaceNeeded(), space, change.admission());
+                } catch (RuntimeException e) {
+                    spaceCounters.end(now); // nothing was sent
+                    throw e;
+                }
+            }
             if (keepFor == null) {
                 ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
             } else {
                 // handed to this process's worker of the next state: the same session keeps the lock, renamed
                 ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
             }
+            boolean committed = false;
             try {
                 List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
                         job.statusVersion());
+                committed = !results.isEmpty(); // empty: read back after a lost connection, versions unknown
                 openLeft.accept(openLeft(ops, results, job.batchId()));
                 break;
             } catch (ZooKeeperCalls.StaleCounter e) {
                 // the disk reservation moved since it was read; nothing was written: read it, check it again
                 if (attempt >= 100) {
                     throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
+                }
+            } finally {
+                if (counted) {
+                    spaceCounters.end(committed ? after : null);
                 }
             }
         }

@@ -24,23 +24,23 @@ public record SpaceReservation(long bytes, int version) {
 
     /** Reads the reservation (one read transaction of two small nodes). */
     static SpaceReservation read(ZooKeeperCalls zk) {
-        Counts c = counts(zk);
+        Counts c = Counts.read(zk);
         return new SpaceReservation(Math.max(0, c.admitted - c.released), c.admittedVersion);
     }
 
-    private record Counts(long admitted, int admittedVersion, long released, int releasedVersion) {
-    }
-
-    private static Counts counts(ZooKeeperCalls zk) {
-        var r = zk.readMany(List.of(QueuePaths.SPACE_ADMITTED, QueuePaths.SPACE_RELEASED));
-        var a = ZooKeeperCalls.dataOf(r.get(QueuePaths.SPACE_ADMITTED));
-        var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.SPACE_RELEASED));
-        if (a == null || d == null) {
-            throw new NotFoundException("no node " + QueuePaths.SPACE_ADMITTED + " or " + QueuePaths.SPACE_RELEASED
-                    + " (the queue's start creates them)");
+    /** Both counters with their versions, as read or as this process last wrote them. */
+    record Counts(long admitted, int admittedVersion, long released, int releasedVersion) {
+        static Counts read(ZooKeeperCalls zk) {
+            var r = zk.readMany(List.of(QueuePaths.SPACE_ADMITTED, QueuePaths.SPACE_RELEASED));
+            var a = ZooKeeperCalls.dataOf(r.get(QueuePaths.SPACE_ADMITTED));
+            var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.SPACE_RELEASED));
+            if (a == null || d == null) {
+                throw new NotFoundException("no node " + QueuePaths.SPACE_ADMITTED + " or " + QueuePaths.SPACE_RELEASED
+                        + " (the queue's start creates them)");
+            }
+            return new Counts(QueueJson.readLong(QueuePaths.SPACE_ADMITTED, a.getData()), a.getStat().getVersion(),
+                    QueueJson.readLong(QueuePaths.SPACE_RELEASED, d.getData()), d.getStat().getVersion());
         }
-        return new Counts(QueueJson.readLong(QueuePaths.SPACE_ADMITTED, a.getData()), a.getStat().getVersion(),
-                QueueJson.readLong(QueuePaths.SPACE_RELEASED, d.getData()), d.getStat().getVersion());
     }
 
     /** Whether a move from {@code from} to {@code to} changes what downloading holds. */
@@ -49,34 +49,41 @@ public record SpaceReservation(long bytes, int version) {
     }
 
     /**
-     * Adds to {@code ops} the reservation's update for a move, checked against the versions read
-     * now: + {@code spaceAfter} admitted into downloading, + {@code spaceBefore} released out of it.
-     * Into downloading with an admission ({@code atMost} not null), the job must still fit: else
-     * {@link Conflict}.
+     * Adds to {@code ops} the reservation's update for a move, checked against the versions in
+     * {@code now}: + {@code spaceAfter} admitted into downloading, + {@code spaceBefore} released
+     * out of it. Into downloading with an admission ({@code atMost} not null), the job must still
+     * fit: else {@link Conflict}. Returns the counts the transaction leaves when it commits (null
+     * when it adds nothing).
      */
-    static void addUpdate(ZooKeeperCalls zk, List<Op> ops, String jid, JobState from, JobState to, long spaceBefore,
-                          long spaceAfter, Long atMost) {
-        if (!concerns(from, to)) {
-            return;
-        }
+    static Counts addUpdate(Counts now, List<Op> ops, String jid, JobState from, JobState to, long spaceBefore,
+                            long spaceAfter, Long atMost) {
         boolean into = to == JobState.DOWNLOADING;
         long bytes = into ? spaceAfter : spaceBefore;
-        boolean admission = into && atMost != null;
-        if (bytes == 0 && !admission) {
-            return;
-        }
-        Counts now = counts(zk);
-        if (admission && now.admitted - now.released > atMost) {
+        if (admission(to, atMost) && now.admitted - now.released > atMost) {
             throw new Conflict(jid);
         }
         if (into) {
-            // bytes 0: still checked, it fits only while nobody else is admitted
+            // bytes 0 is still checked: it fits only while nobody else is admitted
             ops.add(Op.setData(QueuePaths.SPACE_ADMITTED, QueueJson.text(now.admitted + bytes), now.admittedVersion));
-        } else {
-            // never past what was admitted: jobs downloading before the counters existed give back what they never added
-            long released = Math.min(now.admitted, now.released + bytes);
-            ops.add(Op.setData(QueuePaths.SPACE_RELEASED, QueueJson.text(released), now.releasedVersion));
+            return new Counts(now.admitted + bytes, now.admittedVersion + 1, now.released, now.releasedVersion);
         }
+        // never past what was admitted: jobs downloading before the counters existed give back what they never added
+        long released = Math.min(now.admitted, now.released + bytes);
+        ops.add(Op.setData(QueuePaths.SPACE_RELEASED, QueueJson.text(released), now.releasedVersion));
+        return new Counts(now.admitted, now.admittedVersion, released, now.releasedVersion + 1);
+    }
+
+    /** Whether the move needs an update of the counters at all. */
+    static boolean needsUpdate(JobState from, JobState to, long spaceBefore, long spaceAfter, Long atMost) {
+        if (!concerns(from, to)) {
+            return false;
+        }
+        long bytes = to == JobState.DOWNLOADING ? spaceAfter : spaceBefore;
+        return bytes != 0 || admission(to, atMost);
+    }
+
+    private static boolean admission(JobState to, Long atMost) {
+        return to == JobState.DOWNLOADING && atMost != null;
     }
 
     /** Other jobs were admitted between this job's decision and its commit, and it no longer fits: decide again. */
