@@ -253,9 +253,14 @@ final class JobRecords {
                 ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
             }
             boolean committed = false;
+            boolean[] sent = {false};
+            SpaceReservation.Counts leaves = after;
             try {
                 List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
-                        job.statusVersion());
+                        job.statusVersion(), !counted ? null : () -> {
+                            sent[0] = true;
+                            spaceCounters.sent(leaves); // the next transaction of this process may go out now
+                        });
                 committed = !results.isEmpty(); // empty: read back after a lost connection, versions unknown
                 openLeft.accept(openLeft(ops, results, job.batchId()));
                 break;
@@ -265,8 +270,10 @@ final class JobRecords {
                     throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
                 }
             } finally {
-                if (counted) {
-                    spaceCounters.end(committed ? after : null);
+                if (counted && !sent[0]) {
+                    spaceCounters.end(null); // refused before it was sent (a stale session)
+                } else if (counted && !committed) {
+                    spaceCounters.failed();
                 }
             }
         }

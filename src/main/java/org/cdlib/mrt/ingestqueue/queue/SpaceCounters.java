@@ -5,9 +5,12 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * This process's writer of the disk reservation counters ({@link SpaceReservation}). Every move
  * into or out of downloading updates one of two nodes with a version check; threads that raced
- * for them would mostly fail that check and read again, so this process updates them one
- * transaction at a time, from the counts its last commit left (no read before a write). Another
- * host's write makes the check fail once: the counts are read again and the move committed again.
+ * for them would mostly fail that check and read again, so this process sends them one
+ * transaction at a time, each from the counts the one before it will leave (no read before a
+ * write). A turn ends once its transaction is sent, not answered: ZooKeeper applies one session's
+ * transactions in the order they were sent, so they pipeline. A transaction that fails (another
+ * host's write, or its own job's trouble) makes the ones sent after it fail their check too: the
+ * counts are read again and each is committed again.
  */
 final class SpaceCounters {
     private final ZooKeeperCalls zk;
@@ -32,9 +35,22 @@ final class SpaceCounters {
         return known;
     }
 
-    /** Ends the turn: {@code after} committed, or null when the outcome leaves the counts unknown. */
-    void end(SpaceReservation.Counts after) {
+    /** Ends the turn once the transaction is sent: the next one builds on {@code after}. */
+    void sent(SpaceReservation.Counts after) {
         known = after;
+        turn.unlock();
+    }
+
+    /** Ends the turn without sending (nothing changed), with {@code now} as it was. */
+    void end(SpaceReservation.Counts now) {
+        known = now;
+        turn.unlock();
+    }
+
+    /** A transaction failed or its outcome is unknown: read the counts before the next write. */
+    void failed() {
+        turn.lock();
+        known = null;
         turn.unlock();
     }
 }

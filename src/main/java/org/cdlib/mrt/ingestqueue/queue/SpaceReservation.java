@@ -67,8 +67,8 @@ public record SpaceReservation(long bytes, int version) {
             ops.add(Op.setData(QueuePaths.SPACE_ADMITTED, QueueJson.text(now.admitted + bytes), now.admittedVersion));
             return new Counts(now.admitted + bytes, now.admittedVersion + 1, now.released, now.releasedVersion);
         }
-        // never past what was admitted: jobs downloading before the counters existed give back what they never added
-        long released = Math.min(now.admitted, now.released + bytes);
+        // not clamped here: the admitted count known to this process may be behind another host's
+        long released = now.released + bytes;
         ops.add(Op.setData(QueuePaths.SPACE_RELEASED, QueueJson.text(released), now.releasedVersion));
         return new Counts(now.admitted, now.admittedVersion, released, now.releasedVersion + 1);
     }
