@@ -52,6 +52,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     /** Items another consumer of this process is handing over (committing now): not to be claimed. */
     private final java.util.Set<String> arriving = ConcurrentHashMap.newKeySet();
     private final Backlog backlog;
+    /** Time workers spent on items, finished ones: with the capacity, the state's utilisation in /metrics. */
+    private final java.util.concurrent.atomic.LongAdder busyNanos = new java.util.concurrent.atomic.LongAdder();
     private final DispatchLoop loop;
     private static final long DAMAGED_RETRY_MS = 30_000;
     private final CuratorWatcher watcher;
@@ -145,12 +147,16 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
         dispatcher.execute(loop);
+        int capacity = endpoint.getConcurrency();
+        store.health().workersStarted(name(), new org.cdlib.mrt.ingestqueue.queue.QueueHealth.Workers(
+                () -> capacity - slots.availablePermits(), capacity, busyNanos::sum));
     }
 
     /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
     @Override
     protected void doStop() throws Exception {
         wake(); // the dispatcher sees the stop (isRunAllowed) and takes no new work
+        store.health().workersStopped(name());
         store.removeListener(transitionListener);
         store.client().getConnectionStateListenable().removeListener(connectionListener);
         if (view != null) {
@@ -360,6 +366,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final class Work extends java.util.concurrent.FutureTask<Void> {
         private final String id;
 
+        private final long since = System.nanoTime();
+
         Work(String id, Runnable body) {
             super(body, null);
             this.id = id;
@@ -367,6 +375,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
         @Override
         protected void done() {
+            busyNanos.add(System.nanoTime() - since);
             inHand.remove(id, this);
             store.workEnded(idOf(id));
             slots.release();
