@@ -106,8 +106,8 @@ final class RealPathBenchmark {
             }
             String end = finished.get(30, TimeUnit.MINUTES);
             double s = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, embedded default, "
-                    + "OCFL + H2 + local minter)%n", n);
+            System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, %s, "
+                    + "OCFL + H2 + local minter)%n", n, zookeeper == null ? "embedded default" : "external ZooKeeper");
             System.out.printf("  submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", end, s, n / s,
                     zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
             System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
