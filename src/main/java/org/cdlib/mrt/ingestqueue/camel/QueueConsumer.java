@@ -1,12 +1,8 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.LoggingLevel;
@@ -46,14 +42,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     protected final ZkQueueEndpoint endpoint;
     protected final QueueStore store;
-    private final Semaphore slots;
-    /** What this consumer works on now, by id; cancelled when the session that locked them is lost. */
-    private final Map<String, Work> inHand = new ConcurrentHashMap<>();
-    /** Items another consumer of this process is handing over (committing now): not to be claimed. */
-    private final java.util.Set<String> arriving = ConcurrentHashMap.newKeySet();
+    private final Workers workers;
+    private ExecutorService pool;
     private final Backlog backlog;
-    /** Time workers spent on items, finished ones: with the capacity, the state's utilisation in /metrics. */
-    private final java.util.concurrent.atomic.LongAdder busyNanos = new java.util.concurrent.atomic.LongAdder();
     private final DispatchLoop loop;
     private static final long DAMAGED_RETRY_MS = 30_000;
     private final CuratorWatcher watcher;
@@ -65,14 +56,13 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private volatile boolean handingBack;
     private ExecutorService dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
-    private ExecutorService workers;
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
         this.hold = new QueueHold(store, this::wake);
-        this.slots = new Semaphore(endpoint.getConcurrency());
+        this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
         this.backlog = new Backlog(endpoint.queue().name());
         this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
         this.watcher = event -> {
@@ -136,8 +126,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     protected void doStart() throws Exception {
         super.doStart();
         observers = getEndpoint().getCamelContext().getRegistry().findByType(StepObserver.class);
-        workers = getEndpoint().getCamelContext().getExecutorServiceManager()
+        pool = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
+        workers.start(pool);
         store.client().getConnectionStateListenable().addListener(connectionListener);
         store.addListener(transitionListener);
         view = openView().start(() -> {
@@ -147,9 +138,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
         dispatcher.execute(loop);
-        int capacity = endpoint.getConcurrency();
-        store.health().workersStarted(name(), new org.cdlib.mrt.ingestqueue.queue.QueueHealth.Workers(
-                () -> capacity - slots.availablePermits(), capacity, busyNanos::sum));
+        store.health().workersStarted(name(), workers.figures());
     }
 
     /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
@@ -165,20 +154,18 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         if (dispatcher != null) {
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
-        if (workers != null) {
+        if (pool != null) {
             // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
             // transition; what cannot finish is handed back unchanged, never failed
             var strategy = getEndpoint().getCamelContext().getShutdownStrategy();
             long waitMs = Math.max(1000, strategy.getTimeUnit().toMillis(strategy.getTimeout()) - 2000);
-            workers.shutdown();
-            if (!workers.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
+            if (!workers.finish(waitMs)) {
                 handingBack = true;
-                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), inHand.size(),
-                        inHand.keySet());
-                workers.shutdownNow();
-                workers.awaitTermination(10, TimeUnit.SECONDS);
+                List<String> left = workers.inHand();
+                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(), left);
+                workers.interrupt();
             }
-            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(workers);
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(pool);
         }
         super.doStop();
     }
@@ -197,13 +184,12 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
             hold.forget(); // a new session has no watch of ours: read the hold again
         }
-        if (state == ConnectionState.LOST && !inHand.isEmpty()) {
+        if (state == ConnectionState.LOST && !workers.idle()) {
             // the locks went with the session: whatever the workers still do can no longer be
             // committed, and the jobs are free for any host (this one included) to take again
-            LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), inHand.size(),
-                    inHand.keySet());
-            inHand.values().forEach(t -> t.cancel(true));
-            inHand.clear();
+            List<String> lost = workers.inHand();
+            LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), lost.size(), lost);
+            workers.abandonAll();
         }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);
@@ -262,7 +248,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 if (taken(id) || backlog.waiting(id)) {
                     continue;
                 }
-                if (!slots.tryAcquire()) {
+                if (!workers.reserve()) {
                     next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails
                     break;
                 }
@@ -278,7 +264,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     /** Whether this consumer has the candidate in hand, or is being handed it. */
     private boolean taken(String id) {
-        return inHand.containsKey(id) || arriving.contains(id);
+        return workers.taken(id);
     }
 
     /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
@@ -287,7 +273,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         try {
             claims = claimAll(batch, workerName());
         } catch (RuntimeException e) {
-            slots.release(batch.size());
+            workers.unreserve(batch.size());
             throw e;
         }
         RuntimeException failure = null;
@@ -298,18 +284,18 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 lock = claims.get(i).get();
             } catch (CorruptNodeException e) {
                 // one damaged job or batch harms no other: skip it, look again much later
-                slots.release();
+                workers.unreserve(1);
                 store.damaged(new Damaged(endpoint.queue().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
                 backlog.notBefore(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
                 continue;
             } catch (RuntimeException e) {
-                slots.release();
+                workers.unreserve(1);
                 failure = failure == null ? e : failure; // the other claims are finished first: no lock is left behind
                 continue;
             }
             LOG.debug("zkqueue {}: claim {}: {}", name(), id, lock.isPresent());
             if (lock.isEmpty()) {
-                slots.release();
+                workers.unreserve(1);
                 // someone holds it (another host, or a consumer of the state it just left): hear
                 // when they let go; if they already did, look again in a moment
                 if (!watchLock(id, watcher)) {
@@ -318,10 +304,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 continue;
             }
             L claimed = lock.get();
-            Work work = new Work(id, () -> run(id, claimed));
-            inHand.put(id, work);
-            store.workStarted(idOf(id));
-            workers.execute(work);
+            if (!workers.run(id, () -> run(id, claimed))) {
+                release(claimed); // stopping: let go of it unchanged
+            }
         }
         if (failure != null) {
             throw failure;
@@ -333,53 +318,18 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
      * false when none is free or no work may be taken now (stopping, disconnected, queue held).
      */
     final boolean reserveWorker(String id) {
-        if (!isRunAllowed() || isSuspendingOrSuspended() || !connected || !hold.knownFree() || !slots.tryAcquire()) {
-            return false;
-        }
-        arriving.add(id); // its reference appears before it is handed over: the dispatcher leaves it alone
-        return true;
+        // its reference appears before it is handed over: the dispatcher leaves it alone
+        return isRunAllowed() && !isSuspendingOrSuspended() && connected && hold.knownFree() && workers.reserveArriving(id);
     }
 
     final void unreserveWorker(String id) {
-        arriving.remove(id);
-        slots.release();
+        workers.cancelArriving(id);
     }
 
     /** Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved. */
     final void takeOver(String id, L lock) {
-        Work work = new Work(id, () -> run(id, lock));
-        inHand.put(id, work);
-        arriving.remove(id);
-        store.workStarted(idOf(id));
-        try {
-            workers.execute(work);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // stopping after all: let go of it unchanged, its folder's consumers (here or elsewhere) take it
-            inHand.remove(id, work);
-            store.workEnded(idOf(id));
-            slots.release();
-            release(lock);
-        }
-    }
-
-    /** One claimed item being worked on; its slot is given back however it ends, cancelled included. */
-    private final class Work extends java.util.concurrent.FutureTask<Void> {
-        private final String id;
-
-        private final long since = System.nanoTime();
-
-        Work(String id, Runnable body) {
-            super(body, null);
-            this.id = id;
-        }
-
-        @Override
-        protected void done() {
-            busyNanos.add(System.nanoTime() - since);
-            inHand.remove(id, this);
-            store.workEnded(idOf(id));
-            slots.release();
-            wake();
+        if (!workers.run(id, () -> run(id, lock))) {
+            release(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
         }
     }
 
