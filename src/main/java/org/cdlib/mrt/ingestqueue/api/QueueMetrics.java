@@ -25,6 +25,7 @@ public final class QueueMetrics implements StepObserver {
     private volatile Map<BatchState, Integer> batches = Map.of();
     private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> workerMeters = new ConcurrentHashMap<>();
 
     public QueueMetrics(QueueStore store) {
         this.store = store;
@@ -61,9 +62,25 @@ public final class QueueMetrics implements StepObserver {
                 .tag("queue", queue).tag("outcome", failed ? "failed" : "ok").register(registry)).record(took);
     }
 
+    private double worker(String queue, java.util.function.ToDoubleFunction<org.cdlib.mrt.ingestqueue.queue.QueueHealth.Workers> f) {
+        var w = store.health().workers().get(queue);
+        return w == null ? 0 : f.applyAsDouble(w);
+    }
+
     public String scrape() {
         jobs = store.jobCounts();
         batches = store.batchCounts();
+        // per-state utilisation: read through the consumer running now under that name (a restarted one too)
+        store.health().workers().keySet().forEach(queue -> workerMeters.computeIfAbsent(queue, q -> {
+            Gauge.builder("ingest.workers.busy", () -> worker(q, w -> w.busy().getAsInt())).tag("queue", q)
+                    .description("workers busy now, per consumer").register(registry);
+            Gauge.builder("ingest.workers.capacity", () -> worker(q, w -> w.capacity())).tag("queue", q)
+                    .description("workers per consumer (its concurrency)").register(registry);
+            io.micrometer.core.instrument.FunctionCounter.builder("ingest.workers.busy.seconds", q,
+                    x -> worker(x, w -> w.busyNanos().getAsLong() / 1e9)).tag("queue", q)
+                    .description("time workers were busy; rate() / capacity = utilisation").register(registry);
+            return Boolean.TRUE;
+        }));
         return registry.scrape();
     }
 }

@@ -7,6 +7,7 @@ import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
@@ -48,6 +49,12 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     }
 
     @Override
+    protected java.util.List<java.util.function.Supplier<Optional<JobLock>>> claimAll(java.util.List<String> refNames,
+                                                                                        String worker) {
+        return store.claimAll(state, refNames, worker);
+    }
+
+    @Override
     protected boolean watchLock(String refName, CuratorWatcher watcher) {
         return store.watchJobLock(org.cdlib.mrt.ingestqueue.queue.QueuePaths.jidOfRef(refName), watcher);
     }
@@ -69,6 +76,12 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     protected boolean applyOutcome(JobLock lock, Exchange exchange, boolean failed) {
         try {
             return failed ? rollback(lock, exchange.getException()) : commit(lock, exchange);
+        } catch (org.cdlib.mrt.ingestqueue.queue.SpaceReservation.Conflict e) {
+            // admitted on a disk figure another admission changed meanwhile: nothing was written, decide again now
+            LOG.debug("{}", e.getMessage());
+            unlockQuietly(lock);
+            lookAgainSoon();
+            return false;
         } catch (StaleLockException e) {
             LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
                     lock.jid(), lock.job().batchId(), state, e.getMessage());
@@ -97,8 +110,46 @@ final class JobConsumer extends QueueConsumer<JobLock> {
             return true;
         }
         JobState target = JobExchange.target(exchange);
-        store.transition(lock, target != null ? target : state.successor(), JobExchange.change(exchange));
+        JobState to = target != null ? target : state.successor();
+        if (!handOff(lock, to, JobExchange.change(exchange))) {
+            store.transition(lock, to, JobExchange.change(exchange));
+        }
         return false;
+    }
+
+    /**
+     * When this process's consumer of the next state has a free worker, the move keeps the lock
+     * for it and the job goes straight to that worker: one ZooKeeper request per transition
+     * instead of three (lock create, read, commit). The job may start there before an older one
+     * of that state only while a worker is free anyway.
+     */
+    private boolean handOff(JobLock lock, JobState to, Change change) {
+        JobConsumer next = endpoint.getComponent().jobConsumer(to);
+        String ref = QueuePaths.refName(change.priority() != null ? change.priority() : lock.job().priority(), lock.jid());
+        if (next == null || !next.reserveWorker(ref)) {
+            return false;
+        }
+        JobLock handed;
+        try {
+            handed = store.transitionAndKeep(lock, to, change, next.workerName());
+        } catch (RuntimeException e) {
+            next.unreserveWorker(ref);
+            throw e;
+        }
+        next.takeOver(handed.job().refName(), handed);
+        return true;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        endpoint.getComponent().started(state, this);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        endpoint.getComponent().stopped(state, this);
+        super.doStop();
     }
 
     /** The route ended with an exception: the job fails, unless it was the queue's trouble or the stop's. */

@@ -71,7 +71,7 @@ public final class JobExchange {
      */
     public static void moveTo(Exchange exchange, JobState to, String reason) {
         exchange.setProperty(TARGET, to);
-        change(exchange, c -> new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage()));
+        change(exchange, c -> new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission()));
     }
 
     public static JobState target(Exchange exchange) {

@@ -1,12 +1,8 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.LoggingLevel;
@@ -46,14 +42,13 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     protected final ZkQueueEndpoint endpoint;
     protected final QueueStore store;
-    private final Semaphore slots;
-    /** What this consumer works on now, by id; cancelled when the session that locked them is lost. */
-    private final Map<String, Work> inHand = new ConcurrentHashMap<>();
+    private final Workers workers;
+    private ExecutorService pool;
     private final Backlog backlog;
     private final DispatchLoop loop;
     private static final long DAMAGED_RETRY_MS = 30_000;
     private final CuratorWatcher watcher;
-    private final CuratorWatcher holdWatcher = event -> wake();
+    private final QueueHold hold;
     private StateView view;
     private final ConnectionStateListener connectionListener = this::connectionChanged;
     private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
@@ -61,13 +56,13 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private volatile boolean handingBack;
     private ExecutorService dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
-    private ExecutorService workers;
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
-        this.slots = new Semaphore(endpoint.getConcurrency());
+        this.hold = new QueueHold(store, this::wake);
+        this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
         this.backlog = new Backlog(endpoint.queue().name());
         this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
         this.watcher = event -> {
@@ -93,6 +88,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
     protected abstract Optional<L> claim(String id, String worker);
+
+    /**
+     * Claims several candidates; each element finishes one claim when called (and throws for its
+     * own candidate only). Here one after another; a consumer that can send them all at once does.
+     */
+    protected List<java.util.function.Supplier<Optional<L>>> claimAll(List<String> ids, String worker) {
+        return ids.stream().map(id -> (java.util.function.Supplier<Optional<L>>) () -> claim(id, worker)).toList();
+    }
 
     /**
      * Watches the lock of a candidate that could not be claimed; false when it is not locked (the
@@ -123,8 +126,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     protected void doStart() throws Exception {
         super.doStart();
         observers = getEndpoint().getCamelContext().getRegistry().findByType(StepObserver.class);
-        workers = getEndpoint().getCamelContext().getExecutorServiceManager()
+        pool = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
+        workers.start(pool);
         store.client().getConnectionStateListenable().addListener(connectionListener);
         store.addListener(transitionListener);
         view = openView().start(() -> {
@@ -134,12 +138,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
         dispatcher.execute(loop);
+        store.health().workersStarted(name(), workers.figures());
     }
 
     /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
     @Override
     protected void doStop() throws Exception {
         wake(); // the dispatcher sees the stop (isRunAllowed) and takes no new work
+        store.health().workersStopped(name());
         store.removeListener(transitionListener);
         store.client().getConnectionStateListenable().removeListener(connectionListener);
         if (view != null) {
@@ -148,20 +154,18 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         if (dispatcher != null) {
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
-        if (workers != null) {
+        if (pool != null) {
             // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
             // transition; what cannot finish is handed back unchanged, never failed
             var strategy = getEndpoint().getCamelContext().getShutdownStrategy();
             long waitMs = Math.max(1000, strategy.getTimeUnit().toMillis(strategy.getTimeout()) - 2000);
-            workers.shutdown();
-            if (!workers.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
+            if (!workers.finish(waitMs)) {
                 handingBack = true;
-                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), inHand.size(),
-                        inHand.keySet());
-                workers.shutdownNow();
-                workers.awaitTermination(10, TimeUnit.SECONDS);
+                List<String> left = workers.inHand();
+                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(), left);
+                workers.interrupt();
             }
-            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(workers);
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(pool);
         }
         super.doStop();
     }
@@ -177,13 +181,15 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
 
     private void connectionChanged(org.apache.curator.framework.CuratorFramework client, ConnectionState state) {
         connected = state.isConnected();
-        if (state == ConnectionState.LOST && !inHand.isEmpty()) {
+        if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
+            hold.forget(); // a new session has no watch of ours: read the hold again
+        }
+        if (state == ConnectionState.LOST && !workers.idle()) {
             // the locks went with the session: whatever the workers still do can no longer be
             // committed, and the jobs are free for any host (this one included) to take again
-            LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), inHand.size(),
-                    inHand.keySet());
-            inHand.values().forEach(t -> t.cancel(true));
-            inHand.clear();
+            List<String> lost = workers.inHand();
+            LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), lost.size(), lost);
+            workers.abandonAll();
         }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);
@@ -224,38 +230,72 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         handleException("zkqueue " + name() + ": scan failed", e);
     }
 
+    /**
+     * Claims as many candidates as there are free workers, all at once (see {@link #claimAll}),
+     * then starts a worker for each claimed; repeats while claims that failed left workers free.
+     */
     private void claimWhatFits() {
-        if (store.watchQueueHold(holdWatcher)) {
+        if (hold.held()) {
             return; // the hold's watch wakes us when it is lifted
         }
-        for (var it = backlog.next(view, this::candidates, inHand::containsKey, endpoint.getRescan()); it.hasNext(); ) {
-            String id = it.next();
-            if (!isRunAllowed()) {
-                return;
+        var it = backlog.next(view, this::candidates, this::taken, endpoint.getRescan());
+        String next = null;
+        while (isRunAllowed()) {
+            List<String> batch = new java.util.ArrayList<>();
+            while (next != null || it.hasNext()) {
+                String id = next != null ? next : it.next();
+                next = null;
+                if (taken(id) || backlog.waiting(id)) {
+                    continue;
+                }
+                if (!workers.reserve()) {
+                    next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails
+                    break;
+                }
+                it.remove();
+                batch.add(id);
             }
-            if (inHand.containsKey(id) || backlog.waiting(id)) {
-                continue;
+            if (batch.isEmpty()) {
+                return; // nothing to take, or no worker free: a finishing worker wakes us
             }
-            if (!slots.tryAcquire()) {
-                return; // a finishing worker wakes us
-            }
-            it.remove();
+            start(batch);
+        }
+    }
+
+    /** Whether this consumer has the candidate in hand, or is being handed it. */
+    private boolean taken(String id) {
+        return workers.taken(id);
+    }
+
+    /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
+    private void start(List<String> batch) {
+        List<java.util.function.Supplier<Optional<L>>> claims;
+        try {
+            claims = claimAll(batch, workerName());
+        } catch (RuntimeException e) {
+            workers.unreserve(batch.size());
+            throw e;
+        }
+        RuntimeException failure = null;
+        for (int i = 0; i < batch.size(); i++) {
+            String id = batch.get(i);
             Optional<L> lock;
             try {
-                lock = claim(id, workerName());
+                lock = claims.get(i).get();
             } catch (CorruptNodeException e) {
                 // one damaged job or batch harms no other: skip it, look again much later
-                slots.release();
+                workers.unreserve(1);
                 store.damaged(new Damaged(endpoint.queue().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
                 backlog.notBefore(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
                 continue;
             } catch (RuntimeException e) {
-                slots.release();
-                throw e;
+                workers.unreserve(1);
+                failure = failure == null ? e : failure; // the other claims are finished first: no lock is left behind
+                continue;
             }
             LOG.debug("zkqueue {}: claim {}: {}", name(), id, lock.isPresent());
             if (lock.isEmpty()) {
-                slots.release();
+                workers.unreserve(1);
                 // someone holds it (another host, or a consumer of the state it just left): hear
                 // when they let go; if they already did, look again in a moment
                 if (!watchLock(id, watcher)) {
@@ -264,28 +304,32 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
                 continue;
             }
             L claimed = lock.get();
-            Work work = new Work(id, () -> run(id, claimed));
-            inHand.put(id, work);
-            store.workStarted(idOf(id));
-            workers.execute(work);
+            if (!workers.run(id, () -> run(id, claimed))) {
+                release(claimed); // stopping: let go of it unchanged
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
-    /** One claimed item being worked on; its slot is given back however it ends, cancelled included. */
-    private final class Work extends java.util.concurrent.FutureTask<Void> {
-        private final String id;
+    /**
+     * Reserves a worker for an item another consumer of this process hands over with its lock;
+     * false when none is free or no work may be taken now (stopping, disconnected, queue held).
+     */
+    final boolean reserveWorker(String id) {
+        // its reference appears before it is handed over: the dispatcher leaves it alone
+        return isRunAllowed() && !isSuspendingOrSuspended() && connected && hold.knownFree() && workers.reserveArriving(id);
+    }
 
-        Work(String id, Runnable body) {
-            super(body, null);
-            this.id = id;
-        }
+    final void unreserveWorker(String id) {
+        workers.cancelArriving(id);
+    }
 
-        @Override
-        protected void done() {
-            inHand.remove(id, this);
-            store.workEnded(idOf(id));
-            slots.release();
-            wake();
+    /** Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved. */
+    final void takeOver(String id, L lock) {
+        if (!workers.run(id, () -> run(id, lock))) {
+            release(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
         }
     }
 
@@ -304,14 +348,19 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
     }
 
+    /** An item let go unchanged is to be taken again as soon as a worker is free (its state is listed afresh). */
+    protected final void lookAgainSoon() {
+        backlog.stale();
+    }
+
     /** The item stays where it is and is tried again after {@code ms}, not before. */
     protected final void retryIn(String id, long ms) {
         backlog.notBefore(id, System.currentTimeMillis() + ms);
     }
 
-    final void stepEnded(java.time.Duration took, boolean failed) {
+    final void stepEnded(String id, java.time.Duration took, boolean failed) {
         for (StepObserver o : observers) {
-            o.stepEnded(name(), took, failed);
+            o.stepEnded(name(), idOf(id), took, failed);
         }
     }
 
@@ -326,7 +375,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
     }
 
-    private String workerName() {
+    final String workerName() {
         return getRouteId() + "/" + name();
     }
 }

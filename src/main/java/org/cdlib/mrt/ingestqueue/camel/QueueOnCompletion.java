@@ -70,7 +70,7 @@ final class QueueOnCompletion<L> implements Synchronization {
             return;
         }
         // the route's own time, without the transition that follows it
-        consumer.stepEnded(Duration.ofNanos(System.nanoTime() - started), failed);
+        consumer.stepEnded(id, Duration.ofNanos(System.nanoTime() - started), failed);
         try {
             retryLater = consumer.applyOutcome(lock, exchange, failed);
         } catch (RuntimeException e) {

@@ -5,4 +5,9 @@ import java.time.Duration;
 /** Told how long each run of a zkqueue route took and whether it failed (metrics). Any bean of this type is used. */
 public interface StepObserver {
     void stepEnded(String queue, Duration took, boolean failed);
+
+    /** The same, naming the job or batch (a benchmark splits a job's time in a state into waiting and working). */
+    default void stepEnded(String queue, String id, Duration took, boolean failed) {
+        stepEnded(queue, took, failed);
+    }
 }

@@ -15,6 +15,21 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 public final class ZkQueueComponent extends DefaultComponent {
 
     private QueueStore store;
+    /** This process's running job consumers by state: a worker hands a moved job to the next state's directly. */
+    private final java.util.Map<org.cdlib.mrt.ingestqueue.queue.JobState, JobConsumer> jobConsumers =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    void started(org.cdlib.mrt.ingestqueue.queue.JobState state, JobConsumer consumer) {
+        jobConsumers.put(state, consumer);
+    }
+
+    void stopped(org.cdlib.mrt.ingestqueue.queue.JobState state, JobConsumer consumer) {
+        jobConsumers.remove(state, consumer);
+    }
+
+    JobConsumer jobConsumer(org.cdlib.mrt.ingestqueue.queue.JobState state) {
+        return jobConsumers.get(state);
+    }
 
     public void setStore(QueueStore store) {
         this.store = store;

@@ -13,6 +13,14 @@ public final class Counters {
     }
 
     public long next(String name) {
+        return nextBlock(name, 1);
+    }
+
+    /**
+     * Reserves {@code size} consecutive numbers no other caller gets, in one counter update; the
+     * first of them. A block a process does not use up (it stops) is never handed out again.
+     */
+    public long nextBlock(String name, int size) {
         String path = QueuePaths.IDS + "/" + name;
         try {
             for (int attempt = 0; attempt < 100; attempt++) {
@@ -28,10 +36,10 @@ public final class Counters {
                     }
                     continue;
                 }
-                long next = QueueJson.readLong(path, data) + 1;
+                long first = QueueJson.readLong(path, data) + 1;
                 try {
-                    client.setData().withVersion(stat.getVersion()).forPath(path, QueueJson.text(next));
-                    return next;
+                    client.setData().withVersion(stat.getVersion()).forPath(path, QueueJson.text(first + size - 1));
+                    return first;
                 } catch (KeeperException.BadVersionException e) {
                     // another host drew the same number: draw again
                 }

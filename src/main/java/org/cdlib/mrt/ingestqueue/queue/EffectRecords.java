@@ -12,11 +12,41 @@ final class EffectRecords {
         this.zk = zk;
     }
 
-    /** The job's recorded effects, read through the lock's own handle. */
+    /**
+     * The effects node as a lock last read or wrote it: its holder is the node's only writer, so
+     * what it wrote is what is there (every write still checks the version). {@code version} -1:
+     * no node yet.
+     */
+    record Known(JobEffects effects, int version) {
+        /** From a claim's read of the job's nodes; null when that read did not answer for it. */
+        static Known of(String path, org.apache.zookeeper.OpResult r) {
+            if (r instanceof org.apache.zookeeper.OpResult.GetDataResult d) {
+                return new Known(QueueJson.read(path, d.getData(), JobEffects.class), d.getStat().getVersion());
+            }
+            if (r instanceof org.apache.zookeeper.OpResult.ErrorResult e && e.getErr() == KeeperException.Code.NONODE.intValue()) {
+                return new Known(JobEffects.none(), -1);
+            }
+            return null;
+        }
+    }
+
+    /** The job's recorded effects: as the lock knows them, else read. */
     JobEffects read(JobLock lock) {
+        return known(lock).effects();
+    }
+
+    private Known known(JobLock lock) {
+        Known k = lock.effects;
+        if (k != null) {
+            return k;
+        }
         String path = QueuePaths.jobNode(lock.jid(), "effects");
-        byte[] data = zk.readOrNull(path);
-        return data == null ? JobEffects.none() : QueueJson.read(path, data, JobEffects.class);
+        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        try {
+            return new Known(QueueJson.read(path, zk.read(path, stat), JobEffects.class), stat.getVersion());
+        } catch (NotFoundException e) {
+            return new Known(JobEffects.none(), -1);
+        }
     }
 
     /**
@@ -25,21 +55,20 @@ final class EffectRecords {
      */
     JobEffects record(JobLock lock, String name, String state, String detail) {
         String path = QueuePaths.jobNode(lock.jid(), "effects");
-        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-        byte[] old;
-        try {
-            old = zk.read(path, stat);
-        } catch (NotFoundException e) {
-            old = null;
-        }
-        JobEffects next = (old == null ? JobEffects.none() : QueueJson.read(path, old, JobEffects.class)).with(name, state, detail);
+        Known base = known(lock);
+        JobEffects next = base.effects().with(name, state, detail);
         byte[] data = QueueJson.write(next);
         List<Op> ops = List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
-                Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), old == null
-                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, stat.getVersion()));
+                Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), base.version() < 0
+                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, base.version()));
+        lock.effects = null; // unknown until the outcome is
         try {
-            zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
-        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException | KeeperException.BadVersionException e) {
+            List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
+            if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
+                lock.effects = new Known(next, base.version() + 1);
+            }
+        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException | KeeperException.BadVersionException
+                 | KeeperException.NodeExistsException e) {
             throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
         } catch (KeeperException e) {
             throw new QueueException("job " + lock.jid() + ": cannot record effect " + name + ": " + e.getMessage(), e);

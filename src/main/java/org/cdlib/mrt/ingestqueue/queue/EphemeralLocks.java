@@ -1,6 +1,11 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -8,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -65,6 +72,65 @@ final class EphemeralLocks implements AutoCloseable {
                 throw new QueueException("interrupted while locking " + path, e);
             }
         }
+    }
+
+    /** A lock taken, and what was read right behind it (null when that read must be made again). */
+    record Taken(ZooKeeper handle, Map<String, OpResult> read) {
+    }
+
+    /** A lock's create and the read behind it, sent and not yet answered. */
+    record Pending(String path, LockOwner owner, List<String> paths, ZooKeeper handle, CompletableFuture<Integer> created,
+                   CompletableFuture<List<OpResult>> read) {
+    }
+
+    /**
+     * Sends a lock's create and, right behind it, the read of {@code paths}, without waiting: many
+     * claims can be in flight at once. ZooKeeper serves one session's requests in order, so the read
+     * sees what the lock found (the previous holder's transition, which deleted its lock, included).
+     */
+    Pending send(String path, LockOwner owner, List<String> paths) {
+        ZooKeeper handle = zk.currentHandle();
+        CompletableFuture<Integer> created = new CompletableFuture<>();
+        CompletableFuture<List<OpResult>> read = new CompletableFuture<>();
+        handle.create(path, QueueJson.write(owner), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL,
+                (rc, p, ctx, name) -> created.complete(rc), null);
+        // a read multi answers each op on its own (a missing node is an error result), whatever rc says
+        handle.multi(paths.stream().map(Op::getData).toList(), (rc, p, ctx, results) -> read.complete(results), null);
+        zk.counted(1 + paths.size());
+        return new Pending(path, owner, paths, handle, created, read);
+    }
+
+    /**
+     * The outcome of a {@link #send}: the lock and what was read behind it; empty when someone else
+     * holds the lock or the node is gone. A lost connection leaves the create's outcome unknown:
+     * then the ordinary {@link #take} resolves it, and the read is left to the caller (null).
+     */
+    Optional<Taken> await(Pending p) {
+        int rc;
+        try {
+            rc = p.created.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            release(p.handle, p.handle.getSessionId(), p.path); // it may have been created: no lock of ours stays behind
+            throw new QueueException("interrupted while locking " + p.path, e);
+        } catch (ExecutionException e) {
+            throw new QueueException("cannot lock " + p.path + ": " + e.getCause(), e.getCause());
+        }
+        if (rc == KeeperException.Code.NODEEXISTS.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+            return Optional.empty();
+        }
+        if (rc != KeeperException.Code.OK.intValue()) {
+            return take(p.path, p.owner).map(h -> new Taken(h, null));
+        }
+        List<OpResult> results = p.read.join(); // answered right after the create
+        if (results == null || results.size() != p.paths.size()) {
+            return Optional.of(new Taken(p.handle, null));
+        }
+        Map<String, OpResult> byPath = new LinkedHashMap<>();
+        for (int i = 0; i < p.paths.size(); i++) {
+            byPath.put(p.paths.get(i), results.get(i));
+        }
+        return Optional.of(new Taken(p.handle, byPath));
     }
 
     /** Deletes the lock if this session owns it; retried in the background while the session lives. */

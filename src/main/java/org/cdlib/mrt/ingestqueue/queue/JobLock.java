@@ -13,6 +13,8 @@ public final class JobLock {
     final ZooKeeper zk;
     final long sessionId;
     private volatile Job job;
+    /** The job's effects node as this lock last read or wrote it; null: to be read. */
+    volatile EffectRecords.Known effects;
 
     JobLock(String jid, LockOwner owner, ZooKeeper zk) {
         this.jid = jid;

@@ -26,9 +26,11 @@ final class JobRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
     private final ObjectLocks objects;
+    private final SpaceCounters spaceCounters;
 
     JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects) {
         this.zk = zk;
+        this.spaceCounters = new SpaceCounters(zk);
         this.log = log;
         this.objects = objects;
     }
@@ -127,11 +129,22 @@ final class JobRecords {
     List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();
         for (String jid : jids) {
-            for (String c : CHILDREN) {
-                paths.add(QueuePaths.jobNode(jid, c));
-            }
+            paths.addAll(paths(jid));
         }
-        Map<String, OpResult> r = zk.readMany(paths);
+        return parse(jids, zk.readMany(paths), damaged);
+    }
+
+    /** The nodes one job is read from (one read transaction holds them: well under its byte bound). */
+    static List<String> paths(String jid) {
+        List<String> paths = new ArrayList<>();
+        for (String c : CHILDREN) {
+            paths.add(QueuePaths.jobNode(jid, c));
+        }
+        return paths;
+    }
+
+    /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
+    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged) {
         List<Job> out = new ArrayList<>();
         for (String jid : jids) {
             OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
@@ -201,8 +214,13 @@ final class JobRecords {
         }
     }
 
-    /** Moves a locked job; the lock is released by the same transaction. */
-    Job move(JobLock lock, JobState to, Change change, Transition.By by) {
+    /**
+     * Moves a locked job; the lock is released by the same transaction. {@code openLeft} hears how
+     * many jobs its batch still has open when the move took one out of batch-processing (the
+     * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
+     */
+    Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+             java.util.function.IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
         JobState from = job.state();
@@ -224,26 +242,78 @@ final class JobRecords {
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
 
-        List<Op> ops = new ArrayList<>();
-        ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
-        if (priority != job.priority()) {
-            ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
+        for (int attempt = 1; ; attempt++) {
+            List<Op> ops = new ArrayList<>();
+            ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
+            if (priority != job.priority()) {
+                ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
+            }
+            if (space != job.spaceNeeded()) {
+                ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
+            }
+            ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
+            ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
+            addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
+            objects.addRelease(ops, job, from, to);
+            boolean counted = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission());
+            SpaceReservation.Counts after = null;
+            if (counted) {
+                SpaceReservation.Counts now = spaceCounters.begin();
+                try {
+                    after = SpaceReservation.addUpdate(now, ops, jid, from, to, job.spaceNeeded(), space, change.admission());
+                } catch (RuntimeException e) {
+                    spaceCounters.end(now); // nothing was sent
+                    throw e;
+                }
+            }
+            if (keepFor == null) {
+                ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+            } else {
+                // handed to this process's worker of the next state: the same session keeps the lock, renamed
+                ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
+            }
+            boolean committed = false;
+            boolean[] sent = {false};
+            SpaceReservation.Counts leaves = after;
+            try {
+                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
+                        job.statusVersion(), !counted ? null : () -> {
+                            sent[0] = true;
+                            spaceCounters.sent(leaves); // the next transaction of this process may go out now
+                        });
+                committed = !results.isEmpty(); // empty: read back after a lost connection, versions unknown
+                openLeft.accept(openLeft(ops, results, job.batchId()));
+                break;
+            } catch (ZooKeeperCalls.StaleCounter e) {
+                // the disk reservation moved since it was read; nothing was written: read it, check it again
+                if (attempt >= 100) {
+                    throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
+                }
+            } finally {
+                if (counted && !sent[0]) {
+                    spaceCounters.end(null); // refused before it was sent (a stale session)
+                } else if (counted && !committed) {
+                    spaceCounters.failed();
+                }
+            }
         }
-        if (space != job.spaceNeeded()) {
-            ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
-        }
-        ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
-        ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
-        addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
-        objects.addRelease(ops, job, from, to);
-        ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
 
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
-                job.statusVersion() + 1, null);
+                job.statusVersion() + 1, keepFor);
         lock.job(moved);
         log.job(jid, job.batchId(), from, to, change.reason());
         return moved;
+    }
+
+    /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */
+    private static int openLeft(List<Op> ops, List<OpResult> results, String bid) {
+        String processing = QueuePaths.batchRefs(bid, BatchRef.PROCESSING);
+        for (int i = 0; i < ops.size() && i < results.size(); i++) {
+            if (ops.get(i).getPath().equals(processing) && results.get(i) instanceof OpResult.SetDataResult r) {
+                return r.getStat().getNumChildren();
+            }
+        }
+        return -1; // not bumped, or the outcome was read back after a lost connection
     }
 
     /** Writes the job's identifiers at once (an ARK just minted), under its lock. */

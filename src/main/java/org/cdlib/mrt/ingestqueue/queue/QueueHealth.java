@@ -23,6 +23,28 @@ public final class QueueHealth {
         failing.remove(consumer);
     }
 
+    /**
+     * A consumer's workers, for {@code /metrics}: how many are busy now, how many it has, and the
+     * time they have spent busy in all (its rate over the capacity is the state's utilisation).
+     */
+    public record Workers(java.util.function.IntSupplier busy, int capacity, java.util.function.LongSupplier busyNanos) {
+    }
+
+    private final Map<String, Workers> workers = new ConcurrentHashMap<>();
+
+    public void workersStarted(String consumer, Workers w) {
+        workers.put(consumer, w);
+    }
+
+    public void workersStopped(String consumer) {
+        workers.remove(consumer);
+    }
+
+    /** The running consumers' workers, by name. */
+    public Map<String, Workers> workers() {
+        return new TreeMap<>(workers);
+    }
+
     /** The consumers whose last scan failed, by name. */
     public Map<String, Problem> problems() {
         return new TreeMap<>(failing);

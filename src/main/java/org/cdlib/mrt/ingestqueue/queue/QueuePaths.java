@@ -14,6 +14,12 @@ public final class QueuePaths {
     public static final String BATCH_STATES = "/batches/states";
     /** The lowest batch number that may still exist: where walks over all batches start. */
     public static final String OLDEST_BATCH = "/ids/oldest-batch";
+    /**
+     * Bytes ever admitted into downloading and ever released from it: their difference is what the
+     * jobs in downloading have reserved on the working disk, what provisioning admits against.
+     */
+    public static final String SPACE_ADMITTED = "/ids/space-admitted";
+    public static final String SPACE_RELEASED = "/ids/space-released";
 
     private QueuePaths() {
     }

@@ -50,7 +50,8 @@ public final class QueueStore implements Closeable {
     private final Set<String> damagedSeen = ConcurrentHashMap.newKeySet();
     private final AtomicLong damagedSkips = new AtomicLong();
     private final QueueHealth health = new QueueHealth();
-    private final Set<String> workInHand = ConcurrentHashMap.newKeySet();
+    /** Jobs this process works on, counted: a job handed to the next state's worker is briefly in two hands. */
+    private final Map<String, Integer> workInHand = new ConcurrentHashMap<>();
     private volatile int maxOpenBatches = 10_000;
     private volatile Hosts hosts;
 
@@ -92,7 +93,8 @@ public final class QueueStore implements Closeable {
                     zk.createPersistent(p, ZooKeeperCalls.EMPTY);
                 }
             }
-            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER)) {
+            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER, QueuePaths.SPACE_ADMITTED,
+                    QueuePaths.SPACE_RELEASED)) {
                 if (!zk.exists(counter)) {
                     zk.createPersistent(counter, QueueJson.text(0));
                 }
@@ -130,13 +132,14 @@ public final class QueueStore implements Closeable {
 
     /** The consumers of this process say which jobs they are working on, so fsck can tell a forgotten lock. */
     public void workStarted(String jid) {
-        workInHand.add(jid);
+        workInHand.merge(jid, 1, Integer::sum);
         hosts().started(jid);
     }
 
     public void workEnded(String jid) {
-        workInHand.remove(jid);
-        hosts().ended(jid);
+        if (workInHand.computeIfPresent(jid, (k, n) -> n > 1 ? n - 1 : null) == null) {
+            hosts().ended(jid); // not while the job's next state's worker, handed it, still has it
+        }
     }
 
     // ------------------------------------------------------------------ hosts
@@ -165,7 +168,7 @@ public final class QueueStore implements Closeable {
 
 
     boolean inHand(String jid) {
-        return workInHand.contains(jid);
+        return workInHand.containsKey(jid);
     }
 
     /** Open batches (pending to reporting) beyond which submissions are refused with {@link QueueFullException}. */
@@ -330,10 +333,15 @@ public final class QueueStore implements Closeable {
 
     /** The job, empty when it does not exist; a damaged job throws {@link CorruptNodeException}. */
     public Optional<Job> findJob(String jid) {
-        List<Job> found = jobs.load(List.of(jid), d -> {
-            throw new CorruptNodeException(d.path(), d.problem().replaceFirst("^znode \\S+ is corrupt: ", ""));
-        });
+        return one(jobs.load(List.of(jid), QueueStore::corrupt));
+    }
+
+    private static Optional<Job> one(List<Job> found) {
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+    }
+
+    private static void corrupt(Damaged d) {
+        throw new CorruptNodeException(d.path(), d.problem().replaceFirst("^znode \\S+ is corrupt: ", ""));
     }
 
     /** Loads jobs in bounded read transactions; a damaged job is noted and left out. */
@@ -360,29 +368,89 @@ public final class QueueStore implements Closeable {
         return jobs.spaceNeeded(jids, this::damaged);
     }
 
+    /** The bytes the jobs in downloading have reserved on the working disk, with the version admissions check. */
+    public SpaceReservation spaceReserved() {
+        return SpaceReservation.read(zk);
+    }
+
+    /** How many jobs a state holds now (its folder's {@code Stat}). */
+    public int jobCount(JobState state) {
+        var st = zk.stat(QueuePaths.jobState(state));
+        return st == null ? 0 : st.getNumChildren();
+    }
+
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     public Map<JobState, Integer> jobStates(List<String> jids) {
         return jobs.states(jids, this::damaged);
     }
 
-    /** Takes {@code /jobs/JID/lock} if nobody holds it, then loads the job; never blocks. */
+    /**
+     * Takes {@code /jobs/JID/lock} if nobody holds it and loads the job, both in one round trip
+     * (the read is sent right behind the lock's create); never blocks on another holder.
+     */
     public Optional<JobLock> tryLockJob(String jid, String worker) {
-        Optional<JobLock> lock = lockJobNode(jid, worker);
-        if (lock.isEmpty()) {
-            return lock;
+        LockOwner owner = LockOwner.of(worker);
+        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, JobRecords.paths(jid)));
+    }
+
+    private Optional<JobLock> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
+        Optional<EphemeralLocks.Taken> taken = locks.await(sent);
+        if (taken.isEmpty()) {
+            return Optional.empty();
         }
+        Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
         try {
-            Optional<Job> job = findJob(jid);
+            Map<String, org.apache.zookeeper.OpResult> read = taken.get().read();
+            Optional<Job> job = read != null ? one(JobRecords.parse(List.of(jid), read, QueueStore::corrupt)) : findJob(jid);
             if (job.isEmpty()) {
                 unlock(lock.get());
                 return Optional.empty();
             }
             lock.get().job(job.get());
+            if (read != null) {
+                String effects = QueuePaths.jobNode(jid, "effects");
+                lock.get().effects = EffectRecords.Known.of(effects, read.get(effects));
+            }
             return lock;
         } catch (RuntimeException e) {
             unlock(lock.get());
             throw e;
         }
+    }
+
+    /**
+     * Claims many references of a state at once: every lock create and read is sent before any
+     * answer is awaited (one round trip for all). Each element, when called, finishes its own
+     * claim as {@link #claim} does, and throws for its own job only.
+     */
+    public List<java.util.function.Supplier<Optional<JobLock>>> claimAll(JobState state, List<String> refNames, String worker) {
+        List<java.util.function.Supplier<Optional<JobLock>>> out = new ArrayList<>();
+        try {
+            for (String ref : refNames) {
+                String jid = QueuePaths.jidOfRef(ref);
+                LockOwner owner = LockOwner.of(worker);
+                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, JobRecords.paths(jid));
+                out.add(() -> inState(state, locked(jid, owner, sent)));
+            }
+        } catch (RuntimeException e) {
+            for (var sent : out) { // what went out may have locked: no lock of ours stays behind
+                try {
+                    sent.get().ifPresent(this::unlock);
+                } catch (RuntimeException ignored) {
+                    // that one's own trouble; the lock (if any) goes with the session at worst
+                }
+            }
+            throw e;
+        }
+        return out;
+    }
+
+    private Optional<JobLock> inState(JobState state, Optional<JobLock> lock) {
+        if (lock.isPresent() && lock.get().job().state() != state) {
+            unlock(lock.get());
+            return Optional.empty();
+        }
+        return lock;
     }
 
     /** Takes the lock without reading the job (to repair or delete a damaged one). */
@@ -396,12 +464,7 @@ public final class QueueStore implements Closeable {
      * the job is still in that state; empty when someone else has it or it moved on.
      */
     public Optional<JobLock> claim(JobState state, String refName, String worker) {
-        Optional<JobLock> lock = tryLockJob(QueuePaths.jidOfRef(refName), worker);
-        if (lock.isPresent() && lock.get().job().state() != state) {
-            unlock(lock.get());
-            return Optional.empty();
-        }
-        return lock;
+        return inState(state, tryLockJob(QueuePaths.jidOfRef(refName), worker));
     }
 
     /** The first job of the state, in priority order, that this caller could lock. */
@@ -455,10 +518,31 @@ public final class QueueStore implements Closeable {
         return effects.record(lock, name, "done", detail);
     }
 
+    /**
+     * Moves a locked job on as a worker does and keeps its lock for {@code nextWorker}, this
+     * process's worker of the state it enters: the same transaction renames the lock instead of
+     * deleting it, so the next state's work starts without a claim (no lock create, no read: the
+     * moved job is known). The lock stays fenced as before: same session, same handle.
+     */
+    public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
+        LockOwner owner = LockOwner.of(nextWorker);
+        Job moved = move(lock, to, change, Transition.By.WORKER, owner);
+        JobLock next = new JobLock(lock.jid(), owner, lock.zk);
+        next.job(moved);
+        next.effects = lock.effects; // a move does not touch them
+        return next;
+    }
+
     Job move(JobLock lock, JobState to, Change change, Transition.By by) {
+        return move(lock, to, change, by, null);
+    }
+
+    private Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
         JobState from = lock.job().state();
-        Job moved = jobs.move(lock, to, change, by);
-        if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING) {
+        int[] openLeft = {-1};
+        Job moved = jobs.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
+        // the commit's answer says whether jobs are still open: only the last one's move reads the batch
+        if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING && openLeft[0] <= 0) {
             reportIfDone(moved.batchId());
         }
         return moved;

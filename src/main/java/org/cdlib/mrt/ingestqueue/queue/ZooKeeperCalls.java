@@ -42,6 +42,11 @@ final class ZooKeeperCalls {
         return operations.get();
     }
 
+    /** Counts operations sent with the raw asynchronous API. */
+    void counted(int ops) {
+        operations.addAndGet(ops);
+    }
+
     ZooKeeper currentHandle() {
         try {
             return client.getZookeeperClient().getZooKeeper();
@@ -216,11 +221,25 @@ final class ZooKeeperCalls {
      * expired meanwhile answers {@link KeeperException.SessionExpiredException}.
      */
     List<OpResult> commit(ZooKeeper zk, List<Op> ops, AppliedCheck applied) throws KeeperException {
+        return commit(zk, ops, applied, null);
+    }
+
+    /**
+     * As {@link #commit(ZooKeeper, List, AppliedCheck)}; {@code sent} (if not null) runs as soon as
+     * the first attempt is on its way, before its answer: a later transaction of this session sent
+     * after that is applied after it (ZooKeeper keeps a session's order).
+     */
+    List<OpResult> commit(ZooKeeper zk, List<Op> ops, AppliedCheck applied, Runnable sent) throws KeeperException {
         checkSize(ops);
         long deadline = System.currentTimeMillis() + CONNECT_WAIT_MS;
+        boolean first = true;
         while (true) {
             try {
                 operations.addAndGet(ops.size());
+                if (first && sent != null) {
+                    first = false;
+                    return multiSent(zk, ops, sent);
+                }
                 return zk.multi(ops);
             } catch (KeeperException.ConnectionLossException e) {
                 if (resolved(zk, applied, deadline)) {
@@ -231,6 +250,37 @@ final class ZooKeeperCalls {
                 throw new QueueException("interrupted during commit", e);
             }
         }
+    }
+
+    /** The multi sent asynchronously, {@code sent} told at once; then its answer, as the synchronous call gives it. */
+    private static List<OpResult> multiSent(ZooKeeper zk, List<Op> ops, Runnable sent) throws KeeperException, InterruptedException {
+        java.util.concurrent.CompletableFuture<List<OpResult>> answer = new java.util.concurrent.CompletableFuture<>();
+        int[] code = new int[1];
+        try {
+            zk.multi(ops, (rc, path, ctx, results) -> {
+                code[0] = rc;
+                answer.complete(results);
+            }, null);
+        } finally {
+            sent.run();
+        }
+        List<OpResult> results;
+        try {
+            results = answer.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new QueueException("commit failed: " + e.getCause(), e.getCause());
+        }
+        if (code[0] == KeeperException.Code.OK.intValue()) {
+            return results;
+        }
+        if (code[0] == KeeperException.Code.CONNECTIONLOSS.intValue()) {
+            throw new KeeperException.ConnectionLossException();
+        }
+        if (code[0] == KeeperException.Code.SESSIONEXPIRED.intValue()) {
+            throw new KeeperException.SessionExpiredException();
+        }
+        // nothing applied: the same transaction again, synchronously, answers with the failing op named
+        return zk.multi(ops);
     }
 
     /** After a lost connection: true when the commit did apply, false when it provably did not. */
@@ -304,6 +354,12 @@ final class ZooKeeperCalls {
      * or a missing lock means someone else moved first: {@link StaleLockException}.
      */
     List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version) {
+        return commitLocked(zk, sessionId, what, ops, versionedPath, version, null);
+    }
+
+    /** As above; {@code sent} runs once the first attempt is on its way (see {@link #commit(ZooKeeper, List, AppliedCheck, Runnable)}). */
+    List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version,
+                                Runnable sent) {
         if (zk.getSessionId() != sessionId || !zk.getState().isAlive()) {
             throw new StaleLockException(what + ": the session that held the lock has expired");
         }
@@ -311,7 +367,7 @@ final class ZooKeeperCalls {
             return commit(zk, ops, () -> {
                 Stat st = statOrNull(zk, versionedPath);
                 return st != null && st.getVersion() == version + 1;
-            });
+            }, sent);
         } catch (KeeperException.SessionExpiredException e) {
             throw new StaleLockException(what + ": the session that held the lock has expired; nothing was written");
         } catch (KeeperException e) {

@@ -53,8 +53,9 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
         return user == null ? DriverManager.getConnection(url) : DriverManager.getConnection(url, user, password);
     }
 
+    /** Not synchronized: each call is its own transaction, and one object's versions are one job's at a time (object lock). */
     @Override
-    public synchronized void add(Profile profile, StoredVersion v, List<String> localIds, List<ManifestFile> files)
+    public void add(Profile profile, StoredVersion v, List<String> localIds, List<ManifestFile> files)
             throws ServiceException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);

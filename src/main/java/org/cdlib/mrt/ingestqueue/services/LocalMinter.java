@@ -6,7 +6,8 @@ import org.cdlib.mrt.ingestqueue.queue.Job;
 
 /**
  * The embedded default: ARKs under a test shoulder (e.g. {@code ark:/99999/fk4}) numbered from
- * a ZooKeeper counter, so hosts sharing the queue never mint the same one. Digits are NOID's
+ * a ZooKeeper counter, so hosts sharing the queue never mint the same one (each host draws
+ * numbers in blocks). Digits are NOID's
  * betanumeric alphabet (no vowels, no l), as EZID's are.
  */
 public final class LocalMinter implements Minter {
@@ -22,9 +23,26 @@ public final class LocalMinter implements Minter {
         this.shoulder = shoulder;
     }
 
+    /**
+     * Numbers are drawn from the counter a block at a time: concurrent workers would otherwise
+     * contend on the one counter node, each draw a read and a versioned write. A block left unused
+     * when the process stops is skipped, never reused.
+     */
+    static final int BLOCK = 64;
+    private long next;
+    private long end; // exclusive: the block is used up when next == end
+
+    private synchronized long number() {
+        if (next == end) {
+            next = counters.nextBlock("minter", BLOCK);
+            end = next + BLOCK;
+        }
+        return next++;
+    }
+
     @Override
     public String mint(Profile profile, Job job) {
-        long n = counters.next("minter");
+        long n = number();
         StringBuilder s = new StringBuilder();
         do {
             s.append(DIGITS.charAt((int) (n % DIGITS.length())));

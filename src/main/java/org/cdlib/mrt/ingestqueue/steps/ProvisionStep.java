@@ -1,13 +1,12 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
-import java.util.List;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.SpaceReservation;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,10 +14,14 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code provisionStep}: lets a job go on to downloading only when the working filesystem can
  * take it. Counted as used: what the filesystem already uses, what the jobs now downloading
- * have reserved (their space_needed, since they may not have written it yet), and this job's
- * space_needed. When that would pass {@code maxUsedPercent} of the filesystem, the job stays in
- * provisioning (an unestimated job, space_needed 0, stays too while the disk is over the
- * threshold); the runtime evaluates it again later.
+ * have reserved (their space_needed, since they may not have written it yet: the reservation
+ * node, {@link SpaceReservation}), and this job's space_needed. When that would pass
+ * {@code maxUsedPercent} of the filesystem, the job stays in provisioning (an unestimated job,
+ * space_needed 0, stays too while the disk is over the threshold); the runtime evaluates it again
+ * later. An admitted job carries to its transition how much may already be reserved for it to
+ * fit; the transition checks that against the reservation it commits on (a job that no longer
+ * fits is decided again), so admissions run on many threads and hosts at once and the threshold
+ * still holds exactly.
  */
 public final class ProvisionStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ProvisionStep.class);
@@ -39,15 +42,32 @@ public final class ProvisionStep implements Processor {
     @Override
     public void process(Exchange exchange) {
         Job job = JobExchange.job(exchange);
-        String shortage = shortage(job);
+        SpaceReservation reserved = store.spaceReserved();
+        String shortage = shortage(job, reserved);
         if (shortage != null) {
             LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), shortage);
             JobExchange.stay(exchange, shortage);
+            return;
         }
+        try {
+            long room = limit(disk.totalBytes()) - (disk.totalBytes() - disk.usableBytes()) - job.spaceNeeded();
+            // the transition admits the job only while no more than this is reserved by then (checked, versioned)
+            JobExchange.change(exchange, c -> c.admittedWhileReservedAtMost(room));
+        } catch (IOException e) {
+            JobExchange.stay(exchange, "cannot read the free space of " + disk + ": " + e.getMessage());
+        }
+    }
+
+    private long limit(long total) {
+        return (long) (total * (maxUsedPercent / 100.0));
     }
 
     /** Why the job cannot go on now, or null when it can. */
     public String shortage(Job job) {
+        return shortage(job, store.spaceReserved());
+    }
+
+    private String shortage(Job job, SpaceReservation reservation) {
         long total;
         long usable;
         try {
@@ -56,18 +76,16 @@ public final class ProvisionStep implements Processor {
         } catch (IOException e) {
             return "cannot read the free space of " + disk + ": " + e.getMessage();
         }
-        List<String> downloading = store.jobRefs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef)
-                .filter(jid -> !jid.equals(job.id())).toList();
-        long reserved = store.spaceNeeded(downloading);
+        long reserved = reservation.bytes();
         long need = job.spaceNeeded();
         long used = total - usable;
         long after = used + reserved + need;
-        long limit = (long) (total * (maxUsedPercent / 100.0));
+        long limit = limit(total);
         if (after <= limit) {
             return null;
         }
         return String.format("needs %d bytes; %d of %d bytes used, %d reserved by %d downloading job(s): "
-                + "%.1f%% used after this job, above the limit of %d%%", need, used, total, reserved, downloading.size(),
-                total == 0 ? 100.0 : 100.0 * after / total, maxUsedPercent);
+                + "%.1f%% used after this job, above the limit of %d%%", need, used, total, reserved,
+                store.jobCount(JobState.DOWNLOADING), total == 0 ? 100.0 : 100.0 * after / total, maxUsedPercent);
     }
 }

@@ -252,6 +252,9 @@ class ApiTest {
         String metrics = send("GET", "/metrics", null, null, null).body();
         assertTrue(metrics.contains("ingest_jobs{state=\"pending\"}"), metrics);
         assertTrue(metrics.contains("ingest_transitions_total{"), metrics);
+        // per-state utilisation: workers busy, capacity, busy time
+        assertTrue(metrics.contains("ingest_workers_capacity{queue=\"job/pending\"}"), metrics);
+        assertTrue(metrics.contains("ingest_workers_busy_seconds_total{queue=\"job/pending\"}"), metrics);
     }
 
     @Test

@@ -26,10 +26,14 @@ import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**
- * {@code mvn -B -Pbench test-compile} (options: {@code -Dbench.jobs=2000 -Dbench.threads=4}).
- * Pushes N jobs with no-op work through every job state, twice: straight through the queue
- * store (the cost of the ZooKeeper layer), and through the running service's routes and
- * consumers (what the watches and hand-offs add). Prints figures; asserts nothing.
+ * {@code mvn -B -Pbench test-compile} (options: {@code -Dbench.jobs=2000 -Dbench.threads=4
+ * -Dbench.inflight=64 -Dbench.zookeeper=host:port -Dbench.mode=queue|real|all}).
+ * Mode {@code queue} (the default) pushes N jobs with no-op work through every job state: straight
+ * through the queue store (the cost of the ZooKeeper layer), as the ceiling probe (one pipelined
+ * 5-op multi per transition: what ZooKeeper itself can do, {@link CeilingProbe}), and through the
+ * running service's routes and consumers; it prints the routes' ratio to the ceiling. Mode
+ * {@code real} runs {@link RealPathBenchmark}. With {@code bench.zookeeper} every part runs against
+ * that server (under a fresh chroot) instead of an in-process one. Prints figures; asserts nothing.
  */
 public final class QueueBenchmark {
     public static void main(String[] args) throws Exception {
@@ -37,17 +41,50 @@ public final class QueueBenchmark {
         int threads = Integer.getInteger("bench.threads", 4);
         System.out.printf("machine: %d cores, java %s, %s%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), System.getProperty("os.name") + " " + System.getProperty("os.arch"));
-        System.out.printf("zookeeper: in-process TestingServer, forceSync=%s%n", System.getProperty("zookeeper.forceSync", "yes"));
+        String mode = System.getProperty("bench.mode", "queue");
+        String external = System.getProperty("bench.zookeeper", "");
         Path dir = Files.createTempDirectory("ingest-bench");
-        try (TestingServer zk = new TestingServer(true)) {
-            storeLevel(zk, dir, jobs, threads);
-            serviceLevel(zk, dir, jobs);
+        if (mode.equals("real") || mode.equals("all")) {
+            RealPathBenchmark.run(dir.resolve("real"), jobs, external.isEmpty() ? null : chroot(external));
+        }
+        if (mode.equals("queue") || mode.equals("all")) {
+            if (!external.isEmpty()) {
+                System.out.printf("zookeeper: external %s%n", external);
+                queueLevel(chroot(external), dir, jobs, threads);
+            } else {
+                System.out.printf("zookeeper: in-process TestingServer, forceSync=%s%n", System.getProperty("zookeeper.forceSync", "yes"));
+                try (TestingServer zk = new TestingServer(true)) {
+                    queueLevel(zk.getConnectString(), dir, jobs, threads);
+                }
+            }
         }
         System.exit(0);
     }
 
-    static CuratorFramework client(TestingServer zk) throws InterruptedException {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 3));
+    /** A fresh chroot on an external server, so runs never see each other's queues. */
+    static String chroot(String server) throws Exception {
+        String root = "/ingest-bench-" + System.currentTimeMillis();
+        try (CuratorFramework c = client(server)) {
+            c.create().forPath(root);
+        }
+        return server + root;
+    }
+
+    static void queueLevel(String connect, Path dir, int jobs, int threads) throws Exception {
+        storeLevel(connect, dir, jobs, threads);
+        int inFlight = Integer.getInteger("bench.inflight", 64);
+        double ceiling;
+        try (CuratorFramework c = client(connect)) {
+            ceiling = CeilingProbe.run(c, jobs, inFlight);
+        }
+        System.out.printf("%nceiling probe (%d jobs, one 5-op multi per transition, %d in flight, async)%n", jobs, inFlight);
+        System.out.printf("  %.0f transitions/s = %.0f jobs/s%n", ceiling, ceiling / 7);
+        double routes = serviceLevel(connect, dir, jobs);
+        System.out.printf("%nroutes / ceiling: %.0f / %.0f transitions/s = %.2f%n", routes, ceiling, routes / ceiling);
+    }
+
+    static CuratorFramework client(String connect) throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(connect, new ExponentialBackoffRetry(100, 3));
         c.start();
         c.blockUntilConnected(10, TimeUnit.SECONDS);
         return c;
@@ -58,8 +95,8 @@ public final class QueueBenchmark {
                 "add", null, null, null, null, null, null, "json", null, null, null);
     }
 
-    static void storeLevel(TestingServer zk, Path dir, int n, int threads) throws Exception {
-        try (CuratorFramework c = client(zk)) {
+    static void storeLevel(String connect, Path dir, int n, int threads) throws Exception {
+        try (CuratorFramework c = client(connect)) {
             QueueStore store = new QueueStore(c, dir.resolve("a")).start();
             List<NewJob> jobs = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -85,15 +122,22 @@ public final class QueueBenchmark {
         }
     }
 
-    static void serviceLevel(TestingServer zk, Path dir, int n) throws Exception {
+    /** Transitions per second through the routes. */
+    static double serviceLevel(String connect, Path dir, int n) throws Exception {
         Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.connect", zk.getConnectString());
+        config.put("zookeeper.connect", connect);
         config.put("ingest.home", dir.resolve("b").toString());
         config.put("ingest.profiles", dir.resolve("profiles").toString());
         config.put("ingest.http.enabled", "false");
-        org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.standInRoutes(config); // no-op steps, no outside calls
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
-            config.put("ingest.concurrency." + s, "4");
+        // no-op steps: the routes that call outside services are replaced by the tests' stand-ins
+        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
+        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/recording.yaml,**/notify.yaml");
+        // the service's own defaults (application.properties) unless -Dbench.concurrency sets every state
+        String concurrency = System.getProperty("bench.concurrency", "the service's defaults");
+        if (Integer.getInteger("bench.concurrency") != null) {
+            for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
+                config.put("ingest.concurrency." + s, concurrency);
+            }
         }
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
@@ -140,7 +184,7 @@ public final class QueueBenchmark {
             double s = (System.nanoTime() - t0) / 1e9;
             List<Long> sorted = new ArrayList<>(gaps);
             Collections.sort(sorted);
-            System.out.printf("%nthrough the service's routes (%d jobs, concurrency 4 per state, no-op steps)%n", n);
+            System.out.printf("%nthrough the service's routes (%d jobs, concurrency per state: %s, no-op steps)%n", n, concurrency);
             System.out.printf("  queue released to batch completed: %.2f s = %.0f jobs/s, %.0f transitions/s%n", s, n / s, n * 7 / s);
             System.out.printf("  time between a job's consecutive transitions (hand-off + no-op step): median %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
                     pct(sorted, 50), pct(sorted, 90), pct(sorted, 99));
@@ -167,8 +211,9 @@ public final class QueueBenchmark {
             }
             List<Long> idle = new ArrayList<>(gaps);
             Collections.sort(idle);
-            System.out.printf("  idle queue, one job at a time (20 jobs): consecutive transitions median %.1f ms, p90 %.1f ms, max %.1f ms%n",
-                    pct(idle, 50), pct(idle, 90), idle.isEmpty() ? 0 : idle.get(idle.size() - 1) / 1e6);
+            System.out.printf("  idle queue, one job at a time (20 jobs): consecutive transitions median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+                    pct(idle, 50), pct(idle, 90), pct(idle, 99), idle.isEmpty() ? 0 : idle.get(idle.size() - 1) / 1e6);
+            return n * 7 / s;
         }
     }
 

@@ -1,0 +1,146 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
+import org.cdlib.mrt.ingestqueue.queue.QueueHealth;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+
+/**
+ * A consumer's workers: a worker is reserved before an item is claimed (or handed over by the
+ * consumer of the state before), the item is then run on it and the worker is given back however
+ * the run ends, cancelled included. Knows what is in hand, what is arriving by hand-off, and how
+ * long the workers were busy (the state's utilisation in {@code /metrics}).
+ */
+final class Workers {
+    private final int capacity;
+    private final QueueStore store;
+    private final UnaryOperator<String> idOf;
+    private final Runnable onFree;
+    private final Semaphore slots;
+    /** What is worked on now, by candidate; cancelled when the session that locked them is lost. */
+    private final Map<String, Work> inHand = new ConcurrentHashMap<>();
+    /** Items another consumer of this process is handing over (committing now): not to be claimed. */
+    private final Set<String> arriving = ConcurrentHashMap.newKeySet();
+    private final LongAdder busyNanos = new LongAdder();
+    private ExecutorService executor;
+
+    /**
+     * @param idOf   the job or batch id a candidate names (the store counts work in hand by it)
+     * @param onFree runs whenever a worker is given back
+     */
+    Workers(int capacity, QueueStore store, UnaryOperator<String> idOf, Runnable onFree) {
+        this.capacity = capacity;
+        this.store = store;
+        this.idOf = idOf;
+        this.onFree = onFree;
+        this.slots = new Semaphore(capacity);
+    }
+
+    void start(ExecutorService executor) {
+        this.executor = executor;
+    }
+
+    QueueHealth.Workers figures() {
+        return new QueueHealth.Workers(() -> capacity - slots.availablePermits(), capacity, busyNanos::sum);
+    }
+
+    boolean reserve() {
+        return slots.tryAcquire();
+    }
+
+    void unreserve(int n) {
+        slots.release(n);
+    }
+
+    /** Reserves a worker for an item being handed over; its reference is left alone until it arrives. */
+    boolean reserveArriving(String id) {
+        if (!slots.tryAcquire()) {
+            return false;
+        }
+        arriving.add(id);
+        return true;
+    }
+
+    void cancelArriving(String id) {
+        arriving.remove(id);
+        slots.release();
+    }
+
+    /** Whether the candidate is in hand, or arriving. */
+    boolean taken(String id) {
+        return inHand.containsKey(id) || arriving.contains(id);
+    }
+
+    /** Runs {@code body} for the candidate on its reserved worker; false (worker given back) when stopping. */
+    boolean run(String id, Runnable body) {
+        Work work = new Work(id, body);
+        inHand.put(id, work);
+        arriving.remove(id);
+        store.workStarted(idOf.apply(id));
+        try {
+            executor.execute(work);
+            return true;
+        } catch (RejectedExecutionException e) {
+            inHand.remove(id, work);
+            store.workEnded(idOf.apply(id));
+            slots.release();
+            return false;
+        }
+    }
+
+    boolean idle() {
+        return inHand.isEmpty();
+    }
+
+    /** What is in hand now, by candidate. */
+    List<String> inHand() {
+        return List.copyOf(inHand.keySet());
+    }
+
+    /** The session that locked them is gone: every run in hand is cancelled (interrupted). */
+    void abandonAll() {
+        inHand.values().forEach(t -> t.cancel(true));
+        inHand.clear();
+    }
+
+    /** Lets the runs in hand finish within {@code waitMs}; false when some did not. */
+    boolean finish(long waitMs) throws InterruptedException {
+        executor.shutdown();
+        return executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Interrupts what is still running and waits a moment for it to hand its items back. */
+    void interrupt() throws InterruptedException {
+        executor.shutdownNow();
+        executor.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    /** One item being worked on; its worker is given back however it ends, cancelled included. */
+    private final class Work extends FutureTask<Void> {
+        private final String id;
+        private final long since = System.nanoTime();
+
+        Work(String id, Runnable body) {
+            super(body, null);
+            this.id = id;
+        }
+
+        @Override
+        protected void done() {
+            busyNanos.add(System.nanoTime() - since);
+            inHand.remove(id, this);
+            store.workEnded(idOf.apply(id));
+            slots.release();
+            onFree.run();
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package org.cdlib.mrt.ingestqueue.bench;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.cdlib.mrt.ingestqueue.camel.StepObserver;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+
+/**
+ * The real service path: the service on its embedded default (in-process ZooKeeper unless
+ * {@code bench.zookeeper} names one; the routes' own concurrency defaults) with its real steps and
+ * local back-ends (OCFL storage, H2 inventory, local minter), N one-file objects served by a local
+ * JDK HTTP server, submitted as one single-file batch manifest. Prints jobs/s from submission to
+ * the batch's completion and, per state, where a job's time went: waiting (for a worker, the
+ * claim and the transition's commit) and working (the route's own run), p50 / p90. Run with
+ * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000}. Asserts nothing.
+ */
+final class RealPathBenchmark {
+    private RealPathBenchmark() {
+    }
+
+    static void run(Path dir, int n, String zookeeper) throws Exception {
+        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        http.setExecutor(Executors.newFixedThreadPool(4));
+        String base = "http://127.0.0.1:" + http.getAddress().getPort();
+        byte[] manifest = manifest(base, n);
+        http.createContext("/", exchange -> {
+            String name = exchange.getRequestURI().getPath();
+            byte[] body = name.equals("/batch.checkm") ? manifest
+                    : ("object " + name + "\n").repeat(8).getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Length", Integer.toString(body.length));
+            boolean head = exchange.getRequestMethod().equals("HEAD");
+            exchange.sendResponseHeaders(200, head ? -1 : body.length);
+            if (!head) {
+                exchange.getResponseBody().write(body);
+            }
+            exchange.close();
+        });
+        http.start();
+        Map<String, String> config = new HashMap<>();
+        if (zookeeper != null) {
+            config.put("zookeeper.connect", zookeeper);
+        } else {
+            config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
+            config.put("zookeeper.embedded.port", "0");
+        }
+        config.put("ingest.home", dir.resolve("queue").toString());
+        config.put("ingest.profiles", dir.resolve("profiles").toString());
+        config.put("ingest.storage.local.root", dir.resolve("storage").toString());
+        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
+        config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
+        config.put("ingest.http.enabled", "false");
+        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK);
+        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+        Map<String, long[]> entered = new ConcurrentHashMap<>();
+        Map<String, Long> work = new ConcurrentHashMap<>();
+        StepObserver observer = new StepObserver() {
+            @Override
+            public void stepEnded(String queue, Duration took, boolean failed) {
+            }
+
+            @Override
+            public void stepEnded(String queue, String id, Duration took, boolean failed) {
+                work.merge(queue + " " + id, took.toNanos(), Long::sum); // a job that stayed runs its step again
+            }
+        };
+        AtomicReference<String> bid = new AtomicReference<>("none");
+        CompletableFuture<String> finished = new CompletableFuture<>();
+        int states = JobState.values().length;
+        try (IngestService service = new IngestService(config, Map.of("benchObserver", observer))) {
+            quiet();
+            service.start();
+            QueueStore store = service.store();
+            store.addListener(e -> {
+                if (!e.batchId().equals(bid.get())) {
+                    return;
+                }
+                if (TransitionEvent.JOB.equals(e.kind())) {
+                    entered.computeIfAbsent(e.id(), k -> new long[states])[JobState.fromWire(e.to()).ordinal()] = System.nanoTime();
+                } else if ("completed".equals(e.to()) || "failed".equals(e.to())) {
+                    finished.complete(e.to());
+                }
+            });
+            long ops0 = store.operations();
+            long t0 = System.nanoTime();
+            synchronized (bid) {
+                bid.set(store.createBatch(new BatchSubmission("demo_content", "bench", base + "/batch.checkm", "Bench objects",
+                        "bench", null, null, "single-file-batch-manifest", "add", "batch.checkm", null, null, null, null, null,
+                        "json", null, java.time.Instant.now().toString(), null)));
+            }
+            String end = finished.get(30, TimeUnit.MINUTES);
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, %s, "
+                    + "OCFL + H2 + local minter)%n", n, zookeeper == null ? "embedded default" : "external ZooKeeper");
+            System.out.printf("  submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", end, s, n / s,
+                    zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
+            System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
+                    (store.operations() - ops0) / (double) n);
+            System.out.printf("  jobs failed: %d%n", entered.values().stream().filter(t -> t[JobState.FAILED.ordinal()] > 0).count());
+            System.out.printf("  %-13s %10s %10s %10s %10s   (ms; wait = time in the state not spent in its route)%n",
+                    "state", "wait p50", "wait p90", "work p50", "work p90");
+            for (JobState st = JobState.PENDING; st != JobState.COMPLETED; st = st.successor()) {
+                List<Long> waits = new ArrayList<>();
+                List<Long> works = new ArrayList<>();
+                for (Map.Entry<String, long[]> e : entered.entrySet()) {
+                    long in = e.getValue()[st.ordinal()];
+                    long out = e.getValue()[st.successor().ordinal()];
+                    if (in == 0 || out == 0) {
+                        continue;
+                    }
+                    long w = work.getOrDefault("job/" + st.wire() + " " + e.getKey(), 0L);
+                    works.add(w);
+                    waits.add(Math.max(0, out - in - w));
+                }
+                Collections.sort(waits);
+                Collections.sort(works);
+                System.out.printf("  %-13s %10.1f %10.1f %10.1f %10.1f%n", st.wire(), QueueBenchmark.pct(waits, 50),
+                        QueueBenchmark.pct(waits, 90), QueueBenchmark.pct(works, 50), QueueBenchmark.pct(works, 90));
+            }
+        } finally {
+            http.stop(0);
+        }
+    }
+
+    static byte[] manifest(String base, int n) {
+        StringBuilder m = new StringBuilder("""
+                #%checkm_0.7
+                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
+                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
+                """);
+        for (int i = 0; i < n; i++) {
+            m.append(base).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt | | bench-")
+                    .append(System.nanoTime()).append('-').append(i).append(" | A. Author | Title ").append(i).append(" | 2026\n");
+        }
+        return m.append("#%eof\n").toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The service logs every transition at INFO; a thousand jobs' worth would drown the figures. */
+    private static void quiet() {
+        if (org.slf4j.LoggerFactory.getLogger("org.cdlib") instanceof ch.qos.logback.classic.Logger l) {
+            l.setLevel(ch.qos.logback.classic.Level.WARN);
+        }
+        if (org.slf4j.LoggerFactory.getLogger("org.apache") instanceof ch.qos.logback.classic.Logger l) {
+            l.setLevel(ch.qos.logback.classic.Level.WARN);
+        }
+    }
+}
