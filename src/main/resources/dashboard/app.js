@@ -167,6 +167,8 @@ function overviewPage(params) {
 }
 
 const QueueCounts = { last: null };
+// what the operator is typing survives the page's redraws by live updates
+const collectionDraft = { value: '', focused: false };
 
 /** Held collections with their Release buttons, and a confirmed hold of another collection. */
 function collectionHolds(held) {
@@ -176,7 +178,11 @@ function collectionHolds(held) {
       `/api/collections/${encodeURIComponent(c)}/release`, { action: 'release-collection' }) : null, ' ');
   }
   if (!isAdmin()) return out;
-  const input = el('input', { id: 'collection-name', size: 14, placeholder: 'profile name', 'aria-label': 'collection (profile) to hold' });
+  const input = el('input', { id: 'collection-name', size: 14, placeholder: 'profile name', 'aria-label': 'collection (profile) to hold',
+    oninput: () => { collectionDraft.value = input.value; },
+    onfocus: () => { collectionDraft.focused = true; }, onblur: () => { collectionDraft.focused = false; } });
+  input.value = collectionDraft.value;
+  if (collectionDraft.focused) setTimeout(() => input.focus(), 0); // keep the caret where the operator was typing
   const note = el('span', { class: 'refusal', role: 'alert', id: 'collection-refusal' }, refusals.get('hold-collection') || '');
   out.push(el('form', { class: 'filters', onsubmit: async e => {
     e.preventDefault();
@@ -185,6 +191,7 @@ function collectionHolds(held) {
     try {
       await api('POST', `/api/collections/${encodeURIComponent(c)}/hold`);
       refusals.delete('hold-collection');
+      collectionDraft.value = '';
     } catch (err) {
       refusals.set('hold-collection', err.message); // shown beside the button again after the page redraws
     }

@@ -358,6 +358,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(hold).isEnabled();
             // a refusal stays next to the button that caused it
             page.navigate(base + "/#/");
+            PlaywrightAssertions.assertThat(page.locator("#collection-name")).isVisible();
             page.fill("#collection-name", "no_such_profile");
             page.click("button[data-action='hold-collection']");
             page.click("#confirm-ok");
