@@ -46,6 +46,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private ExecutorService pool;
     private final Backlog backlog;
     private final DispatchLoop loop;
+    private static final long MOVED_GRACE_MS = 2_000;
     private static final long DAMAGED_RETRY_MS = 30_000;
     private final CuratorWatcher watcher;
     private final QueueHold hold;
@@ -338,6 +339,10 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         item.run();
         if (item.retryLater()) {
             retryIn(id, endpoint.getRetryDelay());
+        } else if (!backlog.waiting(id)) { // (a batch that stays has set its own delay)
+            // it has left this state (its reference is gone), but the view may list it until the
+            // deletion's event arrives: a claim now would lock, read and let go for nothing
+            retryIn(id, MOVED_GRACE_MS);
         }
     }
 

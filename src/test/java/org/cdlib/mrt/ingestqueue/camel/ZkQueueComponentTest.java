@@ -177,7 +177,9 @@ class ZkQueueComponentTest extends CamelTestSupport {
         client.close();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !caught.isEmpty());
-        assertTrue(messages(caught.get(0)).contains("/locks/queue"), messages(caught.get(0)));
+        // the pass's first request fails: the queue hold's or this host's drain node (both are its hold check)
+        String m = messages(caught.get(0));
+        assertTrue(m.contains("/locks/queue") || m.contains("/drains/"), m);
     }
 
     @Test
