@@ -23,6 +23,9 @@ final class Backlog {
 
     private final String name;
     private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
+    /** Items this consumer moved on, left alone until then: no pass needs to wake for their end. */
+    private final Map<String, Long> movedOn = new ConcurrentHashMap<>();
+    private volatile long movedSweptAt;
     private volatile List<String> cached = new ArrayList<>();
     private volatile boolean stale = true;
     private volatile long fetchedAt;
@@ -43,13 +46,34 @@ final class Backlog {
         notBefore.put(candidate, at);
     }
 
+    /**
+     * The candidate has just left this state by this consumer's own move: its reference is gone,
+     * but the view may list it until the deletion's event arrives. Left alone until {@code until}.
+     */
+    void movedOn(String candidate, long until) {
+        movedOn.put(candidate, until);
+    }
+
     boolean waiting(String candidate) {
-        return notBefore.containsKey(candidate);
+        return notBefore.containsKey(candidate) || recentlyMoved(candidate);
+    }
+
+    private boolean recentlyMoved(String candidate) {
+        Long until = movedOn.get(candidate);
+        if (until == null) {
+            return false;
+        }
+        if (until > System.currentTimeMillis()) {
+            return true;
+        }
+        movedOn.remove(candidate, until);
+        return false;
     }
 
     /** Whatever kept these candidates waiting no longer holds. */
     void clear(Predicate<String> candidates) {
         notBefore.keySet().removeIf(candidates);
+        movedOn.keySet().removeIf(candidates);
     }
 
     /** When the next pass is due: no later than {@code until}, earlier if a wait or a refresh ends first. */
@@ -72,7 +96,11 @@ final class Backlog {
     Iterator<String> next(StateView view, Supplier<List<String>> fresh, Predicate<String> inHand, long rescanMs) {
         long now = System.currentTimeMillis();
         notBefore.values().removeIf(t -> t <= now);
-        boolean exhausted = cached.stream().allMatch(id -> inHand.test(id) || notBefore.containsKey(id));
+        if (now - movedSweptAt >= 1_000) { // once a second, not once a pass: a busy state moves hundreds a second
+            movedSweptAt = now;
+            movedOn.values().removeIf(t -> t <= now);
+        }
+        boolean exhausted = cached.stream().allMatch(id -> inHand.test(id) || waiting(id));
         if (now >= relistAt) {
             // the safety net: the view is kept by events; a listing now and then catches anything missed
             relistAt = now + rescanMs;

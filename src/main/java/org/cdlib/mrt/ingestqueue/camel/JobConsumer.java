@@ -101,6 +101,7 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         }
         if (failed != null) {
             store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + failed));
+            movedOut(lock.job().refName());
             return false;
         }
         String stay = JobExchange.stayReason(exchange);
@@ -114,6 +115,7 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         if (!handOff(lock, to, JobExchange.change(exchange))) {
             store.transition(lock, to, JobExchange.change(exchange));
         }
+        movedOut(lock.job().refName());
         return false;
     }
 
@@ -171,6 +173,7 @@ final class JobConsumer extends QueueConsumer<JobLock> {
             return true;
         }
         store.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + messageOf(failure)));
+        movedOut(lock.job().refName());
         return false;
     }
 

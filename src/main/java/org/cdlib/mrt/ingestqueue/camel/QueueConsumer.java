@@ -204,7 +204,8 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private void transitioned(TransitionEvent event) {
         if (concerns(event)) {
             // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
-            backlog.clear(c -> idOf(c).equals(event.id()));
+            String id = event.id(); // runs on every transition: the suffix test spares parsing each entry
+            backlog.clear(c -> c.endsWith(id) && idOf(c).equals(id));
             backlog.stale();
             wake();
         }
@@ -339,10 +340,6 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         item.run();
         if (item.retryLater()) {
             retryIn(id, endpoint.getRetryDelay());
-        } else if (!backlog.waiting(id)) { // (a batch that stays has set its own delay)
-            // it has left this state (its reference is gone), but the view may list it until the
-            // deletion's event arrives: a claim now would lock, read and let go for nothing
-            retryIn(id, MOVED_GRACE_MS);
         }
     }
 
@@ -356,6 +353,15 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     /** An item let go unchanged is to be taken again as soon as a worker is free (its state is listed afresh). */
     protected final void lookAgainSoon() {
         backlog.stale();
+    }
+
+    /**
+     * The item has just left this state by this consumer's own commit: its reference is gone, but
+     * the view may list it until the deletion's event arrives, and a claim then would lock, read
+     * and let go for nothing. Left alone for a moment.
+     */
+    protected final void movedOut(String id) {
+        backlog.movedOn(id, System.currentTimeMillis() + MOVED_GRACE_MS);
     }
 
     /** The item stays where it is and is tried again after {@code ms}, not before. */
