@@ -110,6 +110,15 @@ public final class ProcessStep {
         o.effects = store.effectStarted(o.lock, JobEffects.MINT, o.profile.id());
     }
 
+    /**
+     * The last look before a request that must not be sent twice (a mint, a storage add): this
+     * worker still holds the job. It sits right before the send, after the effect record, so a
+     * worker paused past its session (another host has the job now) sends nothing when it wakes.
+     */
+    public void fence(Exchange exchange) {
+        ObjectInProcess.of(exchange).lock.verifyHeld();
+    }
+
     public void minted(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         o.minted = exchange.getProperty(ServiceCall.RESULT, String.class);
