@@ -2,11 +2,8 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -35,20 +32,7 @@ public final class StatusLinks {
 
     /** The configured key, else the one kept under {@code <ingest.home>/.secrets/} (made on first use). */
     public static StatusLinks forHome(Path ingestHome, String configuredKey, String baseUrl) throws IOException {
-        if (configuredKey != null && !configuredKey.isBlank()) {
-            return new StatusLinks(configuredKey.strip().getBytes(StandardCharsets.UTF_8), baseUrl);
-        }
-        Path file = Secrets.directory(ingestHome).resolve(KEY_FILE);
-        if (!Files.exists(file)) {
-            byte[] b = new byte[32];
-            new SecureRandom().nextBytes(b);
-            try {
-                Secrets.writePrivate(file, Base64.getEncoder().encodeToString(b) + "\n");
-            } catch (FileAlreadyExistsException e) {
-                // another host made it first: use theirs
-            }
-        }
-        return new StatusLinks(Base64.getDecoder().decode(Files.readString(file, StandardCharsets.UTF_8).strip()), baseUrl);
+        return new StatusLinks(Secrets.signingKey(ingestHome, configuredKey, KEY_FILE), baseUrl);
     }
 
     String token(String bid) {

@@ -3,12 +3,9 @@ package org.cdlib.mrt.ingestqueue.objects;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,22 +46,7 @@ public final class FileUrlSigner {
 
     /** The key configured, else the one kept under {@code <ingest.home>/.secrets/} (made on first use). */
     public static FileUrlSigner forHome(Path ingestHome, String configuredKey, Duration ttl) throws IOException {
-        byte[] key;
-        if (configuredKey != null && !configuredKey.isBlank()) {
-            key = configuredKey.strip().getBytes(StandardCharsets.UTF_8);
-        } else {
-            Path file = Secrets.directory(ingestHome).resolve(KEY_FILE);
-            if (!Files.exists(file)) {
-                byte[] b = new byte[32];
-                new SecureRandom().nextBytes(b);
-                try {
-                    Secrets.writePrivate(file, Base64.getEncoder().encodeToString(b) + "\n");
-                } catch (FileAlreadyExistsException e) {
-                    // another host made it first: use theirs
-                }
-            }
-            key = Base64.getDecoder().decode(Files.readString(file, StandardCharsets.UTF_8).strip());
-        }
+        byte[] key = Secrets.signingKey(ingestHome, configuredKey, KEY_FILE);
         return new FileUrlSigner(key, ttl, Clock.systemUTC());
     }
 

@@ -54,4 +54,25 @@ public final class Secrets {
             Files.deleteIfExists(tmp);
         }
     }
+
+    /**
+     * A signing key: the configured one, else 32 random bytes kept in {@code <ingest.home>/.secrets/<file>},
+     * made on first use (every host sharing the home uses the same).
+     */
+    public static byte[] signingKey(Path ingestHome, String configuredKey, String file) throws IOException {
+        if (configuredKey != null && !configuredKey.isBlank()) {
+            return configuredKey.strip().getBytes(StandardCharsets.UTF_8);
+        }
+        Path f = directory(ingestHome).resolve(file);
+        if (!Files.exists(f)) {
+            byte[] b = new byte[32];
+            new java.security.SecureRandom().nextBytes(b);
+            try {
+                writePrivate(f, java.util.Base64.getEncoder().encodeToString(b) + "\n");
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // another host made it first: use theirs
+            }
+        }
+        return java.util.Base64.getDecoder().decode(Files.readString(f, StandardCharsets.UTF_8).strip());
+    }
 }
