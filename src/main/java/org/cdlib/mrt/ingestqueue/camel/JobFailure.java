@@ -43,7 +43,7 @@ public final class JobFailure implements Processor {
      * a request that may have been applied says it was not sent again. Anything else: its message.
      */
     static String callFailure(Exchange exchange, Throwable e) {
-        String url = exchange.getProperty("serviceUrl", String.class);
+        String url = exchange.getProperty(org.cdlib.mrt.ingestqueue.services.ServiceCall.URL, String.class);
         boolean network = e instanceof org.apache.camel.http.base.HttpOperationFailedException
                 || e instanceof java.net.SocketException || e instanceof java.net.SocketTimeoutException
                 || e instanceof org.apache.hc.core5.http.NoHttpResponseException || e instanceof javax.net.ssl.SSLException;
@@ -51,7 +51,7 @@ public final class JobFailure implements Processor {
             return QueueConsumer.messageOf(e);
         }
         String call = exchange.getIn().getHeader(Exchange.HTTP_METHOD, "POST", String.class) + " " + url + ": ";
-        boolean repeatable = exchange.getProperty("repeatable", false, Boolean.class);
+        boolean repeatable = exchange.getProperty(org.cdlib.mrt.ingestqueue.services.ServiceCall.REPEATABLE, false, Boolean.class);
         String notAgain = repeatable ? "" : "; it may have been applied, so it is not sent again";
         if (e instanceof org.apache.camel.http.base.HttpOperationFailedException h) {
             String body = h.getResponseBody() == null ? "" : h.getResponseBody().strip();

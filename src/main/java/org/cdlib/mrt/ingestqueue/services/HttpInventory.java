@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.services;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -10,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 
 /**
  * Merritt inventory (CONTRACTS §6), the halves of its calls in {@code routes/recording.yaml}
@@ -25,7 +25,6 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
  * </ul>
  */
 public final class HttpInventory {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern ARK = Pattern.compile("ark:/[0-9a-zA-Z]+/[^\\s\"<>]+");
     private final String url;
 
@@ -93,7 +92,7 @@ public final class HttpInventory {
             return Optional.empty();
         }
         try {
-            JsonNode j = JSON.readTree(body);
+            JsonNode j = QueueJson.MAPPER.readTree(body);
             for (String field : new String[] {"primaryIdentifier", "primaryID", "primary", "ark"}) {
                 JsonNode v = j.findValue(field);
                 if (v != null && v.isTextual() && v.asText().startsWith("ark:/")) {

@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 
 /**
  * Merritt storage (CONTRACTS §5), the halves of its calls in {@code routes/processing.yaml}:
@@ -107,7 +108,7 @@ public final class HttpStorage implements StorageAddresses {
 
     private static int versionIn(Exchange exchange, String body, String... fields) throws ServiceException {
         try {
-            JsonNode state = Json.MAPPER.readTree(body);
+            JsonNode state = QueueJson.MAPPER.readTree(body);
             for (String field : fields) {
                 JsonNode v = state.findValue(field);
                 if (v != null && (v.canConvertToInt() || v.asText().matches("\\d+"))) {
@@ -135,10 +136,5 @@ public final class HttpStorage implements StorageAddresses {
 
     static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    /** One shared mapper for the answers' JSON. */
-    private static final class Json {
-        static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper();
     }
 }

@@ -7,7 +7,7 @@ import org.apache.camel.spi.HeaderFilterStrategy;
 /**
  * The headers a call to an outside service may carry: those its request half set, never the
  * queue's own ({@code jobId}, {@code batchId}, Camel's). Every answer header is taken in.
- * Set on camel-http by {@code camel.component.http.header-filter-strategy=#serviceHeaders}.
+ * Set on the camel-http component by {@code ProcessingModule}.
  */
 public final class ServiceHeaders implements HeaderFilterStrategy {
     private static final Set<String> SENT = Set.of("authorization", "content-type", "idempotency-key", "accept");

@@ -60,7 +60,6 @@ public final class LocalServices {
     }
 
     /** Recording's add to the local inventory (the job's files as recording listed them). */
-    @SuppressWarnings("unchecked")
     public void inventoryAdd(Exchange exchange) throws Exception {
         RecordStep.Recording r = RecordStep.Recording.of(exchange);
         need(inventory, "ingest.inventory=local").add(r.profile(), r.version(), r.localIds(), r.files());

@@ -23,8 +23,6 @@ final class ObjectInProcess {
     String minted;
     List<Deletions.Delete> deletes = List.of();
     String versionBefore;
-    /** The job's effect records as this worker last read or wrote them (it holds the job's lock: nobody else writes them). */
-    org.cdlib.mrt.ingestqueue.queue.JobEffects effects;
 
     ObjectInProcess(JobLock lock, Profile profile, WorkingDirectory wd, Job described, boolean update) {
         this.lock = lock;

@@ -66,7 +66,6 @@ public final class ProcessStep {
         Job described = new Job(job.id(), job.batchId(), config, job.status(), job.priority(), job.spaceNeeded(), given,
                 job.statusVersion(), job.lockOwner());
         ObjectInProcess o = new ObjectInProcess(lock, profile, wd, described, "update".equalsIgnoreCase(config.submissionMode()));
-        o.effects = store.effects(lock);
         exchange.setProperty(ObjectInProcess.PROPERTY, o);
         exchange.setProperty(ServiceCall.PROFILE, profile);
         exchange.setProperty(ServiceCall.DESCRIPTION, config);
@@ -101,13 +100,13 @@ public final class ProcessStep {
     public void beginMint(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
-        if (o.effects.unresolved(JobEffects.MINT)) {
+        if (store.effects(o.lock).unresolved(JobEffects.MINT)) {
             // EZID cannot be asked which ARK a lost answer carried: mint again and say so
             LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
                     + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
         }
         o.lock.verifyHeld(); // a worker paused past its session sends nothing
-        o.effects = store.effectStarted(o.lock, JobEffects.MINT, o.profile.id());
+        store.effectStarted(o.lock, JobEffects.MINT, o.profile.id());
     }
 
     /**
@@ -146,7 +145,7 @@ public final class ProcessStep {
     public void keepIdentifiers(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
-        JobEffects fx = o.effects;
+        JobEffects fx = store.effects(o.lock); // as the lock knows them: no read
         if (fx.unresolved(JobEffects.MINT) && job.identifiers().primary() != null) {
             // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
             fx = store.effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
@@ -158,14 +157,13 @@ public final class ProcessStep {
                 fx = store.effectDone(o.lock, JobEffects.MINT, o.ark);
             }
         }
-        o.effects = fx;
         // every ARK this job minted gets its update, also when a crash came between the two
         exchange.setProperty("describeNeeded", fx.done(JobEffects.MINT) && !fx.done(JobEffects.EZID_UPDATE));
     }
 
     public void described(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        o.effects = store.effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+        store.effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
     }
 
     /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */
@@ -208,7 +206,7 @@ public final class ProcessStep {
         } else {
             exchange.removeProperty(ServiceCall.DELETES);
         }
-        JobEffects fx = o.effects;
+        JobEffects fx = store.effects(o.lock);
         StoredVersion earlier = null;
         if (fx.done(JobEffects.STORAGE)) {
             earlier = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(StandardCharsets.UTF_8),
@@ -233,7 +231,7 @@ public final class ProcessStep {
     public void sawVersion(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         int now = exchange.getProperty(ServiceCall.RESULT, Integer.class);
-        JobEffects fx = o.effects;
+        JobEffects fx = store.effects(o.lock);
         if (fx.unresolved(JobEffects.STORAGE)) {
             String before = fx.get(JobEffects.STORAGE).detail();
             if (before.startsWith(o.ark + " v") && now > Integer.parseInt(before.substring(o.ark.length() + 2))) {
@@ -252,7 +250,7 @@ public final class ProcessStep {
     public void beginStore(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         o.lock.verifyHeld(); // a worker paused past its session sends nothing
-        o.effects = store.effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore);
+        store.effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore);
     }
 
     public void stored(Exchange exchange) {
@@ -263,7 +261,7 @@ public final class ProcessStep {
     private StoredVersion keep(ObjectInProcess o, int version) {
         StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark), o.update ? "update" : "add",
                 o.deletes.stream().map(Deletions.Delete::name).toList());
-        o.effects = store.effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
+        store.effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
         return v;
     }
 

@@ -68,7 +68,6 @@ public final class ProcessingModule implements QueueModule {
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)
-        ctx.bind("serviceHeaders", new ServiceHeaders());
         ctx.camel().getComponent("http", HttpComponent.class).setHeaderFilterStrategy(new ServiceHeaders());
     }
 }
