@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +23,8 @@ final class Backlog {
     private static final long REFRESH_MS = 200;
 
     private final String name;
+    /** The job or batch id a candidate names: the waits are kept by id, so an event clears them without a walk. */
+    private final UnaryOperator<String> idOf;
     private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
     /** Items this consumer moved on, left alone until then: no pass needs to wake for their end. */
     private final Map<String, Long> movedOn = new ConcurrentHashMap<>();
@@ -32,8 +35,9 @@ final class Backlog {
     private volatile long refreshAt;
     private long relistAt;
 
-    Backlog(String name) {
+    Backlog(String name, UnaryOperator<String> idOf) {
         this.name = name;
+        this.idOf = idOf;
     }
 
     /** The state may have changed: the next pass lists it afresh (once the moment has passed). */
@@ -43,7 +47,7 @@ final class Backlog {
 
     /** The candidate is not tried before {@code at} (ms since the epoch). */
     void notBefore(String candidate, long at) {
-        notBefore.put(candidate, at);
+        notBefore.put(idOf.apply(candidate), at);
     }
 
     /**
@@ -51,29 +55,30 @@ final class Backlog {
      * but the view may list it until the deletion's event arrives. Left alone until {@code until}.
      */
     void movedOn(String candidate, long until) {
-        movedOn.put(candidate, until);
+        movedOn.put(idOf.apply(candidate), until);
     }
 
     boolean waiting(String candidate) {
-        return notBefore.containsKey(candidate) || recentlyMoved(candidate);
+        String id = idOf.apply(candidate);
+        return notBefore.containsKey(id) || recentlyMoved(id);
     }
 
-    private boolean recentlyMoved(String candidate) {
-        Long until = movedOn.get(candidate);
+    private boolean recentlyMoved(String id) {
+        Long until = movedOn.get(id);
         if (until == null) {
             return false;
         }
         if (until > System.currentTimeMillis()) {
             return true;
         }
-        movedOn.remove(candidate, until);
+        movedOn.remove(id, until);
         return false;
     }
 
-    /** Whatever kept these candidates waiting no longer holds. */
-    void clear(Predicate<String> candidates) {
-        notBefore.keySet().removeIf(candidates);
-        movedOn.keySet().removeIf(candidates);
+    /** Whatever kept this job or batch waiting no longer holds. */
+    void clear(String id) {
+        notBefore.remove(id);
+        movedOn.remove(id);
     }
 
     /** When the next pass is due: no later than {@code until}, earlier if a wait or a refresh ends first. */

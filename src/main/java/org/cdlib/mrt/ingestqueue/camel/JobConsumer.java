@@ -120,25 +120,29 @@ final class JobConsumer extends QueueConsumer<JobLock> {
     }
 
     /**
-     * When this process's consumer of the next state has a free worker, the move keeps the lock
-     * for it and the job goes straight to that worker: one ZooKeeper request per transition
-     * instead of three (lock create, read, commit). The job may start there before an older one
-     * of that state only while a worker is free anyway.
+     * When this process has a consumer of the next state, the move keeps the lock for it and the
+     * job goes straight to one of its workers, or waits for the next free one in its short queue:
+     * one ZooKeeper request per transition instead of three (lock create, read, commit). A job
+     * handed over may start before an older one of that state only by the length of that queue.
      */
     private boolean handOff(JobLock lock, JobState to, Change change) {
         JobConsumer next = endpoint.getComponent().jobConsumer(to);
         String ref = QueuePaths.refName(change.priority() != null ? change.priority() : lock.job().priority(), lock.jid());
-        if (next == null || !next.reserveWorker(ref)) {
+        if (next == null) {
+            return false;
+        }
+        boolean worker = next.reserveWorker(ref);
+        if (!worker && !next.reserveQueued(ref)) {
             return false;
         }
         JobLock handed;
         try {
             handed = store.transitionAndKeep(lock, to, change, next.workerName());
         } catch (RuntimeException e) {
-            next.unreserveWorker(ref);
+            next.unreserveWorker(ref, worker);
             throw e;
         }
-        next.takeOver(handed.job().refName(), handed);
+        next.takeOver(handed.job().refName(), handed, worker);
         return true;
     }
 

@@ -55,6 +55,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
     private volatile boolean connected = true;
     private volatile boolean handingBack;
+    private boolean folderFirst; // the dispatcher's alone
     private ExecutorService dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
 
@@ -64,7 +65,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         this.store = endpoint.getComponent().store();
         this.hold = new QueueHold(store, this::wake);
         this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
-        this.backlog = new Backlog(endpoint.queue().name());
+        this.backlog = new Backlog(endpoint.queue().name(), this::idOf);
         this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
         this.watcher = event -> {
             backlog.stale();
@@ -155,6 +156,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         if (dispatcher != null) {
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
+        letGoQueued("stopping");
         if (pool != null) {
             // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
             // transition; what cannot finish is handed back unchanged, never failed
@@ -191,6 +193,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             List<String> lost = workers.inHand();
             LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), lost.size(), lost);
             workers.abandonAll();
+            workers.dropQueued(false);
         }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);
@@ -204,8 +207,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private void transitioned(TransitionEvent event) {
         if (concerns(event)) {
             // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
-            String id = event.id(); // runs on every transition: the suffix test spares parsing each entry
-            backlog.clear(c -> c.endsWith(id) && idOf(c).equals(id));
+            backlog.clear(event.id());
             backlog.stale();
             wake();
         }
@@ -214,6 +216,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     /** Makes a pass if work may be taken now (connected, not suspended); false if it may not. */
     final boolean pass() {
         if (!connected || isSuspendingOrSuspended()) {
+            if (connected) {
+                letGoQueued("suspended");
+            }
             return false;
         }
         claimWhatFits();
@@ -238,8 +243,19 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
      */
     private void claimWhatFits() {
         if (hold.held()) {
+            letGoQueued("held");
             return; // the hold's watch wakes us when it is lifted
         }
+        // items handed over while every worker was busy and the folder's others take turns: neither starves
+        folderFirst = !folderFirst;
+        if (!folderFirst) {
+            workers.startQueued();
+        }
+        claimFromFolder();
+        workers.startQueued();
+    }
+
+    private void claimFromFolder() {
         var it = backlog.next(view, this::candidates, this::taken, endpoint.getRescan());
         String next = null;
         while (isRunAllowed()) {
@@ -324,14 +340,41 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         return isRunAllowed() && !isSuspendingOrSuspended() && connected && hold.knownFree() && workers.reserveArriving(id);
     }
 
-    final void unreserveWorker(String id) {
-        workers.cancelArriving(id);
+    /** Reserves a place in the queue of handed-over items when no worker is free; false under the same conditions. */
+    final boolean reserveQueued(String id) {
+        return isRunAllowed() && !isSuspendingOrSuspended() && connected && hold.knownFree() && workers.reserveQueued(id);
     }
 
-    /** Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved. */
-    final void takeOver(String id, L lock) {
-        if (!workers.run(id, () -> run(id, lock))) {
+    final void unreserveWorker(String id, boolean worker) {
+        if (worker) {
+            workers.cancelArriving(id);
+        } else {
+            workers.cancelQueued(id);
+        }
+    }
+
+    /**
+     * Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved, or queues it
+     * for the next free worker when {@link #reserveQueued} reserved its place.
+     */
+    final void takeOver(String id, L lock, boolean worker) {
+        if (!worker) {
+            workers.enqueue(id, () -> run(id, lock), () -> release(lock));
+            if (!isRunAllowed()) {
+                workers.dropQueued(true); // the stop may have let go of the queue before this arrived
+            }
+            wake();
+        } else if (!workers.run(id, () -> run(id, lock))) {
             release(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
+        }
+    }
+
+    /** Lets go of the items queued for a worker (unlocked, unchanged): whoever may take work takes them. */
+    private void letGoQueued(String why) {
+        List<String> dropped = workers.dropQueued(true);
+        if (!dropped.isEmpty()) {
+            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name(), why, dropped.size(), dropped);
+            backlog.stale();
         }
     }
 

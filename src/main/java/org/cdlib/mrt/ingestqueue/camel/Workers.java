@@ -2,8 +2,10 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
@@ -30,6 +32,13 @@ final class Workers {
     private final Map<String, Work> inHand = new ConcurrentHashMap<>();
     /** Items another consumer of this process is handing over (committing now): not to be claimed. */
     private final Set<String> arriving = ConcurrentHashMap.newKeySet();
+    /**
+     * Items handed over locked while every worker was busy, started as workers free up: a move
+     * then costs one request instead of a release here and a claim later. At most
+     * {@code capacity} wait, so a job of higher priority in the folder is passed over by no more.
+     */
+    private final Queue<Queued> queued = new ConcurrentLinkedQueue<>();
+    private final Semaphore queueSlots;
     private final LongAdder busyNanos = new LongAdder();
     private ExecutorService executor;
 
@@ -43,6 +52,7 @@ final class Workers {
         this.idOf = idOf;
         this.onFree = onFree;
         this.slots = new Semaphore(capacity);
+        this.queueSlots = new Semaphore(capacity);
     }
 
     void start(ExecutorService executor) {
@@ -73,6 +83,57 @@ final class Workers {
     void cancelArriving(String id) {
         arriving.remove(id);
         slots.release();
+    }
+
+    /** Reserves a place in the queue of handed-over items; its reference is left alone until it is let go. */
+    boolean reserveQueued(String id) {
+        if (!queueSlots.tryAcquire()) {
+            return false;
+        }
+        arriving.add(id);
+        return true;
+    }
+
+    void cancelQueued(String id) {
+        arriving.remove(id);
+        queueSlots.release();
+    }
+
+    /** Queues an item handed over locked; {@code letGo} unlocks it if it is never run. */
+    void enqueue(String id, Runnable body, Runnable letGo) {
+        queued.add(new Queued(id, body, letGo));
+    }
+
+    /** Starts queued items while workers are free; one that cannot run (stopping) is let go. */
+    void startQueued() {
+        while (!queued.isEmpty() && slots.tryAcquire()) {
+            Queued q = queued.poll();
+            if (q == null) {
+                slots.release();
+                return;
+            }
+            queueSlots.release();
+            if (!run(q.id, q.body)) {
+                q.letGo.run();
+            }
+        }
+    }
+
+    /**
+     * Takes every queued item out; {@code unlock} lets go of their locks (a stop, a hold), false
+     * when they went with a lost session. Returns their candidates.
+     */
+    List<String> dropQueued(boolean unlock) {
+        List<String> dropped = new java.util.ArrayList<>();
+        for (Queued q = queued.poll(); q != null; q = queued.poll()) {
+            arriving.remove(q.id);
+            queueSlots.release();
+            if (unlock) {
+                q.letGo.run();
+            }
+            dropped.add(q.id);
+        }
+        return dropped;
     }
 
     /** Whether the candidate is in hand, or arriving. */
@@ -122,6 +183,9 @@ final class Workers {
     void interrupt() throws InterruptedException {
         executor.shutdownNow();
         executor.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    private record Queued(String id, Runnable body, Runnable letGo) {
     }
 
     /** One item being worked on; its worker is given back however it ends, cancelled included. */

@@ -98,7 +98,8 @@ public final class QueuePaths {
     }
 
     public static String refName(int priority, String jid) {
-        return String.format("%02d-%s", priority, jid);
+        // built by hand: this runs several times per transition, and String.format costs more than the rest of it
+        return (priority >= 0 && priority < 10 ? "0" : "") + priority + "-" + jid;
     }
 
     /** The job id of a reference name {@code PP-JID}. */

@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.spi.Registry;
@@ -31,6 +33,7 @@ class HandOffTest extends CamelTestSupport {
     static final TestZooKeeper ZK = new TestZooKeeper();
     QueueStore store;
     final List<String> estimatedBy = new CopyOnWriteArrayList<>();
+    final CountDownLatch firstEstimateMayEnd = new CountDownLatch(1);
 
     @Override
     protected void bindToRegistry(Registry registry) throws Exception {
@@ -45,13 +48,17 @@ class HandOffTest extends CamelTestSupport {
             public void configure() {
                 from("zkqueue:job/pending").routeId("pending-route").autoStartup(false).process(e -> { });
                 from("zkqueue:job/estimating").routeId("estimating-route")
-                        .process(e -> estimatedBy.add(JobExchange.job(e).lockOwner().worker()));
+                        .process(e -> {
+                            estimatedBy.add(JobExchange.job(e).lockOwner().worker());
+                            firstEstimateMayEnd.await(30, TimeUnit.SECONDS);
+                        });
             }
         };
     }
 
     @Test
     void theNextStatesFreeWorkerGetsTheJobWithoutAClaim() throws Exception {
+        firstEstimateMayEnd.countDown();
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
         long before = store.operations(); // counted from the moment the job may be taken
@@ -67,5 +74,50 @@ class HandOffTest extends CamelTestSupport {
         // pending's claim (lock create + 8 reads) 9 + two transitions of 4 ops each = 17;
         // a claim by the estimating worker would add 9 more
         assertTrue(ops <= 17, "ZooKeeper operations from release to provisioning: " + ops);
+    }
+
+    /**
+     * Estimating has one worker, busy: the next job handed over waits for it locked (its queue
+     * holds as many as the state has workers), the third is let go to its folder; all three end in
+     * provisioning, unlocked, each estimated once.
+     */
+    @Test
+    void aJobHandedOverWhileTheWorkerIsBusyWaitsLockedForIt() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
+        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        context.getRouteController().startRoute("pending-route");
+        await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
+                && jids.stream().filter(j -> store.loadJob(j).state() == JobState.ESTIMATING).count() == 3
+                && jids.stream().filter(j -> store.loadJob(j).lockOwner() != null).count() == 2);
+        List<String> waiting = jids.stream().filter(j -> store.loadJob(j).lockOwner() != null)
+                .map(j -> store.loadJob(j).lockOwner().worker()).toList();
+        assertEquals(List.of("estimating-route/job/estimating", "estimating-route/job/estimating"), waiting,
+                "the busy one and the one waiting for it are locked for the estimating worker; the third is not locked");
+        assertEquals(1, estimatedBy.size(), "one worker: the waiting job has not started");
+
+        firstEstimateMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
+                .allMatch(j -> store.loadJob(j).state() == JobState.PROVISIONING && store.loadJob(j).lockOwner() == null));
+        assertEquals(3, estimatedBy.size(), "each estimated once: " + estimatedBy);
+    }
+
+    /** A hold lets go of a job waiting for a busy worker: unlocked in its folder, taken once the hold is lifted. */
+    @Test
+    void aHoldLetsGoOfAJobWaitingForAWorker() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        context.getRouteController().startRoute("pending-route");
+        await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
+                && jids.stream().allMatch(j -> store.loadJob(j).state() == JobState.ESTIMATING
+                        && store.loadJob(j).lockOwner() != null));
+        store.holdQueue("test");
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.loadJob(j).lockOwner() == null).count() == 1);
+        assertEquals(1, estimatedBy.size(), "held: the waiting job did not start");
+
+        store.releaseQueue();
+        firstEstimateMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
+                .allMatch(j -> store.loadJob(j).state() == JobState.PROVISIONING && store.loadJob(j).lockOwner() == null));
+        assertEquals(2, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
 }
