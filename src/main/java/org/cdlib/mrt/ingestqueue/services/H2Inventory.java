@@ -1,7 +1,8 @@
 package org.cdlib.mrt.ingestqueue.services;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,25 +17,37 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
  * hosts share, {@code ingest.inventory.local.url=jdbc:postgresql://...}): objects (ARK,
  * collection), their local ids, versions and files with digests. It is also the local-id index
  * the processing step asks, and binds in, race-free: the first binding of a local id wins (a
- * unique key), and a host that loses the race takes the winner's ARK.
+ * unique key), and a host that loses the race takes the winner's ARK. Connections come from a
+ * small pool (HikariCP): each call is its own transaction on a connection kept open, whose
+ * prepared statements the database has already parsed.
  */
 public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
+    /** Enough for the recording and processing workers of one host; a PostgreSQL server shared by hosts sees this many per host. */
+    public static final int DEFAULT_POOL_SIZE = 8;
     private final String url;
+    private final HikariDataSource pool;
     private final Connection keepOpen;
-
-    private final String user;
-    private final String password;
 
     public H2Inventory(String jdbcUrl) throws SQLException {
         this(jdbcUrl, null, null);
     }
 
-    /** {@code user} null: H2's {@code sa}, or what a PostgreSQL URL carries. */
     public H2Inventory(String jdbcUrl, String user, String password) throws SQLException {
+        this(jdbcUrl, user, password, DEFAULT_POOL_SIZE);
+    }
+
+    /** {@code user} null: H2's {@code sa}, or what a PostgreSQL URL carries. */
+    public H2Inventory(String jdbcUrl, String user, String password, int poolSize) throws SQLException {
         this.url = jdbcUrl;
         boolean h2 = jdbcUrl.startsWith("jdbc:h2:");
-        this.user = user != null ? user : h2 ? "sa" : null;
-        this.password = user != null ? password : h2 ? "" : null;
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setUsername(user != null ? user : h2 ? "sa" : null);
+        config.setPassword(user != null ? password : h2 ? "" : null);
+        config.setMaximumPoolSize(poolSize + 1); // one stays with keepOpen
+        config.setPoolName("inventory");
+        config.setInitializationFailTimeout(-1); // a database not up yet fails the first call, not the start
+        this.pool = new HikariDataSource(config);
         this.keepOpen = connect(); // keeps an in-memory H2 database alive
         try (Statement s = keepOpen.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS objects (ark VARCHAR(255) PRIMARY KEY, profile VARCHAR(255) NOT NULL,"
@@ -50,7 +63,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     }
 
     private Connection connect() throws SQLException {
-        return user == null ? DriverManager.getConnection(url) : DriverManager.getConnection(url, user, password);
+        return pool.getConnection();
     }
 
     /** Not synchronized: each call is its own transaction, and one object's versions are one job's at a time (object lock). */
@@ -175,6 +188,10 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        keepOpen.close();
+        try {
+            keepOpen.close();
+        } finally {
+            pool.close();
+        }
     }
 }

@@ -96,7 +96,7 @@ public final class ProcessStep {
         }
     }
 
-    /** Before a mint: fenced and recorded as begun, so a lost answer is known for what it is. */
+    /** Before a mint: recorded as begun (fenced), so a lost answer is known for what it is. */
     public void beginMint(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
@@ -105,7 +105,7 @@ public final class ProcessStep {
             LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
                     + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
         }
-        o.lock.verifyHeld(); // a worker paused past its session sends nothing
+        // the record's transaction checks the lock and the job's version: a worker that lost the job records nothing
         store.effectStarted(o.lock, JobEffects.MINT, o.profile.id());
     }
 
@@ -246,11 +246,10 @@ public final class ProcessStep {
         exchange.setProperty("storeNeeded", true);
     }
 
-    /** Before the add: fenced, and recorded as begun with the version seen before it. */
+    /** Before the add: recorded as begun (fenced) with the version seen before it. */
     public void beginStore(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        o.lock.verifyHeld(); // a worker paused past its session sends nothing
-        store.effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore);
+        store.effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as beginMint's record is
     }
 
     public void stored(Exchange exchange) {

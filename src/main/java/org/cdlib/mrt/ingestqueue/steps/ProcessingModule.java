@@ -44,7 +44,8 @@ public final class ProcessingModule implements QueueModule {
                 "http://localhost:" + ctx.property("ingest.http.port", "8080") + "/files"));
         StorageAddresses addresses = local != null ? local : merrittStorage;
         H2Inventory index = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
-                ctx.property("ingest.inventory.local.user").orElse(null), ctx.property("ingest.inventory.local.password").orElse(null));
+                ctx.property("ingest.inventory.local.user").orElse(null), ctx.property("ingest.inventory.local.password").orElse(null),
+                Integer.parseInt(ctx.property("ingest.inventory.local.pool-size", Integer.toString(H2Inventory.DEFAULT_POOL_SIZE))));
         boolean merrittInventory = switch (inventoryKind) {
             case "local" -> false;
             case "http" -> true;
