@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * everything else is walked by number — batches from the oldest that may exist to the newest,
  * each batch's jobs by its run of ids — reading in bounded transactions. Every node of every job
  * and batch is checked: status, submission, configuration, identifiers, priority, space_needed,
- * bid, state references, batch references and index entries. {@link #repair()} fixes what can
+ * bid, state references, batch references and index entries, and the disk reservation against
+ * the jobs in downloading ({@link SpaceCheck}). {@link #repair()} fixes what can
  * be derived, each job under its own lock with version checks, so it never races a worker; what
  * cannot be derived (a configuration, a submission) is reported for the operator to delete.
  */
@@ -99,6 +100,7 @@ public final class ConsistencyCheck {
             }
         }
         checkLocks(p);
+        SpaceCheck.run(store, repair).ifPresent(p.found::add);
         Report report = new Report(p.jobs, p.batches, List.copyOf(p.found));
         if (!report.clean()) {
             LOG.warn("consistency check{}: {} violation(s) in {} jobs and {} batches", repair ? " and repair" : "",

@@ -35,6 +35,11 @@ final class JobRecords {
         this.objects = objects;
     }
 
+    /** This process's writer of the disk reservation counters: every change of them goes through it. */
+    SpaceCounters spaceCounters() {
+        return spaceCounters;
+    }
+
     /** Reference names {@code PP-JID} of a state, in run order; refused for a folder too large to list. */
     List<String> refs(JobState state) {
         List<String> refs = new ArrayList<>(zk.children(QueuePaths.jobState(state)));
@@ -350,68 +355,5 @@ final class JobRecords {
                     CreateMode.PERSISTENT));
         }
         ops.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
-    }
-
-    /**
-     * Deletes every node of a locked job that exists — its children, its state references (found
-     * by probing each state at the job's priority, or every priority when that is unreadable), its
-     * batch references and the job node — in one transaction. Works on a damaged job too (its
-     * lock holds no readable job). True when the job was still counted open by its batch.
-     */
-    boolean deleteNodes(JobLock lock, String bid, String reason) {
-        String jid = lock.jid();
-        Job job = lock.job();
-        List<String> probe = new ArrayList<>();
-        for (String c : CHILDREN) {
-            if (!c.equals("lock")) {
-                probe.add(QueuePaths.jobNode(jid, c));
-            }
-        }
-        for (JobState s : JobState.values()) {
-            if (s == JobState.DELETED) {
-                continue;
-            }
-            if (job != null) {
-                probe.add(QueuePaths.jobRef(s, job.priority(), jid));
-            } else {
-                for (int p = 0; p < 100; p++) {
-                    probe.add(QueuePaths.jobRef(s, p, jid));
-                }
-            }
-        }
-        if (bid != null) {
-            for (BatchRef r : BatchRef.values()) {
-                probe.add(QueuePaths.batchRef(bid, r, jid));
-            }
-        }
-        Map<String, OpResult> r = zk.readMany(probe);
-        List<Op> ops = new ArrayList<>();
-        if (job != null) {
-            ops.add(Op.check(QueuePaths.jobStatus(jid), job.statusVersion()));
-        }
-        boolean batchRef = false;
-        boolean open = false;
-        for (String p : probe) {
-            if (ZooKeeperCalls.dataOf(r.get(p)) != null) {
-                ops.add(Op.delete(p, -1));
-                if (bid != null && p.startsWith(QueuePaths.batchStates(bid) + "/")) {
-                    batchRef = true;
-                    open |= p.startsWith(QueuePaths.batchRefs(bid, BatchRef.PROCESSING) + "/");
-                }
-            }
-        }
-        if (batchRef) {
-            ops.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
-        }
-        ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
-        ops.add(Op.delete(QueuePaths.job(jid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
-                job == null ? -2 : job.statusVersion());
-        if (job == null) {
-            log.damagedRemoved(jid, bid, reason);
-        } else {
-            log.job(jid, bid, job.state(), JobState.DELETED, reason);
-        }
-        return open;
     }
 }

@@ -43,6 +43,7 @@ public final class QueueStore implements Closeable {
     private final EphemeralLocks locks;
     private final BatchRecords batches;
     private final JobRecords jobs;
+    private final JobDeletion deletion;
     private final ObjectLocks objects;
     private final EffectRecords effects;
     private final JobCreation creation;
@@ -68,6 +69,7 @@ public final class QueueStore implements Closeable {
         this.objects = new ObjectLocks(zk);
         this.effects = new EffectRecords(zk);
         this.jobs = new JobRecords(zk, log, objects);
+        this.deletion = new JobDeletion(zk, log, jobs.spaceCounters());
         this.creation = new JobCreation(zk, log, this.ingestHome, creationChunk);
     }
 
@@ -550,7 +552,7 @@ public final class QueueStore implements Closeable {
 
     /** Deletes every node of a locked job (a damaged one too) in one transaction. */
     void deleteJobNodes(JobLock lock, String bid, String reason) {
-        if (jobs.deleteNodes(lock, bid, reason) && bid != null) {
+        if (deletion.deleteNodes(lock, bid, reason) && bid != null) {
             reportIfDone(bid);
         }
     }

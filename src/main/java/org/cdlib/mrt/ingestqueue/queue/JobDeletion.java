@@ -1,0 +1,125 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+
+/** Removes a job's nodes under its lock in one transaction: an operator's delete, a batch's removal, a damaged job. */
+final class JobDeletion {
+    private final ZooKeeperCalls zk;
+    private final TransitionLog log;
+    private final SpaceCounters spaceCounters;
+
+    JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters) {
+        this.zk = zk;
+        this.log = log;
+        this.spaceCounters = spaceCounters;
+    }
+
+    /**
+     * Deletes every node of a locked job that exists — its children, its state references (found
+     * by probing each state at the job's priority, or every priority when that is unreadable), its
+     * batch references and the job node — in one transaction. Works on a damaged job too (its
+     * lock holds no readable job). True when the job was still counted open by its batch.
+     */
+    boolean deleteNodes(JobLock lock, String bid, String reason) {
+        String jid = lock.jid();
+        Job job = lock.job();
+        List<String> probe = new ArrayList<>();
+        for (String c : JobRecords.CHILDREN) {
+            if (!c.equals("lock")) {
+                probe.add(QueuePaths.jobNode(jid, c));
+            }
+        }
+        for (JobState s : JobState.values()) {
+            if (s == JobState.DELETED) {
+                continue;
+            }
+            if (job != null) {
+                probe.add(QueuePaths.jobRef(s, job.priority(), jid));
+            } else {
+                for (int p = 0; p < 100; p++) {
+                    probe.add(QueuePaths.jobRef(s, p, jid));
+                }
+            }
+        }
+        if (bid != null) {
+            for (BatchRef r : BatchRef.values()) {
+                probe.add(QueuePaths.batchRef(bid, r, jid));
+            }
+        }
+        Map<String, OpResult> r = zk.readMany(probe);
+        List<Op> ops = new ArrayList<>();
+        if (job != null) {
+            ops.add(Op.check(QueuePaths.jobStatus(jid), job.statusVersion()));
+        }
+        boolean batchRef = false;
+        boolean open = false;
+        for (String p : probe) {
+            if (ZooKeeperCalls.dataOf(r.get(p)) != null) {
+                ops.add(Op.delete(p, -1));
+                if (bid != null && p.startsWith(QueuePaths.batchStates(bid) + "/")) {
+                    batchRef = true;
+                    open |= p.startsWith(QueuePaths.batchRefs(bid, BatchRef.PROCESSING) + "/");
+                }
+            }
+        }
+        if (batchRef) {
+            ops.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
+        }
+        ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+        ops.add(Op.delete(QueuePaths.job(jid), -1));
+        commit(lock, job, ops);
+        if (job == null) {
+            log.damagedRemoved(jid, bid, reason);
+        } else {
+            log.job(jid, bid, job.state(), JobState.DELETED, reason);
+        }
+        return open;
+    }
+
+    /**
+     * A job deleted in downloading releases its bytes in the same transaction, as a move out of
+     * downloading does (a damaged job's state is unknown: fsck's {@link SpaceCheck} finds what it held).
+     */
+    private void commit(JobLock lock, Job job, List<Op> deletes) {
+        String jid = lock.jid();
+        int version = job == null ? -2 : job.statusVersion();
+        if (job == null || !SpaceReservation.needsUpdate(job.state(), JobState.DELETED, job.spaceNeeded(), 0, null)) {
+            zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, deletes, QueuePaths.jobStatus(jid), version);
+            return;
+        }
+        for (int attempt = 1; ; attempt++) {
+            List<Op> ops = new ArrayList<>(deletes);
+            SpaceReservation.Counts now = spaceCounters.begin();
+            SpaceReservation.Counts after;
+            try {
+                after = SpaceReservation.addUpdate(now, ops, jid, job.state(), JobState.DELETED, job.spaceNeeded(), 0, null);
+            } catch (RuntimeException e) {
+                spaceCounters.end(now);
+                throw e;
+            }
+            boolean[] sent = {false};
+            boolean known = false;
+            try {
+                known = !zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), version, () -> {
+                    sent[0] = true;
+                    spaceCounters.sent(after);
+                }).isEmpty(); // empty: read back after a lost connection, the counters' versions unknown
+                return;
+            } catch (ZooKeeperCalls.StaleCounter e) {
+                if (attempt >= 100) {
+                    throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
+                }
+            } finally {
+                if (!sent[0]) {
+                    spaceCounters.end(null);
+                } else if (!known) {
+                    spaceCounters.failed();
+                }
+            }
+        }
+    }
+}
