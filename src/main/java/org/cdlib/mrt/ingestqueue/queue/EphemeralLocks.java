@@ -175,6 +175,7 @@ final class EphemeralLocks implements AutoCloseable {
 
     boolean watch(String path, CuratorWatcher onChange) {
         try {
+            zk.counted(1);
             return zk.client().checkExists().usingWatcher(onChange).forPath(path) != null;
         } catch (Exception e) {
             throw ZooKeeperCalls.wrap("watch " + path, e);

@@ -132,11 +132,17 @@ public final class QueuePaths {
     }
 
     public static String batchId(long n) {
-        return String.format("bid%010d", n);
+        return numbered("bid", n);
+    }
+
+    /** {@code prefix} and ten digits, zero-padded (made on every transition: String.format cost more than the rest). */
+    private static String numbered(String prefix, long n) {
+        String digits = Long.toString(n);
+        return digits.length() >= 10 || n < 0 ? prefix + digits : prefix + "0000000000".substring(digits.length()) + digits;
     }
 
     public static String jobId(long n) {
-        return String.format("jid%010d", n);
+        return numbered("jid", n);
     }
 
     public static int checkPriority(int priority) {

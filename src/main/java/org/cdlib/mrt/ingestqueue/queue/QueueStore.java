@@ -44,6 +44,7 @@ public final class QueueStore implements Closeable {
     private final BatchRecords batches;
     private final JobRecords jobs;
     private final JobDeletion deletion;
+    private final CollectionHolds collectionHolds;
     private final ObjectLocks objects;
     private final EffectRecords effects;
     private final JobCreation creation;
@@ -70,6 +71,7 @@ public final class QueueStore implements Closeable {
         this.effects = new EffectRecords(zk);
         this.jobs = new JobRecords(zk, log, objects);
         this.deletion = new JobDeletion(zk, log, jobs.spaceCounters());
+        this.collectionHolds = new CollectionHolds(locks, client);
         this.creation = new JobCreation(zk, log, this.ingestHome, creationChunk);
     }
 
@@ -181,6 +183,7 @@ public final class QueueStore implements Closeable {
     @Override
     public void close() {
         log.clear();
+        collectionHolds.close();
         locks.close();
         if (hosts != null) {
             hosts.close();
@@ -570,17 +573,20 @@ public final class QueueStore implements Closeable {
 
     public void holdCollection(String profile, String by) {
         zk.createPersistent(QueuePaths.collectionHold(profile), holdData(by));
+        collectionHolds.forget(); // this process knows at once; others when their watch fires
         LOG.info("collection {} held by {}", profile, by);
     }
 
     public boolean releaseCollection(String profile) {
         boolean released = zk.deleteIfExists(QueuePaths.collectionHold(profile));
+        collectionHolds.forget();
         LOG.info("collection {} released", profile);
         return released;
     }
 
+    /** Whether a collection is held, as its watched answer says (no request while nothing changed). */
     public boolean isCollectionHeld(String profile) {
-        return profile != null && zk.exists(QueuePaths.collectionHold(profile));
+        return profile != null && collectionHolds.held(profile);
     }
 
     public List<String> heldCollections() {

@@ -25,6 +25,8 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** Enough for the recording and processing workers of one host; a PostgreSQL server shared by hosts sees this many per host. */
     public static final int DEFAULT_POOL_SIZE = 8;
     private final String url;
+    /** H2 undoes only the failed statement of a transaction; PostgreSQL aborts the transaction unless a savepoint is rolled back to. */
+    private final boolean h2;
     private final HikariDataSource pool;
     private final Connection keepOpen;
 
@@ -39,7 +41,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** {@code user} null: H2's {@code sa}, or what a PostgreSQL URL carries. */
     public H2Inventory(String jdbcUrl, String user, String password, int poolSize) throws SQLException {
         this.url = jdbcUrl;
-        boolean h2 = jdbcUrl.startsWith("jdbc:h2:");
+        this.h2 = jdbcUrl.startsWith("jdbc:h2:");
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user != null ? user : h2 ? "sa" : null);
@@ -122,16 +124,20 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     }
 
     /** Inserts a row unless its key exists (H2 and PostgreSQL both answer SQLSTATE 23505 then). */
-    private static void insertIfAbsent(Connection c, String sql, Object... args) throws SQLException {
-        java.sql.Savepoint sp = c.setSavepoint();
+    private void insertIfAbsent(Connection c, String sql, Object... args) throws SQLException {
+        java.sql.Savepoint sp = h2 ? null : c.setSavepoint();
         try {
             exec(c, sql, args);
-            c.releaseSavepoint(sp);
+            if (sp != null) {
+                c.releaseSavepoint(sp);
+            }
         } catch (SQLException e) {
             if (!"23505".equals(e.getSQLState())) {
                 throw e;
             }
-            c.rollback(sp); // PostgreSQL aborts the transaction on an error unless it is rolled back to here
+            if (sp != null) {
+                c.rollback(sp); // PostgreSQL aborts the transaction on an error unless it is rolled back to here
+            }
         }
     }
 

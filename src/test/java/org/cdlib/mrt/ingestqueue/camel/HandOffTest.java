@@ -71,9 +71,10 @@ class HandOffTest extends CamelTestSupport {
 
         assertEquals(List.of("estimating-route/job/estimating"), estimatedBy, "the lock was renamed for the estimating worker");
         assertEquals(null, store.loadJob(jid).lockOwner(), "no consumer of provisioning here: the last move deleted the lock");
-        // pending's claim (lock create + 8 reads) 9 + two transitions of 4 ops each = 17;
+        // pending's claim (lock create + 8 reads) 9 + two transitions of 4 ops each = 17, + 2 for the
+        // pending consumer's first look at the queue hold and its host's drain (kept under a watch);
         // a claim by the estimating worker would add 9 more
-        assertTrue(ops <= 17, "ZooKeeper operations from release to provisioning: " + ops);
+        assertTrue(ops <= 19, "ZooKeeper operations from release to provisioning: " + ops);
     }
 
     /**

@@ -1,0 +1,46 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A collection's hold is asked once and then kept under its watch: the pending step of every job
+ * costs no request while nothing changes, and a hold placed by this process or another is seen.
+ */
+class CollectionHoldsTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void askedOnceThenKeptUntilAHoldChanges() throws Exception {
+        QueueStore here = ZK.store(dir.resolve("a"));
+        QueueStore other = ZK.store(dir.resolve("b")); // another host's view of the same queue
+        assertFalse(here.isCollectionHeld("demo_content"));
+        long before = here.operations();
+        for (int i = 0; i < 100; i++) {
+            assertFalse(here.isCollectionHeld("demo_content"));
+        }
+        assertEquals(0, here.operations() - before, "no request while the answer stands");
+
+        here.holdCollection("demo_content", "operator");
+        assertTrue(here.isCollectionHeld("demo_content"), "this process knows its own hold at once");
+        assertTrue(other.isCollectionHeld("demo_content"));
+        assertFalse(other.isCollectionHeld("other_collection"));
+
+        here.releaseCollection("demo_content");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !other.isCollectionHeld("demo_content"));
+        other.holdCollection("demo_content", "operator");
+        await().atMost(Duration.ofSeconds(10)).until(() -> here.isCollectionHeld("demo_content"));
+    }
+}
