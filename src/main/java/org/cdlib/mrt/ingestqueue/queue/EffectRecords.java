@@ -54,13 +54,19 @@ final class EffectRecords {
      * a worker whose lock is gone records nothing). Read back after a lost connection.
      */
     JobEffects record(JobLock lock, String name, String state, String detail) {
+        return record(lock, name, state, detail, List.of());
+    }
+
+    /** As {@link #record(JobLock, String, String, String)}, with {@code also} written by the same transaction. */
+    JobEffects record(JobLock lock, String name, String state, String detail, List<Op> also) {
         String path = QueuePaths.jobNode(lock.jid(), "effects");
         Known base = known(lock);
         JobEffects next = base.effects().with(name, state, detail);
         byte[] data = QueueJson.write(next);
-        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+        List<Op> ops = new java.util.ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
                 Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), base.version() < 0
-                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, base.version()));
+                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, base.version())));
+        ops.addAll(also);
         lock.effects = null; // unknown until the outcome is
         try {
             List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));

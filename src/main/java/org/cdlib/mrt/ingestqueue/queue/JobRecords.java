@@ -327,7 +327,7 @@ final class JobRecords {
         String path = QueuePaths.jobNode(jid, "identifiers");
         List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
                 Op.check(QueuePaths.jobStatus(jid), lock.job().statusVersion()), // a broken lock moved it: fenced
-                ZooKeeperCalls.setData(path, QueueJson.write(identifiers), -1));
+                identifiersWrite(jid, identifiers));
         try {
             zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
@@ -337,6 +337,15 @@ final class JobRecords {
         } catch (KeeperException e) {
             throw new QueueException("job " + jid + ": cannot write identifiers: " + e.getMessage(), e);
         }
+        identifiersWritten(lock, identifiers);
+    }
+
+    static Op identifiersWrite(String jid, Identifiers identifiers) {
+        return ZooKeeperCalls.setData(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(identifiers), -1);
+    }
+
+    /** The lock's job carries the identifiers a transaction under it wrote. */
+    static void identifiersWritten(JobLock lock, Identifiers identifiers) {
         Job j = lock.job();
         lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
                 identifiers, j.statusVersion(), j.lockOwner()));

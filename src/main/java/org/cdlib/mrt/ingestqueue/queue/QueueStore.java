@@ -499,6 +499,16 @@ public final class QueueStore implements Closeable {
                 identifiers.localId());
     }
 
+    /** The identifiers a mint gave and the mint's record as done, in one transaction under the job's lock. */
+    public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers) {
+        JobEffects fx = effects.record(lock, JobEffects.MINT, "done", identifiers.primary(),
+                List.of(JobRecords.identifiersWrite(lock.jid(), identifiers)));
+        JobRecords.identifiersWritten(lock, identifiers);
+        LOG.info("job {} batch {}: identifiers {} {} (minted)", lock.jid(), lock.job().batchId(), identifiers.primary(),
+                identifiers.localId());
+        return fx;
+    }
+
     /**
      * One writer per object: takes the ARK's object lock for this job until it leaves recording
      * (or fails, or is held). Null when the job holds it now; else the job that is writing the

@@ -152,9 +152,13 @@ public final class ProcessStep {
         }
         Identifiers ids = o.identifiers();
         if (!o.ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId())) {
-            store.writeIdentifiers(o.lock, ids);
-            if (o.minted != null) {
-                fx = store.effectDone(o.lock, JobEffects.MINT, o.ark);
+            if (o.minted != null && o.minted.equals(o.ark)) {
+                fx = store.writeMintedIdentifiers(o.lock, ids); // the ARK and the mint's record together
+            } else {
+                store.writeIdentifiers(o.lock, ids);
+                if (o.minted != null) {
+                    fx = store.effectDone(o.lock, JobEffects.MINT, o.ark);
+                }
             }
         }
         // every ARK this job minted gets its update, also when a crash came between the two
