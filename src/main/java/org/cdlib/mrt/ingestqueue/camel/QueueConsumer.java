@@ -67,10 +67,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
         this.backlog = new Backlog(endpoint.queue().name(), this::idOf);
         this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
-        this.watcher = event -> {
-            backlog.stale();
-            wake();
-        };
+        this.watcher = event -> folderChanged();
         // the consumer's own WARN line tells the operator; the trace is there for debugging
         setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
@@ -133,10 +130,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         workers.start(pool);
         store.client().getConnectionStateListenable().addListener(connectionListener);
         store.addListener(transitionListener);
-        view = openView().start(() -> {
-            backlog.stale();
-            wake();
-        });
+        view = openView().start(this::folderChanged);
         dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
         dispatcher.execute(loop);
@@ -208,7 +202,19 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         if (concerns(event)) {
             // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
             backlog.clear(event.id());
-            backlog.stale();
+            folderChanged();
+        }
+    }
+
+    /**
+     * The folder may hold new work: the next pass lists it afresh. The dispatcher is woken only
+     * when a worker is free to take it; otherwise the next worker to finish wakes it (marked
+     * stale first, so that wake sees the change). A busy state gets events on every transition,
+     * and a pass that can take nothing would walk its backlog for nothing.
+     */
+    private void folderChanged() {
+        backlog.stale();
+        if (workers.anyFree()) {
             wake();
         }
     }

@@ -63,6 +63,10 @@ final class Workers {
         return new QueueHealth.Workers(() -> capacity - slots.availablePermits(), capacity, busyNanos::sum);
     }
 
+    boolean anyFree() {
+        return slots.availablePermits() > 0;
+    }
+
     boolean reserve() {
         return slots.tryAcquire();
     }
