@@ -77,7 +77,9 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
             try {
                 insertIfAbsent(c, "INSERT INTO objects (ark, profile) VALUES (?, ?)", v.ark(), profile.id());
                 for (String id : localIds) {
-                    insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile.id(), id, v.ark());
+                    // processing bound them already: asked first, as a failed insert costs the database an exception
+                    insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) SELECT ?, ?, ? WHERE NOT EXISTS"
+                            + " (SELECT 1 FROM local_ids WHERE profile = ? AND local_id = ?)", profile.id(), id, v.ark(), profile.id(), id);
                 }
                 insertIfAbsent(c, "INSERT INTO versions (ark, version) VALUES (?, ?)", v.ark(), v.version());
                 exec(c, "DELETE FROM files WHERE ark = ? AND version = ?", v.ark(), v.version());
