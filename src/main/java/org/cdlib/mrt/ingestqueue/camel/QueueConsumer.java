@@ -187,7 +187,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
             List<String> lost = workers.inHand();
             LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), lost.size(), lost);
             workers.abandonAll();
-            workers.dropQueued(false);
+        }
+        if (state == ConnectionState.LOST) {
+            workers.dropQueued(false); // their locks went with the session too
         }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);

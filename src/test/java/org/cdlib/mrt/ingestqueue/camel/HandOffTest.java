@@ -121,4 +121,30 @@ class HandOffTest extends CamelTestSupport {
                 .allMatch(j -> store.loadJob(j).state() == JobState.PROVISIONING && store.loadJob(j).lockOwner() == null));
         assertEquals(2, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
+
+    /** Stopping the next state's route lets go of the job waiting there at once, while the busy one finishes. */
+    @Test
+    void aStopLetsGoOfAJobWaitingForAWorker() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        context.getRouteController().startRoute("pending-route");
+        await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
+                && jids.stream().allMatch(j -> store.loadJob(j).state() == JobState.ESTIMATING
+                        && store.loadJob(j).lockOwner() != null));
+        Thread stop = new Thread(() -> {
+            try {
+                context.getRouteController().stopRoute("estimating-route");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        stop.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.loadJob(j).lockOwner() == null).count() == 1);
+        assertEquals(1, estimatedBy.size(), "the waiting job did not start");
+        firstEstimateMayEnd.countDown();
+        stop.join(30_000);
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().allMatch(j -> store.loadJob(j).lockOwner() == null));
+        assertEquals(1, jids.stream().filter(j -> store.loadJob(j).state() == JobState.ESTIMATING).count(),
+                "the one let go stays in estimating, unchanged, for whoever runs estimating next");
+    }
 }
