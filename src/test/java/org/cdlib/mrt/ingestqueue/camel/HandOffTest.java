@@ -102,15 +102,21 @@ class HandOffTest extends CamelTestSupport {
         assertEquals(3, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
 
-    /** A hold lets go of a job waiting for a busy worker: unlocked in its folder, taken once the hold is lifted. */
-    @Test
-    void aHoldLetsGoOfAJobWaitingForAWorker() throws Exception {
+    /** Two jobs in estimating, both locked: one on its single worker (blocked), one waiting for it. */
+    private List<String> oneBusyOneWaiting() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
         context.getRouteController().startRoute("pending-route");
         await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
                 && jids.stream().allMatch(j -> store.loadJob(j).state() == JobState.ESTIMATING
                         && store.loadJob(j).lockOwner() != null));
+        return jids;
+    }
+
+    /** A hold lets go of a job waiting for a busy worker: unlocked in its folder, taken once the hold is lifted. */
+    @Test
+    void aHoldLetsGoOfAJobWaitingForAWorker() throws Exception {
+        List<String> jids = oneBusyOneWaiting();
         store.holdQueue("test");
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.loadJob(j).lockOwner() == null).count() == 1);
         assertEquals(1, estimatedBy.size(), "held: the waiting job did not start");
@@ -125,12 +131,7 @@ class HandOffTest extends CamelTestSupport {
     /** Stopping the next state's route lets go of the job waiting there at once, while the busy one finishes. */
     @Test
     void aStopLetsGoOfAJobWaitingForAWorker() throws Exception {
-        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
-        context.getRouteController().startRoute("pending-route");
-        await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
-                && jids.stream().allMatch(j -> store.loadJob(j).state() == JobState.ESTIMATING
-                        && store.loadJob(j).lockOwner() != null));
+        List<String> jids = oneBusyOneWaiting();
         Thread stop = new Thread(() -> {
             try {
                 context.getRouteController().stopRoute("estimating-route");
