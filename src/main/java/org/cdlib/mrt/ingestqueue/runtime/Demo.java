@@ -108,6 +108,9 @@ public final class Demo {
 
     /** Serves the bundled demo files on localhost; manifests name this server in their URLs. */
     public static HttpServer serve() throws IOException {
+        // the JDK server sends headers and body as two writes; with Nagle on, each response waits ~40 ms
+        // for the client's delayed ACK (read when the first server starts)
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/demo/", exchange -> {
             String name = exchange.getRequestURI().getPath().substring("/demo/".length());

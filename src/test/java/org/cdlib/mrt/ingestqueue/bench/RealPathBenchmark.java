@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
 import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
@@ -27,7 +25,8 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * {@code bench.zookeeper} names one; the routes' own concurrency defaults) with its real steps and
  * local back-ends (OCFL storage, H2 inventory, local minter), N one-file objects served by a local
  * JDK HTTP server, submitted as one single-file batch manifest. Prints jobs/s from submission to
- * the batch's completion and, per state, where a job's time went: waiting (for a worker, the
+ * the batch's completion (after a first batch of {@code bench.warmup} objects, default N, that warms the
+ * JVM as a running service is warm) and, per state, where a job's time went: waiting (for a worker, the
  * claim and the transition's commit) and working (the route's own run), p50 / p90. Run with
  * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000}. Asserts nothing.
  */
@@ -36,23 +35,12 @@ final class RealPathBenchmark {
     }
 
     static void run(Path dir, int n, String zookeeper) throws Exception {
-        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
-        http.setExecutor(Executors.newFixedThreadPool(4));
+        Map<String, byte[]> manifests = new ConcurrentHashMap<>();
+        HttpServer http = ObjectFiles.serve(manifests);
         String base = "http://127.0.0.1:" + http.getAddress().getPort();
-        byte[] manifest = manifest(base, n);
-        http.createContext("/", exchange -> {
-            String name = exchange.getRequestURI().getPath();
-            byte[] body = name.equals("/batch.checkm") ? manifest
-                    : ("object " + name + "\n").repeat(8).getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Length", Integer.toString(body.length));
-            boolean head = exchange.getRequestMethod().equals("HEAD");
-            exchange.sendResponseHeaders(200, head ? -1 : body.length);
-            if (!head) {
-                exchange.getResponseBody().write(body);
-            }
-            exchange.close();
-        });
-        http.start();
+        int warmup = Integer.getInteger("bench.warmup", n);
+        manifests.put("/warmup.checkm", manifest(base, warmup));
+        manifests.put("/batch.checkm", manifest(base, n));
         Map<String, String> config = new HashMap<>();
         if (zookeeper != null) {
             config.put("zookeeper.connect", zookeeper);
@@ -81,7 +69,7 @@ final class RealPathBenchmark {
             }
         };
         AtomicReference<String> bid = new AtomicReference<>("none");
-        CompletableFuture<String> finished = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<String>> done = new AtomicReference<>(new CompletableFuture<>());
         int states = JobState.values().length;
         try (IngestService service = new IngestService(config, Map.of("benchObserver", observer))) {
             quiet();
@@ -94,21 +82,32 @@ final class RealPathBenchmark {
                 if (TransitionEvent.JOB.equals(e.kind())) {
                     entered.computeIfAbsent(e.id(), k -> new long[states])[JobState.fromWire(e.to()).ordinal()] = System.nanoTime();
                 } else if ("completed".equals(e.to()) || "failed".equals(e.to())) {
-                    finished.complete(e.to());
+                    done.get().complete(e.to());
                 }
             });
+            System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, %s, "
+                    + "OCFL + H2 + local minter)%n", n, zookeeper == null ? "embedded default" : "external ZooKeeper");
+            if (warmup > 0) {
+                // a service runs for days: the first batch after a start also pays for class loading and the JIT
+                long w0 = System.nanoTime();
+                synchronized (bid) {
+                    bid.set(store.createBatch(submission(base, "warmup.checkm")));
+                }
+                done.get().get(30, TimeUnit.MINUTES);
+                double ws = (System.nanoTime() - w0) / 1e9;
+                System.out.printf("  first batch after the start (%d objects, cold JVM): %.2f s = %.0f jobs/s%n", warmup, ws, warmup / ws);
+                done.set(new CompletableFuture<>());
+                entered.clear();
+                work.clear();
+            }
             long ops0 = store.operations();
             long t0 = System.nanoTime();
             synchronized (bid) {
-                bid.set(store.createBatch(new BatchSubmission("demo_content", "bench", base + "/batch.checkm", "Bench objects",
-                        "bench", null, null, "single-file-batch-manifest", "add", "batch.checkm", null, null, null, null, null,
-                        "json", null, java.time.Instant.now().toString(), null)));
+                bid.set(store.createBatch(submission(base, "batch.checkm")));
             }
-            String end = finished.get(30, TimeUnit.MINUTES);
+            String end = done.get().get(30, TimeUnit.MINUTES);
             double s = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, %s, "
-                    + "OCFL + H2 + local minter)%n", n, zookeeper == null ? "embedded default" : "external ZooKeeper");
-            System.out.printf("  submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", end, s, n / s,
+            System.out.printf("  %s batch, submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", warmup > 0 ? "the next" : "first", end, s, n / s,
                     zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
             System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
                     (store.operations() - ops0) / (double) n);
@@ -136,6 +135,12 @@ final class RealPathBenchmark {
         } finally {
             http.stop(0);
         }
+    }
+
+    private static BatchSubmission submission(String base, String manifest) {
+        return new BatchSubmission("demo_content", "bench", base + "/" + manifest, "Bench objects", "bench", null, null,
+                "single-file-batch-manifest", "add", manifest, null, null, null, null, null, "json", null,
+                java.time.Instant.now().toString(), null);
     }
 
     static byte[] manifest(String base, int n) {
