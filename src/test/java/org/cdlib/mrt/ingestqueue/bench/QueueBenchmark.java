@@ -139,6 +139,7 @@ public final class QueueBenchmark {
                 config.put("ingest.concurrency." + s, concurrency);
             }
         }
+        QueueBenchmark.passThrough(config);
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
         for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep", "notifyStep",
@@ -229,6 +230,12 @@ public final class QueueBenchmark {
         store.releaseQueue();
         finished.get().await(30, TimeUnit.MINUTES);
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** Settings to try without a rebuild: {@code -Dcamel.main.…} and {@code -Dingest.…} go to the service as they are. */
+    static void passThrough(Map<String, String> config) {
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("camel.") || k.startsWith("ingest."))
+                .forEach(k -> config.put(k, System.getProperty(k)));
     }
 
     static double pct(List<Long> sorted, int p) {

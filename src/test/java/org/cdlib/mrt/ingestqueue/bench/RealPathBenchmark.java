@@ -56,6 +56,7 @@ final class RealPathBenchmark {
         config.put("ingest.http.enabled", "false");
         config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK);
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
+        QueueBenchmark.passThrough(config);
         Map<String, long[]> entered = new ConcurrentHashMap<>();
         Map<String, Long> work = new ConcurrentHashMap<>();
         StepObserver observer = new StepObserver() {
