@@ -144,15 +144,9 @@ public final class IngestService implements AutoCloseable {
             throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout
                     + " (check zookeeper.connect)");
         }
-        // master: routes (cleanup, the reporting sweep) run on one host at a time through this election
-        org.apache.camel.component.zookeeper.cluster.ZooKeeperClusterService cluster =
-                new org.apache.camel.component.zookeeper.cluster.ZooKeeperClusterService();
-        cluster.setConfiguration(new org.apache.camel.component.zookeeper.ZooKeeperCuratorConfiguration());
-        cluster.setCuratorFramework(client);
-        cluster.setBasePath("/locks/cluster");
-        cluster.setId(java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid() + "-"
-                + Integer.toHexString(System.identityHashCode(this)));
-        camel.addService(cluster);
+        // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files)
+        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(camel, client, java.net.InetAddress.getLocalHost().getHostName()
+                + "-" + ProcessHandle.current().pid() + "-" + Integer.toHexString(System.identityHashCode(this)));
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
         store.maxOpenBatches(cfg.intProperty("ingest.queue.max-open-batches", 10_000));

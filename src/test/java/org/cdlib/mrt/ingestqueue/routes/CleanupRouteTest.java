@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * routes/cleanup.yaml with the real cleanupStep: the master: timer (elected through the real
+ * routes/cleanup.yaml with the real cleanupStep: the timer (its route elected through the real
  * ZooKeeper) runs it on a shortened period, and a completed batch past its retention is removed
  * with its job while a failed batch within its own retention stays.
  */

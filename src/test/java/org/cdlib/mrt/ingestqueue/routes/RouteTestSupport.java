@@ -10,8 +10,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.component.mock.MockEndpoint;
-import org.apache.camel.component.zookeeper.ZooKeeperCuratorConfiguration;
-import org.apache.camel.component.zookeeper.cluster.ZooKeeperClusterService;
 import org.apache.camel.support.PluginHelper;
 import org.apache.camel.support.ResourceHelper;
 import org.apache.camel.test.junit5.CamelTestSupport;
@@ -67,16 +65,11 @@ abstract class RouteTestSupport extends CamelTestSupport {
         configuration.withUseAdviceWith(true); // each test weaves its mocks in, then starts the context
     }
 
-    /** The cluster service master: routes (cleanup, the reporting sweep) elect their host with, as IngestService sets it up. */
+    /** The elections the routes of one host at a time (cleanup, the reporting sweep) start by, as IngestService sets it up. */
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext c = super.createCamelContext();
-        ZooKeeperClusterService cluster = new ZooKeeperClusterService();
-        cluster.setConfiguration(new ZooKeeperCuratorConfiguration());
-        cluster.setCuratorFramework(ZK.client());
-        cluster.setBasePath("/locks/cluster");
-        cluster.setId("route-test-" + System.nanoTime());
-        c.addService(cluster);
+        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime());
         return c;
     }
 

@@ -45,16 +45,11 @@ class RouteFileCamelTest extends CamelTestSupport {
         configuration.withUseAdviceWith(true);
     }
 
-    /** The cluster service master: routes elect their host with, as IngestService sets it up. */
+    /** The elections the routes of one host at a time start by, as IngestService sets it up. */
     @Override
     protected org.apache.camel.CamelContext createCamelContext() throws Exception {
         org.apache.camel.CamelContext c = super.createCamelContext();
-        var cluster = new org.apache.camel.component.zookeeper.cluster.ZooKeeperClusterService();
-        cluster.setConfiguration(new org.apache.camel.component.zookeeper.ZooKeeperCuratorConfiguration());
-        cluster.setCuratorFramework(ZK.client());
-        cluster.setBasePath("/locks/cluster");
-        cluster.setId("route-test-" + System.nanoTime());
-        c.addService(cluster);
+        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime());
         return c;
     }
 

@@ -11,58 +11,118 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Cleanup and the reporting sweep run on one host at a time (master: with camel-zookeeper's
- * cluster service), and another host takes them over when that one stops.
+ * Cleanup and the reporting sweep run on one host at a time (ElectedRoutes: a route policy on
+ * Curator's leader election), and another host takes them over when that one stops or loses the
+ * lead.
  */
 class SingletonTimersTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
     @TempDir
     Path dir;
+    Host a;
+    Host b;
 
-    IngestService start(String name, AtomicInteger cleanups, AtomicInteger sweeps) throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir.resolve(name)));
-        config.put("ingest.cleanup.period", "100");
-        config.put("ingest.cleanup.delay", "0");
-        config.put("ingest.reporting.sweep-period", "100");
-        config.put("ingest.reporting.sweep-delay", "0");
-        config.put("ingest.inventory.local.url", "jdbc:h2:mem:" + name + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
-        Map<String, Object> beans = new ServiceTestSupport().beans();
-        beans.put("cleanupStep", (Processor) e -> cleanups.incrementAndGet());
-        beans.put("reportingSweep", (Processor) e -> sweeps.incrementAndGet());
-        return new IngestService(config, beans).start();
+    /** One service with its cleanup and sweep runs counted. */
+    final class Host implements AutoCloseable {
+        final AtomicInteger cleanups = new AtomicInteger();
+        final AtomicInteger sweeps = new AtomicInteger();
+        final IngestService service;
+
+        Host(String name) throws Exception {
+            Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir.resolve(name)));
+            config.put("ingest.cleanup.period", "100");
+            config.put("ingest.cleanup.delay", "0");
+            config.put("ingest.reporting.sweep-period", "100");
+            config.put("ingest.reporting.sweep-delay", "0");
+            config.put("ingest.inventory.local.url", "jdbc:h2:mem:" + name + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+            Map<String, Object> beans = new ServiceTestSupport().beans();
+            beans.put("cleanupStep", (Processor) e -> cleanups.incrementAndGet());
+            beans.put("reportingSweep", (Processor) e -> sweeps.incrementAndGet());
+            service = new IngestService(config, beans).start();
+        }
+
+        @Override
+        public void close() {
+            service.close();
+        }
+    }
+
+    /** Both hosts started, the timers running on one of them; returns the one that leads cleanup. */
+    Host twoHostsRunning() throws Exception {
+        a = new Host("a");
+        b = new Host("b");
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.cleanups.get() + b.cleanups.get() >= 3
+                && a.sweeps.get() + b.sweeps.get() >= 3);
+        return a.cleanups.get() > 0 ? a : b;
+    }
+
+    Host other(Host h) {
+        return h == a ? b : a;
+    }
+
+    @AfterEach
+    void stop() {
+        for (Host h : new Host[] {a, b}) {
+            if (h != null) {
+                h.close();
+            }
+        }
     }
 
     @Test
     void theTimersRunOnOneHostAndMoveWhenItStops() throws Exception {
-        AtomicInteger cleanA = new AtomicInteger();
-        AtomicInteger sweepA = new AtomicInteger();
-        AtomicInteger cleanB = new AtomicInteger();
-        AtomicInteger sweepB = new AtomicInteger();
-        IngestService a = start("a", cleanA, sweepA);
-        IngestService b = start("b", cleanB, sweepB);
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> cleanA.get() + cleanB.get() >= 5 && sweepA.get() + sweepB.get() >= 5);
-            boolean aLeads = cleanA.get() > 0;
-            AtomicInteger leaderClean = aLeads ? cleanA : cleanB;
-            AtomicInteger otherClean = aLeads ? cleanB : cleanA;
-            AtomicInteger otherSweep = aLeads ? sweepB : sweepA;
-            int before = leaderClean.get();
-            await().atMost(Duration.ofSeconds(5)).until(() -> leaderClean.get() >= before + 5);
-            assertEquals(0, otherClean.get(), "cleanup ran on one host only");
-            assertEquals(0, otherSweep.get(), "the sweep ran on one host only");
+        Host leader = twoHostsRunning();
+        Host other = other(leader);
+        int before = leader.cleanups.get();
+        await().atMost(Duration.ofSeconds(5)).until(() -> leader.cleanups.get() >= before + 5);
+        assertEquals(0, other.cleanups.get(), "cleanup ran on one host only");
+        assertEquals(0, other.sweeps.get(), "the sweep ran on one host only");
 
-            (aLeads ? a : b).close();
-            await().atMost(Duration.ofSeconds(30)).until(() -> otherClean.get() >= 3 && otherSweep.get() >= 3);
-            assertTrue(otherClean.get() >= 3, "the other host took cleanup over");
-        } finally {
-            a.close();
-            b.close();
-        }
+        leader.close();
+        await().atMost(Duration.ofSeconds(30)).until(() -> other.cleanups.get() >= 3 && other.sweeps.get() >= 3);
+        assertTrue(other.cleanups.get() >= 3, "the other host took cleanup over");
+    }
+
+    /**
+     * A host that loses the lead (its session expired) stops its timers for good: the new leader
+     * alone runs them. (With camel-master's master: on camel-zookeeper's cluster service, used
+     * before, the old leader kept running them.)
+     */
+    @Test
+    void aHostThatLosesTheLeadStopsItsTimers() throws Exception {
+        Host leader = twoHostsRunning();
+        Host other = other(leader);
+        leader.service.store().client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        await().atMost(Duration.ofSeconds(30)).until(() -> other.cleanups.get() >= 3);
+        // the old leader is a follower now: over several of the timers' periods it runs neither
+        int cleanups = leader.cleanups.get();
+        int sweeps = leader.sweeps.get();
+        int taken = other.cleanups.get();
+        await().atMost(Duration.ofSeconds(30)).until(() -> other.cleanups.get() >= taken + 30);
+        assertEquals(cleanups, leader.cleanups.get(), "cleanup ran on the host that lost the lead");
+        assertEquals(sweeps, leader.sweeps.get(), "the sweep ran on the host that lost the lead");
+    }
+
+    /** ZooKeeper restarts under both hosts: the timers stop while the lead is unknown, then run again on one host. */
+    @Test
+    void afterAConnectionLossTheTimersRunOnOneHost() throws Exception {
+        twoHostsRunning();
+        ZK.server().restart();
+        int before = a.cleanups.get() + b.cleanups.get();
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.cleanups.get() + b.cleanups.get() >= before + 10);
+        int[] at = {a.cleanups.get(), b.cleanups.get(), a.sweeps.get(), b.sweeps.get()};
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.cleanups.get() + b.cleanups.get() >= at[0] + at[1] + 30
+                && a.sweeps.get() + b.sweeps.get() >= at[2] + at[3] + 30);
+        assertTrue(a.cleanups.get() == at[0] || b.cleanups.get() == at[1],
+                "cleanup ran on both hosts: " + (a.cleanups.get() - at[0]) + " and " + (b.cleanups.get() - at[1]) + " runs");
+        assertTrue(a.sweeps.get() == at[2] || b.sweeps.get() == at[3],
+                "the sweep ran on both hosts: " + (a.sweeps.get() - at[2]) + " and " + (b.sweeps.get() - at[3]) + " runs");
     }
 }
