@@ -1,0 +1,98 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's first command: the packaged jar, on its own classpath (not the tests'), started in
+ * an empty working directory. The suite's other tests run on the test classpath, which carries
+ * components (camel-direct came with camel-test) the jar did not; this is where that shows.
+ */
+class PackagedJarIT {
+    static final Path JAR = Path.of(System.getProperty("ingest.jar", "target/ingest-queue.jar"));
+    @TempDir
+    Path dir;
+
+    Process java(Path log, String... args) throws IOException {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-Djute.maxbuffer=524288"));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+    }
+
+    @Test
+    void theDemoBatchCompletesThroughThePackagedJar() throws Exception {
+        assertTrue(Files.isRegularFile(JAR), "the jar is built before the integration tests: " + JAR);
+        Path log = dir.resolve("demo.log");
+        Process p = java(log, "-jar", JAR.toAbsolutePath().toString(), "demo");
+        boolean ended = p.waitFor(4, TimeUnit.MINUTES);
+        if (!ended) {
+            p.destroyForcibly();
+        }
+        String out = Files.readString(log);
+        assertTrue(ended, "the demo did not end within 4 minutes:\n" + out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("notify -> completed"), out);
+    }
+
+    @Test
+    void theServiceStartsAnswersAndStopsOnSigterm() throws Exception {
+        int http = freePort();
+        int zookeeper = freePort();
+        Path log = dir.resolve("service.log");
+        Process p = java(log, "-Dingest.http.port=" + http, "-Dzookeeper.embedded.port=" + zookeeper,
+                "-jar", JAR.toAbsolutePath().toString());
+        try {
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/api/health"))
+                    .timeout(Duration.ofSeconds(5)).build();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            int status = -1;
+            String body = "";
+            while (System.nanoTime() < deadline && p.isAlive()) {
+                try {
+                    HttpResponse<String> r = client.send(health, HttpResponse.BodyHandlers.ofString());
+                    status = r.statusCode();
+                    body = r.body();
+                    if (status == 200) {
+                        break;
+                    }
+                } catch (IOException notYet) {
+                    // not listening yet
+                }
+                Thread.sleep(200); // polling a port that opens when the service is up
+            }
+            String out = Files.readString(log);
+            assertEquals(200, status, "GET /api/health: " + body + "\n" + out);
+            assertTrue(out.contains("routes started"), out);
+            assertFalse(out.contains("cannot start"), out);
+
+            p.destroy(); // SIGTERM: work in hand ends, the session closes
+            assertTrue(p.waitFor(75, TimeUnit.SECONDS), "still running 75 s after SIGTERM:\n" + Files.readString(log));
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
