@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,13 +25,15 @@ import org.junit.jupiter.api.io.TempDir;
  * components (camel-direct came with camel-test) the jar did not; this is where that shows.
  */
 class PackagedJarIT {
+    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     static final Path JAR = Path.of(System.getProperty("ingest.jar", "target/ingest-queue.jar"));
     @TempDir
     Path dir;
 
+    /** With the limits the README and the Dockerfile give a single host. */
     Process java(Path log, String... args) throws IOException {
         List<String> command = new java.util.ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-Djute.maxbuffer=524288"));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:MaxMetaspaceSize=128m", "-Djute.maxbuffer=524288"));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
@@ -52,7 +55,7 @@ class PackagedJarIT {
     }
 
     @Test
-    void theServiceStartsAnswersAndStopsOnSigterm() throws Exception {
+    void theServiceStartsTakesAnUploadToCompletionAndStopsOnSigterm() throws Exception {
         int http = freePort();
         int zookeeper = freePort();
         Path log = dir.resolve("service.log");
@@ -60,7 +63,8 @@ class PackagedJarIT {
                 "-jar", JAR.toAbsolutePath().toString());
         try {
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/api/health"))
+            String base = "http://127.0.0.1:" + http;
+            HttpRequest health = HttpRequest.newBuilder(URI.create(base + "/api/health"))
                     .timeout(Duration.ofSeconds(5)).build();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             int status = -1;
@@ -82,6 +86,33 @@ class PackagedJarIT {
             assertEquals(200, status, "GET /api/health: " + body + "\n" + out);
             assertTrue(out.contains("routes started"), out);
             assertFalse(out.contains("cannot start"), out);
+
+            // a depositor's upload through the Merritt form, to completion
+            String password = Files.readString(dir.resolve("data/queue/.secrets/admin-password")).trim();
+            String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
+            String boundary = "----it" + System.nanoTime();
+            StringBuilder form = new StringBuilder();
+            for (String[] f : new String[][] {{"profile", "demo_content"}, {"type", "file"}, {"responseForm", "json"}}) {
+                form.append("--").append(boundary).append("\r\nContent-Disposition: form-data; name=\"").append(f[0])
+                        .append("\"\r\n\r\n").append(f[1]).append("\r\n");
+            }
+            form.append("--").append(boundary).append("\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hello.txt\"\r\n")
+                    .append("Content-Type: text/plain\r\n\r\nhello\r\n--").append(boundary).append("--\r\n");
+            HttpResponse<String> submitted = client.send(HttpRequest.newBuilder(URI.create(base + "/poster/submit"))
+                    .header("Authorization", auth).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                    .POST(HttpRequest.BodyPublishers.ofString(form.toString())).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, submitted.statusCode(), submitted.body());
+            String bid = submitted.headers().firstValue("BID").orElseThrow();
+            HttpRequest batch = HttpRequest.newBuilder(URI.create(base + "/api/batches/" + bid)).header("Authorization", auth).build();
+            String state = "";
+            String body2 = "";
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline && !state.equals("completed") && !state.equals("failed")) {
+                Thread.sleep(200); // polling the API as a depositor would
+                body2 = client.send(batch, HttpResponse.BodyHandlers.ofString()).body();
+                state = JSON.readTree(body2).path("status").path("status").asText();
+            }
+            assertEquals("completed", state, "batch " + bid + ": " + body2 + "\n" + Files.readString(log));
 
             p.destroy(); // SIGTERM: work in hand ends, the session closes
             assertTrue(p.waitFor(75, TimeUnit.SECONDS), "still running 75 s after SIGTERM:\n" + Files.readString(log));
