@@ -192,11 +192,11 @@ class DashboardTest {
 
             // the batch's page at its address, then a job's page with its timeline
             row.locator("a").first().click();
-            assertEquals(base + "/#/batches/" + bid, page.url());
+            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/batches/" + bid); // waits: the hash changes after the click
             PlaywrightAssertions.assertThat(page.locator("#batch-status")).hasText("completed");
             String jid = store.loadBatch(bid).jobIds().get(0);
             page.locator("tr[data-job='" + jid + "'] a").click();
-            assertEquals(base + "/#/jobs/" + jid, page.url());
+            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/jobs/" + jid);
             PlaywrightAssertions.assertThat(page.locator("#job-status")).hasText("completed");
             List<JobHistory.Entry> history = store.loadJob(jid).status().history();
             assertEquals(null, history.get(0).from(), "the history starts at the job's creation: " + history);
@@ -221,14 +221,14 @@ class DashboardTest {
             tabTo(page, "search-q");
             page.keyboard().type("demo-letters-v1");
             page.keyboard().press("Enter");
-            assertTrue(page.url().endsWith("#/search?q=demo-letters-v1"), page.url());
+            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/search?q=demo-letters-v1"); // waits for the keypress's navigation
             var hit = page.locator("#results li[data-result^='jid']").first();
             PlaywrightAssertions.assertThat(hit).containsText("matched by local id");
             shot(page, "search");
             String jid = hit.getAttribute("data-result");
             tabTo(page, "result-" + jid);
             page.keyboard().press("Enter");
-            assertEquals(base + "/#/jobs/" + jid, page.url());
+            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/jobs/" + jid);
             PlaywrightAssertions.assertThat(page.locator("#job-ids")).containsText("demo-letters-v1");
         }
     }

@@ -86,6 +86,12 @@ class PackagedJarIT {
             assertEquals(200, status, "GET /api/health: " + body + "\n" + out);
             assertTrue(out.contains("routes started"), out);
             assertFalse(out.contains("cannot start"), out);
+            for (String[] page : new String[][] {{"/", "<html"}, {"/metrics", "ingest_jobs"}, {"/api/openapi.json", "\"openapi\""}}) {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + page[0])).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, r.statusCode(), page[0] + ": " + r.body());
+                assertTrue(r.body().contains(page[1]), page[0] + " without " + page[1] + ": " + r.body());
+            }
 
             // a depositor's upload through the Merritt form, to completion
             String password = Files.readString(dir.resolve("data/queue/.secrets/admin-password")).trim();
