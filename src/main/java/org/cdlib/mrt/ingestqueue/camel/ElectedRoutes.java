@@ -40,6 +40,7 @@ public final class ElectedRoutes implements RoutePolicy {
             "cleanupLeader", "ingest-cleanup",
             "reportingSweepLeader", "ingest-reporting-sweep");
     static final String BASE = "/locks/cluster/";
+    static final java.time.Duration RETRY_AFTER = java.time.Duration.ofSeconds(5);
 
     private final String namespace;
     private final LeaderSelector selector;
@@ -111,7 +112,13 @@ public final class ElectedRoutes implements RoutePolicy {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            LOG.warn("leading {}: cannot start {}: {}", namespace, ids, e.getMessage());
+            LOG.warn("leading {}: cannot start {}: {}; giving the lead up in {} s", namespace, ids, e.getMessage(),
+                    RETRY_AFTER.toSeconds());
+            try {
+                Thread.sleep(RETRY_AFTER.toMillis()); // not at once: alone in the election, this host would take it straight back
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
         } finally {
             stopRoutes(ids);
         }
