@@ -120,6 +120,15 @@ class PackagedJarIT {
             }
             assertEquals("completed", state, "batch " + bid + ": " + body2 + "\n" + Files.readString(log));
 
+            // the operator's command line from the same jar
+            for (String command : new String[] {"status", "fsck"}) {
+                Path cliLog = dir.resolve(command + ".log");
+                Process cli = java(cliLog, "-jar", JAR.toAbsolutePath().toString(), command, "--url", base, "--user", "admin:" + password);
+                assertTrue(cli.waitFor(60, TimeUnit.SECONDS), command + " did not end");
+                assertEquals(0, cli.exitValue(), command + ": " + Files.readString(cliLog));
+            }
+            assertTrue(Files.readString(dir.resolve("status.log")).contains("completed"), Files.readString(dir.resolve("status.log")));
+
             p.destroy(); // SIGTERM: work in hand ends, the session closes
             assertTrue(p.waitFor(75, TimeUnit.SECONDS), "still running 75 s after SIGTERM:\n" + Files.readString(log));
         } finally {
