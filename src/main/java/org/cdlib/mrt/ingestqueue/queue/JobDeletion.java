@@ -91,35 +91,7 @@ final class JobDeletion {
             zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, deletes, QueuePaths.jobStatus(jid), version);
             return;
         }
-        for (int attempt = 1; ; attempt++) {
-            List<Op> ops = new ArrayList<>(deletes);
-            SpaceReservation.Counts now = spaceCounters.begin();
-            SpaceReservation.Counts after;
-            try {
-                after = SpaceReservation.addUpdate(now, ops, jid, job.state(), JobState.DELETED, job.spaceNeeded(), 0, null);
-            } catch (RuntimeException e) {
-                spaceCounters.end(now);
-                throw e;
-            }
-            boolean[] sent = {false};
-            boolean known = false;
-            try {
-                known = !zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), version, () -> {
-                    sent[0] = true;
-                    spaceCounters.sent(after);
-                }).isEmpty(); // empty: read back after a lost connection, the counters' versions unknown
-                return;
-            } catch (ZooKeeperCalls.StaleCounter e) {
-                if (attempt >= 100) {
-                    throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
-                }
-            } finally {
-                if (!sent[0]) {
-                    spaceCounters.end(null);
-                } else if (!known) {
-                    spaceCounters.failed();
-                }
-            }
-        }
+        spaceCounters.commitLocked(lock, deletes, QueuePaths.jobStatus(jid), version, (now, ops) ->
+                SpaceReservation.addUpdate(now, ops, jid, job.state(), JobState.DELETED, job.spaceNeeded(), 0, null));
     }
 }

@@ -247,61 +247,29 @@ final class JobRecords {
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
 
-        for (int attempt = 1; ; attempt++) {
-            List<Op> ops = new ArrayList<>();
-            ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
-            if (priority != job.priority()) {
-                ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
-            }
-            if (space != job.spaceNeeded()) {
-                ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
-            }
-            ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
-            ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
-            addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
-            objects.addRelease(ops, job, from, to);
-            boolean counted = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission());
-            SpaceReservation.Counts after = null;
-            if (counted) {
-                SpaceReservation.Counts now = spaceCounters.begin();
-                try {
-                    after = SpaceReservation.addUpdate(now, ops, jid, from, to, job.spaceNeeded(), space, change.admission());
-                } catch (RuntimeException e) {
-                    spaceCounters.end(now); // nothing was sent
-                    throw e;
-                }
-            }
-            if (keepFor == null) {
-                ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
-            } else {
-                // handed to this process's worker of the next state: the same session keeps the lock, renamed
-                ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
-            }
-            boolean committed = false;
-            boolean[] sent = {false};
-            SpaceReservation.Counts leaves = after;
-            try {
-                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
-                        job.statusVersion(), !counted ? null : () -> {
-                            sent[0] = true;
-                            spaceCounters.sent(leaves); // the next transaction of this process may go out now
-                        });
-                committed = !results.isEmpty(); // empty: read back after a lost connection, versions unknown
-                openLeft.accept(openLeft(ops, results, job.batchId()));
-                break;
-            } catch (ZooKeeperCalls.StaleCounter e) {
-                // the disk reservation moved since it was read; nothing was written: read it, check it again
-                if (attempt >= 100) {
-                    throw new QueueException("job " + jid + ": the disk reservation is too contended; nothing was written");
-                }
-            } finally {
-                if (counted && !sent[0]) {
-                    spaceCounters.end(null); // refused before it was sent (a stale session)
-                } else if (counted && !committed) {
-                    spaceCounters.failed();
-                }
-            }
+        List<Op> ops = new ArrayList<>();
+        ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
+        if (priority != job.priority()) {
+            ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
         }
+        if (space != job.spaceNeeded()) {
+            ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
+        }
+        ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
+        ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
+        addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
+        objects.addRelease(ops, job, from, to);
+        if (keepFor == null) {
+            ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+        } else {
+            // handed to this process's worker of the next state: the same session keeps the lock, renamed
+            ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
+        }
+        List<OpResult> results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
+                ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
+                        SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
+                : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+        openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
 
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
                 job.statusVersion() + 1, keepFor);
