@@ -138,7 +138,8 @@ function hostsPage() {
         el('td', { class: 'host-state' }, (h.alive ? 'alive' : 'gone') + (h.drained ? ', drained' : ''),
           h.drain ? el('div', { class: 'muted' }, `by ${h.drain.by} ${ago(h.drain.since)}`) : null),
         el('td', {}, h.work.length ? el('ul', {}, h.work.map(w => el('li', {}, el('a', { href: '#/jobs/' + w.job_id }, w.job_id),
-          ` ${w.state || '?'} since ${when(w.since)}`))) : el('span', { class: 'muted' }, 'idle')),
+          ` ${w.state || '?'} since ${when(w.since)}`))) : el('span', { class: 'muted' }, 'idle'),
+          (h.leads || []).length ? el('div', { class: 'muted host-leads' }, `runs ${h.leads.join(', ')} (one host at a time)`) : null),
         el('td', {}, isAdmin() ? (h.drained
           ? actionButton('undrain:' + h.id, 'Undrain', 'POST', `/api/hosts/${encodeURIComponent(h.id)}/undrain`, { action: 'undrain' })
           : actionButton('drain:' + h.id, 'Drain', 'POST', `/api/hosts/${encodeURIComponent(h.id)}/drain`, { action: 'drain',

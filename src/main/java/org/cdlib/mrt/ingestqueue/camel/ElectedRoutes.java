@@ -46,10 +46,13 @@ public final class ElectedRoutes implements RoutePolicy {
     private final LeaderSelector selector;
     private final Set<String> routeIds = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean electing = new AtomicBoolean();
+    private final java.util.function.BiConsumer<String, Boolean> running;
     private volatile CamelContext camel;
 
-    private ElectedRoutes(CuratorFramework client, String namespace, String memberId) {
+    private ElectedRoutes(CuratorFramework client, String namespace, String memberId,
+                          java.util.function.BiConsumer<String, Boolean> running) {
         this.namespace = namespace;
+        this.running = running;
         this.selector = new LeaderSelector(client, BASE + namespace, new LeaderSelectorListenerAdapter() {
             @Override
             public void takeLeadership(CuratorFramework c) throws Exception {
@@ -60,10 +63,14 @@ public final class ElectedRoutes implements RoutePolicy {
         selector.autoRequeue();
     }
 
-    /** Binds one policy per namespace of {@link #POLICIES}; {@code memberId} names this host in the elections. */
-    public static void install(CamelContext camel, CuratorFramework client, String memberId) throws Exception {
+    /**
+     * Binds one policy per namespace of {@link #POLICIES}; {@code memberId} names this host in the
+     * elections, {@code running} hears each route this host starts (true) or stops (false) running.
+     */
+    public static void install(CamelContext camel, CuratorFramework client, String memberId,
+                               java.util.function.BiConsumer<String, Boolean> running) throws Exception {
         for (Map.Entry<String, String> p : POLICIES.entrySet()) {
-            ElectedRoutes policy = new ElectedRoutes(client, p.getValue(), memberId);
+            ElectedRoutes policy = new ElectedRoutes(client, p.getValue(), memberId, running);
             camel.getRegistry().bind(p.getKey(), policy);
             camel.addService(new ServiceSupport() { // not the policy itself: a route's stop would stop it
                 @Override
@@ -107,6 +114,7 @@ public final class ElectedRoutes implements RoutePolicy {
         try {
             for (String id : ids) {
                 camel.getRouteController().startRoute(id);
+                running.accept(id, true);
             }
             new CountDownLatch(1).await();
         } catch (InterruptedException e) {
@@ -126,6 +134,7 @@ public final class ElectedRoutes implements RoutePolicy {
 
     private void stopRoutes(List<String> ids) {
         boolean interrupted = Thread.interrupted(); // a route stop waits; give the lead up cleanly first
+        ids.forEach(id -> running.accept(id, false));
         try {
             if (camel.isStopping() || camel.isStopped()) {
                 return; // the context stops the routes itself

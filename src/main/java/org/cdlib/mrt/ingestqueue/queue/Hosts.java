@@ -39,14 +39,15 @@ public final class Hosts implements AutoCloseable {
     public record Work(String jobId, String since) {
     }
 
-    /** What a host publishes about itself. */
-    public record Host(String id, String host, long pid, String started, String updated, List<Work> work) {
+    /** What a host publishes about itself; {@code leads}: the routes of one host at a time it runs (null from older builds). */
+    public record Host(String id, String host, long pid, String started, String updated, List<Work> work, List<String> leads) {
     }
 
     private final ZooKeeperCalls zk;
     private final String id;
     private final String started = Instant.now().toString();
     private final Map<String, String> work = new ConcurrentHashMap<>();
+    private final java.util.Set<String> leads = new java.util.concurrent.ConcurrentSkipListSet<>();
     private PersistentNode node;
     private ScheduledExecutorService beat;
     private volatile byte[] written;
@@ -82,6 +83,15 @@ public final class Hosts implements AutoCloseable {
 
     void ended(String jid) {
         work.remove(jid);
+    }
+
+    /** Whether this host runs {@code route}, one of the routes of one host at a time (published with the next beat). */
+    public void leads(String route, boolean running) {
+        if (running) {
+            leads.add(route);
+        } else {
+            leads.remove(route);
+        }
     }
 
     /** Registers this instance and starts publishing its work. */
@@ -120,7 +130,8 @@ public final class Hosts implements AutoCloseable {
                 .map(e -> new Work(e.getKey(), e.getValue())).toList();
         // "updated" changes only with the work: an idle host writes nothing
         return QueueJson.write(new Host(id, LockOwner.hostName(), ProcessHandle.current().pid(), started,
-                w.isEmpty() ? started : w.stream().map(Work::since).max(String::compareTo).orElse(started), w));
+                w.isEmpty() ? started : w.stream().map(Work::since).max(String::compareTo).orElse(started), w,
+                List.copyOf(leads)));
     }
 
     /** The registered hosts (alive: their ephemeral node exists) and the drained ones, by id. */
@@ -143,6 +154,7 @@ public final class Hosts implements AutoCloseable {
                 m.put("pid", host.pid());
                 m.put("started", host.started());
                 m.put("work", host.work());
+                m.put("leads", host.leads() == null ? List.of() : host.leads());
             } catch (CorruptNodeException e) {
                 m.put("damaged", e.getMessage());
             }
@@ -155,6 +167,7 @@ public final class Hosts implements AutoCloseable {
                 m.put("id", k);
                 m.put("alive", false);
                 m.put("work", List.of());
+                m.put("leads", List.of());
                 return m;
             });
         }

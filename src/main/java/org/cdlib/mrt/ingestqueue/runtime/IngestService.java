@@ -146,7 +146,13 @@ public final class IngestService implements AutoCloseable {
         }
         // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files)
         org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(camel, client, java.net.InetAddress.getLocalHost().getHostName()
-                + "-" + ProcessHandle.current().pid() + "-" + Integer.toHexString(System.identityHashCode(this)));
+                + "-" + ProcessHandle.current().pid() + "-" + Integer.toHexString(System.identityHashCode(this)),
+                (route, running) -> { // shown on the hosts page
+                    QueueStore s = store; // null once the queue is closed (a lead given up at the stop)
+                    if (s != null) {
+                        s.hosts().leads(route, running);
+                    }
+                });
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
         store.maxOpenBatches(cfg.intProperty("ingest.queue.max-open-batches", 10_000));

@@ -275,12 +275,17 @@ class DashboardTest {
 
     @Test
     void aDrainedHostFinishesItsWorkAndTakesNoMoreUntilUndrained() {
+        String host = store.hosts().id();
+        // the only host leads the routes of one host at a time; its record says so with its next beat
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.hosts().list().stream()
+                .anyMatch(h -> host.equals(h.get("id")) && ((List<?>) h.get("leads")).contains("cleanup")));
         try (Playwright pw = playwright(); Browser browser = launch(pw)) {
             Page page = operator(browser);
             page.click("header nav a[data-nav='hosts']");
-            String host = store.hosts().id();
             var row = page.locator("tr[data-host='" + host + "']");
             PlaywrightAssertions.assertThat(row.locator(".host-state")).hasText("alive");
+            PlaywrightAssertions.assertThat(row.locator(".host-leads")).containsText("cleanup");
+            PlaywrightAssertions.assertThat(row.locator(".host-leads")).containsText("batch-reporting-sweep");
             row.locator("button[data-action='drain']").click();
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("takes no new work");
             page.click("#confirm-ok");

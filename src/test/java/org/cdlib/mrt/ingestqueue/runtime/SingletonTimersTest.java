@@ -63,6 +63,12 @@ class SingletonTimersTest {
         return a.cleanups.get() > 0 ? a : b;
     }
 
+    /** The routes the hosts list (as /api/hosts gives it), read through {@code via}, says {@code id} runs. */
+    static java.util.List<?> leads(Host via, String id) {
+        return via.service.store().hosts().list().stream().filter(h -> id.equals(h.get("id")))
+                .map(h -> (java.util.List<?>) h.get("leads")).findFirst().orElse(java.util.List.of());
+    }
+
     Host other(Host h) {
         return h == a ? b : a;
     }
@@ -84,6 +90,10 @@ class SingletonTimersTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> leader.cleanups.get() >= before + 5);
         assertEquals(0, other.cleanups.get(), "cleanup ran on one host only");
         assertEquals(0, other.sweeps.get(), "the sweep ran on one host only");
+        // the hosts page tells which host runs them
+        String leaderId = leader.service.store().hosts().id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> leads(other, leaderId).contains("cleanup"));
+        assertEquals(java.util.List.of(), leads(other, other.service.store().hosts().id()), "the other host runs neither");
 
         leader.close();
         await().atMost(Duration.ofSeconds(30)).until(() -> other.cleanups.get() >= 3 && other.sweeps.get() >= 3);
