@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -7,10 +8,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
 import org.apache.camel.Route;
 import org.apache.camel.StartupListener;
-import org.apache.camel.Exchange;
 import org.apache.camel.spi.RoutePolicy;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.curator.framework.CuratorFramework;
@@ -40,17 +42,17 @@ public final class ElectedRoutes implements RoutePolicy {
             "cleanupLeader", "ingest-cleanup",
             "reportingSweepLeader", "ingest-reporting-sweep");
     static final String BASE = "/locks/cluster/";
-    static final java.time.Duration RETRY_AFTER = java.time.Duration.ofSeconds(5);
+    static final Duration RETRY_AFTER = Duration.ofSeconds(5);
 
     private final String namespace;
     private final LeaderSelector selector;
     private final Set<String> routeIds = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean electing = new AtomicBoolean();
-    private final java.util.function.BiConsumer<String, Boolean> running;
+    private final BiConsumer<String, Boolean> running;
     private volatile CamelContext camel;
 
     private ElectedRoutes(CuratorFramework client, String namespace, String memberId,
-                          java.util.function.BiConsumer<String, Boolean> running) {
+                          BiConsumer<String, Boolean> running) {
         this.namespace = namespace;
         this.running = running;
         this.selector = new LeaderSelector(client, BASE + namespace, new LeaderSelectorListenerAdapter() {
@@ -68,7 +70,7 @@ public final class ElectedRoutes implements RoutePolicy {
      * elections, {@code running} hears each route this host starts (true) or stops (false) running.
      */
     public static void install(CamelContext camel, CuratorFramework client, String memberId,
-                               java.util.function.BiConsumer<String, Boolean> running) throws Exception {
+                               BiConsumer<String, Boolean> running) throws Exception {
         for (Map.Entry<String, String> p : POLICIES.entrySet()) {
             ElectedRoutes policy = new ElectedRoutes(client, p.getValue(), memberId, running);
             camel.getRegistry().bind(p.getKey(), policy);
