@@ -2,46 +2,11 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class QueueStoreTest {
-    static TestingServer server;
-    CuratorFramework client;
-    QueueStore store;
-    @TempDir
-    Path home;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
-
-    @BeforeEach
-    void setUp() throws Exception {
-        client = QueueTestSupport.client(server);
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, home);
-    }
-
-    @org.junit.jupiter.api.AfterEach
-    void tearDown() {
-        client.close();
-    }
-
+class QueueStoreTest extends StoreTest {
     @Test
     void batchIsCreatedPendingWithoutStates() throws Exception {
         String bid = store.createBatch(QueueTestSupport.submission("demo_content"));

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
@@ -7,48 +8,12 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class CompleteStepTest {
-    static TestingServer zk;
-    CuratorFramework client;
-    QueueStore store;
-    @TempDir
-    Path home;
-
-    @BeforeAll
-    static void start() throws Exception {
-        zk = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        zk.close();
-    }
-
-    @BeforeEach
-    void setUp() throws Exception {
-        client = QueueTestSupport.client(zk);
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, home);
-    }
-
-    @AfterEach
-    void tearDown() {
-        client.close();
-    }
-
+class CompleteStepTest extends StoreTest {
     @Test
     void theWorkingDirectoryIsRemovedAndAMissingOneIsFine(@TempDir Path outside) throws Exception {
         JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);

@@ -7,7 +7,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.notFound;
 import static com.github.tomakehurst.wiremock.client.WireMock.ok;
 import static com.github.tomakehurst.wiremock.client.WireMock.temporaryRedirect;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
@@ -15,7 +14,6 @@ import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.manifest;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.row;
 import static org.junit.jupiter.api.Assertions.*;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.io.ByteArrayOutputStream;
@@ -32,67 +30,22 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
-import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class DownloadStepTest {
-    static TestingServer zk;
-    static WireMockServer web;
-    CuratorFramework client;
-    QueueStore store;
-    @TempDir
-    Path home;
+class DownloadStepTest extends WebStepTest {
 
     static final FetchSettings FAST = FetchSettings.defaults().withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
             .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
             .withRetries(2, Duration.ofMillis(10));
-
-    @BeforeAll
-    static void start() throws Exception {
-        zk = new TestingServer(true);
-        web = new WireMockServer(options().dynamicPort());
-        web.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        web.stop();
-        zk.close();
-    }
-
-    @BeforeEach
-    void setUp() throws Exception {
-        web.resetAll();
-        client = QueueTestSupport.client(zk);
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, home);
-    }
-
-    @AfterEach
-    void tearDown() {
-        client.close();
-    }
-
-    String url(String path) {
-        return web.baseUrl() + path;
-    }
 
     DownloadStep step() {
         return step(FAST);

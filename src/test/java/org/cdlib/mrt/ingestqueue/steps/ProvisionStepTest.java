@@ -1,36 +1,21 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class ProvisionStepTest {
-    static TestingServer zk;
-    CuratorFramework client;
-    QueueStore store;
-    @TempDir
-    Path home;
-
+class ProvisionStepTest extends StoreTest {
     /** A 1000-byte disk whose usable space the test sets. */
     final AtomicLong usable = new AtomicLong();
     final FreeSpace disk = new FreeSpace() {
@@ -44,28 +29,6 @@ class ProvisionStepTest {
             return 1_000;
         }
     };
-
-    @BeforeAll
-    static void start() throws Exception {
-        zk = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        zk.close();
-    }
-
-    @BeforeEach
-    void setUp() throws Exception {
-        client = QueueTestSupport.client(zk);
-        QueueTestSupport.wipe(client);
-        store = QueueTestSupport.store(client, home);
-    }
-
-    @AfterEach
-    void tearDown() {
-        client.close();
-    }
 
     /** A job walked to {@code to}, its estimate written on the way. */
     JobLock jobIn(JobState to, long spaceNeeded) {
