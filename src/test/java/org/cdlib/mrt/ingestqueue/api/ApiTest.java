@@ -87,23 +87,11 @@ class ApiTest {
 
     static HttpResponse<String> multipart(String path, String user, Map<String, String> fields, String fileName, byte[] file)
             throws Exception {
-        String boundary = "----test" + System.nanoTime();
-        var out = new java.io.ByteArrayOutputStream();
-        for (var f : fields.entrySet()) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.getKey() + "\"\r\n\r\n" + f.getValue()
-                    + "\r\n").getBytes(StandardCharsets.UTF_8));
-        }
-        if (file != null) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
-                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-            out.write(file);
-            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        MultipartForm form = MultipartForm.of(fields, fileName, file);
         return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
                 .header("Authorization", auth(user, Map.of("alice", "pw-a", "sam", "pw-s", "rita", "pw-r").get(user)))
-                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Content-Type", form.contentType())
+                .POST(form.publisher()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static JsonNode json(HttpResponse<String> r) throws Exception {

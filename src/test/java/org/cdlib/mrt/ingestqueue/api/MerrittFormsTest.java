@@ -60,23 +60,11 @@ class MerrittFormsTest {
     }
 
     static HttpResponse<String> post(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {
-        String boundary = "----merritt" + System.nanoTime();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (var f : fields.entrySet()) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.getKey() + "\"\r\n\r\n" + f.getValue()
-                    + "\r\n").getBytes(StandardCharsets.UTF_8));
-        }
-        if (file != null) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
-                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-            out.write(file);
-            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        MultipartForm form = MultipartForm.of(fields, fileName, file);
         return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("sam:pw-s".getBytes(StandardCharsets.UTF_8)))
-                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Content-Type", form.contentType())
+                .POST(form.publisher()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static Map<String, String> form(String... kv) {

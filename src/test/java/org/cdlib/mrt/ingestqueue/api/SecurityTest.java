@@ -158,21 +158,9 @@ class SecurityTest {
 
     static HttpResponse<String> multipart(String user, String pw, Map<String, String> fields, String fileName, byte[] file)
             throws Exception {
-        String boundary = "----sec" + System.nanoTime();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (var f : fields.entrySet()) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.getKey() + "\"\r\n\r\n" + f.getValue()
-                    + "\r\n").getBytes(StandardCharsets.UTF_8));
-        }
-        if (file != null) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
-                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-            out.write(file);
-            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        return send(request("/poster/submit", user, pw).header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray())));
+        MultipartForm form = MultipartForm.of(fields, fileName, file);
+        return send(request("/poster/submit", user, pw).header("Content-Type", form.contentType())
+                .POST(form.publisher()));
     }
 
     /** Submits {@code url} as a file payload (sam) and returns the batch id. */

@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -122,21 +121,8 @@ class SubmissionLimitsTest {
     }
 
     static HttpResponse<String> form(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {
-        String boundary = "----limits" + System.nanoTime();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (var f : fields.entrySet()) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.getKey() + "\"\r\n\r\n" + f.getValue()
-                    + "\r\n").getBytes(StandardCharsets.UTF_8));
-        }
-        if (file != null) {
-            out.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
-                    + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-            out.write(file);
-            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        return post(path, "multipart/form-data; boundary=" + boundary,
-                HttpRequest.BodyPublishers.ofByteArray(out.toByteArray()));
+        MultipartForm form = MultipartForm.of(fields, fileName, file);
+        return post(path, form.contentType(), form.publisher());
     }
 
     static JsonNode json(HttpResponse<String> r) throws Exception {

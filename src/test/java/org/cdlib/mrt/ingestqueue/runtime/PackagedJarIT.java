@@ -96,17 +96,12 @@ class PackagedJarIT {
             // a depositor's upload through the Merritt form, to completion
             String password = Files.readString(dir.resolve("data/queue/.secrets/admin-password")).trim();
             String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
-            String boundary = "----it" + System.nanoTime();
-            StringBuilder form = new StringBuilder();
-            for (String[] f : new String[][] {{"profile", "demo_content"}, {"type", "file"}, {"responseForm", "json"}}) {
-                form.append("--").append(boundary).append("\r\nContent-Disposition: form-data; name=\"").append(f[0])
-                        .append("\"\r\n\r\n").append(f[1]).append("\r\n");
-            }
-            form.append("--").append(boundary).append("\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hello.txt\"\r\n")
-                    .append("Content-Type: text/plain\r\n\r\nhello\r\n--").append(boundary).append("--\r\n");
+            org.cdlib.mrt.ingestqueue.api.MultipartForm form = org.cdlib.mrt.ingestqueue.api.MultipartForm.of(
+                    java.util.Map.of("profile", "demo_content", "type", "file", "responseForm", "json"),
+                    "hello.txt", "hello".getBytes(StandardCharsets.UTF_8));
             HttpResponse<String> submitted = client.send(HttpRequest.newBuilder(URI.create(base + "/poster/submit"))
-                    .header("Authorization", auth).header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                    .POST(HttpRequest.BodyPublishers.ofString(form.toString())).build(), HttpResponse.BodyHandlers.ofString());
+                    .header("Authorization", auth).header("Content-Type", form.contentType())
+                    .POST(form.publisher()).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, submitted.statusCode(), submitted.body());
             String bid = submitted.headers().firstValue("BID").orElseThrow();
             HttpRequest batch = HttpRequest.newBuilder(URI.create(base + "/api/batches/" + bid)).header("Authorization", auth).build();
