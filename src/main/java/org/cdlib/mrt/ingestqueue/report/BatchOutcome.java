@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.report;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
@@ -16,6 +17,11 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
     static final int LISTED = 10_000;
 
     static BatchOutcome of(QueueStore store, Batch batch) {
+        return of(store, batch, LISTED);
+    }
+
+    /** Once both lists are full, the rest is counted from the status nodes alone (one read per job, not eight). */
+    static BatchOutcome of(QueueStore store, Batch batch, int listed) {
         List<String> ids = batch.jobIds();
         List<Job> completed = new ArrayList<>();
         List<Job> failed = new ArrayList<>();
@@ -23,13 +29,23 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         int f = 0;
         int open = 0;
         for (int from = 0; from < ids.size(); from += 100) {
-            for (Job j : store.loadJobs(ids.subList(from, Math.min(ids.size(), from + 100)))) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 100));
+            if (c >= listed && f >= listed) {
+                Map<JobState, Integer> states = store.jobStates(chunk);
+                int done = states.getOrDefault(JobState.COMPLETED, 0);
+                int bad = states.getOrDefault(JobState.FAILED, 0);
+                c += done;
+                f += bad;
+                open += states.values().stream().mapToInt(Integer::intValue).sum() - done - bad;
+                continue;
+            }
+            for (Job j : store.loadJobs(chunk)) {
                 if (j.state() == JobState.COMPLETED) {
-                    if (c++ < LISTED) {
+                    if (c++ < listed) {
                         completed.add(j);
                     }
                 } else if (j.state() == JobState.FAILED) {
-                    if (f++ < LISTED) {
+                    if (f++ < listed) {
                         failed.add(j);
                     }
                 } else {
