@@ -112,15 +112,22 @@ final class JobRecords {
 
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     Map<JobState, Integer> states(List<String> jids, Consumer<Damaged> damaged) {
-        Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
         Map<JobState, Integer> out = new java.util.EnumMap<>(JobState.class);
+        stateOf(jids, damaged).values().forEach(s -> out.merge(s, 1, Integer::sum));
+        return out;
+    }
+
+    /** Each job's state from its status node alone; a vanished job is left out, a damaged one named. */
+    Map<String, JobState> stateOf(List<String> jids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
+        Map<String, JobState> out = new java.util.LinkedHashMap<>();
         for (String jid : jids) {
             var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
             if (d == null) {
                 continue;
             }
             try {
-                out.merge(QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class).state(), 1, Integer::sum);
+                out.put(jid, QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class).state());
             } catch (CorruptNodeException e) {
                 damaged.accept(Damaged.of("job", jid, e));
             } catch (IllegalArgumentException e) {

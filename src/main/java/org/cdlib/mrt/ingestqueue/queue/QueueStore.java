@@ -389,6 +389,11 @@ public final class QueueStore implements Closeable {
         return jobs.states(jids, this::damaged);
     }
 
+    /** Each job's state, read from its status node alone (a vanished or damaged job is left out). */
+    public Map<String, JobState> statesOf(List<String> jids) {
+        return jobs.stateOf(jids, this::damaged);
+    }
+
     /**
      * Takes {@code /jobs/JID/lock} if nobody holds it and loads the job, both in one round trip
      * (the read is sent right behind the lock's create); never blocks on another holder.

@@ -20,7 +20,10 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         return of(store, batch, LISTED);
     }
 
-    /** Once both lists are full, the rest is counted from the status nodes alone (one read per job, not eight). */
+    /**
+     * Until a list is full its jobs are read whole (8 nodes each); after that each job's status
+     * node alone says what it came to, and only a job still to be listed is read whole.
+     */
     static BatchOutcome of(QueueStore store, Batch batch, int listed) {
         List<String> ids = batch.jobIds();
         List<Job> completed = new ArrayList<>();
@@ -30,16 +33,26 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         int open = 0;
         for (int from = 0; from < ids.size(); from += 100) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 100));
-            if (c >= listed && f >= listed) {
-                Map<JobState, Integer> states = store.jobStates(chunk);
-                int done = states.getOrDefault(JobState.COMPLETED, 0);
-                int bad = states.getOrDefault(JobState.FAILED, 0);
-                c += done;
-                f += bad;
-                open += states.values().stream().mapToInt(Integer::intValue).sum() - done - bad;
-                continue;
+            List<Job> jobs;
+            if (c < listed && f < listed) {
+                jobs = store.loadJobs(chunk);
+            } else {
+                List<String> toList = new ArrayList<>();
+                for (Map.Entry<String, JobState> e : store.statesOf(chunk).entrySet()) {
+                    boolean wanted = e.getValue() == JobState.COMPLETED ? c < listed : e.getValue() == JobState.FAILED && f < listed;
+                    if (wanted) {
+                        toList.add(e.getKey());
+                    } else if (e.getValue() == JobState.COMPLETED) {
+                        c++;
+                    } else if (e.getValue() == JobState.FAILED) {
+                        f++;
+                    } else {
+                        open++;
+                    }
+                }
+                jobs = toList.isEmpty() ? List.of() : store.loadJobs(toList);
             }
-            for (Job j : store.loadJobs(chunk)) {
+            for (Job j : jobs) {
                 if (j.state() == JobState.COMPLETED) {
                     if (c++ < listed) {
                         completed.add(j);

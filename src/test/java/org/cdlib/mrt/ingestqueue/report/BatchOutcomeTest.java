@@ -42,4 +42,24 @@ class BatchOutcomeTest extends StoreTest {
         // chunk one read whole (8 nodes a job), chunks two and three by their status nodes (1 a job)
         assertTrue(listedOps < allOps / 2, "operations: " + listedOps + " against " + allOps);
     }
+
+    @Test
+    void aBatchWithoutFailuresIsCountedFromItsStatusNodesOnceItsListIsFull() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 250, 5);
+        for (String jid : store.loadBatch(bid).jobIds()) {
+            QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
+        }
+        Batch batch = store.loadBatch(bid);
+        long before = store.operations();
+        BatchOutcome all = BatchOutcome.of(store, batch);
+        long allOps = store.operations() - before;
+        before = store.operations();
+        BatchOutcome listed = BatchOutcome.of(store, batch, 1);
+        long listedOps = store.operations() - before;
+        assertEquals(250, all.completedCount());
+        assertEquals(250, listed.completedCount());
+        assertEquals(0, listed.failedCount() + listed.openCount());
+        assertEquals(List.of(all.completed().get(0).id()), listed.completed().stream().map(j -> j.id()).toList());
+        assertTrue(listedOps < allOps / 2, "operations: " + listedOps + " against " + allOps);
+    }
 }
