@@ -13,6 +13,16 @@ import org.junit.jupiter.api.Test;
 /** A batch's outcome: whole counts, the listed jobs bounded, and past the lists one read per job. */
 class BatchOutcomeTest extends StoreTest {
 
+    /** An outcome and the ZooKeeper operations its reading took. */
+    record Measured(BatchOutcome outcome, long operations) {
+    }
+
+    Measured measured(Batch batch, int listed) {
+        long before = store.operations();
+        BatchOutcome outcome = BatchOutcome.of(store, batch, listed);
+        return new Measured(outcome, store.operations() - before);
+    }
+
     @Test
     void pastItsListsTheOutcomeCountsFromTheStatusNodesAlone() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 250, 5);
@@ -23,24 +33,20 @@ class BatchOutcomeTest extends StoreTest {
         }
         Batch batch = store.loadBatch(bid);
 
-        long before = store.operations();
-        BatchOutcome all = BatchOutcome.of(store, batch);
-        long allOps = store.operations() - before;
-        before = store.operations();
-        BatchOutcome listed = BatchOutcome.of(store, batch, 1);
-        long listedOps = store.operations() - before;
+        Measured all = measured(batch, BatchOutcome.LISTED);
+        Measured listed = measured(batch, 1);
 
-        for (BatchOutcome o : List.of(all, listed)) {
+        for (BatchOutcome o : List.of(all.outcome(), listed.outcome())) {
             assertEquals(247, o.completedCount());
             assertEquals(1, o.failedCount());
             assertEquals(2, o.openCount(), "the last two stayed pending");
         }
-        assertEquals(247, all.completed().size());
-        assertEquals(1, listed.completed().size());
-        assertEquals(1, listed.failed().size());
-        assertTrue(all.listsAll() && !listed.listsAll());
+        assertEquals(247, all.outcome().completed().size());
+        assertEquals(1, listed.outcome().completed().size());
+        assertEquals(1, listed.outcome().failed().size());
+        assertTrue(all.outcome().listsAll() && !listed.outcome().listsAll());
         // chunk one read whole (8 nodes a job), chunks two and three by their status nodes (1 a job)
-        assertTrue(listedOps < allOps / 2, "operations: " + listedOps + " against " + allOps);
+        assertTrue(listed.operations() < all.operations() / 2, listed + " against " + all);
     }
 
     @Test
@@ -50,16 +56,12 @@ class BatchOutcomeTest extends StoreTest {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
         Batch batch = store.loadBatch(bid);
-        long before = store.operations();
-        BatchOutcome all = BatchOutcome.of(store, batch);
-        long allOps = store.operations() - before;
-        before = store.operations();
-        BatchOutcome listed = BatchOutcome.of(store, batch, 1);
-        long listedOps = store.operations() - before;
-        assertEquals(250, all.completedCount());
-        assertEquals(250, listed.completedCount());
-        assertEquals(0, listed.failedCount() + listed.openCount());
-        assertEquals(List.of(all.completed().get(0).id()), listed.completed().stream().map(j -> j.id()).toList());
-        assertTrue(listedOps < allOps / 2, "operations: " + listedOps + " against " + allOps);
+        Measured all = measured(batch, BatchOutcome.LISTED);
+        Measured listed = measured(batch, 1);
+        assertEquals(250, all.outcome().completedCount());
+        assertEquals(250, listed.outcome().completedCount());
+        assertEquals(0, listed.outcome().failedCount() + listed.outcome().openCount());
+        assertEquals(all.outcome().completed().get(0).id(), listed.outcome().completed().get(0).id());
+        assertTrue(listed.operations() < all.operations() / 2, listed + " against " + all);
     }
 }
