@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,22 +67,12 @@ class PackagedJarIT {
             String base = "http://127.0.0.1:" + http;
             HttpRequest health = HttpRequest.newBuilder(URI.create(base + "/api/health"))
                     .timeout(Duration.ofSeconds(5)).build();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            int status = -1;
-            String body = "";
-            while (System.nanoTime() < deadline && p.isAlive()) {
-                try {
-                    HttpResponse<String> r = client.send(health, HttpResponse.BodyHandlers.ofString());
-                    status = r.statusCode();
-                    body = r.body();
-                    if (status == 200) {
-                        break;
-                    }
-                } catch (IOException notYet) {
-                    // not listening yet
-                }
-                Thread.sleep(200); // polling a port that opens when the service is up
-            }
+            // the port opens when the service is up; a process that ended will not open it
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> !p.isAlive() || healthy(client, health));
+            HttpResponse<String> up = client.send(health, HttpResponse.BodyHandlers.ofString());
+            int status = up.statusCode();
+            String body = up.body();
             String out = Files.readString(log);
             assertEquals(200, status, "GET /api/health: " + body + "\n" + out);
             assertTrue(out.contains("routes started"), out);
@@ -105,30 +96,42 @@ class PackagedJarIT {
             assertEquals(200, submitted.statusCode(), submitted.body());
             String bid = submitted.headers().firstValue("BID").orElseThrow();
             HttpRequest batch = HttpRequest.newBuilder(URI.create(base + "/api/batches/" + bid)).header("Authorization", auth).build();
-            String state = "";
-            String body2 = "";
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (System.nanoTime() < deadline && !state.equals("completed") && !state.equals("failed")) {
-                Thread.sleep(200); // polling the API as a depositor would
-                body2 = client.send(batch, HttpResponse.BodyHandlers.ofString()).body();
-                state = JSON.readTree(body2).path("status").path("status").asText();
-            }
+            String[] last = {""};
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                last[0] = client.send(batch, HttpResponse.BodyHandlers.ofString()).body();
+                return List.of("completed", "failed").contains(batchState(last[0]));
+            });
+            String state = batchState(last[0]);
+            String body2 = last[0];
             assertEquals("completed", state, "batch " + bid + ": " + body2 + "\n" + Files.readString(log));
 
             // the operator's command line from the same jar
-            for (String command : new String[] {"status", "fsck"}) {
+            for (String command : new String[] {"status", "fsck", "batches"}) {
                 Path cliLog = dir.resolve(command + ".log");
                 Process cli = java(cliLog, "-jar", JAR.toAbsolutePath().toString(), command, "--url", base, "--user", "admin:" + password);
                 assertTrue(cli.waitFor(60, TimeUnit.SECONDS), command + " did not end");
                 assertEquals(0, cli.exitValue(), command + ": " + Files.readString(cliLog));
             }
-            assertTrue(Files.readString(dir.resolve("status.log")).contains("completed"), Files.readString(dir.resolve("status.log")));
+            String batches = Files.readString(dir.resolve("batches.log"));
+            assertTrue(batches.contains(bid) && batches.contains("completed"), batches);
 
             p.destroy(); // SIGTERM: work in hand ends, the session closes
             assertTrue(p.waitFor(75, TimeUnit.SECONDS), "still running 75 s after SIGTERM:\n" + Files.readString(log));
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    static boolean healthy(HttpClient client, HttpRequest health) throws InterruptedException {
+        try {
+            return client.send(health, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    static String batchState(String batchJson) throws IOException {
+        return JSON.readTree(batchJson).path("status").path("status").asText();
     }
 
     static int freePort() throws IOException {
