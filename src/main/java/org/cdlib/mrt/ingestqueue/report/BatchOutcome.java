@@ -20,10 +20,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         return of(store, batch, LISTED);
     }
 
-    /**
-     * Until a list is full its jobs are read whole (8 nodes each); after that each job's status
-     * node alone says what it came to, and only a job still to be listed is read whole.
-     */
+    /** Each job's status node says what it came to; only the jobs the lists still take are read whole. */
     static BatchOutcome of(QueueStore store, Batch batch, int listed) {
         List<String> ids = batch.jobIds();
         List<Job> completed = new ArrayList<>();
@@ -32,37 +29,26 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         int f = 0;
         int open = 0;
         for (int from = 0; from < ids.size(); from += 100) {
-            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 100));
-            List<Job> jobs;
-            if (c < listed && f < listed) {
-                jobs = store.loadJobs(chunk);
-            } else {
-                List<String> toList = new ArrayList<>();
-                for (Map.Entry<String, JobState> e : store.statesOf(chunk).entrySet()) {
-                    boolean wanted = e.getValue() == JobState.COMPLETED ? c < listed : e.getValue() == JobState.FAILED && f < listed;
-                    if (wanted) {
-                        toList.add(e.getKey());
-                    } else if (e.getValue() == JobState.COMPLETED) {
-                        c++;
-                    } else if (e.getValue() == JobState.FAILED) {
-                        f++;
-                    } else {
-                        open++;
-                    }
-                }
-                jobs = toList.isEmpty() ? List.of() : store.loadJobs(toList);
-            }
-            for (Job j : jobs) {
-                if (j.state() == JobState.COMPLETED) {
+            List<String> toList = new ArrayList<>();
+            for (Map.Entry<String, JobState> e : store.statesOf(ids.subList(from, Math.min(ids.size(), from + 100))).entrySet()) {
+                if (e.getValue() == JobState.COMPLETED) {
                     if (c++ < listed) {
-                        completed.add(j);
+                        toList.add(e.getKey());
                     }
-                } else if (j.state() == JobState.FAILED) {
+                } else if (e.getValue() == JobState.FAILED) {
                     if (f++ < listed) {
-                        failed.add(j);
+                        toList.add(e.getKey());
                     }
                 } else {
                     open++;
+                }
+            }
+            // a job that moved between the two reads (an operator's requeue) is counted, not listed
+            for (Job j : toList.isEmpty() ? List.<Job>of() : store.loadJobs(toList)) {
+                if (j.state() == JobState.COMPLETED) {
+                    completed.add(j);
+                } else if (j.state() == JobState.FAILED) {
+                    failed.add(j);
                 }
             }
         }

@@ -10,7 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import org.junit.jupiter.api.Test;
 
-/** A batch's outcome: whole counts, the listed jobs bounded, and past the lists one read per job. */
+/** A batch's outcome: whole counts, the listed jobs bounded, and a job past the lists read by its status node alone. */
 class BatchOutcomeTest extends StoreTest {
 
     /** An outcome and the ZooKeeper operations its reading took. */
@@ -27,7 +27,7 @@ class BatchOutcomeTest extends StoreTest {
     void pastItsListsTheOutcomeCountsFromTheStatusNodesAlone() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 250, 5);
         List<String> jids = store.loadBatch(bid).jobIds();
-        QueueTestSupport.walk(store, jids.get(0), JobState.FAILED); // in the first read chunk, as the first completed ones
+        QueueTestSupport.walk(store, jids.get(0), JobState.FAILED);
         for (String jid : jids.subList(1, 248)) {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
@@ -45,7 +45,7 @@ class BatchOutcomeTest extends StoreTest {
         assertEquals(1, listed.outcome().completed().size());
         assertEquals(1, listed.outcome().failed().size());
         assertTrue(all.outcome().listsAll() && !listed.outcome().listsAll());
-        // chunk one read whole (8 nodes a job), chunks two and three by their status nodes (1 a job)
+        // every job listed: its status node and then the job whole; listing one of each: the status nodes alone
         assertTrue(listed.operations() < all.operations() / 2, listed + " against " + all);
     }
 
