@@ -27,7 +27,7 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**
  * {@code mvn -B -Pbench test-compile} (options: {@code -Dbench.jobs=2000 -Dbench.threads=4
- * -Dbench.inflight=64 -Dbench.zookeeper=host:port -Dbench.mode=queue|real|all}).
+ * -Dbench.inflight=64 -Dbench.zookeeper=host:port -Dbench.mode=queue|real|all|routes}).
  * Mode {@code queue} (the default) pushes N jobs with no-op work through every job state: straight
  * through the queue store (the cost of the ZooKeeper layer), as the ceiling probe (one pipelined
  * 5-op multi per transition: what ZooKeeper itself can do, {@link CeilingProbe}), and through the
@@ -47,7 +47,7 @@ public final class QueueBenchmark {
         if (mode.equals("real") || mode.equals("all")) {
             RealPathBenchmark.run(dir.resolve("real"), jobs, external.isEmpty() ? null : chroot(external));
         }
-        if (mode.equals("queue") || mode.equals("all")) {
+        if (mode.equals("queue") || mode.equals("all") || mode.equals("routes")) {
             if (!external.isEmpty()) {
                 System.out.printf("zookeeper: external %s%n", external);
                 queueLevel(chroot(external), dir, jobs, threads);
@@ -71,6 +71,10 @@ public final class QueueBenchmark {
     }
 
     static void queueLevel(String connect, Path dir, int jobs, int threads) throws Exception {
+        if (System.getProperty("bench.mode", "").equals("routes")) {
+            serviceLevel(connect, dir, jobs); // alone, for a profile of the routes
+            return;
+        }
         storeLevel(connect, dir, jobs, threads);
         int inFlight = Integer.getInteger("bench.inflight", 64);
         double ceiling;
@@ -181,10 +185,16 @@ public final class QueueBenchmark {
                         Math.min(n, warmup) / ws);
                 gaps.clear();
             }
+            long ops0 = store.operations();
+            long cpu0 = processCpuNanos();
             double s = walk(store, ours, finished, jobs);
+            long ops = store.operations() - ops0;
+            double cpuMs = (processCpuNanos() - cpu0) / 1e6 / n;
             List<Long> sorted = new ArrayList<>(gaps);
             Collections.sort(sorted);
             System.out.printf("  queue released to batch completed: %.2f s = %.0f jobs/s, %.0f transitions/s%n", s, n / s, n * 7 / s);
+            System.out.printf("  ZooKeeper operations per job (job creation included, an op of a multi counts as one): %.1f%n", ops / (double) n);
+            System.out.printf("  process CPU per job (the in-process ZooKeeper server included): %.2f ms%n", cpuMs);
             System.out.printf("  time between a job's consecutive transitions (hand-off + no-op step): median %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
                     pct(sorted, 50), pct(sorted, 90), pct(sorted, 99));
 
@@ -230,6 +240,12 @@ public final class QueueBenchmark {
         store.releaseQueue();
         finished.get().await(30, TimeUnit.MINUTES);
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** CPU time of the whole process, every thread: steadier than seconds on a shared machine. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** Settings to try without a rebuild: {@code -Dcamel.main.…} and {@code -Dingest.…} go to the service as they are. */
