@@ -75,7 +75,7 @@ final class ApiRoutes {
         // GET /api/batches/:bid is DashboardRoutes': this view with the batch's progress, for its depositor too
         api.add(GET, "/api/jobs", Access.USER, "Jobs of a state and/or batch", this::jobs);
         api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> {
-            Job j = store.loadJob(rc.pathParam("jid"));
+            Job j = store.jobs().load(rc.pathParam("jid"));
             requireOwn(rc, j.batchId(), "no job " + j.id());
             HttpApi.json(rc, 200, QueueViews.job(j));
         });
@@ -130,7 +130,7 @@ final class ApiRoutes {
         String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc), pathArk);
-        String bid = store.createBatch(s);
+        String bid = store.batches().create(s);
         CleanupStep.markUpload(store.ingestHome(), s.payloadUrl(), bid);
         rc.response().putHeader("BID", bid);
         Map<String, Object> state = new LinkedHashMap<>();
@@ -168,7 +168,7 @@ final class ApiRoutes {
         InputChecks.jsonTypes(json, List.of("payload_url"));
         Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
         BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
-        String bid = store.createBatch(submission);
+        String bid = store.batches().create(submission);
         CleanupStep.markUpload(store.ingestHome(), submission.payloadUrl(), bid);
         rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
         HttpApi.json(rc, 201, batch(bid));
@@ -177,24 +177,24 @@ final class ApiRoutes {
     Map<String, Object> queue() {
         Map<String, Object> q = new LinkedHashMap<>();
         Map<String, Integer> jobs = new LinkedHashMap<>();
-        store.jobCounts().forEach((s, n) -> jobs.put(s.wire(), n));
+        store.jobs().counts().forEach((s, n) -> jobs.put(s.wire(), n));
         Map<String, Integer> batches = new LinkedHashMap<>();
-        store.batchCounts().forEach((s, n) -> batches.put(s.wire(), n));
+        store.batches().counts().forEach((s, n) -> batches.put(s.wire(), n));
         q.put("jobs", jobs);
         q.put("batches", batches);
-        q.put("holds", Map.of("queue", store.isQueueHeld(), "collections", store.heldCollections()));
+        q.put("holds", Map.of("queue", store.holds().isQueueHeld(), "collections", store.holds().heldCollections()));
         return q;
     }
 
     /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
     Map<String, Object> batch(String bid) {
-        return batch(store.loadBatch(bid));
+        return batch(store.batches().load(bid));
     }
 
     Map<String, Object> batch(Batch b) {
         String bid = b.id();
         Map<JobState, Integer> states = new EnumMap<>(JobState.class);
-        states.putAll(store.jobStates(store.batchJobs(bid, BatchRef.PROCESSING)));
+        states.putAll(store.jobs().states(store.batches().jobs(bid, BatchRef.PROCESSING)));
         if (b.count(BatchRef.COMPLETED) > 0) {
             states.put(JobState.COMPLETED, b.count(BatchRef.COMPLETED));
         }
@@ -217,7 +217,7 @@ final class ApiRoutes {
         BatchState filter = state == null ? null : parse(() -> BatchState.fromWire(state), "state");
         int limit = limit(rc);
         String before = rc.queryParams().get("before");
-        long top = store.newestBatchNumber();
+        long top = store.batches().newestNumber();
         if (before != null) {
             long n = QueuePaths.batchNumber(before);
             if (n < 0) {
@@ -230,14 +230,14 @@ final class ApiRoutes {
         BatchFilters.OpenStates openStates = new BatchFilters.OpenStates(store);
         List<String> candidates = new ArrayList<>();
         if (filter != null && QueueViews.OPEN_BATCH_STATES.contains(filter)) {
-            for (String bid : store.batchIds(filter)) {
+            for (String bid : store.batches().ids(filter)) {
                 if (QueuePaths.batchNumber(bid) <= top) {
                     candidates.add(bid);
                 }
             }
             candidates.sort(Comparator.reverseOrder());
         } else {
-            long bottom = Math.max(store.oldestBatchNumber(), top - BATCH_PAGE_SCAN + 1);
+            long bottom = Math.max(store.batches().oldestNumber(), top - BATCH_PAGE_SCAN + 1);
             for (long n = top; n >= bottom; n--) {
                 candidates.add(QueuePaths.batchId(n));
             }
@@ -246,7 +246,7 @@ final class ApiRoutes {
         for (int from = 0; from < candidates.size() && out.size() < limit; from += 100) {
             List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + 100));
             List<Damaged> damaged = new ArrayList<>();
-            Map<String, BatchStatus> statuses = store.batchStatuses(chunk, damaged::add);
+            Map<String, BatchStatus> statuses = store.batches().statuses(chunk, damaged::add);
             for (String bid : chunk) {
                 if (out.size() >= limit) {
                     break;
@@ -259,7 +259,7 @@ final class ApiRoutes {
                     continue;
                 }
                 try {
-                    Batch b = store.loadBatch(bid);
+                    Batch b = store.batches().load(bid);
                     if (!filters.matches(b)) {
                         continue;
                     }
@@ -303,14 +303,14 @@ final class ApiRoutes {
         int offset = offset(rc);
         List<String> jids;
         if (bid != null) {
-            jids = store.loadBatch(bid).jobIds();
+            jids = store.batches().load(bid).jobIds();
         } else {
-            int count = store.jobCounts().getOrDefault(s, 0);
+            int count = store.jobs().counts().getOrDefault(s, 0);
             if (count > QueueLimits.LISTED_CHILDREN) {
                 throw new ApiError(400, "state " + s + " holds " + count + " jobs, more than are listed at once ("
                         + QueueLimits.LISTED_CHILDREN + "); list them per batch: /api/jobs?batch=<bid>&state=" + s);
             }
-            jids = store.jobRefs(s).stream().map(QueuePaths::jidOfRef).toList();
+            jids = store.jobs().refs(s).stream().map(QueuePaths::jidOfRef).toList();
         }
         List<Object> out = new ArrayList<>();
         int skipped = 0;
@@ -318,7 +318,7 @@ final class ApiRoutes {
         for (int from = 0; from < jids.size() && out.size() < limit; from += 100) {
             List<String> chunk = jids.subList(from, Math.min(jids.size(), from + 100));
             List<Damaged> damaged = new ArrayList<>();
-            List<Job> loaded = store.loadJobs(chunk, damaged::add);
+            List<Job> loaded = store.jobs().load(chunk, damaged::add);
             Map<String, Job> byId = new java.util.HashMap<>();
             loaded.forEach(j -> byId.put(j.id(), j));
             for (String jid : chunk) {
@@ -348,7 +348,7 @@ final class ApiRoutes {
     /** A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing ones. */
     private void requireOwn(RoutingContext rc, String bid, String notFound) {
         ApiUsers.User u = rc.get("user");
-        if (BatchFilters.isDepositor(u) && (bid == null || !BatchFilters.ownedBy(store.loadBatch(bid), u.name()))) {
+        if (BatchFilters.isDepositor(u) && (bid == null || !BatchFilters.ownedBy(store.batches().load(bid), u.name()))) {
             throw new ApiError(404, notFound + " of user '" + u.name() + "'");
         }
     }

@@ -104,7 +104,7 @@ record BatchFilters(String profile, String submitter, String from, String to, St
             }
             used += open;
             Map<JobState, Integer> states = new EnumMap<>(JobState.class);
-            states.putAll(store.jobStates(store.batchJobs(b.id(), BatchRef.PROCESSING)));
+            states.putAll(store.jobs().states(store.batches().jobs(b.id(), BatchRef.PROCESSING)));
             return states;
         }
     }

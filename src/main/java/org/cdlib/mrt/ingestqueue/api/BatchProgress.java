@@ -42,7 +42,7 @@ final class BatchProgress implements AutoCloseable {
         if (pending == null) {
             pending = store.jobStateView(JobState.PENDING).start(() -> { });
         }
-        return pending.isListed() ? pending.snapshot() : store.jobRefs(JobState.PENDING);
+        return pending.isListed() ? pending.snapshot() : store.jobs().refs(JobState.PENDING);
     }
 
     /**
@@ -57,9 +57,9 @@ final class BatchProgress implements AutoCloseable {
                 continue;
             }
             try {
-                List<String> order = s == JobState.PENDING ? pendingOrder() : store.jobRefs(s);
+                List<String> order = s == JobState.PENDING ? pendingOrder() : store.jobs().refs(s);
                 if (!order.isEmpty()) {
-                    store.findJob(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
+                    store.jobs().find(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
                             Duration.between(Instant.parse(j.status().lastModificationDate()), clock.instant()).toSeconds()));
                 }
             } catch (RuntimeException e) {
@@ -78,8 +78,8 @@ final class BatchProgress implements AutoCloseable {
         m.put("submitted", b.submission().submitted());
         m.put("file_name", b.submission().fileName());
         m.put("last_modified", b.status().lastModified());
-        List<String> open = store.batchJobs(b.id(), BatchRef.PROCESSING);
-        Map<JobState, Integer> states = store.jobStates(open);
+        List<String> open = store.batches().jobs(b.id(), BatchRef.PROCESSING);
+        Map<JobState, Integer> states = store.jobs().states(open);
         int held = states.getOrDefault(JobState.HELD, 0);
         int waiting = states.getOrDefault(JobState.PENDING, 0);
         Map<String, Object> counts = new LinkedHashMap<>();
@@ -113,7 +113,7 @@ final class BatchProgress implements AutoCloseable {
             m.put("estimate_note", "no job has completed in the last 15 minutes, so there is no rate to estimate from yet");
         }
         List<Map<String, Object>> jobs = new ArrayList<>();
-        for (Job j : store.loadJobs(open.subList(0, Math.min(open.size(), LISTED_JOBS)))) {
+        for (Job j : store.jobs().load(open.subList(0, Math.min(open.size(), LISTED_JOBS)))) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("job_id", j.id());
             row.put("state", j.state().wire());

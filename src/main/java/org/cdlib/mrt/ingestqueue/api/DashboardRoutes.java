@@ -107,7 +107,7 @@ final class DashboardRoutes implements Service {
     private Map<String, Object> batch(RoutingContext rc) {
         String bid = rc.pathParam("bid");
         ApiUsers.User u = rc.get("user");
-        Batch b = store.loadBatch(bid);
+        Batch b = store.batches().load(bid);
         // a depositor (a submitter who is not an operator) sees their own batches only
         if (BatchFilters.isDepositor(u) && !BatchFilters.ownedBy(b, u.name())) {
             throw new ApiError(404, "no batch " + bid + " of user '" + u.name() + "'");
@@ -129,7 +129,7 @@ final class DashboardRoutes implements Service {
             throw new ApiError(404, "no batch for this status link; use the link of your queued mail");
         }
         try {
-            HttpApi.json(rc, 200, progress.of(store.loadBatch(bid)));
+            HttpApi.json(rc, 200, progress.of(store.batches().load(bid)));
         } catch (NotFoundException gone) {
             throw new ApiError(404, "batch " + bid + " is no longer in the queue (finished batches are removed after the retention)");
         }
@@ -144,7 +144,7 @@ final class DashboardRoutes implements Service {
             }
         }
         Map<String, Job> jobs = new HashMap<>();
-        store.loadJobs(jids).forEach(j -> jobs.put(j.id(), j));
+        store.jobs().load(jids).forEach(j -> jobs.put(j.id(), j));
         for (Map<String, Object> h : hosts) {
             List<Map<String, Object>> work = new ArrayList<>();
             for (Object o : (List<?>) h.getOrDefault("work", List.of())) {
@@ -176,10 +176,10 @@ final class DashboardRoutes implements Service {
      */
     private void requeueFailed(RoutingContext rc) {
         String bid = rc.pathParam("bid");
-        if (!store.batchExists(bid)) {
+        if (!store.batches().exists(bid)) {
             throw new NotFoundException("no batch " + bid);
         }
-        List<String> failed = store.batchJobs(bid, BatchRef.FAILED);
+        List<String> failed = store.batches().jobs(bid, BatchRef.FAILED);
         List<String> requeued = new ArrayList<>();
         List<Map<String, String>> refused = new ArrayList<>();
         for (String jid : failed.subList(0, Math.min(failed.size(), REQUEUE_AT_ONCE))) {

@@ -68,8 +68,8 @@ public final class QueueMetrics implements StepObserver {
     }
 
     public String scrape() {
-        jobs = store.jobCounts();
-        batches = store.batchCounts();
+        jobs = store.jobs().counts();
+        batches = store.batches().counts();
         // per-state utilisation: read through the consumer running now under that name (a restarted one too)
         store.health().workers().keySet().forEach(queue -> workerMeters.computeIfAbsent(queue, q -> {
             Gauge.builder("ingest.workers.busy", () -> worker(q, w -> w.busy().getAsInt())).tag("queue", q)

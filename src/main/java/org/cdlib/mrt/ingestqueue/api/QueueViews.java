@@ -59,9 +59,9 @@ final class QueueViews {
     /** Jobs and batches per state, each folder counted by its {@code Stat}: what every live update carries. */
     static Map<String, Object> counts(org.cdlib.mrt.ingestqueue.queue.QueueStore store) {
         Map<String, Integer> jobs = new LinkedHashMap<>();
-        store.jobCounts().forEach((s, n) -> jobs.put(s.wire(), n));
+        store.jobs().counts().forEach((s, n) -> jobs.put(s.wire(), n));
         Map<String, Integer> batches = new LinkedHashMap<>();
-        store.batchCounts().forEach((s, n) -> batches.put(s.wire(), n));
+        store.batches().counts().forEach((s, n) -> batches.put(s.wire(), n));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jobs", jobs);
         m.put("batches", batches);

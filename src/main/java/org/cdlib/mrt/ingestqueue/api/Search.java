@@ -44,20 +44,20 @@ final class Search {
         List<Map<String, Object>> results = new ArrayList<>();
         Map<String, Object> answer = new LinkedHashMap<>();
         if (InputChecks.JOB_ID.matcher(q).matches()) {
-            store.findJob(q).ifPresent(j -> results.add(hit("job", j.id(), j.batchId(), "job id", j.state().wire(), null)));
+            store.jobs().find(q).ifPresent(j -> results.add(hit("job", j.id(), j.batchId(), "job id", j.state().wire(), null)));
             answer.put("results", results);
             return answer;
         }
         if (InputChecks.BATCH_ID.matcher(q).matches()) {
-            if (store.batchExists(q)) {
-                Batch b = store.loadBatch(q);
+            if (store.batches().exists(q)) {
+                Batch b = store.batches().load(q);
                 results.add(hit("batch", q, q, "batch id", b.state().wire(), b.submission().ercWhat()));
             }
             answer.put("results", results);
             return answer;
         }
         String needle = q.toLowerCase(Locale.ROOT);
-        long top = store.newestBatchNumber();
+        long top = store.batches().newestNumber();
         if (before != null) {
             long n = QueuePaths.batchNumber(before);
             if (n < 0) {
@@ -65,7 +65,7 @@ final class Search {
             }
             top = Math.min(top, skip > 0 ? n : n - 1);
         }
-        long bottom = store.oldestBatchNumber();
+        long bottom = store.batches().oldestNumber();
         int batches = 0;
         int jobs = 0;
         String next = null;
@@ -80,7 +80,7 @@ final class Search {
             batches++; // a removed batch costs a read too, so it counts
             Batch b;
             try {
-                b = store.loadBatch(bid);
+                b = store.batches().load(bid);
             } catch (NotFoundException | CorruptNodeException gone) {
                 continue; // removed, or damaged (fsck names it)
             }
@@ -96,8 +96,8 @@ final class Search {
                 List<String> chunk = ids.subList(at, Math.min(ids.size(), at + Math.min(50, SCAN_JOBS - jobs)));
                 at += chunk.size();
                 jobs += chunk.size();
-                Map<String, Identifiers> idents = store.identifiers(chunk);
-                Map<String, JobConfiguration> configs = store.configurations(chunk);
+                Map<String, Identifiers> idents = store.jobs().identifiers(chunk);
+                Map<String, JobConfiguration> configs = store.jobs().configurations(chunk);
                 for (String jid : chunk) {
                     JobConfiguration c = configs.get(jid);
                     String why = jobMatch(idents.get(jid), c, needle);

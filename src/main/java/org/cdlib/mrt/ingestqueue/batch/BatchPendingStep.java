@@ -87,13 +87,13 @@ public final class BatchPendingStep implements Processor {
             return;
         }
         int before = batch.status().jobsCreated();
-        if (before == 0 && store.isCollectionHeld(profile.id())) {
+        if (before == 0 && store.holds().isCollectionHeld(profile.id())) {
             BatchExchange.next(exchange, BatchState.HELD, "collection " + profile.id() + " is held");
             return;
         }
         try {
             if (!batch.status().allJobsCreated()) {
-                int room = Math.min(window - batch.count(BatchRef.PROCESSING), maxOpen - store.openJobCount());
+                int room = Math.min(window - batch.count(BatchRef.PROCESSING), maxOpen - store.jobs().openCount());
                 if (room <= 0) {
                     BatchExchange.stay(exchange, "waiting for room: " + batch.count(BatchRef.PROCESSING)
                             + " open job(s) of this batch (window " + window + "), at most " + maxOpen + " in the queue", refillDelay);
@@ -142,7 +142,7 @@ public final class BatchPendingStep implements Processor {
                 case "container" -> "container";
                 default -> "object_manifest";
             };
-            store.createMoreJobs(lock, List.of(single(s, profile, payloadType)), 1);
+            store.batches().createMoreJobs(lock, List.of(single(s, profile, payloadType)), 1);
             return;
         }
         String payloadType = switch (kind) {
@@ -166,7 +166,7 @@ public final class BatchPendingStep implements Processor {
                 next.add(job(s, profile, row, payloadType, priority, reader.offset()));
             }
         }
-        store.createMoreJobs(lock, next, total);
+        store.batches().createMoreJobs(lock, next, total);
     }
 
     /** Saves the manifest under the batch's directory and checks every row in one streaming pass; returns how many. */

@@ -24,7 +24,7 @@ public final class PendingStep implements Processor {
     public void process(Exchange exchange) {
         Job job = JobExchange.job(exchange);
         String profile = job.configuration().profileName();
-        if (store.isCollectionHeld(profile)) {
+        if (store.holds().isCollectionHeld(profile)) {
             JobExchange.moveTo(exchange, JobState.HELD, "collection " + profile + " is held");
         } else {
             JobExchange.change(exchange, c -> Change.because("no hold applies"));

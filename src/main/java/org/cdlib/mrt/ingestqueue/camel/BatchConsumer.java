@@ -40,7 +40,7 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
 
     @Override
     protected Optional<BatchLock> claim(String bid, String worker) {
-        Optional<BatchLock> lock = store.tryLockBatch(bid, worker);
+        Optional<BatchLock> lock = store.batches().tryLock(bid, worker);
         if (lock.isPresent() && lock.get().batch().state() != state) {
             store.unlock(lock.get());
             return Optional.empty();
@@ -93,7 +93,7 @@ final class BatchConsumer extends QueueConsumer<BatchLock> {
                     exchange.getProperty(BatchExchange.ERROR, String.class));
             if (next == BatchState.PROCESSING) {
                 // its jobs may all have ended before the batch left pending
-                store.startReportingIfDone(bid);
+                store.batches().startReportingIfDone(bid);
             }
             return false;
         } catch (StaleLockException e) {

@@ -45,13 +45,13 @@ final class JobConsumer extends QueueConsumer<JobLock> {
 
     @Override
     protected Optional<JobLock> claim(String refName, String worker) {
-        return store.claim(state, refName, worker);
+        return store.claims().claim(state, refName, worker);
     }
 
     @Override
     protected java.util.List<java.util.function.Supplier<Optional<JobLock>>> claimAll(java.util.List<String> refNames,
                                                                                         String worker) {
-        return store.claimAll(state, refNames, worker);
+        return store.claims().claimAll(state, refNames, worker);
     }
 
     @Override

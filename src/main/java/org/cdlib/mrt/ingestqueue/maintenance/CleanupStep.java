@@ -48,7 +48,7 @@ public final class CleanupStep implements Processor {
     public void process(Exchange exchange) throws IOException {
         AdminActions.CleanupResult r = admin.cleanup(retention, failedRetention);
         int uploads = pruneUploads();
-        org.cdlib.mrt.ingestqueue.steps.StoredVersions.prune(store.ingestHome(), store::batchExists); // reports' storage notes
+        org.cdlib.mrt.ingestqueue.steps.StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {
             LOG.info("cleanup: removed {} batch(es), {} job(s) and {} upload(s) older than {}", r.batches(), r.jobs(),
                     uploads, retention);
@@ -95,7 +95,7 @@ public final class CleanupStep implements Processor {
                 continue;
             }
             Path mark = dir.resolve(BATCH_MARK);
-            if (Files.isRegularFile(mark) && store.batchExists(Files.readString(mark).strip())) {
+            if (Files.isRegularFile(mark) && store.batches().exists(Files.readString(mark).strip())) {
                 continue;
             }
             try (Stream<Path> walk = Files.walk(dir)) {

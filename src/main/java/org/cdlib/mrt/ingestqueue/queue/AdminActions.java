@@ -53,7 +53,7 @@ public final class AdminActions {
      * open states hold {@link QueueLimits#MAX_OPEN_JOBS}: they must stay small enough to list.
      */
     public Job requeueJob(String jid, String by) {
-        int open = store.openJobCount();
+        int open = store.jobs().openCount();
         if (open >= QueueLimits.MAX_OPEN_JOBS) {
             throw new IllegalTransitionException("the queue holds " + open + " open jobs, the most it takes ("
                     + QueueLimits.MAX_OPEN_JOBS + "); requeue " + jid + " when some have finished", List.of());
@@ -72,7 +72,7 @@ public final class AdminActions {
         try {
             Job job = lock.job();
             Transitions.requireJob(jid, job.state(), JobState.DELETED, Transition.By.ADMIN);
-            BatchState batch = store.batchStatuses(List.of(job.batchId())).get(job.batchId()).state();
+            BatchState batch = store.batches().statuses(List.of(job.batchId())).get(job.batchId()).state();
             if (!confirm && batch != BatchState.COMPLETED && batch != BatchState.FAILED) {
                 throw new ConfirmRequiredException("job " + jid + " belongs to batch " + job.batchId() + ", which is " + batch
                         + "; its report will not mention the job. Delete with confirm to go ahead.");
@@ -117,7 +117,7 @@ public final class AdminActions {
 
     /** A job whose nodes cannot be read: every node it has is removed, whatever its state. */
     private void deleteDamagedJob(String jid, String by, CorruptNodeException damage) {
-        JobLock lock = store.lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
+        JobLock lock = store.claims().lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
                 + " is damaged and locked by a worker; try again when the lock is gone"));
         try {
             byte[] bid = store.calls().readOrNull(QueuePaths.jobNode(jid, "bid"));
@@ -145,11 +145,11 @@ public final class AdminActions {
     }
 
     private JobLock lockJob(String jid) {
-        Optional<JobLock> lock = store.tryLockJob(jid, "admin");
+        Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
         if (lock.isPresent()) {
             return lock.get();
         }
-        Job job = store.findJob(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
+        Job job = store.jobs().find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
         throw new LockedException("job " + jid + " (" + job.state() + ") is being worked on by "
                 + (job.lockOwner() == null ? "another worker" : job.lockOwner()) + "; try again when it has moved");
     }
@@ -174,7 +174,7 @@ public final class AdminActions {
         BatchLock lock = lockBatch(bid);
         int open = lock.batch().count(BatchRef.PROCESSING);
         if (lock.batch().state() == BatchState.FAILED && open > 0) {
-            List<String> some = store.batchJobs(bid, BatchRef.PROCESSING);
+            List<String> some = store.batches().jobs(bid, BatchRef.PROCESSING);
             store.unlock(lock);
             throw new IllegalTransitionException("batch " + bid + " still has " + open + " job(s) in progress ("
                     + String.join(", ", some.subList(0, Math.min(10, some.size()))) + (open > 10 ? ", ..." : "")
@@ -195,14 +195,14 @@ public final class AdminActions {
         Batch batch = lock.batch();
         try {
             Transitions.requireBatch(bid, batch.state(), BatchState.DELETED, Transition.By.ADMIN);
-            List<String> open = store.batchJobs(bid, BatchRef.PROCESSING);
-            for (Job j : store.loadJobs(open)) {
+            List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);
+            for (Job j : store.jobs().load(open)) {
                 if (j.state() != JobState.HELD) {
                     throw new IllegalTransitionException("batch " + bid + " still has job " + j.id() + " in " + j.state()
                             + "; hold or let it end first", Transitions.allowedFrom(Transitions.BATCH, batch.state()));
                 }
             }
-            store.moveBatch(lock, BatchState.DELETED, "deleted by " + by, null, null, Transition.By.ADMIN, false);
+            store.batches().move(lock, BatchState.DELETED, "deleted by " + by, null, null, Transition.By.ADMIN, false);
         } catch (RuntimeException e) {
             unlockQuietly(lock);
             throw e;
@@ -216,7 +216,7 @@ public final class AdminActions {
 
     private Batch move(BatchLock lock, BatchState to, String reason) {
         try {
-            return store.moveBatch(lock, to, reason, null, null, Transition.By.ADMIN, true);
+            return store.batches().move(lock, to, reason, null, null, Transition.By.ADMIN, true);
         } catch (RuntimeException e) {
             unlockQuietly(lock);
             throw e;
@@ -224,11 +224,11 @@ public final class AdminActions {
     }
 
     private BatchLock lockBatch(String bid) {
-        Optional<BatchLock> lock = store.tryLockBatch(bid, "admin");
+        Optional<BatchLock> lock = store.batches().tryLock(bid, "admin");
         if (lock.isPresent()) {
             return lock.get();
         }
-        Batch batch = store.loadBatch(bid); // NotFoundException when there is none
+        Batch batch = store.batches().load(bid); // NotFoundException when there is none
         throw new LockedException("batch " + bid + " (" + batch.state() + ") is being worked on by "
                 + (batch.lockOwner() == null ? "another worker" : batch.lockOwner()) + "; try again when it has moved");
     }
@@ -236,35 +236,35 @@ public final class AdminActions {
     // ------------------------------------------------------------------ collections and queue
 
     public void holdCollection(String profile, String by) {
-        if (store.isCollectionHeld(profile)) {
+        if (store.holds().isCollectionHeld(profile)) {
             throw new IllegalTransitionException("collection " + profile + " is already held; nothing changed", List.of());
         }
-        store.holdCollection(profile, by);
+        store.holds().holdCollection(profile, by);
     }
 
     public void releaseCollection(String profile, String by) {
-        if (!store.releaseCollection(profile)) {
+        if (!store.holds().releaseCollection(profile)) {
             throw new IllegalTransitionException("collection " + profile + " is not held; nothing changed", List.of());
         }
     }
 
     /** Releases every held job and held batch of the collection; returns how many. */
     public int releaseCollectionJobs(String profile, String by) {
-        if (store.isCollectionHeld(profile)) {
+        if (store.holds().isCollectionHeld(profile)) {
             throw new IllegalTransitionException("collection " + profile + " is still held: its released jobs and batches would "
                     + "go straight back to held. Release the collection first, then its held jobs and batches", List.of());
         }
         int n = 0;
-        for (String ref : store.jobRefs(JobState.HELD)) {
+        for (String ref : store.jobs().refs(JobState.HELD)) {
             String jid = QueuePaths.jidOfRef(ref);
-            Optional<Job> job = store.findJob(jid);
+            Optional<Job> job = store.jobs().find(jid);
             if (job.isPresent() && profile.equals(job.get().configuration().profileName())) {
                 releaseJob(jid, by);
                 n++;
             }
         }
-        for (String bid : store.batchIds(BatchState.HELD)) {
-            if (profile.equals(store.loadBatch(bid).submission().profileName())) {
+        for (String bid : store.batches().ids(BatchState.HELD)) {
+            if (profile.equals(store.batches().load(bid).submission().profileName())) {
                 releaseBatch(bid, by);
                 n++;
             }
@@ -273,14 +273,14 @@ public final class AdminActions {
     }
 
     public void holdQueue(String by) {
-        if (store.isQueueHeld()) {
+        if (store.holds().isQueueHeld()) {
             throw new IllegalTransitionException("the queue is already held; nothing changed", List.of());
         }
-        store.holdQueue(by);
+        store.holds().holdQueue(by);
     }
 
     public void releaseQueue(String by) {
-        if (!store.releaseQueue()) {
+        if (!store.holds().releaseQueue()) {
             throw new IllegalTransitionException("the queue is not held; nothing changed", List.of());
         }
     }

@@ -27,7 +27,7 @@ final class BatchRemoval {
      * ids, never by listing), then the batch's nodes.
      */
     int finishDeletion(String bid, String reason) {
-        Batch batch = store.loadBatch(bid);
+        Batch batch = store.batches().load(bid);
         List<String> ids = batch.jobIds();
         int jobs = 0;
         for (int from = 0; from < ids.size(); from += 100) {
@@ -35,10 +35,10 @@ final class BatchRemoval {
         }
         for (BatchRef ref : BatchRef.values()) {
             if (store.calls().exists(QueuePaths.batchRefs(bid, ref))) {
-                jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason); // references left by an older layout or a repair
+                jobs += deleteJobs(bid, store.batches().jobs(bid, ref), reason); // references left by an older layout or a repair
             }
         }
-        store.removeBatchNodes(bid);
+        store.batches().remove(bid);
         LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
         return jobs;
     }
@@ -49,12 +49,12 @@ final class BatchRemoval {
             if (!store.calls().exists(QueuePaths.job(jid))) {
                 continue;
             }
-            Optional<JobLock> lock = store.lockJobNode(jid, "admin");
+            Optional<JobLock> lock = store.claims().lockJobNode(jid, "admin");
             if (lock.isEmpty()) {
                 throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
             }
             try {
-                lock.get().job(store.findJob(jid).orElse(null));
+                lock.get().job(store.jobs().find(jid).orElse(null));
             } catch (CorruptNodeException damaged) {
                 lock.get().job(null);
             }
@@ -69,9 +69,9 @@ final class BatchRemoval {
         String reason = "damaged batch deleted by " + by + " (" + damage.getMessage() + ")";
         int jobs = 0;
         for (BatchRef ref : BatchRef.values()) {
-            jobs += deleteJobs(bid, store.batchJobs(bid, ref), reason);
+            jobs += deleteJobs(bid, store.batches().jobs(bid, ref), reason);
         }
-        store.removeBatchNodes(bid);
+        store.batches().remove(bid);
         LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
     }
 
@@ -87,8 +87,8 @@ final class BatchRemoval {
      * numbers that are gone.
      */
     AdminActions.CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention) {
-        long oldest = store.oldestBatchNumber();
-        long newest = store.newestBatchNumber();
+        long oldest = store.batches().oldestNumber();
+        long newest = store.batches().newestNumber();
         long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
         int batches = 0;
         int jobs = 0;
@@ -98,7 +98,7 @@ final class BatchRemoval {
             for (long n = from; n <= Math.min(end, from + 99); n++) {
                 bids.add(QueuePaths.batchId(n));
             }
-            Map<String, BatchStatus> statuses = store.batchStatuses(bids, d -> { });
+            Map<String, BatchStatus> statuses = store.batches().statuses(bids, d -> { });
             for (String bid : bids) {
                 BatchStatus s = statuses.get(bid);
                 boolean gone = s == null && !store.calls().exists(QueuePaths.batch(bid));
@@ -119,7 +119,7 @@ final class BatchRemoval {
         }
         long mark = stillThere >= 0 ? stillThere : end + 1;
         if (mark > oldest) {
-            store.oldestBatchNumber(mark);
+            store.batches().oldestNumber(mark);
         }
         return new AdminActions.CleanupResult(batches, jobs);
     }

@@ -63,7 +63,7 @@ public final class ConsistencyCheck {
                 continue;
             }
             try {
-                for (String name : store.jobRefs(s)) {
+                for (String name : store.jobs().refs(s)) {
                     String path = QueuePaths.jobState(s) + "/" + name;
                     if (QueuePaths.priorityOfRef(name) < 0 || QueuePaths.jobNumber(QueuePaths.jidOfRef(name)) < 0) {
                         p.found.add(unlocked(p, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1))));
@@ -75,8 +75,8 @@ public final class ConsistencyCheck {
                 p.found.add(new Violation("unreadable-state", QueuePaths.jobState(s), e.getMessage(), false));
             }
         }
-        long newest = store.newestBatchNumber();
-        for (long from = store.oldestBatchNumber(); from <= newest; from += 50) {
+        long newest = store.batches().newestNumber();
+        for (long from = store.batches().oldestNumber(); from <= newest; from += 50) {
             List<String> bids = new ArrayList<>();
             for (long n = from; n <= Math.min(newest, from + 49); n++) {
                 bids.add(QueuePaths.batchId(n));

@@ -148,7 +148,7 @@ final class FsckJobCheck {
         boolean applied = false;
         String why = null;
         if (p.repair && !ops.isEmpty()) {
-            Optional<JobLock> lock = store.lockJobNode(jid, "fsck");
+            Optional<JobLock> lock = store.claims().lockJobNode(jid, "fsck");
             if (lock.isEmpty()) {
                 why = "locked by a worker: repaired by a later run";
             } else {

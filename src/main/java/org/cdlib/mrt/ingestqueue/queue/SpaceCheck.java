@@ -24,10 +24,10 @@ final class SpaceCheck {
         ZooKeeperCalls zk = store.calls();
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             SpaceReservation.Counts before = SpaceReservation.Counts.read(zk);
-            List<String> jids = store.jobRefs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
+            List<String> jids = store.jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
             long needed = 0;
             for (int i = 0; i < jids.size(); i += JOBS_PER_READ) {
-                needed += store.spaceNeeded(jids.subList(i, Math.min(jids.size(), i + JOBS_PER_READ)));
+                needed += store.jobs().spaceNeeded(jids.subList(i, Math.min(jids.size(), i + JOBS_PER_READ)));
             }
             SpaceReservation.Counts after = SpaceReservation.Counts.read(zk);
             if (after.admittedVersion() != before.admittedVersion() || after.releasedVersion() != before.releasedVersion()) {

@@ -30,7 +30,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         int open = 0;
         for (int from = 0; from < ids.size(); from += 100) {
             List<String> toList = new ArrayList<>();
-            for (Map.Entry<String, JobState> e : store.statesOf(ids.subList(from, Math.min(ids.size(), from + 100))).entrySet()) {
+            for (Map.Entry<String, JobState> e : store.jobs().statesOf(ids.subList(from, Math.min(ids.size(), from + 100))).entrySet()) {
                 if (e.getValue() == JobState.COMPLETED) {
                     if (c++ < listed) {
                         toList.add(e.getKey());
@@ -44,7 +44,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
                 }
             }
             // a job that moved between the two reads (an operator's requeue) is counted, not listed
-            for (Job j : toList.isEmpty() ? List.<Job>of() : store.loadJobs(toList)) {
+            for (Job j : toList.isEmpty() ? List.<Job>of() : store.jobs().load(toList)) {
                 if (j.state() == JobState.COMPLETED) {
                     completed.add(j);
                 } else if (j.state() == JobState.FAILED) {

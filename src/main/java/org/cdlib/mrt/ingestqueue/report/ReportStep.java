@@ -49,7 +49,7 @@ public final class ReportStep implements Processor {
         if (update) {
             recovered = new ArrayList<>();
             if (previous != null && !previous.failedJobs().isEmpty()) {
-                for (Job j : store.loadJobs(previous.failedJobs())) {
+                for (Job j : store.jobs().load(previous.failedJobs())) {
                     if (j.state() == JobState.COMPLETED) {
                         recovered.add(j.id());
                     }

@@ -22,8 +22,8 @@ public final class ReportingSweep implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        for (String bid : store.batchIds(BatchState.PROCESSING)) {
-            if (store.startReportingIfDone(bid)) {
+        for (String bid : store.batches().ids(BatchState.PROCESSING)) {
+            if (store.batches().startReportingIfDone(bid)) {
                 LOG.info("batch {}: found finished by the sweep", bid);
             }
         }

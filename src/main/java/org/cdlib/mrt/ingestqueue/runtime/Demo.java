@@ -77,7 +77,7 @@ public final class Demo {
                     finished.complete(BatchState.fromWire(e.to()));
                 }
             });
-            bid.set(store.createBatch(new BatchSubmission("demo_content", "demo", base + "/batch.checkm",
+            bid.set(store.batches().create(new BatchSubmission("demo_content", "demo", base + "/batch.checkm",
                         "Demo objects", "ingest-queue demo", null, null, "batch-manifest", "add", "batch.checkm",
                         null, null, null, null, null, "json", "the bundled demo batch",
                         java.time.Instant.now().toString(), null)));
@@ -86,14 +86,14 @@ public final class Demo {
             try {
                 end = finished.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                Batch b = store.loadBatch(bid.get());
+                Batch b = store.batches().load(bid.get());
                 out.println("demo: batch " + bid.get() + " did not finish within " + timeout + "; it is " + b.state());
                 return 1;
             }
-            Batch batch = store.loadBatch(bid.get());
+            Batch batch = store.batches().load(bid.get());
             out.println("demo: batch " + bid.get() + " " + end);
             out.println(new String(QueueJson.write(batch.statusReport()), StandardCharsets.UTF_8));
-            for (var job : store.loadJobs(batch.jobIds())) {
+            for (var job : store.jobs().load(batch.jobIds())) {
                 out.printf("demo: %s %s -> %s%n", job.id(), job.configuration().payloadUrl().replace(base + "/", ""),
                         job.identifiers().primary());
             }

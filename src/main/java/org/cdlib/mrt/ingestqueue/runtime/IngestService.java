@@ -155,7 +155,7 @@ public final class IngestService implements AutoCloseable {
                 });
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
-        store.maxOpenBatches(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
+        store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
         profiles.watch(cfg.durationProperty("ingest.profiles.reload", Duration.ofSeconds(5)));
         camel.getRegistry().bind("queueStore", store);

@@ -34,7 +34,7 @@ public final class NotifyStep {
         Profile profile = profiles.require(job.configuration().profileName());
         exchange.setProperty(ServiceCall.PROFILE, profile);
         String key = Callback.key(job, "completed");
-        JobEffects fx = store.effects(lock);
+        JobEffects fx = store.records().effects(lock);
         boolean sent = fx.done(JobEffects.CALLBACK) && key.equals(fx.get(JobEffects.CALLBACK).detail());
         boolean due = profile.callsBack() && !sent;
         exchange.setProperty("callbackDue", due);
@@ -47,13 +47,13 @@ public final class NotifyStep {
     /** The callback's request, recorded as begun under its key. */
     public void request(Exchange exchange) {
         JobLock lock = JobExchange.lock(exchange);
-        store.effectStarted(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
+        store.records().effectStarted(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
         Callback.request(exchange, lock.job());
     }
 
     public void answer(Exchange exchange) throws Exception {
         Callback.answer(exchange);
         JobLock lock = JobExchange.lock(exchange);
-        store.effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
+        store.records().effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
     }
 }

@@ -100,13 +100,13 @@ public final class ProcessStep {
     public void beginMint(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
-        if (store.effects(o.lock).unresolved(JobEffects.MINT)) {
+        if (store.records().effects(o.lock).unresolved(JobEffects.MINT)) {
             // EZID cannot be asked which ARK a lost answer carried: mint again and say so
             LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
                     + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
         }
         // the record's transaction checks the lock and the job's version: a worker that lost the job records nothing
-        store.effectStarted(o.lock, JobEffects.MINT, o.profile.id());
+        store.records().effectStarted(o.lock, JobEffects.MINT, o.profile.id());
     }
 
     /**
@@ -145,19 +145,19 @@ public final class ProcessStep {
     public void keepIdentifiers(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
-        JobEffects fx = store.effects(o.lock); // as the lock knows them: no read
+        JobEffects fx = store.records().effects(o.lock); // as the lock knows them: no read
         if (fx.unresolved(JobEffects.MINT) && job.identifiers().primary() != null) {
             // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
-            fx = store.effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
+            fx = store.records().effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
         }
         Identifiers ids = o.identifiers();
         if (!o.ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId())) {
             if (o.minted != null && o.minted.equals(o.ark)) {
-                fx = store.writeMintedIdentifiers(o.lock, ids); // the ARK and the mint's record together
+                fx = store.records().writeMintedIdentifiers(o.lock, ids); // the ARK and the mint's record together
             } else {
-                store.writeIdentifiers(o.lock, ids);
+                store.records().writeIdentifiers(o.lock, ids);
                 if (o.minted != null) {
-                    fx = store.effectDone(o.lock, JobEffects.MINT, o.ark);
+                    fx = store.records().effectDone(o.lock, JobEffects.MINT, o.ark);
                 }
             }
         }
@@ -167,7 +167,7 @@ public final class ProcessStep {
 
     public void described(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+        store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
     }
 
     /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */
@@ -181,7 +181,7 @@ public final class ProcessStep {
     /** One writer per object, on any host: a job whose object another job is writing waits its turn without a worker. */
     public void lockObject(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        String writer = store.lockObject(o.lock, o.ark);
+        String writer = store.records().lockObject(o.lock, o.ark);
         exchange.setProperty("objectBusy", writer != null);
         if (writer != null) {
             JobExchange.stay(exchange, "object " + o.ark + " is being written by job " + writer + "; waiting for it");
@@ -210,7 +210,7 @@ public final class ProcessStep {
         } else {
             exchange.removeProperty(ServiceCall.DELETES);
         }
-        JobEffects fx = store.effects(o.lock);
+        JobEffects fx = store.records().effects(o.lock);
         StoredVersion earlier = null;
         if (fx.done(JobEffects.STORAGE)) {
             earlier = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(StandardCharsets.UTF_8),
@@ -235,7 +235,7 @@ public final class ProcessStep {
     public void sawVersion(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         int now = exchange.getProperty(ServiceCall.RESULT, Integer.class);
-        JobEffects fx = store.effects(o.lock);
+        JobEffects fx = store.records().effects(o.lock);
         if (fx.unresolved(JobEffects.STORAGE)) {
             String before = fx.get(JobEffects.STORAGE).detail();
             if (before.startsWith(o.ark + " v") && now > Integer.parseInt(before.substring(o.ark.length() + 2))) {
@@ -253,7 +253,7 @@ public final class ProcessStep {
     /** Before the add: recorded as begun (fenced) with the version seen before it. */
     public void beginStore(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as beginMint's record is
+        store.records().effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as beginMint's record is
     }
 
     public void stored(Exchange exchange) {
@@ -264,7 +264,7 @@ public final class ProcessStep {
     private StoredVersion keep(ObjectInProcess o, int version) {
         StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark), o.update ? "update" : "add",
                 o.deletes.stream().map(Deletions.Delete::name).toList());
-        store.effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
+        store.records().effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
         return v;
     }
 

@@ -42,7 +42,7 @@ public final class ProvisionStep implements Processor {
     @Override
     public void process(Exchange exchange) {
         Job job = JobExchange.job(exchange);
-        SpaceReservation reserved = store.spaceReserved();
+        SpaceReservation reserved = store.jobs().spaceReserved();
         String shortage = shortage(job, reserved);
         if (shortage != null) {
             LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), shortage);
@@ -64,7 +64,7 @@ public final class ProvisionStep implements Processor {
 
     /** Why the job cannot go on now, or null when it can. */
     public String shortage(Job job) {
-        return shortage(job, store.spaceReserved());
+        return shortage(job, store.jobs().spaceReserved());
     }
 
     private String shortage(Job job, SpaceReservation reservation) {
@@ -86,6 +86,6 @@ public final class ProvisionStep implements Processor {
         }
         return String.format("needs %d bytes; %d of %d bytes used, %d reserved by %d downloading job(s): "
                 + "%.1f%% used after this job, above the limit of %d%%", need, used, total, reserved,
-                store.jobCount(JobState.DOWNLOADING), total == 0 ? 100.0 : 100.0 * after / total, maxUsedPercent);
+                store.jobs().count(JobState.DOWNLOADING), total == 0 ? 100.0 : 100.0 * after / total, maxUsedPercent);
     }
 }

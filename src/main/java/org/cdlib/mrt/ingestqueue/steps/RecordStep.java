@@ -80,7 +80,7 @@ public final class RecordStep {
         exchange.setProperty(Recording.PROPERTY, r);
         exchange.setProperty(ServiceCall.PROFILE, profile);
         exchange.setProperty(ServiceCall.VERSION, v);
-        JobEffects fx = store.effects(lock);
+        JobEffects fx = store.records().effects(lock);
         boolean done = fx.done(JobEffects.INVENTORY) && r.key().equals(fx.get(JobEffects.INVENTORY).detail());
         if (done) {
             LOG.info("job {} batch {}: inventory already has {} (an earlier attempt recorded it); not sent again",
@@ -92,12 +92,12 @@ public final class RecordStep {
     /** Inventory's add of a version it has is answered without a second record (checkVersion), so a lost answer is sent again. */
     public void beginAdd(Exchange exchange) {
         Recording r = Recording.of(exchange);
-        store.effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
+        store.records().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
     }
 
     public void added(Exchange exchange) {
         Recording r = Recording.of(exchange);
-        store.effectDone(r.lock(), JobEffects.INVENTORY, r.key());
+        store.records().effectDone(r.lock(), JobEffects.INVENTORY, r.key());
     }
 
     public void finish(Exchange exchange) throws Exception {

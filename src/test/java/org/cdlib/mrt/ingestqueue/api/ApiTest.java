@@ -59,7 +59,7 @@ class ApiTest {
         ServiceTestSupport support = new ServiceTestSupport();
         service = new IngestService(config, support.beans()).start();
         store = service.store();
-        store.holdQueue("test"); // nothing moves: the API is tested on still batches
+        store.holds().holdQueue("test"); // nothing moves: the API is tested on still batches
         base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
     }
 
@@ -115,7 +115,7 @@ class ApiTest {
         assertEquals(200, r.statusCode(), r.body());
         String bid = r.headers().firstValue("BID").orElseThrow();
         assertTrue(r.body().contains("<bat:batchID>" + bid + "</bat:batchID>") && r.body().contains("QUEUED"), r.body());
-        Batch b = store.loadBatch(bid);
+        Batch b = store.batches().load(bid);
         assertEquals("merritt-client", b.submission().submitter());
         assertEquals("hello.txt", b.submission().fileName());
         assertEquals("loc-77", b.submission().localIdentifier());
@@ -133,12 +133,12 @@ class ApiTest {
         assertEquals(200, r.statusCode(), r.body());
         JsonNode state = json(r).get("bat:batchState");
         assertEquals(r.headers().firstValue("BID").orElseThrow(), state.get("bat:batchID").asText());
-        assertEquals("batch-manifest", store.loadBatch(state.get("bat:batchID").asText()).submission().type());
+        assertEquals("batch-manifest", store.batches().load(state.get("bat:batchID").asText()).submission().type());
     }
 
     @Test
     void badSubmissionsAreRefusedNamingTheProblemAndCreateNothing() throws Exception {
-        long before = store.newestBatchNumber();
+        long before = store.batches().newestNumber();
         HttpResponse<String> r = multipart("/poster/submit", "sam", Map.of("profile", "nope", "type", "file"), "a.txt", new byte[] {1});
         assertEquals(400, r.statusCode());
         assertEquals("unknown profile 'nope'", json(r).get("error").asText());
@@ -153,7 +153,7 @@ class ApiTest {
         assertEquals(413, r.statusCode(), r.body());
         r = send("POST", "/api/batches", "sam", "{not json", "application/json");
         assertEquals(400, r.statusCode());
-        assertEquals(before, store.newestBatchNumber(), "nothing was created");
+        assertEquals(before, store.batches().newestNumber(), "nothing was created");
     }
 
     @Test
@@ -213,8 +213,8 @@ class ApiTest {
         assertEquals(201, r.statusCode(), r.body());
         String bid = r.headers().firstValue("BID").orElseThrow();
         assertEquals("/api/batches/" + bid, r.headers().firstValue("Location").orElseThrow());
-        assertEquals(BatchState.PENDING, store.loadBatch(bid).state());
-        assertEquals("T", store.loadBatch(bid).submission().ercWhat());
+        assertEquals(BatchState.PENDING, store.batches().load(bid).state());
+        assertEquals("T", store.batches().load(bid).submission().ercWhat());
     }
 
     @Test

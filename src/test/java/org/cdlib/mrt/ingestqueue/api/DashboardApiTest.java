@@ -96,15 +96,15 @@ class DashboardApiTest {
     /** A batch of {@code n} pending jobs submitted by {@code submitter}. */
     static String batchOf(String submitter, int n) {
         BatchSubmission s = QueueTestSupport.submission("demo_content");
-        String bid = store.createBatch(new BatchSubmission(s.profileName(), submitter, s.payloadUrl(), "Batch of " + submitter,
+        String bid = store.batches().create(new BatchSubmission(s.profileName(), submitter, s.payloadUrl(), "Batch of " + submitter,
                 s.ercWho(), s.ercWhen(), null, s.type(), s.submissionMode(), null, null, null, null, null, null, "json", null,
                 s.submitted(), Map.of()));
-        BatchLock lock = store.tryLockBatch(bid, "test").orElseThrow();
+        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             jobs.add(QueueTestSupport.newJob(bid + "-local" + i, 5));
         }
-        store.createJobs(lock, jobs);
+        store.batches().createJobs(lock, jobs);
         store.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
         return bid;
     }
@@ -113,7 +113,7 @@ class DashboardApiTest {
     void aJobsHistoryIsKeptInItsStatusNodeWithinItsEntryAndByteBounds() throws Exception {
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         String bid = batchOf("tester", 2);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         String shortNames = jids.get(0);
         String longNames = jids.get(1);
         String operator = "an-operator-with-a-name-" + "x".repeat(300);
@@ -123,12 +123,12 @@ class DashboardApiTest {
             admin.holdJob(longNames, operator);
             admin.releaseJob(longNames, operator);
         }
-        List<JobHistory.Entry> h = store.loadJob(shortNames).status().history();
+        List<JobHistory.Entry> h = store.jobs().load(shortNames).status().history();
         assertEquals(JobHistory.MAX_ENTRIES, h.size(), "the last 20 of 31 transitions");
         assertEquals("held", h.get(h.size() - 1).from());
         assertEquals("pending", h.get(h.size() - 1).to());
         assertEquals("released by ops", h.get(h.size() - 1).reason());
-        List<JobHistory.Entry> long_ = store.loadJob(longNames).status().history();
+        List<JobHistory.Entry> long_ = store.jobs().load(longNames).status().history();
         assertTrue(QueueJson.write(long_).length <= JobHistory.MAX_BYTES, "bounded by bytes: " + QueueJson.write(long_).length);
         assertTrue(long_.size() < JobHistory.MAX_ENTRIES && long_.size() >= 5, "long entries: fewer kept, " + long_.size());
         byte[] node = store.client().getData().forPath(QueuePaths.jobStatus(longNames));
@@ -164,7 +164,7 @@ class DashboardApiTest {
                     new org.apache.curator.retry.RetryOneTime(100))) {
                 other.start();
                 QueueStore elsewhere = new QueueStore(other, dir.resolve("other-host")).start();
-                bid = elsewhere.createBatch(QueueTestSupport.submission("demo_content"));
+                bid = elsewhere.batches().create(QueueTestSupport.submission("demo_content"));
                 elsewhere.close();
             }
             List<String> seen = new ArrayList<>();
@@ -259,8 +259,8 @@ class DashboardApiTest {
         assertEquals(3, positions.stream().filter(x -> x > 0).distinct().count(), "three places in line: " + positions);
         assertTrue(p.get("last_position").asInt() >= 3, p.toString());
         assertEquals(404, send("GET", "/api/batches/" + other, "sam").statusCode(), "another submitter's batch");
-        String othersJob = store.batchJobs(other, BatchRef.PROCESSING).get(0);
-        String ownJob = store.batchJobs(own, BatchRef.PROCESSING).get(0);
+        String othersJob = store.batches().jobs(other, BatchRef.PROCESSING).get(0);
+        String ownJob = store.batches().jobs(own, BatchRef.PROCESSING).get(0);
         assertEquals(404, send("GET", "/api/jobs/" + othersJob, "sam").statusCode(), "another submitter's job");
         assertEquals(200, send("GET", "/api/jobs/" + ownJob, "sam").statusCode());
         assertEquals(404, send("GET", "/api/jobs?batch=" + other, "sam").statusCode());
@@ -305,12 +305,12 @@ class DashboardApiTest {
         }
         assertTrue(me != null && me.get("alive").asBoolean() && me.get("drained").asBoolean(), hosts.toString());
         String bid = batchOf("tester", 1);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         try {
             assertEquals(200, send("POST", "/api/hosts/" + id + "/undrain", "alice").statusCode());
             assertTrue(woken.await(10, TimeUnit.SECONDS), "the consumers' watch fired when the drain was lifted");
             assertFalse(store.watchQueueHold(e -> { }), "neither held nor drained");
-            await().atMost(Duration.ofSeconds(20)).until(() -> store.loadJob(jid).state() == JobState.COMPLETED);
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).state() == JobState.COMPLETED);
         } finally {
             assertEquals(200, send("POST", "/api/hosts/" + id + "/drain", "alice").statusCode());
         }
@@ -320,7 +320,7 @@ class DashboardApiTest {
     @Test
     void theHostsPageSaysWhatEachHostWorksOn() throws Exception {
         String bid = batchOf("tester", 1);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         store.workStarted(jid); // as a consumer does when its worker takes the job
         try {
             await().atMost(Duration.ofSeconds(10)).until(() -> send("GET", "/api/hosts", "rita").body().contains(jid));
@@ -343,25 +343,25 @@ class DashboardApiTest {
     void aBulkRequeueMovesEachFailedJobByItselfAndNamesWhatItCouldNot() throws Exception {
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         String bid = batchOf("tester", 2);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         for (String jid : jids) {
-            var lock = store.tryLockJob(jid, "test").orElseThrow();
+            var lock = store.claims().tryLockJob(jid, "test").orElseThrow();
             store.transition(lock, JobState.FAILED, org.cdlib.mrt.ingestqueue.queue.Change.failure("download failed: 404"));
         }
         // one of them is locked by a worker: refused, the other requeued
-        var busy = store.tryLockJob(jids.get(0), "worker").orElseThrow();
+        var busy = store.claims().tryLockJob(jids.get(0), "worker").orElseThrow();
         try {
             JsonNode a = json(send("POST", "/api/batches/" + bid + "/requeue-failed", "alice"));
             assertEquals(List.of(jids.get(1)), JSON.convertValue(a.get("requeued"), List.class), a.toString());
             assertEquals(jids.get(0), a.get("refused").get(0).get("job_id").asText(), a.toString());
-            assertEquals(JobState.PENDING, store.loadJob(jids.get(1)).state());
-            assertEquals(JobState.FAILED, store.loadJob(jids.get(0)).state());
+            assertEquals(JobState.PENDING, store.jobs().load(jids.get(1)).state());
+            assertEquals(JobState.FAILED, store.jobs().load(jids.get(0)).state());
         } finally {
             store.unlock(busy);
         }
         assertEquals(403, send("POST", "/api/batches/" + bid + "/requeue-failed", "rita").statusCode());
         admin.requeueJob(jids.get(0), "ops");
-        assertEquals(JobState.PENDING, store.loadJob(jids.get(0)).state());
+        assertEquals(JobState.PENDING, store.jobs().load(jids.get(0)).state());
     }
 
     @Test
@@ -406,7 +406,7 @@ class DashboardApiTest {
     @Test
     void searchFindsByLocalIdAndTitleWithinItsBoundsAndIdsDirectly() throws Exception {
         String bid = batchOf("sam", 2);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(1);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(1);
         JsonNode byLocal = json(send("GET", "/api/search?q=" + bid + "-local1", "rita"));
         assertEquals(jid, byLocal.get("results").get(0).get("id").asText(), byLocal.toString());
         assertEquals("local id", byLocal.get("results").get(0).get("matched").asText());
@@ -418,7 +418,7 @@ class DashboardApiTest {
 
         // past the jobs one request reads: "next" goes on where it stopped, and finds the last job
         String big = batchOf("tester", Search.SCAN_JOBS + 20);
-        String last = QueuePaths.jobId(QueuePaths.jobNumber(store.batchJobs(big, BatchRef.PROCESSING).get(0)) + Search.SCAN_JOBS + 19);
+        String last = QueuePaths.jobId(QueuePaths.jobNumber(store.batches().jobs(big, BatchRef.PROCESSING).get(0)) + Search.SCAN_JOBS + 19);
         JsonNode first = json(send("GET", "/api/search?q=" + big + "-local" + (Search.SCAN_JOBS + 19), "rita"));
         assertEquals(0, first.get("results").size(), first.toString());
         assertEquals(Search.SCAN_JOBS, first.get("scanned").get("jobs").asInt());

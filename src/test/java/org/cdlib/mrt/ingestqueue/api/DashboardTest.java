@@ -94,7 +94,7 @@ class DashboardTest {
     @AfterEach
     void queueRunsAgain() {
         if (store != null) {
-            store.releaseQueue();
+            store.holds().releaseQueue();
             store.hosts().undrain(store.hosts().id(), "test");
         }
     }
@@ -143,7 +143,7 @@ class DashboardTest {
     }
 
     static String demoBatch() {
-        return store.createBatch(manifest("http://127.0.0.1:" + files.getAddress().getPort() + "/demo/batch.checkm", "Demo"));
+        return store.batches().create(manifest("http://127.0.0.1:" + files.getAddress().getPort() + "/demo/batch.checkm", "Demo"));
     }
 
     static Browser launch(Playwright pw) {
@@ -194,11 +194,11 @@ class DashboardTest {
             row.locator("a").first().click();
             PlaywrightAssertions.assertThat(page).hasURL(base + "/#/batches/" + bid); // waits: the hash changes after the click
             PlaywrightAssertions.assertThat(page.locator("#batch-status")).hasText("completed");
-            String jid = store.loadBatch(bid).jobIds().get(0);
+            String jid = store.batches().load(bid).jobIds().get(0);
             page.locator("tr[data-job='" + jid + "'] a").click();
             PlaywrightAssertions.assertThat(page).hasURL(base + "/#/jobs/" + jid);
             PlaywrightAssertions.assertThat(page.locator("#job-status")).hasText("completed");
-            List<JobHistory.Entry> history = store.loadJob(jid).status().history();
+            List<JobHistory.Entry> history = store.jobs().load(jid).status().history();
             assertEquals(null, history.get(0).from(), "the history starts at the job's creation: " + history);
             assertEquals("completed", history.get(history.size() - 1).to());
             PlaywrightAssertions.assertThat(page.locator("#timeline li")).hasCount(history.size());
@@ -214,7 +214,7 @@ class DashboardTest {
     @Test
     void searchFindsAJobByItsLocalId() {
         String bid = demoBatch();
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == BatchState.COMPLETED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.COMPLETED);
         try (Playwright pw = playwright(); Browser browser = launch(pw)) {
             Page page = operator(browser);
             // by keyboard alone: tab to the search field, type, Enter; tab to the first result, Enter
@@ -247,8 +247,8 @@ class DashboardTest {
     @Test
     void anOperatorRequeuesABatchsFailedJobsAfterTheDownloadIsFixedAndReportsAgain() {
         FIXED.set(false);
-        String bid = store.createBatch(manifest("http://127.0.0.1:" + fixable.getAddress().getPort() + "/fix/batch.checkm", "Fixable"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == BatchState.FAILED);
+        String bid = store.batches().create(manifest("http://127.0.0.1:" + fixable.getAddress().getPort() + "/fix/batch.checkm", "Fixable"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         try (Playwright pw = playwright(); Browser browser = launch(pw)) {
             Page page = operator(browser);
             page.navigate(base + "/#/batches/" + bid);
@@ -259,7 +259,7 @@ class DashboardTest {
             requeue.click();
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("1 failed job(s) go back");
             page.click("#confirm-cancel");
-            assertEquals(1, store.loadBatch(bid).count(BatchRef.FAILED));
+            assertEquals(1, store.batches().load(bid).count(BatchRef.FAILED));
             FIXED.set(true);
             requeue.click();
             page.click("#confirm-ok");
@@ -292,21 +292,21 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(row.locator(".host-state")).containsText("alive, drained");
             assertTrue(store.hosts().isDrained());
             String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-            String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+            String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
             // the consumers see the drain as they see a queue hold: the job waits
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
-                    .until(() -> store.loadJob(jid).state() == JobState.PENDING);
+                    .until(() -> store.jobs().load(jid).state() == JobState.PENDING);
             shot(page, "hosts");
             row.locator("button[data-action='undrain']").click();
             PlaywrightAssertions.assertThat(row.locator(".host-state")).hasText("alive");
-            await().atMost(Duration.ofSeconds(30)).until(() -> store.loadJob(jid).state() != JobState.PENDING);
+            await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().load(jid).state() != JobState.PENDING);
         }
     }
 
     @Test
     void theDepositorsStatusLinkShowsPositionsAndAnEstimateWithoutALogin() {
         String done = demoBatch(); // a measured completion rate
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(done).state() == BatchState.COMPLETED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(done).state() == BatchState.COMPLETED);
         StatusLinks links = service.camel().getRegistry().lookupByNameAndType("statusLinks", StatusLinks.class);
         // the "queued" mail carries the batch's status link
         String mailed = links.link(done).substring(links.link(done).indexOf("/status.html"));
@@ -321,7 +321,7 @@ class DashboardTest {
                 });
             }
         });
-        store.holdQueue("test");
+        store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         String link = base + links.link(bid).substring(links.link(bid).indexOf("/status.html"));
         try (Playwright pw = playwright(); Browser browser = launch(pw);
@@ -346,10 +346,10 @@ class DashboardTest {
 
     @Test
     void aLockedJobsButtonsSayWhyTheyAreDisabledAndARefusalAppearsBesideItsButton() {
-        store.holdQueue("test");
+        store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
-        var lock = store.tryLockJob(jid, "worker-7").orElseThrow();
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        var lock = store.claims().tryLockJob(jid, "worker-7").orElseThrow();
         try (Playwright pw = playwright(); Browser browser = launch(pw)) {
             Page page = operator(browser);
             page.navigate(base + "/#/jobs/" + jid);
@@ -368,13 +368,13 @@ class DashboardTest {
             page.click("button[data-action='hold-collection']");
             page.click("#confirm-ok");
             PlaywrightAssertions.assertThat(page.locator("#collection-refusal")).containsText("no_such_profile");
-            assertEquals(List.of(), store.heldCollections());
+            assertEquals(List.of(), store.holds().heldCollections());
             // readable on a phone
             page.setViewportSize(390, 844);
             shot(page, "overview-phone");
             PlaywrightAssertions.assertThat(page.locator("#search-q")).isVisible();
         } finally {
-            if (store.findJob(jid).isPresent() && store.loadJob(jid).lockOwner() != null) {
+            if (store.jobs().find(jid).isPresent() && store.jobs().load(jid).lockOwner() != null) {
                 store.unlock(lock);
             }
         }
@@ -403,10 +403,10 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("No host starts a new step");
             page.click("#confirm-ok");
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue held");
-            assertEquals(true, store.isQueueHeld());
+            assertEquals(true, store.holds().isQueueHeld());
             page.click("#queue-toggle");
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue running");
-            assertEquals(false, store.isQueueHeld());
+            assertEquals(false, store.holds().isQueueHeld());
             page.click("#logout");
             page.waitForURL(base + "/login.html");
             page.navigate(base + "/");
@@ -443,7 +443,7 @@ class DashboardTest {
                 assertEquals(401, answer.status(), "SameSite=Strict: the session cookie did not go with the other site's form");
                 assertEquals(false, String.valueOf(answer.request().allHeaders().get("cookie")).contains(Sessions.COOKIE),
                         "the form's request carried no session cookie: " + answer.request().allHeaders());
-                assertEquals(false, store.isQueueHeld(), "the other site's form held nothing");
+                assertEquals(false, store.holds().isQueueHeld(), "the other site's form held nothing");
             }
             // a browser that answers the Basic challenge with cached credentials
             try (BrowserContext context = browser.newContext(new Browser.NewContextOptions().setHttpCredentials("operator", "secret"))) {
@@ -452,7 +452,7 @@ class DashboardTest {
                         () -> page.navigate(evilUrl));
                 assertEquals(403, answer.status(), "the credentials went with it, and the Origin refused it");
                 assertEquals(true, answer.text().contains("may not change anything"), answer.text());
-                assertEquals(false, store.isQueueHeld(), "the other site's form held nothing");
+                assertEquals(false, store.holds().isQueueHeld(), "the other site's form held nothing");
             }
         } finally {
             evil.stop(0);

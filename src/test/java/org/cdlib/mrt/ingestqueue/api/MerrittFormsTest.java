@@ -49,7 +49,7 @@ class MerrittFormsTest {
         config.put("ingest.api.users", "sam:pw-s:submitter");
         service = new IngestService(config, new ServiceTestSupport().beans()).start();
         store = service.store();
-        store.holdQueue("test"); // the submissions are looked at, not run
+        store.holds().holdQueue("test"); // the submissions are looked at, not run
         base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
     }
 
@@ -83,7 +83,7 @@ class MerrittFormsTest {
         String bid = state.get("bat:batchID").asText();
         assertEquals(bid, r.headers().firstValue("BID").orElseThrow());
         assertEquals("QUEUED", state.get("bat:batchStatus").asText());
-        return store.loadBatch(bid).submission();
+        return store.batches().load(bid).submission();
     }
 
     static String refused(HttpResponse<String> r) throws Exception {

@@ -173,9 +173,9 @@ class SecurityTest {
 
     /** The batch's only job once it has ended in failed. */
     static Job failedJob(String bid) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBatch(bid).jobCount() == 1
-                && store.loadJob(store.loadBatch(bid).jobIds().get(0)).state() == JobState.FAILED);
-        return store.loadJob(store.loadBatch(bid).jobIds().get(0));
+        await().atMost(Duration.ofSeconds(60)).until(() -> store.batches().load(bid).jobCount() == 1
+                && store.jobs().load(store.batches().load(bid).jobIds().get(0)).state() == JobState.FAILED);
+        return store.jobs().load(store.batches().load(bid).jobIds().get(0));
     }
 
     static List<Path> filesUnder(Path root) throws Exception {
@@ -191,7 +191,7 @@ class SecurityTest {
 
     @Test
     void aPayloadUrlAtAnAddressLiteralThatIsNotAllowedIsRefusedAtSubmitAndCreatesNothing() throws Exception {
-        long before = store.newestBatchNumber();
+        long before = store.batches().newestNumber();
         for (String url : List.of("http://169.254.169.254/latest/meta-data/", forbiddenUrl("/x"), "http://10.0.0.7/a",
                 "http://[::1]:" + forbidden.getAddress().getPort() + "/x", "http://0.0.0.0/x")) {
             String m = error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"" + url + "\"}"), 400);
@@ -204,7 +204,7 @@ class SecurityTest {
         String own = "http://127.0.0.2:" + port + "/api/queue";
         assertTrue(error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"" + own + "\"}"), 400)
                 .contains("this service's own HTTP port"));
-        assertEquals(before, store.newestBatchNumber(), "no batch was made");
+        assertEquals(before, store.batches().newestNumber(), "no batch was made");
         assertEquals(0, forbiddenHits.get(), "no request reached the forbidden listener");
     }
 
@@ -314,10 +314,10 @@ class SecurityTest {
         f.put("type", "file");
         HttpResponse<String> first = multipart("quinn", "pw-q", f, "a.bin", new byte[90_000]);
         assertEquals(200, first.statusCode(), first.body());
-        long before = store.newestBatchNumber();
+        long before = store.batches().newestNumber();
         String m = error(multipart("quinn", "pw-q", f, "b.bin", new byte[90_000]), 413);
         assertTrue(m.contains("user 'quinn' may upload 150000 bytes per PT24H (ingest.api.max-upload-per-user)"), m);
-        assertEquals(before, store.newestBatchNumber(), "the refused upload made no batch");
+        assertEquals(before, store.batches().newestNumber(), "the refused upload made no batch");
     }
 
     // ------------------------------------------------------------------ containers
@@ -353,7 +353,7 @@ class SecurityTest {
 
     @Test
     void notificationAddressesAreCheckedAtSubmit() throws Exception {
-        long before = store.newestBatchNumber();
+        long before = store.batches().newestNumber();
         String crlf = error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\","
                 + "\"notification\":\"a@example.org\\r\\nBcc: victim@example.org\"}"), 400);
         assertTrue(crlf.contains("field 'notification' contains a line break"), crlf);
@@ -365,12 +365,12 @@ class SecurityTest {
         f.put("url", "http://example.org/a");
         f.put("notification", "ops@example.org, nobody");
         assertTrue(error(multipart("sam", "pw-s", f, null, null), 400).contains("'nobody' is not a mail address"));
-        assertEquals(before, store.newestBatchNumber(), "no batch was made");
+        assertEquals(before, store.batches().newestNumber(), "no batch was made");
     }
 
     @Test
     void jsonFieldsOfTheWrongTypeAreNamed() throws Exception {
-        long before = store.newestBatchNumber();
+        long before = store.batches().newestNumber();
         assertEquals("field 'title' must be a string, not a number", error(postJson("/api/batches", "sam", "pw-s",
                 "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"title\":5}"), 400));
         assertEquals("field 'payload_url' must be a string, not an array", error(postJson("/api/batches", "sam", "pw-s",
@@ -379,7 +379,7 @@ class SecurityTest {
                 "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"dublin_core\":{\"title\":{\"x\":1}}}"), 400)
                 .startsWith("field 'dublin_core.title' must be a string or an array of strings"));
         assertTrue(error(postJson("/api/batches", "sam", "pw-s", "null"), 400).contains("not a JSON object but null"));
-        assertEquals(before, store.newestBatchNumber(), "no batch was made");
+        assertEquals(before, store.batches().newestNumber(), "no batch was made");
     }
 
     @Test
@@ -395,7 +395,7 @@ class SecurityTest {
         assertTrue(error(r, 400).contains("is not a profile name"), r.body());
         r = send(request("/api/collections/no_such_profile/hold", "ops", "ops-secret").POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(r, 404).contains("no profile 'no_such_profile'"), r.body());
-        assertFalse(store.heldCollections().contains("no_such_profile"), "no hold was written");
+        assertFalse(store.holds().heldCollections().contains("no_such_profile"), "no hold was written");
     }
 
     // ------------------------------------------------------------------ browser sessions
@@ -430,11 +430,11 @@ class SecurityTest {
         HttpResponse<String> without = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookie)
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(without, 403).contains("X-CSRF-Token"));
-        assertFalse(store.isQueueHeld(), "the request without the token held nothing");
+        assertFalse(store.holds().isQueueHeld(), "the request without the token held nothing");
         HttpResponse<String> with = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookie)
                 .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody()));
         assertEquals(200, with.statusCode(), with.body());
-        assertTrue(store.isQueueHeld());
+        assertTrue(store.holds().isQueueHeld());
         assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookie)
                 .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
         await().atMost(Duration.ofSeconds(5)).until(() -> audit.list.stream().anyMatch(e -> e.getFormattedMessage()
@@ -451,7 +451,7 @@ class SecurityTest {
         r = send(request("/api/queue/hold", "ops", "ops-secret").header("Sec-Fetch-Site", "cross-site")
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(r, 403).contains("a cross-site request"));
-        assertFalse(store.isQueueHeld(), "nothing was held");
+        assertFalse(store.holds().isQueueHeld(), "nothing was held");
     }
 
     // ------------------------------------------------------------------ credentials

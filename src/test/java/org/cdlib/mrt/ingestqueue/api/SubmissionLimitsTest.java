@@ -89,7 +89,7 @@ class SubmissionLimitsTest {
     @BeforeEach
     void count() {
         STATES.clear();
-        batchesBefore = store.newestBatchNumber();
+        batchesBefore = store.batches().newestNumber();
     }
 
     @AfterEach
@@ -100,7 +100,7 @@ class SubmissionLimitsTest {
     }
 
     void assertNothingCreated() {
-        assertEquals(batchesBefore, store.newestBatchNumber(), "no batch was created");
+        assertEquals(batchesBefore, store.batches().newestNumber(), "no batch was created");
     }
 
     static String auth() {
@@ -249,12 +249,12 @@ class SubmissionLimitsTest {
                 + http.baseUrl() + "/big-cell.checkm\"}");
         assertEquals(201, r.statusCode(), r.body());
         String bid = r.headers().firstValue("BID").orElseThrow();
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == BatchState.FAILED);
-        Batch b = store.loadBatch(bid);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
+        Batch b = store.batches().load(bid);
         assertEquals("manifest line 5: cell mrt:title is 1572864 bytes; the limit is 4096 bytes", b.status().errorMessage());
         for (BatchRef ref : BatchRef.values()) {
             assertEquals(0, b.count(ref), "no job was created: " + ref);
         }
-        store.jobCounts().forEach((s, n) -> assertEquals(0, n, "no job was created: " + s));
+        store.jobs().counts().forEach((s, n) -> assertEquals(0, n, "no job was created: " + s));
     }
 }

@@ -83,8 +83,8 @@ class BatchPendingStepTest {
     }
 
     Exchange run(BatchSubmission s) throws Exception {
-        String bid = store.createBatch(s);
-        BatchLock lock = store.tryLockBatch(bid, "test").orElseThrow();
+        String bid = store.batches().create(s);
+        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
         Exchange ex = new DefaultExchange(new DefaultCamelContext());
         ex.setProperty(BatchExchange.LOCK, lock);
         step.process(ex);
@@ -94,7 +94,7 @@ class BatchPendingStepTest {
     }
 
     List<Job> jobs(Exchange ex) {
-        return store.loadJobs(store.batchJobs(ex.getProperty("bid", String.class), BatchRef.PROCESSING));
+        return store.jobs().load(store.batches().jobs(ex.getProperty("bid", String.class), BatchRef.PROCESSING));
     }
 
     @Test
@@ -158,7 +158,7 @@ class BatchPendingStepTest {
         assertEquals(BatchState.REPORTING, ex.getProperty(BatchExchange.NEXT));
         String error = ex.getProperty(BatchExchange.ERROR, String.class);
         assertTrue(error.startsWith("manifest line 5: ") && error.contains("ftp"), error);
-        assertTrue(store.jobRefs(org.cdlib.mrt.ingestqueue.queue.JobState.PENDING).isEmpty(), "no job was created");
+        assertTrue(store.jobs().refs(org.cdlib.mrt.ingestqueue.queue.JobState.PENDING).isEmpty(), "no job was created");
     }
 
     @Test
@@ -186,7 +186,7 @@ class BatchPendingStepTest {
 
     @Test
     void aBatchOfAHeldCollectionIsHeldBeforeAnyJobIsMade() throws Exception {
-        store.holdCollection("demo_content", "operator");
+        store.holds().holdCollection("demo_content", "operator");
         Exchange ex = run(submission("demo_content", "http://example.org/f.txt", "file"));
         assertEquals(BatchState.HELD, ex.getProperty(BatchExchange.NEXT));
         assertTrue(jobs(ex).isEmpty());

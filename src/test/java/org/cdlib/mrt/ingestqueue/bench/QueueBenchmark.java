@@ -108,9 +108,9 @@ public final class QueueBenchmark {
                         null, null, null, null, null, null, null, null, null, null, null, null), new Identifiers(null, List.of()), 5));
             }
             long t0 = System.nanoTime();
-            String bid = store.createBatch(submission());
-            BatchLock lock = store.tryLockBatch(bid, "bench").orElseThrow();
-            store.createJobs(lock, jobs);
+            String bid = store.batches().create(submission());
+            BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+            store.batches().createJobs(lock, jobs);
             store.transition(lock, BatchState.PROCESSING, "bench", null, null);
             double createS = (System.nanoTime() - t0) / 1e9;
             long ops0 = store.operations();
@@ -202,8 +202,8 @@ public final class QueueBenchmark {
             gaps.clear();
             for (int round = 0; round < 20; round++) {
                 CountDownLatch one = new CountDownLatch(1);
-                store.holdQueue("bench");
-                String single = store.createBatch(submission());
+                store.holds().holdQueue("bench");
+                String single = store.batches().create(submission());
                 ours.set(single);
                 java.util.function.Consumer<TransitionEvent> done = e -> {
                     if (e.batchId().equals(single) && "completed".equals(e.to()) && TransitionEvent.JOB.equals(e.kind())) {
@@ -211,10 +211,10 @@ public final class QueueBenchmark {
                     }
                 };
                 store.addListener(done);
-                BatchLock l = store.tryLockBatch(single, "bench").orElseThrow();
-                store.createJobs(l, jobs.subList(0, 1));
+                BatchLock l = store.batches().tryLock(single, "bench").orElseThrow();
+                store.batches().createJobs(l, jobs.subList(0, 1));
                 store.transition(l, BatchState.PROCESSING, "bench", null, null);
-                store.releaseQueue();
+                store.holds().releaseQueue();
                 one.await(1, TimeUnit.MINUTES);
                 store.removeListener(done);
             }
@@ -230,14 +230,14 @@ public final class QueueBenchmark {
     private static double walk(QueueStore store, java.util.concurrent.atomic.AtomicReference<String> ours,
                                java.util.concurrent.atomic.AtomicReference<CountDownLatch> finished, List<NewJob> jobs) throws Exception {
         finished.set(new CountDownLatch(1));
-        store.holdQueue("bench"); // create every job first, then let the service go
-        String bid = store.createBatch(submission());
+        store.holds().holdQueue("bench"); // create every job first, then let the service go
+        String bid = store.batches().create(submission());
         ours.set(bid);
-        BatchLock lock = store.tryLockBatch(bid, "bench").orElseThrow();
-        store.createJobs(lock, jobs);
+        BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+        store.batches().createJobs(lock, jobs);
         store.transition(lock, BatchState.PROCESSING, "bench", null, null);
         long t0 = System.nanoTime();
-        store.releaseQueue();
+        store.holds().releaseQueue();
         finished.get().await(30, TimeUnit.MINUTES);
         return (System.nanoTime() - t0) / 1e9;
     }

@@ -92,7 +92,7 @@ final class RealPathBenchmark {
                 // a service runs for days: the first batch after a start also pays for class loading and the JIT
                 long w0 = System.nanoTime();
                 synchronized (bid) {
-                    bid.set(store.createBatch(submission(base, "warmup.checkm")));
+                    bid.set(store.batches().create(submission(base, "warmup.checkm")));
                 }
                 done.get().get(30, TimeUnit.MINUTES);
                 double ws = (System.nanoTime() - w0) / 1e9;
@@ -104,7 +104,7 @@ final class RealPathBenchmark {
             long ops0 = store.operations();
             long t0 = System.nanoTime();
             synchronized (bid) {
-                bid.set(store.createBatch(submission(base, "batch.checkm")));
+                bid.set(store.batches().create(submission(base, "batch.checkm")));
             }
             String end = done.get().get(30, TimeUnit.MINUTES);
             double s = (System.nanoTime() - t0) / 1e9;

@@ -70,8 +70,8 @@ public final class ScaleBenchmark {
             String big = submit(store, dir, objects);
             long t0 = System.currentTimeMillis();
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(5)).pollInterval(java.time.Duration.ofMillis(20))
-                    .until(() -> store.loadBatch(big).status().jobsCreated() > 0);
-            Batch b = store.loadBatch(big);
+                    .until(() -> store.batches().load(big).status().jobsCreated() > 0);
+            Batch b = store.batches().load(big);
             System.out.printf("%n%,d-object batch manifest (%.1f MB): checked whole and first window of %,d jobs created in %.1f s%n",
                     objects, Files.size(store.ingestHome().resolve("uploads").resolve("bench-" + objects).resolve("batch.checkm")) / 1e6,
                     b.status().jobsCreated(), (System.currentTimeMillis() - t0) / 1000.0);
@@ -83,7 +83,7 @@ public final class ScaleBenchmark {
             System.out.printf("%nsteady state, the %,d-object batch through the routes (no-op steps, concurrency 4): "
                     + "%,d jobs completed in %d s = %.0f jobs/s -> the whole batch in about %.1f h at this rate%n",
                     objects, done, steady, rate, rate == 0 ? 0 : objects / rate / 3600);
-            System.out.printf("  open jobs now: %s%n", store.jobCounts());
+            System.out.printf("  open jobs now: %s%n", store.jobs().counts());
             System.out.printf("  ZooKeeper: %s%n", mntr(service));
             System.out.printf("  ZooKeeper data directory on disk: %.1f MB%n", size(dir.resolve("zookeeper")) / 1e6);
             System.out.printf("  process RSS (service + embedded ZooKeeper): %s%n", rss());
@@ -103,7 +103,7 @@ public final class ScaleBenchmark {
             }
             w.write("#%eof\n");
         }
-        return store.createBatch(new BatchSubmission("demo_content", "bench", manifest.toUri().toString(), null, null, null,
+        return store.batches().create(new BatchSubmission("demo_content", "bench", manifest.toUri().toString(), null, null, null,
                 null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, null, null));
     }
 
@@ -117,8 +117,8 @@ public final class ScaleBenchmark {
              org.apache.curator.framework.CuratorFramework c = QueueBenchmark.client(zk.getConnectString())) {
             QueueStore store = new QueueStore(c, dir.resolve("claims")).start();
             for (int queued : new int[] {1_000, 100_000, objects}) {
-                String bid = store.createBatch(QueueBenchmark.submission());
-                org.cdlib.mrt.ingestqueue.queue.BatchLock lock = store.tryLockBatch(bid, "bench").orElseThrow();
+                String bid = store.batches().create(QueueBenchmark.submission());
+                org.cdlib.mrt.ingestqueue.queue.BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
                 List<org.cdlib.mrt.ingestqueue.queue.NewJob> window = new ArrayList<>();
                 for (int i = 0; i < Math.min(queued, 5000); i++) {
                     window.add(new org.cdlib.mrt.ingestqueue.queue.NewJob(new org.cdlib.mrt.ingestqueue.queue.JobConfiguration(
@@ -126,25 +126,25 @@ public final class ScaleBenchmark {
                             null, null, null, null, null, null, null), new org.cdlib.mrt.ingestqueue.queue.Identifiers(null,
                             List.of()), 5));
                 }
-                store.createMoreJobs(lock, window, queued);
+                store.batches().createMoreJobs(lock, window, queued);
                 store.unlock(lock);
                 double ms = claimAndMove(store, 500);
                 System.out.printf("  %,9d objects queued (%,d jobs created, %,d in pending): %.2f ms per claim + transition%n",
-                        queued, store.loadBatch(bid).status().jobsCreated(), store.jobCounts().get(JobState.PENDING), ms);
+                        queued, store.batches().load(bid).status().jobsCreated(), store.jobs().counts().get(JobState.PENDING), ms);
             }
         }
     }
 
     /** Claims and moves {@code n} pending jobs one after another, as one worker does; ms per job. */
     static double claimAndMove(QueueStore store, int n) {
-        List<String> refs = new ArrayList<>(store.jobRefs(JobState.PENDING));
+        List<String> refs = new ArrayList<>(store.jobs().refs(JobState.PENDING));
         long t = System.nanoTime();
         int moved = 0;
         for (String ref : refs) {
             if (moved == n) {
                 break;
             }
-            Optional<JobLock> lock = store.claim(JobState.PENDING, ref, "bench");
+            Optional<JobLock> lock = store.claims().claim(JobState.PENDING, ref, "bench");
             if (lock.isPresent()) {
                 store.transition(lock.get(), JobState.ESTIMATING, Change.because("bench"));
                 moved++;
@@ -154,7 +154,7 @@ public final class ScaleBenchmark {
     }
 
     static int completed(QueueStore store, String bid) {
-        return bid == null ? 0 : store.loadBatch(bid).count(BatchRef.COMPLETED);
+        return bid == null ? 0 : store.batches().load(bid).count(BatchRef.COMPLETED);
     }
 
     static String mntr(IngestService service) {

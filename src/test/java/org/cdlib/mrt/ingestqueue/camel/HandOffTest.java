@@ -60,17 +60,17 @@ class HandOffTest extends CamelTestSupport {
     void theNextStatesFreeWorkerGetsTheJobWithoutAClaim() throws Exception {
         firstEstimateMayEnd.countDown();
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         long before = store.operations(); // counted from the moment the job may be taken
         context.getRouteController().startRoute("pending-route");
         // watched through the client itself: the store's own reads would count
         String ref = QueuePaths.jobRef(JobState.PROVISIONING, 5, jid);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.client().checkExists().forPath(ref) != null);
         long ops = store.operations() - before;
-        assertEquals(JobState.PROVISIONING, store.loadJob(jid).state());
+        assertEquals(JobState.PROVISIONING, store.jobs().load(jid).state());
 
         assertEquals(List.of("estimating-route/job/estimating"), estimatedBy, "the lock was renamed for the estimating worker");
-        assertEquals(null, store.loadJob(jid).lockOwner(), "no consumer of provisioning here: the last move deleted the lock");
+        assertEquals(null, store.jobs().load(jid).lockOwner(), "no consumer of provisioning here: the last move deleted the lock");
         // pending's claim (lock create + 8 reads) 9 + two transitions of 4 ops each = 17, + 2 for the
         // pending consumer's first look at the queue hold and its host's drain (kept under a watch);
         // a claim by the estimating worker would add 9 more
@@ -85,31 +85,31 @@ class HandOffTest extends CamelTestSupport {
     @Test
     void aJobHandedOverWhileTheWorkerIsBusyWaitsLockedForIt() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         context.getRouteController().startRoute("pending-route");
         await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
-                && jids.stream().filter(j -> store.loadJob(j).state() == JobState.ESTIMATING).count() == 3
-                && jids.stream().filter(j -> store.loadJob(j).lockOwner() != null).count() == 2);
-        List<String> waiting = jids.stream().filter(j -> store.loadJob(j).lockOwner() != null)
-                .map(j -> store.loadJob(j).lockOwner().worker()).toList();
+                && jids.stream().filter(j -> store.jobs().load(j).state() == JobState.ESTIMATING).count() == 3
+                && jids.stream().filter(j -> store.jobs().load(j).lockOwner() != null).count() == 2);
+        List<String> waiting = jids.stream().filter(j -> store.jobs().load(j).lockOwner() != null)
+                .map(j -> store.jobs().load(j).lockOwner().worker()).toList();
         assertEquals(List.of("estimating-route/job/estimating", "estimating-route/job/estimating"), waiting,
                 "the busy one and the one waiting for it are locked for the estimating worker; the third is not locked");
         assertEquals(1, estimatedBy.size(), "one worker: the waiting job has not started");
 
         firstEstimateMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
-                .allMatch(j -> store.loadJob(j).state() == JobState.PROVISIONING && store.loadJob(j).lockOwner() == null));
+                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING && store.jobs().load(j).lockOwner() == null));
         assertEquals(3, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
 
     /** Two jobs in estimating, both locked: one on its single worker (blocked), one waiting for it. */
     private List<String> oneBusyOneWaiting() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         context.getRouteController().startRoute("pending-route");
         await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
-                && jids.stream().allMatch(j -> store.loadJob(j).state() == JobState.ESTIMATING
-                        && store.loadJob(j).lockOwner() != null));
+                && jids.stream().allMatch(j -> store.jobs().load(j).state() == JobState.ESTIMATING
+                        && store.jobs().load(j).lockOwner() != null));
         return jids;
     }
 
@@ -117,14 +117,14 @@ class HandOffTest extends CamelTestSupport {
     @Test
     void aHoldLetsGoOfAJobWaitingForAWorker() throws Exception {
         List<String> jids = oneBusyOneWaiting();
-        store.holdQueue("test");
-        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.loadJob(j).lockOwner() == null).count() == 1);
+        store.holds().holdQueue("test");
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.jobs().load(j).lockOwner() == null).count() == 1);
         assertEquals(1, estimatedBy.size(), "held: the waiting job did not start");
 
-        store.releaseQueue();
+        store.holds().releaseQueue();
         firstEstimateMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
-                .allMatch(j -> store.loadJob(j).state() == JobState.PROVISIONING && store.loadJob(j).lockOwner() == null));
+                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING && store.jobs().load(j).lockOwner() == null));
         assertEquals(2, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
 
@@ -140,12 +140,12 @@ class HandOffTest extends CamelTestSupport {
             }
         });
         stop.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.loadJob(j).lockOwner() == null).count() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.jobs().load(j).lockOwner() == null).count() == 1);
         assertEquals(1, estimatedBy.size(), "the waiting job did not start");
         firstEstimateMayEnd.countDown();
         stop.join(30_000);
-        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().allMatch(j -> store.loadJob(j).lockOwner() == null));
-        assertEquals(1, jids.stream().filter(j -> store.loadJob(j).state() == JobState.ESTIMATING).count(),
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().allMatch(j -> store.jobs().load(j).lockOwner() == null));
+        assertEquals(1, jids.stream().filter(j -> store.jobs().load(j).state() == JobState.ESTIMATING).count(),
                 "the one let go stays in estimating, unchanged, for whoever runs estimating next");
     }
 }

@@ -94,7 +94,7 @@ class ZkQueueComponentTest extends CamelTestSupport {
 
     private String pendingJob() {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        return store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        return store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
     }
 
     private void route(String uri, org.apache.camel.Processor step, org.apache.camel.Processor onCompletion) throws Exception {
@@ -115,8 +115,8 @@ class ZkQueueComponentTest extends CamelTestSupport {
         String jid = pendingJob();
         List<JobState> duringRoute = new CopyOnWriteArrayList<>();
         List<JobState> atCompletion = new CopyOnWriteArrayList<>();
-        route("zkqueue:job/pending", e -> duringRoute.add(store.loadJob(JobExchange.job(e).id()).state()),
-                e -> atCompletion.add(store.loadJob(jid).state()));
+        route("zkqueue:job/pending", e -> duringRoute.add(store.jobs().load(JobExchange.job(e).id()).state()),
+                e -> atCompletion.add(store.jobs().load(jid).state()));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !atCompletion.isEmpty());
         assertEquals(List.of(JobState.PENDING), duringRoute, "the route runs on the job still in its state");
@@ -133,8 +133,8 @@ class ZkQueueComponentTest extends CamelTestSupport {
                 e -> JobExchange.fail(e, "the depositor's file is missing"),
                 e -> exceptions.add(e.getException() == null ? new NoException() : e.getException()));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.FAILED);
-        assertEquals("pending: the depositor's file is missing", store.loadJob(jid).status().errorMessage());
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.FAILED);
+        assertEquals("pending: the depositor's file is missing", store.jobs().load(jid).status().errorMessage());
         await().atMost(Duration.ofSeconds(10)).until(() -> !exceptions.isEmpty());
         assertInstanceOf(NoException.class, exceptions.get(0), "the exchange ended without an exception");
         assertEquals(List.of(), handler.errors, "nothing went wrong outside the route");
@@ -192,7 +192,7 @@ class ZkQueueComponentTest extends CamelTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> !handler.exchanges.isEmpty());
         assertTrue(handler.messages.get(0).contains(jid + " not moved"), handler.messages.get(0));
         assertEquals(jid, handler.exchanges.get(0).getIn().getHeader("jobId"));
-        assertEquals(JobState.PENDING, store.loadJob(jid).state());
+        assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)) == null);
     }

@@ -38,7 +38,7 @@ class CleanupStepTest {
         Path orphan = upload("orphan", Duration.ofDays(30));
         Path fresh = upload("fresh", Duration.ofMinutes(1));
         String url = named.resolve("payload.zip").toUri().toString();
-        String bid = store.createBatch(new BatchSubmission("demo_content", "t", url, null, null,
+        String bid = store.batches().create(new BatchSubmission("demo_content", "t", url, null, null,
                 null, null, "container", "add", "payload.zip", null, null, null, null, null, "json", null, null, null));
         CleanupStep.markUpload(dir, url, bid);
         Path gone = upload("gone", Duration.ofDays(30));

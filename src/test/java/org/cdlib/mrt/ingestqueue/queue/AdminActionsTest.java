@@ -39,10 +39,10 @@ class AdminActionsTest {
     /** A job of a new batch walked by workers to {@code state} (pipeline states only). */
     String jobIn(JobState state) {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         JobState s = JobState.PENDING;
         while (s != state) {
-            JobLock lock = store.claim(s, store.loadJob(jid).refName(), "worker").orElseThrow();
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             s = s.successor();
             store.transition(lock, s, Change.because("test"));
         }
@@ -51,7 +51,7 @@ class AdminActionsTest {
 
     String failedIn(JobState state) {
         String jid = jobIn(state);
-        JobLock lock = store.claim(state, store.loadJob(jid).refName(), "worker").orElseThrow();
+        JobLock lock = store.claims().claim(state, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.transition(lock, JobState.FAILED, Change.failure("boom"));
         return jid;
     }
@@ -61,7 +61,7 @@ class AdminActionsTest {
     void aJobHeldInAnyWorkingStateIsReleasedBackToWhereItWas(JobState state) {
         String jid = jobIn(state);
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
-        assertEquals(1, store.jobRefs(JobState.HELD).size());
+        assertEquals(1, store.jobs().refs(JobState.HELD).size());
         // released to the state after the last success: estimating had not succeeded at anything yet
         assertEquals(state == JobState.ESTIMATING ? JobState.PENDING : state, admin.releaseJob(jid, "op").state());
         assertTrue(fsck.check().clean(), fsck.check().toString());
@@ -71,7 +71,7 @@ class AdminActionsTest {
     @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
     void aFailedJobIsRequeuedToTheStateAfterItsLastSuccessAndCountsTheRetry(JobState failedIn) {
         String jid = failedIn(failedIn);
-        Job failed = store.loadJob(jid);
+        Job failed = store.jobs().load(jid);
         assertEquals("boom", failed.status().errorMessage());
         Job requeued = admin.requeueJob(jid, "op");
         JobState expected = failedIn == JobState.ESTIMATING ? JobState.PENDING : failedIn;
@@ -79,21 +79,21 @@ class AdminActionsTest {
         assertEquals(1, requeued.status().retryCount());
         assertEquals(failed.status().lastSuccessfulStatus(), requeued.status().lastSuccessfulStatus(), "kept on requeue");
         assertEquals(null, requeued.status().errorMessage());
-        assertEquals(List.of(jid), store.batchJobs(failed.batchId(), BatchRef.PROCESSING), "back under batch-processing");
+        assertEquals(List.of(jid), store.batches().jobs(failed.batchId(), BatchRef.PROCESSING), "back under batch-processing");
         assertTrue(fsck.check().clean());
     }
 
     @Test
     void refusalsNameTheStateAndWhatIsAllowedAndWriteNothing() {
         String jid = jobIn(JobState.DOWNLOADING);
-        Job before = store.loadJob(jid);
+        Job before = store.jobs().load(jid);
         IllegalTransitionException e = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(jid, "op"));
         assertTrue(e.getMessage().contains("is downloading, not failed") && e.getMessage().contains("held (hold)"), e.getMessage());
         assertFalse(e.allowed().isEmpty());
         assertThrows(IllegalTransitionException.class, () -> admin.releaseJob(jid, "op"));
         assertThrows(IllegalTransitionException.class, () -> admin.deleteJob(jid, true, "op"));
-        assertEquals(before.statusVersion(), store.loadJob(jid).statusVersion(), "nothing written");
-        assertEquals(null, store.loadJob(jid).lockOwner(), "the admin's lock is released");
+        assertEquals(before.statusVersion(), store.jobs().load(jid).statusVersion(), "nothing written");
+        assertEquals(null, store.jobs().load(jid).lockOwner(), "the admin's lock is released");
 
         String done = jobIn(JobState.COMPLETED);
         assertThrows(IllegalTransitionException.class, () -> admin.holdJob(done, "op"));
@@ -105,7 +105,7 @@ class AdminActionsTest {
     @Test
     void aJobAWorkerHoldsIsRefusedNamingTheWorker() {
         String jid = jobIn(JobState.PROCESSING);
-        JobLock worker = store.claim(JobState.PROCESSING, store.loadJob(jid).refName(), "processing-3").orElseThrow();
+        JobLock worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
         LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
         assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
         store.transition(worker, JobState.RECORDING, Change.because("done"));
@@ -115,53 +115,53 @@ class AdminActionsTest {
     @Test
     void deletingAJobOfAnOpenBatchNeedsConfirmation() {
         String held = jobIn(JobState.ESTIMATING);
-        String bid = store.loadJob(held).batchId();
+        String bid = store.jobs().load(held).batchId();
         admin.holdJob(held, "op");
         AdminActions.ConfirmRequiredException e = assertThrows(AdminActions.ConfirmRequiredException.class,
                 () -> admin.deleteJob(held, false, "op"));
         assertTrue(e.getMessage().contains(bid) && e.getMessage().contains("confirm"), e.getMessage());
-        assertTrue(store.findJob(held).isPresent(), "nothing deleted without confirmation");
+        assertTrue(store.jobs().find(held).isPresent(), "nothing deleted without confirmation");
         admin.deleteJob(held, true, "op");
-        assertTrue(store.findJob(held).isEmpty());
-        assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "its batch has no open job left, so it reports");
+        assertTrue(store.jobs().find(held).isEmpty());
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "its batch has no open job left, so it reports");
         assertTrue(fsck.check().clean(), fsck.check().toString());
     }
 
     @Test
     void batchesAreHeldReleasedDeletedAndUpdateReported() {
-        String pending = store.createBatch(QueueTestSupport.submission("demo_content"));
+        String pending = store.batches().create(QueueTestSupport.submission("demo_content"));
         assertEquals(BatchState.HELD, admin.holdBatch(pending, "op").state());
         assertEquals(BatchState.PENDING, admin.releaseBatch(pending, "op").state());
         admin.holdBatch(pending, "op");
         admin.deleteBatch(pending, "op");
-        assertFalse(store.batchExists(pending));
+        assertFalse(store.batches().exists(pending));
 
         String jid = failedIn(JobState.RECORDING);
-        String bid = store.loadJob(jid).batchId();
-        BatchLock reporting = store.tryLockBatch(bid, "reporter").orElseThrow();
+        String bid = store.jobs().load(jid).batchId();
+        BatchLock reporting = store.batches().tryLock(bid, "reporter").orElseThrow();
         store.transition(reporting, BatchState.FAILED, "reported", new StatusReport("t", List.of(jid), List.of(), 1), null);
         admin.requeueJob(jid, "op");
         IllegalTransitionException open = assertThrows(IllegalTransitionException.class, () -> admin.updateReporting(bid, "op"));
         assertTrue(open.getMessage().contains(jid), open.getMessage());
-        JobLock w = store.claim(JobState.RECORDING, store.loadJob(jid).refName(), "w").orElseThrow();
+        JobLock w = store.claims().claim(JobState.RECORDING, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.transition(w, JobState.NOTIFY, Change.because("t"));
-        w = store.claim(JobState.NOTIFY, store.loadJob(jid).refName(), "w").orElseThrow();
+        w = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.transition(w, JobState.COMPLETED, Change.because("t"));
-        assertEquals(BatchState.FAILED, store.loadBatch(bid).state(), "a failed batch waits for the operator");
+        assertEquals(BatchState.FAILED, store.batches().load(bid).state(), "a failed batch waits for the operator");
         assertEquals(BatchState.UPDATE_REPORTING, admin.updateReporting(bid, "op").state());
 
-        String failedBatch = store.loadJob(failedIn(JobState.NOTIFY)).batchId();
-        BatchLock l = store.tryLockBatch(failedBatch, "reporter").orElseThrow();
+        String failedBatch = store.jobs().load(failedIn(JobState.NOTIFY)).batchId();
+        BatchLock l = store.batches().tryLock(failedBatch, "reporter").orElseThrow();
         store.transition(l, BatchState.FAILED, "reported", null, null);
         admin.deleteBatch(failedBatch, "op");
-        assertFalse(store.batchExists(failedBatch));
+        assertFalse(store.batches().exists(failedBatch));
         assertTrue(fsck.check().clean(), fsck.check().toString());
     }
 
     @Test
     void aCollectionHoldAndReleaseAllFreeEveryHeldJobOfTheCollection() {
         admin.holdCollection("demo_content", "op");
-        assertTrue(store.isCollectionHeld("demo_content"));
+        assertTrue(store.holds().isCollectionHeld("demo_content"));
         String a = jobIn(JobState.PENDING);
         String b = jobIn(JobState.DOWNLOADING);
         admin.holdJob(a, "op");
@@ -169,35 +169,35 @@ class AdminActionsTest {
         IllegalTransitionException stillHeld = assertThrows(IllegalTransitionException.class,
                 () -> admin.releaseCollectionJobs("demo_content", "op"));
         assertTrue(stillHeld.getMessage().contains("still held"), stillHeld.getMessage());
-        assertEquals(JobState.HELD, store.loadJob(a).state(), "nothing was released");
+        assertEquals(JobState.HELD, store.jobs().load(a).state(), "nothing was released");
         assertThrows(IllegalTransitionException.class, () -> admin.holdCollection("demo_content", "op"), "held already");
         admin.releaseCollection("demo_content", "op");
         assertEquals(2, admin.releaseCollectionJobs("demo_content", "op"));
-        assertEquals(JobState.PENDING, store.loadJob(a).state());
-        assertEquals(JobState.DOWNLOADING, store.loadJob(b).state());
+        assertEquals(JobState.PENDING, store.jobs().load(a).state());
+        assertEquals(JobState.DOWNLOADING, store.jobs().load(b).state());
         assertTrue(assertThrows(IllegalTransitionException.class, () -> admin.releaseCollection("demo_content", "op"))
                 .getMessage().contains("is not held; nothing changed"));
         admin.holdQueue("op");
-        assertTrue(store.isQueueHeld());
+        assertTrue(store.holds().isQueueHeld());
         assertThrows(IllegalTransitionException.class, () -> admin.holdQueue("op"), "held already");
         admin.releaseQueue("op");
-        assertFalse(store.isQueueHeld());
+        assertFalse(store.holds().isQueueHeld());
         assertThrows(IllegalTransitionException.class, () -> admin.releaseQueue("op"), "not held");
     }
 
     @Test
     void cleanupRemovesBatchesCompletedLongerAgoThanTheRetentionOnly() {
         String jid = jobIn(JobState.COMPLETED);
-        String bid = store.loadJob(jid).batchId();
-        BatchLock l = store.tryLockBatch(bid, "reporter").orElseThrow();
+        String bid = store.jobs().load(jid).batchId();
+        BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
         store.transition(l, BatchState.COMPLETED, "reported", null, null);
         assertEquals(new AdminActions.CleanupResult(0, 0), admin.cleanup(Duration.ofDays(7)));
-        assertTrue(store.findJob(jid).isPresent());
+        assertTrue(store.jobs().find(jid).isPresent());
         AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
         assertEquals(new AdminActions.CleanupResult(1, 1), later.cleanup(Duration.ofDays(7)));
-        assertTrue(store.findJob(jid).isEmpty());
-        assertFalse(store.batchExists(bid));
-        assertTrue(store.jobRefs(JobState.COMPLETED).isEmpty());
+        assertTrue(store.jobs().find(jid).isEmpty());
+        assertFalse(store.batches().exists(bid));
+        assertTrue(store.jobs().refs(JobState.COMPLETED).isEmpty());
         assertTrue(fsck.check().clean());
     }
 }

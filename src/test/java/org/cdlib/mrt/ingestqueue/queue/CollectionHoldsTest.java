@@ -26,21 +26,21 @@ class CollectionHoldsTest {
     void askedOnceThenKeptUntilAHoldChanges() throws Exception {
         QueueStore here = ZK.store(dir.resolve("a"));
         QueueStore other = ZK.store(dir.resolve("b")); // another host's view of the same queue
-        assertFalse(here.isCollectionHeld("demo_content"));
+        assertFalse(here.holds().isCollectionHeld("demo_content"));
         long before = here.operations();
         for (int i = 0; i < 100; i++) {
-            assertFalse(here.isCollectionHeld("demo_content"));
+            assertFalse(here.holds().isCollectionHeld("demo_content"));
         }
         assertEquals(0, here.operations() - before, "no request while the answer stands");
 
-        here.holdCollection("demo_content", "operator");
-        assertTrue(here.isCollectionHeld("demo_content"), "this process knows its own hold at once");
-        assertTrue(other.isCollectionHeld("demo_content"));
-        assertFalse(other.isCollectionHeld("other_collection"));
+        here.holds().holdCollection("demo_content", "operator");
+        assertTrue(here.holds().isCollectionHeld("demo_content"), "this process knows its own hold at once");
+        assertTrue(other.holds().isCollectionHeld("demo_content"));
+        assertFalse(other.holds().isCollectionHeld("other_collection"));
 
-        here.releaseCollection("demo_content");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !other.isCollectionHeld("demo_content"));
-        other.holdCollection("demo_content", "operator");
-        await().atMost(Duration.ofSeconds(10)).until(() -> here.isCollectionHeld("demo_content"));
+        here.holds().releaseCollection("demo_content");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !other.holds().isCollectionHeld("demo_content"));
+        other.holds().holdCollection("demo_content", "operator");
+        await().atMost(Duration.ofSeconds(10)).until(() -> here.holds().isCollectionHeld("demo_content"));
     }
 }

@@ -40,7 +40,7 @@ class ConnectionLossTest {
         server = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, false, 1, -1, -1, null, null), true);
         client = QueueTestSupport.client(server, 30_000);
         store = QueueTestSupport.store(client, dir);
-        jid = store.batchJobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
+        jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
     }
 
     @AfterEach
@@ -66,47 +66,47 @@ class ConnectionLossTest {
 
     @Test
     void aReleaseThatCannotReachZooKeeperIsRetriedUntilTheLockIsGone() throws Exception {
-        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         duringOutage(() -> {
             store.unlock(lock); // returns at once; the release is retried in the background
             return true;
         });
         await().atMost(Duration.ofSeconds(30)).until(() -> client.checkExists().forPath(QueuePaths.jobLock(jid)) == null);
-        assertTrue(store.tryLockJob(jid, "next").isPresent(), "free for the next worker while the session lives on");
+        assertTrue(store.claims().tryLockJob(jid, "next").isPresent(), "free for the next worker while the session lives on");
     }
 
     @Test
     void aLockTakenDuringAnOutageIsTakenOnceAndIsOurs() throws Exception {
-        Optional<JobLock> lock = duringOutage(() -> store.tryLockJob(jid, "w"));
+        Optional<JobLock> lock = duringOutage(() -> store.claims().tryLockJob(jid, "w"));
         assertTrue(lock.isPresent());
         Stat st = client.checkExists().forPath(QueuePaths.jobLock(jid));
         assertEquals(client.getZookeeperClient().getZooKeeper().getSessionId(), st.getEphemeralOwner());
-        assertTrue(store.tryLockJob(jid, "other").isEmpty());
+        assertTrue(store.claims().tryLockJob(jid, "other").isEmpty());
     }
 
     @Test
     void aTransitionCommittedDuringAnOutageAppliesOnceAndIsKnownToHaveApplied() throws Exception {
-        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         Job moved = duringOutage(() -> store.transition(lock, JobState.ESTIMATING, Change.because("during outage")));
         assertEquals(JobState.ESTIMATING, moved.state());
-        Job now = store.loadJob(jid);
+        Job now = store.jobs().load(jid);
         assertEquals(JobState.ESTIMATING, now.state());
         assertEquals(lock.job().statusVersion(), now.statusVersion(), "one commit, not two");
-        assertEquals(List.of("05-" + jid), store.jobRefs(JobState.ESTIMATING));
-        assertTrue(store.jobRefs(JobState.PENDING).isEmpty());
+        assertEquals(List.of("05-" + jid), store.jobs().refs(JobState.ESTIMATING));
+        assertTrue(store.jobs().refs(JobState.PENDING).isEmpty());
         assertNull(client.checkExists().forPath(QueuePaths.jobLock(jid)), "released by the same transaction");
         assertTrue(new ConsistencyCheck(store).check().clean());
     }
 
     @Test
     void identifiersAndAnEffectWrittenDuringAnOutageAreWrittenOnce() throws Exception {
-        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         duringOutage(() -> {
-            store.writeIdentifiers(lock, new Identifiers("ark:/99999/fk4lost", List.of("loc0")));
-            return store.effectDone(lock, JobEffects.MINT, "ark:/99999/fk4lost");
+            store.records().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4lost", List.of("loc0")));
+            return store.records().effectDone(lock, JobEffects.MINT, "ark:/99999/fk4lost");
         });
-        assertEquals("ark:/99999/fk4lost", store.loadJob(jid).identifiers().primary());
-        assertTrue(store.effects(lock).done(JobEffects.MINT));
+        assertEquals("ark:/99999/fk4lost", store.jobs().load(jid).identifiers().primary());
+        assertTrue(store.records().effects(lock).done(JobEffects.MINT));
         store.unlock(lock);
     }
 }

@@ -30,7 +30,7 @@ class ConsistencyCheckTest {
         store = ZK.store(dir);
         fsck = new ConsistencyCheck(store);
         bid = QueueTestSupport.batchWithJobs(store, 3, 5);
-        jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         assertTrue(fsck.check().clean());
     }
 
@@ -51,8 +51,8 @@ class ConsistencyCheckTest {
         ConsistencyCheck.Report fixed = fsck.repair();
         assertTrue(fixed.violations().stream().allMatch(ConsistencyCheck.Violation::repaired), fixed.toString());
         assertTrue(fsck.check().clean(), fsck.check().toString());
-        assertEquals(3, store.jobRefs(JobState.PENDING).size());
-        assertTrue(store.jobRefs(JobState.ESTIMATING).isEmpty());
+        assertEquals(3, store.jobs().refs(JobState.PENDING).size());
+        assertTrue(store.jobs().refs(JobState.ESTIMATING).isEmpty());
     }
 
     @Test
@@ -62,7 +62,7 @@ class ConsistencyCheckTest {
         assertEquals(List.of("wrong-batch-reference"), kinds(fsck.check()));
         fsck.repair();
         assertTrue(fsck.check().clean());
-        assertEquals(3, store.batchJobs(bid, BatchRef.PROCESSING).size());
+        assertEquals(3, store.batches().jobs(bid, BatchRef.PROCESSING).size());
     }
 
     @Test
@@ -75,8 +75,8 @@ class ConsistencyCheckTest {
         assertTrue(r.violations().stream().filter(v -> v.kind().equals("corrupt-job-status")).findFirst().orElseThrow()
                 .detail().contains("rebuilt as pending"));
         assertTrue(fsck.check().clean(), fsck.check().toString());
-        assertEquals(JobState.PENDING, store.loadJob(jids.get(0)).state());
-        assertEquals("bid0000000001", store.loadJob(jids.get(1)).batchId());
+        assertEquals(JobState.PENDING, store.jobs().load(jids.get(0)).state());
+        assertEquals("bid0000000001", store.jobs().load(jids.get(1)).batchId());
     }
 
     @Test
@@ -89,13 +89,13 @@ class ConsistencyCheckTest {
         new AdminActions(store, java.time.Clock.systemUTC()).deleteJob(jids.get(2), true, "op");
         assertTrue(fsck.check().clean(), fsck.check().toString());
         assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(jids.get(2))) != null);
-        assertEquals(2, store.batchJobs(bid, BatchRef.PROCESSING).size());
+        assertEquals(2, store.batches().jobs(bid, BatchRef.PROCESSING).size());
     }
 
     @Test
     void aLockOfThisHostWithNoWorkInHandIsFoundAndRemovedAndAStuckHostsLockCanBeBroken() throws Exception {
         ConsistencyCheck now = new ConsistencyCheck(store, 0);
-        JobLock forgotten = store.tryLockJob(jids.get(0), "worker").orElseThrow(); // no consumer has it in hand
+        JobLock forgotten = store.claims().tryLockJob(jids.get(0), "worker").orElseThrow(); // no consumer has it in hand
         assertEquals(List.of("orphaned-lock"), kinds(now.check()));
         store.workStarted(jids.get(0));
         assertTrue(now.check().clean(), "work in hand: its lock is in use");
@@ -107,11 +107,11 @@ class ConsistencyCheckTest {
         org.apache.curator.framework.CuratorFramework stuck = QueueTestSupport.client(ZK.server());
         try {
             QueueStore stuckHost = QueueTestSupport.store(stuck, dir);
-            JobLock held = stuckHost.tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
+            JobLock held = stuckHost.claims().tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
             AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
             assertThrows(AdminActions.ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
             assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));
-            assertTrue(store.tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
+            assertTrue(store.claims().tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
             assertThrows(StaleLockException.class, () -> stuckHost.transition(held, JobState.ESTIMATING, Change.because("late")));
             assertThrows(StaleLockException.class, held::verifyHeld);
         } finally {

@@ -52,8 +52,8 @@ class CrashAndContentionTest {
     @ValueSource(strings = {"status-version", "new-job-reference", "new-batch-reference", "lock"})
     void aTransitionThatCannotCompleteWritesNothing(String obstacle) throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock lock = store.claim(JobState.PENDING, store.loadJob(jid).refName(), "w").orElseThrow();
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        JobLock lock = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "w").orElseThrow();
         switch (obstacle) {
             case "status-version" -> ZK.client().setData().forPath(QueuePaths.jobStatus(jid),
                     ZK.client().getData().forPath(QueuePaths.jobStatus(jid)));
@@ -61,13 +61,13 @@ class CrashAndContentionTest {
             case "new-batch-reference" -> ZK.client().create().forPath(QueuePaths.batchRef(bid, BatchRef.FAILED, jid));
             default -> ZK.client().delete().forPath(QueuePaths.jobLock(jid));
         }
-        Job before = store.loadJob(jid);
+        Job before = store.jobs().load(jid);
         assertThrows(QueueException.class, () -> store.transition(lock, JobState.FAILED, Change.failure("x")));
-        Job after = store.loadJob(jid);
+        Job after = store.jobs().load(jid);
         assertEquals(JobState.PENDING, after.state(), "status untouched");
         assertEquals(before.statusVersion(), after.statusVersion());
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
-        assertTrue(store.batchJobs(bid, BatchRef.PROCESSING).contains(jid), "batch reference kept");
+        assertTrue(store.batches().jobs(bid, BatchRef.PROCESSING).contains(jid), "batch reference kept");
         // the only thing fsck may find is the obstacle the test itself put there
         List<String> kinds = fsck.check().violations().stream().map(ConsistencyCheck.Violation::kind).toList();
         switch (obstacle) {
@@ -80,18 +80,18 @@ class CrashAndContentionTest {
     @Test
     void aWriterWhoseSessionExpiredChangesNothingAndItsJobIsFreeForOthers() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         try (CuratorFramework doomed = QueueTestSupport.client(ZK.server(), 4000)) {
             QueueStore doomedStore = QueueTestSupport.store(doomed, dir);
-            JobLock lock = doomedStore.claim(JobState.PENDING, store.loadJob(jid).refName(), "doomed").orElseThrow();
+            JobLock lock = doomedStore.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "doomed").orElseThrow();
             doomed.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
-            await().atMost(Duration.ofSeconds(20)).until(() -> store.loadJob(jid).lockOwner() == null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).lockOwner() == null);
             StaleLockException e = assertThrows(StaleLockException.class,
                     () -> doomedStore.transition(lock, JobState.ESTIMATING, Change.because("late")));
             assertTrue(e.getMessage().contains("expired"), e.getMessage());
         }
-        assertEquals(JobState.PENDING, store.loadJob(jid).state());
-        JobLock mine = store.claim(JobState.PENDING, store.loadJob(jid).refName(), "survivor").orElseThrow();
+        assertEquals(JobState.PENDING, store.jobs().load(jid).state());
+        JobLock mine = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "survivor").orElseThrow();
         store.transition(mine, JobState.ESTIMATING, Change.because("t"));
         assertTrue(fsck.check().clean());
     }
@@ -99,7 +99,7 @@ class CrashAndContentionTest {
     @Test
     void twoSessionsContendingForJobsEachGetDisjointJobsAndEveryJobOnce() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 60, 5);
-        List<String> all = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> all = store.batches().jobs(bid, BatchRef.PROCESSING);
         try (CuratorFramework other = QueueTestSupport.client(ZK.server())) {
             QueueStore[] stores = {store, QueueTestSupport.store(other, dir)};
             List<String> moved = Collections.synchronizedList(new ArrayList<>());
@@ -111,7 +111,7 @@ class CrashAndContentionTest {
                 String worker = "w" + t;
                 done.add(pool.submit(() -> {
                     go.await();
-                    for (var lock = s.claimNext(JobState.PENDING, worker); lock.isPresent(); lock = s.claimNext(JobState.PENDING, worker)) {
+                    for (var lock = s.claims().claimNext(JobState.PENDING, worker); lock.isPresent(); lock = s.claims().claimNext(JobState.PENDING, worker)) {
                         s.transition(lock.get(), JobState.ESTIMATING, Change.because(worker));
                         moved.add(lock.get().jid());
                     }
@@ -131,22 +131,22 @@ class CrashAndContentionTest {
 
     @Test
     void aTenThousandJobBatchIsCreatedListedAndWalkedToCompleted() throws Exception {
-        String failed = store.batchJobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
+        String failed = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, failed, JobState.FAILED);
         String bid = QueueTestSupport.batchWithJobs(store, 10_000, 5);
-        assertEquals(10_000, store.batchJobs(bid, BatchRef.PROCESSING).size());
-        assertEquals(10_000, store.jobCounts().get(JobState.PENDING));
+        assertEquals(10_000, store.batches().jobs(bid, BatchRef.PROCESSING).size());
+        assertEquals(10_000, store.jobs().counts().get(JobState.PENDING));
         AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
         IllegalTransitionException full = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(failed, "op"));
         assertTrue(full.getMessage().contains("holds 10000 open jobs"), full.getMessage());
-        assertEquals(JobState.FAILED, store.loadJob(failed).state(), "a requeue never grows the open states past what they list");
+        assertEquals(JobState.FAILED, store.jobs().load(failed).state(), "a requeue never grows the open states past what they list");
         assertEquals(70_000, QueueTestSupport.walkToCompleted(store, 4));
         for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
-            assertTrue(store.jobRefs(s).isEmpty(), s + " drained");
+            assertTrue(store.jobs().refs(s).isEmpty(), s + " drained");
         }
-        assertEquals(10_000, store.jobCounts().get(JobState.COMPLETED));
-        assertEquals(10_000, store.batchJobs(bid, BatchRef.COMPLETED).size());
-        assertEquals(BatchState.REPORTING, store.loadBatch(bid).state(), "the last job ending moved the batch once");
+        assertEquals(10_000, store.jobs().counts().get(JobState.COMPLETED));
+        assertEquals(10_000, store.batches().jobs(bid, BatchRef.COMPLETED).size());
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the last job ending moved the batch once");
         assertEquals(JobState.PENDING, admin.requeueJob(failed, "op").state(), "room again");
     }
 
@@ -156,9 +156,9 @@ class CrashAndContentionTest {
             QueueStore s2 = QueueTestSupport.store(other, dir);
             for (int round = 0; round < 20; round++) {
                 String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-                List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
-                JobLock a = store.tryLockJob(jids.get(0), "one").orElseThrow();
-                JobLock b = s2.tryLockJob(jids.get(1), "two").orElseThrow();
+                List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+                JobLock a = store.claims().tryLockJob(jids.get(0), "one").orElseThrow();
+                JobLock b = s2.claims().tryLockJob(jids.get(1), "two").orElseThrow();
                 List<String> moves = Collections.synchronizedList(new ArrayList<>());
                 java.util.function.Consumer<TransitionEvent> l = e -> {
                     if (TransitionEvent.BATCH.equals(e.kind())) {
@@ -180,7 +180,7 @@ class CrashAndContentionTest {
                 fa.get();
                 fb.get();
                 pool.shutdown();
-                assertEquals(BatchState.REPORTING, store.loadBatch(bid).state());
+                assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
                 assertEquals(List.of("reporting"), moves, "round " + round);
                 store.removeListener(l);
                 s2.removeListener(l);
@@ -192,39 +192,39 @@ class CrashAndContentionTest {
     @Test
     void jobCreationInterruptedBetweenChunksResumesWithoutDuplicates() throws Exception {
         QueueStore chunked = new QueueStore(ZK.client(), dir, 2).start();
-        String bid = chunked.createBatch(QueueTestSupport.submission("demo_content"));
+        String bid = chunked.batches().create(QueueTestSupport.submission("demo_content"));
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             jobs.add(QueueTestSupport.newJob("loc" + i, 5));
         }
         // the second chunk's first job id is taken: that transaction fails whole, after the first committed
         ZK.client().create().forPath(QueuePaths.job(QueuePaths.jobId(3)));
-        BatchLock lock = chunked.tryLockBatch(bid, "pending").orElseThrow();
-        assertThrows(QueueException.class, () -> chunked.createJobs(lock, jobs));
+        BatchLock lock = chunked.batches().tryLock(bid, "pending").orElseThrow();
+        assertThrows(QueueException.class, () -> chunked.batches().createJobs(lock, jobs));
         chunked.unlock(lock);
-        assertEquals(2, chunked.loadBatch(bid).status().jobsCreated());
-        assertEquals(2, chunked.batchJobs(bid, BatchRef.PROCESSING).size());
+        assertEquals(2, chunked.batches().load(bid).status().jobsCreated());
+        assertEquals(2, chunked.batches().jobs(bid, BatchRef.PROCESSING).size());
         ZK.client().delete().forPath(QueuePaths.job(QueuePaths.jobId(3)));
 
-        BatchLock again = chunked.tryLockBatch(bid, "pending").orElseThrow();
-        assertEquals(3, chunked.createJobs(again, jobs).size());
+        BatchLock again = chunked.batches().tryLock(bid, "pending").orElseThrow();
+        assertEquals(3, chunked.batches().createJobs(again, jobs).size());
         chunked.transition(again, BatchState.PROCESSING, "jobs created", null, null);
-        assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.loadJobs(chunked.batchJobs(bid, BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
-        assertEquals(5, chunked.jobRefs(JobState.PENDING).size());
+        assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.jobs().load(chunked.batches().jobs(bid, BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
+        assertEquals(5, chunked.jobs().refs(JobState.PENDING).size());
         assertTrue(fsck.check().clean());
     }
 
     @Test
     void aServerRestartWhileALockIsHeldLeavesNoHalfState() throws Exception {
-        String jid = store.batchJobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
-        JobLock lock = store.tryLockJob(jid, "w").orElseThrow();
+        String jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
+        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         ZK.server().restart();
         await().atMost(Duration.ofSeconds(30)).until(() -> ZK.client().getZookeeperClient().isConnected());
         // the session survives a short outage, and its lock with it; either way there is no half state
         try {
             assertEquals(JobState.ESTIMATING, store.transition(lock, JobState.ESTIMATING, Change.because("after restart")).state());
         } catch (StaleLockException e) {
-            assertEquals(JobState.PENDING, store.loadJob(jid).state());
+            assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         }
         assertTrue(fsck.check().clean());
     }

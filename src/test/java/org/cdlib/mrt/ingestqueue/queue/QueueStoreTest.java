@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 class QueueStoreTest extends StoreTest {
     @Test
     void batchIsCreatedPendingWithoutStates() throws Exception {
-        String bid = store.createBatch(QueueTestSupport.submission("demo_content"));
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         assertTrue(bid.matches("bid\\d{10}"), bid);
-        Batch batch = store.loadBatch(bid);
+        Batch batch = store.batches().load(bid);
         assertEquals(BatchState.PENDING, batch.state());
         assertEquals("tester", batch.submission().submitter());
         assertNull(client.checkExists().forPath(QueuePaths.batchStates(bid)));
@@ -23,15 +23,15 @@ class QueueStoreTest extends StoreTest {
     @Test
     void jobsAreCreatedInThreePlacesAndWalkToCompleted() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
-        Batch batch = store.loadBatch(bid);
+        Batch batch = store.batches().load(bid);
         assertEquals(BatchState.PROCESSING, batch.state());
-        assertEquals(3, store.batchJobs(batch.id(), BatchRef.PROCESSING).size());
-        List<String> refs = store.jobRefs(JobState.PENDING);
+        assertEquals(3, store.batches().jobs(batch.id(), BatchRef.PROCESSING).size());
+        List<String> refs = store.jobs().refs(JobState.PENDING);
         assertEquals(3, refs.size());
         assertTrue(refs.get(0).startsWith("05-jid"), refs.toString());
 
         String jid = QueuePaths.jidOfRef(refs.get(0));
-        Job job = store.loadJob(jid);
+        Job job = store.jobs().load(jid);
         assertEquals(bid, job.batchId());
         assertEquals(home.resolve(bid).resolve(jid).toAbsolutePath().toString(), job.configuration().workingDir());
         String statusJson = new String(client.getData().forPath(QueuePaths.jobStatus(jid)));
@@ -40,7 +40,7 @@ class QueueStoreTest extends StoreTest {
 
         JobState state = JobState.PENDING;
         while (state != JobState.COMPLETED) {
-            JobLock lock = store.claim(state, store.loadJob(jid).refName(), "w").orElseThrow();
+            JobLock lock = store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
             Change change = Change.because("ok");
             if (state == JobState.ESTIMATING) {
                 change = change.withPriority(10).withSpaceNeeded(1234);
@@ -50,26 +50,26 @@ class QueueStoreTest extends StoreTest {
             assertNull(client.checkExists().forPath(QueuePaths.jobLock(jid)), "lock released by the transition");
             state = state.successor();
         }
-        Job done = store.loadJob(jid);
+        Job done = store.jobs().load(jid);
         assertEquals(JobState.COMPLETED, done.state());
         assertEquals(JobState.NOTIFY, done.status().lastSuccessful());
         assertEquals(10, done.priority());
         assertEquals(1234, done.spaceNeeded());
-        assertEquals(List.of("10-" + jid), store.jobRefs(JobState.COMPLETED));
-        assertEquals(List.of(jid), store.batchJobs(bid, BatchRef.COMPLETED));
+        assertEquals(List.of("10-" + jid), store.jobs().refs(JobState.COMPLETED));
+        assertEquals(List.of(jid), store.batches().jobs(bid, BatchRef.COMPLETED));
     }
 
     @Test
     void lastJobEndingMovesTheBatchToReporting() {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        List<String> refs = store.jobRefs(JobState.PENDING);
-        JobLock a = store.claim(JobState.PENDING, refs.get(0), "w").orElseThrow();
+        List<String> refs = store.jobs().refs(JobState.PENDING);
+        JobLock a = store.claims().claim(JobState.PENDING, refs.get(0), "w").orElseThrow();
         store.transition(a, JobState.FAILED, Change.failure("manifest corrupt"));
-        assertEquals(BatchState.PROCESSING, store.loadBatch(bid).state());
-        JobLock b = store.claim(JobState.PENDING, refs.get(1), "w").orElseThrow();
+        assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
+        JobLock b = store.claims().claim(JobState.PENDING, refs.get(1), "w").orElseThrow();
         store.transition(b, JobState.FAILED, Change.failure("boom"));
-        assertEquals(BatchState.REPORTING, store.loadBatch(bid).state());
-        Job failed = store.loadJob(b.jid());
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
+        Job failed = store.jobs().load(b.jid());
         assertEquals("boom", failed.status().errorMessage());
         assertNull(failed.status().lastSuccessfulStatus());
     }
@@ -77,15 +77,15 @@ class QueueStoreTest extends StoreTest {
     @Test
     void lockIsExclusiveAndIllegalTransitionWritesNothing() throws Exception {
         QueueTestSupport.batchWithJobs(store, 1, 5);
-        String ref = store.jobRefs(JobState.PENDING).get(0);
-        JobLock lock = store.claim(JobState.PENDING, ref, "one").orElseThrow();
-        assertEquals(Optional.empty(), store.claim(JobState.PENDING, ref, "two"));
+        String ref = store.jobs().refs(JobState.PENDING).get(0);
+        JobLock lock = store.claims().claim(JobState.PENDING, ref, "one").orElseThrow();
+        assertEquals(Optional.empty(), store.claims().claim(JobState.PENDING, ref, "two"));
         byte[] before = client.getData().forPath(QueuePaths.jobStatus(lock.jid()));
         IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
                 () -> store.transition(lock, JobState.RECORDING, Change.because("skip ahead")));
         assertTrue(e.getMessage().contains("pending to recording"), e.getMessage());
         assertTrue(e.getMessage().contains("estimating"), e.getMessage());
         assertArrayEquals(before, client.getData().forPath(QueuePaths.jobStatus(lock.jid())));
-        assertEquals(List.of(ref), store.jobRefs(JobState.PENDING));
+        assertEquals(List.of(ref), store.jobs().refs(JobState.PENDING));
     }
 }

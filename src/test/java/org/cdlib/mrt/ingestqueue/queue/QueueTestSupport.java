@@ -47,13 +47,13 @@ public final class QueueTestSupport {
 
     /** A pending batch with n jobs created and the batch moved to processing. */
     public static String batchWithJobs(QueueStore store, int n, int priority) {
-        String bid = store.createBatch(submission("demo_content"));
-        BatchLock lock = store.tryLockBatch(bid, "test").orElseThrow();
+        String bid = store.batches().create(submission("demo_content"));
+        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             jobs.add(newJob("loc" + i, priority));
         }
-        store.createJobs(lock, jobs);
+        store.batches().createJobs(lock, jobs);
         store.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
         return bid;
     }
@@ -77,14 +77,14 @@ public final class QueueTestSupport {
         int transitions = 0;
         try {
             for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
-                List<String> refs = store.jobRefs(s);
+                List<String> refs = store.jobs().refs(s);
                 List<java.util.concurrent.Future<?>> done = new ArrayList<>();
                 for (int t = 0; t < threads; t++) {
                     int slice = t;
                     JobState state = s;
                     done.add(pool.submit(() -> {
                         for (int i = slice; i < refs.size(); i += threads) {
-                            JobLock l = store.claim(state, refs.get(i), "walker-" + slice).orElseThrow();
+                            JobLock l = store.claims().claim(state, refs.get(i), "walker-" + slice).orElseThrow();
                             store.transition(l, state.successor(), Change.because("walk"));
                         }
                         return null;
@@ -128,7 +128,7 @@ public final class QueueTestSupport {
     public static Job walk(QueueStore store, String jid, JobState... states) {
         Job job = null;
         for (JobState to : states) {
-            JobLock lock = store.tryLockJob(jid, "walker").orElseThrow();
+            JobLock lock = store.claims().tryLockJob(jid, "walker").orElseThrow();
             job = to == JobState.FAILED ? store.transition(lock, to, Change.failure("failed on purpose"))
                     : store.transition(lock, to, Change.because("test"));
         }

@@ -33,18 +33,18 @@ class SpaceReservationRepairTest {
     void setUp() throws Exception {
         store = ZK.store(dir);
         bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         long[] bytes = {1_000, 250};
         for (int i = 0; i < jids.size(); i++) {
             for (JobState s : List.of(JobState.PENDING, JobState.ESTIMATING, JobState.PROVISIONING)) {
-                JobLock lock = store.tryLockJob(jids.get(i), "test").orElseThrow();
+                JobLock lock = store.claims().tryLockJob(jids.get(i), "test").orElseThrow();
                 Change c = s == JobState.ESTIMATING ? Change.because("estimated").withSpaceNeeded(bytes[i])
                         : s == JobState.PROVISIONING ? Change.because("admitted").admittedWhileReservedAtMost(1_000_000)
                         : Change.because("go");
                 store.transition(lock, s.successor(), c);
             }
         }
-        assertEquals(1_250, store.spaceReserved().bytes());
+        assertEquals(1_250, store.jobs().spaceReserved().bytes());
     }
 
     @Test
@@ -52,7 +52,7 @@ class SpaceReservationRepairTest {
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "{damaged".getBytes(StandardCharsets.UTF_8));
         new AdminActions(store, Clock.systemUTC()).deleteBatch(bid, "operator");
         assertFalse(store.calls().exists(QueuePaths.job(jids.get(0))));
-        assertEquals(0, store.spaceReserved().bytes(), "the deleted jobs' 1,250 bytes are no longer reserved");
+        assertEquals(0, store.jobs().spaceReserved().bytes(), "the deleted jobs' 1,250 bytes are no longer reserved");
         assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
     }
 
@@ -66,11 +66,11 @@ class SpaceReservationRepairTest {
         assertTrue(found.violations().get(0).detail().contains("reserve 5250 bytes; the 2 job(s) in downloading need 1250"),
                 found.violations().get(0).detail());
         assertFalse(found.violations().get(0).repaired());
-        assertEquals(5_250, store.spaceReserved().bytes(), "check only reads");
+        assertEquals(5_250, store.jobs().spaceReserved().bytes(), "check only reads");
 
         ConsistencyCheck.Report repaired = fsck.repair();
         assertTrue(repaired.violations().get(0).repaired(), repaired.toString());
-        assertEquals(1_250, store.spaceReserved().bytes());
+        assertEquals(1_250, store.jobs().spaceReserved().bytes());
         assertTrue(fsck.check().clean(), fsck.check().toString());
     }
 }

@@ -54,11 +54,11 @@ class TransitionActorsTest {
     void anOperatorCannotDeleteACompletedJobOrBatchOnlyCleanupRemovesThem() {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         IllegalTransitionException e = assertThrows(IllegalTransitionException.class, () -> admin.deleteJob(jid, true, "op"));
         assertTrue(e.getMessage().contains("is made by the queue itself (cleanup), not by an operator"), e.getMessage());
-        assertEquals(JobState.COMPLETED, store.loadJob(jid).state(), "nothing changed");
+        assertEquals(JobState.COMPLETED, store.jobs().load(jid).state(), "nothing changed");
     }
 }

@@ -55,14 +55,14 @@ class TransitionTableTest {
     /** A new batch with one job, brought to {@code state} through allowed moves. */
     String jobIn(JobState state) {
         String bid = batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         switch (state) {
             case PENDING -> { }
             case HELD -> admin.holdJob(jid, "test");
             case FAILED -> walk(store, jid, JobState.FAILED);
             default -> walk(store, jid, pipelineTo(state));
         }
-        assertEquals(state, store.loadJob(jid).state());
+        assertEquals(state, store.jobs().load(jid).state());
         return jid;
     }
 
@@ -70,7 +70,7 @@ class TransitionTableTest {
     @MethodSource("jobTransitions")
     void jobTransition(Transition<JobState> t) throws Exception {
         String jid = jobIn(t.from());
-        Job before = store.loadJob(jid);
+        Job before = store.jobs().load(jid);
         if (t.to() == JobState.DELETED) {
             if (t.by() == Transition.By.ADMIN) {
                 admin.deleteJob(jid, true, "test");
@@ -78,14 +78,14 @@ class TransitionTableTest {
                 reportBatch(before.batchId());
                 assertEquals(new AdminActions.CleanupResult(1, 1), admin.cleanup(Duration.ofDays(7)));
             }
-            assertTrue(store.findJob(jid).isEmpty());
+            assertTrue(store.jobs().find(jid).isEmpty());
             assertNull(client.checkExists().forPath(QueuePaths.job(jid)));
             return;
         }
-        JobLock lock = store.tryLockJob(jid, "test").orElseThrow();
+        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         Job moved = store.move(lock, t.to(), t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"), t.by());
         assertEquals(t.to(), moved.state());
-        Job read = store.loadJob(jid);
+        Job read = store.jobs().load(jid);
         assertEquals(t.to(), read.state());
         assertNull(read.lockOwner(), "the transition releases the lock");
         assertNotNull(client.checkExists().forPath(QueuePaths.jobRef(t.to(), 5, jid)));
@@ -101,11 +101,11 @@ class TransitionTableTest {
     }
 
     void reportBatch(String bid) {
-        BatchLock lock = store.tryLockBatch(bid, "report").orElseThrow();
-        boolean failed = !store.batchJobs(lock.bid(), BatchRef.FAILED).isEmpty();
+        BatchLock lock = store.batches().tryLock(bid, "report").orElseThrow();
+        boolean failed = !store.batches().jobs(lock.bid(), BatchRef.FAILED).isEmpty();
         store.transition(lock, failed ? BatchState.FAILED : BatchState.COMPLETED, "reported",
-                new StatusReport(Instant.now().toString(), store.batchJobs(lock.bid(), BatchRef.FAILED),
-                        store.batchJobs(lock.bid(), BatchRef.COMPLETED), 1), null);
+                new StatusReport(Instant.now().toString(), store.batches().jobs(lock.bid(), BatchRef.FAILED),
+                        store.batches().jobs(lock.bid(), BatchRef.COMPLETED), 1), null);
     }
 
     @Test
@@ -119,7 +119,7 @@ class TransitionTableTest {
                 if (to == JobState.DELETED || Transitions.job(from, to).isPresent()) {
                     continue;
                 }
-                JobLock lock = store.tryLockJob(jid, "test").orElseThrow();
+                JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
                 IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
                         () -> store.transition(lock, to, Change.because("test")), from + " -> " + to);
@@ -134,22 +134,22 @@ class TransitionTableTest {
     String batchIn(BatchState state) {
         String bid;
         switch (state) {
-            case PENDING -> bid = store.createBatch(submission("demo_content"));
+            case PENDING -> bid = store.batches().create(submission("demo_content"));
             case HELD -> {
-                bid = store.createBatch(submission("demo_content"));
+                bid = store.batches().create(submission("demo_content"));
                 admin.holdBatch(bid, "test");
             }
             case PROCESSING -> bid = batchWithJobs(store, 1, 5);
             case REPORTING, COMPLETED -> {
                 bid = batchWithJobs(store, 1, 5);
-                walk(store, store.batchJobs(bid, BatchRef.PROCESSING).get(0), pipelineTo(JobState.COMPLETED));
+                walk(store, store.batches().jobs(bid, BatchRef.PROCESSING).get(0), pipelineTo(JobState.COMPLETED));
                 if (state == BatchState.COMPLETED) {
                     reportBatch(bid);
                 }
             }
             case FAILED, UPDATE_REPORTING -> {
                 bid = batchWithJobs(store, 1, 5);
-                walk(store, store.batchJobs(bid, BatchRef.PROCESSING).get(0), JobState.FAILED);
+                walk(store, store.batches().jobs(bid, BatchRef.PROCESSING).get(0), JobState.FAILED);
                 reportBatch(bid);
                 if (state == BatchState.UPDATE_REPORTING) {
                     admin.updateReporting(bid, "test");
@@ -157,7 +157,7 @@ class TransitionTableTest {
             }
             default -> throw new IllegalArgumentException(state.toString());
         }
-        assertEquals(state, store.loadBatch(bid).state());
+        assertEquals(state, store.batches().load(bid).state());
         return bid;
     }
 
@@ -172,11 +172,11 @@ class TransitionTableTest {
                 assertEquals(1, admin.cleanup(Duration.ofDays(7)).batches());
             }
             assertNull(client.checkExists().forPath(QueuePaths.batch(bid)));
-            assertTrue(store.jobCounts().values().stream().allMatch(n -> n == 0));
+            assertTrue(store.jobs().counts().values().stream().allMatch(n -> n == 0));
             return;
         }
         if (t.by() == Transition.By.AUTOMATIC) { // processing -> reporting: its last job ends
-            walk(store, store.batchJobs(bid, BatchRef.PROCESSING).get(0), JobState.FAILED);
+            walk(store, store.batches().jobs(bid, BatchRef.PROCESSING).get(0), JobState.FAILED);
         } else if (t.to() == BatchState.HELD && t.by() == Transition.By.ADMIN) {
             admin.holdBatch(bid, "test");
         } else if (t.to() == BatchState.UPDATE_REPORTING) {
@@ -184,12 +184,12 @@ class TransitionTableTest {
         } else if (t.from() == BatchState.HELD) {
             admin.releaseBatch(bid, "test");
         } else {
-            BatchLock lock = store.tryLockBatch(bid, "test").orElseThrow();
+            BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
             StatusReport report = t.to() == BatchState.COMPLETED || t.to() == BatchState.FAILED
                     ? new StatusReport(Instant.now().toString(), List.of(), List.of(), 1) : null;
             store.transition(lock, t.to(), "test", report, null);
         }
-        Batch b = store.loadBatch(bid);
+        Batch b = store.batches().load(bid);
         assertEquals(t.to(), b.state());
         assertNull(b.lockOwner(), "the transition releases the lock");
     }
@@ -205,7 +205,7 @@ class TransitionTableTest {
                 if (Transitions.batch(from, to).isPresent()) {
                     continue;
                 }
-                BatchLock lock = store.tryLockBatch(bid, "test").orElseThrow();
+                BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
                 assertThrows(IllegalTransitionException.class, () -> store.transition(lock, to, "test", null, null),
                         from + " -> " + to);

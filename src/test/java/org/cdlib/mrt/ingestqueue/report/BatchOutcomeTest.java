@@ -26,12 +26,12 @@ class BatchOutcomeTest extends StoreTest {
     @Test
     void pastItsListsTheOutcomeCountsFromTheStatusNodesAlone() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 250, 5);
-        List<String> jids = store.loadBatch(bid).jobIds();
+        List<String> jids = store.batches().load(bid).jobIds();
         QueueTestSupport.walk(store, jids.get(0), JobState.FAILED);
         for (String jid : jids.subList(1, 248)) {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
-        Batch batch = store.loadBatch(bid);
+        Batch batch = store.batches().load(bid);
 
         Measured all = measured(batch, BatchOutcome.LISTED);
         Measured listed = measured(batch, 1);
@@ -52,10 +52,10 @@ class BatchOutcomeTest extends StoreTest {
     @Test
     void aBatchWithoutFailuresIsCountedFromItsStatusNodesOnceItsListIsFull() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 250, 5);
-        for (String jid : store.loadBatch(bid).jobIds()) {
+        for (String jid : store.batches().load(bid).jobIds()) {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
-        Batch batch = store.loadBatch(bid);
+        Batch batch = store.batches().load(bid);
         Measured all = measured(batch, BatchOutcome.LISTED);
         Measured listed = measured(batch, 1);
         assertEquals(250, all.outcome().completedCount());

@@ -86,16 +86,16 @@ class ReportingMailTest {
         }
         String path = "/b" + System.nanoTime() + ".checkm";
         http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
-        return store.createBatch(new BatchSubmission(profile, "depositor", http.baseUrl() + path, "t", "w", null, null,
+        return store.batches().create(new BatchSubmission(profile, "depositor", http.baseUrl() + path, "t", "w", null, null,
                 "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
     }
 
     BatchState awaitEnd(String bid) {
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            BatchState s = store.loadBatch(bid).state();
+            BatchState s = store.batches().load(bid).state();
             return s == BatchState.COMPLETED || s == BatchState.FAILED;
         });
-        return store.loadBatch(bid).state();
+        return store.batches().load(bid).state();
     }
 
     static String text(MimeMessage m) throws Exception {
@@ -150,7 +150,7 @@ class ReportingMailTest {
                 && body.contains("Submission date: 2026-11-22T10:00:00Z") && body.contains("Status: COMPLETED"), body);
         assertTrue(attachment(done, "completed.json").contains("\"job_id\" : \"jid0000000001\""));
         assertEquals("[ ]", attachment(done, "failed.json").strip());
-        var report = store.loadBatch(bid).statusReport();
+        var report = store.batches().load(bid).statusReport();
         assertEquals(List.of("jid0000000001", "jid0000000002"), report.successfulJobs());
         assertEquals(List.of(), report.failedJobs());
     }
@@ -165,18 +165,18 @@ class ReportingMailTest {
         assertTrue(body.contains("Failed jobs: 1") && body.contains("Completed jobs: 1")
                 && body.contains("First failure: jid0000000002: downloading: http://example.org/f1.txt: HTTP 404"), body);
         assertTrue(attachment(fail, "failed.json").contains("jid0000000002"));
-        assertEquals(List.of("jid0000000002"), store.loadBatch(bid).statusReport().failedJobs());
+        assertEquals(List.of("jid0000000002"), store.batches().load(bid).statusReport().failedJobs());
 
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         admin.requeueJob("jid0000000002", "op");
-        await().atMost(Duration.ofSeconds(20)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).size() == 2);
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).size() == 2);
         admin.updateReporting(bid, "op");
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));
         await().atMost(Duration.ofSeconds(20)).until(() -> List.of(smtp.getReceivedMessages()).stream()
                 .anyMatch(m -> subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)));
         MimeMessage update = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
         assertTrue(text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"), text(update));
-        assertEquals(2, store.loadBatch(bid).statusReport().reports());
+        assertEquals(2, store.batches().load(bid).statusReport().reports());
     }
 
     @Test
@@ -194,9 +194,9 @@ class ReportingMailTest {
     void whileTheMailServerIsDownTheBatchWaitsInReportingAndIsReportedWhenItIsBack() throws Exception {
         smtp.stop();
         String bid = submit("demo_content", 1);
-        await().atMost(Duration.ofSeconds(20)).until(() -> store.loadBatch(bid).state() == BatchState.REPORTING);
+        await().atMost(Duration.ofSeconds(20)).until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
         await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3))
-                .until(() -> store.loadBatch(bid).state() == BatchState.REPORTING);
+                .until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
         smtp = new GreenMail(new ServerSetup(smtpPort, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
         smtp.start();
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));

@@ -55,12 +55,12 @@ class BatchPendingRouteTest extends RouteTestSupport {
     Batch submitted(String rows, BatchState until) throws Exception {
         MockEndpoint end = start("batch-pending.yaml", "batch-pending");
         HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(HEADER + rows + "#%eof\n")));
-        String bid = store.createBatch(submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == until);
+        String bid = store.batches().create(submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == until);
         Exchange seen = end.getReceivedExchanges().get(0);
         assertEquals(bid, seen.getIn().getHeader("batchId"));
         assertEquals(until, seen.getProperty(BatchExchange.NEXT));
-        return store.loadBatch(bid);
+        return store.batches().load(bid);
     }
 
     @Test
@@ -68,7 +68,7 @@ class BatchPendingRouteTest extends RouteTestSupport {
         String f = HTTP.baseUrl() + "/files/";
         Batch batch = submitted(f + "a.txt | md5 | 0cc175b9c0f1b6a831c399e269772661 | 1 | | a.txt\n"
                 + f + "b.txt | | | | | b.txt\n", BatchState.PROCESSING);
-        List<Job> jobs = store.loadJobs(store.batchJobs(batch.id(), BatchRef.PROCESSING));
+        List<Job> jobs = store.jobs().load(store.batches().jobs(batch.id(), BatchRef.PROCESSING));
         assertEquals(List.of(f + "a.txt", f + "b.txt"), jobs.stream().map(j -> j.configuration().payloadUrl()).sorted().toList());
         assertTrue(jobs.stream().allMatch(j -> j.state() == JobState.PENDING && j.configuration().payloadType().equals("file")));
         assertEquals("0cc175b9c0f1b6a831c399e269772661", jobs.stream().filter(j -> j.configuration().fileName().equals("a.txt"))

@@ -97,7 +97,7 @@ class ChangedRouteFileTest {
             rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
         HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.createBatch(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
     }
 
     static String builtCopy(String file) throws Exception {
@@ -128,7 +128,7 @@ class ChangedRouteFileTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream()
                 .anyMatch(e -> e.getFormattedMessage().equals("operator's estimating route saw job " + jid)));
         // the rest of the edited route file is as before: the job goes on through the pipeline
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).equals(List.of(jid)));
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).equals(List.of(jid)));
     }
 
     @Test
@@ -155,7 +155,7 @@ class ChangedRouteFileTest {
         } finally {
             release.countDown(); // whatever happened, the service can stop without waiting out the held steps
         }
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.batchJobs(bid, BatchRef.COMPLETED).size() == 3);
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).size() == 3);
         assertEquals(3, most.get());
     }
 }

@@ -35,10 +35,10 @@ class CleanupRouteTest extends RouteTestSupport {
     /** A batch whose one job ended in {@code jobEnd}, reported to {@code batchEnd}. */
     String endedBatch(JobState jobEnd, BatchState batchEnd) {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         walk(jid, jobEnd == JobState.COMPLETED ? QueueTestSupport.pipelineTo(JobState.COMPLETED) : new JobState[] {jobEnd});
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.loadBatch(bid).state() == BatchState.REPORTING);
-        store.transition(store.tryLockBatch(bid, "test").orElseThrow(), batchEnd, "reported", null, null);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
+        store.transition(store.batches().tryLock(bid, "test").orElseThrow(), batchEnd, "reported", null, null);
         return bid;
     }
 
@@ -47,11 +47,11 @@ class CleanupRouteTest extends RouteTestSupport {
         MockEndpoint end = start("cleanup.yaml", "cleanup");
         String failed = endedBatch(JobState.FAILED, BatchState.FAILED);
         String completed = endedBatch(JobState.COMPLETED, BatchState.COMPLETED);
-        String jid = store.batchJobs(completed, BatchRef.COMPLETED).get(0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> !store.batchExists(completed));
-        assertTrue(store.findJob(jid).isEmpty(), "its job went with it");
-        assertTrue(store.batchExists(failed), "a failed batch is kept for ingest.cleanup.failed-retention");
-        assertEquals(BatchState.FAILED, store.loadBatch(failed).state());
+        String jid = store.batches().jobs(completed, BatchRef.COMPLETED).get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !store.batches().exists(completed));
+        assertTrue(store.jobs().find(jid).isEmpty(), "its job went with it");
+        assertTrue(store.batches().exists(failed), "a failed batch is kept for ingest.cleanup.failed-retention");
+        assertEquals(BatchState.FAILED, store.batches().load(failed).state());
         // the route ran to its end with what the step removed as its body
         await().atMost(Duration.ofSeconds(5)).until(() -> end.getReceivedExchanges().stream()
                 .map(e -> e.getMessage().getBody(AdminActions.CleanupResult.class))

@@ -45,8 +45,8 @@ class DownloadingRouteTest extends RouteTestSupport {
     Job downloaded(String path, String md5) throws Exception {
         end = start("downloading.yaml", "job-downloading");
         String jid = jobIn(JobState.DOWNLOADING, fileJob(HTTP.baseUrl() + path, "sign.txt", "MD5", md5, null), 0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() != JobState.DOWNLOADING);
-        return store.loadJob(jid);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);
+        return store.jobs().load(jid);
     }
 
     /** The job failed with one line naming what went wrong, and nothing logged a stack trace at ERROR. */

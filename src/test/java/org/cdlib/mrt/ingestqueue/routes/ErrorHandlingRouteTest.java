@@ -47,8 +47,8 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
     }
 
     Job awaitFailed(String jid) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.FAILED);
-        return store.loadJob(jid);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.FAILED);
+        return store.jobs().load(jid);
     }
 
     static Stream<Arguments> expectedFailures() {
@@ -87,12 +87,12 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
     @Test
     void theQueuesOwnTroubleLeavesTheJobWhereItIsUnlocked() throws Exception {
         String jid = failingWith(() -> new QueueException("ZooKeeper unreachable"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> thrown.get() >= 1 && store.loadJob(jid).lockOwner() == null);
-        assertEquals(JobState.PENDING, store.loadJob(jid).state());
-        assertEquals(null, store.loadJob(jid).status().errorMessage());
+        await().atMost(Duration.ofSeconds(10)).until(() -> thrown.get() >= 1 && store.jobs().load(jid).lockOwner() == null);
+        assertEquals(JobState.PENDING, store.jobs().load(jid).state());
+        assertEquals(null, store.jobs().load(jid).status().errorMessage());
         assertTrue(transitions.stream().noneMatch(t -> t.id().equals(jid) && "pending".equals(t.from())), transitions.toString());
         assertTrue(logs.events().stream().anyMatch(e -> e.getFormattedMessage()
-                .equals("job " + jid + " batch " + store.loadJob(jid).batchId()
+                .equals("job " + jid + " batch " + store.jobs().load(jid).batchId()
                         + ": stays in pending, the queue could not be reached: ZooKeeper unreachable")));
         assertEquals(List.of(), logs.errorsWithTrace().stream().map(ILoggingEvent::getFormattedMessage).toList());
     }

@@ -39,9 +39,9 @@ class EstimatingRouteTest extends RouteTestSupport {
     Job estimated(String path, Long declared) throws Exception {
         MockEndpoint end = start("estimating.yaml", "job-estimating");
         String jid = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + path, "f.tif", null, null, declared), 0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.PROVISIONING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.PROVISIONING);
         assertEquals(1, end.getReceivedCounter(), "the route ran to its end once");
-        return store.loadJob(jid);
+        return store.jobs().load(jid);
     }
 
     /** The one request the step sent: a HEAD of the file's URL. */

@@ -23,7 +23,7 @@ class JobPendingRouteTest extends RouteTestSupport {
     void aJobOfACollectionNobodyHoldsGoesOnToEstimating() throws Exception {
         MockEndpoint end = start("job-pending.yaml", "job-pending");
         String jid = pendingJob();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.ESTIMATING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.ESTIMATING);
         Exchange seen = end.getReceivedExchanges().get(0);
         assertEquals(jid, seen.getIn().getHeader("jobId"));
         assertNull(JobExchange.target(seen), "no step chose another state: the successor");
@@ -33,11 +33,11 @@ class JobPendingRouteTest extends RouteTestSupport {
     @Test
     void aJobOfAHeldCollectionGoesToHeldAndStaysThere() throws Exception {
         MockEndpoint end = start("job-pending.yaml", "job-pending");
-        store.holdCollection("demo_content", "operator");
+        store.holds().holdCollection("demo_content", "operator");
         String jid = pendingJob();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.HELD);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.HELD);
         assertEquals(JobState.HELD, JobExchange.target(end.getReceivedExchanges().get(0)));
-        Job held = store.loadJob(jid);
+        Job held = store.jobs().load(jid);
         assertEquals("collection demo_content is held", reasonOf(jid, "held"));
         assertNull(held.lockOwner(), "the route let go of it");
     }

@@ -34,9 +34,9 @@ class ProvisioningRouteTest extends RouteTestSupport {
     void aJobTheDiskHasRoomForIsAdmittedToDownloading() throws Exception {
         MockEndpoint end = start("provisioning.yaml", "job-provisioning");
         String jid = jobNeeding(1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == JobState.DOWNLOADING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.DOWNLOADING);
         assertEquals(null, JobExchange.stayReason(end.getReceivedExchanges().get(0)));
-        assertEquals(1L, store.loadJob(jid).spaceNeeded());
+        assertEquals(1L, store.jobs().load(jid).spaceNeeded());
     }
 
     @Test
@@ -46,7 +46,7 @@ class ProvisioningRouteTest extends RouteTestSupport {
         String jid = jobNeeding(huge);
         // evaluated again after ingest.provisioning.retry-delay: the route saw it twice, it never left
         await().atMost(Duration.ofSeconds(10)).until(() -> end.getReceivedCounter() >= 2);
-        assertEquals(JobState.PROVISIONING, store.loadJob(jid).state());
+        assertEquals(JobState.PROVISIONING, store.jobs().load(jid).state());
         for (Exchange e : end.getReceivedExchanges()) {
             assertEquals(jid, JobExchange.job(e).id());
             assertTrue(JobExchange.stayReason(e).startsWith("needs " + huge + " bytes"), JobExchange.stayReason(e));

@@ -60,7 +60,7 @@ class ReportingRoutesTest extends RouteTestSupport {
     /** A batch of two jobs, one completed, one failed: the store moves it to reporting as its last job ends. */
     String reportingBatch() {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         walk(jids.get(0), QueueTestSupport.pipelineTo(JobState.COMPLETED));
         walk(jids.get(1), JobState.ESTIMATING, JobState.FAILED);
         awaitReporting(bid);
@@ -76,10 +76,10 @@ class ReportingRoutesTest extends RouteTestSupport {
     /** A failed batch whose failed job was requeued and completed since, asked for an update report. */
     String updateReportingBatch() {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         walk(jid, JobState.FAILED);
         awaitReporting(bid);
-        store.transition(store.tryLockBatch(bid, "test").orElseThrow(), BatchState.FAILED, "first report",
+        store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "first report",
                 new StatusReport(Instant.now().toString(), List.of(jid), List.of(), 1, 1, 0), null);
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         admin.requeueJob(jid, "operator");
@@ -96,7 +96,7 @@ class ReportingRoutesTest extends RouteTestSupport {
     Reported reported(String file, String routeId, Supplier<String> setup, BatchState outcome, String subject) throws Exception {
         MockEndpoint end = startObserved(file, routeId);
         String bid = setup.get();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == outcome);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == outcome);
         return new Reported(bid, MailServer.text(mail.withSubject(subject + bid)), end);
     }
 
@@ -105,7 +105,7 @@ class ReportingRoutesTest extends RouteTestSupport {
         Reported r = reported("batch-reporting.yaml", "batch-reporting", this::reportingBatch, BatchState.FAILED,
                 "Ingest: FAIL -- Submission Processed: ");
         assertTrue(r.mail().contains("Completed jobs: 1") && r.mail().contains("Failed jobs: 1"), r.mail());
-        Batch batch = store.loadBatch(r.bid());
+        Batch batch = store.batches().load(r.bid());
         assertEquals(1, batch.statusReport().failedJobs().size());
         assertEquals(1, batch.statusReport().successfulJobs().size());
         assertEquals("report: 1 completed, 1 failed", reasonOf(r.bid(), "failed"));
@@ -118,7 +118,7 @@ class ReportingRoutesTest extends RouteTestSupport {
         Reported r = reported("batch-update-reporting.yaml", "batch-update-reporting", this::updateReportingBatch,
                 BatchState.COMPLETED, "Ingest: OK -- Submission Processed: ");
         assertTrue(r.mail().contains("Update report: 1 job(s) succeeded since the last report"), r.mail());
-        assertEquals(2, store.loadBatch(r.bid()).statusReport().reports());
+        assertEquals(2, store.batches().load(r.bid()).statusReport().reports());
         assertEquals(1, r.end().getReceivedCounter());
     }
 
@@ -133,11 +133,11 @@ class ReportingRoutesTest extends RouteTestSupport {
         BatchState waiting = BatchState.fromWire(state);
         // tried again after ingest.batch.retry-delay, each time refused, the batch never leaving its state
         await().atMost(Duration.ofSeconds(10)).until(() -> smtp.getReceivedCounter() >= 2);
-        assertEquals(waiting, store.loadBatch(bid).state());
+        assertEquals(waiting, store.batches().load(bid).state());
         assertEquals(0, end.getReceivedCounter(), "the route never ran past the mail");
         assertTrue(transitions.stream().noneMatch(t -> t.id().equals(bid) && state.equals(t.from())), transitions.toString());
         mail.up();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() != waiting);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() != waiting);
         assertTrue(mail.subjects().stream().anyMatch(s -> s.endsWith("Submission Processed: " + bid)), mail.subjects().toString());
         assertEquals(1, end.getReceivedCounter());
     }

@@ -141,12 +141,12 @@ abstract class RouteTestSupport extends CamelTestSupport {
 
     /** A job of a new batch (the batch in processing) walked to {@code state} with {@code spaceNeeded}, unlocked. */
     String jobIn(JobState state, JobConfiguration config, long spaceNeeded) {
-        String bid = store.createBatch(submission("http://127.0.0.1/manifest.checkm", "batch-manifest"));
-        BatchLock batch = store.tryLockBatch(bid, "test").orElseThrow();
-        String jid = store.createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5))).get(0);
+        String bid = store.batches().create(submission("http://127.0.0.1/manifest.checkm", "batch-manifest"));
+        BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
+        String jid = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5))).get(0);
         store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
         for (JobState at = JobState.PENDING; at != state; at = at.successor()) {
-            JobLock lock = store.tryLockJob(jid, "test").orElseThrow();
+            JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
             store.transition(lock, at.successor(), Change.because("setup").withSpaceNeeded(spaceNeeded));
         }
         return jid;

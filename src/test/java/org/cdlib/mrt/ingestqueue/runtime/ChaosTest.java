@@ -185,7 +185,7 @@ class ChaosTest {
         try {
             for (JobState s : JobState.values()) {
                 if (s.isWorking()) {
-                    for (Job j : store.loadJobs(store.jobRefs(s).stream().map(QueuePaths::jidOfRef).toList())) {
+                    for (Job j : store.jobs().load(store.jobs().refs(s).stream().map(QueuePaths::jidOfRef).toList())) {
                         if (j.lockOwner() != null && j.lockOwner().pid() == p.pid()) {
                             jids.add(j.id());
                         }
@@ -200,7 +200,7 @@ class ChaosTest {
 
     int completed(QueueStore store, String bid) {
         try {
-            return store.loadBatch(bid).count(BatchRef.COMPLETED);
+            return store.batches().load(bid).count(BatchRef.COMPLETED);
         } catch (RuntimeException e) {
             return -1; // the ensemble is electing: ask again
         }
@@ -259,7 +259,7 @@ class ChaosTest {
                 client.blockUntilConnected(30, TimeUnit.SECONDS);
                 QueueStore store = QueueTestSupport.store(client, dir.resolve("queue"));
                 await().atMost(Duration.ofSeconds(120)).until(() -> Files.readString(dir.resolve("c.log")).contains("ingest-queue running"));
-                String bid = store.createBatch(new BatchSubmission("chaos", "tester", services.base() + "/data/batch.checkm", "t",
+                String bid = store.batches().create(new BatchSubmission("chaos", "tester", services.base() + "/data/batch.checkm", "t",
                         "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null,
                         Instant.now().toString(), null));
                 note("submitted " + bid + " with " + OBJECTS + " objects");
@@ -298,15 +298,15 @@ class ChaosTest {
 
                 await().atMost(Duration.ofMinutes(4)).until(() -> {
                     try {
-                        BatchState s = store.loadBatch(bid).state();
+                        BatchState s = store.batches().load(bid).state();
                         return s == BatchState.COMPLETED || s == BatchState.FAILED;
                     } catch (RuntimeException e) {
                         return false;
                     }
                 });
-                note("batch " + store.loadBatch(bid).state() + ": " + completed(store, bid) + " completed");
+                note("batch " + store.batches().load(bid).state() + ": " + completed(store, bid) + " completed");
 
-                List<Job> jobs = store.loadJobs(store.loadBatch(bid).jobIds());
+                List<Job> jobs = store.jobs().load(store.batches().load(bid).jobIds());
                 Set<String> arks = ConcurrentHashMap.newKeySet();
                 for (Job j : jobs) {
                     assertEquals(JobState.COMPLETED, j.state(), j.id() + ": " + j.status());

@@ -75,17 +75,17 @@ class CommandsTest {
         assertTrue(status.out().contains("jobs     pending") && status.out().contains("queue held: no"), status.out());
 
         assertEquals(0, run("hold-queue").code());
-        assertTrue(store.isQueueHeld());
+        assertTrue(store.holds().isQueueHeld());
         Result again = run("hold-queue");
         assertEquals(1, again.code());
         assertTrue(again.err().contains("HTTP 409") && again.err().contains("already held"), again.err());
         assertEquals(0, run("release-queue").code());
-        assertFalse(store.isQueueHeld());
+        assertFalse(store.holds().isQueueHeld());
 
         String jid = "jid0000000001"; // the first job of a fresh queue
         support.failOnce("downloadStep", jid, "the server said 404");
-        String bid = store.createBatch(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == BatchState.FAILED);
+        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         Result failed = run("jobs", "--state", "failed");
         assertEquals(0, failed.code());
         assertTrue(failed.out().contains(jid) && failed.out().contains("the server said 404"), failed.out());
@@ -93,7 +93,7 @@ class CommandsTest {
         Result requeued = run("requeue-failed", bid);
         assertEquals(0, requeued.code(), requeued.err());
         assertTrue(requeued.out().contains("1 failed job(s) of " + bid + " requeued"), requeued.out());
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).count(BatchRef.COMPLETED) == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 1);
 
         Result fsck = run("fsck");
         assertEquals(0, fsck.code(), fsck.out());

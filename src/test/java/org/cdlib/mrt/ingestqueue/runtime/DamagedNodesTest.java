@@ -73,11 +73,11 @@ class DamagedNodesTest {
 
     String fileBatch(String name) {
         http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.createBatch(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
+        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
     }
 
     void awaitState(String bid, BatchState state) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).state() == state);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == state);
     }
 
     static List<String> kinds(JsonNode fsck) {
@@ -101,24 +101,24 @@ class DamagedNodesTest {
         assertEquals(List.of("corrupt-batch"), kinds(ok("GET", "/api/fsck")));
 
         ok("POST", "/api/batches/" + old + "/delete");
-        assertFalse(store.batchExists(old));
+        assertFalse(store.batches().exists(old));
         assertTrue(kinds(ok("GET", "/api/fsck")).isEmpty());
     }
 
     @Test
     void aDamagedJobStatusIsSkippedWhileItsSiblingsCompleteAndIsRebuiltFromItsReference() throws Exception {
-        store.holdQueue("test");
+        store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), GARBAGE);
-        store.releaseQueue();
+        store.holds().releaseQueue();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).count(BatchRef.COMPLETED) == 2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 2);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.damagedSkips() > 0);
         assertTrue(call("GET", "/metrics").body().contains("ingest_damaged_skips_total"), "counted in /metrics");
         JsonNode listed = ok("GET", "/api/jobs?batch=" + bid).get("jobs");
         assertTrue(listed.get(0).get("damaged").asText().contains("status"), listed.toString());
-        assertEquals(BatchState.PROCESSING, store.loadBatch(bid).state(), "the damaged job keeps its batch open");
+        assertEquals(BatchState.PROCESSING, store.batches().load(bid).state(), "the damaged job keeps its batch open");
 
         JsonNode repaired = ok("POST", "/api/fsck/repair");
         assertEquals(List.of("corrupt-job-status"), kinds(repaired));
@@ -129,13 +129,13 @@ class DamagedNodesTest {
 
     @Test
     void aDeletedConfigurationIsReportedNotGuessedAndTheJobIsDeletedThroughTheApi() throws Exception {
-        store.holdQueue("test");
+        store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        List<String> jids = store.batchJobs(bid, BatchRef.PROCESSING);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         ZK.client().delete().forPath(QueuePaths.jobNode(jids.get(1), "configuration"));
-        store.releaseQueue();
+        store.holds().releaseQueue();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(bid).count(BatchRef.COMPLETED) == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 1);
         JsonNode fsck = ok("GET", "/api/fsck");
         assertEquals(List.of("corrupt-job"), kinds(fsck));
         assertTrue(fsck.at("/violations/0/detail").asText().contains("configuration"), fsck.toString());

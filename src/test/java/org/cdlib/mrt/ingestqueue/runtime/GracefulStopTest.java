@@ -49,9 +49,9 @@ class GracefulStopTest {
     }
 
     Job jobOf(QueueStore store, String bid) {
-        List<String> open = store.batchJobs(bid, BatchRef.PROCESSING);
-        List<String> done = store.batchJobs(bid, BatchRef.COMPLETED);
-        return store.loadJob(open.isEmpty() ? done.get(0) : open.get(0));
+        List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);
+        List<String> done = store.batches().jobs(bid, BatchRef.COMPLETED);
+        return store.jobs().load(open.isEmpty() ? done.get(0) : open.get(0));
     }
 
     @Test
@@ -59,9 +59,9 @@ class GracefulStopTest {
         CountDownLatch entered = new CountDownLatch(1);
         IngestService service = startWithSlowEstimate(new CountDownLatch(1), 3, entered); // a step that never ends by itself
         QueueStore store = service.store();
-        store.holdQueue("test"); // the batch is made here, not by the service's batch-pending route
+        store.holds().holdQueue("test"); // the batch is made here, not by the service's batch-pending route
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        store.releaseQueue();
+        store.holds().releaseQueue();
         assertTrue(entered.await(30, TimeUnit.SECONDS), "the step runs");
         long t0 = System.nanoTime();
         service.close();
@@ -82,9 +82,9 @@ class GracefulStopTest {
         CountDownLatch finish = new CountDownLatch(1);
         IngestService service = startWithSlowEstimate(finish, 30, entered);
         QueueStore store = service.store();
-        store.holdQueue("test"); // the batch is made here, not by the service's batch-pending route
+        store.holds().holdQueue("test"); // the batch is made here, not by the service's batch-pending route
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        store.releaseQueue();
+        store.holds().releaseQueue();
         assertTrue(entered.await(30, TimeUnit.SECONDS), "the step runs");
         // the step ends only once the stop has begun: its work is in hand when SIGTERM comes
         CompletableFuture<Void> ends = CompletableFuture.runAsync(() -> {

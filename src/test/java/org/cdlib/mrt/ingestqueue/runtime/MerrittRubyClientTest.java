@@ -129,10 +129,10 @@ class MerrittRubyClientTest {
 
     void awaitCompleted(String bid) {
         await().atMost(Duration.ofSeconds(60)).until(() -> {
-            BatchState s = store.loadBatch(bid).state();
+            BatchState s = store.batches().load(bid).state();
             return s == BatchState.COMPLETED || s == BatchState.FAILED;
         });
-        assertEquals(BatchState.COMPLETED, store.loadBatch(bid).state(), () -> store.loadJobs(store.loadBatch(bid).jobIds()).toString());
+        assertEquals(BatchState.COMPLETED, store.batches().load(bid).state(), () -> store.jobs().load(store.batches().load(bid).jobIds()).toString());
     }
 
     String stored(String ark, String name) throws Exception {
@@ -185,9 +185,9 @@ class MerrittRubyClientTest {
         awaitCompleted(bid);
 
         String ark = "ark:/99999/fk4ruby1";
-        String jid = store.loadBatch(bid).jobIds().get(0);
-        assertEquals(ark, store.loadJob(jid).identifiers().primary(), "the ERC's ARK, not a minted one");
-        assertEquals(List.of("ruby-local-1"), store.loadJob(jid).identifiers().localId());
+        String jid = store.batches().load(bid).jobIds().get(0);
+        assertEquals(ark, store.jobs().load(jid).identifiers().primary(), "the ERC's ARK, not a minted one");
+        assertEquals(List.of("ruby-local-1"), store.jobs().load(jid).identifiers().localId());
         assertEquals("erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
                 + "where: ruby-local-1\n", stored(ark, "system/mrt-erc.txt"));
         assertEquals("Hello from the Ruby client\n", stored(ark, "producer/hello.txt"));
@@ -220,10 +220,10 @@ class MerrittRubyClientTest {
                 new Part("responseForm", "json", null, null),
                 new Part("submitter", "ruby-client/0.1", null, null)); // no type: a zip is a container
         String bid = batchId(postAsRestClient("/poster/submit", parts));
-        assertEquals("container", store.loadBatch(bid).submission().type());
+        assertEquals("container", store.batches().load(bid).submission().type());
         awaitCompleted(bid);
         String ark = "ark:/99999/fk4zip1";
-        assertEquals(List.of("zip-local-1", "zip-local-2"), store.loadJob(store.loadBatch(bid).jobIds().get(0)).identifiers().localId());
+        assertEquals(List.of("zip-local-1", "zip-local-2"), store.jobs().load(store.batches().load(bid).jobIds().get(0)).identifiers().localId());
         String erc = stored(ark, "system/mrt-erc.txt");
         assertEquals("erc:\nwho: Integration, Test\nwhat: Zipped object\nwhen: 2026\nwhere: ark:/99999/fk4zip1\n"
                 + "where: zip-local-1; zip-local-2\n", erc);
@@ -245,7 +245,7 @@ class MerrittRubyClientTest {
         assertFalse(v2.containsFile("producer/a.txt"));
         assertFalse(v2.containsFile("producer/mrt-delete.txt"));
         assertTrue(v2.containsFile("system/mrt-delete.txt"));
-        String jid2 = store.loadBatch(bid2).jobIds().get(0);
+        String jid2 = store.batches().load(bid2).jobIds().get(0);
         String mail = reportMail(bid2);
         assertTrue(mail.contains(jid2 + ": " + ark + " version 2 (update mode, 1 file(s) deleted)"), mail);
         assertTrue(mail.contains("\"storage_mode\" : \"update\"") && mail.contains("\"version\" : 2"), mail);

@@ -75,7 +75,7 @@ class PipelineTest {
         m.append("#%eof\n");
         String path = "/batch-" + System.nanoTime() + ".checkm";
         http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
-        return store.createBatch(submission(http.baseUrl() + path, "single-file-batch-manifest"));
+        return store.batches().create(submission(http.baseUrl() + path, "single-file-batch-manifest"));
     }
 
     static BatchSubmission submission(String url, String type) {
@@ -85,10 +85,10 @@ class PipelineTest {
 
     BatchState awaitBatchEnds(String bid) {
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            BatchState s = store.loadBatch(bid).state();
+            BatchState s = store.batches().load(bid).state();
             return s == BatchState.COMPLETED || s == BatchState.FAILED;
         });
-        return store.loadBatch(bid).state();
+        return store.batches().load(bid).state();
     }
 
     @Test
@@ -97,14 +97,14 @@ class PipelineTest {
                 + "#%fields | nfo:fileUrl | nfo:fileName\n" + http.baseUrl() + "/x1.txt | x1.txt\n" + http.baseUrl() + "/x2.txt | x2.txt\n#%eof\n";
         http.stubFor(get(urlEqualTo("/untyped-manifest")).willReturn(aResponse().withBody(manifest)));
         http.stubFor(get(urlEqualTo("/untyped-photo")).willReturn(aResponse().withBody("not a manifest, not a zip")));
-        String batch = store.createBatch(submission(http.baseUrl() + "/untyped-manifest", "auto"));
-        String single = store.createBatch(submission(http.baseUrl() + "/untyped-photo", "auto"));
+        String batch = store.batches().create(submission(http.baseUrl() + "/untyped-manifest", "auto"));
+        String single = store.batches().create(submission(http.baseUrl() + "/untyped-photo", "auto"));
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(batch));
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(single));
-        List<Job> jobs = store.loadJobs(store.batchJobs(batch, BatchRef.COMPLETED));
+        List<Job> jobs = store.jobs().load(store.batches().jobs(batch, BatchRef.COMPLETED));
         assertEquals(2, jobs.size(), "a batch manifest by its #%profile");
         assertEquals("file", jobs.get(0).configuration().payloadType());
-        List<Job> one = store.loadJobs(store.batchJobs(single, BatchRef.COMPLETED));
+        List<Job> one = store.jobs().load(store.batches().jobs(single, BatchRef.COMPLETED));
         assertEquals(1, one.size());
         assertEquals("file", one.get(0).configuration().payloadType(), "neither a manifest nor a container: a file");
     }
@@ -113,15 +113,15 @@ class PipelineTest {
     void everyJobWalksEveryRouteOnceAndTheBatchCompletes() {
         String bid = submitFiles(5);
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
-        Batch batch = store.loadBatch(bid);
-        List<String> jids = store.batchJobs(batch.id(), BatchRef.COMPLETED);
+        Batch batch = store.batches().load(bid);
+        List<String> jids = store.batches().jobs(batch.id(), BatchRef.COMPLETED);
         assertEquals(5, jids.size());
         for (String step : ServiceTestSupport.JOB_STEPS) {
             List<String> seen = support.steps.get(step).seen;
             assertEquals(jids.size(), seen.size(), step + " saw " + seen);
             assertTrue(seen.containsAll(jids), step);
         }
-        for (Job job : store.loadJobs(jids)) {
+        for (Job job : store.jobs().load(jids)) {
             assertEquals(JobState.COMPLETED, job.state());
             assertEquals(JobState.NOTIFY, job.status().lastSuccessful());
             assertNull(job.lockOwner(), "a completed job holds no lock");
@@ -146,13 +146,13 @@ class PipelineTest {
         });
         String bid = submitFiles(3);
         assertEquals(BatchState.FAILED, awaitBatchEnds(bid));
-        Job failed = store.loadJob("jid0000000002");
+        Job failed = store.jobs().load("jid0000000002");
         assertEquals(JobState.FAILED, failed.state());
         assertEquals(state.wire() + ": http://example.org/f1.txt answered 503", failed.status().errorMessage());
         JobState before = state == JobState.ESTIMATING ? null : JobState.values()[state.ordinal() - 1];
         assertEquals(before, failed.status().lastSuccessful());
-        assertEquals(List.of("jid0000000002"), store.batchJobs(bid, BatchRef.FAILED));
-        assertEquals(2, store.batchJobs(bid, BatchRef.COMPLETED).size());
+        assertEquals(List.of("jid0000000002"), store.batches().jobs(bid, BatchRef.FAILED));
+        assertEquals(2, store.batches().jobs(bid, BatchRef.COMPLETED).size());
     }
 
     @Test
@@ -171,28 +171,28 @@ class PipelineTest {
 
     @Test
     void aHeldCollectionHoldsNewBatchesAndPendingJobs() {
-        store.holdCollection("demo_content", "operator");
+        store.holds().holdCollection("demo_content", "operator");
         String bid = submitFiles(2);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.HELD);
-        assertTrue(store.batchJobs(bid, BatchRef.PROCESSING).isEmpty(), "a held batch has no jobs yet");
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == BatchState.HELD);
+        assertTrue(store.batches().jobs(bid, BatchRef.PROCESSING).isEmpty(), "a held batch has no jobs yet");
 
         // jobs created before the hold was noticed go to held from pending (the queue hold keeps the
         // service's batch consumer away while the test creates the jobs itself)
-        store.holdQueue("test");
+        store.holds().holdQueue("test");
         String other = QueueTestSupport.batchWithJobs(store, 2, 5);
-        store.releaseQueue();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobRefs(JobState.HELD).size() == 2);
+        store.holds().releaseQueue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().refs(JobState.HELD).size() == 2);
         assertTrue(support.steps.get("estimateStep").seen.isEmpty());
-        assertEquals(BatchState.PROCESSING, store.loadBatch(other).state());
+        assertEquals(BatchState.PROCESSING, store.batches().load(other).state());
     }
 
     @Test
     void nothingIsTakenWhileTheQueueIsHeldAndWorkResumesAtOnceOnRelease() {
-        store.holdQueue("operator");
+        store.holds().holdQueue("operator");
         String bid = submitFiles(1);
         await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(3))
-                .until(() -> store.loadBatch(bid).state() == BatchState.PENDING);
-        store.releaseQueue();
+                .until(() -> store.batches().load(bid).state() == BatchState.PENDING);
+        store.holds().releaseQueue();
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
     }
 
@@ -219,7 +219,7 @@ class PipelineTest {
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(bid));
         assertEquals(2, runs.get(), "the step ran again under the new session");
         assertTrue(store.client().getZookeeperClient().getZooKeeper().getSessionId() != before);
-        Job job = store.loadJob("jid0000000001");
+        Job job = store.jobs().load("jid0000000001");
         assertEquals(JobState.COMPLETED, job.state());
         assertEquals(0, job.status().retryCount());
         assertEquals(1, support.steps.get("recordStep").seen.size(), "the abandoned run moved nothing");
@@ -235,12 +235,12 @@ class PipelineTest {
                 http://example.org/a.checkm | md9 | 00
                 #%eof
                 """)));
-        String bid = store.createBatch(submission(http.baseUrl() + path, "batch-manifest"));
+        String bid = store.batches().create(submission(http.baseUrl() + path, "batch-manifest"));
         assertEquals(BatchState.FAILED, awaitBatchEnds(bid));
-        Batch batch = store.loadBatch(bid);
+        Batch batch = store.batches().load(bid);
         assertTrue(batch.status().errorMessage().contains("manifest line 4"), batch.status().errorMessage());
         assertTrue(batch.status().errorMessage().contains("md9"), batch.status().errorMessage());
         assertEquals(0, batch.jobCount());
-        assertTrue(store.jobRefs(JobState.PENDING).isEmpty());
+        assertTrue(store.jobs().refs(JobState.PENDING).isEmpty());
     }
 }

@@ -83,9 +83,9 @@ class RouteFileCamelTest extends CamelTestSupport {
     void aJobRouteTakesItsJobRunsItsStepsAndMovesItToTheNextState(String file, String routeId, String state) throws Exception {
         JobState s = JobState.fromWire(state);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String jid = store.batchJobs(bid, BatchRef.PROCESSING).get(0);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         for (JobState at = JobState.PENDING; at != s; at = at.successor()) {
-            JobLock l = store.claim(at, store.loadJob(jid).refName(), "test").orElseThrow();
+            JobLock l = store.claims().claim(at, store.jobs().load(jid).refName(), "test").orElseThrow();
             store.transition(l, at.successor(), Change.because("setup"));
         }
         load(file);
@@ -96,7 +96,7 @@ class RouteFileCamelTest extends CamelTestSupport {
         end.assertIsSatisfied(10_000);
         Exchange got = end.getReceivedExchanges().get(0);
         assertEquals(jid, JobExchange.job(got).id());
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadJob(jid).state() == s.successor());
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == s.successor());
     }
 
     @ParameterizedTest
@@ -104,12 +104,12 @@ class RouteFileCamelTest extends CamelTestSupport {
             "batch-update-reporting.yaml, batch-update-reporting, update-reporting, completed"})
     void aBatchRouteTakesItsBatchAndMovesItWhereItsStepSays(String file, String routeId, String state, String next)
             throws Exception {
-        String bid = store.createBatch(QueueTestSupport.submission("demo_content"));
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         if (!state.equals("pending")) {
-            store.transition(store.tryLockBatch(bid, "test").orElseThrow(), BatchState.REPORTING, "setup", null, null);
+            store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.REPORTING, "setup", null, null);
         }
         if (state.equals("update-reporting")) {
-            store.transition(store.tryLockBatch(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
+            store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
             new org.cdlib.mrt.ingestqueue.queue.AdminActions(store, java.time.Clock.systemUTC()).updateReporting(bid, "test");
         }
         load(file);
@@ -119,7 +119,7 @@ class RouteFileCamelTest extends CamelTestSupport {
         end.expectedHeaderReceived("batchId", bid);
         context.start();
         end.assertIsSatisfied(10_000);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.loadBatch(bid).state() == BatchState.fromWire(next));
-        assertEquals(List.of(), store.batchJobs(bid, BatchRef.PROCESSING));
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == BatchState.fromWire(next));
+        assertEquals(List.of(), store.batches().jobs(bid, BatchRef.PROCESSING));
     }
 }

@@ -78,15 +78,15 @@ class ScaleTest {
 
     String fileBatch(String name) {
         http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.createBatch(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
+        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
     }
 
     BatchState awaitEnd(String bid, Duration within) {
         await().atMost(within).until(() -> {
-            BatchState s = store.loadBatch(bid).state();
+            BatchState s = store.batches().load(bid).state();
             return s == BatchState.COMPLETED || s == BatchState.FAILED;
         });
-        return store.loadBatch(bid).state();
+        return store.batches().load(bid).state();
     }
 
     /** Writes {@code n} batches completed a month ago straight into ZooKeeper, 50 to a transaction. */
@@ -127,9 +127,9 @@ class ScaleTest {
 
         JsonNode cleaned = api("POST", "/api/cleanup");
         assertEquals(5000, cleaned.get("batches").asInt(), cleaned.toString());
-        assertEquals(1, store.batchCounts().get(BatchState.COMPLETED));
-        assertEquals(5001, store.oldestBatchNumber(), "the next cleanup starts after what is gone");
-        assertTrue(store.batchExists(bid));
+        assertEquals(1, store.batches().counts().get(BatchState.COMPLETED));
+        assertEquals(5001, store.batches().oldestNumber(), "the next cleanup starts after what is gone");
+        assertTrue(store.batches().exists(bid));
     }
 
     @Test
@@ -145,20 +145,20 @@ class ScaleTest {
         }
         m.append("#%eof\n");
         http.stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
-        String big = store.createBatch(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
+        String big = store.batches().create(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBatch(big).status().jobsCreated() >= 5000);
-        BatchStatus status = store.loadBatch(big).status();
+        await().atMost(Duration.ofSeconds(60)).until(() -> store.batches().load(big).status().jobsCreated() >= 5000);
+        BatchStatus status = store.batches().load(big).status();
         assertEquals(100_000, status.jobsTotal());
-        assertEquals(BatchState.PENDING, store.loadBatch(big).state(), "pending until its last job exists");
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.loadBatch(big).count(BatchRef.COMPLETED) > 0);
+        assertEquals(BatchState.PENDING, store.batches().load(big).state(), "pending until its last job exists");
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(big).count(BatchRef.COMPLETED) > 0);
 
         String small = fileBatch("small.txt");
         assertEquals(BatchState.COMPLETED, awaitEnd(small, Duration.ofSeconds(20)), "not stuck behind 100,000 objects");
-        Map<JobState, Integer> counts = store.jobCounts();
+        Map<JobState, Integer> counts = store.jobs().counts();
         int open = counts.entrySet().stream().filter(e -> e.getKey().batchRef() == BatchRef.PROCESSING)
                 .mapToInt(Map.Entry::getValue).sum();
         assertTrue(open <= 5000 + 100, "the big batch keeps at most its window open: " + counts);
-        assertTrue(store.loadBatch(big).count(BatchRef.PROCESSING) <= 5000);
+        assertTrue(store.batches().load(big).count(BatchRef.PROCESSING) <= 5000);
     }
 }

@@ -91,13 +91,13 @@ class TwoInstancesTest {
                 config.put("ingest.concurrency.downloading", "1");
                 survivor = new IngestService(config).start();
                 QueueStore store = survivor.store();
-                String bid = store.createBatch(new BatchSubmission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
+                String bid = store.batches().create(new BatchSubmission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
                         "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json",
                         null, java.time.Instant.now().toString(), null));
 
                 AtomicReference<String> victim = new AtomicReference<>();
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
-                    for (Job j : store.loadJobs(store.jobRefs(JobState.DOWNLOADING).stream()
+                    for (Job j : store.jobs().load(store.jobs().refs(JobState.DOWNLOADING).stream()
                             .map(org.cdlib.mrt.ingestqueue.queue.QueuePaths::jidOfRef).toList())) {
                         if (j.lockOwner() != null && j.lockOwner().pid() == otherPid) {
                             victim.set(j.id());
@@ -109,13 +109,13 @@ class TwoInstancesTest {
                 other.destroyForcibly().waitFor();
 
                 await().atMost(Duration.ofSeconds(90)).until(() -> {
-                    BatchState s = store.loadBatch(bid).state();
+                    BatchState s = store.batches().load(bid).state();
                     return s == BatchState.COMPLETED || s == BatchState.FAILED;
                 });
-                Batch batch = store.loadBatch(bid);
+                Batch batch = store.batches().load(bid);
                 assertEquals(BatchState.COMPLETED, batch.state(), "batch " + batch);
-                assertEquals(4, store.batchJobs(batch.id(), BatchRef.COMPLETED).size());
-                Job taken = store.loadJob(victim.get());
+                assertEquals(4, store.batches().jobs(batch.id(), BatchRef.COMPLETED).size());
+                Job taken = store.jobs().load(victim.get());
                 assertEquals(JobState.COMPLETED, taken.state());
                 assertEquals(0, taken.status().retryCount(), "taken over, not requeued");
                 try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath()

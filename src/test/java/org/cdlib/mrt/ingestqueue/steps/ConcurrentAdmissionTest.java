@@ -71,10 +71,10 @@ class ConcurrentAdmissionTest {
         QueueStore a = store();
         QueueStore b = store();
         String bid = QueueTestSupport.batchWithJobs(a, 60, 5);
-        for (String jid : a.loadBatch(bid).jobIds()) {
-            JobLock l = a.claim(JobState.PENDING, a.loadJob(jid).refName(), "t").orElseThrow();
+        for (String jid : a.batches().load(bid).jobIds()) {
+            JobLock l = a.claims().claim(JobState.PENDING, a.jobs().load(jid).refName(), "t").orElseThrow();
             a.transition(l, JobState.ESTIMATING, Change.because("test"));
-            l = a.claim(JobState.ESTIMATING, a.loadJob(jid).refName(), "t").orElseThrow();
+            l = a.claims().claim(JobState.ESTIMATING, a.jobs().load(jid).refName(), "t").orElseThrow();
             a.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000));
         }
         AtomicInteger conflicts = new AtomicInteger();
@@ -92,15 +92,15 @@ class ConcurrentAdmissionTest {
         pool.shutdown();
         System.out.printf("admitted %d, version conflicts decided again: %d%n", total, conflicts.get());
         assertEquals(10, total);
-        assertEquals(10, a.jobCount(JobState.DOWNLOADING));
-        assertEquals(50, b.jobCount(JobState.PROVISIONING));
-        assertEquals(TOTAL, b.spaceReserved().bytes());
+        assertEquals(10, a.jobs().count(JobState.DOWNLOADING));
+        assertEquals(50, b.jobs().count(JobState.PROVISIONING));
+        assertEquals(TOTAL, b.jobs().spaceReserved().bytes());
 
-        for (String ref : a.jobRefs(JobState.DOWNLOADING)) {
-            JobLock l = a.claim(JobState.DOWNLOADING, ref, "t").orElseThrow();
+        for (String ref : a.jobs().refs(JobState.DOWNLOADING)) {
+            JobLock l = a.claims().claim(JobState.DOWNLOADING, ref, "t").orElseThrow();
             a.transition(l, ref.hashCode() % 2 == 0 ? JobState.PROCESSING : JobState.FAILED, Change.because("done"));
         }
-        assertEquals(0, a.spaceReserved().bytes());
+        assertEquals(0, a.jobs().spaceReserved().bytes());
     }
 
     /** One admitting worker: takes jobs in provisioning until a whole pass admits nothing; how many it admitted. */
@@ -109,8 +109,8 @@ class ConcurrentAdmissionTest {
         boolean progress = true;
         while (progress) {
             progress = false;
-            for (String ref : store.jobRefs(JobState.PROVISIONING)) {
-                JobLock lock = store.claim(JobState.PROVISIONING, ref, "admit").orElse(null);
+            for (String ref : store.jobs().refs(JobState.PROVISIONING)) {
+                JobLock lock = store.claims().claim(JobState.PROVISIONING, ref, "admit").orElse(null);
                 if (lock == null) {
                     progress = true; // another worker is deciding it: look again
                     continue;

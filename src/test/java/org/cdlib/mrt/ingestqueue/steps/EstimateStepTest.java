@@ -98,16 +98,16 @@ class EstimateStepTest extends WebStepTest {
         sized("/big.tar", 5_000);
         JobLock lock = lockedJob(store, config(url("/big.tar"), "container"), 5);
         store.unlock(lock);
-        lock = store.claim(JobState.PENDING, lock.job().refName(), "t").orElseThrow();
+        lock = store.claims().claim(JobState.PENDING, lock.job().refName(), "t").orElseThrow();
         store.transition(lock, JobState.ESTIMATING, Change.because("test"));
-        lock = store.claimNext(JobState.ESTIMATING, "t").orElseThrow();
+        lock = store.claims().claimNext(JobState.ESTIMATING, "t").orElseThrow();
         Exchange ex = exchange(lock);
         step(4_096).process(ex);
         assertEquals(90, JobExchange.change(ex).priority());
         store.transition(lock, JobState.PROVISIONING, JobExchange.change(ex));
-        assertEquals(90, store.loadJob(lock.jid()).priority());
-        assertEquals(5_000L, store.loadJob(lock.jid()).spaceNeeded());
-        assertEquals("90-" + lock.jid(), store.jobRefs(JobState.PROVISIONING).get(0));
+        assertEquals(90, store.jobs().load(lock.jid()).priority());
+        assertEquals(5_000L, store.jobs().load(lock.jid()).spaceNeeded());
+        assertEquals("90-" + lock.jid(), store.jobs().refs(JobState.PROVISIONING).get(0));
     }
 
     @Test

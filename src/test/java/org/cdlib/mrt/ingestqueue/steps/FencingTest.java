@@ -57,7 +57,7 @@ class FencingTest {
 
             QueueStore other = ZK.store(home);
             // the server ends the session (and its ephemeral lock) once the session timeout has passed
-            await().atMost(Duration.ofSeconds(60)).until(() -> other.tryLockJob(lock.jid(), "other-host").isPresent());
+            await().atMost(Duration.ofSeconds(60)).until(() -> other.claims().tryLockJob(lock.jid(), "other-host").isPresent());
         } finally {
             paused.close();
         }

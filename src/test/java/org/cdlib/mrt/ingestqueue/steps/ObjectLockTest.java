@@ -110,7 +110,7 @@ class ObjectLockTest {
         Files.writeString(producer.resolve("a.txt"), text);
         for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING)) {
             store.transition(lock, to, Change.because("test"));
-            lock = store.tryLockJob(lock.jid(), "test").orElseThrow();
+            lock = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         }
         return lock;
     }
@@ -157,20 +157,20 @@ class ObjectLockTest {
         JobLock second = aWaits ? a : b;
         assertTrue(JobExchange.stayReason(aWaits ? ea : eb).contains("being written by job " + first.jid()),
                 JobExchange.stayReason(aWaits ? ea : eb));
-        String ark = store.loadJob(first.jid()).identifiers().primary();
-        assertEquals(ark, store.loadJob(second.jid()).identifiers().primary(), "one local id, one object");
+        String ark = store.jobs().load(first.jid()).identifiers().primary();
+        assertEquals(ark, store.jobs().load(second.jid()).identifiers().primary(), "one local id, one object");
 
         store.unlock(second);
         store.transition(first, JobState.RECORDING, Change.because("stored"));
-        JobLock waiting = store.tryLockJob(second.jid(), "test").orElseThrow();
+        JobLock waiting = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         Exchange again = step.processing(waiting);
         assertNotNull(JobExchange.stayReason(again), "still waiting while the first job records");
         store.unlock(waiting);
 
-        JobLock recording = store.tryLockJob(first.jid(), "test").orElseThrow();
+        JobLock recording = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)), "released as the first job left recording");
-        JobLock turn = store.tryLockJob(second.jid(), "test").orElseThrow();
+        JobLock turn = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         Exchange last = step.processing(turn);
         assertNull(JobExchange.stayReason(last), "its turn now");
         assertEquals(2, storage.currentVersion(null, ark), "two versions, one after the other");

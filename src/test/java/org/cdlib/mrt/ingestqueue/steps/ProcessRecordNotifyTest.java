@@ -103,7 +103,7 @@ class ProcessRecordNotifyTest {
         JobLock lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(lock));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
-        assertEquals("ark:/99999/fk4abc123", store.loadJob(lock.jid()).identifiers().primary(), "written before storage");
+        assertEquals("ark:/99999/fk4abc123", store.jobs().load(lock.jid()).identifiers().primary(), "written before storage");
         http.verify(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))
                 .withHeader("Authorization", equalTo(ServiceCall.basic("apitest:secret")))
                 .withHeader("Content-Type", containing("text/plain"))
@@ -115,7 +115,7 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
         store.unlock(lock);
-        JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().processing(again);
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
@@ -158,7 +158,7 @@ class ProcessRecordNotifyTest {
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
         JobLock lock = downloadedJob();
         ezidAndHttpStorage().processing(lock);
-        assertEquals("ark:/99999/fk4def456", store.loadJob(lock.jid()).identifiers().primary());
+        assertEquals("ark:/99999/fk4def456", store.jobs().load(lock.jid()).identifiers().primary());
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
     }
 
@@ -166,7 +166,7 @@ class ProcessRecordNotifyTest {
     void storageAnsweringSomethingOtherThanAVersionStateFails() throws Exception {
         http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
         JobLock lock = downloadedJob();
-        store.writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
+        store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(lock));
         assertTrue(e.getMessage().contains("not a version state"), e.getMessage());
         http.verify(0, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
@@ -177,18 +177,18 @@ class ProcessRecordNotifyTest {
         ServiceRoutes routes = localRoutes();
         JobLock first = downloadedJob();
         routes.processing(first);
-        String ark = store.loadJob(first.jid()).identifiers().primary();
+        String ark = store.jobs().load(first.jid()).identifiers().primary();
         routes.recording(first);
         assertEquals(ark, routes.localIndex().primaryFor("demo_content", "loc1").orElseThrow());
 
         JobLock second = downloadedJob(); // same local id loc1
         routes.processing(second);
-        assertEquals(ark, store.loadJob(second.jid()).identifiers().primary(), "the local id's ARK is reused");
+        assertEquals(ark, store.jobs().load(second.jid()).identifiers().primary(), "the local id's ARK is reused");
         routes.recording(second);
         assertEquals(2, routes.localIndex().versions(ark), "a second version of the same object");
 
         JobLock third = downloadedJob();
-        store.writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
+        store.records().writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
         JobLock reloaded = third;
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(reloaded));
         assertTrue(e.getCause() instanceof IllegalArgumentException, "a depositor's error: " + e.getCause());
@@ -255,12 +255,12 @@ class ProcessRecordNotifyTest {
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
 
         store.unlock(lock);
-        JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().processing(again);
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         assertEquals(1, ProcessStep.stored(Path.of(again.job().configuration().workingDir())).version());
-        assertTrue(store.effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.STORAGE));
+        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.STORAGE));
     }
 
     @Test
@@ -277,11 +277,11 @@ class ProcessRecordNotifyTest {
         store.unlock(lock);
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
-        JobLock again = store.tryLockJob(lock.jid(), "test").orElseThrow();
+        JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().processing(again);
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
-        assertTrue(store.effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.EZID_UPDATE));
+        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.EZID_UPDATE));
     }
 
     @Test

@@ -36,11 +36,11 @@ class ProvisionStepTest extends StoreTest {
         store.unlock(lock);
         JobState s = JobState.PENDING;
         while (s != to) {
-            JobLock l = store.claim(s, store.loadJob(lock.jid()).refName(), "t").orElseThrow();
+            JobLock l = store.claims().claim(s, store.jobs().load(lock.jid()).refName(), "t").orElseThrow();
             store.transition(l, s.successor(), Change.because("test").withSpaceNeeded(spaceNeeded));
             s = s.successor();
         }
-        return store.claim(to, store.loadJob(lock.jid()).refName(), "t").orElseThrow();
+        return store.claims().claim(to, store.jobs().load(lock.jid()).refName(), "t").orElseThrow();
     }
 
     @Test
@@ -61,7 +61,7 @@ class ProvisionStepTest extends StoreTest {
         step.process(again);
         assertNull(JobExchange.stayReason(again));
         store.transition(job, JobState.DOWNLOADING, JobExchange.change(again));
-        assertEquals(JobState.DOWNLOADING, store.loadJob(job.jid()).state());
+        assertEquals(JobState.DOWNLOADING, store.jobs().load(job.jid()).state());
     }
 
     @Test

@@ -135,7 +135,7 @@ class ServiceCallRoutesTest {
         assertTrue(form.startsWith("t=json&manifest=%23%25checkm_0.7") && form.contains("&local-identifier=loc1")
                 && !form.contains("delete="), form);
         assertNull(add.getHeader("Authorization"), "no credentials of an earlier call carried into this one");
-        JobEffects fx = store.effects(lock);
+        JobEffects fx = store.records().effects(lock);
         assertTrue(fx.done(JobEffects.MINT) && fx.done(JobEffects.EZID_UPDATE) && fx.done(JobEffects.STORAGE), fx.toString());
     }
 
@@ -147,7 +147,7 @@ class ServiceCallRoutesTest {
         assertEquals("EZID POST https://ezid.example.org/shoulder/ark:/99999/fk4: HTTP 400: error: bad request - no such shoulder",
                 e.getMessage());
         assertEquals(0, mock("mock:storage-add").getReceivedCounter());
-        assertTrue(store.effects(lock).unresolved(JobEffects.MINT), "begun, never done: the next attempt knows");
+        assertTrue(store.records().effects(lock).unresolved(JobEffects.MINT), "begun, never done: the next attempt knows");
     }
 
     @Test

@@ -35,11 +35,11 @@ final class StepTestSupport {
 
     /** A job of a new batch (the batch in processing), locked by this test. */
     static JobLock lockedJob(QueueStore store, JobConfiguration config, int priority) {
-        String bid = store.createBatch(QueueTestSupport.submission("demo_content"));
-        BatchLock batch = store.tryLockBatch(bid, "test").orElseThrow();
-        List<String> jids = store.createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
+        List<String> jids = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
         store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
-        return store.tryLockJob(jids.get(0), "test").orElseThrow();
+        return store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
     }
 
     static Exchange exchange(JobLock lock) {

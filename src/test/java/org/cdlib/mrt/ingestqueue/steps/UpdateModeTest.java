@@ -90,8 +90,8 @@ class UpdateModeTest {
         JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", "http://x/o.checkm", "object_manifest", "json",
                 mode, null, "loc1", null, null, null, null, "who", "what", "when", null, Map.of());
         JobLock lock = StepTestSupport.lockedJob(store, c, 5);
-        store.writeIdentifiers(lock, lock.job().identifiers().withPrimary(ARK));
-        JobLock fresh = store.tryLockJob(lock.jid(), "test2").orElse(lock);
+        store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ARK));
+        JobLock fresh = store.claims().tryLockJob(lock.jid(), "test2").orElse(lock);
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         for (var f : files.entrySet()) {
             Path target = producer.resolve(f.getKey());
@@ -103,7 +103,7 @@ class UpdateModeTest {
 
     JobLock relock(JobLock lock) {
         store.unlock(lock);
-        return store.tryLockJob(lock.jid(), "test").orElseThrow();
+        return store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
     }
 
     StoredVersion run(JobLock lock) throws Exception {
@@ -226,7 +226,7 @@ class UpdateModeTest {
                 + "<dc:title>DC title</dc:title><dc:creator>Doe, Jane</dc:creator></dc>");
         Files.writeString(producer.resolve("mrt-embargo.txt"), "embargoEndDate: 2030-01-01\n");
         process.processing(lock);
-        var ids = store.loadJob(lock.jid()).identifiers();
+        var ids = store.jobs().load(lock.jid()).identifiers();
         assertEquals("ark:/99999/fk4fromerc", ids.primary());
         assertEquals(List.of("loc1", "loc2"), ids.localId());
         Path system = Path.of(lock.job().configuration().workingDir()).resolve("system");

@@ -1,0 +1,127 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * The queue's batches: creating and locking them, reading them and their folders, and creating
+ * their jobs. A batch's state changes go through {@link QueueStore#transition(BatchLock, BatchState,
+ * String, StatusReport, String)}, beside the jobs'.
+ */
+public final class Batches {
+    private final ZooKeeperCalls zk;
+    private final EphemeralLocks locks;
+    private final BatchRecords records;
+    private final JobCreation creation;
+    private final Consumer<Damaged> damaged;
+    private volatile int maxOpen = 10_000;
+
+    Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchRecords records, JobCreation creation, Consumer<Damaged> damaged) {
+        this.zk = zk;
+        this.locks = locks;
+        this.records = records;
+        this.creation = creation;
+        this.damaged = damaged;
+    }
+
+    /** Open batches (pending to reporting) beyond which submissions are refused with {@link QueueFullException}. */
+    public void maxOpen(int max) {
+        this.maxOpen = max;
+    }
+
+    /** Creates a batch (refused with {@link QueueFullException} when the open batches are at their cap). */
+    public String create(BatchSubmission submission) {
+        return records.create(submission, maxOpen);
+    }
+
+    /** Takes {@code /batches/BID/lock} if nobody holds it and loads the batch; never blocks. */
+    public Optional<BatchLock> tryLock(String bid, String worker) {
+        LockOwner owner = LockOwner.of(worker);
+        Optional<ZooKeeper> handle = locks.take(QueuePaths.batchLock(bid), owner);
+        if (handle.isEmpty()) {
+            return Optional.empty();
+        }
+        BatchLock lock = new BatchLock(bid, owner, handle.get());
+        try {
+            lock.batch(records.load(bid));
+            return Optional.of(lock);
+        } catch (RuntimeException e) {
+            locks.release(lock.zk, lock.sessionId, QueuePaths.batchLock(bid));
+            throw e;
+        }
+    }
+
+    /** Whether a batch of this id exists (a malformed id does not). */
+    public boolean exists(String bid) {
+        return QueuePaths.batchNumber(bid) >= 0 && zk.exists(QueuePaths.batch(bid));
+    }
+
+    public Batch load(String bid) {
+        return records.load(bid);
+    }
+
+    /** The batches of an open state (pending, held, processing, reporting, update-reporting), oldest first. */
+    public List<String> ids(BatchState state) {
+        return records.ids(state);
+    }
+
+    /** Statuses of many batches; a vanished batch is left out, a damaged one noted and left out. */
+    public Map<String, BatchStatus> statuses(List<String> bids) {
+        return records.statuses(bids, damaged);
+    }
+
+    public Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> onDamaged) {
+        return records.statuses(bids, onDamaged);
+    }
+
+    public Map<BatchState, Integer> counts() {
+        return records.counts();
+    }
+
+    /** The newest batch number drawn, and the lowest that may still exist: the range walks go over. */
+    public long newestNumber() {
+        return records.newestNumber();
+    }
+
+    public long oldestNumber() {
+        return records.oldestNumber();
+    }
+
+    void oldestNumber(long n) {
+        records.oldestNumber(n);
+    }
+
+    /** The job ids listed under one category of a batch; refused when the category is too large to list. */
+    public List<String> jobs(String bid, BatchRef ref) {
+        return zk.children(QueuePaths.batchRefs(bid, ref)).stream().sorted().toList();
+    }
+
+    /** Processing → reporting when no job of the batch is open; true when this call moved it. */
+    public boolean startReportingIfDone(String bid) {
+        return records.startReportingIfDone(bid);
+    }
+
+    /** Moves a locked batch as an operator or the system does (a worker's move is {@link QueueStore#transition}). */
+    Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
+               Transition.By by, boolean releaseLock) {
+        return records.move(lock, to, reason, report, errorMessage, by, releaseLock);
+    }
+
+    void remove(String bid) {
+        records.remove(bid);
+    }
+
+    /** Creates the batch's jobs from the whole list, after the ones a crashed earlier run created. */
+    public List<String> createJobs(BatchLock lock, List<NewJob> all) {
+        int done = lock.batch().status().jobsCreated();
+        return creation.create(lock, all.subList(Math.min(done, all.size()), all.size()), all.size());
+    }
+
+    /** Creates the next jobs of a batch of {@code total}: {@code next} follow the ones it already has. */
+    public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total) {
+        return creation.create(lock, next, total);
+    }
+}

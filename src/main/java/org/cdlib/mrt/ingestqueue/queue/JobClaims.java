@@ -1,0 +1,118 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.zookeeper.OpResult;
+
+/**
+ * Taking a job to work on: its ephemeral lock ({@code /jobs/JID/lock}) and its nodes, read in the
+ * same round trip. A claim never blocks on another holder, and re-checks after locking that the
+ * job is still in the state its reference was seen in.
+ */
+public final class JobClaims {
+    private final EphemeralLocks locks;
+    private final QueueStore store;
+
+    JobClaims(EphemeralLocks locks, QueueStore store) {
+        this.locks = locks;
+        this.store = store;
+    }
+
+    /**
+     * Takes {@code /jobs/JID/lock} if nobody holds it and loads the job, both in one round trip
+     * (the read is sent right behind the lock's create); never blocks on another holder.
+     */
+    public Optional<JobLock> tryLockJob(String jid, String worker) {
+        LockOwner owner = LockOwner.of(worker);
+        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, JobRecords.paths(jid)));
+    }
+
+    private Optional<JobLock> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
+        Optional<EphemeralLocks.Taken> taken = locks.await(sent);
+        if (taken.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
+        try {
+            Map<String, OpResult> read = taken.get().read();
+            Optional<Job> job = read != null ? Jobs.one(JobRecords.parse(List.of(jid), read, Jobs::corrupt))
+                    : store.jobs().find(jid);
+            if (job.isEmpty()) {
+                store.unlock(lock.get());
+                return Optional.empty();
+            }
+            lock.get().job(job.get());
+            if (read != null) {
+                String effects = QueuePaths.jobNode(jid, "effects");
+                lock.get().effects = EffectRecords.Known.of(effects, read.get(effects));
+            }
+            return lock;
+        } catch (RuntimeException e) {
+            store.unlock(lock.get());
+            throw e;
+        }
+    }
+
+    /**
+     * Claims many references of a state at once: every lock create and read is sent before any
+     * answer is awaited (one round trip for all). Each element, when called, finishes its own
+     * claim as {@link #claim} does, and throws for its own job only.
+     */
+    public List<Supplier<Optional<JobLock>>> claimAll(JobState state, List<String> refNames, String worker) {
+        List<Supplier<Optional<JobLock>>> out = new ArrayList<>();
+        try {
+            for (String ref : refNames) {
+                String jid = QueuePaths.jidOfRef(ref);
+                LockOwner owner = LockOwner.of(worker);
+                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, JobRecords.paths(jid));
+                out.add(() -> inState(state, locked(jid, owner, sent)));
+            }
+        } catch (RuntimeException e) {
+            for (var sent : out) { // what went out may have locked: no lock of ours stays behind
+                try {
+                    sent.get().ifPresent(store::unlock);
+                } catch (RuntimeException ignored) {
+                    // that one's own trouble; the lock (if any) goes with the session at worst
+                }
+            }
+            throw e;
+        }
+        return out;
+    }
+
+    private Optional<JobLock> inState(JobState state, Optional<JobLock> lock) {
+        if (lock.isPresent() && lock.get().job().state() != state) {
+            store.unlock(lock.get());
+            return Optional.empty();
+        }
+        return lock;
+    }
+
+    /** Takes the lock without reading the job (to repair or delete a damaged one). */
+    Optional<JobLock> lockJobNode(String jid, String worker) {
+        LockOwner owner = LockOwner.of(worker);
+        return locks.take(QueuePaths.jobLock(jid), owner).map(h -> new JobLock(jid, owner, h));
+    }
+
+    /**
+     * Locks the job behind a reference seen in {@code state} and re-checks, after locking, that
+     * the job is still in that state; empty when someone else has it or it moved on.
+     */
+    public Optional<JobLock> claim(JobState state, String refName, String worker) {
+        return inState(state, tryLockJob(QueuePaths.jidOfRef(refName), worker));
+    }
+
+    /** The first job of the state, in priority order, that this caller could lock. */
+    public Optional<JobLock> claimNext(JobState state, String worker) {
+        for (String ref : store.jobs().refs(state)) {
+            Optional<JobLock> lock = claim(state, ref, worker);
+            if (lock.isPresent()) {
+                return lock;
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,65 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a step records under its job's lock while it works, so a job restarted after a crash or a
+ * lost connection repeats no outside effect: the object's identifiers, each outside effect as
+ * started and done ({@code /jobs/JID/effects}), and the object lock (one writer per object).
+ * Every write is fenced by the job's lock.
+ */
+public final class StepRecords {
+    private static final Logger LOG = LoggerFactory.getLogger(StepRecords.class);
+
+    private final JobRecords jobs;
+    private final EffectRecords effects;
+    private final ObjectLocks objects;
+
+    StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects) {
+        this.jobs = jobs;
+        this.effects = effects;
+        this.objects = objects;
+    }
+
+    public void writeIdentifiers(JobLock lock, Identifiers identifiers) {
+        jobs.writeIdentifiers(lock, identifiers);
+        LOG.info("job {} batch {}: identifiers {} {}", lock.jid(), lock.job().batchId(), identifiers.primary(),
+                identifiers.localId());
+    }
+
+    /** The identifiers a mint gave and the mint's record as done, in one transaction under the job's lock. */
+    public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers) {
+        JobEffects fx = effects.record(lock, JobEffects.MINT, "done", identifiers.primary(),
+                List.of(JobRecords.identifiersWrite(lock.jid(), identifiers)));
+        JobRecords.identifiersWritten(lock, identifiers);
+        LOG.info("job {} batch {}: identifiers {} {} (minted)", lock.jid(), lock.job().batchId(), identifiers.primary(),
+                identifiers.localId());
+        return fx;
+    }
+
+    /**
+     * One writer per object: takes the ARK's object lock for this job until it leaves recording
+     * (or fails, or is held). Null when the job holds it now; else the job that is writing the
+     * object, for which this one waits (it stays in its state, no worker thread is held).
+     */
+    public String lockObject(JobLock lock, String ark) {
+        return objects.lock(lock, ark);
+    }
+
+    /** The job's recorded outside effects (none yet: empty). */
+    public JobEffects effects(JobLock lock) {
+        return effects.read(lock);
+    }
+
+    /** Records an effect as started (just before the call), under the job's lock. */
+    public JobEffects effectStarted(JobLock lock, String name, String detail) {
+        return effects.record(lock, name, "started", detail);
+    }
+
+    /** Records an effect as done with its result (right after the call), under the job's lock. */
+    public JobEffects effectDone(JobLock lock, String name, String detail) {
+        return effects.record(lock, name, "done", detail);
+    }
+}
