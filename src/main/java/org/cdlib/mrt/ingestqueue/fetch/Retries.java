@@ -1,0 +1,77 @@
+package org.cdlib.mrt.ingestqueue.fetch;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.time.Duration;
+import org.cdlib.mrt.ingestqueue.fetch.CheckedClient.StatusException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
+
+/**
+ * Runs one fetch again when it may go better next time: connection errors, timeouts, 5xx and
+ * 429 are retried {@code retries} times with an exponential backoff; any other status, a
+ * {@link FetchException} or an interrupt ends it at once. Each attempt starts the fetch over
+ * (a body that broke half-way is fetched whole again), and the failure names the URL, the
+ * reason and how many attempts were made.
+ */
+final class Retries {
+    // under Fetcher's name: the one logging configurations and readers of the log know these retries by
+    private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
+
+    interface Attempt<T> {
+        T run() throws IOException, InterruptedException;
+    }
+
+    private final FetchSettings settings;
+
+    Retries(FetchSettings settings) {
+        this.settings = settings;
+    }
+
+    <T> T run(URI uri, Attempt<T> attempt) throws FetchException {
+        int attempts = settings.retries() + 1;
+        for (int n = 1; ; n++) {
+            String reason;
+            try {
+                return attempt.run();
+            } catch (FetchException e) {
+                throw e;
+            } catch (StatusException e) {
+                if (e.status / 100 == 3) {
+                    throw new FetchException(uri + ": HTTP " + e.status + " not followed (too many redirects, "
+                            + "or from https to http)" + after(n));
+                }
+                if (!e.retryable()) {
+                    throw new FetchException(uri + ": HTTP " + e.status + after(n));
+                }
+                reason = "HTTP " + e.status;
+            } catch (SocketTimeoutException e) {
+                reason = "timed out (" + e.getMessage() + ")";
+            } catch (InterruptedException | InterruptedIOException e) {
+                Thread.currentThread().interrupt();
+                throw new FetchException(uri + ": interrupted");
+            } catch (IOException e) {
+                reason = describe(e);
+            }
+            if (n >= attempts) {
+                throw new FetchException(uri + ": " + reason + after(n));
+            }
+            Duration wait = settings.backoff().multipliedBy(1L << Math.min(n - 1, 16));
+            LOG.warn("{}: {} (attempt {} of {}); retrying in {}", uri, reason, n, attempts, wait);
+            try {
+                Thread.sleep(wait.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new FetchException(uri + ": interrupted while waiting to retry after " + reason);
+            }
+        }
+    }
+
+    private static String after(int attempts) {
+        return " after " + attempts + (attempts == 1 ? " attempt" : " attempts");
+    }
+}
