@@ -13,6 +13,7 @@ final class DispatchLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchLoop.class);
 
     private final QueueConsumer<?> consumer;
+    private final DispatchPass<?> pass;
     private final Backlog backlog;
     private final long rescanMs;
     private final Object signal = new Object();
@@ -20,8 +21,9 @@ final class DispatchLoop implements Runnable {
     private int failures;
     private volatile long retryAt;
 
-    DispatchLoop(QueueConsumer<?> consumer, Backlog backlog, long rescanMs) {
+    DispatchLoop(QueueConsumer<?> consumer, DispatchPass<?> pass, Backlog backlog, long rescanMs) {
         this.consumer = consumer;
+        this.pass = pass;
         this.backlog = backlog;
         this.rescanMs = rescanMs;
     }
@@ -40,7 +42,7 @@ final class DispatchLoop implements Runnable {
                 continue;
             }
             try {
-                if (consumer.pass()) {
+                if (pass.make()) {
                     if (failures > 0) {
                         LOG.info("zkqueue {}: scanning again after {} failed scan(s)", consumer.name(), failures);
                     }

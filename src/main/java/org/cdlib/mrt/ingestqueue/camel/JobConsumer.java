@@ -131,18 +131,19 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         if (next == null) {
             return false;
         }
-        boolean worker = next.reserveWorker(ref);
-        if (!worker && !next.reserveQueued(ref)) {
+        HandOver<JobLock> handOver = next.handOver();
+        boolean worker = handOver.reserveWorker(ref);
+        if (!worker && !handOver.reserveQueued(ref)) {
             return false;
         }
         JobLock handed;
         try {
             handed = store.transitionAndKeep(lock, to, change, next.workerName());
         } catch (RuntimeException e) {
-            next.unreserveWorker(ref, worker);
+            handOver.unreserveWorker(ref, worker);
             throw e;
         }
-        next.takeOver(handed.job().refName(), handed, worker);
+        handOver.takeOver(handed.job().refName(), handed, worker);
         return true;
     }
 

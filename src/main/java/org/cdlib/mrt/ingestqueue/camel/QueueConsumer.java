@@ -10,10 +10,6 @@ import org.apache.camel.RuntimeCamelException;
 import org.apache.camel.support.DefaultConsumer;
 import org.apache.camel.support.LoggingExceptionHandler;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
-import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
@@ -34,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * moves it by the outcome once the exchange is done. Trouble outside a route (a failed scan, an
  * outcome that could not be applied) goes to the consumer's exception handler, so the endpoint's
  * {@code bridgeErrorHandler} and {@code exceptionHandler} options work as for any consumer.
+ * <p>
+ * The parts: a {@link DispatchPass} claims, a {@link HandOver} receives items handed over by the
+ * consumer of the state before, a {@link SessionWatch} follows the connection; this class starts
+ * and stops them and runs each item through its route.
  *
  * @param <L> the lock type handed to a worker
  */
@@ -47,15 +47,12 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     private final Backlog backlog;
     private final DispatchLoop loop;
     private static final long MOVED_GRACE_MS = 2_000;
-    private static final long DAMAGED_RETRY_MS = 30_000;
-    private final CuratorWatcher watcher;
-    private final QueueHold hold;
+    private final SessionWatch session;
+    private final HandOver<L> handOver;
+    private final DispatchPass<L> dispatch;
     private StateView view;
-    private final ConnectionStateListener connectionListener = this::connectionChanged;
-    private final java.util.function.Consumer<TransitionEvent> transitionListener = this::transitioned;
-    private volatile boolean connected = true;
+    private final java.util.function.Consumer<TransitionEvent> transitionListener;
     private volatile boolean handingBack;
-    private boolean folderFirst; // the dispatcher's alone
     private ExecutorService dispatcher;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
 
@@ -63,11 +60,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         super(endpoint, processor);
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
-        this.hold = new QueueHold(store, this::wake);
+        QueueHold hold = new QueueHold(store, this::wake);
         this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
         this.backlog = new Backlog(endpoint.queue().name(), this::idOf);
-        this.loop = new DispatchLoop(this, backlog, endpoint.getRescan());
-        this.watcher = event -> folderChanged();
+        this.session = new SessionWatch(name(), hold, workers, backlog, this::wake);
+        this.handOver = new HandOver<>(this, session, hold, workers, backlog);
+        this.dispatch = new DispatchPass<>(this, session, handOver, hold, workers, backlog);
+        this.transitionListener = dispatch::transitioned;
+        this.loop = new DispatchLoop(this, dispatch, backlog, endpoint.getRescan());
         // the consumer's own WARN line tells the operator; the trace is there for debugging
         setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
@@ -128,9 +128,9 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         pool = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newFixedThreadPool(this, "zkqueue-" + name(), endpoint.getConcurrency());
         workers.start(pool);
-        store.client().getConnectionStateListenable().addListener(connectionListener);
+        store.client().getConnectionStateListenable().addListener(session);
         store.addListener(transitionListener);
-        view = openView().start(this::folderChanged);
+        view = openView().start(dispatch::folderChanged);
         dispatcher = getEndpoint().getCamelContext().getExecutorServiceManager()
                 .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
         dispatcher.execute(loop);
@@ -143,14 +143,14 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         wake(); // the dispatcher sees the stop (isRunAllowed) and takes no new work
         store.health().workersStopped(name());
         store.removeListener(transitionListener);
-        store.client().getConnectionStateListenable().removeListener(connectionListener);
+        store.client().getConnectionStateListenable().removeListener(session);
         if (view != null) {
             view.close();
         }
         if (dispatcher != null) {
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
-        letGoQueued("stopping");
+        handOver.letGoQueued("stopping");
         if (pool != null) {
             // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
             // transition; what cannot finish is handed back unchanged, never failed
@@ -176,67 +176,13 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         loop.wake();
     }
 
-    private void connectionChanged(org.apache.curator.framework.CuratorFramework client, ConnectionState state) {
-        connected = state.isConnected();
-        if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
-            hold.forget(); // a new session has no watch of ours: read the hold again
-        }
-        if (state == ConnectionState.LOST && !workers.idle()) {
-            // the locks went with the session: whatever the workers still do can no longer be
-            // committed, and the jobs are free for any host (this one included) to take again
-            List<String> lost = workers.inHand();
-            LOG.warn("zkqueue {}: ZooKeeper session lost: abandoning {} item(s) in hand: {}", name(), lost.size(), lost);
-            workers.abandonAll();
-        }
-        if (state == ConnectionState.LOST) {
-            workers.dropQueued(false); // their locks went with the session too
-        }
-        if (!connected) {
-            LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name(), state);
-        } else if (state == ConnectionState.RECONNECTED) {
-            LOG.info("zkqueue {}: ZooKeeper reconnected: taking work again", name());
-        }
-        backlog.stale();
-        wake();
+    /** Where the consumer of the state before hands this one an item with its lock. */
+    final HandOver<L> handOver() {
+        return handOver;
     }
 
-    private void transitioned(TransitionEvent event) {
-        if (concerns(event)) {
-            // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
-            backlog.clear(event.id());
-            folderChanged();
-        }
-    }
-
-    /**
-     * The folder may hold new work: the next pass lists it afresh. The dispatcher is woken only
-     * when a worker is free to take it; otherwise the next worker to finish wakes it (marked
-     * stale first, so that wake sees the change). A busy state gets events on every transition,
-     * and a pass that can take nothing would walk its backlog for nothing.
-     */
-    private void folderChanged() {
-        backlog.stale();
-        if (workers.anyFree()) {
-            wake();
-        }
-    }
-
-    /** Makes a pass if work may be taken now (connected, not suspended); false if it may not. */
-    final boolean pass() {
-        if (!connected || isSuspendingOrSuspended()) {
-            if (connected) {
-                letGoQueued("suspended");
-            }
-            return false;
-        }
-        claimWhatFits();
-        if (view.problem() != null) {
-            // the view could not be listed afresh: work goes on from what its events brought, the operator is told
-            store.health().scanFailed(name(), view.problem());
-        } else {
-            store.health().scanSucceeded(name());
-        }
-        return true;
+    final StateView view() {
+        return view;
     }
 
     final void scanFailed(RuntimeException e, int failures, long delay) {
@@ -245,148 +191,7 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         handleException("zkqueue " + name() + ": scan failed", e);
     }
 
-    /**
-     * Claims as many candidates as there are free workers, all at once (see {@link #claimAll}),
-     * then starts a worker for each claimed; repeats while claims that failed left workers free.
-     */
-    private void claimWhatFits() {
-        if (hold.held()) {
-            letGoQueued("held");
-            return; // the hold's watch wakes us when it is lifted
-        }
-        // items handed over while every worker was busy and the folder's others take turns: neither starves
-        folderFirst = !folderFirst;
-        if (!folderFirst) {
-            workers.startQueued();
-        }
-        claimFromFolder();
-        workers.startQueued();
-    }
-
-    private void claimFromFolder() {
-        var it = backlog.next(view, this::candidates, this::taken, endpoint.getRescan());
-        String next = null;
-        while (isRunAllowed()) {
-            List<String> batch = new java.util.ArrayList<>();
-            while (next != null || it.hasNext()) {
-                String id = next != null ? next : it.next();
-                next = null;
-                if (taken(id) || backlog.waiting(id)) {
-                    continue;
-                }
-                if (!workers.reserve()) {
-                    next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails
-                    break;
-                }
-                it.remove();
-                batch.add(id);
-            }
-            if (batch.isEmpty()) {
-                return; // nothing to take, or no worker free: a finishing worker wakes us
-            }
-            start(batch);
-        }
-    }
-
-    /** Whether this consumer has the candidate in hand, or is being handed it. */
-    private boolean taken(String id) {
-        return workers.taken(id);
-    }
-
-    /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
-    private void start(List<String> batch) {
-        List<java.util.function.Supplier<Optional<L>>> claims;
-        try {
-            claims = claimAll(batch, workerName());
-        } catch (RuntimeException e) {
-            workers.unreserve(batch.size());
-            throw e;
-        }
-        RuntimeException failure = null;
-        for (int i = 0; i < batch.size(); i++) {
-            String id = batch.get(i);
-            Optional<L> lock;
-            try {
-                lock = claims.get(i).get();
-            } catch (CorruptNodeException e) {
-                // one damaged job or batch harms no other: skip it, look again much later
-                workers.unreserve(1);
-                store.damaged(new Damaged(endpoint.queue().isJob() ? "job" : "batch", idOf(id), e.path(), e.getMessage()));
-                backlog.notBefore(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
-                continue;
-            } catch (RuntimeException e) {
-                workers.unreserve(1);
-                failure = failure == null ? e : failure; // the other claims are finished first: no lock is left behind
-                continue;
-            }
-            LOG.debug("zkqueue {}: claim {}: {}", name(), id, lock.isPresent());
-            if (lock.isEmpty()) {
-                workers.unreserve(1);
-                // someone holds it (another host, or a consumer of the state it just left): hear
-                // when they let go; if they already did, look again in a moment
-                if (!watchLock(id, watcher)) {
-                    backlog.notBefore(id, System.currentTimeMillis() + 100);
-                }
-                continue;
-            }
-            L claimed = lock.get();
-            if (!workers.run(id, () -> run(id, claimed))) {
-                release(claimed); // stopping: let go of it unchanged
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    /**
-     * Reserves a worker for an item another consumer of this process hands over with its lock;
-     * false when none is free or no work may be taken now (stopping, disconnected, queue held).
-     */
-    final boolean reserveWorker(String id) {
-        // its reference appears before it is handed over: the dispatcher leaves it alone
-        return isRunAllowed() && !isSuspendingOrSuspended() && connected && hold.knownFree() && workers.reserveArriving(id);
-    }
-
-    /** Reserves a place in the queue of handed-over items when no worker is free; false under the same conditions. */
-    final boolean reserveQueued(String id) {
-        return isRunAllowed() && !isSuspendingOrSuspended() && connected && hold.knownFree() && workers.reserveQueued(id);
-    }
-
-    final void unreserveWorker(String id, boolean worker) {
-        if (worker) {
-            workers.cancelArriving(id);
-        } else {
-            workers.cancelQueued(id);
-        }
-    }
-
-    /**
-     * Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved, or queues it
-     * for the next free worker when {@link #reserveQueued} reserved its place.
-     */
-    final void takeOver(String id, L lock, boolean worker) {
-        if (!worker) {
-            workers.enqueue(id, () -> run(id, lock), () -> release(lock));
-            if (!isRunAllowed()) {
-                workers.dropQueued(true); // the stop may have let go of the queue before this arrived
-            }
-            wake();
-        } else if (!workers.run(id, () -> run(id, lock))) {
-            release(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
-        }
-    }
-
-    /** Lets go of the items queued for a worker (unlocked, unchanged): whoever may take work takes them. */
-    private void letGoQueued(String why) {
-        List<String> dropped = workers.dropQueued(true);
-        if (!dropped.isEmpty()) {
-            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name(), why, dropped.size(), dropped);
-            backlog.stale();
-        }
-    }
-
-    private void run(String id, L lock) {
+    final void run(String id, L lock) {
         QueueOnCompletion<L> item = new QueueOnCompletion<>(this, id, lock);
         item.run();
         if (item.retryLater()) {

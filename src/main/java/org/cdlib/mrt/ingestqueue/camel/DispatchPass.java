@@ -1,0 +1,180 @@
+package org.cdlib.mrt.ingestqueue.camel;
+
+import java.util.List;
+import java.util.Optional;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.StateView;
+import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a consumer's dispatcher does in a pass: starts the items handed over while every worker
+ * was busy, and claims from its state's folder as many candidates as there are free workers.
+ * Hears when the folder may hold new work (its view, a local transition, a lock let go) and
+ * wakes the dispatcher for it only when a worker is free.
+ *
+ * @param <L> the lock type handed to a worker
+ */
+final class DispatchPass<L> {
+    // the consumer's lines keep the logger name they had before this class was split off it
+    private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+    private static final long DAMAGED_RETRY_MS = 30_000;
+
+    private final QueueConsumer<L> consumer;
+    private final SessionWatch session;
+    private final HandOver<L> handOver;
+    private final QueueHold hold;
+    private final Workers workers;
+    private final Backlog backlog;
+    private final CuratorWatcher watcher = event -> folderChanged();
+    private boolean folderFirst; // the dispatcher's alone
+
+    DispatchPass(QueueConsumer<L> consumer, SessionWatch session, HandOver<L> handOver, QueueHold hold, Workers workers,
+                 Backlog backlog) {
+        this.consumer = consumer;
+        this.session = session;
+        this.handOver = handOver;
+        this.hold = hold;
+        this.workers = workers;
+        this.backlog = backlog;
+    }
+
+    void transitioned(TransitionEvent event) {
+        if (consumer.concerns(event)) {
+            // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
+            backlog.clear(event.id());
+            folderChanged();
+        }
+    }
+
+    /**
+     * The folder may hold new work: the next pass lists it afresh. The dispatcher is woken only
+     * when a worker is free to take it; otherwise the next worker to finish wakes it (marked
+     * stale first, so that wake sees the change). A busy state gets events on every transition,
+     * and a pass that can take nothing would walk its backlog for nothing.
+     */
+    void folderChanged() {
+        backlog.stale();
+        if (workers.anyFree()) {
+            consumer.wake();
+        }
+    }
+
+    /** Makes a pass if work may be taken now (connected, not suspended); false if it may not. */
+    boolean make() {
+        if (!session.connected() || consumer.isSuspendingOrSuspended()) {
+            if (session.connected()) {
+                handOver.letGoQueued("suspended");
+            }
+            return false;
+        }
+        claimWhatFits();
+        StateView view = consumer.view();
+        if (view.problem() != null) {
+            // the view could not be listed afresh: work goes on from what its events brought, the operator is told
+            consumer.store.health().scanFailed(consumer.name(), view.problem());
+        } else {
+            consumer.store.health().scanSucceeded(consumer.name());
+        }
+        return true;
+    }
+
+    /**
+     * Claims as many candidates as there are free workers, all at once (see
+     * {@link QueueConsumer#claimAll}), then starts a worker for each claimed; repeats while claims
+     * that failed left workers free.
+     */
+    private void claimWhatFits() {
+        if (hold.held()) {
+            handOver.letGoQueued("held");
+            return; // the hold's watch wakes us when it is lifted
+        }
+        // items handed over while every worker was busy and the folder's others take turns: neither starves
+        folderFirst = !folderFirst;
+        if (!folderFirst) {
+            workers.startQueued();
+        }
+        claimFromFolder();
+        workers.startQueued();
+    }
+
+    private void claimFromFolder() {
+        var it = backlog.next(consumer.view(), consumer::candidates, this::taken, consumer.endpoint.getRescan());
+        String next = null;
+        while (consumer.isRunAllowed()) {
+            List<String> batch = new java.util.ArrayList<>();
+            while (next != null || it.hasNext()) {
+                String id = next != null ? next : it.next();
+                next = null;
+                if (taken(id) || backlog.waiting(id)) {
+                    continue;
+                }
+                if (!workers.reserve()) {
+                    next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails
+                    break;
+                }
+                it.remove();
+                batch.add(id);
+            }
+            if (batch.isEmpty()) {
+                return; // nothing to take, or no worker free: a finishing worker wakes us
+            }
+            start(batch);
+        }
+    }
+
+    /** Whether this consumer has the candidate in hand, or is being handed it. */
+    private boolean taken(String id) {
+        return workers.taken(id);
+    }
+
+    /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
+    private void start(List<String> batch) {
+        List<java.util.function.Supplier<Optional<L>>> claims;
+        try {
+            claims = consumer.claimAll(batch, consumer.workerName());
+        } catch (RuntimeException e) {
+            workers.unreserve(batch.size());
+            throw e;
+        }
+        RuntimeException failure = null;
+        for (int i = 0; i < batch.size(); i++) {
+            String id = batch.get(i);
+            Optional<L> lock;
+            try {
+                lock = claims.get(i).get();
+            } catch (CorruptNodeException e) {
+                // one damaged job or batch harms no other: skip it, look again much later
+                workers.unreserve(1);
+                consumer.store.damaged(new Damaged(consumer.endpoint.queue().isJob() ? "job" : "batch", consumer.idOf(id),
+                        e.path(), e.getMessage()));
+                backlog.notBefore(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
+                continue;
+            } catch (RuntimeException e) {
+                workers.unreserve(1);
+                failure = failure == null ? e : failure; // the other claims are finished first: no lock is left behind
+                continue;
+            }
+            LOG.debug("zkqueue {}: claim {}: {}", consumer.name(), id, lock.isPresent());
+            if (lock.isEmpty()) {
+                workers.unreserve(1);
+                // someone holds it (another host, or a consumer of the state it just left): hear
+                // when they let go; if they already did, look again in a moment
+                if (!consumer.watchLock(id, watcher)) {
+                    backlog.notBefore(id, System.currentTimeMillis() + 100);
+                }
+                continue;
+            }
+            L claimed = lock.get();
+            if (!workers.run(id, () -> consumer.run(id, claimed))) {
+                consumer.release(claimed); // stopping: let go of it unchanged
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
