@@ -4,13 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
-import static io.vertx.core.http.HttpMethod.GET;
-import static io.vertx.core.http.HttpMethod.POST;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,6 +27,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP side of the service on Vert.x: the Merritt submission endpoint, the JSON API, the
  * files storage fetches, health, metrics and the dashboard. Each route is declared once in
  * {@link #endpoints}, which both registers it and is checked against the OpenAPI document.
+ * Here: the server, its route table and the answers every route shares; who may call a route is
+ * {@link Guard}'s, how much of a body is read {@link RequestBodies}'.
  */
 public final class HttpApi implements Service {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -60,9 +59,6 @@ public final class HttpApi implements Service {
     /** The Content-Security-Policy of every answer: the dashboard's own scripts and styles, nothing inline, no frames. */
     static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
             + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-    /** A header the dashboard sends with every request (a page elsewhere cannot without the API's consent). */
-    static final String REQUESTED_BY = "X-Requested-By";
-    private static final Logger AUDIT = LoggerFactory.getLogger("ingestqueue.audit");
 
     private final ApiUsers users;
     private final String host;
@@ -82,14 +78,16 @@ public final class HttpApi implements Service {
         this.requestedPort = port;
         this.maxUpload = maxUpload;
         this.uploadsTmp = uploadsTmp;
-        add(GET, "/api/session", Access.USER, "Who is logged in (and the session's CSRF token)", this::session);
-        add(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096, this::login);
-        add(POST, "/api/logout", Access.USER, "Log out: ends the session", this::logout);
+        new SessionRoutes(users).register(this);
     }
 
     HttpApi sessions(Sessions s) {
         this.sessions = s;
         return this;
+    }
+
+    Sessions sessions() {
+        return sessions;
     }
 
     HttpApi uploadQuota(UploadQuota q) {
@@ -141,6 +139,9 @@ public final class HttpApi implements Service {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("cannot create " + uploadsTmp + ": " + e.getMessage(), e);
         }
+        // the sessions, the upload quota and the file signer are set before the server starts
+        Guard guard = new Guard(users, sessions, signer);
+        RequestBodies bodies = new RequestBodies(maxUpload, uploadsTmp, quota);
         vertx = Vertx.vertx();
         Router router = Router.router(vertx);
         router.route().handler(rc -> {
@@ -160,24 +161,8 @@ public final class HttpApi implements Service {
         for (Endpoint e : endpoints) {
             var route = router.route(e.method(), e.path());
             // who is asking is settled before any body is read: a refused upload is never read
-            route.handler(new Guard(e));
-            if (e.method() == HttpMethod.POST && e.bodyLimit() > 0) {
-                long limit = maxUpload > 0 ? Math.min(e.bodyLimit(), maxUpload) : e.bodyLimit();
-                // a body declared larger is refused before it is read; one sent in chunks as soon as it grows past the limit
-                route.handler(BodyHandler.create(false).setBodyLimit(limit));
-                route.failureHandler(rc -> {
-                    if (rc.statusCode() != 413) {
-                        rc.next();
-                        return;
-                    }
-                    String length = rc.request().getHeader("Content-Length");
-                    fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length : "more than " + limit)
-                            + " bytes; " + e.method() + " " + e.path() + " takes at most " + limit + " bytes", List.of());
-                });
-            } else if (e.method() == HttpMethod.POST) {
-                // bounded by ingest.api.max-upload and what the user's quota leaves
-                route.handler(this::uploadBody);
-            }
+            route.handler(guard.of(e));
+            bodies.read(route, e);
             route.blockingHandler(rc -> {
                 try {
                     InputChecks.pathParams(rc); // ids and names are what they claim before the queue sees them
@@ -212,8 +197,8 @@ public final class HttpApi implements Service {
             if (status == 500 && rc.failure() != null) {
                 LOG.error("{} {} failed", rc.request().method(), rc.request().path(), rc.failure());
             }
-            fail(rc, status, status == 413 ? tooLarge(rc)
-                    : status == 400 && formFieldTooLarge(rc.failure()) ? "a form field is larger than " + MAX_FORM_ATTRIBUTE_BYTES
+            fail(rc, status, status == 413 ? bodies.tooLarge(rc)
+                    : status == 400 && RequestBodies.formFieldTooLarge(rc.failure()) ? "a form field is larger than " + MAX_FORM_ATTRIBUTE_BYTES
                             + " bytes; a field takes at most " + QueueLimits.FIELD_BYTES + " bytes (a URL " + QueueLimits.URL_BYTES
                             + ", the Dublin Core fields " + QueueLimits.DUBLIN_CORE_BYTES + " together)"
                     : status == 500 ? "the request failed inside the service; the service log has the details"
@@ -248,263 +233,6 @@ public final class HttpApi implements Service {
         }
     }
 
-    /** Reads an upload's body within ingest.api.max-upload and the user's remaining quota. */
-    private void uploadBody(RoutingContext rc) {
-        long limit = maxUpload;
-        ApiUsers.User u = rc.get("user");
-        long left = u == null ? Long.MAX_VALUE : quota.left(u.name());
-        if (left < limit || limit <= 0) {
-            limit = limit <= 0 ? left : Math.min(limit, left);
-        }
-        rc.put("bodyLimit", limit);
-        // a body declared larger than the limit is refused by the body handler before it is read (413)
-        if (u != null && quota.limit() > 0) {
-            rc.addEndHandler(done -> quota.add(u.name(), rc.request().bytesRead()));
-        }
-        BodyHandler.create(uploadsTmp.toString()).setBodyLimit(limit == Long.MAX_VALUE ? -1 : limit)
-                .setDeleteUploadedFilesOnEnd(true).setHandleFileUploads(true).handle(rc);
-    }
-
-    /** The 413's message: the request limit, or the user's quota when that is what is short. */
-    private String tooLarge(RoutingContext rc) {
-        ApiUsers.User u = rc.get("user");
-        long left = u == null ? Long.MAX_VALUE : quota.left(u.name());
-        if (u != null && quota.limit() > 0 && (maxUpload <= 0 || left < maxUpload)) {
-            return "user '" + u.name() + "' may upload " + quota.limit() + " bytes per " + quota.window()
-                    + " (ingest.api.max-upload-per-user); " + left + " bytes are left";
-        }
-        return "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)";
-    }
-
-    /** A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer cleanly. */
-    static final long DISCARD_BYTES = 1024 * 1024;
-
-    /**
-     * Answers a refusal without keeping any of the request's body: a small body (up to
-     * {@link #DISCARD_BYTES}) is dropped; of a larger one nothing more is read, and
-     * the connection closes once the answer is out (an HTTP/2 stream is reset instead).
-     */
-    private static void refuse(RoutingContext rc, int status, String message) {
-        String length = rc.request().getHeader("Content-Length");
-        long declared = length != null && length.strip().matches("\\d{1,18}") ? Long.parseLong(length.strip()) : -1;
-        boolean chunked = rc.request().getHeader("Transfer-Encoding") != null;
-        if (rc.request().isEnded() || declared <= 0 && !chunked) {
-            fail(rc, status, message, List.of());
-            return;
-        }
-        if (rc.request().version() == io.vertx.core.http.HttpVersion.HTTP_2) {
-            fail(rc, status, message, List.of());
-            rc.response().reset(0x8); // CANCEL: no more of this stream's body
-            return;
-        }
-        if (declared >= 0 && declared <= DISCARD_BYTES) {
-            fail(rc, status, message, List.of()); // Vert.x drops the unread rest of a small body
-            return;
-        }
-        rc.response().putHeader("Connection", "close");
-        rc.response().endHandler(v -> rc.request().connection().close());
-        fail(rc, status, message, List.of());
-    }
-
-    /** The guard runs before Vert.x may read a body (a security policy handler comes before body handlers). */
-    private final class Guard implements io.vertx.ext.web.handler.SecurityPolicyHandler {
-        private final Endpoint endpoint;
-
-        Guard(Endpoint endpoint) {
-            this.endpoint = endpoint;
-        }
-
-        @Override
-        public void handle(RoutingContext rc) {
-            guard(rc, endpoint);
-        }
-    }
-
-    private void guard(RoutingContext rc, Endpoint e) {
-        Access access = e.access();
-        if (access == Access.PUBLIC) {
-            rc.next();
-            return;
-        }
-        String authorization = rc.request().getHeader("Authorization");
-        ApiUsers.User user = null;
-        Sessions.Session session = null;
-        if (authorization != null) {
-            user = users.authenticate(authorization).orElse(null);
-        } else {
-            io.vertx.core.http.Cookie c = rc.request().getCookie(Sessions.COOKIE);
-            session = c == null ? null : sessions.find(c.getValue()).orElse(null);
-            user = session == null ? null : session.user();
-        }
-        if (access == Access.STORAGE && user == null) {
-            String why = signer == null ? "working files are not served without credentials here"
-                    : signer.verify(rc.pathParam("bid"), rc.pathParam("jid"), decodedRest(rc),
-                            rc.queryParams().get("expires"), rc.queryParams().get("signature"));
-            if (why == null) {
-                rc.next();
-                return;
-            }
-            refuse(rc, 403, why);
-            return;
-        }
-        if (user == null) {
-            // the dashboard asks with X-Requested-By (its live stream, which cannot set headers, with its Accept):
-            // it goes to its login page rather than the browser's dialog
-            String accept = rc.request().getHeader("Accept");
-            if (rc.request().getHeader(REQUESTED_BY) == null && (accept == null || !accept.contains("text/event-stream"))) {
-                rc.response().putHeader("WWW-Authenticate", "Basic realm=\"ingest-queue\", charset=\"UTF-8\"");
-            }
-            refuse(rc, 401, authorization != null ? "the user name or password is wrong"
-                    : "log in: this resource needs a user of ingest.api.users (Basic authentication, or the dashboard's login at /login.html)");
-            return;
-        }
-        if (isStateChanging(rc)) {
-            String refused = session != null ? csrfRefusal(rc, session) : crossSiteRefusal(rc);
-            if (refused != null) {
-                audit(rc, user, e, 403, refused);
-                refuse(rc, 403, refused);
-                return;
-            }
-        }
-        String role = switch (access) {
-            case ADMIN -> "admin";
-            case SUBMITTER -> "submitter";
-            case STORAGE -> user.has("admin") ? "admin" : "storage";
-            default -> null;
-        };
-        if (!user.has(role)) {
-            if (access == Access.ADMIN) {
-                audit(rc, user, e, 403, "lacks role admin");
-            }
-            refuse(rc, 403, "user '" + user.name() + "' lacks role '" + role + "'");
-            return;
-        }
-        rc.put("user", user);
-        rc.put("session", session);
-        if (access == Access.ADMIN) {
-            ApiUsers.User who = user;
-            rc.addEndHandler(done -> audit(rc, who, e, rc.response().getStatusCode(), null));
-        }
-        rc.next();
-    }
-
-    private static boolean isStateChanging(RoutingContext rc) {
-        HttpMethod m = rc.request().method();
-        return !(m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS);
-    }
-
-    /** A request on a session cookie must carry the session's CSRF token. */
-    private static String csrfRefusal(RoutingContext rc, Sessions.Session session) {
-        String token = rc.request().getHeader(Sessions.CSRF_HEADER);
-        if (token == null || !java.security.MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8),
-                session.csrf().getBytes(StandardCharsets.UTF_8))) {
-            return "refused: a request on the dashboard's session must carry its " + Sessions.CSRF_HEADER
-                    + " header (reload the dashboard; scripts use Basic authentication)";
-        }
-        return null;
-    }
-
-    /**
-     * A request with Basic credentials that a browser sent from another site (a browser may
-     * attach cached credentials to a form another page posts) is refused: browsers name the
-     * page's origin in {@code Origin} and {@code Sec-Fetch-Site}; curl and Merritt clients send neither.
-     */
-    private static String crossSiteRefusal(RoutingContext rc) {
-        String site = rc.request().getHeader("Sec-Fetch-Site");
-        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
-            return "refused: a " + site + " request (Sec-Fetch-Site) may not change anything; use the dashboard or a script";
-        }
-        String origin = rc.request().getHeader("Origin");
-        if (origin != null) {
-            String hostHeader = rc.request().getHeader("Host");
-            String scheme = rc.request().isSSL() ? "https" : "http";
-            if (hostHeader == null || !origin.equalsIgnoreCase(scheme + "://" + hostHeader)) {
-                return "refused: a request from " + origin + " (Origin) may not change anything here";
-            }
-        }
-        return null;
-    }
-
-    private static void audit(RoutingContext rc, ApiUsers.User user, Endpoint e, int status, String note) {
-        StringBuilder target = new StringBuilder();
-        rc.pathParams().forEach((k, v) -> target.append(target.length() == 0 ? "" : ",").append(k).append('=').append(v));
-        String result = status / 100 == 2 ? "ok" : "refused";
-        AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(), e.method(),
-                e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note + "\"");
-    }
-
-    private static String decodedRest(RoutingContext rc) {
-        String rest = rc.pathParam("*");
-        return rest == null ? "" : java.net.URLDecoder.decode(rest.replace("+", "%2B"), StandardCharsets.UTF_8);
-    }
-
-    // ------------------------------------------------------------------ the dashboard's session
-
-    private void session(RoutingContext rc) {
-        ApiUsers.User u = rc.get("user");
-        Sessions.Session s = rc.get("session");
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("user", u.name());
-        body.put("roles", new java.util.TreeSet<>(u.roles()));
-        if (s != null) {
-            body.put("csrf_token", s.csrf());
-        }
-        json(rc, 200, body);
-    }
-
-    /**
-     * {@code POST /api/login} with {@code {"username": ..., "password": ...}} and the
-     * {@code X-Requested-By} header (a form on another site can send neither JSON nor the header).
-     */
-    private void login(RoutingContext rc) {
-        if (rc.request().getHeader(REQUESTED_BY) == null) {
-            throw new ApiError(403, "log in from the dashboard's login page (the request lacks the " + REQUESTED_BY + " header)");
-        }
-        String site = rc.request().getHeader("Sec-Fetch-Site");
-        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
-            throw new ApiError(403, "refused: a " + site + " login");
-        }
-        com.fasterxml.jackson.databind.JsonNode j;
-        try {
-            j = JSON.readTree(text(rc));
-        } catch (Exception e) {
-            j = null;
-        }
-        if (j == null || !j.isObject() || !j.path("username").isTextual() || !j.path("password").isTextual()) {
-            throw new ApiError(400, "send {\"username\": \"...\", \"password\": \"...\"} as JSON");
-        }
-        String name = j.get("username").asText();
-        var user = users.authenticate(name, j.get("password").asText());
-        if (user.isEmpty()) {
-            AUDIT.info("user={} action=\"login\" target=- result=refused status=401 from={}", name.replaceAll("[^\\p{Graph}]", "?"),
-                    rc.request().remoteAddress());
-            throw new ApiError(401, "the user name or password is wrong");
-        }
-        Sessions.Session s = sessions.create(user.get());
-        io.vertx.core.http.Cookie cookie = io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, s.id()).setPath("/").setHttpOnly(true)
-                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setSecure(rc.request().isSSL())
-                .setMaxAge(sessions.idle().toSeconds());
-        rc.response().addCookie(cookie);
-        AUDIT.info("user={} action=\"login\" target=- result=ok status=200 from={}", name, rc.request().remoteAddress());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("user", user.get().name());
-        body.put("roles", new java.util.TreeSet<>(user.get().roles()));
-        body.put("csrf_token", s.csrf());
-        json(rc, 200, body);
-    }
-
-    private void logout(RoutingContext rc) {
-        Sessions.Session s = rc.get("session");
-        if (s != null) {
-            sessions.end(s.id());
-        }
-        rc.response().addCookie(io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, "").setPath("/").setHttpOnly(true)
-                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setMaxAge(0));
-        ApiUsers.User u = rc.get("user");
-        AUDIT.info("user={} action=\"logout\" target=- result=ok status=200", u.name());
-        json(rc, 200, Map.of("logged_out", u.name()));
-    }
-
     static String user(RoutingContext rc) {
         ApiUsers.User u = rc.get("user");
         return u == null ? "anonymous" : u.name();
@@ -530,12 +258,6 @@ public final class HttpApi implements Service {
             body.put("allowed", allowed);
         }
         json(rc, status, body);
-    }
-
-    /** Netty's refusal of a form field over {@link #MAX_FORM_ATTRIBUTE_BYTES} (or of a field it cannot buffer). */
-    private static boolean formFieldTooLarge(Throwable t) {
-        return t instanceof io.netty.handler.codec.http.multipart.HttpPostRequestDecoder.TooLongFormFieldException
-                || t != null && String.valueOf(t.getMessage()).contains("Size exceed allowed maximum capacity");
     }
 
     static String text(RoutingContext rc) {

@@ -1,0 +1,185 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.SecurityPolicyHandler;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.api.HttpApi.Endpoint;
+import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who may call a route: the user of the Basic credentials or of the session cookie, the route's
+ * role, the CSRF and cross-site checks of a request that changes something, the signed URL of a
+ * working file; a refusal is answered before any of the body is read, and admin actions are audited.
+ */
+final class Guard {
+    /** A header the dashboard sends with every request (a page elsewhere cannot without the API's consent). */
+    static final String REQUESTED_BY = "X-Requested-By";
+    static final Logger AUDIT = LoggerFactory.getLogger("ingestqueue.audit");
+    /** A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer cleanly. */
+    static final long DISCARD_BYTES = 1024 * 1024;
+
+    private final ApiUsers users;
+    private final Sessions sessions;
+    private final FileUrlSigner signer;
+
+    Guard(ApiUsers users, Sessions sessions, FileUrlSigner signer) {
+        this.users = users;
+        this.sessions = sessions;
+        this.signer = signer;
+    }
+
+    /** The guard runs before Vert.x may read a body (a security policy handler comes before body handlers). */
+    SecurityPolicyHandler of(Endpoint endpoint) {
+        return rc -> guard(rc, endpoint);
+    }
+
+    private void guard(RoutingContext rc, Endpoint e) {
+        Access access = e.access();
+        if (access == Access.PUBLIC) {
+            rc.next();
+            return;
+        }
+        String authorization = rc.request().getHeader("Authorization");
+        ApiUsers.User user = null;
+        Sessions.Session session = null;
+        if (authorization != null) {
+            user = users.authenticate(authorization).orElse(null);
+        } else {
+            io.vertx.core.http.Cookie c = rc.request().getCookie(Sessions.COOKIE);
+            session = c == null ? null : sessions.find(c.getValue()).orElse(null);
+            user = session == null ? null : session.user();
+        }
+        if (access == Access.STORAGE && user == null) {
+            String why = signer == null ? "working files are not served without credentials here"
+                    : signer.verify(rc.pathParam("bid"), rc.pathParam("jid"), decodedRest(rc),
+                            rc.queryParams().get("expires"), rc.queryParams().get("signature"));
+            if (why == null) {
+                rc.next();
+                return;
+            }
+            refuse(rc, 403, why);
+            return;
+        }
+        if (user == null) {
+            // the dashboard asks with X-Requested-By (its live stream, which cannot set headers, with its Accept):
+            // it goes to its login page rather than the browser's dialog
+            String accept = rc.request().getHeader("Accept");
+            if (rc.request().getHeader(REQUESTED_BY) == null && (accept == null || !accept.contains("text/event-stream"))) {
+                rc.response().putHeader("WWW-Authenticate", "Basic realm=\"ingest-queue\", charset=\"UTF-8\"");
+            }
+            refuse(rc, 401, authorization != null ? "the user name or password is wrong"
+                    : "log in: this resource needs a user of ingest.api.users (Basic authentication, or the dashboard's login at /login.html)");
+            return;
+        }
+        if (isStateChanging(rc)) {
+            String refused = session != null ? csrfRefusal(rc, session) : crossSiteRefusal(rc);
+            if (refused != null) {
+                audit(rc, user, e, 403, refused);
+                refuse(rc, 403, refused);
+                return;
+            }
+        }
+        String role = switch (access) {
+            case ADMIN -> "admin";
+            case SUBMITTER -> "submitter";
+            case STORAGE -> user.has("admin") ? "admin" : "storage";
+            default -> null;
+        };
+        if (!user.has(role)) {
+            if (access == Access.ADMIN) {
+                audit(rc, user, e, 403, "lacks role admin");
+            }
+            refuse(rc, 403, "user '" + user.name() + "' lacks role '" + role + "'");
+            return;
+        }
+        rc.put("user", user);
+        rc.put("session", session);
+        if (access == Access.ADMIN) {
+            ApiUsers.User who = user;
+            rc.addEndHandler(done -> audit(rc, who, e, rc.response().getStatusCode(), null));
+        }
+        rc.next();
+    }
+
+    /**
+     * Answers a refusal without keeping any of the request's body: a small body (up to
+     * {@link #DISCARD_BYTES}) is dropped; of a larger one nothing more is read, and
+     * the connection closes once the answer is out (an HTTP/2 stream is reset instead).
+     */
+    private static void refuse(RoutingContext rc, int status, String message) {
+        String length = rc.request().getHeader("Content-Length");
+        long declared = length != null && length.strip().matches("\\d{1,18}") ? Long.parseLong(length.strip()) : -1;
+        boolean chunked = rc.request().getHeader("Transfer-Encoding") != null;
+        if (rc.request().isEnded() || declared <= 0 && !chunked) {
+            HttpApi.fail(rc, status, message, List.of());
+            return;
+        }
+        if (rc.request().version() == io.vertx.core.http.HttpVersion.HTTP_2) {
+            HttpApi.fail(rc, status, message, List.of());
+            rc.response().reset(0x8); // CANCEL: no more of this stream's body
+            return;
+        }
+        if (declared >= 0 && declared <= DISCARD_BYTES) {
+            HttpApi.fail(rc, status, message, List.of()); // Vert.x drops the unread rest of a small body
+            return;
+        }
+        rc.response().putHeader("Connection", "close");
+        rc.response().endHandler(v -> rc.request().connection().close());
+        HttpApi.fail(rc, status, message, List.of());
+    }
+
+    private static boolean isStateChanging(RoutingContext rc) {
+        HttpMethod m = rc.request().method();
+        return !(m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS);
+    }
+
+    /** A request on a session cookie must carry the session's CSRF token. */
+    private static String csrfRefusal(RoutingContext rc, Sessions.Session session) {
+        String token = rc.request().getHeader(Sessions.CSRF_HEADER);
+        if (token == null || !java.security.MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8),
+                session.csrf().getBytes(StandardCharsets.UTF_8))) {
+            return "refused: a request on the dashboard's session must carry its " + Sessions.CSRF_HEADER
+                    + " header (reload the dashboard; scripts use Basic authentication)";
+        }
+        return null;
+    }
+
+    /**
+     * A request with Basic credentials that a browser sent from another site (a browser may
+     * attach cached credentials to a form another page posts) is refused: browsers name the
+     * page's origin in {@code Origin} and {@code Sec-Fetch-Site}; curl and Merritt clients send neither.
+     */
+    private static String crossSiteRefusal(RoutingContext rc) {
+        String site = rc.request().getHeader("Sec-Fetch-Site");
+        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+            return "refused: a " + site + " request (Sec-Fetch-Site) may not change anything; use the dashboard or a script";
+        }
+        String origin = rc.request().getHeader("Origin");
+        if (origin != null) {
+            String hostHeader = rc.request().getHeader("Host");
+            String scheme = rc.request().isSSL() ? "https" : "http";
+            if (hostHeader == null || !origin.equalsIgnoreCase(scheme + "://" + hostHeader)) {
+                return "refused: a request from " + origin + " (Origin) may not change anything here";
+            }
+        }
+        return null;
+    }
+
+    private static void audit(RoutingContext rc, ApiUsers.User user, Endpoint e, int status, String note) {
+        StringBuilder target = new StringBuilder();
+        rc.pathParams().forEach((k, v) -> target.append(target.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        String result = status / 100 == 2 ? "ok" : "refused";
+        AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(), e.method(),
+                e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note + "\"");
+    }
+
+    private static String decodedRest(RoutingContext rc) {
+        String rest = rc.pathParam("*");
+        return rest == null ? "" : java.net.URLDecoder.decode(rest.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,93 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import static io.vertx.core.http.HttpMethod.GET;
+import static io.vertx.core.http.HttpMethod.POST;
+
+import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
+
+/**
+ * The dashboard's session: who is logged in, logging in (a session cookie and its CSRF token)
+ * and logging out; each login and logout has its line in the audit log.
+ */
+final class SessionRoutes {
+    private final ApiUsers users;
+
+    SessionRoutes(ApiUsers users) {
+        this.users = users;
+    }
+
+    void register(HttpApi http) {
+        // the sessions are asked for per request: the module sets them after these routes are declared
+        http.add(GET, "/api/session", Access.USER, "Who is logged in (and the session's CSRF token)", this::session);
+        http.add(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096, rc -> login(rc, http.sessions()));
+        http.add(POST, "/api/logout", Access.USER, "Log out: ends the session", rc -> logout(rc, http.sessions()));
+    }
+
+    private void session(RoutingContext rc) {
+        ApiUsers.User u = rc.get("user");
+        Sessions.Session s = rc.get("session");
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("user", u.name());
+        body.put("roles", new java.util.TreeSet<>(u.roles()));
+        if (s != null) {
+            body.put("csrf_token", s.csrf());
+        }
+        HttpApi.json(rc, 200, body);
+    }
+
+    /**
+     * {@code POST /api/login} with {@code {"username": ..., "password": ...}} and the
+     * {@code X-Requested-By} header (a form on another site can send neither JSON nor the header).
+     */
+    private void login(RoutingContext rc, Sessions sessions) {
+        if (rc.request().getHeader(Guard.REQUESTED_BY) == null) {
+            throw new ApiError(403, "log in from the dashboard's login page (the request lacks the " + Guard.REQUESTED_BY + " header)");
+        }
+        String site = rc.request().getHeader("Sec-Fetch-Site");
+        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+            throw new ApiError(403, "refused: a " + site + " login");
+        }
+        com.fasterxml.jackson.databind.JsonNode j;
+        try {
+            j = HttpApi.JSON.readTree(HttpApi.text(rc));
+        } catch (Exception e) {
+            j = null;
+        }
+        if (j == null || !j.isObject() || !j.path("username").isTextual() || !j.path("password").isTextual()) {
+            throw new ApiError(400, "send {\"username\": \"...\", \"password\": \"...\"} as JSON");
+        }
+        String name = j.get("username").asText();
+        var user = users.authenticate(name, j.get("password").asText());
+        if (user.isEmpty()) {
+            Guard.AUDIT.info("user={} action=\"login\" target=- result=refused status=401 from={}", name.replaceAll("[^\\p{Graph}]", "?"),
+                    rc.request().remoteAddress());
+            throw new ApiError(401, "the user name or password is wrong");
+        }
+        Sessions.Session s = sessions.create(user.get());
+        io.vertx.core.http.Cookie cookie = io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, s.id()).setPath("/").setHttpOnly(true)
+                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setSecure(rc.request().isSSL())
+                .setMaxAge(sessions.idle().toSeconds());
+        rc.response().addCookie(cookie);
+        Guard.AUDIT.info("user={} action=\"login\" target=- result=ok status=200 from={}", name, rc.request().remoteAddress());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("user", user.get().name());
+        body.put("roles", new java.util.TreeSet<>(user.get().roles()));
+        body.put("csrf_token", s.csrf());
+        HttpApi.json(rc, 200, body);
+    }
+
+    private void logout(RoutingContext rc, Sessions sessions) {
+        Sessions.Session s = rc.get("session");
+        if (s != null) {
+            sessions.end(s.id());
+        }
+        rc.response().addCookie(io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, "").setPath("/").setHttpOnly(true)
+                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setMaxAge(0));
+        ApiUsers.User u = rc.get("user");
+        Guard.AUDIT.info("user={} action=\"logout\" target=- result=ok status=200", u.name());
+        HttpApi.json(rc, 200, Map.of("logged_out", u.name()));
+    }
+}

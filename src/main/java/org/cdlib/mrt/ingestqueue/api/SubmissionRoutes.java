@@ -1,0 +1,92 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import static io.vertx.core.http.HttpMethod.POST;
+
+import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.maintenance.CleanupStep;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+
+/**
+ * Submitting a batch: Merritt's poster form (answered with Merritt's batch state, XML or JSON)
+ * and the JSON body of {@code POST /api/batches} (answered with the new batch's view).
+ */
+final class SubmissionRoutes {
+    private final QueueStore store;
+    private final Submissions submissions;
+    private final ReadRoutes reads;
+
+    SubmissionRoutes(QueueStore store, Submissions submissions, ReadRoutes reads) {
+        this.store = store;
+        this.submissions = submissions;
+        this.reads = reads;
+    }
+
+    void register(HttpApi api) {
+        for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
+            api.add(POST, p, Access.SUBMITTER, "Submit a batch (Merritt form)", this::poster);
+        }
+        for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
+            api.add(POST, p + "/ark/:naan/:name", Access.SUBMITTER, "Submit a batch (Merritt form), the primary id in the path",
+                    this::poster);
+        }
+        api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES, this::submitJson);
+    }
+
+    private void poster(RoutingContext rc) {
+        String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
+        String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
+        BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc), pathArk);
+        String bid = store.batches().create(s);
+        CleanupStep.markUpload(store.ingestHome(), s.payloadUrl(), bid);
+        rc.response().putHeader("BID", bid);
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("bat:batchID", bid);
+        state.put("bat:batchStatus", "QUEUED");
+        state.put("bat:updateFlag", "update".equals(s.submissionMode()));
+        state.put("bat:submissionDate", s.submitted());
+        state.put("bat:userAgent", s.submitter());
+        state.put("bat:profile", s.profileName());
+        if ("json".equals(s.responseForm())) {
+            HttpApi.json(rc, 200, Map.of("bat:batchState", state));
+        } else {
+            StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                    + "<bat:batchState xmlns:bat=\"http://uc3.cdlib.org/ontology/mrt/ingest/batch\">\n");
+            state.forEach((k, v) -> x.append("  <").append(k).append('>').append(xml(String.valueOf(v))).append("</").append(k).append(">\n"));
+            rc.response().setStatusCode(200).putHeader("Content-Type", "application/xml; charset=UTF-8")
+                    .end(x.append("</bat:batchState>\n").toString());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void submitJson(RoutingContext rc) {
+        com.fasterxml.jackson.databind.JsonNode json;
+        try {
+            json = HttpApi.JSON.readTree(HttpApi.text(rc));
+        } catch (Exception e) {
+            throw new ApiError(400, "the body is not a JSON object: " + e.getMessage().split("\n")[0]);
+        }
+        if (json == null || !json.isObject()) {
+            throw new ApiError(400, "the body is not a JSON object but " + (json == null || json.isMissingNode() ? "empty"
+                    : json.isNull() ? "null" : "a JSON " + json.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
+                    + ": send the submission's fields as one object, e.g. {\"profile\": ..., \"payload_url\": ...}");
+        }
+        InputChecks.jsonTypes(json, Submissions.JSON_TEXT);
+        InputChecks.jsonTypes(json, List.of("payload_url"));
+        Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
+        BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
+        String bid = store.batches().create(submission);
+        CleanupStep.markUpload(store.ingestHome(), submission.payloadUrl(), bid);
+        rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
+        HttpApi.json(rc, 201, reads.batch(bid));
+    }
+
+    private static String xml(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}
