@@ -103,7 +103,7 @@ final class BatchRecords {
         return new Batch(bid, QueueJson.read(sub, submission.getData(), BatchSubmission.class), s,
                 report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
                 counts, status.getStat().getVersion(),
-                JobRecords.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))));
+                JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))));
     }
 
     /** Statuses of many batches in bounded read transactions; a vanished batch is left out, a damaged one named. */

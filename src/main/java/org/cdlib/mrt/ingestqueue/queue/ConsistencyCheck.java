@@ -206,7 +206,7 @@ public final class ConsistencyCheck {
         List<String> paths = new ArrayList<>();
         for (String jid : jids) {
             paths.add(QueuePaths.job(jid));
-            for (String c : JobRecords.CHILDREN) {
+            for (String c : JobNodes.CHILDREN) {
                 paths.add(QueuePaths.jobNode(jid, c));
             }
             for (BatchRef ref : BatchRef.values()) {

@@ -27,7 +27,7 @@ public final class JobClaims {
      */
     public Optional<JobLock> tryLockJob(String jid, String worker) {
         LockOwner owner = LockOwner.of(worker);
-        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, JobRecords.paths(jid)));
+        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, JobNodes.paths(jid)));
     }
 
     private Optional<JobLock> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
@@ -38,7 +38,7 @@ public final class JobClaims {
         Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
         try {
             Map<String, OpResult> read = taken.get().read();
-            Optional<Job> job = read != null ? Jobs.one(JobRecords.parse(List.of(jid), read, Jobs::corrupt))
+            Optional<Job> job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt))
                     : store.jobs().find(jid);
             if (job.isEmpty()) {
                 store.unlock(lock.get());
@@ -67,7 +67,7 @@ public final class JobClaims {
             for (String ref : refNames) {
                 String jid = QueuePaths.jidOfRef(ref);
                 LockOwner owner = LockOwner.of(worker);
-                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, JobRecords.paths(jid));
+                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, JobNodes.paths(jid));
                 out.add(() -> inState(state, locked(jid, owner, sent)));
             }
         } catch (RuntimeException e) {

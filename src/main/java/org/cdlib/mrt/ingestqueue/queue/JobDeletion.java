@@ -28,7 +28,7 @@ final class JobDeletion {
         String jid = lock.jid();
         Job job = lock.job();
         List<String> probe = new ArrayList<>();
-        for (String c : JobRecords.CHILDREN) {
+        for (String c : JobNodes.CHILDREN) {
             if (!c.equals("lock")) {
                 probe.add(QueuePaths.jobNode(jid, c));
             }

@@ -20,9 +20,6 @@ import org.apache.zookeeper.ZooDefs;
  * the lock deleted.
  */
 final class JobRecords {
-    static final List<String> CHILDREN = List.of("configuration", "status", "priority", "space_needed",
-            "identifiers", "bid", "lock", "effects");
-
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
     private final ObjectLocks objects;
@@ -141,89 +138,9 @@ final class JobRecords {
     List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();
         for (String jid : jids) {
-            paths.addAll(paths(jid));
+            paths.addAll(JobNodes.paths(jid));
         }
-        return parse(jids, zk.readMany(paths), damaged);
-    }
-
-    /** The nodes one job is read from (one read transaction holds them: well under its byte bound). */
-    static List<String> paths(String jid) {
-        List<String> paths = new ArrayList<>();
-        for (String c : CHILDREN) {
-            paths.add(QueuePaths.jobNode(jid, c));
-        }
-        return paths;
-    }
-
-    /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
-    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged) {
-        List<Job> out = new ArrayList<>();
-        for (String jid : jids) {
-            OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
-            boolean config = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobNode(jid, "configuration"))) != null;
-            if (status == null && !config) {
-                continue; // deleted, or never created
-            }
-            try {
-                if (status == null) {
-                    throw new CorruptNodeException(QueuePaths.jobStatus(jid), "missing");
-                }
-                out.add(toJob(jid, r, status));
-            } catch (CorruptNodeException e) {
-                damaged.accept(Damaged.of("job", jid, e));
-            }
-        }
-        return out;
-    }
-
-    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status) {
-        String pc = QueuePaths.jobNode(jid, "configuration");
-        String pp = QueuePaths.jobNode(jid, "priority");
-        String ps = QueuePaths.jobNode(jid, "space_needed");
-        String pi = QueuePaths.jobNode(jid, "identifiers");
-        String pb = QueuePaths.jobNode(jid, "bid");
-        OpResult.GetDataResult config = required(pc, r.get(pc));
-        OpResult.GetDataResult ids = ZooKeeperCalls.dataOf(r.get(pi));
-        OpResult.GetDataResult space = ZooKeeperCalls.dataOf(r.get(ps));
-        OpResult.GetDataResult bid = ZooKeeperCalls.dataOf(r.get(pb));
-        JobConfiguration configuration = QueueJson.read(pc, config.getData(), JobConfiguration.class);
-        JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
-        try {
-            jobStatus.state();
-            if (jobStatus.lastSuccessfulStatus() != null) {
-                jobStatus.lastSuccessful();
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CorruptNodeException(QueuePaths.jobStatus(jid), e.getMessage());
-        }
-        return new Job(jid,
-                bid != null ? QueueJson.text(bid.getData()) : configuration.batchId(),
-                configuration,
-                jobStatus,
-                QueuePaths.checkPriorityNode(pp, QueueJson.readInt(pp, required(pp, r.get(pp)).getData())),
-                space == null ? 0 : QueueJson.readLong(ps, space.getData()),
-                ids == null ? new Identifiers(null, List.of()) : QueueJson.read(pi, ids.getData(), Identifiers.class),
-                status.getStat().getVersion(),
-                lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));
-    }
-
-    private static OpResult.GetDataResult required(String path, OpResult r) {
-        OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r);
-        if (d == null) {
-            throw new CorruptNodeException(path, "missing");
-        }
-        return d;
-    }
-
-    static LockOwner lockOwner(String path, OpResult.GetDataResult d) {
-        if (d == null) {
-            return null;
-        }
-        try {
-            return QueueJson.read(path, d.getData(), LockOwner.class);
-        } catch (CorruptNodeException e) {
-            return new LockOwner("unknown", 0, "unknown", null);
-        }
+        return JobNodes.parse(jids, zk.readMany(paths), damaged);
     }
 
     /**
