@@ -102,6 +102,7 @@ final class RealPathBenchmark {
                 work.clear();
             }
             long ops0 = store.operations();
+            long cpu0 = QueueBenchmark.processCpuNanos();
             long t0 = System.nanoTime();
             synchronized (bid) {
                 bid.set(store.batches().create(submission(base, "batch.checkm")));
@@ -112,6 +113,8 @@ final class RealPathBenchmark {
                     zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
             System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
                     (store.operations() - ops0) / (double) n);
+            System.out.printf("  process CPU per job (the local back-ends and the in-process ZooKeeper server included): %.1f ms%n",
+                    (QueueBenchmark.processCpuNanos() - cpu0) / 1e6 / n);
             System.out.printf("  jobs failed: %d%n", entered.values().stream().filter(t -> t[JobState.FAILED.ordinal()] > 0).count());
             System.out.printf("  %-13s %10s %10s %10s %10s   (ms; wait = time in the state not spent in its route)%n",
                     "state", "wait p50", "wait p90", "work p50", "work p90");
