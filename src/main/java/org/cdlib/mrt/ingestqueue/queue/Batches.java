@@ -49,9 +49,13 @@ public final class Batches {
             lock.batch(records.load(bid));
             return Optional.of(lock);
         } catch (RuntimeException e) {
-            locks.release(lock.zk, lock.sessionId, QueuePaths.batchLock(bid));
+            unlock(lock);
             throw e;
         }
+    }
+
+    void unlock(BatchLock lock) {
+        locks.release(lock.zk, lock.sessionId, QueuePaths.batchLock(lock.bid()));
     }
 
     /** Whether a batch of this id exists (a malformed id does not). */
@@ -104,7 +108,10 @@ public final class Batches {
         return records.startReportingIfDone(bid);
     }
 
-    /** Moves a locked batch as an operator or the system does (a worker's move is {@link QueueStore#transition}). */
+    /**
+     * Moves a locked batch as an operator or the system does (a worker's move is
+     * {@link QueueStore#transition(BatchLock, BatchState, String, StatusReport, String)}).
+     */
     Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
                Transition.By by, boolean releaseLock) {
         return records.move(lock, to, reason, report, errorMessage, by, releaseLock);

@@ -12,7 +12,6 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -242,7 +241,7 @@ public final class QueueStore implements Closeable {
     }
 
     public void unlock(BatchLock lock) {
-        locks.release(lock.zk, lock.sessionId, QueuePaths.batchLock(lock.bid()));
+        batches.unlock(lock);
     }
 
     // ------------------------------------------------------------------ jobs
