@@ -7,66 +7,37 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The HTTP API over real HTTP, on the running service with a real ZooKeeper. */
-class ApiTest {
-    static TestingServer zk;
+class ApiTest extends ApiServiceTest {
     @RegisterExtension
     static final WireMockExtension http = WireMockExtension.newInstance()
             .options(WireMockConfiguration.options().dynamicPort()).build();
-    static IngestService service;
-    static QueueStore store;
-    static String base;
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
-    static final ObjectMapper JSON = new ObjectMapper();
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
-        config.put("ingest.api.users", "alice:pw-a:admin|submitter, sam:pw-s:submitter, rita:pw-r");
-        config.put("ingest.api.max-upload", "100000");
-        ServiceTestSupport support = new ServiceTestSupport();
-        service = new IngestService(config, support.beans()).start();
-        store = service.store();
+        startService(Map.of("ingest.api.users", "alice:pw-a:admin|submitter, sam:pw-s:submitter, rita:pw-r",
+                "ingest.api.max-upload", "100000"));
         store.holds().holdQueue("test"); // nothing moves: the API is tested on still batches
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        service.close();
-        zk.close();
     }
 
     static String auth(String user, String pw) {

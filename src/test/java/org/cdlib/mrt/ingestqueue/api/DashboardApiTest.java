@@ -6,18 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -25,7 +21,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
@@ -39,12 +34,8 @@ import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The dashboard's API over real HTTP: job histories bounded in their status node, live changes
@@ -52,32 +43,13 @@ import org.junit.jupiter.api.io.TempDir;
  * a host's drain as the consumers see it, bulk requeue, search. This host is drained while the
  * tests run (so jobs stay where a test puts them), except where a test lets it work.
  */
-class DashboardApiTest {
-    static TestingServer zk;
-    static IngestService service;
-    static QueueStore store;
-    static String base;
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
-    static final ObjectMapper JSON = new ObjectMapper();
+class DashboardApiTest extends ApiServiceTest {
     static final Map<String, String> PASSWORDS = Map.of("alice", "pw-a", "sam", "pw-s", "rita", "pw-r");
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
-        config.put("ingest.api.users", "alice:pw-a:admin|submitter, sam:pw-s:submitter, rita:pw-r");
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
-        store = service.store();
+        startService(Map.of("ingest.api.users", "alice:pw-a:admin|submitter, sam:pw-s:submitter, rita:pw-r"));
         store.hosts().drain(store.hosts().id(), "test");
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        service.close();
-        zk.close();
     }
 
     static HttpResponse<String> send(String method, String path, String user) throws Exception {

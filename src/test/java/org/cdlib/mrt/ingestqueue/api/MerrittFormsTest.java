@@ -4,59 +4,30 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Merritt's own request forms over real HTTP: no {@code type} (inferred), Merritt's type names,
  * the primary id in the path, a malformed ARK or digest refused naming the field.
  */
-class MerrittFormsTest {
-    static TestingServer zk;
-    static IngestService service;
-    static QueueStore store;
-    static String base;
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
-    static final ObjectMapper JSON = new ObjectMapper();
-    @TempDir
-    static Path dir;
+class MerrittFormsTest extends ApiServiceTest {
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
-        config.put("ingest.api.users", "sam:pw-s:submitter");
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
-        store = service.store();
+        startService(Map.of("ingest.api.users", "sam:pw-s:submitter"));
         store.holds().holdQueue("test"); // the submissions are looked at, not run
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        service.close();
-        zk.close();
     }
 
     static HttpResponse<String> post(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {

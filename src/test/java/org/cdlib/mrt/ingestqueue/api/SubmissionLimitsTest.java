@@ -8,12 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -29,22 +27,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Nothing a depositor sends makes a ZooKeeper write over the packet limit (this JVM's clients and
@@ -52,38 +43,19 @@ import org.junit.jupiter.api.io.TempDir;
  * at the door naming the limit, nothing is created, and the service's ZooKeeper connection never
  * leaves CONNECTED.
  */
-class SubmissionLimitsTest {
+class SubmissionLimitsTest extends ApiServiceTest {
     static final int MB_1_5 = 1_572_864;
-    static TestingServer zk;
     @RegisterExtension
     static final WireMockExtension http = WireMockExtension.newInstance()
             .options(WireMockConfiguration.options().dynamicPort()).build();
-    static IngestService service;
-    static QueueStore store;
-    static String base;
-    static final HttpClient CLIENT = HttpClient.newHttpClient();
-    static final ObjectMapper JSON = new ObjectMapper();
     static final List<ConnectionState> STATES = new CopyOnWriteArrayList<>();
     static final ConnectionStateListener LISTENER = (client, state) -> STATES.add(state);
-    @TempDir
-    static Path dir;
     long batchesBefore;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new java.util.HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
-        config.put("ingest.api.users", "sam:pw-s:submitter");
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
-        store = service.store();
+        startService(Map.of("ingest.api.users", "sam:pw-s:submitter"));
         store.client().getConnectionStateListenable().addListener(LISTENER);
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        service.close();
-        zk.close();
     }
 
     @BeforeEach
