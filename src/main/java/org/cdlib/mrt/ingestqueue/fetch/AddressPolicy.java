@@ -21,10 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * lets a deployment fetch from private servers. This service's own HTTP port on a local address
  * is never fetched, allow-list or not.
  * <p>
- * The check is made on the address a connection is about to use ({@link #checkConnect}, called
- * by the socket factory right before {@code connect}), so a name that resolves differently the
- * second time (DNS rebinding) gains nothing; {@link UrlPolicy} also refuses an address literal
- * in a URL at once.
+ * The check is made on the addresses a connection is about to use ({@link #checkConnect}, called
+ * by the connection manager's DNS resolver on every address it returns), so a name that resolves
+ * differently the second time (DNS rebinding) gains nothing; {@link UrlPolicy} also refuses an
+ * address literal in a URL at once.
  */
 public final class AddressPolicy {
     /** The ports this process serves HTTP on (the API registers its port when it starts). */

@@ -31,7 +31,8 @@ import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
  * {@link CheckedClient#MAX_REDIRECTS}), except from https to http, each hop checked by the
  * {@link UrlPolicy}.
  * Every connection is checked by the {@link AddressPolicy} on the address it is about to use
- * (in the socket factory, after name resolution), so no name resolved twice can lead elsewhere.
+ * (in the connection manager's DNS resolver, on every address the name resolved to), so no name
+ * resolved twice can lead elsewhere.
  * The read timeout bounds the wait for the response headers and every silence while the body
  * streams, so a large file that keeps arriving is never cut off.
  * <p>
