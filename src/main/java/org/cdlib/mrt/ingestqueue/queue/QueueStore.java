@@ -244,7 +244,7 @@ public final class QueueStore implements Closeable {
         batches.unlock(lock);
     }
 
-    // ------------------------------------------------------------------ jobs
+    // ------------------------------------------------------------------ job moves and locks
 
     /** Releases a job lock without moving the job (e.g. it stays in provisioning). */
     public void unlock(JobLock lock) {
