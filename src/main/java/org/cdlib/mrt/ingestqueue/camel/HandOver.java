@@ -39,9 +39,21 @@ final class HandOver<L> {
         return mayTakeWork() && workers.reserveArriving(id);
     }
 
-    /** Reserves a place in the queue of handed-over items when no worker is free; false under the same conditions. */
+    /**
+     * Reserves a place in the queue of handed-over items when no worker is free, waiting up to the
+     * endpoint's {@code handOffWait} for one: the handing worker waits instead of leaving the job
+     * in the folder, where it would cost a claim (lock create and read) later and the claims would
+     * slow this state further. False under the same conditions as {@link #reserveWorker}.
+     */
     boolean reserveQueued(String id) {
-        return mayTakeWork() && workers.reserveQueued(id);
+        if (!mayTakeWork() || !workers.reserveQueued(id, consumer.endpoint.getHandOffWait())) {
+            return false;
+        }
+        if (!mayTakeWork()) { // stopped, suspended, held or disconnected while it waited
+            workers.cancelQueued(id);
+            return false;
+        }
+        return true;
     }
 
     private boolean mayTakeWork() {

@@ -124,6 +124,9 @@ final class JobConsumer extends QueueConsumer<JobLock> {
      * job goes straight to one of its workers, or waits for the next free one in its short queue:
      * one ZooKeeper request per transition instead of three (lock create, read, commit). A job
      * handed over may start before an older one of that state only by the length of that queue.
+     * When that queue is full too, this worker waits for a place (the next state's
+     * {@code handOffWait}): the states before a saturated one slow down to its pace instead of
+     * leaving jobs in its folder to be claimed again.
      */
     private boolean handOff(JobLock lock, JobState to, Change change) {
         JobConsumer next = endpoint.getComponent().jobConsumer(to);
@@ -133,8 +136,13 @@ final class JobConsumer extends QueueConsumer<JobLock> {
         }
         HandOver<JobLock> handOver = next.handOver();
         boolean worker = handOver.reserveWorker(ref);
-        if (!worker && !handOver.reserveQueued(ref)) {
-            return false;
+        if (!worker) {
+            long since = System.nanoTime();
+            boolean queued = handOver.reserveQueued(ref);
+            waitedForNext(System.nanoTime() - since);
+            if (!queued) {
+                return false;
+            }
         }
         JobLock handed;
         try {

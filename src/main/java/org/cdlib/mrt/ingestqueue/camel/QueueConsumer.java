@@ -75,6 +75,11 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
     /** The watched view of this consumer's state (job references or batch index entries). */
     protected abstract StateView openView();
 
+    /** Time this consumer's worker waited for a place in the next state's queue: not counted as busy. */
+    void waitedForNext(long nanos) {
+        workers.waited(nanos);
+    }
+
     /** The id a view entry names (a job reference {@code PP-JID} stays as it is; claims take it whole). */
     protected List<String> candidates() {
         return view.snapshot();

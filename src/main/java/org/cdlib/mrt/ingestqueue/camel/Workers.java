@@ -40,6 +40,8 @@ final class Workers {
     private final Queue<Queued> queued = new ConcurrentLinkedQueue<>();
     private final Semaphore queueSlots;
     private final LongAdder busyNanos = new LongAdder();
+    /** The work the calling thread runs, for {@link #waited}. */
+    private static final ThreadLocal<Work> CURRENT = new ThreadLocal<>();
     private ExecutorService executor;
 
     /**
@@ -89,13 +91,29 @@ final class Workers {
         slots.release();
     }
 
-    /** Reserves a place in the queue of handed-over items; its reference is left alone until it is let go. */
-    boolean reserveQueued(String id) {
-        if (!queueSlots.tryAcquire()) {
+    /**
+     * Reserves a place in the queue of handed-over items, waiting up to {@code waitMs} for one;
+     * its reference is left alone until it is let go.
+     */
+    boolean reserveQueued(String id, long waitMs) {
+        try {
+            if (!(waitMs > 0 ? queueSlots.tryAcquire(waitMs, TimeUnit.MILLISECONDS) : queueSlots.tryAcquire())) {
+                return false;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return false;
         }
         arriving.add(id);
         return true;
+    }
+
+    /** Time the calling worker spent waiting for the next state, not working: left out of its busy time. */
+    void waited(long nanos) {
+        Work w = CURRENT.get();
+        if (w != null) {
+            w.waited += nanos; // only its own thread adds; done() reads it once the work has ended
+        }
     }
 
     void cancelQueued(String id) {
@@ -196,6 +214,7 @@ final class Workers {
     private final class Work extends FutureTask<Void> {
         private final String id;
         private final long since = System.nanoTime();
+        private volatile long waited;
 
         Work(String id, Runnable body) {
             super(body, null);
@@ -203,8 +222,19 @@ final class Workers {
         }
 
         @Override
+        public void run() {
+            CURRENT.set(this);
+            try {
+                super.run();
+            } finally {
+                CURRENT.remove();
+            }
+        }
+
+        @Override
         protected void done() {
-            busyNanos.add(System.nanoTime() - since);
+            // the busy-seconds counter only grows: a wait is left out when the work ends, not subtracted before
+            busyNanos.add(Math.max(0, System.nanoTime() - since - waited));
             inHand.remove(id, this);
             store.workEnded(idOf.apply(id));
             slots.release();

@@ -33,6 +33,10 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
     @UriParam(label = "consumer", defaultValue = "30000",
             description = "ms before a job that stayed (or a batch whose step failed) is tried again")
     private long retryDelay = 30_000;
+    @UriParam(label = "consumer", defaultValue = "500",
+            description = "ms a worker of the state before waits for a place in this state's short queue when this state's "
+                    + "workers and queue are full, before it leaves the job unlocked in this state's folder (0: never waits)")
+    private long handOffWait = 500;
 
     private final QueueKind queue;
 
@@ -98,5 +102,13 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
 
     public void setRetryDelay(long retryDelay) {
         this.retryDelay = Math.max(0, retryDelay);
+    }
+
+    public long getHandOffWait() {
+        return handOffWait;
+    }
+
+    public void setHandOffWait(long handOffWait) {
+        this.handOffWait = Math.max(0, handOffWait);
     }
 }

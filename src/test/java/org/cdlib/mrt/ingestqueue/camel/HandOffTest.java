@@ -15,6 +15,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A job moved on by a worker goes straight to this process's free worker of the next state, its
  * lock kept: that worker starts without claiming it (no lock create, no read), and the job still
- * ends up where the routes send it, lock released.
+ * ends up where the routes send it, lock released. When the next state is full, its short queue
+ * takes the job, and when that is full too the handing worker waits for a place.
  */
 class HandOffTest extends CamelTestSupport {
     @RegisterExtension
@@ -47,7 +49,9 @@ class HandOffTest extends CamelTestSupport {
             @Override
             public void configure() {
                 from("zkqueue:job/pending").routeId("pending-route").autoStartup(false).process(e -> { });
-                from("zkqueue:job/estimating").routeId("estimating-route")
+                // the tests of a full queue see the job left in the folder, but the one of the wait
+                long wait = getCurrentTestName().contains("WaitsForAPlace") ? 60_000 : 0;
+                from("zkqueue:job/estimating?handOffWait=" + wait).routeId("estimating-route")
                         .process(e -> {
                             estimatedBy.add(JobExchange.job(e).lockOwner().worker());
                             firstEstimateMayEnd.await(30, TimeUnit.SECONDS);
@@ -79,8 +83,9 @@ class HandOffTest extends CamelTestSupport {
 
     /**
      * Estimating has one worker, busy: the next job handed over waits for it locked (its queue
-     * holds as many as the state has workers), the third is let go to its folder; all three end in
-     * provisioning, unlocked, each estimated once.
+     * holds as many as the state has workers), the third is let go to its folder (this route's
+     * handOffWait is 0 here but in the next test); all three end in provisioning,
+     * unlocked, each estimated once.
      */
     @Test
     void aJobHandedOverWhileTheWorkerIsBusyWaitsLockedForIt() throws Exception {
@@ -147,5 +152,54 @@ class HandOffTest extends CamelTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().allMatch(j -> store.jobs().load(j).lockOwner() == null));
         assertEquals(1, jids.stream().filter(j -> store.jobs().load(j).state() == JobState.ESTIMATING).count(),
                 "the one let go stays in estimating, unchanged, for whoever runs estimating next");
+    }
+
+    /**
+     * When the next state's worker and its short queue are full, the worker handing a job on
+     * waits for a place (the next endpoint's handOffWait) instead of leaving the job in the next
+     * state's folder: the job is handed over locked once a place frees, nobody claims it from a
+     * folder, and the wait does not count as the waiting worker's busy time.
+     */
+    @Test
+    void aWorkerWaitsForAPlaceInTheNextStateInsteadOfLeavingTheJobInItsFolder() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        context.getRouteController().startRoute("pending-route");
+        // estimating's one worker is busy and its queue (one place) is taken: the third job's
+        // pending worker waits with it, still in pending and locked by that worker
+        await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
+                && count(jids, JobState.ESTIMATING) == 2 && count(jids, JobState.PENDING) == 1);
+        String third = jids.stream().filter(j -> store.jobs().load(j).state() == JobState.PENDING).findFirst().orElseThrow();
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> {
+            Job j = store.jobs().load(third);
+            return j.state() == JobState.PENDING && j.lockOwner() != null
+                    && j.lockOwner().worker().equals("pending-route/job/pending");
+        });
+
+        long before = store.operations(); // from here on watched through the client itself: the store's reads would count
+        firstEstimateMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            for (String j : jids) {
+                if (store.client().checkExists().forPath(QueuePaths.jobRef(JobState.PROVISIONING, 5, j)) == null) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        long ops = store.operations() - before;
+        assertEquals(3, estimatedBy.size(), "each estimated once: " + estimatedBy);
+        assertTrue(jids.stream().allMatch(j -> store.jobs().load(j).lockOwner() == null), "no lock left behind");
+        // four moves of 4 ops each (the busy one and the queued one on to provisioning, the waiting
+        // one handed to estimating and on): 16. Had it been left in estimating's folder, its claim
+        // there would add 9 (lock create + 8 reads)
+        assertTrue(ops <= 18, "ZooKeeper operations from the release of estimating to provisioning: " + ops);
+        // the pending worker waited at least the half second watched above: waiting is not working
+        long pendingBusyMs = store.health().workers().entrySet().stream().filter(w -> w.getKey().contains("pending"))
+                .mapToLong(w -> w.getValue().busyNanos().getAsLong()).sum() / 1_000_000;
+        assertTrue(pendingBusyMs < 400, "pending's busy time leaves its wait out: " + pendingBusyMs + " ms");
+    }
+
+    private long count(List<String> jids, JobState state) {
+        return jids.stream().filter(j -> store.jobs().load(j).state() == state).count();
     }
 }

@@ -227,13 +227,14 @@ class ZkQueueComponentTest extends CamelTestSupport {
                 assertEquals("consumer", p.label(), f.getName());
             }
         }
-        assertEquals(List.of("concurrency", "rescan", "retryDelay"), params);
+        assertEquals(List.of("concurrency", "rescan", "retryDelay", "handOffWait"), params);
 
-        ZkQueueEndpoint set = context.getEndpoint("zkqueue:job/processing?concurrency=3&rescan=500&retryDelay=700",
+        ZkQueueEndpoint set = context.getEndpoint("zkqueue:job/processing?concurrency=3&rescan=500&retryDelay=700&handOffWait=0",
                 ZkQueueEndpoint.class);
         assertEquals(3, set.getConcurrency());
         assertEquals(500, set.getRescan());
         assertEquals(700, set.getRetryDelay());
+        assertEquals(0, set.getHandOffWait());
         assertEquals("job", set.getKind());
         assertEquals("processing", set.getState());
     }
