@@ -44,7 +44,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
                 }
             }
             // a job that moved between the two reads (an operator's requeue) is counted, not listed
-            for (Job j : toList.isEmpty() ? List.<Job>of() : store.jobs().load(toList)) {
+            for (Job j : store.jobs().load(toList)) { // none to list: no request
                 if (j.state() == JobState.COMPLETED) {
                     completed.add(j);
                 } else if (j.state() == JobState.FAILED) {

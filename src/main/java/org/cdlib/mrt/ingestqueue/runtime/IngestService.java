@@ -144,19 +144,19 @@ public final class IngestService implements AutoCloseable {
             throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout
                     + " (check zookeeper.connect)");
         }
-        // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files)
-        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(camel, client, java.net.InetAddress.getLocalHost().getHostName()
-                + "-" + ProcessHandle.current().pid() + "-" + Integer.toHexString(System.identityHashCode(this)),
+        store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
+                cfg.intProperty("ingest.creation-chunk", 100)).start();
+        store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
+        store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
+        // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files);
+        // the elections name this host as the hosts page does
+        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(camel, client, store.hosts().id(),
                 (route, running) -> { // shown on the hosts page
                     QueueStore s = store; // null once the queue is closed (a lead given up at the stop)
                     if (s != null) {
                         s.hosts().leads(route, running);
                     }
                 });
-        store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
-                cfg.intProperty("ingest.creation-chunk", 100)).start();
-        store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
-        store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
         profiles.watch(cfg.durationProperty("ingest.profiles.reload", Duration.ofSeconds(5)));
         camel.getRegistry().bind("queueStore", store);
         camel.getRegistry().bind("profiles", profiles);

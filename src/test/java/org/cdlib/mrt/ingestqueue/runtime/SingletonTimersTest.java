@@ -96,8 +96,8 @@ class SingletonTimersTest {
         assertEquals(java.util.List.of(), leads(other, other.service.store().hosts().id()), "the other host runs neither");
 
         leader.close();
+        // the other host takes both over (the wait fails the test if it does not)
         await().atMost(Duration.ofSeconds(30)).until(() -> other.cleanups.get() >= 3 && other.sweeps.get() >= 3);
-        assertTrue(other.cleanups.get() >= 3, "the other host took cleanup over");
     }
 
     /**
