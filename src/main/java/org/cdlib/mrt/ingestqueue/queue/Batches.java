@@ -55,7 +55,7 @@ public final class Batches {
     }
 
     void unlock(BatchLock lock) {
-        locks.release(lock.zk, lock.sessionId, QueuePaths.batchLock(lock.bid()));
+        locks.release(lock);
     }
 
     /** Whether a batch of this id exists (a malformed id does not). */

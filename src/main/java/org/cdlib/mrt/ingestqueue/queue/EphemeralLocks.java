@@ -61,7 +61,7 @@ final class EphemeralLocks implements AutoCloseable {
             } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
                 if (System.currentTimeMillis() > deadline) {
                     // whether the create applied is unknown: make sure no lock of ours stays behind
-                    release(handle, handle.getSessionId(), path);
+                    release(handle, handle.getSessionId(), path, data);
                     throw new QueueException("cannot lock " + path + ": ZooKeeper connection keeps dropping");
                 }
                 pause(200);
@@ -111,7 +111,7 @@ final class EphemeralLocks implements AutoCloseable {
             rc = p.created.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            release(p.handle, p.handle.getSessionId(), p.path); // it may have been created: no lock of ours stays behind
+            release(p.handle, p.handle.getSessionId(), p.path, QueueJson.write(p.owner)); // it may have been created: no lock of ours stays behind
             throw new QueueException("interrupted while locking " + p.path, e);
         } catch (ExecutionException e) {
             throw new QueueException("cannot lock " + p.path + ": " + e.getCause(), e.getCause());
@@ -133,36 +133,47 @@ final class EphemeralLocks implements AutoCloseable {
         return Optional.of(new Taken(p.handle, byPath));
     }
 
-    /** Deletes the lock if this session owns it; retried in the background while the session lives. */
-    void release(ZooKeeper handle, long sessionId, String path) {
-        if (!tryRelease(handle, sessionId, path)) {
+    /** Deletes the lease's lock node if it is still its own; retried in the background while the session lives. */
+    void release(Lease lease) {
+        release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes);
+    }
+
+    private void release(ZooKeeper handle, long sessionId, String path, byte[] owner) {
+        if (!tryRelease(handle, sessionId, path, owner)) {
             LOG.warn("lock {} not released yet (ZooKeeper unreachable): retrying until it is or the session ends", path);
-            retries.schedule(() -> retry(handle, sessionId, path, 1), 500, TimeUnit.MILLISECONDS);
+            retries.schedule(() -> retry(handle, sessionId, path, owner, 1), 500, TimeUnit.MILLISECONDS);
         }
     }
 
-    private void retry(ZooKeeper handle, long sessionId, String path, int attempt) {
-        if (tryRelease(handle, sessionId, path)) {
+    private void retry(ZooKeeper handle, long sessionId, String path, byte[] owner, int attempt) {
+        if (tryRelease(handle, sessionId, path, owner)) {
             LOG.info("lock {} released after {} retries", path, attempt);
         } else {
-            retries.schedule(() -> retry(handle, sessionId, path, attempt + 1), Math.min(5000, 500L * attempt),
+            retries.schedule(() -> retry(handle, sessionId, path, owner, attempt + 1), Math.min(5000, 500L * attempt),
                     TimeUnit.MILLISECONDS);
         }
     }
 
-    /** True when the lock is gone (released, or gone with its session); false when it must be tried again. */
-    private boolean tryRelease(ZooKeeper handle, long sessionId, String path) {
+    /**
+     * True when our lock is gone (released, gone with its session, or broken and now someone
+     * else's, which is left alone); false when it must be tried again. The node is deleted only
+     * when both its session and its owner bytes are ours, at the version read with them.
+     */
+    private boolean tryRelease(ZooKeeper handle, long sessionId, String path, byte[] owner) {
         if (handle.getSessionId() != sessionId || !handle.getState().isAlive()) {
             return true; // the session is over, and its ephemeral lock with it
         }
         try {
-            Stat st = handle.exists(path, false);
-            if (st != null && st.getEphemeralOwner() == sessionId) {
+            Stat st = new Stat();
+            byte[] data = handle.getData(path, false, st);
+            if (st.getEphemeralOwner() == sessionId && Arrays.equals(owner, data)) {
                 handle.delete(path, st.getVersion());
             }
             return true;
         } catch (KeeperException.NoNodeException e) {
             return true;
+        } catch (KeeperException.BadVersionException e) {
+            return true; // lock nodes are never written: a new version is a new holder's node
         } catch (KeeperException.SessionExpiredException e) {
             return true;
         } catch (KeeperException e) {

@@ -94,7 +94,7 @@ final class JobNodes {
         try {
             return QueueJson.read(path, d.getData(), LockOwner.class);
         } catch (CorruptNodeException e) {
-            return new LockOwner("unknown", 0, "unknown", null);
+            return new LockOwner("unknown", 0, "unknown", null, null);
         }
     }
 }

@@ -3,12 +3,18 @@ package org.cdlib.mrt.ingestqueue.queue;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** The data of an ephemeral lock node: who holds it, so an operator can tell. */
-public record LockOwner(String host, long pid, String worker, String since) {
-
+/**
+ * The data of an ephemeral lock node: who holds it, so an operator can tell, and a claim token no
+ * other claim has, so a lock re-created by another worker of the same process is not taken for
+ * this one ({@link Lease}).
+ */
+public record LockOwner(String host, long pid, String worker, String since, String claim) {
     public static LockOwner of(String worker) {
-        return new LockOwner(hostName(), ProcessHandle.current().pid(), worker, Instant.now().toString());
+        // unique, not secret: it tells claims apart, it guards nothing
+        return new LockOwner(hostName(), ProcessHandle.current().pid(), worker, Instant.now().toString(),
+                Long.toHexString(ThreadLocalRandom.current().nextLong()));
     }
 
     static String hostName() {

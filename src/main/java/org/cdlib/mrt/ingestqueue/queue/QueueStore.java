@@ -248,7 +248,7 @@ public final class QueueStore implements Closeable {
 
     /** Releases a job lock without moving the job (e.g. it stays in provisioning). */
     public void unlock(JobLock lock) {
-        locks.release(lock.zk, lock.sessionId, QueuePaths.jobLock(lock.jid()));
+        locks.release(lock);
     }
 
     /** Moves a locked job as a worker does; the lock is released by the same transaction. */

@@ -1,0 +1,78 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A lease is its own node, not its session's: all workers of a process share one session, so
+ * after an operator breaks a lock and another worker of the same process re-claims the job (or
+ * batch), the old worker's release, fence check and writes must leave the new claim alone.
+ */
+class LeaseTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+    QueueStore store;
+
+    @BeforeEach
+    void setUp() {
+        store = ZK.store(dir);
+    }
+
+    @Test
+    void aBrokenJobLockReclaimedByTheSameProcessIsNotTheOldWorkersAnyMore() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        JobLock old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1").orElseThrow();
+        old.verifyHeld();
+
+        new AdminActions(store, Clock.systemUTC()).breakJobLock(jid, true, "operator");
+        JobLock renewed = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-2").orElseThrow();
+        assertEquals(old.sessionId, renewed.sessionId, "one process, one session: the case the session alone cannot tell");
+        byte[] renewedNode = store.calls().readOrNull(QueuePaths.jobLock(jid));
+
+        StaleLockException fenced = assertThrows(StaleLockException.class, old::verifyHeld);
+        assertTrue(fenced.getMessage().contains("job " + jid), fenced.getMessage());
+        assertThrows(StaleLockException.class, () -> store.transition(old, JobState.ESTIMATING, Change.because("stale")));
+        store.unlock(old);
+
+        assertArrayEquals(renewedNode, store.calls().readOrNull(QueuePaths.jobLock(jid)), "the new claim's lock is left alone");
+        assertDoesNotThrow(renewed::verifyHeld);
+        Job moved = store.transition(renewed, JobState.ESTIMATING, Change.because("the live claim moves it"));
+        assertEquals(JobState.ESTIMATING, moved.state());
+        assertEquals(null, store.calls().readOrNull(QueuePaths.jobLock(jid)), "its own release went with the move");
+    }
+
+    @Test
+    void aBatchLockRecreatedBySomeoneElseOfTheSameProcessSurvivesTheOldRelease() {
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        BatchLock old = store.batches().tryLock(bid, "worker-1").orElseThrow();
+        store.calls().deleteIfExists(QueuePaths.batchLock(bid)); // an operator's hand
+        BatchLock renewed = store.batches().tryLock(bid, "worker-2").orElseThrow();
+        assertEquals(old.sessionId, renewed.sessionId);
+
+        assertThrows(StaleLockException.class, old::verifyHeld);
+        store.unlock(old);
+        assertNotNull(store.calls().readOrNull(QueuePaths.batchLock(bid)), "the old holder's release deleted nothing");
+        assertDoesNotThrow(renewed::verifyHeld);
+        store.unlock(renewed);
+        assertEquals(null, store.calls().readOrNull(QueuePaths.batchLock(bid)));
+    }
+
+    @Test
+    void twoClaimsOfOneWorkerNameStillDiffer() {
+        assertTrue(!LockOwner.of("w").claim().equals(LockOwner.of("w").claim()));
+    }
+}
