@@ -164,16 +164,22 @@ final class EphemeralLocks implements AutoCloseable {
             return true; // the session is over, and its ephemeral lock with it
         }
         try {
-            Stat st = new Stat();
-            byte[] data = handle.getData(path, false, st);
-            if (st.getEphemeralOwner() == sessionId && Arrays.equals(owner, data)) {
-                handle.delete(path, st.getVersion());
+            for (int attempt = 0; attempt < 3; attempt++) {
+                Stat st = new Stat();
+                byte[] data = handle.getData(path, false, st);
+                if (st.getEphemeralOwner() != sessionId || !Arrays.equals(owner, data)) {
+                    return true; // not ours (any more): a lock break, and maybe a new claim
+                }
+                try {
+                    handle.delete(path, st.getVersion());
+                    return true;
+                } catch (KeeperException.BadVersionException e) {
+                    // handed on in this process meanwhile (a kept lock is rewritten): read it again
+                }
             }
-            return true;
+            return false;
         } catch (KeeperException.NoNodeException e) {
             return true;
-        } catch (KeeperException.BadVersionException e) {
-            return true; // lock nodes are never written: a new version is a new holder's node
         } catch (KeeperException.SessionExpiredException e) {
             return true;
         } catch (KeeperException e) {

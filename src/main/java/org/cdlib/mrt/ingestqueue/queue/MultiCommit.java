@@ -80,8 +80,24 @@ final class MultiCommit {
         if (code[0] == KeeperException.Code.SESSIONEXPIRED.intValue()) {
             throw new KeeperException.SessionExpiredException();
         }
-        // nothing applied: the same transaction again, synchronously, answers with the failing op named
-        return zk.multi(ops);
+        throw failure(ops, results, code[0]);
+    }
+
+    /**
+     * A failed multi's exception, made from its own answer: the first failing op's code and path
+     * (as the synchronous call names them). Never by sending it again: by then another host's write
+     * could let it apply.
+     */
+    static KeeperException failure(List<Op> ops, List<OpResult> results, int rc) {
+        if (results != null) {
+            for (int i = 0; i < results.size() && i < ops.size(); i++) {
+                if (results.get(i) instanceof OpResult.ErrorResult er && er.getErr() != KeeperException.Code.OK.intValue()
+                        && er.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                    return KeeperException.create(KeeperException.Code.get(er.getErr()), ops.get(i).getPath());
+                }
+            }
+        }
+        return KeeperException.create(KeeperException.Code.get(rc));
     }
 
     /** After a lost connection: true when the commit did apply, false when it provably did not. */

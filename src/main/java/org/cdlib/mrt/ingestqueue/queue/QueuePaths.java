@@ -20,6 +20,8 @@ public final class QueuePaths {
      */
     public static final String SPACE_ADMITTED = "/ids/space-admitted";
     public static final String SPACE_RELEASED = "/ids/space-released";
+    /** One ephemeral node per session that writes the space counters ({@link SpaceCounters}). */
+    public static final String SPACE_CHAIN = "/ids/space-chain";
 
     private QueuePaths() {
     }

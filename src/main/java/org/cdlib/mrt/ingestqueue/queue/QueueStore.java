@@ -334,6 +334,10 @@ public final class QueueStore implements Closeable {
 
     // ------------------------------------------------------------------ plumbing for fsck, admin and cleanup
 
+    SpaceCounters spaceCounters() {
+        return jobRecords.spaceCounters();
+    }
+
     /** The bounded ZooKeeper calls, for fsck, admin actions and cleanup in this package. */
     ZooKeeperCalls calls() {
         return zk;

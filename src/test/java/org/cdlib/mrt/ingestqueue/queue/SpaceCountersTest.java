@@ -1,0 +1,168 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The disk reservation counters under several writers: they must say exactly what the jobs in
+ * downloading need, however the pipelined transactions of one process and the writes of other
+ * hosts interleave. Sizes are unequal, so a lost or doubled increment shows.
+ */
+class SpaceCountersTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path home;
+    final List<CuratorFramework> clients = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        clients.forEach(CuratorFramework::close);
+    }
+
+    QueueStore host() {
+        CuratorFramework c = QueueTestSupport.client(ZK.server());
+        clients.add(c);
+        return QueueTestSupport.store(c, home);
+    }
+
+    /** The jobs of a new batch, each walked to provisioning with its size. */
+    static List<String> provisioned(QueueStore store, long... sizes) {
+        String bid = QueueTestSupport.batchWithJobs(store, sizes.length, 5);
+        List<String> jids = new ArrayList<>(store.batches().jobs(bid, BatchRef.PROCESSING));
+        Collections.sort(jids);
+        for (int i = 0; i < jids.size(); i++) {
+            QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
+            JobLock l = store.claims().claim(JobState.ESTIMATING, store.jobs().load(jids.get(i)).refName(), "t").orElseThrow();
+            store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
+        }
+        return jids;
+    }
+
+    static void move(QueueStore store, String jid, JobState from, JobState to) {
+        JobLock l = store.claims().claim(from, store.jobs().load(jid).refName(), "t").orElseThrow();
+        store.transition(l, to, Change.because("test"));
+    }
+
+    /**
+     * The ABA, step by step: this process's transaction A is built on counts another host has
+     * already changed, so it fails; B, pipelined behind it on A's counts, expects the version
+     * that other host's write left. B must fail too and be built again: else it applies on counts
+     * that never were, A's bytes are counted twice and the other host's not at all.
+     */
+    @Test
+    void aTransactionPipelinedBehindAFailedOneNeverAppliesOnAnotherHostsWrite() throws Exception {
+        QueueStore p1 = host();
+        QueueStore p2 = host();
+        List<String> jids = provisioned(p1, 7, 1_000, 20, 300); // W, X, Y, Z
+        move(p1, jids.get(0), JobState.PROVISIONING, JobState.DOWNLOADING); // p1 now builds on what it wrote
+        move(p2, jids.get(3), JobState.PROVISIONING, JobState.DOWNLOADING); // another host's write: p1's counts are stale
+
+        CountDownLatch aSent = new CountDownLatch(1);
+        CountDownLatch bDone = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        p1.spaceCounters().afterSend = () -> {
+            if (first.getAndSet(false)) {
+                aSent.countDown();
+                await(bDone); // A's answer is not looked at until B is through
+            }
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> a = pool.submit(() -> move(p1, jids.get(1), JobState.PROVISIONING, JobState.DOWNLOADING));
+            assertTrue(aSent.await(60, TimeUnit.SECONDS));
+            Future<?> b = pool.submit(() -> move(p1, jids.get(2), JobState.PROVISIONING, JobState.DOWNLOADING));
+            b.get(60, TimeUnit.SECONDS);
+            bDone.countDown();
+            a.get(60, TimeUnit.SECONDS);
+        } finally {
+            bDone.countDown();
+            pool.shutdownNow();
+            p1.spaceCounters().afterSend = null;
+        }
+        assertEquals(7 + 1_000 + 20 + 300, p2.jobs().spaceReserved().bytes());
+        assertEquals(Optional.empty(), SpaceCheck.run(p2, false));
+    }
+
+    /** Three hosts, six threads each, 150 jobs of unequal sizes moving in and out of downloading at once. */
+    @Test
+    void threeHostsMovingUnequalJobsLeaveTheCountersExact() throws Exception {
+        List<QueueStore> hosts = List.of(host(), host(), host());
+        Random random = new Random(27);
+        long[] sizes = new long[150];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = 1 + random.nextInt(250_000);
+        }
+        List<String> jids = provisioned(hosts.get(0), sizes);
+        Map<String, Long> size = new HashMap<>();
+        for (int i = 0; i < sizes.length; i++) {
+            size.put(jids.get(i), sizes[i]);
+        }
+        List<String> leaving = jids.subList(0, 100); // these go on to processing; the rest stay in downloading
+        runOnAll(hosts, jids, JobState.PROVISIONING, JobState.DOWNLOADING);
+        assertEquals(size.values().stream().mapToLong(Long::longValue).sum(), hosts.get(1).jobs().spaceReserved().bytes());
+        runOnAll(hosts, leaving, JobState.DOWNLOADING, JobState.PROCESSING);
+        long stay = jids.subList(100, 150).stream().mapToLong(size::get).sum();
+        assertEquals(stay, hosts.get(2).jobs().spaceReserved().bytes());
+        assertEquals(Optional.empty(), SpaceCheck.run(hosts.get(0), false));
+    }
+
+    /** Every job moved once, by whichever of 18 workers on three hosts claims it first. */
+    private static void runOnAll(List<QueueStore> hosts, List<String> jids, JobState from, JobState to) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(18);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Integer>> moved = new ArrayList<>();
+        for (int t = 0; t < 18; t++) {
+            QueueStore store = hosts.get(t % 3);
+            List<String> order = new ArrayList<>(jids);
+            Collections.shuffle(order, new Random(t));
+            moved.add(pool.submit(() -> {
+                start.await();
+                int n = 0;
+                for (String jid : order) {
+                    Optional<JobLock> l = store.claims().claim(from, QueuePaths.refName(5, jid), "t");
+                    if (l.isPresent()) {
+                        store.transition(l.get(), to, Change.because("race"));
+                        n++;
+                    }
+                }
+                return n;
+            }));
+        }
+        start.countDown();
+        int total = 0;
+        for (Future<Integer> f : moved) {
+            total += f.get(5, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
+        assertEquals(jids.size(), total, "every job moved exactly once");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
