@@ -12,6 +12,8 @@ import org.apache.zookeeper.Op;
  */
 final class ObjectLocks {
     private final ZooKeeperCalls zk;
+    /** Tests only: runs between reading a holder's status and the takeover's commit. */
+    volatile Runnable afterHolderRead;
 
     ObjectLocks(ZooKeeperCalls zk) {
         this.zk = zk;
@@ -42,7 +44,13 @@ final class ObjectLocks {
                 if (holder.equals(lock.jid())) {
                     return null;
                 }
-                byte[] st = zk.readOrNull(QueuePaths.jobStatus(holder));
+                org.apache.zookeeper.data.Stat holderStat = new org.apache.zookeeper.data.Stat();
+                byte[] st;
+                try {
+                    st = zk.read(QueuePaths.jobStatus(holder), holderStat);
+                } catch (NotFoundException e) {
+                    st = null;
+                }
                 JobState state = null;
                 try {
                     state = st == null ? null : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
@@ -52,12 +60,22 @@ final class ObjectLocks {
                 if (state == JobState.PROCESSING || state == JobState.RECORDING) {
                     return holder;
                 }
-                ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion())); // the holder moved on without letting go
+                Runnable hook = afterHolderRead;
+                if (hook != null) {
+                    hook.run();
+                }
+                // the holder moved on without letting go: taken over only if it is still where it was read
+                // (a requeue into processing meanwhile moves its status, and this transaction fails)
+                if (st != null) { // a holder that is gone cannot come back
+                    ops.add(Op.check(QueuePaths.jobStatus(holder), holderStat.getVersion()));
+                }
+                ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion()));
             }
             try {
                 zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
                 return null;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+                // the job's own status moved (stale), or another job or the holder moved first: look again
                 org.apache.zookeeper.data.Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
                 if (status == null || status.getVersion() != lock.job().statusVersion()) {
                     throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark + " not locked");

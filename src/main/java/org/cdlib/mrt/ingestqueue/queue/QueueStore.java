@@ -43,6 +43,7 @@ public final class QueueStore implements Closeable {
     private final EphemeralLocks locks;
     private final BatchRecords batchRecords;
     private final JobRecords jobRecords;
+    private final ObjectLocks objects;
     private final JobDeletion deletion;
     private final QueueHolds holds;
     private final JobClaims claims;
@@ -67,7 +68,7 @@ public final class QueueStore implements Closeable {
         this.ingestHome = ingestHome.toAbsolutePath().normalize();
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log);
-        ObjectLocks objects = new ObjectLocks(zk);
+        this.objects = new ObjectLocks(zk);
         this.jobRecords = new JobRecords(zk, log, objects);
         this.deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
         this.holds = new QueueHolds(zk, locks, client);
@@ -333,6 +334,10 @@ public final class QueueStore implements Closeable {
     }
 
     // ------------------------------------------------------------------ plumbing for fsck, admin and cleanup
+
+    ObjectLocks objectLocks() {
+        return objects;
+    }
 
     SpaceCounters spaceCounters() {
         return jobRecords.spaceCounters();

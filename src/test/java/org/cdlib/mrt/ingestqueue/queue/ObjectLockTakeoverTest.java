@@ -1,0 +1,54 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Taking over an object lock whose holder moved on without letting go: the takeover is fenced on
+ * the holder's status as it was read, so a holder requeued into processing in between keeps the
+ * object, and the taker waits for it.
+ */
+class ObjectLockTakeoverTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+
+    @Test
+    void aHolderRequeuedBetweenTheReadAndTheTakeoverKeepsTheObject() {
+        QueueStore store = ZK.store(dir);
+        String ark = "ark:/99999/fk4takeover";
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING).stream().sorted().toList();
+        String holder = jids.get(0);
+        String taker = jids.get(1);
+        JobState[] toProcessing = QueueTestSupport.pipelineTo(JobState.PROCESSING);
+        QueueTestSupport.walk(store, holder, toProcessing);
+        QueueTestSupport.walk(store, taker, toProcessing);
+
+        JobLock h = store.claims().claim(JobState.PROCESSING, store.jobs().load(holder).refName(), "h").orElseThrow();
+        assertNull(store.records().lockObject(h, ark));
+        store.transition(h, JobState.FAILED, Change.failure("storage refused"));
+        // a leftover: the holder moved on and its object lock stayed (as after a crash between the two)
+        store.calls().createPersistent(QueuePaths.objectLock(ark), QueueJson.text(holder));
+
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
+        store.objectLocks().afterHolderRead = () -> admin.requeueJob(holder, "operator");
+        try {
+            JobLock t = store.claims().claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t").orElseThrow();
+            assertEquals(holder, store.records().lockObject(t, ark), "the requeued holder keeps the object");
+            store.unlock(t);
+        } finally {
+            store.objectLocks().afterHolderRead = null;
+        }
+        assertEquals(JobState.PROCESSING, store.jobs().load(holder).state());
+        assertEquals(holder, QueueJson.text(store.calls().readOrNull(QueuePaths.objectLock(ark))));
+    }
+}
