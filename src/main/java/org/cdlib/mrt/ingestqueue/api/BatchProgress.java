@@ -11,6 +11,7 @@ import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.QueueTime;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -60,7 +61,7 @@ final class BatchProgress implements AutoCloseable {
                 List<String> order = s == JobState.PENDING ? pendingOrder() : store.jobs().refs(s);
                 if (!order.isEmpty()) {
                     store.jobs().find(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
-                            Duration.between(Instant.parse(j.status().lastModificationDate()), clock.instant()).toSeconds()));
+                            Duration.between(java.util.Objects.requireNonNullElse(QueueTime.parse(j.status().lastModified()), clock.instant()), clock.instant()).toSeconds()));
                 }
             } catch (RuntimeException e) {
                 // a damaged head or a folder too large to list: that state has no sample this minute
@@ -77,7 +78,7 @@ final class BatchProgress implements AutoCloseable {
         m.put("submitter", b.submission().submitter());
         m.put("submitted", b.submission().submitted());
         m.put("file_name", b.submission().fileName());
-        m.put("last_modified", b.status().lastModified());
+        m.put("last_modified", QueueViews.iso(b.status().lastModified()));
         List<String> open = store.batches().jobs(b.id(), BatchRef.PROCESSING);
         Map<JobState, Integer> states = store.jobs().states(open);
         int held = states.getOrDefault(JobState.HELD, 0);

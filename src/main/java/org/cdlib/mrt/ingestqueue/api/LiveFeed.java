@@ -61,7 +61,7 @@ final class LiveFeed implements AutoCloseable {
     }
 
     LiveFeed start() {
-        for (String path : List.of(QueuePaths.JOB_STATES, QueuePaths.BATCHES, QueuePaths.QUEUE_HOLD.substring(0,
+        for (String path : List.of(QueuePaths.JOB_STATES, QueuePaths.BATCHES, QueuePaths.BATCH_STATES, QueuePaths.QUEUE_HOLD.substring(0,
                 QueuePaths.QUEUE_HOLD.lastIndexOf('/')), QueuePaths.COLLECTION_HOLDS, Hosts.HOSTS, Hosts.DRAINS)) {
             PersistentWatcher w = new PersistentWatcher(store.client(), path, true);
             w.getListenable().addListener(this::event);
@@ -98,8 +98,9 @@ final class LiveFeed implements AutoCloseable {
                         activity.batchJobEnded(parts[2]);
                     }
                 }
-            } else if (p.startsWith(QueuePaths.BATCH_STATES + "/") && parts.length == 5) {
-                note(batches, parts[4]);
+            } else if (p.startsWith(QueuePaths.BATCH_STATES + "/") && parts.length == 4) {
+                // /batch-states/<state>/BID
+                note(batches, parts[3]);
             } else if (p.startsWith(Hosts.HOSTS) || p.startsWith(Hosts.DRAINS)) {
                 hosts = true;
             } else if (p.startsWith("/locks/")) {

@@ -8,7 +8,11 @@ import org.cdlib.mrt.ingestqueue.queue.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 
-/** What the API shows of jobs and batches: every node, in the design's field names. */
+/**
+ * What the API shows of jobs and batches: every node, in the API's own field names and lower-case
+ * states, which stayed as they were when the nodes took mrt-zk's spelling ({@code Pending},
+ * {@code message}, {@code primary_id}): scripts and the dashboard read the API, not the nodes.
+ */
 final class QueueViews {
     private QueueViews() {
     }
@@ -17,10 +21,13 @@ final class QueueViews {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("job_id", j.id());
         m.put("batch_id", j.batchId());
-        m.put("status", j.status());
+        m.put("status", status(j.status()));
         m.put("priority", j.priority());
         m.put("space_needed", j.spaceNeeded());
-        m.put("identifiers", j.identifiers());
+        Map<String, Object> ids = new LinkedHashMap<>();
+        ids.put("primary", j.identifiers().primary());
+        ids.put("local_id", j.identifiers().localId());
+        m.put("identifiers", ids);
         m.put("configuration", j.configuration());
         m.put("lock", j.lockOwner());
         return m;
@@ -34,7 +41,7 @@ final class QueueViews {
     static Map<String, Object> batch(Batch b, Map<JobState, Integer> jobStates) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("batch_id", b.id());
-        m.put("status", b.status());
+        m.put("status", status(b.status()));
         m.put("submission", b.submission());
         m.put("status_report", b.statusReport());
         Map<String, Integer> progress = new LinkedHashMap<>();
@@ -54,6 +61,51 @@ final class QueueViews {
         }
         m.put("lock", b.lockOwner());
         return m;
+    }
+
+    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.JobStatus s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", wire(s.status()));
+        m.put("last_successful_status", s.lastSuccessfulStatus() == null ? null : wire(s.lastSuccessfulStatus()));
+        m.put("last_modification_date", iso(s.lastModified()));
+        m.put("retry_count", s.retryCount());
+        m.put("error_message", s.errorMessage());
+        m.put("history", s.history());
+        return m;
+    }
+
+    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.BatchStatus s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", s.status() == null ? null : safeBatchState(s.status()));
+        m.put("last_modified", iso(s.lastModified()));
+        m.put("jobs_created", s.jobsCreated());
+        m.put("error_message", s.errorMessage());
+        m.put("first_job", s.firstJob());
+        m.put("jobs_total", s.jobsTotal());
+        m.put("cursor", s.cursor());
+        return m;
+    }
+
+    private static String wire(String state) {
+        try {
+            return JobState.fromWire(state).wire();
+        } catch (IllegalArgumentException e) {
+            return state;
+        }
+    }
+
+    private static String safeBatchState(String state) {
+        try {
+            return org.cdlib.mrt.ingestqueue.queue.BatchState.fromWire(state).wire();
+        } catch (IllegalArgumentException e) {
+            return state;
+        }
+    }
+
+    /** A node's stamp as ISO-8601, as the API always gave it; as stored when it cannot be read. */
+    static String iso(String stamp) {
+        java.time.Instant at = org.cdlib.mrt.ingestqueue.queue.QueueTime.parse(stamp);
+        return at == null ? stamp : at.toString();
     }
 
     /** Jobs and batches per state, each folder counted by its {@code Stat}: what every live update carries. */

@@ -129,6 +129,7 @@ final class BatchRemoval {
             return true;
         }
         Duration keep = s.state() == BatchState.COMPLETED ? retention : s.state() == BatchState.FAILED ? failedRetention : null;
-        return keep != null && s.lastModified() != null && Instant.parse(s.lastModified()).isBefore(now.minus(keep));
+        Instant at = QueueTime.parse(s.lastModified());
+        return keep != null && at != null && at.isBefore(now.minus(keep));
     }
 }

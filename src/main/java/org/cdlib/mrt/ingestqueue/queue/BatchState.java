@@ -2,7 +2,10 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import java.util.Locale;
 
-/** The states of a batch; the wire name is what {@code /batches/BID/status} holds. */
+/**
+ * The states of a batch. {@link #zk()} (mrt-zk's enum name, {@code UpdateReporting}) is what
+ * {@code /batches/BID/status} holds; {@link #wire()} ({@code update-reporting}) is the API's name.
+ */
 public enum BatchState {
     PENDING, HELD, PROCESSING, REPORTING, COMPLETED, FAILED, UPDATE_REPORTING, DELETED;
 
@@ -10,9 +13,18 @@ public enum BatchState {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
+    /** The name in a status node: mrt-zk's enum name. */
+    public String zk() {
+        return zkName;
+    }
+
+    private final String zkName = java.util.Arrays.stream(name().split("_"))
+            .map(p -> p.charAt(0) + p.substring(1).toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.joining());
+
+    /** A state named either way (mrt-zk's {@code UpdateReporting}, or {@code update-reporting}). */
     public static BatchState fromWire(String value) {
         for (BatchState s : values()) {
-            if (s.wire().equals(value)) {
+            if (s.wire().equals(value) || s.zk().equals(value)) {
                 return s;
             }
         }

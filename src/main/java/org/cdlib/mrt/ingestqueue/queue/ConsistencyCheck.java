@@ -188,6 +188,9 @@ public final class ConsistencyCheck {
         }
         if (ops.size() > 1) {
             p.found.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops));
+        } else if (WireForm.oldStatus(r.get(QueuePaths.batchStatus(bid)) instanceof OpResult.GetDataResult d ? d.getData() : null)) {
+            p.found.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
+                    List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version))));
         }
         if (status.firstJob() == null) {
             return;

@@ -89,7 +89,7 @@ final class FsckJobCheck {
             if (refs.size() == 1) {
                 String ref = refs.get(0);
                 state = JobState.fromWire(ref.substring(QueuePaths.JOB_STATES.length() + 1, ref.lastIndexOf('/')));
-                byte[] rebuilt = QueueJson.write(new JobStatus(state.wire(), null, java.time.Instant.now().toString(), 0,
+                byte[] rebuilt = QueueJson.write(new JobStatus(state.zk(), null, QueueTime.now(), 0,
                         null));
                 note("corrupt-job-status", QueuePaths.jobStatus(jid), e.getMessage() + "; rebuilt as " + state + " from " + ref,
                         statusData == null ? ZooKeeperCalls.create(QueuePaths.jobStatus(jid), rebuilt)
@@ -99,11 +99,35 @@ final class FsckJobCheck {
                         + " open references: not derivable)");
             }
         }
+        if (state != null) {
+            checkWireForm(statusData);
+        }
         if (state != null && priority != null) {
             checkReferences(state, priority);
         }
         repairedState = state;
         finish(statusData);
+    }
+
+    /** A job written before this queue spoke mrt-zk's form: its status and identifiers rewritten in it. */
+    private void checkWireForm(OpResult.GetDataResult statusData) {
+        String path = QueuePaths.jobStatus(jid);
+        if (WireForm.oldStatus(statusData.getData())) {
+            JobStatus s = QueueJson.read(path, statusData.getData(), JobStatus.class);
+            note("old-wire-format", path, "written before mrt-zk's form; rewritten in it",
+                    ZooKeeperCalls.setData(path, WireForm.status(s), statusData.getStat().getVersion()));
+        }
+        String ids = QueuePaths.jobNode(jid, "identifiers");
+        OpResult.GetDataResult idData = ZooKeeperCalls.dataOf(r.get(ids));
+        if (idData != null && WireForm.oldIdentifiers(idData.getData())) {
+            try {
+                Identifiers i = QueueJson.read(ids, idData.getData(), Identifiers.class);
+                note("old-wire-format", ids, "written before mrt-zk's form (primary_id); rewritten in it",
+                        ZooKeeperCalls.setData(ids, QueueJson.write(i), idData.getStat().getVersion()));
+            } catch (CorruptNodeException e) {
+                // reported above as corrupt
+            }
+        }
     }
 
     void checkReferences(JobState state, int priority) {

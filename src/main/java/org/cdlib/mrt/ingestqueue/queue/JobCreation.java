@@ -58,7 +58,9 @@ final class JobCreation {
             while (to < next.size() && to - from < maxJobsPerTransaction) {
                 byte[] config = QueueLimits.checkNode(QueuePaths.jobNode("jid", "configuration"),
                         QueueJson.write(next.get(to).configuration()));
-                long need = config.length + QueueJson.write(next.get(to).identifiers()).length + JOB_OVERHEAD_BYTES;
+                JobMetadata metadata = JobMetadata.of(next.get(to).configuration());
+                long need = config.length + (metadata == null ? 0 : QueueJson.write(metadata).length)
+                        + QueueJson.write(next.get(to).identifiers()).length + JOB_OVERHEAD_BYTES;
                 if (to > from && bytes + need > QueueLimits.TRANSACTION_BYTES) {
                     break;
                 }
@@ -98,7 +100,7 @@ final class JobCreation {
                 }
             }
             List<String> jids = new ArrayList<>();
-            String now = Instant.now().toString();
+            String now = QueueTime.now();
             for (int i = 0; i < chunk.size(); i++) {
                 NewJob job = chunk.get(i);
                 String jid = QueuePaths.jobId(first + done + i);
@@ -108,11 +110,15 @@ final class JobCreation {
                 ops.add(ZooKeeperCalls.create(QueuePaths.job(jid), ZooKeeperCalls.EMPTY));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "configuration"), QueueJson.write(config)));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobStatus(jid), QueueJson.write(
-                        new JobStatus(JobState.PENDING.wire(), null, now, 0, null, List.of(JobHistory.entry(null,
+                        new JobStatus(JobState.PENDING.zk(), null, now, 0, null, List.of(JobHistory.entry(null,
                                 JobState.PENDING, lock.owner().worker() + "@" + lock.owner().host(), "created from batch " + bid))))));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), QueueJson.text(job.priority())));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(job.identifiers())));
+                JobMetadata metadata = JobMetadata.of(config);
+                if (metadata != null) {
+                    ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "metadata"), QueueJson.write(metadata)));
+                }
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "bid"), QueueJson.text(bid)));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(JobState.PENDING, job.priority(), jid), ZooKeeperCalls.EMPTY));
                 ops.add(ZooKeeperCalls.create(QueuePaths.batchRef(bid, BatchRef.PROCESSING, jid), ZooKeeperCalls.EMPTY));

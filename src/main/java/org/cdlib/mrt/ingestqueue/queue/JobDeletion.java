@@ -33,6 +33,9 @@ final class JobDeletion {
                 probe.add(QueuePaths.jobNode(jid, c));
             }
         }
+        for (String c : JobNodes.NOT_READ) {
+            probe.add(QueuePaths.jobNode(jid, c));
+        }
         for (JobState s : JobState.values()) {
             if (s == JobState.DELETED) {
                 continue;

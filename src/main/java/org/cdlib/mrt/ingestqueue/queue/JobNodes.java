@@ -14,6 +14,8 @@ import org.apache.zookeeper.OpResult;
 final class JobNodes {
     static final List<String> CHILDREN = List.of("configuration", "status", "priority", "space_needed",
             "identifiers", "bid", "lock", "effects");
+    /** Children mrt-zk gives a job that no step here reads back; a job's deletion removes them too. */
+    static final List<String> NOT_READ = List.of("metadata", "inventory", "store");
 
     private JobNodes() {
     }

@@ -159,14 +159,14 @@ final class JobRecords {
         }
         JobStatus old = job.status();
         JobState lastSuccessful = old.lastSuccessful();
-        if (to == from.successor() && from != JobState.PENDING) {
+        if (to == from.successor()) { // mrt-zk's meaning: the state a step succeeded in and left
             lastSuccessful = from;
         }
         int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
         String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
         // the history rides in the status node, so it is written by this same transaction
-        JobStatus status = new JobStatus(to.wire(), lastSuccessful == null ? null : lastSuccessful.wire(),
-                Instant.now().toString(), retries, error, JobHistory.append(old.history(),
+        JobStatus status = new JobStatus(to.zk(), lastSuccessful == null ? null : lastSuccessful.zk(),
+                QueueTime.now(), retries, error, JobHistory.append(old.history(),
                         JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();

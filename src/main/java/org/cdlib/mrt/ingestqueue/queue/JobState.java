@@ -3,20 +3,30 @@ package org.cdlib.mrt.ingestqueue.queue;
 import java.util.Locale;
 
 /**
- * The states of a job, in pipeline order first. The wire name (lowercase) is what is
- * stored in {@code /jobs/JID/status} and in {@code /jobs/states/<state>}.
+ * The states of a job, in pipeline order first. {@link #zk()} (mrt-zk's enum name, {@code Pending})
+ * is what {@code /jobs/JID/status} holds; {@link #wire()} (lower case) names the folder
+ * {@code /jobs/states/<state>}, as mrt-zk does, and is the name the API, logs and history use.
  */
 public enum JobState {
     PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, RECORDING, NOTIFY, COMPLETED,
     HELD, FAILED, DELETED;
 
     public String wire() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
+    /** The name in a status node: mrt-zk's enum name ({@code Pending}, {@code Notify}). */
+    public String zk() {
+        return zkName;
+    }
+
+    private final String zkName = name().charAt(0) + name().substring(1).toLowerCase(Locale.ROOT);
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
+    /** A state named either way (mrt-zk's {@code Pending}, or lower case as the API and older nodes have it). */
     public static JobState fromWire(String value) {
         for (JobState s : values()) {
-            if (s.wire().equals(value)) {
+            if (s.wire().equals(value) || s.zk().equals(value)) {
                 return s;
             }
         }
@@ -47,7 +57,8 @@ public enum JobState {
      * or pending when nothing succeeded yet.
      */
     public static JobState resumeAfter(JobState lastSuccessful) {
-        return lastSuccessful == null ? PENDING : lastSuccessful.successor();
+        // mrt-zk may leave Held or Failed there (its Java client records the state a requeue left)
+        return lastSuccessful == null || lastSuccessful.successor() == null ? PENDING : lastSuccessful.successor();
     }
 
     /** The batch reference category a job in this state is listed under. */

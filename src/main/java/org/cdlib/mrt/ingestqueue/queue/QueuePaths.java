@@ -10,8 +10,13 @@ public final class QueuePaths {
     public static final String JOB_COUNTER = "/ids/job";
     public static final String COLLECTION_HOLDS = "/locks/collections";
     public static final String QUEUE_HOLD = "/locks/queue/ingest";
-    /** The batches by state: {@code /batches/states/<state>/BID}, written with the batch's status. */
-    public static final String BATCH_STATES = "/batches/states";
+    /**
+     * The batches by state: {@code /batch-states/<state>/BID}, written with the batch's status. Not
+     * under {@code /batches}: mrt-zk takes every child of {@code /batches} for a batch.
+     */
+    public static final String BATCH_STATES = "/batch-states";
+    /** Where this queue kept that index before it shared its ensemble with mrt-zk ({@link WireMigration}). */
+    static final String OLD_BATCH_STATES = "/batches/states";
     /** The lowest batch number that may still exist: where walks over all batches start. */
     public static final String OLDEST_BATCH = "/ids/oldest-batch";
     /**

@@ -106,6 +106,7 @@ public final class QueueStore implements Closeable {
                     zk.createPersistent(counter, QueueJson.text(0));
                 }
             }
+            new WireMigration(zk).moveBatchIndex();
         } catch (Exception e) {
             throw new QueueException("cannot create the queue's base nodes: " + e.getMessage(), e);
         }

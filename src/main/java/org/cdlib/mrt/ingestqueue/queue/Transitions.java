@@ -30,7 +30,8 @@ public final class Transitions {
             }
         }
         t.add(new Transition<>(PENDING, HELD, WORKER, "collection or queue hold"));
-        for (JobState to : List.of(PENDING, PROVISIONING, DOWNLOADING, PROCESSING, RECORDING, NOTIFY)) {
+        // mrt-zk's states.yml: a failed job may be requeued to any step (its Admin Tool picks the one after the last success)
+        for (JobState to : List.of(PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, RECORDING, NOTIFY)) {
             t.add(new Transition<>(FAILED, to, ADMIN, "requeue"));
         }
         t.add(new Transition<>(FAILED, DELETED, ADMIN, "delete"));

@@ -146,7 +146,7 @@ public final class DepositorMail {
         for (Job j : jobs) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("job_id", j.id());
-            e.put("status", j.status().status());
+            e.put("status", j.state().wire());
             e.put("primary_id", j.identifiers().primary());
             e.put("local_id", j.identifiers().localId());
             e.put("payload_url", j.configuration().payloadUrl());
