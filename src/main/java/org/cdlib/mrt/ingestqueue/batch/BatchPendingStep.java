@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * before any job exists, so the depositor is told and nothing is half-created. A manifest is
  * saved under the batch's directory and checked whole in one streaming pass; then jobs are
  * created while the batch has fewer than {@code window} open jobs and the queue fewer than
- * {@code maxOpen}, reading on from the offset kept in the batch's status. The batch stays
+ * {@code maxOpen}, reading on from the offset kept in the batch's status. The window is this
+ * batch's alone (its jobs are created only under its lock); the queue's cap is shared by every
+ * host, so creation itself fences it ({@code Batches.createMoreJobs} with the cap): the room
+ * decided here is an upper bound, and a host that created meanwhile leaves less. The batch stays
  * pending (tried again after {@code refillDelay}) until its last job exists, so the job state
  * folders stay small whatever a manifest lists, and creation resumes exactly after a crash.
  */
@@ -113,7 +116,9 @@ public final class BatchPendingStep implements Processor {
             exchange.setProperty(BatchExchange.QUEUED, true);
         }
         if (!now.allJobsCreated()) {
-            BatchExchange.stay(exchange, now.jobsCreated() + " of " + now.jobsTotal() + " jobs created", refillDelay);
+            String made = now.jobsCreated() + " of " + (now.jobsTotal() == null ? "its" : now.jobsTotal()) + " jobs created";
+            BatchExchange.stay(exchange, now.jobsCreated() > before ? made : made + "; waiting for room: other batches "
+                    + "filled the queue meanwhile (at most " + maxOpen + " open jobs)", refillDelay);
             return;
         }
         Files.deleteIfExists(store.ingestHome().resolve(batch.id()).resolve(MANIFEST_FILE)); // every job exists: not read again
@@ -142,7 +147,7 @@ public final class BatchPendingStep implements Processor {
                 case "container" -> "container";
                 default -> "object_manifest";
             };
-            store.batches().createMoreJobs(lock, List.of(single(s, profile, payloadType)), 1);
+            store.batches().createMoreJobs(lock, List.of(single(s, profile, payloadType)), 1, maxOpen);
             return;
         }
         String payloadType = switch (kind) {
@@ -166,7 +171,7 @@ public final class BatchPendingStep implements Processor {
                 next.add(job(s, profile, row, payloadType, priority, reader.offset()));
             }
         }
-        store.batches().createMoreJobs(lock, next, total);
+        store.batches().createMoreJobs(lock, next, total, maxOpen);
     }
 
     /** Saves the manifest under the batch's directory and checks every row in one streaming pass; returns how many. */

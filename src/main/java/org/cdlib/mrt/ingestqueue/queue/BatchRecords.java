@@ -34,21 +34,24 @@ final class BatchRecords {
         this.log = log;
     }
 
-    /** The id counter, the batch node, its submission, status and index entry, in one transaction. */
+    /**
+     * The id counter, the batch node, its submission, status and index entry, in one transaction.
+     * Refused with {@link QueueFullException} when {@code maxOpen} batches are open: the counter is
+     * the cap's gate ({@link CapGate}), read before the count, so submitters on any number of hosts
+     * cannot all pass on the same count.
+     */
     String create(BatchSubmission submission, int maxOpen) {
         byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), QueueJson.write(submission));
         byte[] statusData = QueueJson.write(BatchStatus.pending());
-        int open = openCount();
-        if (open >= maxOpen) {
-            throw new QueueFullException("the queue holds " + open + " open batches, its limit (ingest.queue.max-open-batches = "
-                    + maxOpen + "); submit again when some have finished");
-        }
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
-            Stat counterStat = new Stat();
-            long last = QueueJson.readLong(QueuePaths.BATCH_COUNTER, zk.read(QueuePaths.BATCH_COUNTER, counterStat));
-            String bid = QueuePaths.batchId(last + 1);
+            CapGate.Reading gate = CapGate.batches(zk);
+            if (gate.room(maxOpen) == 0) {
+                throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
+                        + maxOpen + "); submit again when some have finished");
+            }
+            String bid = QueuePaths.batchId(gate.number() + 1);
             List<Op> ops = List.of(
-                    Op.setData(QueuePaths.BATCH_COUNTER, QueueJson.text(last + 1), counterStat.getVersion()),
+                    gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
                     ZooKeeperCalls.create(QueuePaths.batchSubmission(bid), submissionData),
                     ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
@@ -59,12 +62,13 @@ final class BatchRecords {
                         + ", profile " + submission.profileName() + ")");
                 return bid;
             } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
-                // another host took the same number: draw again
+                // another submission passed the gate (here or on another host): count again, draw again
             } catch (KeeperException e) {
                 throw new QueueException("cannot create batch: " + e.getMessage(), e);
             }
         }
-        throw new QueueException("cannot create batch: the batch id counter is too contended");
+        throw new QueueException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
+                + " times in a row; submit again");
     }
 
     /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
@@ -146,11 +150,6 @@ final class BatchRecords {
             counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
         });
         return counts;
-    }
-
-    int openCount() {
-        Map<BatchState, Integer> c = counts();
-        return OPEN.stream().mapToInt(s -> c.getOrDefault(s, 0)).sum();
     }
 
     /** The number of the newest batch id drawn so far. */

@@ -121,14 +121,28 @@ public final class Batches {
         records.remove(bid);
     }
 
-    /** Creates the batch's jobs from the whole list, after the ones a crashed earlier run created. */
+    /**
+     * Creates the batch's jobs from the whole list, after the ones a crashed earlier run created,
+     * whatever the queue holds (tests, benchmarks, tools; the service creates through
+     * {@link #createMoreJobs(BatchLock, List, int, int)}). Still passes the open-jobs gate, so a
+     * capped creator racing with it counts its jobs.
+     */
     public List<String> createJobs(BatchLock lock, List<NewJob> all) {
         int done = lock.batch().status().jobsCreated();
-        return creation.create(lock, all.subList(Math.min(done, all.size()), all.size()), all.size());
+        return creation.create(lock, all.subList(Math.min(done, all.size()), all.size()), all.size(), Integer.MAX_VALUE);
     }
 
-    /** Creates the next jobs of a batch of {@code total}: {@code next} follow the ones it already has. */
+    /** Creates the next jobs of a batch of {@code total}: {@code next} follow the ones it already has. No cap. */
     public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total) {
-        return creation.create(lock, next, total);
+        return creation.create(lock, next, total, Integer.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #createMoreJobs(BatchLock, List, int)}, creating only the first of {@code next} that
+     * fit while the queue holds at most {@code maxOpen} open jobs ({@code ingest.queue.max-open-jobs}),
+     * fenced across hosts ({@link CapGate}); the rest is left for a later call. Returns the ids created.
+     */
+    public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total, int maxOpen) {
+        return creation.create(lock, next, total, maxOpen);
     }
 }

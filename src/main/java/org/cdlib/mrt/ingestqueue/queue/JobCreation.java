@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +14,9 @@ import org.slf4j.LoggerFactory;
  * transaction reserves the batch's whole run of job ids ({@code first_job}, {@code jobs_total});
  * each writes every node of its jobs, their references, and the batch's {@code jobs_created} and
  * cursor together, so creation resumes exactly where a crash left it and never creates a job twice.
+ * Each transaction also passes the open-jobs gate ({@link CapGate}): it creates only what fits under
+ * the queue's cap on the count read after the gate, and fails whole if another creator (any host)
+ * passed the gate since, in which case the count is read again and the room decided again.
  */
 final class JobCreation {
     private static final Logger LOG = LoggerFactory.getLogger(JobCreation.class);
@@ -36,9 +38,11 @@ final class JobCreation {
 
     /**
      * Creates {@code next}, the jobs that follow the ones the batch already has, out of
-     * {@code total}; the batch must be pending. Returns the ids created.
+     * {@code total}; the batch must be pending. Creates only as many as fit while the queue has
+     * at most {@code maxOpen} open jobs, in order: those that do not fit are left for a later
+     * call (the batch's cursor and {@code jobs_created} say where it goes on). Returns the ids created.
      */
-    List<String> create(BatchLock lock, List<NewJob> next, int total) {
+    List<String> create(BatchLock lock, List<NewJob> next, int total, int maxOpen) {
         Batch batch = lock.batch();
         String bid = batch.id();
         if (batch.state() != BatchState.PENDING) {
@@ -67,26 +71,37 @@ final class JobCreation {
                 bytes += need;
                 to++;
             }
-            created.addAll(chunk(lock, next.subList(from, to), total));
+            List<String> made = chunk(lock, next.subList(from, to), total, maxOpen);
+            created.addAll(made);
+            if (made.size() < to - from) {
+                break; // the queue reached its cap: the rest waits for room
+            }
             from = to;
         }
         return created;
     }
 
-    private List<String> chunk(BatchLock lock, List<NewJob> chunk, int total) {
+    /** One transaction: the first jobs of {@code wanted} that fit under the cap (none when the queue is full). */
+    private List<String> chunk(BatchLock lock, List<NewJob> wanted, int total, int maxOpen) {
         String bid = lock.bid();
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
             Batch batch = lock.batch();
             BatchStatus before = batch.status();
+            CapGate.Reading gate = CapGate.jobs(zk);
+            int room = gate.room(maxOpen);
+            if (room == 0) {
+                LOG.debug("batch {}: {} open jobs, the cap is {}; no job created now", bid, gate.open(), maxOpen);
+                return List.of();
+            }
+            List<NewJob> chunk = wanted.subList(0, Math.min(room, wanted.size()));
             List<Op> ops = new ArrayList<>();
             ops.add(Op.check(QueuePaths.batchLock(bid), -1));
             long first;
             if (before.firstJob() == null) {
-                Stat counterStat = new Stat();
-                long last = QueueJson.readLong(QueuePaths.JOB_COUNTER, zk.read(QueuePaths.JOB_COUNTER, counterStat));
-                ops.add(Op.setData(QueuePaths.JOB_COUNTER, QueueJson.text(last + total), counterStat.getVersion()));
-                first = last + 1;
+                ops.add(gate.pass(gate.number() + total)); // draws the batch's whole run of ids
+                first = gate.number() + 1;
             } else {
+                ops.add(gate.pass(gate.number())); // draws nothing: the version check is the gate
                 first = before.firstJob();
             }
             int done = before.jobsCreated();
@@ -137,9 +152,10 @@ final class JobCreation {
                 }
                 return jids;
             } catch (ZooKeeperCalls.StaleCounter e) {
-                // another host drew from the job counter meanwhile: draw again
+                // another creator (here or on another host) passed the gate since it was read: count again
             }
         }
-        throw new QueueException("cannot create jobs for " + bid + ": the job id counter is too contended");
+        throw new QueueException("cannot create jobs for " + bid + ": other creators passed the open-jobs gate ("
+                + QueuePaths.JOB_COUNTER + ") " + MAX_COUNTER_RETRIES + " times in a row; the batch is tried again later");
     }
 }
