@@ -34,22 +34,7 @@ public record Batch(
 
     /** The ids of every job created for the batch, in creation order (some may have been deleted since). */
     public List<String> jobIds() {
-        Long first = status.firstJob();
-        int n = first == null ? 0 : status.jobsCreated();
-        return new AbstractList<>() {
-            @Override
-            public String get(int i) {
-                if (i < 0 || i >= n) {
-                    throw new IndexOutOfBoundsException(i);
-                }
-                return QueuePaths.jobId(first + i);
-            }
-
-            @Override
-            public int size() {
-                return n;
-            }
-        };
+        return status.jobIds();
     }
 
     Batch withStatus(BatchStatus s, StatusReport report, int version, LockOwner owner) {

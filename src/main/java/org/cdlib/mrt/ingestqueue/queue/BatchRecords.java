@@ -34,6 +34,9 @@ final class BatchRecords {
         this.log = log;
     }
 
+    private static final int BATCH_ID_BLOCK = 16;
+    private IdBlocks.Block batchIds; // guarded by this
+
     /**
      * The id counter, the batch node, its submission, status and index entry, in one transaction.
      * Refused with {@link QueueFullException} when {@code maxOpen} batches are open: the counter is
@@ -49,7 +52,7 @@ final class BatchRecords {
                 throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
                         + maxOpen + "); submit again when some have finished");
             }
-            String bid = QueuePaths.batchId(gate.number() + 1);
+            String bid = QueuePaths.batchId(nextBatchNumber());
             List<Op> ops = List.of(
                     gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
@@ -62,13 +65,29 @@ final class BatchRecords {
                         + ", profile " + submission.profileName() + ")");
                 return bid;
             } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
-                // another submission passed the gate (here or on another host): count again, draw again
+                // another submission passed the gate (here or on another host), or another writer (mrt-zk) took
+                // the name: count again, take the next
             } catch (KeeperException e) {
                 throw new QueueException("cannot create batch: " + e.getMessage(), e);
             }
         }
         throw new QueueException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
                 + " times in a row; submit again");
+    }
+
+    /** Drops the block this process holds (a start, perhaps on a queue that was rebuilt): the next batch reserves anew. */
+    synchronized void forgetIds() {
+        batchIds = null;
+    }
+
+    /** A batch number from this process's block of reserved ones ({@link IdBlocks}), a new block when it is used up. */
+    private synchronized long nextBatchNumber() {
+        if (batchIds == null || batchIds.count() == 0) {
+            batchIds = IdBlocks.reserve(zk, zk.currentHandle(), QueuePaths.BATCHES, BATCH_ID_BLOCK);
+        }
+        long n = batchIds.first();
+        batchIds = new IdBlocks.Block(n + 1, batchIds.count() - 1);
+        return n;
     }
 
     /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
@@ -152,15 +171,15 @@ final class BatchRecords {
         return counts;
     }
 
-    /** The number of the newest batch id drawn so far. */
+    /** The highest number a batch id can have now: below /batches's child version ({@link IdBlocks}). */
     long newestNumber() {
-        return QueueJson.readLong(QueuePaths.BATCH_COUNTER, zk.read(QueuePaths.BATCH_COUNTER, new Stat()));
+        return IdBlocks.next(zk, QueuePaths.BATCHES) - 1;
     }
 
     /** The lowest batch number that may still exist (cleanup moves it up). */
     long oldestNumber() {
         byte[] d = zk.readOrNull(QueuePaths.OLDEST_BATCH);
-        return d == null ? 1 : Math.max(1, QueueJson.readLong(QueuePaths.OLDEST_BATCH, d));
+        return d == null ? 0 : Math.max(0, QueueJson.readLong(QueuePaths.OLDEST_BATCH, d));
     }
 
     void oldestNumber(long n) {

@@ -58,6 +58,10 @@ public final class Batches {
         locks.release(lock);
     }
 
+    JobCreation creation() {
+        return creation;
+    }
+
     /** Whether a batch of this id exists (a malformed id does not). */
     public boolean exists(String bid) {
         return QueuePaths.batchNumber(bid) >= 0 && zk.exists(QueuePaths.batch(bid));

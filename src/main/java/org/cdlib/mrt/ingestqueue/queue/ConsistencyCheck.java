@@ -192,13 +192,11 @@ public final class ConsistencyCheck {
             p.found.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
                     List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version))));
         }
-        if (status.firstJob() == null) {
-            return;
-        }
+        List<String> all = status.jobIds();
         List<String> jids = new ArrayList<>();
-        for (int i = 0; i < status.jobsCreated(); i++) {
-            jids.add(QueuePaths.jobId(status.firstJob() + i));
-            if (jids.size() == JOBS_PER_READ || i == status.jobsCreated() - 1) {
+        for (int i = 0; i < all.size(); i++) {
+            jids.add(all.get(i));
+            if (jids.size() == JOBS_PER_READ || i == all.size() - 1) {
                 checkJobs(p, bid, jids);
                 jids = new ArrayList<>();
             }

@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates a batch's jobs, a window at a time, in transactions sized by bytes. The first
- * transaction reserves the batch's whole run of job ids ({@code first_job}, {@code jobs_total});
- * each writes every node of its jobs, their references, and the batch's {@code jobs_created} and
+ * Creates a batch's jobs, a window at a time, in transactions sized by bytes. Their ids come from
+ * blocks reserved below mrt-zk's next sequential id ({@link IdBlocks}), recorded in the batch's
+ * status ({@code job_runs}) by the transaction that first uses them; each transaction writes every node of its jobs, their references, and the batch's {@code jobs_created} and
  * cursor together, so creation resumes exactly where a crash left it and never creates a job twice.
  * Each transaction also passes the open-jobs gate ({@link CapGate}): it creates only what fits under
  * the queue's cap on the count read after the gate, and fails whole if another creator (any host)
@@ -28,6 +28,8 @@ final class JobCreation {
     private final TransitionLog log;
     private final Path ingestHome;
     private final int maxJobsPerTransaction;
+    /** Tests only: runs after each committed chunk (a crash between chunks is a throw here). */
+    volatile Runnable afterChunk;
 
     JobCreation(ZooKeeperCalls zk, TransitionLog log, Path ingestHome, int maxJobsPerTransaction) {
         this.zk = zk;
@@ -73,6 +75,10 @@ final class JobCreation {
             }
             List<String> made = chunk(lock, next.subList(from, to), total, maxOpen);
             created.addAll(made);
+            Runnable hook = afterChunk;
+            if (hook != null) {
+                hook.run();
+            }
             if (made.size() < to - from) {
                 break; // the queue reached its cap: the rest waits for room
             }
@@ -84,6 +90,7 @@ final class JobCreation {
     /** One transaction: the first jobs of {@code wanted} that fit under the cap (none when the queue is full). */
     private List<String> chunk(BatchLock lock, List<NewJob> wanted, int total, int maxOpen) {
         String bid = lock.bid();
+        IdBlocks.Block block = null; // reserved once, kept across attempts
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
             Batch batch = lock.batch();
             BatchStatus before = batch.status();
@@ -96,16 +103,16 @@ final class JobCreation {
             List<NewJob> chunk = wanted.subList(0, Math.min(room, wanted.size()));
             List<Op> ops = new ArrayList<>();
             ops.add(Op.check(QueuePaths.batchLock(bid), -1));
-            long first;
-            if (before.firstJob() == null) {
-                ops.add(gate.pass(gate.number() + total)); // draws the batch's whole run of ids
-                first = gate.number() + 1;
-            } else {
-                ops.add(gate.pass(gate.number())); // draws nothing: the version check is the gate
-                first = before.firstJob();
-            }
+            ops.add(gate.pass(gate.number() + chunk.size())); // the version check is the gate
             int done = before.jobsCreated();
-            BatchStatus status = before.created(done + chunk.size(), first, total, chunk.get(chunk.size() - 1).cursor());
+            List<List<Long>> runs = before.jobRuns();
+            if (before.idsLeft() < chunk.size()) {
+                if (block == null) {
+                    block = IdBlocks.reserve(zk, lock.zk, QueuePaths.JOBS, Math.max(chunk.size(), total - done));
+                }
+                runs = before.withRun(block.first(), block.count());
+            }
+            BatchStatus status = before.created(done + chunk.size(), total, chunk.get(chunk.size() - 1).cursor(), runs);
             ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
             int statusOp = ops.size() - 1;
             if (done == 0) {
@@ -118,7 +125,7 @@ final class JobCreation {
             String now = QueueTime.now();
             for (int i = 0; i < chunk.size(); i++) {
                 NewJob job = chunk.get(i);
-                String jid = QueuePaths.jobId(first + done + i);
+                String jid = status.jobIds().get(done + i);
                 jids.add(jid);
                 JobConfiguration config = job.configuration().withBatchId(bid)
                         .withWorkingDir(ingestHome.resolve(bid).resolve(jid).toString());

@@ -41,7 +41,7 @@ final class WireForm {
 
     static byte[] status(BatchStatus s) {
         return QueueJson.write(new BatchStatus(s.status(), stamp(s.lastModified()), s.jobsCreated(), s.message(),
-                s.firstJob(), s.jobsTotal(), s.cursor()));
+                s.firstJob(), s.jobsTotal(), s.cursor(), s.jobRuns()));
     }
 
     private static String stamp(String old) {

@@ -76,7 +76,7 @@ class ConsistencyCheckTest {
                 .detail().contains("rebuilt as pending"));
         assertTrue(fsck.check().clean(), fsck.check().toString());
         assertEquals(JobState.PENDING, store.jobs().load(jids.get(0)).state());
-        assertEquals("bid0000000001", store.jobs().load(jids.get(1)).batchId());
+        assertEquals(bid, store.jobs().load(jids.get(1)).batchId());
     }
 
     @Test

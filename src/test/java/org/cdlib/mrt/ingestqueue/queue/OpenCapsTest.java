@@ -89,7 +89,8 @@ class OpenCapsTest {
             assertEquals(3, hosts.get(0).jobs().count(JobState.COMPLETED));
             assertCreatedAsCounted(locks, List.of(List.of(), List.of(), List.of()));
         }
-        assertTrue(new ConsistencyCheck(hosts.get(0)).check().clean());
+        ConsistencyCheck.Report fsck = new ConsistencyCheck(hosts.get(0)).check();
+        assertTrue(fsck.clean(), fsck.toString());
     }
 
     @Test
