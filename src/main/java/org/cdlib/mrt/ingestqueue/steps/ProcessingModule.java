@@ -69,6 +69,11 @@ public final class ProcessingModule implements QueueModule {
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)
-        ctx.camel().getComponent("http", HttpComponent.class).setHeaderFilterStrategy(new ServiceHeaders());
+        HttpComponent http = ctx.camel().getComponent("http", HttpComponent.class);
+        http.setHeaderFilterStrategy(new ServiceHeaders());
+        // HttpClient's own retry sends a request answered 503 or 429 again after a second, POST
+        // included (it does not ask whether the call is idempotent): a mint or a storage add was
+        // then sent twice. Only routes/error-handling.yaml retries, and only what is repeatable.
+        http.setAutomaticRetriesDisabled(true);
     }
 }
