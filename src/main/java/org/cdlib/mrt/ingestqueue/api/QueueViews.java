@@ -33,6 +33,18 @@ final class QueueViews {
         return m;
     }
 
+    /**
+     * One job with its outside effects ({@code /jobs/JID/effects}) and, for the operator, the ARKs
+     * it may have left unused at the minter ({@code unused_arks}: a lost mint answer, an ARK
+     * another job's binding displaced), to be removed there.
+     */
+    static Map<String, Object> job(Job j, org.cdlib.mrt.ingestqueue.queue.JobEffects effects) {
+        Map<String, Object> m = job(j);
+        m.put("effects", effects.effects());
+        m.put("unused_arks", effects.unusedArks(j.identifiers().primary()));
+        return m;
+    }
+
     static final java.util.Set<org.cdlib.mrt.ingestqueue.queue.BatchState> OPEN_BATCH_STATES = java.util.EnumSet.of(
             org.cdlib.mrt.ingestqueue.queue.BatchState.PENDING, org.cdlib.mrt.ingestqueue.queue.BatchState.HELD,
             org.cdlib.mrt.ingestqueue.queue.BatchState.PROCESSING, org.cdlib.mrt.ingestqueue.queue.BatchState.REPORTING,

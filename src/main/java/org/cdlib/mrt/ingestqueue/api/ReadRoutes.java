@@ -51,7 +51,7 @@ final class ReadRoutes {
         api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> {
             Job j = store.jobs().load(rc.pathParam("jid"));
             requireOwn(rc, j.batchId(), "no job " + j.id());
-            HttpApi.json(rc, 200, QueueViews.job(j));
+            HttpApi.json(rc, 200, QueueViews.job(j, store.jobs().effects(j.id()))); // one more node: bounded
         });
     }
 

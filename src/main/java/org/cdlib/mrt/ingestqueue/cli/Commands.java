@@ -120,6 +120,14 @@ public final class Commands {
             v.forEach(x -> t.row(x.get("kind").asText(), x.get("path").asText(), x.get("repaired").asText(), x.get("detail").asText()));
             t.print(out);
         }
+        JsonNode n = r.path("notices");
+        if (!n.isEmpty()) {
+            // not the queue's inconsistency (the exit code ignores them): ARKs to remove at the minter
+            out.println(n.size() + " notice(s): ARKs a job may have left unused at the minter");
+            Table t = new Table("kind", "path", "detail");
+            n.forEach(x -> t.row(x.get("kind").asText(), x.get("path").asText(), x.get("detail").asText()));
+            t.print(out);
+        }
         return v.isEmpty() || repair && allRepaired(v) ? 0 : 1;
     }
 

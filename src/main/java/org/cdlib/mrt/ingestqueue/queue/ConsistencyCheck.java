@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * each batch's jobs by its run of ids — reading in bounded transactions. Every node of every job
  * and batch is checked: status, submission, configuration, identifiers, priority, space_needed,
  * bid, state references, batch references and index entries, and the disk reservation against
- * the jobs in downloading ({@link SpaceCheck}). {@link #repair()} fixes what can
+ * the jobs in downloading ({@link SpaceCheck}); each job's effects are read with its other nodes
+ * for the ARKs it may have left unused at the minter (notices). {@link #repair()} fixes what can
  * be derived, each job under its own lock with version checks, so it never races a worker; what
  * cannot be derived (a configuration, a submission) is reported for the operator to delete.
  */
@@ -42,7 +43,12 @@ public final class ConsistencyCheck {
     public record Violation(String kind, String path, String detail, boolean repaired) {
     }
 
-    public record Report(int jobs, int batches, List<Violation> violations) {
+    /**
+     * @param notices what the operator should know that is not the queue's inconsistency and that no
+     *                repair can fix: ARKs a job may have left unused at the minter ({@code lost-mint},
+     *                {@code unused-ark}), to be removed there. They do not make the report unclean.
+     */
+    public record Report(int jobs, int batches, List<Violation> violations, List<Violation> notices) {
         public boolean clean() {
             return violations.isEmpty();
         }
@@ -101,10 +107,13 @@ public final class ConsistencyCheck {
         }
         checkLocks(p);
         SpaceCheck.run(store, repair).ifPresent(p.found::add);
-        Report report = new Report(p.jobs, p.batches, List.copyOf(p.found));
+        Report report = new Report(p.jobs, p.batches, List.copyOf(p.found), List.copyOf(p.notices));
         if (!report.clean()) {
             LOG.warn("consistency check{}: {} violation(s) in {} jobs and {} batches", repair ? " and repair" : "",
                     p.found.size(), p.jobs, p.batches);
+        }
+        if (!p.notices.isEmpty()) {
+            LOG.info("consistency check: {} job(s) may have left an unused ARK at the minter (notices)", p.notices.size());
         }
         return report;
     }

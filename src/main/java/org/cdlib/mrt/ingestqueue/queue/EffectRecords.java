@@ -59,9 +59,14 @@ final class EffectRecords {
 
     /** As {@link #record(JobLock, String, String, String)}, with {@code also} written by the same transaction. */
     JobEffects record(JobLock lock, String name, String state, String detail, List<Op> also) {
+        return record(lock, name, fx -> fx.with(name, state, detail), also);
+    }
+
+    /** Writes what {@code change} makes of the records (more than one effect at once), fenced alike; {@code name} for messages. */
+    JobEffects record(JobLock lock, String name, java.util.function.UnaryOperator<JobEffects> change, List<Op> also) {
         String path = QueuePaths.jobNode(lock.jid(), "effects");
         Known base = known(lock);
-        JobEffects next = base.effects().with(name, state, detail);
+        JobEffects next = change.apply(base.effects());
         byte[] data = QueueJson.write(next);
         List<Op> ops = new java.util.ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
                 Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), base.version() < 0

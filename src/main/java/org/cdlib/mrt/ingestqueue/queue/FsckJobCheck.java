@@ -59,7 +59,8 @@ final class FsckJobCheck {
                     ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
         }
         try {
-            QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
+            Identifiers ids = QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
+            unusedArks(ids.primary());
         } catch (CorruptNodeException e) {
             note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
         }
@@ -127,6 +128,22 @@ final class FsckJobCheck {
             } catch (CorruptNodeException e) {
                 // reported above as corrupt
             }
+        }
+    }
+
+    /** An ARK the job may have left unused at the minter, from its effects (read with its nodes: no read of its own). */
+    void unusedArks(String primary) {
+        if (data("effects") == null) {
+            return;
+        }
+        try {
+            JobEffects fx = QueueJson.read(QueuePaths.jobNode(jid, "effects"), data("effects"), JobEffects.class);
+            for (JobEffects.UnusedArk u : fx.unusedArks(primary)) {
+                p.notices.add(new ConsistencyCheck.Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid
+                        + ": " + u.detail(), false));
+            }
+        } catch (CorruptNodeException e) {
+            // the job's steps meet a damaged effects node themselves; this check is only the operator's list
         }
     }
 

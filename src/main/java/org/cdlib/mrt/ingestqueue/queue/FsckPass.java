@@ -11,6 +11,8 @@ import java.util.Set;
 final class FsckPass {
     final boolean repair;
     final List<ConsistencyCheck.Violation> found = new ArrayList<>();
+    /** Not inconsistencies: what the operator cleans up elsewhere (an unused ARK at the minter). */
+    final List<ConsistencyCheck.Violation> notices = new ArrayList<>();
     final Map<String, List<String>> openRefs = new HashMap<>();
     final Set<String> seen = new LinkedHashSet<>();
     int jobs;

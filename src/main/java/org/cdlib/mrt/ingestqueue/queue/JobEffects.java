@@ -1,7 +1,9 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,6 +12,9 @@ import java.util.Map;
  * call and {@code done} (with its result) right after, under the job's lock. A step consults it
  * before calling again: a done effect is never repeated; a started one whose answer was lost is
  * resolved by asking the service (storage's current version) before anything is sent again.
+ * A mint cannot be resolved so (EZID cannot be asked which ARK a lost answer carried): the next
+ * mint records it as {@code lost_mint} (state {@code lost}, {@code at} when the lost mint began,
+ * {@code detail} how many were lost), so the operator can look for an unused ARK at the minter.
  */
 public record JobEffects(Map<String, Effect> effects) {
     public static final String MINT = "mint";
@@ -17,6 +22,7 @@ public record JobEffects(Map<String, Effect> effects) {
     public static final String STORAGE = "storage";
     public static final String INVENTORY = "inventory";
     public static final String CALLBACK = "callback";
+    public static final String LOST_MINT = "lost_mint";
 
     /**
      * @param state  {@code started} or {@code done}
@@ -51,9 +57,57 @@ public record JobEffects(Map<String, Effect> effects) {
         return e != null && !e.done();
     }
 
+    /** How many of this job's mints began and never had their answer recorded (each may have left an unused ARK). */
+    public int lostMints() {
+        Effect e = effects.get(LOST_MINT);
+        if (e == null) {
+            return 0;
+        }
+        try {
+            return Math.max(1, Integer.parseInt(e.detail()));
+        } catch (NumberFormatException | NullPointerException x) {
+            return 1; // written by hand: at least the one it names
+        }
+    }
+
+    /**
+     * An ARK at the minter that the repository does not use, for the operator to remove there:
+     * {@code lost-mint} (a mint whose answer was lost: one may exist) or {@code unused-ark} (this
+     * job minted it, then another job bound the local id first).
+     */
+    public record UnusedArk(String kind, String detail) {
+    }
+
+    /** What this job may have left unused at the minter; {@code primary} is the ARK the job kept. */
+    public List<UnusedArk> unusedArks(String primary) {
+        List<UnusedArk> out = new ArrayList<>();
+        if (lostMints() > 0) {
+            out.add(new UnusedArk("lost-mint", lostMints() + " mint answer(s) lost (the last of those mints began at "
+                    + effects.get(LOST_MINT).at() + "): an ARK may exist at the minter (EZID) unused; look for one made "
+                    + "then and remove it there"));
+        }
+        Effect mint = effects.get(MINT);
+        if (mint != null && mint.done() && primary != null && mint.detail() != null && !mint.detail().equals(primary)) {
+            out.add(new UnusedArk("unused-ark", mint.detail() + " was minted and not used (another job bound the local id to "
+                    + primary + " first): it exists at the minter (EZID) unused; remove it there"));
+        }
+        return out;
+    }
+
+    /** The mint begun before as lost (the next one is recorded beside it), counted. */
+    JobEffects withLostMint() {
+        Effect mint = effects.get(MINT);
+        return with(LOST_MINT, "lost", Integer.toString(lostMints() + 1),
+                mint == null ? Instant.now().toString() : mint.at());
+    }
+
     JobEffects with(String name, String state, String detail) {
+        return with(name, state, detail, Instant.now().toString());
+    }
+
+    private JobEffects with(String name, String state, String detail, String at) {
         Map<String, Effect> m = new LinkedHashMap<>(effects);
-        m.put(name, new Effect(state, Instant.now().toString(), detail));
+        m.put(name, new Effect(state, at, detail));
         return new JobEffects(m);
     }
 }

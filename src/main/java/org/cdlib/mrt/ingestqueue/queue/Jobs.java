@@ -71,6 +71,11 @@ public final class Jobs {
         return records.nodes(jids, "configuration", JobConfiguration.class, damaged);
     }
 
+    /** The job's recorded outside effects ({@code /jobs/JID/effects}, one node: none yet, or damaged, is empty). */
+    public JobEffects effects(String jid) {
+        return records.nodes(List.of(jid), "effects", JobEffects.class, damaged).getOrDefault(jid, JobEffects.none());
+    }
+
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
     public long spaceNeeded(List<String> jids) {
         return records.spaceNeeded(jids, damaged);

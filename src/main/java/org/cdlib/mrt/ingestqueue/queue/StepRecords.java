@@ -29,14 +29,26 @@ public final class StepRecords {
                 identifiers.localId());
     }
 
-    /** The identifiers a mint gave and the mint's record as done, in one transaction under the job's lock. */
-    public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers) {
-        JobEffects fx = effects.record(lock, JobEffects.MINT, "done", identifiers.primary(),
+    /**
+     * The identifiers and the mint's record as done with the ARK {@code minted}, in one transaction
+     * under the job's lock. {@code minted} differs from the identifiers' ARK when another job bound
+     * the local id first: the record then names the ARK left unused at the minter.
+     */
+    public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers, String minted) {
+        JobEffects fx = effects.record(lock, JobEffects.MINT, "done", minted,
                 List.of(JobRecords.identifiersWrite(lock.jid(), identifiers)));
         JobRecords.identifiersWritten(lock, identifiers);
-        LOG.info("job {} batch {}: identifiers {} {} (minted)", lock.jid(), lock.job().batchId(), identifiers.primary(),
-                identifiers.localId());
+        LOG.info("job {} batch {}: identifiers {} {} (minted{})", lock.jid(), lock.job().batchId(), identifiers.primary(),
+                identifiers.localId(), minted.equals(identifiers.primary()) ? "" : " " + minted + ", not used");
         return fx;
+    }
+
+    /**
+     * Before a mint whose earlier attempt began and recorded no answer: that mint is recorded as
+     * lost (its ARK, if EZID made one, is never used) and this one as started, in one transaction.
+     */
+    public JobEffects mintAgain(JobLock lock, String detail) {
+        return effects.record(lock, JobEffects.MINT, fx -> fx.withLostMint().with(JobEffects.MINT, "started", detail), List.of());
     }
 
     /**

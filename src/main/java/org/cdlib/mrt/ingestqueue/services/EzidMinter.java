@@ -8,7 +8,9 @@ import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
 /**
  * EZID (CONTRACTS §4), the two halves of its calls in {@code routes/processing.yaml}: mint
  * ({@code POST <ObjectMinterURL>} with an ANVL body, answer 201 {@code success: ark:/...}) and
- * update ({@code POST /id/<ark>} with the ERC's {@code where} and {@code _target}, answer 200).
+ * update ({@code POST /id/<ark>} with the ERC's {@code where} and {@code _target}, answer 200),
+ * and the view of an ARK ({@code GET /id/<ark>}, answer 200 {@code success: ark:/...} and its
+ * ANVL elements) that tells whether an update whose answer was lost arrived.
  */
 public final class EzidMinter {
     private final String user;
@@ -58,13 +60,44 @@ public final class EzidMinter {
     }
 
     public void updateRequest(Exchange exchange) {
-        Profile profile = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
         String ark = exchange.getProperty(ServiceCall.ARK, String.class);
         StringBuilder body = new StringBuilder();
         anvl(body, "erc", erc(exchange.getProperty(ServiceCall.DESCRIPTION, JobConfiguration.class), ark));
         anvl(body, "_target", targetBase + ark);
-        String id = URI.create(profile.objectMinterUrl()).resolve("/id/" + ark).toString();
-        post(exchange, id, body, true);
+        post(exchange, idUrl(exchange), body, true);
+    }
+
+    /** {@code GET /id/<ark>}: what EZID holds for the ARK (safe to repeat). */
+    public void viewRequest(Exchange exchange) {
+        ServiceCall.prepare(exchange, "GET", idUrl(exchange), null, null, true);
+        if (user != null) {
+            exchange.getIn().setHeader("Authorization", ServiceCall.basic(user + ":" + (password == null ? "" : password)));
+        }
+    }
+
+    /**
+     * As the call's result, whether the ARK's {@code _target} is already the landing page the
+     * update sets (then the update arrived: the two are one request). Any other answer — another
+     * target, an error — is {@code false}: the update is idempotent, so sending it is the safe side.
+     */
+    public void viewAnswer(Exchange exchange) {
+        String ark = exchange.getProperty(ServiceCall.ARK, String.class);
+        boolean described = false;
+        if (ServiceCall.status(exchange) == 200) {
+            for (String line : ServiceCall.body(exchange).split("\r?\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).strip().equals("_target")
+                        && unescape(line.substring(colon + 1).strip()).equals(targetBase + ark)) {
+                    described = true;
+                }
+            }
+        }
+        exchange.setProperty(ServiceCall.RESULT, described);
+    }
+
+    private static String idUrl(Exchange exchange) {
+        Profile profile = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
+        return URI.create(profile.objectMinterUrl()).resolve("/id/" + exchange.getProperty(ServiceCall.ARK, String.class)).toString();
     }
 
     public void updateAnswer(Exchange exchange) throws ServiceException {
@@ -95,6 +128,11 @@ public final class EzidMinter {
     static String escape(String s, boolean isName) {
         String e = s.replace("%", "%25").replace("\n", "%0A").replace("\r", "%0D");
         return isName ? e.replace(":", "%3A") : e;
+    }
+
+    /** An ANVL value as EZID escapes it (percent-encoded {@code %}, line feeds and carriage returns), read back. */
+    static String unescape(String s) {
+        return s.replace("%0A", "\n").replace("%0D", "\r").replace("%3A", ":").replace("%25", "%");
     }
 
     private static String orUnas(String v) {

@@ -8,6 +8,7 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /** What the processing route knows of the object between its steps (one exchange property). */
 final class ObjectInProcess {
@@ -20,7 +21,10 @@ final class ObjectInProcess {
     final Job described;
     final boolean update;
     String ark;
+    /** The ARK this attempt minted, if it did (it may lose the local id to another job's). */
     String minted;
+    /** The ARK a local id was found bound to when the job had none: perhaps an earlier attempt's unrecorded mint. */
+    String foundByLocalId;
     List<Deletions.Delete> deletes = List.of();
     String versionBefore;
 
@@ -39,6 +43,16 @@ final class ObjectInProcess {
 
     Identifiers identifiers() {
         return described.identifiers().withPrimary(ark);
+    }
+
+    /** The object's ARK, also as the exchange property the calls read ({@link ServiceCall#ARK}). */
+    void ark(Exchange exchange, String ark) {
+        this.ark = ark;
+        if (ark == null) {
+            exchange.removeProperty(ServiceCall.ARK);
+        } else {
+            exchange.setProperty(ServiceCall.ARK, ark);
+        }
     }
 
     static ObjectInProcess of(Exchange exchange) {

@@ -27,11 +27,10 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
 /**
  * Processing's domain steps, called one by one from {@code routes/processing.yaml} between the
- * outside calls (sub-routes {@code direct:mint}, {@code direct:storage-add} …): the object's
- * identifiers — a local id already bound in the collection reuses its ARK, otherwise one is
- * minted and written to ZooKeeper at once so a restarted job never mints twice — then the
- * object's lock, the system files, the storage manifest, and the new version in storage, each
- * outside effect recorded under the job ({@code /jobs/JID/effects}) before and after. The
+ * outside calls (sub-routes {@code direct:storage-version}, {@code direct:storage-add} …): the
+ * working directory and the depositor's metadata; then, once {@link IdentifiersStep} has settled
+ * the ARK, the object's lock, the system files, the storage manifest, and the new version in
+ * storage, each outside effect recorded under the job ({@code /jobs/JID/effects}) before and after. The
  * depositor's {@code producer/mrt-erc.txt} and {@code mrt-dc.xml} take precedence over the
  * form's and the manifest's values ({@link DepositorMetadata}); in update mode the version
  * applies {@code mrt-delete.txt} ({@link Deletions}), which is moved to {@code system/} in either mode.
@@ -71,42 +70,7 @@ public final class ProcessStep {
         exchange.setProperty(ServiceCall.DESCRIPTION, config);
         exchange.setProperty(ServiceCall.LOCAL_IDS, given.localId());
         exchange.setProperty("localIdCount", given.localId().size());
-        setArk(exchange, o, o.ark);
-    }
-
-    /** The local id the loop is at ({@code CamelLoopIndex}), for the local-id call that follows. */
-    public void nextLocalId(Exchange exchange) {
-        int i = exchange.getProperty(Exchange.LOOP_INDEX, 0, Integer.class);
-        exchange.setProperty(ServiceCall.LOCAL_ID, ObjectInProcess.of(exchange).described.identifiers().localId().get(i));
-        exchange.removeProperty(ServiceCall.RESULT);
-    }
-
-    /** A local id bound in the collection names the object's ARK; two that disagree are the depositor's error. */
-    public void lookedUp(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        String bound = exchange.getProperty(ServiceCall.RESULT, String.class);
-        if (bound == null) {
-            return;
-        }
-        if (o.ark == null) {
-            setArk(exchange, o, bound);
-        } else if (!o.ark.equals(bound)) {
-            throw new IllegalArgumentException("local id '" + exchange.getProperty(ServiceCall.LOCAL_ID) + "' is bound to "
-                    + bound + " in collection " + o.profile.id() + ", but the job names " + o.ark);
-        }
-    }
-
-    /** Before a mint: recorded as begun (fenced), so a lost answer is known for what it is. */
-    public void beginMint(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        Job job = o.job();
-        if (store.records().effects(o.lock).unresolved(JobEffects.MINT)) {
-            // EZID cannot be asked which ARK a lost answer carried: mint again and say so
-            LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
-                    + "(if that attempt's mint reached the minter, an unused ARK exists there)", job.id(), job.batchId());
-        }
-        // the record's transaction checks the lock and the job's version: a worker that lost the job records nothing
-        store.records().effectStarted(o.lock, JobEffects.MINT, o.profile.id());
+        o.ark(exchange, o.ark);
     }
 
     /**
@@ -116,66 +80,6 @@ public final class ProcessStep {
      */
     public void fence(Exchange exchange) {
         ObjectInProcess.of(exchange).lock.verifyHeld();
-    }
-
-    public void minted(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        o.minted = exchange.getProperty(ServiceCall.RESULT, String.class);
-        setArk(exchange, o, o.minted);
-    }
-
-    /** After binding a local id: bound to this ARK, or (when this job minted it) to another job's meanwhile. */
-    public void bound(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        String bound = exchange.getProperty(ServiceCall.RESULT, o.ark, String.class);
-        if (bound.equals(o.ark)) {
-            return;
-        }
-        String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
-        if (o.minted == null) {
-            throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound + " in collection "
-                    + o.profile.id() + ", but the job names " + o.ark);
-        }
-        LOG.warn("job {} batch {}: local id '{}' was bound to {} by another job meanwhile; using it ({} is not used)",
-                o.job().id(), o.job().batchId(), localId, bound, o.minted);
-        setArk(exchange, o, bound);
-    }
-
-    /** The ARK is written to the job before anything else can fail: a retry reuses it. Says whether EZID's update is due. */
-    public void keepIdentifiers(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        Job job = o.job();
-        JobEffects fx = store.records().effects(o.lock); // as the lock knows them: no read
-        if (fx.unresolved(JobEffects.MINT) && job.identifiers().primary() != null) {
-            // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
-            fx = store.records().effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
-        }
-        Identifiers ids = o.identifiers();
-        if (!o.ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId())) {
-            if (o.minted != null && o.minted.equals(o.ark)) {
-                fx = store.records().writeMintedIdentifiers(o.lock, ids); // the ARK and the mint's record together
-            } else {
-                store.records().writeIdentifiers(o.lock, ids);
-                if (o.minted != null) {
-                    fx = store.records().effectDone(o.lock, JobEffects.MINT, o.ark);
-                }
-            }
-        }
-        // every ARK this job minted gets its update, also when a crash came between the two
-        exchange.setProperty("describeNeeded", fx.done(JobEffects.MINT) && !fx.done(JobEffects.EZID_UPDATE));
-    }
-
-    public void described(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
-    }
-
-    /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */
-    public void notDescribed(Exchange exchange) {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
-        Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        LOG.warn("job {} batch {}: {} minted but not described: {}", o.job().id(), o.job().batchId(), o.ark,
-                e == null ? "?" : e.getMessage());
     }
 
     /** One writer per object, on any host: a job whose object another job is writing waits its turn without a worker. */
@@ -253,7 +157,7 @@ public final class ProcessStep {
     /** Before the add: recorded as begun (fenced) with the version seen before it. */
     public void beginStore(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.records().effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as beginMint's record is
+        store.records().effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as the mint's record is (IdentifiersStep.beginMint)
     }
 
     public void stored(Exchange exchange) {
@@ -275,15 +179,6 @@ public final class ProcessStep {
         Files.write(o.wd.root().resolve(STORED), QueueJson.write(v));
         StoredVersions.write(store.ingestHome(), o.job().batchId(), o.job().id(), v); // outlives the working directory
         JobExchange.change(exchange, c -> Change.because(describe(v)));
-    }
-
-    private static void setArk(Exchange exchange, ObjectInProcess o, String ark) {
-        o.ark = ark;
-        if (ark == null) {
-            exchange.removeProperty(ServiceCall.ARK);
-        } else {
-            exchange.setProperty(ServiceCall.ARK, ark);
-        }
     }
 
     /** "stored ark:/... version 2 (update mode, 1 file deleted)": the job's transition reason says how the version was made. */

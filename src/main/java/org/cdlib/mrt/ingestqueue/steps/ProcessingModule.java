@@ -17,8 +17,8 @@ import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 
 /**
  * Binds the beans {@code routes/processing.yaml}, {@code recording.yaml} and {@code notify.yaml}
- * name: the domain steps ({@code processStep}, {@code recordStep}, {@code notifyStep}), the
- * request and answer halves of the Merritt calls ({@code ezid}, {@code storage},
+ * name: the domain steps ({@code identifiersStep}, {@code processStep}, {@code recordStep},
+ * {@code notifyStep}), the request and answer halves of the Merritt calls ({@code ezid}, {@code storage},
  * {@code inventory}) and the embedded defaults ({@code localServices}). Which branch a route
  * takes is the configuration's: {@code ingest.minter} (local | ezid), {@code ingest.storage}
  * (local | http), {@code ingest.inventory} (local | http). See README "Configuration".
@@ -65,10 +65,16 @@ public final class ProcessingModule implements QueueModule {
         }
         // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
         ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
+        ctx.bind("identifiersStep", new IdentifiersStep(ctx.store()));
         ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), addresses));
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)
-        ctx.camel().getComponent("http", HttpComponent.class).setHeaderFilterStrategy(new ServiceHeaders());
+        HttpComponent http = ctx.camel().getComponent("http", HttpComponent.class);
+        http.setHeaderFilterStrategy(new ServiceHeaders());
+        // HttpClient's own retry sends a request answered 503 or 429 again after a second, POST
+        // included (it does not ask whether the call is idempotent): a mint or a storage add was
+        // then sent twice. Only routes/error-handling.yaml retries, and only what is repeatable.
+        http.setAutomaticRetriesDisabled(true);
     }
 }

@@ -52,11 +52,7 @@ class ProcessRecordNotifyTest {
     @BeforeEach
     void setUp() throws Exception {
         store = ZK.store(dir.resolve("queue"));
-        Path p = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
-                + "Owner: ark:/99999/fk4owner\nStorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n"
-                + "ObjectMinterURL: " + http.baseUrl() + "/shoulder/ark:/99999/fk4\nCallbackURL: " + http.baseUrl() + "/cb\n");
-        profiles = new ProfileDirectory(p);
+        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), http.baseUrl());
     }
 
     @AfterEach
@@ -78,10 +74,7 @@ class ProcessRecordNotifyTest {
     }
 
     JobLock downloadedJob() throws Exception {
-        JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
-        Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
-        Files.writeString(producer.resolve("a.txt"), "hello");
-        return lock;
+        return StepTestSupport.downloadedJob(store);
     }
 
     ServiceRoutes ezidAndHttpStorage() throws Exception {

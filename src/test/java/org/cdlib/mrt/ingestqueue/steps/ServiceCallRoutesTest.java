@@ -93,10 +93,7 @@ class ServiceCallRoutesTest {
     }
 
     JobLock downloadedJob() throws Exception {
-        JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
-        Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
-        Files.writeString(producer.resolve("a.txt"), "hello");
-        return lock;
+        return StepTestSupport.downloadedJob(store);
     }
 
     @Test

@@ -42,6 +42,25 @@ final class StepTestSupport {
         return store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
     }
 
+    /** A locked job whose download is done: {@code producer/a.txt} in its working directory. */
+    static JobLock downloadedJob(QueueStore store) throws java.io.IOException {
+        JobLock lock = lockedJob(store, config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
+        java.nio.file.Path producer = java.nio.file.Files.createDirectories(
+                java.nio.file.Path.of(lock.job().configuration().workingDir()).resolve("producer"));
+        java.nio.file.Files.writeString(producer.resolve("a.txt"), "hello");
+        return lock;
+    }
+
+    /** The profile {@code demo_content} in {@code dir}, its services (EZID, storage node 7777, callbacks) at {@code base}. */
+    static org.cdlib.mrt.ingestqueue.profile.ProfileDirectory merrittProfiles(java.nio.file.Path dir, String base)
+            throws java.io.IOException {
+        java.nio.file.Path p = java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
+                + "Owner: ark:/99999/fk4owner\nStorageNode: 7777\nStorageService: " + base + "/store\n"
+                + "ObjectMinterURL: " + base + "/shoulder/ark:/99999/fk4\nCallbackURL: " + base + "/cb\n");
+        return new org.cdlib.mrt.ingestqueue.profile.ProfileDirectory(p);
+    }
+
     static Exchange exchange(JobLock lock) {
         Exchange ex = new DefaultExchange(CAMEL);
         ex.setProperty(JobExchange.LOCK, lock);

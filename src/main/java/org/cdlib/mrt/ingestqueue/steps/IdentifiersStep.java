@@ -1,0 +1,166 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import org.apache.camel.Exchange;
+import org.cdlib.mrt.ingestqueue.queue.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+
+/**
+ * Processing's first steps, called from {@code routes/processing.yaml}: the object's identifiers.
+ * A local id already bound in the collection names the ARK; otherwise one is minted, bound to the
+ * local ids and written to the job at once with the mint's record, so a restarted job never mints
+ * twice. Every ARK this job minted and kept gets its EZID update exactly once: the update is
+ * recorded as an effect, and an attempt that did not mint the ARK itself asks EZID whether an
+ * earlier attempt's update arrived before sending it again. A mint whose answer was lost is
+ * recorded on the job ({@code lost_mint}) for the operator, who may find an unused ARK at EZID.
+ */
+public final class IdentifiersStep {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IdentifiersStep.class);
+
+    private final QueueStore store;
+
+    public IdentifiersStep(QueueStore store) {
+        this.store = store;
+    }
+
+    /** The local id the loop is at ({@code CamelLoopIndex}), for the local-id call that follows. */
+    public void nextLocalId(Exchange exchange) {
+        int i = exchange.getProperty(Exchange.LOOP_INDEX, 0, Integer.class);
+        exchange.setProperty(ServiceCall.LOCAL_ID, ObjectInProcess.of(exchange).described.identifiers().localId().get(i));
+        exchange.removeProperty(ServiceCall.RESULT);
+    }
+
+    /** A local id bound in the collection names the object's ARK; two that disagree are the depositor's error. */
+    public void lookedUp(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        String bound = exchange.getProperty(ServiceCall.RESULT, String.class);
+        if (bound == null) {
+            return;
+        }
+        if (o.ark == null) {
+            o.ark(exchange, bound);
+            o.foundByLocalId = bound;
+        } else if (!o.ark.equals(bound)) {
+            throw new IllegalArgumentException("local id '" + exchange.getProperty(ServiceCall.LOCAL_ID) + "' is bound to "
+                    + bound + " in collection " + o.profile.id() + ", but the job names " + o.ark);
+        }
+    }
+
+    /**
+     * Before a mint: recorded as begun (fenced by the record's transaction, which checks the lock
+     * and the job's version), so a lost answer is known for what it is. An earlier mint begun and
+     * never answered is recorded as lost in the same transaction: EZID cannot be asked which ARK
+     * it carried, so this job mints again and the operator is shown that one may exist unused.
+     */
+    public void beginMint(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Job job = o.job();
+        if (store.records().effects(o.lock).unresolved(JobEffects.MINT)) {
+            JobEffects fx = store.records().mintAgain(o.lock, o.profile.id());
+            // the wording "began minting and recorded no ARK" is what the chaos test counts
+            LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
+                    + "(lost_mint {} on the job: an unused ARK may exist at the minter)", job.id(), job.batchId(), fx.lostMints());
+        } else {
+            store.records().effectStarted(o.lock, JobEffects.MINT, o.profile.id());
+        }
+    }
+
+    public void minted(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        o.minted = exchange.getProperty(ServiceCall.RESULT, String.class);
+        o.ark(exchange, o.minted);
+    }
+
+    /** After binding a local id: bound to this ARK, or (when this job minted it) to another job's meanwhile. */
+    public void bound(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        String bound = exchange.getProperty(ServiceCall.RESULT, o.ark, String.class);
+        if (bound.equals(o.ark)) {
+            return;
+        }
+        String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
+        if (o.minted == null) {
+            throw new IllegalArgumentException("local id '" + localId + "' is bound to " + bound + " in collection "
+                    + o.profile.id() + ", but the job names " + o.ark);
+        }
+        LOG.warn("job {} batch {}: local id '{}' was bound to {} by another job meanwhile; using it ({} is not used)",
+                o.job().id(), o.job().batchId(), localId, bound, o.minted);
+        o.ark(exchange, bound);
+    }
+
+    /**
+     * The ARK is written to the job before anything else can fail: a retry reuses it. Says whether
+     * EZID's update is due ({@code describeNeeded}: this job minted the ARK it keeps and its update
+     * is not recorded) and whether EZID is asked first ({@code describeProbe}: an earlier attempt
+     * may have sent it and lost the answer).
+     */
+    public void keepIdentifiers(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Job job = o.job();
+        JobEffects fx = store.records().effects(o.lock); // as the lock knows them: no read
+        // only an attempt after the one that recorded the mint can have sent the update already
+        boolean mintedEarlier = fx.done(JobEffects.MINT);
+        Identifiers ids = o.identifiers();
+        boolean changed = !o.ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId());
+        if (fx.unresolved(JobEffects.MINT) && o.minted == null) {
+            if (job.identifiers().primary() != null) {
+                // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
+                fx = store.records().effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
+            } else if (o.ark.equals(o.foundByLocalId)) {
+                // an earlier attempt minted and bound this ARK, then died before writing it: it is this job's
+                // mint, and its EZID update is still due
+                LOG.warn("job {} batch {}: an earlier attempt's mint was not recorded, and the local id is bound to {}: "
+                        + "taken as that mint", job.id(), job.batchId(), o.ark);
+                fx = store.records().writeMintedIdentifiers(o.lock, ids, o.ark);
+                changed = false;
+            }
+        }
+        if (changed) {
+            if (o.minted != null) {
+                fx = store.records().writeMintedIdentifiers(o.lock, ids, o.minted); // the ARK and the mint's record together
+            } else {
+                store.records().writeIdentifiers(o.lock, ids);
+            }
+        }
+        // an ARK is described by the job that minted it: not one another job bound first, which that job describes
+        boolean ours = fx.done(JobEffects.MINT) && o.ark.equals(fx.get(JobEffects.MINT).detail());
+        boolean described = fx.done(JobEffects.EZID_UPDATE) && o.ark.equals(fx.get(JobEffects.EZID_UPDATE).detail());
+        exchange.setProperty("describeNeeded", ours && !described);
+        exchange.setProperty("describeProbe", ours && !described && mintedEarlier);
+        exchange.setProperty("describedEarlier", false);
+    }
+
+    /** After asking EZID: an update an earlier attempt sent (its answer lost) is recorded, not sent again. */
+    public void viewed(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        if (Boolean.TRUE.equals(exchange.getProperty(ServiceCall.RESULT, Boolean.class))) {
+            LOG.info("job {} batch {}: {} already has its landing page at EZID (an earlier attempt's update); not sent again",
+                    o.job().id(), o.job().batchId(), o.ark);
+            store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+            exchange.setProperty("describedEarlier", true);
+        }
+    }
+
+    /** EZID could not be asked: the update is sent anyway (it is idempotent; only its count at EZID suffers). */
+    public void notViewed(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        LOG.warn("job {} batch {}: cannot ask EZID whether {} is described ({}); sending its update", o.job().id(),
+                o.job().batchId(), o.ark, e == null ? "?" : e.getMessage());
+    }
+
+    public void described(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+    }
+
+    /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */
+    public void notDescribed(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        LOG.warn("job {} batch {}: {} minted but not described: {}", o.job().id(), o.job().batchId(), o.ark,
+                e == null ? "?" : e.getMessage());
+    }
+}
