@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.manifest;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -26,10 +25,6 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
      * batch manifest's rows become jobs in ZooKeeper.
      */
     public static final int MAX_LINE_BYTES = 64 * 1024;
-    /** The usual spelling of the fields, for messages (fields are matched lowercased). */
-    private static final List<String> FIELD_NAMES = List.of("nfo:fileUrl", "nfo:hashAlgorithm", "nfo:hashValue", "nfo:fileSize",
-            "nfo:fileLastModified", "nfo:fileName", "mrt:primaryIdentifier", "mrt:localIdentifier", "mrt:creator", "mrt:title",
-            "mrt:date", "mrt:mimeType", "nie:mimeType");
 
     public enum Kind {
         OBJECT("mrt-ingest-manifest"),
@@ -92,6 +87,11 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
             return get("nfo:fileName");
         }
 
+        /** {@code nfo:fileLastModified} as written (checked to be an ISO 8601 date, {@link LastModified}). */
+        public String fileLastModified() {
+            return get("nfo:fileLastModified");
+        }
+
         public String mimeType() {
             String v = get("mrt:mimeType");
             return v != null ? v : get("nie:mimeType");
@@ -130,7 +130,12 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
     }
 
     public static CheckmManifest parse(String text) {
-        CheckmReader reader = new CheckmReader(new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return parse(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** A manifest as fetched: bytes that must be UTF-8 (a line that is not is refused by its number). */
+    public static CheckmManifest parse(byte[] bytes) {
+        CheckmReader reader = new CheckmReader(new java.io.ByteArrayInputStream(bytes));
         List<Row> rows = new ArrayList<>();
         for (Row r = reader.next(); r != null; r = reader.next()) {
             rows.add(r);
@@ -201,16 +206,15 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
                 throw new ManifestException(lineNo, "nfo:hashValue: " + problem);
             }
         }
-        String primary = row.primaryIdentifier();
-        if (primary != null) {
-            String problem = Ark.problem(primary);
-            if (problem != null) {
-                throw new ManifestException(lineNo, "mrt:primaryIdentifier: " + problem);
-            }
-        }
+        // mrt:primaryIdentifier is passed on as written: Merritt's parser does not check its form (docs/DESIGN.md)
         String size = row.get("nfo:fileSize");
         if (size != null && !size.matches("\\d{1,18}")) {
             throw new ManifestException(lineNo, "nfo:fileSize '" + abbreviate(size) + "' is not a whole number of bytes");
+        }
+        String modified = row.fileLastModified();
+        String problem = modified == null ? null : LastModified.problem(modified);
+        if (problem != null) {
+            throw new ManifestException(lineNo, problem);
         }
         return row;
     }
@@ -220,8 +224,8 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         int limit = field.equals("nfo:fileurl") ? QueueLimits.URL_BYTES : QueueLimits.FIELD_BYTES;
         int bytes = QueueLimits.utf8Length(cell);
         if (bytes > limit) {
-            String name = FIELD_NAMES.stream().filter(field::equalsIgnoreCase).findFirst().orElse(field);
-            throw new ManifestException(lineNo, "cell " + name + " is " + bytes + " bytes; the limit is " + limit + " bytes");
+            throw new ManifestException(lineNo, "cell " + MerrittFields.spelled(field) + " is " + bytes + " bytes; the limit is "
+                    + limit + " bytes");
         }
     }
 

@@ -23,6 +23,11 @@ import java.util.Locale;
  * window at a time from a saved offset, never held in memory whole. Lines must be UTF-8 and at
  * most {@link #MAX_LINE_BYTES} (a memory guard; the row's own limits are narrower and name the
  * cell); either failure names the line.
+ * <p>
+ * The structure is taken as Merritt's parser (mrt-core's {@code Manifest}) takes it: the
+ * {@code #%checkm_0.7} declaration is optional, the profile must be known by the first data row,
+ * a manifest without {@code #%fields} is read in Merritt's columns for its profile
+ * ({@link MerrittFields}), and {@code #%eof} must be the very last line.
  */
 public final class CheckmReader implements Closeable {
     public static final int MAX_LINE_BYTES = 8 << 20;
@@ -30,11 +35,12 @@ public final class CheckmReader implements Closeable {
     private final InputStream in;
     private long offset;
     private int line;
-    private boolean header;
+    private boolean started;
     private boolean eof;
     private boolean ended;
     private String profile;
     private List<String> fields;
+    private CheckmManifest.Kind kind;
 
     public CheckmReader(InputStream in) {
         this.in = in instanceof BufferedInputStream ? in : new BufferedInputStream(in, 64 * 1024);
@@ -60,7 +66,7 @@ public final class CheckmReader implements Closeable {
         long start = Math.max(offset, afterHeader);
         r.in.skipNBytes(start);
         r.offset = start;
-        r.header = true;
+        r.started = true;
         r.line = start == afterHeader ? headerLines : -1_000_000_000; // past a saved offset, line numbers are not known
         r.profile = profile;
         r.fields = fields;
@@ -71,11 +77,10 @@ public final class CheckmReader implements Closeable {
     private void readHeader() {
         while (fields == null && !ended) {
             long at = offset;
-            String l = readLine();
-            if (l == null) {
+            String t = nextLine();
+            if (t == null) {
                 break;
             }
-            String t = l.strip();
             if (t.isEmpty() || t.startsWith("#")) {
                 handle(t);
             } else {
@@ -95,71 +100,68 @@ public final class CheckmReader implements Closeable {
         return profile;
     }
 
+    /** The columns rows are read in: as {@code #%fields} declares them, else Merritt's for the profile. */
     public List<String> fields() {
-        return fields;
+        CheckmManifest.Kind k = fields != null || profile == null ? null : CheckmManifest.Kind.ofProfile(profile);
+        return k != null ? MerrittFields.defaults(k) : fields;
     }
-
 
     /** The next data row, or null at {@code #%eof} or the end of the input. */
     public CheckmManifest.Row next() {
         while (!eof) {
-            String raw = readLine();
-            if (raw == null) {
+            String l = nextLine();
+            if (l == null) {
                 return null;
-            }
-            String l = raw.strip();
-            if (line == 1 && l.startsWith("\uFEFF")) {
-                l = l.substring(1);
             }
             if (l.isEmpty()) {
                 continue;
             }
-            if (!header || l.startsWith("#")) {
+            started = true;
+            if (l.startsWith("#")) {
                 handle(l);
                 continue;
             }
-            if (fields == null) {
-                throw new ManifestException(line, "data row before the '#%fields' line");
+            if (kind == null) {
+                // Merritt checks the profile when it meets the first data row, and reads it in its own columns
+                kind = kind(line, "before the first data row");
+                fields = fields == null ? MerrittFields.defaults(kind) : fields;
             }
-            return CheckmManifest.row(line, l, fields);
+            CheckmManifest.Row row = CheckmManifest.row(line, l, fields);
+            String name = row.fileName() != null ? row.fileName() : CheckmManifest.lastSegment(row.fileUrl());
+            String notExpanded = PayloadTypes.notExpandable(kind, name);
+            if (notExpanded != null) {
+                throw new ManifestException(line, notExpanded);
+            }
+            return row;
+        }
+        // Merritt's parser takes the last line it reads for the end mark, so even an empty line after it fails there
+        String after = readLine();
+        if (after != null) {
+            throw new ManifestException(line, (after.isBlank() ? "an empty line" : "'" + abbreviate(after.strip()) + "'")
+                    + " follows '#%eof'; '#%eof' must be the manifest's last line (Merritt's parser fails otherwise)");
         }
         return null;
     }
 
+    /** The next line without its end, its blanks and (on line 1) a byte order mark; null at the end. */
+    private String nextLine() {
+        String raw = readLine();
+        if (raw != null && line == 1 && raw.startsWith("\uFEFF")) {
+            raw = raw.substring(1);
+        }
+        return raw == null ? null : raw.strip();
+    }
+
     private void handle(String l) {
-        if (l.startsWith("\uFEFF")) {
-            l = l.substring(1);
-        }
-        if (l.isEmpty()) {
-            return;
-        }
-        if (!header) {
-            if (!l.toLowerCase(Locale.ROOT).startsWith("#%checkm")) {
-                throw new ManifestException(line, "expected '#%checkm_0.7' as the first line, got '" + abbreviate(l) + "'");
-            }
-            header = true;
-            return;
-        }
         if (!l.startsWith("#%")) {
             return; // a comment
         }
         String[] parts = directive(l);
         switch (parts[0].toLowerCase(Locale.ROOT)) {
             case "profile" -> profile = parts.length > 1 ? parts[1] : "";
-            case "fields" -> {
-                List<String> f = new ArrayList<>();
-                for (int i = 1; i < parts.length; i++) {
-                    if (!parts[i].isEmpty()) {
-                        f.add(parts[i].toLowerCase(Locale.ROOT));
-                    }
-                }
-                if (f.isEmpty()) {
-                    throw new ManifestException(line, "#%fields names no column");
-                }
-                fields = f;
-            }
+            case "fields" -> fields = MerrittFields.declared(line, Arrays.asList(parts).subList(1, parts.length));
             case "eof" -> eof = true;
-            default -> { } // #%prefix and other directives carry nothing the queue needs
+            default -> { } // #%checkm_0.7 (optional to Merritt), #%prefix (ignored by Merritt) and others carry nothing
         }
     }
 
@@ -194,8 +196,8 @@ public final class CheckmReader implements Closeable {
      * profile, the fields); returns its kind.
      */
     public CheckmManifest.Kind finish() {
-        if (!header) {
-            throw new ManifestException(0, "empty: no '#%checkm_0.7' line");
+        if (!started) {
+            throw new ManifestException(0, "empty: no '#%profile' line and no data row");
         }
         if (!eof) {
             throw new ManifestException(line, "missing '#%eof' (the manifest is truncated or not a checkm manifest)");
@@ -205,21 +207,20 @@ public final class CheckmReader implements Closeable {
 
     /** The manifest's kind from its profile; refused when there is none or it is unknown. */
     public CheckmManifest.Kind kind() {
+        return kind(0, "");
+    }
+
+    private CheckmManifest.Kind kind(int at, String where) {
         if (profile == null) {
-            throw new ManifestException(0, "no '#%profile' line: cannot tell what kind of manifest this is");
+            throw new ManifestException(at, "no '#%profile' line" + (where.isEmpty() ? "" : " " + where)
+                    + ": cannot tell what kind of manifest this is");
         }
-        CheckmManifest.Kind kind = CheckmManifest.Kind.ofProfile(profile);
-        if (kind == null) {
-            throw new ManifestException(0, "unknown manifest profile '" + profile + "' (expected mrt-ingest-manifest, "
+        CheckmManifest.Kind k = CheckmManifest.Kind.ofProfile(profile);
+        if (k == null) {
+            throw new ManifestException(at, "unknown manifest profile '" + profile + "' (expected mrt-ingest-manifest, "
                     + "mrt-batch-manifest, mrt-container-batch-manifest or mrt-single-file-batch-manifest)");
         }
-        if (fields == null) {
-            throw new ManifestException(0, "no '#%fields' line");
-        }
-        if (!fields.contains("nfo:fileurl")) {
-            throw new ManifestException(0, "'#%fields' has no nfo:fileUrl column");
-        }
-        return kind;
+        return k;
     }
 
     /** One line without its end, decoded as strict UTF-8; null at the end of the input. */

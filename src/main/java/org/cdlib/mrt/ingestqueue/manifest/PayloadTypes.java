@@ -33,6 +33,12 @@ public final class PayloadTypes {
     public static final List<String> MERRITT_NAMES = List.of("manifest", "batchManifest", "batchManifestContainer", "batchManifestFile");
     private static final List<String> CONTAINER_EXTENSIONS = List.of(".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2",
             ".tar.bz2", ".gz", ".bz2", ".jar");
+    /**
+     * The names Merritt's ingest expands as containers (HandlerDisaggregate: gzip by a name ending
+     * {@code gz}, bzip2 by {@code bz2}, zip, tar), so also {@code .tgz}, {@code .tar.gz} and
+     * {@code .tar.bz2}; a container-batch row named otherwise is not expanded there.
+     */
+    private static final List<String> MERRITT_CONTAINER_ENDINGS = List.of(".zip", ".tar", ".gz", ".tgz", ".bz2");
 
     private PayloadTypes() {
     }
@@ -93,8 +99,9 @@ public final class PayloadTypes {
         if (text.startsWith("\uFEFF")) {
             text = text.substring(1);
         }
-        if (!text.stripLeading().toLowerCase(Locale.ROOT).startsWith("#%checkm")) {
-            return null;
+        String start = text.stripLeading().toLowerCase(Locale.ROOT);
+        if (!start.startsWith("#%checkm") && !start.startsWith("#%profile")) {
+            return null; // the '#%checkm_0.7' declaration is optional to Merritt's parser: a profile first is a manifest too
         }
         for (String line : text.split("\r?\n")) {
             String l = line.strip();
@@ -113,6 +120,26 @@ public final class PayloadTypes {
             }
         }
         return "object-manifest";
+    }
+
+    /**
+     * Why Merritt would not expand the object a batch manifest's row names as the manifest's
+     * profile asks, or null when it would: a container-batch row's file (its {@code nfo:fileName},
+     * else its URL's last segment) must have a container's name, a batch-of-manifests row's an
+     * object manifest's ({@code .checkm}). mrt-doc's manifest cases
+     * ({@code sampleBatchOf*_incorrect_filename}) have Merritt leave such a row unexpanded; the
+     * queue refuses the manifest naming the row rather than expand what Merritt would not.
+     */
+    public static String notExpandable(CheckmManifest.Kind kind, String name) {
+        String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
+        return switch (kind) {
+            case CONTAINER_BATCH -> MERRITT_CONTAINER_ENDINGS.stream().anyMatch(n::endsWith) ? null : "'" + name
+                    + "' is not a container Merritt would expand: a mrt-container-batch-manifest row's file name (nfo:fileName, "
+                    + "else the URL's) must end in .zip, .tar, .tgz, .tar.gz, .gz or .bz2";
+            case BATCH -> n.endsWith(".checkm") ? null : "'" + name + "' is not an object manifest Merritt would read: a "
+                    + "mrt-batch-manifest row's file name (nfo:fileName, else the URL's) must end in .checkm";
+            default -> null;
+        };
     }
 
     /**
