@@ -46,6 +46,8 @@ final class ChaosServices implements AutoCloseable {
     final Map<String, String> mintedBy = new ConcurrentHashMap<>();
     final List<String> unattributedMints = new CopyOnWriteArrayList<>();
     final Map<String, List<String>> ezidUpdates = new ConcurrentHashMap<>();
+    /** Each ARK's metadata as its last EZID update set it (ANVL), for EZID's GET. */
+    final Map<String, String> described = new ConcurrentHashMap<>();
     final Map<String, Integer> versions = new ConcurrentHashMap<>();
     final Map<String, List<String>> storageAdds = new ConcurrentHashMap<>();
     final Map<Integer, List<String>> storageAddsOf = new ConcurrentHashMap<>();
@@ -99,7 +101,12 @@ final class ChaosServices implements AutoCloseable {
         } else if (method.equals("POST") && path.startsWith("/id/")) {
             String ark = decode(path.substring("/id/".length()));
             call(ezidUpdates, ark, ex);
+            described.put(ark, text);
             answer(ex, 200, "success: " + ark);
+        } else if (method.equals("GET") && path.startsWith("/id/")) {
+            // as EZID: the identifier's metadata, what its last update set (a probe, not counted as an update)
+            String ark = decode(path.substring("/id/".length()));
+            answer(ex, 200, "success: " + ark + "\n" + described.getOrDefault(ark, "_target: https://ezid.example/" + ark));
         } else if (method.equals("GET") && path.startsWith("/store/state/")) {
             Integer v = versions.get(decode(last(path)));
             answer(ex, v == null ? 404 : 200, v == null ? "" : "{\"versionState\":{\"currentVersion\":" + v + "}}");

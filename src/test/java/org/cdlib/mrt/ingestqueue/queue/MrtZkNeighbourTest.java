@@ -1,0 +1,173 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two writers on one ensemble: this queue and a client doing exactly what mrt-zk does
+ * ({@link MrtZk}, on its own session, as Merritt's ingest service and Admin Tool would). What we
+ * write, mrt-zk loads; what it writes, we load and work on; the Admin Tool's actions through it
+ * are honoured by our workers; ids drawn by both never collide.
+ */
+class MrtZkNeighbourTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+    QueueStore store;
+    CuratorFramework neighbourClient;
+    MrtZk mrtZk;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = ZK.store(dir);
+        neighbourClient = QueueTestSupport.client(ZK.server());
+        mrtZk = new MrtZk(neighbourClient.getZookeeperClient().getZooKeeper());
+    }
+
+    @AfterEach
+    void close() {
+        neighbourClient.close();
+    }
+
+    /** What our workers do: claim from a state's folder and move the job on, as far as {@code to}. */
+    void work(String jid, JobState to) {
+        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
+                    () -> new AssertionError("our worker could not claim " + jid));
+            store.transition(lock, s.successor(), Change.because("step succeeded"));
+        }
+    }
+
+    @Test
+    void everyJobAndBatchWeWriteLoadsInMrtZkInEveryState() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        work(jids.get(0), JobState.COMPLETED);
+        work(jids.get(1), JobState.RECORDING);
+        JobLock l = store.claims().claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w").orElseThrow();
+        store.transition(l, JobState.FAILED, Change.failure("inventory refused"));
+        new AdminActions(store, Clock.systemUTC()).holdJob(jids.get(2), "op");
+
+        MrtZk.Loaded done = mrtZk.loadJob(jids.get(0));
+        assertEquals("Completed", done.status());
+        assertEquals("Notify", done.lastSuccessful());
+        assertEquals(5, done.priority());
+        assertEquals(bid, done.bid());
+        assertEquals("", done.primaryId());
+        assertEquals(1, done.localIds().size());
+        MrtZk.Loaded failed = mrtZk.loadJob(jids.get(1));
+        assertEquals("Failed", failed.status());
+        assertEquals("Processing", failed.lastSuccessful());
+        assertEquals("inventory refused", mrtZk.json("/jobs/" + jids.get(1) + "/status").get("message").textValue());
+        assertEquals("Held", mrtZk.loadJob(jids.get(2)).status());
+        assertEquals("Processing", mrtZk.batchStatus(bid));
+        // every child of /batches is a batch mrt-zk can load
+        for (String child : neighbourClient.getChildren().forPath("/batches")) {
+            assertTrue(MrtZk.BATCH_STATES.contains(mrtZk.batchStatus(child)), child);
+        }
+    }
+
+    @Test
+    void aJobMrtZkCreatesInOurBatchIsWorkedOnByOurWorkersToTheEnd() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String ours = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        String theirs = mrtZk.createJob(bid, 3, "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
+                + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}",
+                "{\"primary_id\":\"\",\"local_id\":[\"their-local\"]}");
+
+        assertEquals(List.of("03-" + theirs, "05-" + ours), store.jobs().refs(JobState.PENDING), "in run order, priority first");
+        Job job = store.jobs().load(theirs);
+        assertEquals(bid, job.batchId());
+        assertEquals("demo_content", job.configuration().profileName());
+        assertEquals("http://example.org/obj.zip", job.configuration().payloadUrl());
+        assertEquals(List.of("their-local"), job.identifiers().localId());
+        assertNull(job.lockOwner() == null ? null : job.lockOwner().claim(), "no lock left by createJob");
+
+        work(theirs, JobState.COMPLETED);
+        work(ours, JobState.COMPLETED);
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the batch's last job ended: it reports");
+        assertEquals("Completed", mrtZk.loadJob(theirs).status());
+        assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
+    }
+
+    @Test
+    void theAdminToolsHoldReleaseAndRequeueThroughMrtZkAreHonoured() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+
+        mrtZk.setJobStatus(jid, "Held", null, false);
+        assertEquals(JobState.HELD, store.jobs().load(jid).state());
+        assertEquals(Optional.empty(), store.claims().claimNext(JobState.PENDING, "our-worker"), "a held job is not taken");
+
+        mrtZk.setJobStatus(jid, "Pending", null, false);
+        Job released = store.jobs().load(jid);
+        assertEquals(JobState.PENDING, released.state());
+        assertEquals(JobState.HELD, released.status().lastSuccessful(), "as the Ruby client leaves it");
+        work(jid, JobState.DOWNLOADING);
+        JobLock l = store.claims().claim(JobState.DOWNLOADING, store.jobs().load(jid).refName(), "w").orElseThrow();
+        store.transition(l, JobState.FAILED, Change.failure("payload gone"));
+
+        mrtZk.requeue(jid);
+        Job requeued = store.jobs().load(jid);
+        assertEquals(JobState.DOWNLOADING, requeued.state(), "the step after the last success");
+        assertEquals(1, requeued.status().retryCount());
+        assertNull(requeued.status().errorMessage());
+        work(jid, JobState.COMPLETED);
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
+        assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
+    }
+
+    @Test
+    void aJobMrtZkHoldsIsNotTakenByUsAndOursNotByIt() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        assertTrue(mrtZk.lock("/jobs/" + jid), "mrt-zk's acquireJob");
+        assertEquals(Optional.empty(), store.claims().tryLockJob(jid, "our-worker"));
+        mrtZk.unlock("/jobs/" + jid);
+        JobLock ours = store.claims().tryLockJob(jid, "our-worker").orElseThrow();
+        assertFalse(mrtZk.lock("/jobs/" + jid), "mrt-zk's acquireJob passes a job we hold");
+        store.unlock(ours);
+    }
+
+    @Test
+    void idsDrawnByBothNeverCollideAndIntakeGoesOn() throws Exception {
+        Set<String> bids = new HashSet<>();
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String a = mrtZk.createBatch("bid-uuid-" + i, "{\"batchID\":\"bid-uuid-" + i + "\",\"profile\":\"demo_content\"}");
+            String b = store.batches().create(QueueTestSupport.submission("demo_content"));
+            order.add(a);
+            order.add(b);
+            assertTrue(bids.add(a), a);
+            assertTrue(bids.add(b), b);
+        }
+        assertEquals(40, bids.size(), order.toString());
+        String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
+        Set<String> jids = new HashSet<>(store.batches().jobs(bid, BatchRef.PROCESSING));
+        for (int i = 0; i < 5; i++) {
+            assertTrue(jids.add(mrtZk.createJob(bid, 5, "{}", "{\"primary_id\":\"\",\"local_id\":[]}")));
+        }
+        String more = QueueTestSupport.batchWithJobs(store, 3, 5);
+        for (String jid : store.batches().jobs(more, BatchRef.PROCESSING)) {
+            assertTrue(jids.add(jid), jid + " drawn twice");
+        }
+        assertEquals(11, jids.size());
+    }
+}
