@@ -53,6 +53,8 @@ final class ChaosServices implements AutoCloseable {
     final Map<Integer, List<String>> storageAddsOf = new ConcurrentHashMap<>();
     final AtomicInteger storageAddsDropped = new AtomicInteger();
     final Map<String, List<String>> inventoryAdds = new ConcurrentHashMap<>();
+    /** Inventory's records per ARK (an add of a version it has, with checkVersion, is none). */
+    final Map<String, Integer> inventoryRecords = new ConcurrentHashMap<>();
     final Map<String, String> bindings = new ConcurrentHashMap<>();
     final Map<String, List<String>> bindCalls = new ConcurrentHashMap<>();
     final AtomicInteger lookups = new AtomicInteger();
@@ -117,6 +119,10 @@ final class ChaosServices implements AutoCloseable {
             String ark = i < 0 ? "?" : decode(last(text.substring(i, text.indexOf('\r', i))));
             if (!shot(Moment.INVENTORY_ADD_ARRIVED, ex, objectOfArk(ark))) {
                 call(inventoryAdds, ark, ex);
+                // as Merritt's inventory: with checkVersion, an add of a version it has makes no second record
+                boolean checked = java.util.regex.Pattern.compile("name=\"checkVersion\"\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\ntrue\\r?\\n")
+                        .matcher(text).find();
+                inventoryRecords.merge(ark, 1, (had, one) -> checked ? had : had + one);
                 answer(ex, 200, "{}");
             }
         } else if (path.startsWith("/inv/primary/")) {

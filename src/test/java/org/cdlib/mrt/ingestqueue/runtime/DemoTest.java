@@ -67,8 +67,11 @@ class DemoTest {
             assertTrue(outbox.anyMatch(p -> p.getFileName().toString().contains("Submission-Processed")),
                     "the completion mail is in the outbox");
         }
-        try (Stream<Path> left = Files.list(dir.resolve("queue").resolve("bid0000000001"))) {
-            assertEquals(0, left.count(), "completed jobs leave no working directory");
+        try (Stream<Path> batches = Files.list(dir.resolve("queue"))) {
+            Path batch = batches.filter(p -> p.getFileName().toString().matches("bid\\d{10}")).findFirst().orElseThrow();
+            try (Stream<Path> left = Files.list(batch)) {
+                assertEquals(0, left.count(), "completed jobs leave no working directory");
+            }
         }
     }
 }

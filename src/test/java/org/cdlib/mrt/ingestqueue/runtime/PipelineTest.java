@@ -149,7 +149,7 @@ class PipelineTest {
         Job failed = store.jobs().load("jid0000000002");
         assertEquals(JobState.FAILED, failed.state());
         assertEquals(state.wire() + ": http://example.org/f1.txt answered 503", failed.status().errorMessage());
-        JobState before = state == JobState.ESTIMATING ? null : JobState.values()[state.ordinal() - 1];
+        JobState before = JobState.values()[state.ordinal() - 1]; // the state a step succeeded in and left (mrt-zk's)
         assertEquals(before, failed.status().lastSuccessful());
         assertEquals(List.of("jid0000000002"), store.batches().jobs(bid, BatchRef.FAILED));
         assertEquals(2, store.batches().jobs(bid, BatchRef.COMPLETED).size());
