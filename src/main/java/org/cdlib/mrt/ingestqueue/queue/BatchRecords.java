@@ -29,12 +29,14 @@ final class BatchRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
 
-    BatchRecords(ZooKeeperCalls zk, TransitionLog log) {
+    BatchRecords(ZooKeeperCalls zk, TransitionLog log, java.nio.file.Path ingestHome) {
+        this.ingestHome = ingestHome;
         this.zk = zk;
         this.log = log;
     }
 
     private static final int BATCH_ID_BLOCK = 16;
+    private final java.nio.file.Path ingestHome;
     private IdBlocks.Block batchIds; // guarded by this
 
     /**
@@ -123,7 +125,7 @@ final class BatchRecords {
         } catch (IllegalArgumentException e) {
             throw new CorruptNodeException(st, e.getMessage());
         }
-        return new Batch(bid, QueueJson.read(sub, submission.getData(), BatchSubmission.class), s,
+        return new Batch(bid, MerrittSubmission.read(sub, submission.getData(), ingestHome), s,
                 report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
                 counts, status.getStat().getVersion(),
                 JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))));

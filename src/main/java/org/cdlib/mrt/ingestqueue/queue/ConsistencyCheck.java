@@ -176,7 +176,7 @@ public final class ConsistencyCheck {
                 throw new CorruptNodeException(QueuePaths.batchStatus(bid), e.getMessage());
             }
             OpResult.GetDataResult sub = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchSubmission(bid)));
-            QueueJson.read(QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), BatchSubmission.class);
+            MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), store.ingestHome());
         } catch (CorruptNodeException e) {
             p.found.add(new Violation("corrupt-batch", QueuePaths.batch(bid), e.getMessage()
                     + " (not derivable: delete the batch through the API)", false));

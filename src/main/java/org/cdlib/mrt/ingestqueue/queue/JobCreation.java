@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.slf4j.Logger;
@@ -115,10 +116,16 @@ final class JobCreation {
             BatchStatus status = before.created(done + chunk.size(), total, chunk.get(chunk.size() - 1).cursor(), runs);
             ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
             int statusOp = ops.size() - 1;
-            if (done == 0) {
-                ops.add(ZooKeeperCalls.create(QueuePaths.batchStates(bid), ZooKeeperCalls.EMPTY));
+            if (done == 0) { // a batch adopted from Merritt has them already (MerrittBatches)
+                List<String> folders = new ArrayList<>(List.of(QueuePaths.batchStates(bid)));
                 for (BatchRef ref : BatchRef.values()) {
-                    ops.add(ZooKeeperCalls.create(QueuePaths.batchRefs(bid, ref), ZooKeeperCalls.EMPTY));
+                    folders.add(QueuePaths.batchRefs(bid, ref));
+                }
+                Map<String, OpResult> there = zk.readMany(folders);
+                for (String folder : folders) {
+                    if (ZooKeeperCalls.dataOf(there.get(folder)) == null) {
+                        ops.add(ZooKeeperCalls.create(folder, ZooKeeperCalls.EMPTY));
+                    }
                 }
             }
             List<String> jids = new ArrayList<>();

@@ -44,6 +44,7 @@ public final class QueueStore implements Closeable {
     private final BatchRecords batchRecords;
     private final JobRecords jobRecords;
     private final ObjectLocks objects;
+    private final MerrittBatches merrittBatches = new MerrittBatches(this);
     private final JobDeletion deletion;
     private final QueueHolds holds;
     private final JobClaims claims;
@@ -67,7 +68,7 @@ public final class QueueStore implements Closeable {
         this.zk = new ZooKeeperCalls(client);
         this.ingestHome = ingestHome.toAbsolutePath().normalize();
         this.locks = new EphemeralLocks(zk);
-        this.batchRecords = new BatchRecords(zk, log);
+        this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
         this.jobRecords = new JobRecords(zk, log, objects);
         this.deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
@@ -336,6 +337,14 @@ public final class QueueStore implements Closeable {
     }
 
     // ------------------------------------------------------------------ plumbing for fsck, admin and cleanup
+
+    /**
+     * Takes into this queue the batches Merritt's ingest front end created through mrt-zk since the
+     * last pass ({@link MerrittBatches}); the batches taken.
+     */
+    public List<String> adoptMerrittBatches() {
+        return merrittBatches.adopt();
+    }
 
     ObjectLocks objectLocks() {
         return objects;

@@ -92,8 +92,8 @@ class ScaleTest {
     /** Writes {@code n} batches completed a month ago straight into ZooKeeper, 50 to a transaction. */
     void retainedBatches(int n) throws Exception {
         byte[] submission = QueueJson.write(PipelineTest.submission("http://example.org/old", "file"));
-        byte[] status = QueueJson.write(new BatchStatus("completed", Instant.now().minus(Duration.ofDays(30)).toString(), 0, null,
-                null, null, null));
+        byte[] status = QueueJson.write(new BatchStatus(BatchState.COMPLETED.zk(),
+                org.cdlib.mrt.ingestqueue.queue.QueueTime.format(Instant.now().minus(Duration.ofDays(30))), 0, null, null, null, null));
         var client = store.client();
         for (int from = 1; from <= n; from += 50) {
             List<CuratorOp> ops = new ArrayList<>();
@@ -123,7 +123,8 @@ class ScaleTest {
         assertEquals(QueuePaths.batchId(4951), next.at("/batches/0/batch_id").asText(), "the next page goes on below");
         assertEquals(10, api("GET", "/api/batches?state=completed&limit=10").get("batches").size());
         assertTrue(api("GET", "/metrics").get("text").asText().contains("ingest_batches"));
-        assertTrue(api("GET", "/api/fsck").get("violations").isEmpty());
+        JsonNode fsck = api("GET", "/api/fsck");
+        assertTrue(fsck.get("violations").isEmpty(), fsck.toString());
 
         JsonNode cleaned = api("POST", "/api/cleanup");
         assertEquals(5000, cleaned.get("batches").asInt(), cleaned.toString());
