@@ -201,7 +201,8 @@ public final class ConsistencyCheck {
             p.found.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
                     List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version))));
         }
-        List<String> all = status.jobIds();
+        List<String> all = new ArrayList<>(status.jobIds());
+        all.addAll(foreignJobs(bid, status));
         List<String> jids = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             jids.add(all.get(i));
@@ -210,6 +211,30 @@ public final class ConsistencyCheck {
                 jids = new ArrayList<>();
             }
         }
+    }
+
+    /**
+     * Jobs another writer (mrt-zk's {@code createJob}) added to the batch: not in its runs of ids,
+     * only in its reference folders. Listed only when those hold more jobs than the batch ever created
+     * (each folder's listing is bounded); ours alone never do.
+     */
+    private List<String> foreignJobs(String bid, BatchStatus status) {
+        List<String> folders = java.util.Arrays.stream(BatchRef.values()).map(ref -> QueuePaths.batchRefs(bid, ref)).toList();
+        Map<String, OpResult> r = store.calls().readMany(folders);
+        int referenced = 0;
+        for (String f : folders) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(f));
+            referenced += d == null ? 0 : d.getStat().getNumChildren();
+        }
+        if (referenced <= status.jobsCreated()) {
+            return List.of();
+        }
+        java.util.Set<String> ours = new java.util.HashSet<>(status.jobIds());
+        List<String> extra = new ArrayList<>();
+        for (BatchRef ref : BatchRef.values()) {
+            store.batches().jobs(bid, ref).stream().filter(j -> !ours.contains(j)).forEach(extra::add);
+        }
+        return extra;
     }
 
     private void checkJobs(FsckPass p, String bid, List<String> jids) {

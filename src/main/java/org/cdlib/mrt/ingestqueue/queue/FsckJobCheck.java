@@ -44,7 +44,7 @@ final class FsckJobCheck {
 
     void run() {
         try {
-            QueueJson.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), JobConfiguration.class);
+            MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), store.ingestHome(), bid, jid);
         } catch (CorruptNodeException e) {
             note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
         }

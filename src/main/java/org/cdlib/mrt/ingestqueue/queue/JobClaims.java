@@ -38,7 +38,7 @@ public final class JobClaims {
         Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
         try {
             Map<String, OpResult> read = taken.get().read();
-            Optional<Job> job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt))
+            Optional<Job> job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, store.ingestHome()))
                     : store.jobs().find(jid);
             if (job.isEmpty()) {
                 store.unlock(lock.get());

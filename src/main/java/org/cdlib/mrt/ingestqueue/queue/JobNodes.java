@@ -30,7 +30,7 @@ final class JobNodes {
     }
 
     /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
-    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged) {
+    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged, java.nio.file.Path ingestHome) {
         List<Job> out = new ArrayList<>();
         for (String jid : jids) {
             OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
@@ -42,7 +42,7 @@ final class JobNodes {
                 if (status == null) {
                     throw new CorruptNodeException(QueuePaths.jobStatus(jid), "missing");
                 }
-                out.add(toJob(jid, r, status));
+                out.add(toJob(jid, r, status, ingestHome));
             } catch (CorruptNodeException e) {
                 damaged.accept(Damaged.of("job", jid, e));
             }
@@ -50,7 +50,7 @@ final class JobNodes {
         return out;
     }
 
-    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status) {
+    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status, java.nio.file.Path ingestHome) {
         String pc = QueuePaths.jobNode(jid, "configuration");
         String pp = QueuePaths.jobNode(jid, "priority");
         String ps = QueuePaths.jobNode(jid, "space_needed");
@@ -60,7 +60,8 @@ final class JobNodes {
         OpResult.GetDataResult ids = ZooKeeperCalls.dataOf(r.get(pi));
         OpResult.GetDataResult space = ZooKeeperCalls.dataOf(r.get(ps));
         OpResult.GetDataResult bid = ZooKeeperCalls.dataOf(r.get(pb));
-        JobConfiguration configuration = QueueJson.read(pc, config.getData(), JobConfiguration.class);
+        JobConfiguration configuration = MerrittConfiguration.read(pc, config.getData(), ingestHome,
+                bid != null ? QueueJson.text(bid.getData()) : null, jid);
         JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
         try {
             jobStatus.state();

@@ -23,9 +23,11 @@ final class JobRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
     private final ObjectLocks objects;
+    private final java.nio.file.Path ingestHome;
     private final SpaceCounters spaceCounters;
 
-    JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects) {
+    JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome) {
+        this.ingestHome = ingestHome;
         this.zk = zk;
         this.spaceCounters = new SpaceCounters(zk);
         this.log = log;
@@ -140,7 +142,7 @@ final class JobRecords {
         for (String jid : jids) {
             paths.addAll(JobNodes.paths(jid));
         }
-        return JobNodes.parse(jids, zk.readMany(paths), damaged);
+        return JobNodes.parse(jids, zk.readMany(paths), damaged, ingestHome);
     }
 
     /**

@@ -70,7 +70,7 @@ public final class QueueStore implements Closeable {
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
-        this.jobRecords = new JobRecords(zk, log, objects);
+        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome);
         this.deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
         this.holds = new QueueHolds(zk, locks, client);
         this.jobs = new Jobs(zk, jobRecords, this::damaged);

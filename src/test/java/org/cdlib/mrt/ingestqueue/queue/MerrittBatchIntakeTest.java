@@ -99,6 +99,24 @@ class MerrittBatchIntakeTest {
     }
 
     @Test
+    void aJobMerrittsIngestCreatesIsReadWithItsPayloadOnTheSharedDisk() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = mrtZk.createJob(bid, 5, "{\"submissionDate\":\"2026-11-24T10:00:00+00:00\",\"batchID\":\"bid-u1\","
+                + "\"jobID\":\"jid-u2\",\"profile\":\"demo_content\",\"type\":\"manifest\",\"submitter\":\"merritt\","
+                + "\"filename\":\"obj.checkm\",\"update\":true,\"title\":\"T\",\"creator\":\"C\",\"localID\":\"l-1\"}",
+                "{\"primary_id\":\"\",\"local_id\":[\"l-1\"]}");
+        JobConfiguration c = store.jobs().load(jid).configuration();
+        assertEquals("demo_content", c.profileName());
+        assertEquals(dir.resolve("queue/uploads/bid-u1/jid-u2/obj.checkm").toAbsolutePath().normalize().toUri().toString(),
+                c.payloadUrl());
+        assertEquals("object_manifest", c.payloadType());
+        assertEquals("update", c.submissionMode());
+        assertEquals("T", c.ercWhat());
+        assertEquals(dir.resolve("queue").resolve(bid).resolve(jid).toAbsolutePath().normalize().toString(), c.workingDir());
+        assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
+    }
+
+    @Test
     void aBatchStillBeingCreatedIsLookedAtAgainAndOneAnMrtZkHostTookIsLeftToIt() throws Exception {
         String half = neighbourClient.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath("/batches/bid", new byte[0])
                 .substring("/batches/".length());

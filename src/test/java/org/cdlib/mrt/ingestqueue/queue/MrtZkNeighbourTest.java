@@ -98,6 +98,8 @@ class MrtZkNeighbourTest {
         assertEquals("demo_content", job.configuration().profileName());
         assertEquals("http://example.org/obj.zip", job.configuration().payloadUrl());
         assertEquals(List.of("their-local"), job.identifiers().localId());
+        assertEquals(dir.resolve(bid).resolve(theirs).toAbsolutePath().normalize().toString(), job.configuration().workingDir(),
+                "a working directory where our own jobs have theirs");
         assertNull(job.lockOwner() == null ? null : job.lockOwner().claim(), "no lock left by createJob");
 
         work(theirs, JobState.COMPLETED);

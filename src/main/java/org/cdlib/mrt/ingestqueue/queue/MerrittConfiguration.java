@@ -1,0 +1,58 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * A job's configuration as ours, whoever wrote it: ours; mrt-zk's own ({@code createJobConfiguration}:
+ * {@code profile_name}, {@code submitter}, {@code payload_url}, {@code payload_type},
+ * {@code response_type}, which are ours too); or the one Merritt's ingest service writes through
+ * {@code Job.createJob} (CDLUC3/mrt-ingest {@code queue.HandlerSubmit}: camelCase, {@code batchID}
+ * and {@code jobID} uuids, {@code profile}, {@code type}, {@code filename}, {@code update}), whose
+ * payload Merritt keeps at {@code <ingestServicePath>/queue/<batchID>/<jobID>/<filename>}, read here
+ * at {@code <ingest.home>/uploads/...}. A job written elsewhere has no working directory of ours:
+ * it gets the one our own jobs get, {@code <ingest.home>/<BID>/<JID>}.
+ */
+final class MerrittConfiguration {
+    private MerrittConfiguration() {
+    }
+
+    static JobConfiguration read(String path, byte[] data, Path ingestHome, String bid, String jid) {
+        JsonNode j = tree(data);
+        JobConfiguration c;
+        if (j == null || j.has("profile_name") || !j.has("profile")) {
+            c = QueueJson.read(path, data, JobConfiguration.class);
+        } else {
+            String batch = text(j, "batchID");
+            String job = text(j, "jobID");
+            String file = text(j, "filename");
+            String url = null;
+            if (batch != null && job != null && file != null && !(batch + job + file).contains("..")
+                    && !(batch + job + file).contains("/")) {
+                url = ingestHome.resolve("uploads").resolve(batch).resolve(job).resolve(file).toUri().toString();
+            }
+            String type = text(j, "type");
+            c = new JobConfiguration(null, text(j, "profile"), text(j, "submitter"), url,
+                    type == null ? null : "manifest".equals(type.toLowerCase(Locale.ROOT)) ? "object_manifest" : type,
+                    text(j, "responseForm"), j.path("update").asBoolean(false) ? "update" : "add", null, text(j, "localID"),
+                    file, text(j, "digestType"), text(j, "digestValue"), null, text(j, "creator"), text(j, "title"),
+                    text(j, "date"), null, null);
+        }
+        return c.workingDir() != null || bid == null ? c : c.withWorkingDir(ingestHome.resolve(bid).resolve(jid).toString());
+    }
+
+    private static String text(JsonNode j, String key) {
+        JsonNode v = j.get(key);
+        return v == null || v.isNull() || v.asText().isBlank() ? null : v.asText();
+    }
+
+    private static JsonNode tree(byte[] data) {
+        try {
+            return data == null || data.length == 0 ? null : QueueJson.MAPPER.readTree(data);
+        } catch (IOException e) {
+            return null; // the ordinary read names it damaged
+        }
+    }
+}
