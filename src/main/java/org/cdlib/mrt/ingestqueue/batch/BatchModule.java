@@ -20,5 +20,7 @@ public final class BatchModule implements QueueModule {
                 ctx.intProperty("ingest.batch.refill-delay", 1_000),
                 Long.parseLong(ctx.property("ingest.batch.max-manifest-bytes", String.valueOf(256L << 20)))));
         ctx.bind("pendingStep", new PendingStep(ctx.store()));
+        // batches Merritt's ingest front end creates through mrt-zk, taken into the pending folder (each host's timer)
+        ctx.bind("merrittIntake", (org.apache.camel.Processor) exchange -> ctx.store().adoptMerrittBatches());
     }
 }

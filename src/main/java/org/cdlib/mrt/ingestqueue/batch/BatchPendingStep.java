@@ -79,11 +79,6 @@ public final class BatchPendingStep implements Processor {
         this.maxManifestBytes = maxManifestBytes;
     }
 
-    /** Batches Merritt's ingest front end created through mrt-zk, taken into the pending folder (each host's timer). */
-    public void adopt() {
-        store.adoptMerrittBatches();
-    }
-
     @Override
     public void process(Exchange exchange) throws Exception {
         BatchLock lock = BatchExchange.lock(exchange);

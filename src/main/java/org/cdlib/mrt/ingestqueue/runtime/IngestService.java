@@ -35,7 +35,7 @@ public final class IngestService implements AutoCloseable {
 
     /** Every bean a route of {@code routes/} names; a missing one fails its jobs instead of passing them on. */
     static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep", "updateReportStep",
-            "reportingSweep", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep", "identifiersStep", "recordStep",
+            "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep", "identifiersStep", "recordStep",
             "notifyStep", "completeStep", "cleanupStep", "ezid", "storage", "inventory", "localServices", "expectedFailure",
             "unexpectedFailure");
 
