@@ -150,7 +150,7 @@ final class FsckJobCheck {
     void checkReferences(JobState state, int priority) {
         List<String> probe = new ArrayList<>();
         for (JobState s : JobState.values()) {
-            if (s != JobState.DELETED && s.batchRef() != BatchRef.PROCESSING) {
+            if (s.batchRef() != BatchRef.PROCESSING) {
                 probe.add(QueuePaths.jobRef(s, priority, jid));
             }
         }

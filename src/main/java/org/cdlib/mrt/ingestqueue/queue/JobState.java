@@ -66,7 +66,7 @@ public enum JobState {
         return switch (this) {
             case COMPLETED -> BatchRef.COMPLETED;
             case FAILED -> BatchRef.FAILED;
-            case DELETED -> null;
+            case DELETED -> BatchRef.DELETED;
             default -> BatchRef.PROCESSING;
         };
     }

@@ -39,7 +39,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
                     if (f++ < listed) {
                         toList.add(e.getKey());
                     }
-                } else {
+                } else if (e.getValue() != JobState.DELETED) { // deleted through mrt-zk's Admin Tool: neither
                     open++;
                 }
             }

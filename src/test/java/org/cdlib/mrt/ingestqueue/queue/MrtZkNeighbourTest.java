@@ -137,6 +137,27 @@ class MrtZkNeighbourTest {
     }
 
     @Test
+    void aJobTheAdminToolDeletesThroughMrtZkIsConsistentAndRemovedWithItsBatch() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        work(jids.get(0), JobState.NOTIFY);
+        JobLock l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
+        store.transition(l, JobState.FAILED, Change.failure("callback refused"));
+        mrtZk.setJobStatus(jids.get(0), "Deleted", null, false);
+        assertEquals(JobState.DELETED, store.jobs().load(jids.get(0)).state());
+        assertEquals(List.of(jids.get(0)), store.batches().jobs(bid, BatchRef.DELETED));
+        assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
+
+        work(jids.get(1), JobState.COMPLETED);
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
+        BatchLock b = store.batches().tryLock(bid, "reporting").orElseThrow();
+        store.transition(b, BatchState.COMPLETED, "reported", null, null);
+        new AdminActions(store, Clock.systemUTC()).cleanup(java.time.Duration.ZERO);
+        assertNull(neighbourClient.checkExists().forPath("/batches/" + bid), "removed with its jobs, the deleted one too");
+        assertNull(neighbourClient.checkExists().forPath("/jobs/" + jids.get(0)));
+    }
+
+    @Test
     void aJobMrtZkHoldsIsNotTakenByUsAndOursNotByIt() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
