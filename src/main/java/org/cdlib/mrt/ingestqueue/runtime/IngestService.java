@@ -35,9 +35,9 @@ public final class IngestService implements AutoCloseable {
 
     /** Every bean a route of {@code routes/} names; a missing one fails its jobs instead of passing them on. */
     static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep", "updateReportStep",
-            "reportingSweep", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep",
-            "notifyStep", "completeStep", "cleanupStep", "ezid", "storage", "inventory", "localServices", "expectedFailure",
-            "unexpectedFailure");
+            "reportingSweep", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep",
+            "recordStep", "notifyStep", "completeStep", "cleanupStep", "ezid", "storage", "inventory", "localServices",
+            "expectedFailure", "unexpectedFailure");
 
     private final Main main = new Main();
     private final Map<String, Object> beans;

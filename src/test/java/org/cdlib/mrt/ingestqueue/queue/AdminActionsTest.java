@@ -57,7 +57,8 @@ class AdminActionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"PENDING", "ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    @EnumSource(value = JobState.class, names = {"PENDING", "ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
+        "NOTIFY"})
     void aJobHeldInAnyWorkingStateIsReleasedBackToWhereItWas(JobState state) {
         String jid = jobIn(state);
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
@@ -68,7 +69,8 @@ class AdminActionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
+        "NOTIFY"})
     void aFailedJobIsRequeuedToTheStateAfterItsLastSuccessAndCountsTheRetry(JobState failedIn) {
         String jid = failedIn(failedIn);
         Job failed = store.jobs().load(jid);
