@@ -109,7 +109,7 @@ class AdminActionsTest {
         JobLock worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
         LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
         assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
-        store.transition(worker, JobState.RECORDING, Change.because("done"));
+        store.transition(worker, JobState.STORING, Change.because("done"));
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
     }
 
