@@ -20,8 +20,8 @@ final class ObjectInProcess {
     final Profile profile;
     final WorkingDirectory wd;
     /**
-     * The job with the depositor's ERC and identifiers applied (in storing: the job as processing
-     * left it): what EZID and storage are told.
+     * The job with the depositor's ERC and identifiers applied: what EZID and storage are told (in
+     * storing, the job as processing wrote it: its merged identifiers are all storage needs).
      */
     final Job described;
     final boolean update;
