@@ -5,7 +5,7 @@
 'use strict';
 
 const view = document.getElementById('view');
-const WORKING = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
+const WORKING = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'storing', 'recording', 'notify'];
 const JOB_STATES = ['pending', ...ACTIVE, 'held', 'failed', 'completed'];
 const BATCH_STATES = ['pending', 'held', 'processing', 'reporting', 'update-reporting', 'completed', 'failed'];
 let current = null; // { route, refresh(change) }

@@ -54,7 +54,7 @@ function legend(...items) {
   return el('div', { class: 'legend' }, ...items.map(([cls, text]) => el('span', { class: cls }, text + ' ')));
 }
 
-const ACTIVE = ['estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
+const ACTIVE = ['estimating', 'provisioning', 'downloading', 'processing', 'storing', 'recording', 'notify'];
 
 function charts(activity) {
   const samples = activity.samples || [];

@@ -22,7 +22,7 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
     @UriPath(enums = "job,batch", description = "whether jobs or batches are taken")
     @Metadata(required = true)
     private final String kind;
-    @UriPath(enums = "pending,estimating,provisioning,downloading,processing,recording,notify,reporting,update-reporting",
+    @UriPath(enums = "pending,estimating,provisioning,downloading,processing,storing,recording,notify,reporting,update-reporting",
             description = "the state whose jobs (pending through notify) or batches (pending, reporting, update-reporting) are taken")
     @Metadata(required = true)
     private final String state;

@@ -8,7 +8,8 @@ import java.util.Locale;
  * {@code /jobs/states/<state>}, as mrt-zk does, and is the name the API, logs and history use.
  */
 public enum JobState {
-    PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, RECORDING, NOTIFY, COMPLETED,
+    // mrt-zk's states.yml has Storing between Processing and Recording: the storage add is a state of its own
+    PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, STORING, RECORDING, NOTIFY, COMPLETED,
     HELD, FAILED, DELETED;
 
     public String wire() {
@@ -40,7 +41,8 @@ public enum JobState {
             case ESTIMATING -> PROVISIONING;
             case PROVISIONING -> DOWNLOADING;
             case DOWNLOADING -> PROCESSING;
-            case PROCESSING -> RECORDING;
+            case PROCESSING -> STORING;
+            case STORING -> RECORDING;
             case RECORDING -> NOTIFY;
             case NOTIFY -> COMPLETED;
             default -> null;

@@ -7,10 +7,15 @@ import org.apache.zookeeper.Op;
 
 /**
  * One writer per object: {@code /locks/objects/<url-encoded ARK>} names the job writing the object,
- * from processing until it leaves recording (the move out of recording deletes it in its own
- * transaction). Persistent, since processing and recording may run on different hosts.
+ * from processing through storing until it leaves recording (the move out of recording deletes it
+ * in its own transaction, as does a failure or hold on the way). Persistent, since processing,
+ * storing and recording may run on different hosts.
  */
 final class ObjectLocks {
+    /** The states in which a job is writing its object: it keeps the lock from one to the next. */
+    private static final java.util.Set<JobState> WRITING = java.util.EnumSet.of(JobState.PROCESSING, JobState.STORING,
+            JobState.RECORDING);
+
     private final ZooKeeperCalls zk;
     /** Tests only: runs between reading a holder's status and the takeover's commit. */
     volatile Runnable afterHolderRead;
@@ -20,9 +25,9 @@ final class ObjectLocks {
     }
 
     /**
-     * Takes the object's lock for this job (persistent: it spans processing and recording, which
-     * may run on different hosts), unless another job holds it and is still writing the object
-     * (in processing or recording). Returns null when taken (or already ours), else the holder.
+     * Takes the object's lock for this job (persistent: it spans processing, storing and recording,
+     * which may run on different hosts), unless another job holds it and is still writing the object
+     * (in processing, storing or recording). Returns null when taken (or already ours), else the holder.
      */
     String lock(JobLock lock, String ark) {
         String path = QueuePaths.objectLock(ark);
@@ -57,7 +62,7 @@ final class ObjectLocks {
                 } catch (RuntimeException e) {
                     // a damaged holder cannot be writing: take the object over
                 }
-                if (state == JobState.PROCESSING || state == JobState.RECORDING) {
+                if (state != null && WRITING.contains(state)) {
                     return holder;
                 }
                 Runnable hook = afterHolderRead;
@@ -65,7 +70,7 @@ final class ObjectLocks {
                     hook.run();
                 }
                 // the holder moved on without letting go: taken over only if it is still where it was read
-                // (a requeue into processing meanwhile moves its status, and this transaction fails)
+                // (a requeue into processing or storing meanwhile moves its status, and this transaction fails)
                 if (st != null) { // a holder that is gone cannot come back
                     ops.add(Op.check(QueuePaths.jobStatus(holder), holderStat.getVersion()));
                 }
@@ -94,10 +99,13 @@ final class ObjectLocks {
         throw new QueueException("job " + lock.jid() + ": object lock " + path + " is too contended");
     }
 
-    /** The delete of the job's object lock, when a move ends its writing of the object and it holds one. */
+    /**
+     * The delete of the job's object lock, when a move ends its writing of the object and it holds
+     * one: anything but processing → storing → recording (a failure, a hold, recording's success).
+     */
     void addRelease(List<Op> ops, Job job, JobState from, JobState to) {
         String ark = job.identifiers().primary();
-        if (ark == null || (from != JobState.PROCESSING && from != JobState.RECORDING) || to == JobState.RECORDING) {
+        if (ark == null || !WRITING.contains(from) || (to == from.successor() && WRITING.contains(to))) {
             return;
         }
         org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();

@@ -31,7 +31,7 @@ public final class Transitions {
         }
         t.add(new Transition<>(PENDING, HELD, WORKER, "collection or queue hold"));
         // mrt-zk's states.yml: a failed job may be requeued to any step (its Admin Tool picks the one after the last success)
-        for (JobState to : List.of(PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, RECORDING, NOTIFY)) {
+        for (JobState to : List.of(PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, STORING, RECORDING, NOTIFY)) {
             t.add(new Transition<>(FAILED, to, ADMIN, "requeue"));
         }
         t.add(new Transition<>(FAILED, DELETED, ADMIN, "delete"));

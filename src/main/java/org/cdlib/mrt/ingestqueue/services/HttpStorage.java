@@ -14,7 +14,7 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 
 /**
- * Merritt storage (CONTRACTS §5), the halves of its calls in {@code routes/processing.yaml}:
+ * Merritt storage (CONTRACTS §5), the halves of its calls in {@code routes/storing.yaml}:
  * the object's state ({@code GET <StorageService>/state/<node>/<ark>?t=json}) and the new
  * version ({@code POST /add/<node>/<ark>}, update mode {@code /update/<node>/<ark>} with
  * {@code delete}) with the storage manifest; storage fetches the files from the URLs the

@@ -5,7 +5,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
-/** The local default of storage (OCFL); Merritt's storage is called by routes/processing.yaml ({@link HttpStorage}). */
+/** The local default of storage (OCFL); Merritt's storage is called by routes/storing.yaml ({@link HttpStorage}). */
 public interface Storage extends StorageAddresses {
 
     /** Adds a version made of the working directory's {@code producer/} and {@code system/} files. */

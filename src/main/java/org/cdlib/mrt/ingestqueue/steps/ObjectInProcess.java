@@ -2,22 +2,27 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.util.List;
 import org.apache.camel.Exchange;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
-/** What the processing route knows of the object between its steps (one exchange property). */
+/** What the processing or the storing route knows of the object between its steps (one exchange property). */
 final class ObjectInProcess {
     static final String PROPERTY = "ingestqueue.object";
 
     final JobLock lock;
     final Profile profile;
     final WorkingDirectory wd;
-    /** The job with the depositor's ERC and identifiers applied: what EZID and storage are told. */
+    /**
+     * The job with the depositor's ERC and identifiers applied: what EZID and storage are told (in
+     * storing, the job as processing wrote it: its merged identifiers are all storage needs).
+     */
     final Job described;
     final boolean update;
     String ark;
@@ -55,10 +60,24 @@ final class ObjectInProcess {
         }
     }
 
+    /**
+     * One writer per object, on any host: takes the object's lock (property {@code objectBusy}
+     * false), or, while another job writes the object, leaves this one waiting in its state
+     * without a worker ({@code objectBusy} true).
+     */
+    void lockObject(QueueStore store, Exchange exchange) {
+        String writer = store.records().lockObject(lock, ark);
+        exchange.setProperty("objectBusy", writer != null);
+        if (writer != null) {
+            JobExchange.stay(exchange, "object " + ark + " is being written by job " + writer + "; waiting for it");
+        }
+    }
+
     static ObjectInProcess of(Exchange exchange) {
         ObjectInProcess o = exchange.getProperty(PROPERTY, ObjectInProcess.class);
         if (o == null) {
-            throw new IllegalStateException("no object on this exchange: the route must begin with processStep.begin");
+            throw new IllegalStateException(
+                    "no object on this exchange: the route must begin with processStep.begin or storeStep.begin");
         }
         return o;
     }

@@ -16,11 +16,11 @@ import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 
 /**
- * Binds the beans {@code routes/processing.yaml}, {@code recording.yaml} and {@code notify.yaml}
- * name: the domain steps ({@code identifiersStep}, {@code processStep}, {@code recordStep},
- * {@code notifyStep}), the request and answer halves of the Merritt calls ({@code ezid}, {@code storage},
- * {@code inventory}) and the embedded defaults ({@code localServices}). Which branch a route
- * takes is the configuration's: {@code ingest.minter} (local | ezid), {@code ingest.storage}
+ * Binds the beans {@code routes/processing.yaml}, {@code storing.yaml}, {@code recording.yaml} and
+ * {@code notify.yaml} name: the domain steps ({@code identifiersStep}, {@code processStep},
+ * {@code storeStep}, {@code recordStep}, {@code notifyStep}), the request and answer halves of
+ * the Merritt calls ({@code ezid}, {@code storage}, {@code inventory}) and the embedded defaults
+ * ({@code localServices}). Which branch a route takes is the configuration's: {@code ingest.minter} (local | ezid), {@code ingest.storage}
  * (local | http), {@code ingest.inventory} (local | http). See README "Configuration".
  */
 public final class ProcessingModule implements QueueModule {
@@ -66,7 +66,8 @@ public final class ProcessingModule implements QueueModule {
         // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
         ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
         ctx.bind("identifiersStep", new IdentifiersStep(ctx.store()));
-        ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles(), addresses));
+        ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles()));
+        ctx.bind("storeStep", new StoreStep(ctx.store(), ctx.profiles(), addresses));
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)

@@ -210,6 +210,9 @@ class ApiTest extends ApiServiceTest {
         QueueTestSupport.batchWithJobs(store, 1, 5);
         String metrics = send("GET", "/metrics", null, null, null).body();
         assertTrue(metrics.contains("ingest_jobs{state=\"pending\"}"), metrics);
+        assertTrue(metrics.contains("ingest_jobs{state=\"storing\"}"), metrics);
+        assertTrue(metrics.contains("ingest_workers_capacity{queue=\"job/storing\"}"), metrics);
+        assertTrue(json(send("GET", "/api/queue", "rita", null, null)).get("jobs").has("storing"), "counted with the others");
         assertTrue(metrics.contains("ingest_transitions_total{"), metrics);
         // per-state utilisation: workers busy, capacity, busy time
         assertTrue(metrics.contains("ingest_workers_capacity{queue=\"job/pending\"}"), metrics);

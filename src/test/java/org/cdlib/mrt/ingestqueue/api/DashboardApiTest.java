@@ -345,7 +345,8 @@ class DashboardApiTest extends ApiServiceTest {
         // the first sample is taken a few seconds after the start
         await().atMost(Duration.ofSeconds(15)).until(() -> json(send("GET", "/api/activity", "rita")).get("samples").size() > 0);
         JsonNode sample = json(send("GET", "/api/activity", "rita")).get("samples").get(0);
-        assertTrue(sample.get("jobs").has("pending") && sample.has("wait_seconds"), sample.toString());
+        assertTrue(sample.get("jobs").has("pending") && sample.get("jobs").has("storing") && sample.has("wait_seconds"),
+                sample.toString());
     }
 
     @Test

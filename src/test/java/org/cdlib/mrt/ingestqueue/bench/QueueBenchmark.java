@@ -135,18 +135,18 @@ public final class QueueBenchmark {
         config.put("ingest.http.enabled", "false");
         // no-op steps: the routes that call outside services are replaced by the tests' stand-ins
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/recording.yaml,**/notify.yaml");
+        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
         // the service's own defaults (application.properties) unless -Dbench.concurrency sets every state
         String concurrency = System.getProperty("bench.concurrency", "the service's defaults");
         if (Integer.getInteger("bench.concurrency") != null) {
-            for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
+            for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
                 config.put("ingest.concurrency." + s, concurrency);
             }
         }
         QueueBenchmark.passThrough(config);
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
-        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep", "notifyStep",
+        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
                 "completeStep", "queuedMailStep", "reportStep")) {
             beans.put(b, noop);
         }

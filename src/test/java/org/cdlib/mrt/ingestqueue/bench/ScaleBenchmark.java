@@ -53,13 +53,13 @@ public final class ScaleBenchmark {
         config.put("ingest.http.enabled", "false");
         // no-op steps: the routes that call outside services are replaced by the tests' stand-ins
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/recording.yaml,**/notify.yaml");
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "pending")) {
+        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
+        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
             config.put("ingest.concurrency." + s, "4");
         }
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
-        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "recordStep", "notifyStep",
+        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
                 "completeStep", "queuedMailStep", "cleanupStep", "reportingSweep")) {
             beans.put(b, noop);
         }

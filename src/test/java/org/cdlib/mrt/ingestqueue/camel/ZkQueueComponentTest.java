@@ -206,7 +206,7 @@ class ZkQueueComponentTest extends CamelTestSupport {
     @Test
     void aStateNobodyWorksOnIsRefusedNamingTheStatesThatAre() {
         Exception e = assertThrows(Exception.class, () -> route("zkqueue:job/completed", x -> { }, null));
-        assertTrue(messages(e).contains("pending, estimating, provisioning, downloading, processing, recording, notify"),
+        assertTrue(messages(e).contains("pending, estimating, provisioning, downloading, processing, storing, recording, notify"),
                 messages(e));
         Exception b = assertThrows(Exception.class, () -> route("zkqueue:batch/completed", x -> { }, null));
         assertTrue(messages(b).contains("pending, reporting, update-reporting"), messages(b));

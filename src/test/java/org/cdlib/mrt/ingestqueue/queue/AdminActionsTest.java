@@ -57,7 +57,8 @@ class AdminActionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"PENDING", "ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    @EnumSource(value = JobState.class, names = {"PENDING", "ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
+        "NOTIFY"})
     void aJobHeldInAnyWorkingStateIsReleasedBackToWhereItWas(JobState state) {
         String jid = jobIn(state);
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
@@ -68,7 +69,8 @@ class AdminActionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
+        "NOTIFY"})
     void aFailedJobIsRequeuedToTheStateAfterItsLastSuccessAndCountsTheRetry(JobState failedIn) {
         String jid = failedIn(failedIn);
         Job failed = store.jobs().load(jid);
@@ -107,7 +109,7 @@ class AdminActionsTest {
         JobLock worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
         LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
         assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
-        store.transition(worker, JobState.RECORDING, Change.because("done"));
+        store.transition(worker, JobState.STORING, Change.because("done"));
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
     }
 

@@ -140,7 +140,7 @@ class CrashAndContentionTest {
         IllegalTransitionException full = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(failed, "op"));
         assertTrue(full.getMessage().contains("holds 10000 open jobs"), full.getMessage());
         assertEquals(JobState.FAILED, store.jobs().load(failed).state(), "a requeue never grows the open states past what they list");
-        assertEquals(70_000, QueueTestSupport.walkToCompleted(store, 4));
+        assertEquals(80_000, QueueTestSupport.walkToCompleted(store, 4));
         for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
             assertTrue(store.jobs().refs(s).isEmpty(), s + " drained");
         }

@@ -93,7 +93,7 @@ class WireFormatTest {
         store.transition(first, JobState.ESTIMATING, Change.because("test"));
         assertJobStatus(jid, "Estimating", "Pending", 0, "");
         QueueTestSupport.walk(store, jid, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
-                JobState.RECORDING, JobState.NOTIFY, JobState.COMPLETED);
+                JobState.STORING, JobState.RECORDING, JobState.NOTIFY, JobState.COMPLETED);
         assertJobStatus(jid, "Completed", "Notify", 0, "");
         assertNotNull(ZK.client().checkExists().forPath("/jobs/states/completed/02-" + jid));
         assertNotNull(ZK.client().checkExists().forPath("/batches/" + bid + "/states/batch-completed/" + jid));

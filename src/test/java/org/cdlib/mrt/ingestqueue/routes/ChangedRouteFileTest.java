@@ -82,7 +82,7 @@ class ChangedRouteFileTest {
     /** The service on the edited copy of routes/, with recording job steps and {@code beans} over them. */
     QueueStore startService(Map<String, Object> beans) throws Exception {
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
-        // the recording stand-in steps go with the stand-in routes of the three that call outside services
+        // the recording stand-in steps go with the stand-in routes of the four that call outside services
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
         Map<String, Object> all = new HashMap<>(new ServiceTestSupport().beans());
         all.putAll(beans);

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class RouteTestSupport extends CamelTestSupport {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
-    /** The modules that bind the steps of every route under test (not processing, recording, notify). */
+    /** The modules that bind the steps of every route under test (not processing, storing, recording, notify). */
     private static final List<QueueModule> MODULES = List.of(new FetchModule(), new BatchModule(), new ReportingModule(),
             new MaintenanceModule());
 
@@ -85,31 +85,44 @@ abstract class RouteTestSupport extends CamelTestSupport {
         return p;
     }
 
+    /** The modules whose beans the routes under test name. */
+    protected List<QueueModule> modules() {
+        return MODULES;
+    }
+
+    /** The profile {@code demo_content}'s lines after its id and collection. */
+    protected String profileLines() {
+        return "StorageNode: 1\nNotification.1: curator@example.org\n";
+    }
+
     /**
      * Binds what IngestService binds (queue store, profiles, the failure processors, the modules'
-     * beans) with {@link #properties()}, then loads error-handling.yaml and {@code routes/<file>}.
+     * beans) with {@link #properties()}, then loads error-handling.yaml and {@code routes/<file>}
+     * for each file.
      */
-    void load(String file) throws Exception {
+    void load(String... files) throws Exception {
         Properties p = new Properties();
         p.putAll(properties());
         context.getPropertiesComponent().setOverrideProperties(p);
         Path profileDir = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profileDir.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
-                + "StorageNode: 1\nNotification.1: curator@example.org\n");
+                + profileLines());
         profiles = new ProfileDirectory(profileDir);
         store = ZK.store(dir.resolve("queue"));
         store.addListener(transitions::add);
         context.getRegistry().bind("queueStore", store);
         context.getRegistry().bind("profiles", profiles);
         QueueContext ctx = new QueueContext(context, store, profiles);
-        for (QueueModule m : MODULES) {
+        for (QueueModule m : modules()) {
             m.bind(ctx);
         }
         context.getRegistry().bind("expectedFailure", JobFailure.expected());
         context.getRegistry().bind("unexpectedFailure", JobFailure.unexpected());
         var loader = PluginHelper.getRoutesLoader(context);
         loader.loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/error-handling.yaml"));
-        loader.loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
+        for (String file : files) {
+            loader.loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
+        }
     }
 
     /** Loads the file, weaves {@code mock:end} in after the last step of {@code routeId}, and starts the routes. */

@@ -131,13 +131,15 @@ class PipelineTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "RECORDING", "NOTIFY"})
+    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
+        "NOTIFY"})
     void aStepThatThrowsFailsTheJobWithItsMessageAndTheBatchReportsFailure(JobState state) {
         String step = switch (state) {
             case ESTIMATING -> "estimateStep";
             case PROVISIONING -> "provisionStep";
             case DOWNLOADING -> "downloadStep";
             case PROCESSING -> "processStep";
+            case STORING -> "storeStep";
             case RECORDING -> "recordStep";
             default -> "notifyStep";
         };

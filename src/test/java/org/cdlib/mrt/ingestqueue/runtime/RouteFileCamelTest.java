@@ -79,7 +79,7 @@ class RouteFileCamelTest extends CamelTestSupport {
     @ParameterizedTest
     @CsvSource({"job-pending.yaml, job-pending, pending", "estimating.yaml, job-estimating, estimating",
             "provisioning.yaml, job-provisioning, provisioning", "downloading.yaml, job-downloading, downloading"})
-    // processing, recording and notify call outside services between their steps: steps/ServiceCallRoutesTest
+    // processing, storing, recording and notify call outside services between their steps: steps/ServiceCallRoutesTest
     void aJobRouteTakesItsJobRunsItsStepsAndMovesItToTheNextState(String file, String routeId, String state) throws Exception {
         JobState s = JobState.fromWire(state);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);

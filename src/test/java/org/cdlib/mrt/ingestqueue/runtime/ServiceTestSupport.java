@@ -18,7 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.StatusReport;
 /** The service on a test ZooKeeper, with the job steps replaced by steps that record what they saw. */
 public final class ServiceTestSupport {
     static final List<String> JOB_STEPS = List.of("estimateStep", "provisionStep", "downloadStep", "processStep",
-            "recordStep", "notifyStep", "completeStep");
+            "storeStep", "recordStep", "notifyStep", "completeStep");
 
     /** A step that records the jobs it saw and does what the test tells it for a job, else nothing. */
     static final class RecordingStep implements Processor {
@@ -89,13 +89,13 @@ public final class ServiceTestSupport {
     }
 
     /**
-     * The service's routes, but processing, recording and notify replaced by stand-ins that call
+     * The service's routes, but processing, storing, recording and notify replaced by stand-ins that call
      * their step bean once (src/test/resources/stand-in-routes): the routes for step beans that
      * are recording or no-op stand-ins, as in tests and benchmarks of the queue's own flow.
      */
     public static Map<String, String> standInRoutes(Map<String, String> c) {
         c.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        c.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/recording.yaml,**/notify.yaml");
+        c.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
         return c;
     }
 

@@ -121,7 +121,7 @@ class EveryArkDescribedTest {
         assertEquals(1, mints());
 
         JobLock again = claimedAgain(lock);
-        host(null).processing(again);
+        host(null).processAndStore(again);
         assertEquals(1, mints(), "the ARK bound to the local id is the lost mint's: not minted again");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4bound"), "and it gets its EZID update, once");
         assertEquals(0, calls("GET", "/id/ark:/99999/fk4bound"), "no update can have been sent before its mint was recorded");
@@ -172,20 +172,20 @@ class EveryArkDescribedTest {
                 .withBody("success: ark:/99999/fk4once")));
         // EZID applies the update; the host dies before recording it
         JobLock lock = downloadedJob();
-        host("described").processing(lock);
+        host("described").processAndStore(lock);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"));
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4once\n_target: " + TARGET + "ark:/99999/fk4once\n_profile: erc\n")));
 
         JobLock again = claimedAgain(lock);
-        host(null).processing(again);
+        host(null).processAndStore(again);
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4once"), "EZID is asked whether the lost answer's update arrived");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"), "it did: not sent again");
         assertTrue(store.records().effects(again).done(JobEffects.EZID_UPDATE));
 
         JobLock third = claimedAgain(again);
-        host(null).processing(third);
+        host(null).processAndStore(third);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"), "recorded: neither sent nor asked again");
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4once"));
         assertEquals(1, mints());
@@ -199,7 +199,7 @@ class EveryArkDescribedTest {
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(503)));
         JobLock lock = downloadedJob();
-        host(null).processing(lock); // the object goes on without its landing page
+        host(null).processAndStore(lock); // the object goes on without its landing page
         int sent = calls("POST", "/id/ark:/99999/fk4later"); // the first try and its retries
         assertEquals(4, sent);
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
@@ -208,7 +208,7 @@ class EveryArkDescribedTest {
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4later\n_target: https://ezid.example.org/id/ark:/99999/fk4later\n")));
 
-        host(null).processing(claimedAgain(lock)); // processing again (a requeue, a host dying later in it)
+        host(null).processAndStore(claimedAgain(lock)); // processing again (a requeue, a host dying later in it)
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4later"), "EZID is asked first");
         assertEquals(sent + 1, calls("POST", "/id/ark:/99999/fk4later"), "its target is not ours yet: sent once more");
         assertTrue(store.jobs().effects(lock.jid()).done(JobEffects.EZID_UPDATE));

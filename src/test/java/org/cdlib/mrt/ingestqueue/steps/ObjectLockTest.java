@@ -26,6 +26,7 @@ import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Counters;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
@@ -42,8 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One writer per object: two jobs of one object (two batches naming one local id) never write
- * it at once; the second waits in processing, holding no worker, until the first has left
- * recording, then makes the next version.
+ * it at once; the second waits in processing, holding no worker, while the first goes through
+ * storing and recording, and makes the next version after it.
  */
 class ObjectLockTest {
     @RegisterExtension
@@ -128,29 +129,20 @@ class ObjectLockTest {
         JobLock a = downloadedJob(store, "first");
         JobLock b = downloadedJob(store, "second");
 
+        // both process at once: one takes the object, the other waits for it
         ExecutorService pool = Executors.newFixedThreadPool(2);
         CountDownLatch go = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicReference<Exchange> ra = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicReference<Exchange> rb = new java.util.concurrent.atomic.AtomicReference<>();
-        Future<?> fa = pool.submit(() -> {
+        Future<Exchange> fa = pool.submit(() -> {
             go.await();
-            ra.set(step.processing(a));
-            storage.otherTried.countDown(); // returned without storing: it waits, or it stored and the test ends
-            return null;
+            return step.processing(a);
         });
-        Future<?> fb = pool.submit(() -> {
+        Future<Exchange> fb = pool.submit(() -> {
             go.await();
-            rb.set(step.processing(b));
-            storage.otherTried.countDown();
-            return null;
+            return step.processing(b);
         });
         go.countDown();
-        fa.get();
-        fb.get();
-        pool.shutdown();
-        Exchange ea = ra.get();
-        Exchange eb = rb.get();
-        assertFalse(storage.overlapped.get(), "no two writes of one object at once");
+        Exchange ea = fa.get();
+        Exchange eb = fb.get();
         boolean aWaits = JobExchange.stayReason(ea) != null;
         assertTrue(aWaits ^ JobExchange.stayReason(eb) != null, "exactly one job waits");
         JobLock first = aWaits ? b : a;
@@ -159,22 +151,42 @@ class ObjectLockTest {
                 JobExchange.stayReason(aWaits ? ea : eb));
         String ark = store.jobs().load(first.jid()).identifiers().primary();
         assertEquals(ark, store.jobs().load(second.jid()).identifiers().primary(), "one local id, one object");
-
         store.unlock(second);
-        store.transition(first, JobState.RECORDING, Change.because("stored"));
+
+        // the first stores: the lock goes with it into storing, and the second still waits while it writes
+        store.transition(first, JobState.STORING, Change.because("prepared"));
+        assertEquals(first.jid(), holder(ark), "kept from processing into storing");
+        JobLock storing = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
+        Future<Exchange> stored = pool.submit(() -> step.storing(storing));
         JobLock waiting = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
-        Exchange again = step.processing(waiting);
-        assertNotNull(JobExchange.stayReason(again), "still waiting while the first job records");
+        Exchange meanwhile = step.processing(waiting);
+        storage.otherTried.countDown(); // the first writer finishes only after the second has had its try
+        assertNull(JobExchange.stayReason(stored.get()), "the first job stores");
+        assertTrue(String.valueOf(JobExchange.stayReason(meanwhile)).contains("being written by job " + first.jid()),
+                "waits while the first job stores: " + JobExchange.stayReason(meanwhile));
+        store.unlock(waiting);
+        pool.shutdown();
+
+        store.transition(storing, JobState.RECORDING, Change.because("stored"));
+        assertEquals(first.jid(), holder(ark), "kept from storing into recording");
+        waiting = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
+        assertNotNull(JobExchange.stayReason(step.processing(waiting)), "still waiting while the first job records");
         store.unlock(waiting);
 
         JobLock recording = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)), "released as the first job left recording");
         JobLock turn = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
-        Exchange last = step.processing(turn);
-        assertNull(JobExchange.stayReason(last), "its turn now");
+        assertNull(JobExchange.stayReason(step.processing(turn)), "its turn now");
+        store.transition(turn, JobState.STORING, Change.because("prepared"));
+        step.storing(store.claims().tryLockJob(second.jid(), "test").orElseThrow());
         assertEquals(2, storage.currentVersion(null, ark), "two versions, one after the other");
-        assertFalse(storage.overlapped.get());
+        assertFalse(storage.overlapped.get(), "no two writes of one object at once");
         step.close();
+    }
+
+    /** The job the object's lock names. */
+    static String holder(String ark) throws Exception {
+        return QueueJson.text(ZK.client().getData().forPath(QueuePaths.objectLock(ark)));
     }
 }

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * processing.yaml, recording.yaml and notify.yaml with every camel-http call replaced by a mock
+ * processing.yaml, storing.yaml, recording.yaml and notify.yaml with every camel-http call replaced by a mock
  * endpoint (AdviceWith, weaveByToUri): the request each route sends — method, address, headers,
  * body — and what the job does with each answer, on a real ZooKeeper queue.
  */
@@ -97,9 +97,13 @@ class ServiceCallRoutesTest {
     }
 
     @Test
-    void processingMintsBindsDescribesAndStoresSendingWhatMerrittExpects() throws Exception {
+    void processingMintsBindsAndDescribesThenStoringStoresSendingWhatMerrittExpects() throws Exception {
         JobLock lock = downloadedJob();
-        Exchange done = routes.processing(lock);
+        Exchange prepared = routes.processing(lock);
+        assertEquals("prepared ark:/99999/fk4m1 for storing (add mode)", JobExchange.change(prepared).reason());
+        assertEquals(0, mock("mock:storage-state").getReceivedCounter() + mock("mock:storage-add").getReceivedCounter(),
+                "processing calls no storage: storing does");
+        Exchange done = routes.storing(lock);
         assertEquals("stored ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
 
         Message mint = sent("mock:ezid-mint", 0);
@@ -160,7 +164,7 @@ class ServiceCallRoutesTest {
         mock("mock:storage-state").whenExchangeReceived(1, x -> {
             throw new java.net.SocketTimeoutException("Read timed out");
         });
-        routes.processing(downloadedJob());
+        routes.processAndStore(downloadedJob());
         assertEquals(2, mock("mock:storage-state").getReceivedCounter(), "asking storage is safe to repeat");
         assertEquals(1, mock("mock:storage-add").getReceivedCounter());
     }
@@ -168,7 +172,7 @@ class ServiceCallRoutesTest {
     @Test
     void recordingSendsInventoryTheManifestUrlAndFailsOnARefusal() throws Exception {
         JobLock lock = downloadedJob();
-        routes.processing(lock);
+        routes.processAndStore(lock);
         Exchange done = routes.recording(lock);
         assertEquals("inventory has ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
         Message add = sent("mock:inventory-add", 0);
@@ -181,7 +185,7 @@ class ServiceCallRoutesTest {
         assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "recorded as done: not sent again");
 
         JobLock other = downloadedJob();
-        routes.processing(other);
+        routes.processAndStore(other);
         answer("mock:inventory-add", 400, "bad url");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.recording(other));
         assertEquals("inventory POST http://inventory.example.org/inv/add: HTTP 400: bad url", e.getMessage());

@@ -19,14 +19,14 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 
 /**
- * {@code routes/processing.yaml}, {@code recording.yaml} and {@code notify.yaml} as the service
+ * {@code routes/processing.yaml}, {@code storing.yaml}, {@code recording.yaml} and {@code notify.yaml} as the service
  * runs them — the route files themselves, the beans {@link ProcessingModule} binds for the given
  * configuration, {@code routes/error-handling.yaml} — with each job route started from
  * {@code direct:<route id>} instead of its zkqueue consumer, so a test hands it one locked job
  * and reads the outcome the consumer would apply.
  */
 final class ServiceRoutes implements AutoCloseable {
-    static final List<String> JOB_ROUTES = List.of("job-processing", "job-recording", "job-notify");
+    static final List<String> JOB_ROUTES = List.of("job-processing", "job-storing", "job-recording", "job-notify");
     final DefaultCamelContext camel = new DefaultCamelContext();
 
     ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration) throws Exception {
@@ -59,7 +59,7 @@ final class ServiceRoutes implements AutoCloseable {
             camel.getRegistry().unbind(name);
             camel.getRegistry().bind(name, bean);
         });
-        for (String file : List.of("error-handling", "processing", "recording", "notify")) {
+        for (String file : List.of("error-handling", "processing", "storing", "recording", "notify")) {
             PluginHelper.getRoutesLoader(camel).loadRoutes(
                     ResourceHelper.resolveMandatoryResource(camel, "file:routes/" + file + ".yaml"));
         }
@@ -109,6 +109,16 @@ final class ServiceRoutes implements AutoCloseable {
 
     Exchange processing(JobLock lock) throws Exception {
         return run("job-processing", lock);
+    }
+
+    Exchange storing(JobLock lock) throws Exception {
+        return run("job-storing", lock);
+    }
+
+    /** Processing, then storing on the same lock, as the consumers run them one after the other. */
+    Exchange processAndStore(JobLock lock) throws Exception {
+        Exchange processed = processing(lock);
+        return JobExchange.stayReason(processed) != null ? processed : storing(lock);
     }
 
     Exchange recording(JobLock lock) throws Exception {

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Add and update mode through the processing and recording steps: ocfl-java's real store (carry
+ * Add and update mode through the processing, storing and recording steps: ocfl-java's real store (carry
  * forward, deletions, a wrong delete line), WireMock as Merritt storage ({@code /add/} and
  * {@code /update/} with {@code delete}), and the depositor's {@code producer/mrt-erc.txt}.
  */
@@ -107,7 +107,7 @@ class UpdateModeTest {
     }
 
     StoredVersion run(JobLock lock) throws Exception {
-        process.processing(lock);
+        process.processAndStore(lock);
         JobLock again = relock(lock);
         process.recording(again);
         store.unlock(again);
@@ -164,7 +164,7 @@ class UpdateModeTest {
     void aDeleteLineNamingAMissingFileOrLeavingProducerFailsTheJobNamingTheLine() throws Exception {
         run(job("add", Map.of("a.txt", "alpha")));
         JobLock missing = job("update", Map.of("b.txt", "bravo", "mrt-delete.txt", "a.txt\nnot-there.txt\n"));
-        Throwable e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processing(missing)).getCause();
+        Throwable e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processAndStore(missing)).getCause();
         assertTrue(e instanceof Deletions.DeleteLineException, String.valueOf(e));
         assertEquals("mrt-delete.txt line 2 'not-there.txt': ark:/99999/fk4upd version v1 has no file producer/not-there.txt",
                 e.getMessage());
@@ -187,12 +187,12 @@ class UpdateModeTest {
         String path = "/7777/" + URLEncoder.encode(ARK, StandardCharsets.UTF_8);
 
         JobLock add = job("add", Map.of("a.txt", "alpha"));
-        viaHttp.processing(add);
+        viaHttp.processAndStore(add);
         http.verify(1, postRequestedFor(urlEqualTo("/store/add" + path)).withRequestBody(notContaining("delete=")));
         http.verify(0, postRequestedFor(urlPathMatching("/store/update/.*")));
 
         JobLock update = job("update", Map.of("a.txt", "ALPHA", "mrt-delete.txt", "b.txt\nproducer/docs/c.txt\n"));
-        viaHttp.processing(update);
+        viaHttp.processAndStore(update);
         http.verify(1, postRequestedFor(urlEqualTo("/store/update" + path))
                 .withRequestBody(containing("delete=" + URLEncoder.encode("producer/b.txt\nproducer/docs/c.txt\n", StandardCharsets.UTF_8)))
                 .withRequestBody(containing("manifest=%23%25checkm_0.7"))
@@ -207,7 +207,7 @@ class UpdateModeTest {
         http.stubFor(post(urlPathMatching("/store/update/7777/.*")).willReturn(aResponse().withStatus(400)
                 .withBody("no such file: producer/zz.txt")));
         JobLock wrong = job("update", Map.of("mrt-delete.txt", "zz.txt\n"));
-        Exception e = assertThrows(Exception.class, () -> viaHttp.processing(wrong));
+        Exception e = assertThrows(Exception.class, () -> viaHttp.processAndStore(wrong));
         assertTrue(e.getMessage().contains("HTTP 400: no such file: producer/zz.txt") && e.getMessage().contains("line 1 'zz.txt'"),
                 e.getMessage());
     }
@@ -225,7 +225,7 @@ class UpdateModeTest {
         Files.writeString(producer.resolve("mrt-dc.xml"), "<?xml version=\"1.0\"?>\n<dc xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
                 + "<dc:title>DC title</dc:title><dc:creator>Doe, Jane</dc:creator></dc>");
         Files.writeString(producer.resolve("mrt-embargo.txt"), "embargoEndDate: 2030-01-01\n");
-        process.processing(lock);
+        process.processAndStore(lock);
         var ids = store.jobs().load(lock.jid()).identifiers();
         assertEquals("ark:/99999/fk4fromerc", ids.primary());
         assertEquals(List.of("loc1", "loc2"), ids.localId());

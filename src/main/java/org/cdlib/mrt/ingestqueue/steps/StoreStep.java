@@ -1,0 +1,170 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.objects.Deletions;
+import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
+import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
+import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+
+/**
+ * Storing's domain steps, called one by one from {@code routes/storing.yaml} between the outside
+ * calls ({@code direct:storage-version}, {@code direct:storage-add}): the new version of the object
+ * processing prepared, sent once. The add is recorded under the job ({@code /jobs/JID/effects})
+ * before and after, and an add whose answer was lost is resolved by asking storage for the
+ * object's version, so a job restarted in storing (a crash, a requeue) stores at most once. The
+ * object's lock, taken by processing, is held through storing; a job that let it go (failed or
+ * held here) takes it again before it stores.
+ */
+public final class StoreStep {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StoreStep.class);
+
+    private final QueueStore store;
+    private final ProfileRegistry profiles;
+    private final StorageAddresses addresses;
+
+    public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses) {
+        this.store = store;
+        this.profiles = profiles;
+        this.addresses = addresses;
+    }
+
+    /**
+     * The object as processing left it (ARK and local ids in the job, system files written); says
+     * whether an earlier attempt stored it.
+     */
+    public void begin(Exchange exchange) throws Exception {
+        JobLock lock = JobExchange.lock(exchange);
+        Job job = lock.job();
+        Profile profile = profiles.require(job.configuration().profileName());
+        WorkingDirectory wd = ProcessStep.workingDirectory(store, job);
+        if (job.identifiers().primary() == null) {
+            throw new IllegalStateException("job " + job.id() + " has no ARK: processing did not finish it");
+        }
+        ObjectInProcess o = new ObjectInProcess(lock, profile, wd, job, "update".equalsIgnoreCase(job.configuration().submissionMode()));
+        // processing moved mrt-delete.txt to system/ and checked its lines; only update mode applies them
+        o.deletes = o.update ? Deletions.take(wd.producer(), wd.system()) : List.of();
+        exchange.setProperty(ObjectInProcess.PROPERTY, o);
+        exchange.setProperty(ServiceCall.PROFILE, profile);
+        exchange.setProperty(ServiceCall.LOCAL_IDS, job.identifiers().localId());
+        if (o.update) {
+            exchange.setProperty(ServiceCall.DELETES, o.deletes);
+        } else {
+            exchange.removeProperty(ServiceCall.DELETES);
+        }
+        o.ark(exchange, o.ark);
+        JobEffects fx = store.records().effects(lock);
+        StoredVersion earlier = null;
+        if (fx.done(JobEffects.STORAGE)) {
+            earlier = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(StandardCharsets.UTF_8),
+                    StoredVersion.class);
+            if (earlier.ark().equals(o.ark)) {
+                LOG.info("job {} batch {}: {} version {} already stored by an earlier attempt; not stored again",
+                        job.id(), job.batchId(), o.ark, earlier.version());
+            } else {
+                earlier = null;
+            }
+        }
+        exchange.setProperty("storedEarlier", earlier != null);
+        if (earlier != null) {
+            exchange.setProperty(ServiceCall.VERSION, earlier);
+        }
+    }
+
+    /** One writer per object: this job's lock, kept since processing, or taken again after a failure or hold let it go. */
+    public void lockObject(Exchange exchange) {
+        ObjectInProcess.of(exchange).lockObject(store, exchange);
+    }
+
+    /**
+     * The storage manifest, written (fenced) and put on the exchange for the add: its file URLs
+     * are signed now, since storage fetches them right after, however long the job waited here.
+     */
+    public void writeManifest(Exchange exchange) throws Exception {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        Job job = o.job();
+        o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
+        StorageManifest manifest = StorageManifest.build(o.wd.root(),
+                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name));
+        Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
+        exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
+    }
+
+    /**
+     * The last look before the add, which must not be sent twice: this worker still holds the job.
+     * It sits right before the send, after the effect record, so a worker paused past its session
+     * (another host has the job now) sends nothing when it wakes.
+     */
+    public void fence(Exchange exchange) {
+        ObjectInProcess.of(exchange).lock.verifyHeld();
+    }
+
+    /**
+     * After asking storage for the object's version: an add whose answer was lost (begun, never
+     * done) took effect when the version moved past the one seen before it, and is not sent again.
+     */
+    public void sawVersion(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        int now = exchange.getProperty(ServiceCall.RESULT, Integer.class);
+        JobEffects fx = store.records().effects(o.lock);
+        if (fx.unresolved(JobEffects.STORAGE)) {
+            String before = fx.get(JobEffects.STORAGE).detail();
+            if (before.startsWith(o.ark + " v") && now > Integer.parseInt(before.substring(o.ark.length() + 2))) {
+                LOG.warn("job {} batch {}: an earlier attempt's storage answer was lost; storage has {} version {} since: "
+                        + "taken as that attempt's, not stored again", o.job().id(), o.job().batchId(), o.ark, now);
+                exchange.setProperty(ServiceCall.VERSION, keep(o, now));
+                exchange.setProperty("storeNeeded", false);
+                return;
+            }
+        }
+        o.versionBefore = o.ark + " v" + now;
+        exchange.setProperty("storeNeeded", true);
+    }
+
+    /** Before the add: recorded as begun (fenced) with the version seen before it. */
+    public void beginStore(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        store.records().effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as the mint's record is (IdentifiersStep.beginMint)
+    }
+
+    public void stored(Exchange exchange) {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        exchange.setProperty(ServiceCall.VERSION, keep(o, exchange.getProperty(ServiceCall.RESULT, Integer.class)));
+    }
+
+    private StoredVersion keep(ObjectInProcess o, int version) {
+        StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark), o.update ? "update" : "add",
+                o.deletes.stream().map(Deletions.Delete::name).toList());
+        store.records().effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
+        return v;
+    }
+
+    /** Storage's answer is kept for recording, in the working directory and beside it for the report. */
+    public void keepVersion(Exchange exchange) throws Exception {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        StoredVersion v = exchange.getProperty(ServiceCall.VERSION, StoredVersion.class);
+        Files.write(o.wd.root().resolve(ProcessStep.STORED), QueueJson.write(v));
+        StoredVersions.write(store.ingestHome(), o.job().batchId(), o.job().id(), v); // outlives the working directory
+        JobExchange.change(exchange, c -> Change.because(describe(v)));
+    }
+
+    /** "stored ark:/... version 2 (update mode, 1 file deleted)": the job's transition reason says how the version was made. */
+    static String describe(StoredVersion v) {
+        return "stored " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode"
+                + (v.deleted().isEmpty() ? "" : ", " + v.deleted().size() + " file(s) deleted: " + String.join(", ", v.deleted()))
+                + ")";
+    }
+}

@@ -1,0 +1,88 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How long a job holds its object's lock: taken in processing, kept into storing and into
+ * recording, let go when it leaves recording, and when it fails or is held on the way (storing
+ * included); a job requeued or released into storing takes it again, and meanwhile another job
+ * of the object waits.
+ */
+class ObjectLockSpanTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+    QueueStore store;
+
+    String holder(String ark) {
+        byte[] data = store.calls().readOrNull(QueuePaths.objectLock(ark));
+        return data == null ? null : QueueJson.text(data);
+    }
+
+    JobLock claim(String jid, JobState state) {
+        return store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
+    }
+
+    /** The object's lock taken as processing takes it, once the ARK is the job's. */
+    String lockObject(JobLock lock, String ark) {
+        store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ark));
+        return store.records().lockObject(lock, ark);
+    }
+
+    @Test
+    void keptFromProcessingThroughStoringIntoRecordingAndLetGoWhenTheJobLeavesRecording() {
+        store = ZK.store(dir);
+        String ark = "ark:/99999/fk4span";
+        String jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
+
+        JobLock processing = claim(jid, JobState.PROCESSING);
+        assertNull(lockObject(processing, ark));
+        store.transition(processing, JobState.STORING, Change.because("prepared"));
+        assertEquals(jid, holder(ark), "processing → storing keeps it");
+        store.transition(claim(jid, JobState.STORING), JobState.RECORDING, Change.because("stored"));
+        assertEquals(jid, holder(ark), "storing → recording keeps it");
+        store.transition(claim(jid, JobState.RECORDING), JobState.NOTIFY, Change.because("recorded"));
+        assertNull(holder(ark), "leaving recording lets it go");
+    }
+
+    @Test
+    void letGoOnAFailureOrHoldInStoringAndTakenAgainWhenTheJobReturnsThere() {
+        store = ZK.store(dir);
+        String ark = "ark:/99999/fk4again";
+        List<String> jids = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 2, 5), BatchRef.PROCESSING)
+                .stream().sorted().toList();
+        String writer = jids.get(0);
+        String other = jids.get(1);
+        QueueTestSupport.walk(store, writer, QueueTestSupport.pipelineTo(JobState.STORING));
+        QueueTestSupport.walk(store, other, QueueTestSupport.pipelineTo(JobState.PROCESSING));
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
+
+        JobLock storing = claim(writer, JobState.STORING);
+        assertNull(lockObject(storing, ark));
+        store.transition(storing, JobState.FAILED, Change.failure("storing: HTTP 500"));
+        assertNull(holder(ark), "a failure in storing lets it go");
+        assertEquals(JobState.PROCESSING, store.jobs().load(writer).status().lastSuccessful());
+        assertEquals(JobState.STORING, admin.requeueJob(writer, "op").state(), "a requeue resumes at storing");
+
+        JobLock again = claim(writer, JobState.STORING);
+        assertNull(store.records().lockObject(again, ark), "taken again in storing");
+        JobLock waiting = claim(other, JobState.PROCESSING);
+        assertEquals(writer, store.records().lockObject(waiting, ark), "another job of the object waits while it stores");
+        store.unlock(waiting);
+        store.unlock(again);
+
+        assertEquals(JobState.HELD, admin.holdJob(writer, "op").state());
+        assertNull(holder(ark), "a hold in storing lets it go");
+        assertEquals(JobState.STORING, admin.releaseJob(writer, "op").state(), "released to storing");
+    }
+}
