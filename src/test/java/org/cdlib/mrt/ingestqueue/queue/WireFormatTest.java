@@ -164,6 +164,60 @@ class WireFormatTest {
         assertEquals("Processing", json(QueuePaths.batchStatus(bid)).get("status").asText());
     }
 
+    /** A job's status as the previous build wrote it (lower case, its key names, ISO time). */
+    static byte[] oldStatus(JobState state, JobState lastSuccessful, int retries, String error) {
+        return ("{\"status\":\"" + state.wire() + "\",\"last_successful_status\":"
+                + (lastSuccessful == null ? "null" : "\"" + lastSuccessful.wire() + "\"")
+                + ",\"last_modification_date\":\"2026-11-20T10:00:00.123Z\",\"retry_count\":" + retries
+                + ",\"error_message\":" + (error == null ? "null" : "\"" + error + "\"") + "}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aQueueOfTheOldFormInEveryStateIsConvertedInPlaceAndALockHeldMeanwhileIsRespected() throws Exception {
+        List<JobState> states = List.of(JobState.PENDING, JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING,
+                JobState.PROCESSING, JobState.STORING, JobState.RECORDING, JobState.NOTIFY, JobState.COMPLETED, JobState.FAILED,
+                JobState.HELD);
+        String bid = QueueTestSupport.batchWithJobs(store, states.size(), 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING).stream().sorted().toList();
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
+        for (int i = 0; i < states.size(); i++) {
+            JobState s = states.get(i);
+            if (s == JobState.HELD) {
+                admin.holdJob(jids.get(i), "op");
+            } else if (s == JobState.FAILED) {
+                QueueTestSupport.walk(store, jids.get(i), JobState.FAILED);
+            } else {
+                QueueTestSupport.walk(store, jids.get(i), QueueTestSupport.pipelineTo(s));
+            }
+            Job j = store.jobs().load(jids.get(i));
+            assertEquals(s, j.state());
+            ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(i)), oldStatus(s, j.status().lastSuccessful(),
+                    j.status().retryCount(), j.status().errorMessage()));
+            ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(i), "identifiers"),
+                    ("{\"primary\":null,\"local_id\":[\"loc" + i + "\"]}").getBytes(StandardCharsets.UTF_8));
+        }
+        for (int i = 0; i < states.size(); i++) {
+            assertEquals(states.get(i), store.jobs().load(jids.get(i)).state(), "read in the old form");
+        }
+        JobLock held = store.claims().tryLockJob(jids.get(3), "a-worker-meanwhile").orElseThrow();
+        ConsistencyCheck fsck = new ConsistencyCheck(store);
+        ConsistencyCheck.Report first = fsck.repair();
+        assertEquals(2 * states.size(), first.violations().stream().filter(v -> v.kind().equals("old-wire-format")).count(),
+                first.toString());
+        assertEquals(2, first.violations().stream().filter(v -> !v.repaired()).count(), "the locked job is left: " + first);
+        assertTrue(WireForm.oldStatus(ZK.client().getData().forPath(QueuePaths.jobStatus(jids.get(3)))), "untouched under its lock");
+        store.unlock(held);
+        fsck.repair();
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+        MrtZk mrtZk = new MrtZk(ZK.client().getZookeeperClient().getZooKeeper());
+        for (int i = 0; i < states.size(); i++) {
+            MrtZk.Loaded l = mrtZk.loadJob(jids.get(i));
+            assertEquals(states.get(i).zk(), l.status(), jids.get(i));
+            assertEquals("", l.primaryId());
+            assertEquals(states.get(i), store.jobs().load(jids.get(i)).state());
+        }
+    }
+
     @Test
     void theOldBatchIndexMovesOutOfBatchesAtStart() throws Exception {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
