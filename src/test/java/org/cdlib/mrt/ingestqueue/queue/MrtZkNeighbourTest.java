@@ -74,7 +74,7 @@ class MrtZkNeighbourTest {
         assertEquals(1, done.localIds().size());
         MrtZk.Loaded failed = mrtZk.loadJob(jids.get(1));
         assertEquals("Failed", failed.status());
-        assertEquals("Processing", failed.lastSuccessful());
+        assertEquals("Storing", failed.lastSuccessful());
         assertEquals("inventory refused", mrtZk.json("/jobs/" + jids.get(1) + "/status").get("message").textValue());
         assertEquals("Held", mrtZk.loadJob(jids.get(2)).status());
         assertEquals("Processing", mrtZk.batchStatus(bid));
