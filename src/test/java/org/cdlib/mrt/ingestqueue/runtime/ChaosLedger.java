@@ -115,14 +115,28 @@ final class ChaosLedger {
         unkept("inventory-add", services.inventoryAdds, kept);
         unkept("ezid-update", services.ezidUpdates, kept);
         services.unattributedMints.forEach(m -> fail("mint", "a mint no object asked for: " + m));
+        downloadingMoves = new ArrayList<>();
+        for (Job j : jobs) {
+            List<String> moves = j.status().history().stream()
+                    .filter(e -> "downloading".equals(e.from()) || "downloading".equals(e.to()))
+                    .map(e -> e.from() + "->" + e.to() + " by " + e.by() + " at " + e.at()).toList();
+            if (moves.size() != 2) {
+                downloadingMoves.add(j.id() + " (space_needed " + j.spaceNeeded() + "): " + moves);
+            }
+        }
     }
+
+    /** Jobs whose history (its last transitions) does not show one move into downloading and one out: where a drift starts. */
+    private List<String> downloadingMoves = List.of();
 
     void checkFsck(ConsistencyCheck.Report fsck) {
         if (FSCK_LISTINGS.contains("space-reservation")) {
             throw new IllegalStateException("space-reservation is an inconsistency, never a listing");
         }
         fsck.violations().stream().filter(v -> !FSCK_LISTINGS.contains(v.kind()))
-                .forEach(v -> fail("fsck", v.kind() + " at " + v.path() + ": " + v.detail()));
+                .forEach(v -> fail("fsck", v.kind() + " at " + v.path() + ": " + v.detail()
+                        + (v.kind().equals("space-reservation") ? "; jobs whose history does not show one move into and one out of "
+                        + "downloading: " + downloadingMoves : "")));
     }
 
     /** @param calls who sent each call and when */
