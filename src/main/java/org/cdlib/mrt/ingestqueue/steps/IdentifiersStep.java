@@ -126,9 +126,13 @@ public final class IdentifiersStep {
         }
         // an ARK is described by the job that minted it: not one another job bound first, which that job describes
         boolean ours = fx.done(JobEffects.MINT) && o.ark.equals(fx.get(JobEffects.MINT).detail());
+        // unless this job lost a mint's answer: the ARK bound to its local id may be that lost mint's, bound by
+        // that attempt before it died (no other job would describe it then); EZID is asked first, and an update
+        // another job of the object sent too sets the same metadata
+        boolean mayBeOurs = !ours && fx.lostMints() > 0;
         boolean described = fx.done(JobEffects.EZID_UPDATE) && o.ark.equals(fx.get(JobEffects.EZID_UPDATE).detail());
-        exchange.setProperty("describeNeeded", ours && !described);
-        exchange.setProperty("describeProbe", ours && !described && mintedEarlier);
+        exchange.setProperty("describeNeeded", (ours || mayBeOurs) && !described);
+        exchange.setProperty("describeProbe", (ours && mintedEarlier || mayBeOurs) && !described);
         exchange.setProperty("describedEarlier", false);
     }
 

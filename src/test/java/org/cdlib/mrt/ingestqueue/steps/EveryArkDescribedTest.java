@@ -136,6 +136,47 @@ class EveryArkDescribedTest {
         assertTrue(fx.unusedArks("ark:/99999/fk4bound").isEmpty(), fx.toString());
     }
 
+    /**
+     * Seen in the chaos test: an attempt mints A and is paused before its bind; the next attempt
+     * finds the local id unbound, records a lost mint and mints B; the paused one wakes and binds A
+     * first. B's bind then finds A: A is kept, and A (perhaps this job's lost mint) must still be
+     * described: EZID is asked first, then A gets its update, B none.
+     */
+    @Test
+    void anArkTheLostMintBoundFirstIsKeptAndDescribed() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4first")).willSetStateTo("again"));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("again")
+                .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
+        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
+                .withBody("success: ark:/99999/fk4first\n_target: https://ezid.example/default")));
+        JobLock lock = downloadedJob();
+        // the first attempt's mint is answered, and it stops before recording or binding it
+        ServiceRoutes first = new ServiceRoutes(store, profiles, config, Map.of(), camel ->
+                AdviceWith.adviceWith(camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
+                        .before().throwException(new IllegalStateException("host paused"))));
+        started.add(first);
+        assertThrows(ServiceRoutes.JobFailed.class, () -> first.processing(lock));
+        assertEquals(1, mints());
+        JobLock again = claimedAgain(lock);
+        ServiceRoutes second = new ServiceRoutes(store, profiles, config, Map.of(), camel ->
+                AdviceWith.adviceWith(camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
+                        .before().process(e -> first.localIndex().bind("demo_content", "loc1", "ark:/99999/fk4first"))));
+        started.add(second);
+        second.processing(again);
+
+        assertEquals(2, mints(), http.getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
+                + e.getRequest().getUrl()).toList().toString());
+        assertEquals("ark:/99999/fk4first", store.jobs().load(again.jid()).identifiers().primary());
+        assertEquals(1, calls("GET", "/id/ark:/99999/fk4first"), "EZID asked first: another job of the object may have described it");
+        assertEquals(1, calls("POST", "/id/ark:/99999/fk4first"), "the kept ARK is described");
+        assertEquals(0, calls("POST", "/id/ark:/99999/fk4second"), "the unused one is not");
+        JobEffects fx = store.jobs().effects(again.jid());
+        assertEquals(1, fx.lostMints(), fx.toString());
+        assertTrue(fx.done(JobEffects.EZID_UPDATE) && "ark:/99999/fk4first".equals(fx.get(JobEffects.EZID_UPDATE).detail()),
+                fx.toString());
+    }
+
     @Test
     void aLostMintAnswerIsRecordedListedByFsckAndTheNextAttemptMintsOnce() throws Exception {
         // EZID makes an ARK, then the connection breaks before its answer (a host killed mid-mint loses it alike)
