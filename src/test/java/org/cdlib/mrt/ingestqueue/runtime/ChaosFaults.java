@@ -92,9 +92,15 @@ final class ChaosFaults {
                 new Fault("kill -9 of all three at once", Kind.KILL_ALL, pick(r, Moment.MINT_ANSWERED, Moment.STORAGE_ADD_APPLIED,
                         Moment.DOWNLOAD_ARRIVED, Moment.INVENTORY_ADD_ARRIVED), r.nextInt(4))));
         Collections.shuffle(plan, new Random(r.nextLong()));
-        // downloads run ahead of the rest and are over long before the batch is: their faults go first
-        plan.sort(java.util.Comparator.comparing(f -> !f.moment().name().startsWith("DOWNLOAD")));
+        // in the pipeline's order (downloads, then mints and binds, storage, inventory): each phase is over
+        // long before the batch is, so a fault armed after a later phase's would never fire
+        plan.sort(java.util.Comparator.comparingInt(f -> phase(f.moment())));
         return plan;
+    }
+
+    private static int phase(Moment m) {
+        String n = m.name();
+        return n.startsWith("DOWNLOAD") ? 0 : n.startsWith("MINT") || n.startsWith("BIND") ? 1 : n.startsWith("STORAGE") ? 2 : 3;
     }
 
     private static Moment pick(SplittableRandom r, Moment... moments) {
