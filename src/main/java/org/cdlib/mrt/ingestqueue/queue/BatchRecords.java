@@ -31,13 +31,14 @@ final class BatchRecords {
 
     BatchRecords(ZooKeeperCalls zk, TransitionLog log, java.nio.file.Path ingestHome) {
         this.ingestHome = ingestHome;
+        this.batchIds = new IdBlocks.Pool(zk, QueuePaths.BATCHES, 16);
         this.zk = zk;
         this.log = log;
     }
 
-    private static final int BATCH_ID_BLOCK = 16;
     private final java.nio.file.Path ingestHome;
-    private IdBlocks.Block batchIds; // guarded by this
+    /** Batch ids from blocks of 16 reserved by this process ({@link IdBlocks}). */
+    final IdBlocks.Pool batchIds;
 
     /**
      * The id counter, the batch node, its submission, status and index entry, in one transaction.
@@ -54,7 +55,7 @@ final class BatchRecords {
                 throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
                         + maxOpen + "); submit again when some have finished");
             }
-            String bid = QueuePaths.batchId(nextBatchNumber());
+            String bid = QueuePaths.batchId(batchIds.next());
             List<Op> ops = List.of(
                     gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
@@ -75,21 +76,6 @@ final class BatchRecords {
         }
         throw new QueueException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
                 + " times in a row; submit again");
-    }
-
-    /** Drops the block this process holds (a start, perhaps on a queue that was rebuilt): the next batch reserves anew. */
-    synchronized void forgetIds() {
-        batchIds = null;
-    }
-
-    /** A batch number from this process's block of reserved ones ({@link IdBlocks}), a new block when it is used up. */
-    private synchronized long nextBatchNumber() {
-        if (batchIds == null || batchIds.count() == 0) {
-            batchIds = IdBlocks.reserve(zk, zk.currentHandle(), QueuePaths.BATCHES, BATCH_ID_BLOCK);
-        }
-        long n = batchIds.first();
-        batchIds = new IdBlocks.Block(n + 1, batchIds.count() - 1);
-        return n;
     }
 
     /** Submission, status, report, lock and the job counts of each category, in one read transaction. */

@@ -36,6 +36,34 @@ final class IdBlocks {
     record Block(long first, int count) {
     }
 
+    /** A process's block of reserved ids under one parent, handed out one at a time, a new block when it is used up. */
+    static final class Pool {
+        private final ZooKeeperCalls zk;
+        private final String parent;
+        private final int size;
+        private Block left; // guarded by this
+
+        Pool(ZooKeeperCalls zk, String parent, int size) {
+            this.zk = zk;
+            this.parent = parent;
+            this.size = size;
+        }
+
+        synchronized long next() {
+            if (left == null || left.count() == 0) {
+                left = reserve(zk, zk.currentHandle(), parent, size);
+            }
+            long n = left.first();
+            left = new Block(n + 1, left.count() - 1);
+            return n;
+        }
+
+        /** Drops the block held (a start, perhaps on a queue that was rebuilt): the next id reserves anew. */
+        synchronized void forget() {
+            left = null;
+        }
+    }
+
     /** An upper bound of the numbers taken under {@code parent} (its {@code cversion}, which counts deletes too). */
     static long next(ZooKeeperCalls zk, String parent) {
         org.apache.zookeeper.data.Stat st = zk.stat(parent);

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -20,7 +19,7 @@ final class MerrittConfiguration {
     }
 
     static JobConfiguration read(String path, byte[] data, Path ingestHome, String bid, String jid) {
-        JsonNode j = tree(data);
+        JsonNode j = QueueJson.treeOrNull(data);
         JobConfiguration c;
         if (j == null || j.has("profile_name") || !j.has("profile")) {
             c = QueueJson.read(path, data, JobConfiguration.class);
@@ -44,15 +43,6 @@ final class MerrittConfiguration {
     }
 
     private static String text(JsonNode j, String key) {
-        JsonNode v = j.get(key);
-        return v == null || v.isNull() || v.asText().isBlank() ? null : v.asText();
-    }
-
-    private static JsonNode tree(byte[] data) {
-        try {
-            return data == null || data.length == 0 ? null : QueueJson.MAPPER.readTree(data);
-        } catch (IOException e) {
-            return null; // the ordinary read names it damaged
-        }
+        return QueueJson.textOrNull(j, key);
     }
 }

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +25,7 @@ final class MerrittSubmission {
 
     /** Ours, or Merritt's read as ours. */
     static BatchSubmission read(String path, byte[] data, Path ingestHome) {
-        JsonNode j = tree(path, data);
+        JsonNode j = QueueJson.treeOrNull(data);
         if (j == null || j.has("profile_name") || !j.has("profile")) {
             return QueueJson.read(path, data, BatchSubmission.class);
         }
@@ -66,15 +65,6 @@ final class MerrittSubmission {
     }
 
     private static String text(JsonNode j, String key) {
-        JsonNode v = j.get(key);
-        return v == null || v.isNull() || v.asText().isBlank() ? null : v.asText();
-    }
-
-    private static JsonNode tree(String path, byte[] data) {
-        try {
-            return data == null || data.length == 0 ? null : QueueJson.MAPPER.readTree(data);
-        } catch (IOException e) {
-            return null; // the ordinary read names it damaged
-        }
+        return QueueJson.textOrNull(j, key);
     }
 }

@@ -17,6 +17,21 @@ public final class QueueJson {
     private QueueJson() {
     }
 
+    /** A node's JSON as a tree; null when it is empty or not JSON (the typed read names it damaged). */
+    static com.fasterxml.jackson.databind.JsonNode treeOrNull(byte[] data) {
+        try {
+            return data == null || data.length == 0 ? null : MAPPER.readTree(data);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** A field's text; null when it is missing, null or blank. */
+    static String textOrNull(com.fasterxml.jackson.databind.JsonNode j, String key) {
+        com.fasterxml.jackson.databind.JsonNode v = j.get(key);
+        return v == null || v.isNull() || v.asText().isBlank() ? null : v.asText();
+    }
+
     public static byte[] write(Object value) {
         try {
             return MAPPER.writeValueAsBytes(value);

@@ -108,7 +108,7 @@ public final class QueueStore implements Closeable {
                 }
             }
             new WireMigration(zk).moveBatchIndex();
-            batchRecords.forgetIds();
+            batchRecords.batchIds.forget();
         } catch (Exception e) {
             throw new QueueException("cannot create the queue's base nodes: " + e.getMessage(), e);
         }

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
 import java.time.Instant;
 
 /**
@@ -50,10 +49,6 @@ final class WireForm {
     }
 
     private static JsonNode tree(byte[] data) {
-        try {
-            return data == null || data.length == 0 ? null : QueueJson.MAPPER.readTree(data);
-        } catch (IOException e) {
-            return null;
-        }
+        return QueueJson.treeOrNull(data);
     }
 }

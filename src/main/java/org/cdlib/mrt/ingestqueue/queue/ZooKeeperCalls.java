@@ -263,8 +263,7 @@ final class ZooKeeperCalls {
             if (path != null && path.startsWith(QueuePaths.IDS) && e.code() == KeeperException.Code.BADVERSION) {
                 throw new StaleCounter();
             }
-            if (path != null && e.code() == KeeperException.Code.NODEEXISTS && (QueuePaths.jobNumber(path.substring(
-                    path.lastIndexOf('/') + 1)) >= 0 && path.equals(QueuePaths.job(path.substring(path.lastIndexOf('/') + 1))))) {
+            if (path != null && e.code() == KeeperException.Code.NODEEXISTS && path.matches("/jobs/jid\\d{10}")) {
                 throw new StaleCounter(); // an id another writer took: skipped, the next drawn
             }
             if (path != null && path.equals(versionedPath) && e.code() == KeeperException.Code.BADVERSION) {

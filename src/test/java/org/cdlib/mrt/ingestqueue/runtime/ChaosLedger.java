@@ -30,7 +30,6 @@ final class ChaosLedger {
      * {@code space-reservation} may never be listed here.
      */
     static final Set<String> FSCK_LISTINGS = Set.of();
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ChaosServices services;
     private final Map<String, List<String>> failures = new LinkedHashMap<>();
