@@ -107,8 +107,8 @@ final class ChaosLedger {
                 }
             }
         }
-        if (jobs.size() != services.objects.size()) {
-            fail("job-state", jobs.size() + " jobs for " + services.objects.size() + " objects");
+        if (jobs.size() != services.submitted) {
+            fail("job-state", jobs.size() + " jobs for " + services.submitted + " objects");
         }
         unkept("storage-add", services.storageAdds, kept);
         unkept("inventory-add", services.inventoryAdds, kept);
@@ -196,7 +196,7 @@ final class ChaosLedger {
         int extra = services.mintedFor.values().stream().mapToInt(l -> l.size() - 1).sum();
         return String.format("%d objects, %d bytes; %d mints (%d extra); %d storage adds (+%d dropped with their sender) to %d ARKs;"
                 + " %d inventory adds to %d ARKs; %d local-id lookups, %d binds of %d local ids; %d callbacks with %d keys;"
-                + " %d EZID updates of %d ARKs; %d payload downloads", services.objects.size(), ChaosObjects.bytes(services.objects),
+                + " %d EZID updates of %d ARKs; %d payload downloads", services.submitted, ChaosObjects.bytes(services.submittedObjects()),
                 services.mints.get(), extra, sum(services.storageAdds), services.storageAddsDropped.get(), services.storageAdds.size(),
                 sum(services.inventoryAdds), services.inventoryAdds.size(), services.lookups.get(),
                 sum(services.bindCalls), services.bindCalls.size(), sum(services.callbacks), services.callbacks.size(),

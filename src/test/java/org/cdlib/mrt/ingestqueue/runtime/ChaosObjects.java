@@ -45,7 +45,7 @@ final class ChaosObjects {
         StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
                 + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
                 + " | nfo:fileName | mrt:localIdentifier | mrt:title\n");
-        for (ChaosObject o : objects) {
+        for (ChaosObject o : objects) { // the index names the object's file: a reserve batch's objects go on counting
             m.append(base).append("/data/").append(o.fileName()).append(" | md5 | ").append(o.md5()).append(" | ")
                     .append(o.content().length).append(" | ").append(o.fileName()).append(" | ")
                     .append(String.join(";", o.localIds())).append(" | ").append(o.title()).append('\n');

@@ -36,7 +36,10 @@ final class ChaosServices implements AutoCloseable {
     final HttpServer server;
     final List<ChaosObject> objects;
     private final Map<String, Integer> objectOfLocalId = new HashMap<>();
-    volatile String manifest = "";
+    /** The batch manifests by name ({@code batch.checkm}, then {@code batch-1.checkm} … for the reserve batches). */
+    final Map<String, String> manifests = new ConcurrentHashMap<>();
+    /** How many of {@link #objects} were submitted: the first batch's and the reserve batches' so far. */
+    volatile int submitted;
     volatile ChaosFaults faults;
     /** Who sent a request and when ("b@42.0s"), for the failure messages. */
     volatile java.util.function.Function<HttpExchange, String> sender = ex -> "?";
@@ -81,6 +84,11 @@ final class ChaosServices implements AutoCloseable {
         server.start();
     }
 
+    /** The objects of the batches submitted so far. */
+    List<ChaosObject> submittedObjects() {
+        return objects.subList(0, submitted);
+    }
+
     String base() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
@@ -94,8 +102,8 @@ final class ChaosServices implements AutoCloseable {
             return;
         }
         String text = new String(body, StandardCharsets.UTF_8);
-        if (path.equals("/data/batch.checkm")) {
-            answer(ex, 200, manifest);
+        if (path.startsWith("/data/batch") && manifests.containsKey(path.substring("/data/".length()))) {
+            answer(ex, 200, manifests.get(path.substring("/data/".length())));
         } else if (path.startsWith("/data/f")) {
             payload(ex, method, Integer.parseInt(path.substring("/data/f".length(), path.indexOf('.'))));
         } else if (method.equals("POST") && path.startsWith("/ezid/shoulder/")) {

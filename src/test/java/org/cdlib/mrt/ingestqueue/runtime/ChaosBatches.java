@@ -1,0 +1,88 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+
+/** The run's batches: the first and the reserve batches submitted so far, their jobs by object. */
+final class ChaosBatches {
+    final QueueStore store;
+    private final ChaosServices services;
+    private final ChaosTimeline timeline;
+    final List<String> bids = new CopyOnWriteArrayList<>();
+    final Map<Integer, String> jids = new ConcurrentHashMap<>();
+
+    ChaosBatches(QueueStore store, ChaosServices services, ChaosTimeline timeline) {
+        this.store = store;
+        this.services = services;
+        this.timeline = timeline;
+    }
+
+    boolean reserveLeft() {
+        return services.submitted + ChaosTest.RESERVE_OBJECTS <= services.objects.size();
+    }
+
+    /** Submits the next {@code n} objects as one batch and waits until its jobs exist. */
+    void submit(int n) {
+        int from = services.submitted;
+        String name = bids.isEmpty() ? "batch.checkm" : "batch-" + bids.size() + ".checkm";
+        services.manifests.put(name, ChaosObjects.manifest(services.objects.subList(from, from + n), services.base()));
+        services.submitted = from + n;
+        String bid = store.batches().create(new BatchSubmission("chaos", "tester", services.base() + "/data/" + name,
+                "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null,
+                Instant.now().toString(), null));
+        bids.add(bid);
+        timeline.note("submitted " + bid + " (objects " + from + " to " + (from + n - 1) + ")");
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions()
+                .until(() -> store.batches().load(bid).jobIds().size() == n);
+        store.jobs().load(store.batches().load(bid).jobIds()).forEach(j -> jids.put(ChaosLedger.objectOf(j), j.id()));
+    }
+
+    int completed() {
+        try {
+            int n = 0;
+            for (String bid : bids) {
+                n += store.batches().load(bid).count(BatchRef.COMPLETED);
+            }
+            return n;
+        } catch (RuntimeException e) {
+            return -1; // the ensemble is electing: ask again
+        }
+    }
+
+    boolean ended() {
+        return bids.stream().allMatch(bid -> {
+            BatchState s = state(bid);
+            return s == BatchState.COMPLETED || s == BatchState.FAILED;
+        });
+    }
+
+    String states() {
+        return bids.stream().map(bid -> bid + " " + state(bid)).toList().toString();
+    }
+
+    List<Job> jobs() {
+        List<Job> jobs = new ArrayList<>();
+        bids.forEach(bid -> jobs.addAll(store.jobs().load(store.batches().load(bid).jobIds())));
+        return jobs;
+    }
+
+    private BatchState state(String bid) {
+        try {
+            return store.batches().load(bid).state();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+}
