@@ -178,6 +178,11 @@ final class JobConsumer extends QueueConsumer<JobLock> {
                     lock.jid(), lock.job().batchId(), state, cause.getMessage());
             return false;
         }
+        if (cause instanceof org.cdlib.mrt.ingestqueue.queue.LeaseLapsedException) {
+            LOG.warn("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state, cause.getMessage());
+            unlockQuietly(lock);
+            return true;
+        }
         if (cause instanceof QueueException && !(cause instanceof org.cdlib.mrt.ingestqueue.queue.CorruptNodeException)) {
             // ZooKeeper's trouble, not the job's: it stays where it is and is tried again
             LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", lock.jid(), lock.job().batchId(),

@@ -51,13 +51,25 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      * gets {@link StaleLockException} and must write nothing more.
      */
     public void verifyHeld() {
+        verifyHeldUntil();
+    }
+
+    /**
+     * As {@link #verifyHeld}, and until when (a {@link System#nanoTime} value) the answer holds: the
+     * server saw this session after the check began, so no other host can take the lock before the
+     * session timeout has passed from then; half of it is kept as the margin. A send to a service
+     * that cannot fence (storage, EZID) goes out before then or not at all: a host paused between
+     * the check and the send (SIGSTOP, a long GC) finds the time gone when it wakes.
+     */
+    public long verifyHeldUntil() {
+        long began = System.nanoTime();
         long deadline = System.currentTimeMillis() + ZooKeeperCalls.CONNECT_WAIT_MS;
         while (isAlive()) {
             try {
                 Stat st = new Stat();
                 byte[] data = zk.getData(path, false, st);
                 if (isMine(st, data)) {
-                    return;
+                    return began + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
                 }
                 break;
             } catch (KeeperException.ConnectionLossException e) {

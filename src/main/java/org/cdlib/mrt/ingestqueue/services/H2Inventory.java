@@ -43,7 +43,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
         this.url = jdbcUrl;
         this.h2 = jdbcUrl.startsWith("jdbc:h2:");
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl);
+        config.setJdbcUrl(withOsFileLock(jdbcUrl));
         config.setUsername(user != null ? user : h2 ? "sa" : null);
         config.setPassword(user != null ? password : h2 ? "" : null);
         config.setMaximumPoolSize(poolSize + 1); // one stays with keepOpen
@@ -62,6 +62,17 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
                     + " name VARCHAR(4096) NOT NULL, size BIGINT, digest_type VARCHAR(32), digest_value VARCHAR(256),"
                     + " mime_type VARCHAR(255), PRIMARY KEY (ark, version, name))");
         }
+    }
+
+    /**
+     * An H2 file database locked by the operating system unless the URL chooses: H2's default
+     * lock file is kept by a watchdog thread, and a host paused past its interval (SIGSTOP, a VM
+     * frozen for a snapshot) came back to find its database closed under it (seen in the chaos
+     * test). An OS lock lasts as long as the process does, and goes with it on kill -9.
+     */
+    static String withOsFileLock(String url) {
+        boolean file = url.startsWith("jdbc:h2:file:") || url.startsWith("jdbc:h2:./") || url.startsWith("jdbc:h2:/");
+        return file && !url.toUpperCase(java.util.Locale.ROOT).contains(";FILE_LOCK=") ? url + ";FILE_LOCK=FS" : url;
     }
 
     private Connection connect() throws SQLException {

@@ -18,6 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
@@ -79,7 +80,7 @@ public final class ProcessStep {
      * job now) sends nothing when it wakes.
      */
     public void fence(Exchange exchange) {
-        ObjectInProcess.of(exchange).lock.verifyHeld();
+        SendDeadline.arm(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
     }
 
     /** One writer per object, on any host: a job whose object another job is writing waits its turn without a worker. */

@@ -8,6 +8,7 @@ import org.cdlib.mrt.ingestqueue.queue.Counters;
 import org.cdlib.mrt.ingestqueue.services.EzidMinter;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.HttpInventory;
+import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.HttpStorage;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
@@ -77,5 +78,6 @@ public final class ProcessingModule implements QueueModule {
         // included (it does not ask whether the call is idempotent): a mint or a storage add was
         // then sent twice. Only routes/error-handling.yaml retries, and only what is repeatable.
         http.setAutomaticRetriesDisabled(true);
+        http.setHttpClientConfigurer(new SendDeadline()); // a fenced call goes out in time or not at all
     }
 }

@@ -16,6 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
@@ -109,7 +110,7 @@ public final class StoreStep {
      * (another host has the job now) sends nothing when it wakes.
      */
     public void fence(Exchange exchange) {
-        ObjectInProcess.of(exchange).lock.verifyHeld();
+        SendDeadline.arm(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
     }
 
     /**

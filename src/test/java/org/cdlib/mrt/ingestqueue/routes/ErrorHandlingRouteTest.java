@@ -96,4 +96,21 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
                         + ": stays in pending, the queue could not be reached: ZooKeeper unreachable")));
         assertEquals(List.of(), logs.errorsWithTrace().stream().map(ILoggingEvent::getFormattedMessage).toList());
     }
+
+    @Test
+    void aFencedCallPastItsDeadlineLeavesTheJobWhereItIs() throws Exception {
+        String jid = failingWith(() -> {
+            try {
+                org.cdlib.mrt.ingestqueue.services.SendDeadline.arm(System.nanoTime() - 1);
+                org.cdlib.mrt.ingestqueue.services.SendDeadline.check("POST /add/9999/ark");
+                return new IllegalStateException("the deadline did not stop the call");
+            } catch (java.io.InterruptedIOException e) {
+                return e; // as HttpClient throws it
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> thrown.get() >= 1 && store.jobs().load(jid).lockOwner() == null);
+        assertEquals(JobState.PENDING, store.jobs().load(jid).state());
+        assertEquals(null, store.jobs().load(jid).status().errorMessage());
+        assertTrue(transitions.stream().noneMatch(t -> t.id().equals(jid) && "pending".equals(t.from())), transitions.toString());
+    }
 }
