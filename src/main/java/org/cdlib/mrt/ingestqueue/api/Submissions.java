@@ -222,14 +222,17 @@ final class Submissions {
         }
     }
 
-    /** Where an uploaded payload will be kept: {@code uploads/<uuid>/<name>}; nothing is created yet. */
+    /**
+     * Where an uploaded payload will be kept: {@code uploads/bid-<uuid>/<name>}; nothing is created yet.
+     * The folder's name becomes the batch's Merritt batch id, as in Merritt's queue directory.
+     */
     private Path uploadTarget(String name) {
         try {
             String safe = SafeName.check(name == null || name.isBlank() ? "payload" : name);
             if (safe.contains("/")) {
                 safe = safe.substring(safe.lastIndexOf('/') + 1);
             }
-            return uploads.resolve(UUID.randomUUID().toString()).resolve(safe).toAbsolutePath();
+            return uploads.resolve("bid-" + UUID.randomUUID()).resolve(safe).toAbsolutePath();
         } catch (FetchException e) {
             throw new ApiError(400, "file name refused: " + e.getMessage());
         }

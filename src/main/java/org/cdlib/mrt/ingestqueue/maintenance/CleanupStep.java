@@ -98,6 +98,9 @@ public final class CleanupStep implements Processor {
             if (Files.isRegularFile(mark) && store.batches().exists(Files.readString(mark).strip())) {
                 continue;
             }
+            if (store.batches().byMerrittId(dir.getFileName().toString()).isPresent()) {
+                continue; // a batch by that Merritt batch id lives (Merritt's queue directory mounted here: its batches too)
+            }
             try (Stream<Path> walk = Files.walk(dir)) {
                 for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                     Files.delete(p);

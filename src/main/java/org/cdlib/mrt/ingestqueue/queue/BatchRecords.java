@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -47,7 +48,11 @@ final class BatchRecords {
      * cannot all pass on the same count.
      */
     String create(BatchSubmission submission, int maxOpen) {
-        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), QueueJson.write(submission));
+        String uuid = MerrittSubmission.newBatchUuid(submission, ingestHome);
+        if (zk.exists(QueuePaths.batchUuid(uuid))) {
+            uuid = "bid-" + java.util.UUID.randomUUID(); // an upload submitted a second time: a batch of its own
+        }
+        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), MerrittSubmission.write(submission, uuid));
         byte[] statusData = QueueJson.write(BatchStatus.pending());
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
             CapGate.Reading gate = CapGate.batches(zk);
@@ -60,6 +65,7 @@ final class BatchRecords {
                     gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
                     ZooKeeperCalls.create(QueuePaths.batchSubmission(bid), submissionData),
+                    ZooKeeperCalls.create(QueuePaths.batchUuid(uuid), bid.getBytes(StandardCharsets.UTF_8)),
                     ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
                     ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY));
             try {
@@ -286,6 +292,11 @@ final class BatchRecords {
         }
         if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) != null) {
             ops.add(Op.delete(QueuePaths.batch(bid), -1));
+        }
+        OpResult.GetDataResult sub = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchSubmission(bid)));
+        String uuid = sub == null ? null : MerrittSubmission.batchUuid(sub.getData());
+        if (uuid != null && !uuid.contains("/") && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
+            ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1)); // as mrt-zk's Batch.delete: the id names no batch any more
         }
         if (!ops.isEmpty()) {
             zk.commitUnlocked("remove batch " + bid, ops);

@@ -67,6 +67,16 @@ public final class Batches {
         return QueuePaths.batchNumber(bid) >= 0 && zk.exists(QueuePaths.batch(bid));
     }
 
+    /** The batch a Merritt batch id ({@code bid-<uuid>}, mrt-zk's {@code /batch-uuids}) names, if it lives. */
+    public java.util.Optional<String> byMerrittId(String batchUuid) {
+        if (batchUuid == null || !batchUuid.matches("[A-Za-z0-9_.-]{1,200}") || batchUuid.startsWith(".")) {
+            return java.util.Optional.empty();
+        }
+        byte[] bid = zk.readOrNull(QueuePaths.batchUuid(batchUuid));
+        return bid == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new String(bid, java.nio.charset.StandardCharsets.UTF_8)).filter(this::exists);
+    }
+
     public Batch load(String bid) {
         return records.load(bid);
     }

@@ -28,7 +28,14 @@ public final class QueuePaths {
     /** One ephemeral node per session that writes the space counters ({@link SpaceCounters}). */
     public static final String SPACE_CHAIN = "/ids/space-chain";
 
+    /** mrt-zk's index of batches by the Merritt batch id ({@code bid-<uuid>}): each node holds the BID. */
+    public static final String BATCH_UUIDS = "/batch-uuids";
+
     private QueuePaths() {
+    }
+
+    public static String batchUuid(String uuid) {
+        return BATCH_UUIDS + "/" + uuid;
     }
 
     public static String batch(String bid) {

@@ -75,7 +75,7 @@ public final class QueueStore implements Closeable {
         this.holds = new QueueHolds(zk, locks, client);
         this.jobs = new Jobs(zk, jobRecords, this::damaged);
         this.claims = new JobClaims(locks, this);
-        this.records = new StepRecords(jobRecords, new EffectRecords(zk), objects);
+        this.records = new StepRecords(jobRecords, new EffectRecords(zk), objects, zk);
         this.batches = new Batches(zk, locks, batchRecords, new JobCreation(zk, log, this.ingestHome, creationChunk), this::damaged);
     }
 
@@ -86,7 +86,8 @@ public final class QueueStore implements Closeable {
     /** Creates the fixed nodes of the layout if they are missing; safe to call on every start. */
     public QueueStore start() {
         List<String> paths = new ArrayList<>(List.of(QueuePaths.BATCHES, QueuePaths.JOBS, QueuePaths.JOB_STATES,
-                QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES, QueuePaths.OBJECT_LOCKS));
+                QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES, QueuePaths.OBJECT_LOCKS,
+                QueuePaths.BATCH_UUIDS));
         for (JobState s : JobState.values()) {
             if (s != JobState.DELETED) {
                 paths.add(QueuePaths.jobState(s));

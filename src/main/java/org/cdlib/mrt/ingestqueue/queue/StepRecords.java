@@ -16,8 +16,10 @@ public final class StepRecords {
     private final JobRecords jobs;
     private final EffectRecords effects;
     private final ObjectLocks objects;
+    private final ZooKeeperCalls zk;
 
-    StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects) {
+    StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects, ZooKeeperCalls zk) {
+        this.zk = zk;
         this.jobs = jobs;
         this.effects = effects;
         this.objects = objects;
@@ -68,6 +70,21 @@ public final class StepRecords {
     /** Records an effect as started (just before the call), under the job's lock. */
     public JobEffects effectStarted(JobLock lock, String name, String detail) {
         return effects.record(lock, name, "started", detail);
+    }
+
+    /**
+     * The storage add about to be sent, recorded as started with {@code detail}, and described as
+     * mrt-zk describes it ({@link MerrittJobNodes#store}) by the same transaction.
+     */
+    public JobEffects storeStarted(JobLock lock, String detail, String manifestUrl, String mode, List<String> deleted) {
+        return effects.record(lock, JobEffects.STORAGE, "started", detail,
+                List.of(MerrittJobNodes.store(zk, lock.jid(), manifestUrl, mode, deleted)));
+    }
+
+    /** The add's answer recorded as done, and the version's inventory record described as mrt-zk does, in one transaction. */
+    public JobEffects storeDone(JobLock lock, String detail, String inventoryManifestUrl) {
+        return effects.record(lock, JobEffects.STORAGE, "done", detail,
+                List.of(MerrittJobNodes.inventory(zk, lock.jid(), inventoryManifestUrl)));
     }
 
     /** Records an effect as done with its result (right after the call), under the job's lock. */

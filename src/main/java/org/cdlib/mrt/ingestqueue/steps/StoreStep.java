@@ -138,7 +138,12 @@ public final class StoreStep {
     /** Before the add: recorded as begun (fenced) with the version seen before it. */
     public void beginStore(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.records().effectStarted(o.lock, JobEffects.STORAGE, o.versionBefore); // fenced as the mint's record is (IdentifiersStep.beginMint)
+        // fenced as the mint's record is (IdentifiersStep.beginMint); mrt-zk's /jobs/JID/store describes the add
+        String node = o.profile.storageNode() == null ? "" : o.profile.storageNode().toString();
+        store.records().storeStarted(o.lock, o.versionBefore,
+                addresses.fileUrl(o.job().batchId(), o.job().id(), o.wd.system().resolve(StorageManifest.NAME), "system/" + StorageManifest.NAME),
+                (o.update ? "update/" : "add/") + node + "/" + java.net.URLEncoder.encode(o.ark, StandardCharsets.UTF_8),
+                o.deletes.stream().map(Deletions.Delete::name).toList());
     }
 
     public void stored(Exchange exchange) {
@@ -149,7 +154,7 @@ public final class StoreStep {
     private StoredVersion keep(ObjectInProcess o, int version) {
         StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark), o.update ? "update" : "add",
                 o.deletes.stream().map(Deletions.Delete::name).toList());
-        store.records().effectDone(o.lock, JobEffects.STORAGE, new String(QueueJson.write(v), StandardCharsets.UTF_8));
+        store.records().storeDone(o.lock, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         return v;
     }
 

@@ -67,6 +67,17 @@ final class MrtZk {
         return bid;
     }
 
+    /** {@code Batch.findByUuid}: the BID its {@code /batch-uuids} node names, the batch loaded (null when none). */
+    String findByUuid(String uuid) throws Exception {
+        if (zk.exists("/batch-uuids/" + uuid, false) == null) {
+            return null;
+        }
+        String bid = text("/batch-uuids/" + uuid);
+        batchStatus(bid);
+        json("/batches/" + bid + "/submission");
+        return bid;
+    }
+
     /** {@code Job.load} as mrt-zk's Java does it: fails as it fails on anything it cannot read. */
     record Loaded(String status, String lastSuccessful, int retryCount, int priority, long spaceNeeded, String bid,
                   String primaryId, List<String> localIds) {

@@ -193,4 +193,50 @@ class MrtZkNeighbourTest {
         }
         assertEquals(11, jids.size());
     }
+
+    /**
+     * Our batches carry Merritt's batch id and submission keys: {@code Batch.findByUuid} finds them (the
+     * depositor's Merritt id, the Admin Tool's look-up), an upload's folder is that id (Merritt's queue
+     * directory layout, so an mrt-zk host taking the batch finds the payload), and deletion removes the id.
+     */
+    @Test
+    void ourBatchesCarryMerrittsBatchIdAndSubmissionKeys() throws Exception {
+        String uuid = "bid-" + java.util.UUID.randomUUID();
+        Path upload = dir.resolve("queue").resolve("uploads").resolve(uuid).resolve("objects.zip");
+        BatchSubmission uploaded = new BatchSubmission("demo_content", "dep/Someone", upload.toUri().toString(), "A title",
+                "A creator", "2026", null, "container", "update", "objects.zip", "loc-1", null, "md5",
+                "0123456789abcdef0123456789abcdef", null, "json", "a note", "2026-11-24T10:00:00Z",
+                java.util.Map.of("subject", List.of("maps")));
+        QueueStore home = new QueueStore(store.client(), dir.resolve("queue")).start();
+        String bid = home.batches().create(uploaded);
+        assertEquals(bid, mrtZk.findByUuid(uuid));
+        assertEquals(Optional.of(bid), home.batches().byMerrittId(uuid));
+        com.fasterxml.jackson.databind.JsonNode sub = mrtZk.json("/batches/" + bid + "/submission");
+        assertEquals(uuid, sub.get("batchID").asText());
+        assertEquals("demo_content", sub.get("profile").asText());
+        assertEquals("container", sub.get("type").asText());
+        assertEquals("objects.zip", sub.get("filename").asText());
+        assertTrue(sub.get("update").asBoolean());
+        assertEquals("dep/Someone", sub.get("submitter").asText());
+        assertEquals("A title", sub.get("title").asText());
+        assertEquals("A creator", sub.get("creator").asText());
+        assertEquals("loc-1", sub.get("localID").asText());
+        assertEquals("maps", sub.get("DCsubject").asText());
+        assertEquals("demo_content", home.batches().load(bid).submission().profileName(), "ours still read as ours");
+
+        String byUrl = store.batches().create(QueueTestSupport.submission("demo_content"));
+        String other = mrtZk.json("/batches/" + byUrl + "/submission").get("batchID").asText();
+        assertTrue(other.matches("bid-[0-9a-f-]{36}") && !other.equals(uuid), other);
+        assertEquals("batchManifest", mrtZk.json("/batches/" + byUrl + "/submission").get("type").asText());
+        assertEquals(byUrl, mrtZk.findByUuid(other));
+
+        String again = home.batches().create(uploaded); // the same upload submitted twice: a Merritt id of its own
+        assertFalse(mrtZk.json("/batches/" + again + "/submission").get("batchID").asText().equals(uuid));
+        assertEquals(bid, mrtZk.findByUuid(uuid));
+
+        home.batches().remove(bid);
+        assertNull(mrtZk.findByUuid(uuid));
+        assertEquals(Optional.empty(), home.batches().byMerrittId(uuid));
+        assertEquals(byUrl, mrtZk.findByUuid(other), "another batch's id stays");
+    }
 }

@@ -151,6 +151,11 @@ class UpdateModeTest {
         StoredVersion v3 = run(u2);
         assertEquals(3, v3.version());
         assertEquals(List.of("producer/b.txt", "producer/docs/c.txt"), v3.deleted());
+        // as mrt-zk's Job.storeMode/storeDelete read it: update mode, one producer/ line per deleted file
+        com.fasterxml.jackson.databind.JsonNode mrt = org.cdlib.mrt.ingestqueue.queue.QueueJson.MAPPER.readTree(
+                ZK.client().getData().forPath("/jobs/" + u2.jid() + "/store"));
+        assertTrue(mrt.get("mode").asText().startsWith("update/"), mrt.toString());
+        assertEquals("producer/b.txt\nproducer/docs/c.txt\n", mrt.get("delete").asText());
         assertEquals(Map.of("producer/a.txt", "ALPHA", "producer/d.txt", "delta"), head());
         VersionDetails d3 = ocfl.repository().describeVersion(ObjectVersionId.head(ARK));
         assertTrue(d3.containsFile("system/mrt-delete.txt"), "kept as a system file");

@@ -1,0 +1,41 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.zookeeper.Op;
+
+/**
+ * mrt-zk's description of a job's storage add and inventory record ({@code Job.setStore},
+ * {@code Job.setInventory}): {@code /jobs/JID/store} {@code {manifest_url, mode, delete}} with
+ * {@code mode} {@code add/<node>/<ARK>} or {@code update/<node>/<ARK>} and {@code delete} the
+ * deleted files, one {@code producer/...} line each (mrt-ingest's {@code HandlerTransfer});
+ * {@code /jobs/JID/inventory} {@code {manifest_url, mode}} with storage's manifest URL of the
+ * object (mrt-ingest's {@code ProcessConsumer}). Written with the effect records they belong to,
+ * so Merritt's Admin Tool and consumers see the same as ours; no step here reads them back.
+ */
+final class MerrittJobNodes {
+    private MerrittJobNodes() {
+    }
+
+    static Op store(ZooKeeperCalls zk, String jid, String manifestUrl, String mode, List<String> deleted) {
+        Map<String, String> node = new LinkedHashMap<>();
+        node.put("manifest_url", manifestUrl);
+        node.put("mode", mode);
+        node.put("delete", deleted.isEmpty() ? "" : String.join("\n", deleted) + "\n");
+        return write(zk, QueuePaths.jobNode(jid, "store"), node);
+    }
+
+    static Op inventory(ZooKeeperCalls zk, String jid, String manifestUrl) {
+        Map<String, String> node = new LinkedHashMap<>();
+        node.put("manifest_url", manifestUrl);
+        node.put("mode", "");
+        return write(zk, QueuePaths.jobNode(jid, "inventory"), node);
+    }
+
+    /** Only the job's lock holder writes these (fenced with it): read, then create or overwrite. */
+    private static Op write(ZooKeeperCalls zk, String path, Map<String, String> node) {
+        byte[] data = QueueLimits.checkNode(path, QueueJson.write(node));
+        return zk.exists(path) ? ZooKeeperCalls.setData(path, data, -1) : ZooKeeperCalls.create(path, data);
+    }
+}
