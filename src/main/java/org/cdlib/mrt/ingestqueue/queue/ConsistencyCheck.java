@@ -166,7 +166,7 @@ public final class ConsistencyCheck {
         try {
             OpResult.GetDataResult st = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
             if (st == null) {
-                throw new CorruptNodeException(QueuePaths.batchStatus(bid), "missing");
+                throw SizedReads.absence(QueuePaths.batchStatus(bid), r.get(QueuePaths.batchStatus(bid)));
             }
             status = QueueJson.read(QueuePaths.batchStatus(bid), st.getData(), BatchStatus.class);
             version = st.getStat().getVersion();
@@ -176,9 +176,13 @@ public final class ConsistencyCheck {
                 throw new CorruptNodeException(QueuePaths.batchStatus(bid), e.getMessage());
             }
             OpResult.GetDataResult sub = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchSubmission(bid)));
+            if (SizedReads.oversizedBytes(r.get(QueuePaths.batchSubmission(bid))) >= 0) {
+                throw SizedReads.absence(QueuePaths.batchSubmission(bid), r.get(QueuePaths.batchSubmission(bid)));
+            }
             MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), store.ingestHome());
         } catch (CorruptNodeException e) {
-            p.found.add(new Violation("corrupt-batch", QueuePaths.batch(bid), e.getMessage()
+            p.found.add(new Violation(e instanceof SizedReads.Oversized ? "oversized" : "corrupt-batch",
+                    e instanceof SizedReads.Oversized ? e.path() : QueuePaths.batch(bid), e.getMessage()
                     + " (not derivable: delete the batch through the API)", false));
             return;
         }

@@ -43,6 +43,19 @@ final class FsckJobCheck {
     }
 
     void run() {
+        boolean oversized = false;
+        for (String child : JobNodes.CHILDREN) {
+            String path = QueuePaths.jobNode(jid, child);
+            if (SizedReads.oversizedBytes(r.get(path)) >= 0) {
+                note("oversized", path, SizedReads.absence(path, r.get(path)).getMessage()
+                        + " (delete the job through the API, or overwrite the node)");
+                oversized = true;
+            }
+        }
+        if (oversized) {
+            finish(null); // listed; the rest of its checks would read the node as missing and "repair" what is there
+            return;
+        }
         try {
             MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), store.ingestHome(), bid, jid);
         } catch (CorruptNodeException e) {

@@ -61,7 +61,7 @@ final class JobDeletion {
         boolean batchRef = false;
         boolean open = false;
         for (String p : probe) {
-            if (ZooKeeperCalls.dataOf(r.get(p)) != null) {
+            if (r.get(p) instanceof OpResult.GetDataResult) { // there, read or left unread for its size
                 ops.add(Op.delete(p, -1));
                 if (bid != null && p.startsWith(QueuePaths.batchStates(bid) + "/")) {
                     batchRef = true;

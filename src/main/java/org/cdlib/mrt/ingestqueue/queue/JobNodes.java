@@ -34,13 +34,15 @@ final class JobNodes {
         List<Job> out = new ArrayList<>();
         for (String jid : jids) {
             OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
-            boolean config = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobNode(jid, "configuration"))) != null;
-            if (status == null && !config) {
+            String pc = QueuePaths.jobNode(jid, "configuration");
+            boolean config = ZooKeeperCalls.dataOf(r.get(pc)) != null || SizedReads.oversizedBytes(r.get(pc)) >= 0;
+            if (status == null && !config && SizedReads.oversizedBytes(r.get(QueuePaths.jobStatus(jid))) < 0) {
                 continue; // deleted, or never created
             }
             try {
                 if (status == null) {
-                    throw new CorruptNodeException(QueuePaths.jobStatus(jid), "missing");
+                    throw SizedReads.absence(QueuePaths.jobStatus(jid),
+                            r.get(QueuePaths.jobStatus(jid)));
                 }
                 out.add(toJob(jid, r, status, ingestHome));
             } catch (CorruptNodeException e) {
@@ -57,9 +59,9 @@ final class JobNodes {
         String pi = QueuePaths.jobNode(jid, "identifiers");
         String pb = QueuePaths.jobNode(jid, "bid");
         OpResult.GetDataResult config = required(pc, r.get(pc));
-        OpResult.GetDataResult ids = ZooKeeperCalls.dataOf(r.get(pi));
-        OpResult.GetDataResult space = ZooKeeperCalls.dataOf(r.get(ps));
-        OpResult.GetDataResult bid = ZooKeeperCalls.dataOf(r.get(pb));
+        OpResult.GetDataResult ids = optional(pi, r.get(pi));
+        OpResult.GetDataResult space = optional(ps, r.get(ps));
+        OpResult.GetDataResult bid = optional(pb, r.get(pb));
         JobConfiguration configuration = MerrittConfiguration.read(pc, config.getData(), ingestHome,
                 bid != null ? QueueJson.text(bid.getData()) : null, jid);
         JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
@@ -82,10 +84,18 @@ final class JobNodes {
                 lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));
     }
 
+    /** A node that may be missing; one left unread for its size makes the job damaged (read as missing it would mislead). */
+    private static OpResult.GetDataResult optional(String path, OpResult r) {
+        if (SizedReads.oversizedBytes(r) >= 0) {
+            throw SizedReads.absence(path, r);
+        }
+        return ZooKeeperCalls.dataOf(r);
+    }
+
     private static OpResult.GetDataResult required(String path, OpResult r) {
         OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r);
         if (d == null) {
-            throw new CorruptNodeException(path, "missing");
+            throw SizedReads.absence(path, r);
         }
         return d;
     }

@@ -98,7 +98,9 @@ final class JobRecords {
         for (String jid : jids) {
             String path = QueuePaths.jobNode(jid, child);
             var d = ZooKeeperCalls.dataOf(r.get(path));
-            if (d != null) {
+            if (SizedReads.oversizedBytes(r.get(path)) >= 0) {
+                damaged.accept(Damaged.of("job", jid, SizedReads.absence(path, r.get(path))));
+            } else if (d != null) {
                 try {
                     out.put(jid, QueueJson.read(path, d.getData(), type));
                 } catch (CorruptNodeException e) {
@@ -122,6 +124,10 @@ final class JobRecords {
         Map<String, JobState> out = new java.util.LinkedHashMap<>();
         for (String jid : jids) {
             var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+            if (SizedReads.oversizedBytes(r.get(QueuePaths.jobStatus(jid))) >= 0) {
+                damaged.accept(Damaged.of("job", jid, SizedReads.absence(QueuePaths.jobStatus(jid), r.get(QueuePaths.jobStatus(jid)))));
+                continue;
+            }
             if (d == null) {
                 continue;
             }

@@ -91,38 +91,44 @@ final class ZooKeeperCalls {
     }
 
     private void readChunk(List<String> paths, Map<String, OpResult> out) {
-        List<Op> ops = paths.stream().map(Op::getData).toList();
         try {
-            List<OpResult> results = RetryLoop.callWithRetry(client.getZookeeperClient(),
-                    () -> client.getZookeeperClient().getZooKeeper().multi(ops));
-            operations.addAndGet(ops.size());
-            for (int i = 0; i < paths.size(); i++) {
-                out.put(paths.get(i), results.get(i));
-            }
+            out.putAll(RetryLoop.callWithRetry(client.getZookeeperClient(),
+                    () -> SizedReads.read(client.getZookeeperClient().getZooKeeper(), paths)));
+            operations.addAndGet(2L * paths.size()); // the stats, then the data
         } catch (Exception e) {
             throw wrap("read " + paths.get(0) + (paths.size() > 1 ? " and " + (paths.size() - 1) + " more" : ""), e);
         }
     }
 
+    /** A read's data and Stat; null for a missing node and for one left unread for its size ({@link SizedReads}). */
     static OpResult.GetDataResult dataOf(OpResult r) {
-        return r instanceof OpResult.GetDataResult d ? d : null;
+        return r instanceof OpResult.GetDataResult d && SizedReads.oversizedBytes(d) < 0 ? d : null;
     }
 
     byte[] read(String path, Stat stat) {
-        try {
-            operations.incrementAndGet();
-            return client.getData().storingStatIn(stat).forPath(path);
-        } catch (KeeperException.NoNodeException e) {
+        byte[] data = sized(path, stat);
+        if (data == null) {
             throw new NotFoundException("no node " + path);
-        } catch (Exception e) {
-            throw wrap("read " + path, e);
         }
+        return data;
     }
 
     byte[] readOrNull(String path) {
+        return sized(path, new Stat());
+    }
+
+    /** A node's data after its size was looked at ({@link SizedReads}): an oversized node is named damaged, not read. */
+    private byte[] sized(String path, Stat into) {
+        Stat st = stat(path);
+        if (st == null) {
+            return null;
+        }
+        if (st.getDataLength() > QueueLimits.nodeBytes(path)) {
+            throw SizedReads.absence(path, SizedReads.unread(st));
+        }
         try {
             operations.incrementAndGet();
-            return client.getData().forPath(path);
+            return client.getData().storingStatIn(into).forPath(path);
         } catch (KeeperException.NoNodeException e) {
             return null;
         } catch (Exception e) {

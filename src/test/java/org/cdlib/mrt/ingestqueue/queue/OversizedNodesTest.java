@@ -1,0 +1,68 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.state.ConnectionState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Nodes written larger than their kind may hold (anything with ZooKeeper access can): four of
+ * 300 KB would make one read answer larger than the client's 512 KB packet limit and drop the
+ * connection. Their size is looked at first: they are named damaged, the rest is read, the
+ * connection never drops, fsck reports each with its bytes, and the API's delete removes the job.
+ */
+class OversizedNodesTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+
+    @Test
+    void oversizedNodesAreNamedNotReadAndTheRestIsServed() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String bid = QueueTestSupport.batchWithJobs(store, 6, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        AtomicInteger drops = new AtomicInteger();
+        ZK.client().getConnectionStateListenable().addListener((c, s) -> {
+            if (s != ConnectionState.CONNECTED && s != ConnectionState.RECONNECTED) {
+                drops.incrementAndGet();
+            }
+        });
+        byte[] big = new byte[300 * 1024];
+        Arrays.fill(big, (byte) 'x');
+        List<String> bad = jids.subList(0, 4);
+        for (String jid : bad.subList(0, 3)) {
+            ZK.client().setData().forPath(QueuePaths.jobStatus(jid), big);
+        }
+        ZK.client().setData().forPath(QueuePaths.jobNode(bad.get(3), "identifiers"), big); // read as "none" it would re-mint
+
+        List<Damaged> named = new ArrayList<>();
+        List<Job> loaded = store.jobs().load(jids, named::add);
+        assertEquals(jids.subList(4, 6), loaded.stream().map(Job::id).toList(), "the healthy jobs are served");
+        assertEquals(bad, named.stream().map(Damaged::id).sorted().toList());
+        assertTrue(named.stream().allMatch(d -> d.problem().contains("oversized: 307200 bytes")), named.toString());
+        assertThrows(CorruptNodeException.class, () -> store.jobs().load(bad.get(0)), "a single read looks first too");
+        assertEquals(0, drops.get(), "no connection loss");
+
+        ConsistencyCheck.Report fsck = new ConsistencyCheck(store).check();
+        List<ConsistencyCheck.Violation> oversized = fsck.violations().stream().filter(v -> v.kind().equals("oversized")).toList();
+        assertEquals(List.of(QueuePaths.jobStatus(bad.get(0)), QueuePaths.jobStatus(bad.get(1)), QueuePaths.jobStatus(bad.get(2)),
+                QueuePaths.jobNode(bad.get(3), "identifiers")), oversized.stream().map(ConsistencyCheck.Violation::path).sorted().toList());
+        assertTrue(oversized.get(0).detail().contains("307200 bytes"), oversized.get(0).detail());
+        assertEquals(0, drops.get());
+
+        new AdminActions(store, Clock.systemUTC()).deleteJob(bad.get(0), true, "op");
+        assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(bad.get(0))) != null, "deleted through the API's action");
+    }
+}
