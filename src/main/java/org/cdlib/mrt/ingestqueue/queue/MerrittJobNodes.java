@@ -22,8 +22,23 @@ final class MerrittJobNodes {
         Map<String, String> node = new LinkedHashMap<>();
         node.put("manifest_url", manifestUrl);
         node.put("mode", mode);
-        node.put("delete", deleted.isEmpty() ? "" : String.join("\n", deleted) + "\n");
+        node.put("delete", deleteLines(deleted));
         return write(zk, QueuePaths.jobNode(jid, "store"), node);
+    }
+
+    /** One line per deleted file; a list past the node's limit is cut, saying how many more (all are in system/mrt-delete.txt). */
+    static String deleteLines(List<String> deleted) {
+        StringBuilder b = new StringBuilder();
+        int left = QueueLimits.NODE_BYTES - 4096; // room for the URL and mode
+        for (int i = 0; i < deleted.size(); i++) {
+            String line = deleted.get(i) + "\n";
+            left -= QueueLimits.utf8Length(line) + 8; // JSON may escape a little
+            if (left < 0) {
+                return b.append("# ... and ").append(deleted.size() - i).append(" more, in system/mrt-delete.txt\n").toString();
+            }
+            b.append(line);
+        }
+        return b.toString();
     }
 
     static Op inventory(ZooKeeperCalls zk, String jid, String manifestUrl) {

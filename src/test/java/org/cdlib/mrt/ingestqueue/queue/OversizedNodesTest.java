@@ -65,4 +65,31 @@ class OversizedNodesTest {
         new AdminActions(store, Clock.systemUTC()).deleteJob(bad.get(0), true, "op");
         assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(bad.get(0))) != null, "deleted through the API's action");
     }
+
+    /** Nodes that are legitimately larger than 1 KB are read: a host's published work, a long delete list cut to fit. */
+    @Test
+    void nodesWithinTheirKindsLimitAreRead() throws Exception {
+        QueueStore store = ZK.store(dir);
+        StringBuilder work = new StringBuilder();
+        for (int i = 0; i < Hosts.MAX_LISTED_WORK; i++) {
+            work.append(i == 0 ? "" : ",").append("{\"job_id\":\"jid00000000").append(i + 10).append("\",\"since\":\"2026-11-24T10:00:00Z\"}");
+        }
+        byte[] host = ("{\"id\":\"h1\",\"host\":\"a\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\","
+                + "\"work\":[" + work + "],\"leads\":[]}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(host.length > 2048, "larger than the default 1 KB: " + host.length);
+        ZK.client().create().creatingParentsIfNeeded().forPath(Hosts.HOSTS + "/h1", host);
+        java.util.Map<String, Object> h1 = store.hosts().list().stream().filter(m -> "h1".equals(m.get("id"))).findFirst().orElseThrow();
+        assertEquals(null, h1.get("damaged"));
+        assertEquals(Hosts.MAX_LISTED_WORK, ((List<?>) h1.get("work")).size());
+
+        List<String> many = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            many.add("producer/folder/file-" + i + ".txt");
+        }
+        String lines = MerrittJobNodes.deleteLines(many);
+        assertTrue(QueueLimits.utf8Length(lines) < QueueLimits.NODE_BYTES - 2048, "fits the store node: " + lines.length());
+        assertTrue(lines.startsWith("producer/folder/file-0.txt\n") && lines.matches("(?s).*# \\.\\.\\. and \\d+ more, in system/mrt-delete.txt\n"),
+                lines.substring(lines.length() - 80));
+        assertEquals("producer/a\nproducer/b\n", MerrittJobNodes.deleteLines(List.of("producer/a", "producer/b")));
+    }
 }
