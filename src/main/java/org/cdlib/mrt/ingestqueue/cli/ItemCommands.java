@@ -51,8 +51,8 @@ final class ItemCommands {
         fields.row("error", st.path("error_message").asText(""));
         fields.row("ark", j.path("identifiers").path("primary").asText(""));
         fields.row("local ids", text(j.path("identifiers").path("local_id")));
-        fields.row("profile", c.path("profileName").asText(""));
-        fields.row("payload", c.path("payloadUrl").asText(""));
+        fields.row("profile", c.path("profile_name").asText(""));
+        fields.row("payload", c.path("payload_url").asText(""));
         fields.row("lock", j.path("lock").isNull() ? "" : text(j.path("lock")));
         fields.print(out);
         out.println();
