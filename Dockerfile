@@ -1,7 +1,11 @@
 # docker build -t ingest-queue .     (from a clean clone: the jar is built inside)
-# docker run -d --name ingest -p 8080:8080 -v ingest-data:/data -v "$PWD/profiles":/profiles:ro \
-#            -e JAVA_TOOL_OPTIONS="-Dingest.api.users=..." ingest-queue
+# docker run -d --name ingest -p 8080:8080 -v ingest-data:/data \
+#            -v "$PWD/profiles":/profiles:ro -v "$PWD/routes":/opt/ingest-queue/routes:ro \
+#            -e INGEST_STATUS_BASE_URL=https://ingest.example.org -e INGEST_FILES_BASE_URL=https://ingest.example.org/files \
+#            -e INGEST_API_USERS='ops:pbkdf2-sha256$…:admin' ingest-queue
 # docker stop -t 75 ingest     (camel.main.shutdown-timeout is 60 s: work in hand gets to finish)
+# Any configuration key is an environment variable: upper case, '.' and '-' as '_' (ingest.http.port: INGEST_HTTP_PORT).
+# compose.yaml runs a production-like trial: a ZooKeeper ensemble of 3, two instances, PostgreSQL.
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml ./
@@ -10,21 +14,29 @@ COPY src/ src/
 RUN mvn -B -q package -DskipTests
 
 FROM eclipse-temurin:17-jre
-RUN useradd --system --home-dir /opt/ingest-queue --shell /usr/sbin/nologin ingest \
-    && mkdir -p /data /profiles && chown ingest /data
+# a fixed uid, so that a bind-mounted folder can be given to it: chown 10001 ./data
+RUN useradd --system --uid 10001 --user-group --home-dir /opt/ingest-queue --shell /usr/sbin/nologin ingest \
+    && mkdir -p /data /profiles /opt/ingest-queue/routes && chown ingest:ingest /data /profiles /opt/ingest-queue/routes
 WORKDIR /opt/ingest-queue
 COPY --from=build /src/target/ingest-queue.jar ingest-queue.jar
 COPY application.properties ./
-COPY routes/ routes/
-COPY profiles/ /profiles/
-# the queue (embedded ZooKeeper, working directories, OCFL store, H2 inventory, outbox) and the profiles
-VOLUME ["/data", "/profiles"]
+# owned by the service's user: a new named volume starts as a copy of these, writable by it
+COPY --chown=ingest:ingest routes/ routes/
+COPY --chown=ingest:ingest profiles/ /profiles/
+# the image's places, as environment (which overrides application.properties; docker run -e and compose override these)
+ENV INGEST_HTTP_PORT=8080 \
+    ZOOKEEPER_EMBEDDED_DIR=/data/zookeeper \
+    INGEST_HOME=/data/queue \
+    INGEST_PROFILES=/profiles \
+    INGEST_STORAGE_LOCAL_ROOT=/data/storage \
+    INGEST_INVENTORY_LOCAL_URL=jdbc:h2:file:/data/inventory/inventory \
+    INGEST_MAIL_OUTBOX=/data/outbox
+# the queue (embedded ZooKeeper, working directories, OCFL store, H2 inventory, outbox), the profiles, the routes
+VOLUME ["/data", "/profiles", "/opt/ingest-queue/routes"]
 USER ingest
 EXPOSE 8080
 STOPSIGNAL SIGTERM
+# the port the service listens on, as configured (INGEST_HTTP_PORT)
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /api/health HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
-ENTRYPOINT ["java", "-Xmx256m", "-XX:MaxMetaspaceSize=128m", \
-    "-Dzookeeper.embedded.dir=/data/zookeeper", "-Dingest.home=/data/queue", "-Dingest.profiles=/profiles", \
-    "-Dingest.storage.local.root=/data/storage", "-Dingest.inventory.local.url=jdbc:h2:file:/data/inventory/inventory", \
-    "-Dingest.mail.outbox=/data/outbox", "-jar", "ingest-queue.jar"]
+    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${INGEST_HTTP_PORT:-8080} && printf 'GET /api/health HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
+ENTRYPOINT ["java", "-Xmx256m", "-XX:MaxMetaspaceSize=128m", "-jar", "ingest-queue.jar"]

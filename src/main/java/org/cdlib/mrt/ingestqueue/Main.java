@@ -23,12 +23,13 @@ public final class Main {
         if (args.length > 0 && args[0].equals("hash-password")) {
             System.exit(org.cdlib.mrt.ingestqueue.api.Passwords.main());
         }
-        if (args.length > 0 && org.cdlib.mrt.ingestqueue.cli.Commands.NAMES.contains(args[0])) {
+        // a command, or the command line's options before it (--json, --url, --user)
+        if (args.length > 0 && (org.cdlib.mrt.ingestqueue.cli.Commands.NAMES.contains(args[0]) || args[0].startsWith("--"))) {
             System.exit(org.cdlib.mrt.ingestqueue.cli.Commands.run(args, System.out, System.err, System.getenv()));
         }
         if (args.length > 0) {
             System.err.println("usage: java -jar ingest-queue.jar [demo | hash-password | status | health | fsck | hold-queue | "
-                    + "release-queue | requeue-failed <bid> | jobs | batches | --help]   (configure with application.properties or -Dkey=value)");
+                    + "release-queue | requeue-failed <bid> | jobs | batches | job <jid> | hold | release | requeue | delete <jid or bid> | unlock <jid> | --help]   (configure with application.properties or -Dkey=value)");
             System.exit(2);
         }
         try {

@@ -16,7 +16,7 @@ import java.util.Set;
  */
 public final class Commands {
     public static final Set<String> NAMES = Set.of("status", "health", "fsck", "hold-queue", "release-queue", "requeue-failed",
-            "jobs", "batches", "help", "--help");
+            "jobs", "batches", "job", "hold", "release", "requeue", "delete", "unlock", "help", "--help");
     static final String USAGE = """
             usage: java -jar ingest-queue.jar <command> [options]
 
@@ -25,13 +25,21 @@ public final class Commands {
               health                         the service's health (exit 1 when DOWN)
               fsck [--repair]                consistency check (exit 1 when it found something)
               hold-queue | release-queue     stop / resume all work
-              requeue-failed <batch id>      requeue every failed job of a batch
-              jobs --state <s> [--batch <bid>] [--limit <n>]
+              requeue-failed <batch id>      requeue every failed job of a batch (= requeue <batch id>)
+              jobs --state <s> [--batch <bid>] [--limit <n>]   (states: pending ... notify, held, failed, completed)
               batches [--state <s>] [--limit <n>]
+              job <job id>                   one job: its fields and its history (the last 20 transitions)
+              hold | release <job or batch id>
+              requeue <job or batch id>      a failed job; a batch: every failed job of it
+              delete <job or batch id> [--confirm]
+                                             a failed or held job (--confirm when its batch is still open),
+                                             a failed or held batch with its jobs
+              unlock <job id> [--confirm]    break the lock a stuck host holds (asks for --confirm)
 
             options (or environment):
               --url <base URL>               INGEST_URL, default http://localhost:8080
               --user <user:password>         INGEST_USER (an admin for the actions)
+              --json                         the service's JSON answer instead of tables (for scripts)
 
             exit codes: 0 done, 1 refused or not clean, 2 usage, 3 service not reachable
             """;
@@ -43,10 +51,12 @@ public final class Commands {
         List<String> rest = new ArrayList<>();
         String url = env.getOrDefault("INGEST_URL", "http://localhost:8080");
         String user = env.get("INGEST_USER");
+        boolean json = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--url" -> url = value(args, ++i);
                 case "--user" -> user = value(args, ++i);
+                case "--json" -> json = true;
                 default -> rest.add(args[i]);
             }
         }
@@ -55,17 +65,26 @@ public final class Commands {
             return rest.isEmpty() || url == null ? 2 : 0;
         }
         ApiClient api = new ApiClient(url, user);
+        Output o = new Output(out, json);
+        ItemCommands items = new ItemCommands(api, o);
+        String id = rest.size() > 1 ? rest.get(1) : null;
         try {
             return switch (rest.get(0)) {
-                case "status" -> status(api, out);
-                case "health" -> health(api, out);
-                case "fsck" -> fsck(api, out, rest.contains("--repair"));
-                case "hold-queue" -> action(api, out, "/api/queue/hold", "queue held");
-                case "release-queue" -> action(api, out, "/api/queue/release", "queue released");
-                case "requeue-failed" -> rest.size() < 2 ? usage(err, "requeue-failed needs a batch id") : requeueFailed(api, out, rest.get(1));
+                case "status" -> status(api, o);
+                case "health" -> health(api, o);
+                case "fsck" -> fsck(api, o, rest.contains("--repair"));
+                case "hold-queue" -> action(api, o, "/api/queue/hold", "queue held");
+                case "release-queue" -> action(api, o, "/api/queue/release", "queue released");
+                case "requeue-failed" -> id == null ? usage(err, "requeue-failed needs a batch id") : items.requeueFailed(id);
                 case "jobs" -> option(rest, "--state") == null && option(rest, "--batch") == null
-                        ? usage(err, "jobs needs --state or --batch") : jobs(api, out, rest);
-                case "batches" -> batches(api, out, rest);
+                        ? usage(err, "jobs needs --state or --batch") : jobs(api, o, rest);
+                case "batches" -> batches(api, o, rest);
+                case "job" -> id == null || !ItemCommands.isJob(id) ? usage(err, "job needs a job id (jid…)") : items.job(id);
+                case "hold", "release", "requeue", "delete" -> id == null || !ItemCommands.isJob(id) && !ItemCommands.isBatch(id)
+                        ? usage(err, rest.get(0) + " needs a job id (jid…) or a batch id (bid…)")
+                        : items.act(rest.get(0), id, rest.contains("--confirm"));
+                case "unlock" -> id == null || !ItemCommands.isJob(id) ? usage(err, "unlock needs a job id (jid…)")
+                        : items.unlock(id, rest.contains("--confirm"));
                 default -> usage(err, "unknown command '" + rest.get(0) + "'");
             };
         } catch (ApiClient.Refused e) {
@@ -92,8 +111,23 @@ public final class Commands {
         return 2;
     }
 
-    private static int status(ApiClient api, PrintStream out) {
+    /** Where a command's answer goes: a table for people, or the service's JSON as it came (--json). */
+    record Output(PrintStream out, boolean json) {
+        /** With --json, the answer and true: the caller prints no table. */
+        boolean asJson(JsonNode answer) {
+            if (json) {
+                out.println(answer.toPrettyString());
+            }
+            return json;
+        }
+    }
+
+    private static int status(ApiClient api, Output o) {
+        PrintStream out = o.out();
         JsonNode q = api.get("/api/queue");
+        if (o.asJson(q)) {
+            return 0;
+        }
         Table t = new Table("", "state", "count");
         q.get("jobs").fields().forEachRemaining(e -> t.row("jobs", e.getKey(), e.getValue().asText()));
         q.get("batches").fields().forEachRemaining(e -> t.row("batches", e.getKey(), e.getValue().asText()));
@@ -104,15 +138,19 @@ public final class Commands {
         return 0;
     }
 
-    private static int health(ApiClient api, PrintStream out) {
+    private static int health(ApiClient api, Output o) {
         JsonNode h = api.getAnyStatus("/api/health");
-        out.println(h.toPrettyString());
+        o.out().println(h.toPrettyString());
         return "UP".equals(h.path("status").asText()) ? 0 : 1;
     }
 
-    private static int fsck(ApiClient api, PrintStream out, boolean repair) {
+    private static int fsck(ApiClient api, Output o, boolean repair) {
+        PrintStream out = o.out();
         JsonNode r = repair ? api.post("/api/fsck/repair") : api.get("/api/fsck");
         JsonNode v = r.get("violations");
+        if (o.asJson(r)) {
+            return v.isEmpty() || repair && allRepaired(v) ? 0 : 1;
+        }
         out.println(r.get("jobs").asText() + " jobs and " + r.get("batches").asText() + " batches checked: "
                 + (v.isEmpty() ? "clean" : v.size() + " violation(s)"));
         if (!v.isEmpty()) {
@@ -140,33 +178,14 @@ public final class Commands {
         return true;
     }
 
-    private static int action(ApiClient api, PrintStream out, String path, String done) {
-        api.post(path);
-        out.println(done);
+    private static int action(ApiClient api, Output o, String path, String done) {
+        if (!o.asJson(api.post(path))) {
+            o.out().println(done);
+        }
         return 0;
     }
 
-    private static int requeueFailed(ApiClient api, PrintStream out, String bid) {
-        List<String> failed = new ArrayList<>();
-        for (int offset = 0; ; ) {
-            JsonNode page = api.get("/api/jobs?batch=" + enc(bid) + "&state=failed&limit=1000&offset=" + offset);
-            page.get("jobs").forEach(j -> failed.add(j.path("job_id").asText()));
-            if (!page.has("next_offset")) {
-                break;
-            }
-            offset = page.get("next_offset").asInt();
-        }
-        int n = 0;
-        for (String jid : failed) {
-            api.post("/api/jobs/" + enc(jid) + "/requeue");
-            out.println("requeued " + jid);
-            n++;
-        }
-        out.println(n + " failed job(s) of " + bid + " requeued");
-        return 0;
-    }
-
-    private static int jobs(ApiClient api, PrintStream out, List<String> args) {
+    private static int jobs(ApiClient api, Output o, List<String> args) {
         StringBuilder q = new StringBuilder("/api/jobs?limit=").append(limit(args));
         if (option(args, "--state") != null) {
             q.append("&state=").append(enc(option(args, "--state")));
@@ -174,24 +193,32 @@ public final class Commands {
         if (option(args, "--batch") != null) {
             q.append("&batch=").append(enc(option(args, "--batch")));
         }
+        JsonNode answer = api.get(q.toString());
+        if (o.asJson(answer)) {
+            return 0;
+        }
         Table t = new Table("job", "batch", "state", "priority", "error");
-        api.get(q.toString()).get("jobs").forEach(j -> t.row(j.path("job_id").asText(), j.path("batch_id").asText(),
+        answer.get("jobs").forEach(j -> t.row(j.path("job_id").asText(), j.path("batch_id").asText(),
                 j.has("damaged") ? "DAMAGED" : j.path("status").path("status").asText(), j.path("priority").asText(),
                 j.has("damaged") ? j.get("damaged").asText() : j.path("status").path("error_message").asText("")));
-        t.print(out);
+        t.print(o.out());
         return 0;
     }
 
-    private static int batches(ApiClient api, PrintStream out, List<String> args) {
+    private static int batches(ApiClient api, Output o, List<String> args) {
         StringBuilder q = new StringBuilder("/api/batches?limit=").append(limit(args));
         if (option(args, "--state") != null) {
             q.append("&state=").append(enc(option(args, "--state")));
         }
+        JsonNode answer = api.get(q.toString());
+        if (o.asJson(answer)) {
+            return 0;
+        }
         Table t = new Table("batch", "state", "submitter", "jobs", "completed", "failed");
-        api.get(q.toString()).get("batches").forEach(b -> t.row(b.path("batch_id").asText(),
+        answer.get("batches").forEach(b -> t.row(b.path("batch_id").asText(),
                 b.has("damaged") ? "DAMAGED" : b.path("status").path("status").asText(), b.path("submission").path("submitter").asText(),
                 b.path("jobs").path("total").asText(), b.path("jobs").path("completed").asText(), b.path("jobs").path("failed").asText()));
-        t.print(out);
+        t.print(o.out());
         return 0;
     }
 
@@ -200,37 +227,7 @@ public final class Commands {
         return l == null ? "100" : enc(l);
     }
 
-    private static String enc(String s) {
+    static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    /** Columns padded to their widest cell. */
-    static final class Table {
-        private final List<String[]> rows = new ArrayList<>();
-
-        Table(String... header) {
-            rows.add(header);
-        }
-
-        void row(String... cells) {
-            rows.add(cells);
-        }
-
-        void print(PrintStream out) {
-            int[] w = new int[rows.get(0).length];
-            for (String[] r : rows) {
-                for (int i = 0; i < r.length; i++) {
-                    w[i] = Math.max(w[i], r[i] == null ? 0 : Math.min(80, r[i].length()));
-                }
-            }
-            for (String[] r : rows) {
-                StringBuilder b = new StringBuilder();
-                for (int i = 0; i < r.length; i++) {
-                    String c = r[i] == null ? "" : r[i].length() > 80 ? r[i].substring(0, 77) + "..." : r[i];
-                    b.append(i == 0 ? "" : "  ").append(i == r.length - 1 ? c : String.format("%-" + Math.max(1, w[i]) + "s", c));
-                }
-                out.println(b.toString().stripTrailing());
-            }
-        }
     }
 }

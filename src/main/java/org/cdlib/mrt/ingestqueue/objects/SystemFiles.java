@@ -51,7 +51,38 @@ public final class SystemFiles {
     public static void write(Path systemDir, JobConfiguration c, Identifiers ids) throws IOException {
         Files.createDirectories(systemDir);
         Files.writeString(systemDir.resolve("mrt-erc.txt"), erc(c, ids), StandardCharsets.UTF_8);
-        Files.writeString(systemDir.resolve("mrt-dc.xml"), dublinCore(c.dublinCore()), StandardCharsets.UTF_8);
+        Files.writeString(systemDir.resolve("mrt-dc.xml"), dublinCore(given(c.dublinCore()) ? c.dublinCore() : fromErc(c, ids)),
+                StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Dublin Core from the ERC when the depositor gave none, as Merritt's ingest does: who is the
+     * creator, what the title, when the date, where the identifiers (the ARK, then the local ids).
+     */
+    static Map<String, List<String>> fromErc(JobConfiguration c, Identifiers ids) {
+        Map<String, List<String>> dc = new java.util.LinkedHashMap<>();
+        putGiven(dc, "creator", c.ercWho());
+        putGiven(dc, "title", c.ercWhat());
+        putGiven(dc, "date", c.ercWhen());
+        List<String> where = new java.util.ArrayList<>();
+        if (ids.primary() != null) {
+            where.add(ids.primary());
+        }
+        where.addAll(ids.localId());
+        if (!where.isEmpty()) {
+            dc.put("identifier", where);
+        }
+        return dc;
+    }
+
+    private static boolean given(Map<String, List<String>> dc) {
+        return dc != null && dc.values().stream().anyMatch(v -> v != null && v.stream().anyMatch(x -> x != null && !x.isBlank()));
+    }
+
+    private static void putGiven(Map<String, List<String>> dc, String element, String value) {
+        if (value != null && !value.isBlank() && !value.strip().startsWith("(:")) { // (:unas), (:unkn): Merritt's "no value"
+            dc.put(element, List.of(value.replace("\n", " ")));
+        }
     }
 
     private static String unas(String v) {

@@ -114,10 +114,12 @@ public final class DepositorMail {
             }
         }
         if (batch.status().errorMessage() != null) {
-            b.append("Error: ").append(batch.status().errorMessage()).append('\n');
+            b.append("Error: ").append(DepositorPayload.of(batch.submission().payloadUrl(), batch.submission().fileName())
+                    .inText(batch.status().errorMessage())).append('\n');
         } else if (!failed.isEmpty()) {
             Job first = failed.get(0);
-            b.append("First failure: ").append(first.id()).append(": ").append(first.status().errorMessage()).append('\n');
+            b.append("First failure: ").append(first.id()).append(": ").append(DepositorPayload.of(first).inText(first.status().errorMessage()))
+                    .append('\n');
         }
         MimeMessage m = message(to, "Ingest: " + (ok ? "OK" : "FAIL") + " -- Submission Processed: " + batch.id());
         MimeMultipart parts = new MimeMultipart();
@@ -149,9 +151,10 @@ public final class DepositorMail {
             e.put("status", j.state().wire());
             e.put("primary_id", j.identifiers().primary());
             e.put("local_id", j.identifiers().localId());
-            e.put("payload_url", j.configuration().payloadUrl());
+            DepositorPayload payload = DepositorPayload.of(j);
+            e.put("payload", payload.name());
             if (j.status().errorMessage() != null) {
-                e.put("error_message", j.status().errorMessage());
+                e.put("error_message", payload.inText(j.status().errorMessage()));
             }
             StoredVersion v = versions.apply(j);
             if (v != null) {

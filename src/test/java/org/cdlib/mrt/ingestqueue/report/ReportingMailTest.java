@@ -5,6 +5,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
@@ -177,6 +178,25 @@ class ReportingMailTest {
         MimeMessage update = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
         assertTrue(text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"), text(update));
         assertEquals(2, store.batches().load(bid).statusReport().reports());
+    }
+
+    @Test
+    void anUploadedPayloadIsNamedAsTheDepositorNamedItNeverByTheServersCopy() throws Exception {
+        Path upload = Files.createDirectories(dir.resolve("queue/uploads/5f0c2d0e-upload")).resolve("my thesis.pdf");
+        Files.writeString(upload, "%PDF");
+        String url = upload.toUri().toString();
+        support.failOnce("downloadStep", "jid0000000001", url + ": cannot be read (" + upload + ")");
+        String bid = store.batches().create(new BatchSubmission("demo_content", "depositor", url, "t", "w", null, null,
+                "file", "add", "my thesis.pdf", null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
+        assertEquals(BatchState.FAILED, awaitEnd(bid));
+        MimeMessage fail = mailWithSubject("Ingest: FAIL -- Submission Processed: " + bid);
+        String failed = attachment(fail, "failed.json");
+        assertTrue(failed.contains("\"payload\" : \"my thesis.pdf\"")
+                && failed.contains("\"error_message\" : \"downloading: my thesis.pdf: cannot be read (my thesis.pdf)\""), failed);
+        assertTrue(text(fail).contains("First failure: jid0000000001: downloading: my thesis.pdf: cannot be read (my thesis.pdf)"), text(fail));
+        for (String part : List.of(text(fail), failed, attachment(fail, "completed.json"))) {
+            assertFalse(part.contains("file:") || part.contains("uploads"), part);
+        }
     }
 
     @Test

@@ -121,4 +121,120 @@ class CommandsTest {
             assertTrue(Commands.NAMES.contains(command));
         }
     }
+
+    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** A one-file batch whose job fails in downloading, ended (reported FAILED); its job id. */
+    String failedJob(String jid) {
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        support.failOnce("downloadStep", jid, "the server said 404");
+        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
+        return bid;
+    }
+
+    @Test
+    void aJobIsShownRequeuedHeldListedReleasedAndDeletedAndABatchHeldReleasedAndDeleted() throws Exception {
+        String jid = "jid0000000001";
+        String bid = failedJob(jid);
+        Result shown = run("job", jid);
+        assertEquals(0, shown.code(), shown.err());
+        assertTrue(shown.out().contains("failed (last successful: provisioning)") && shown.out().contains("the server said 404")
+                && shown.out().contains("provisioning  downloading") && shown.out().contains(http.baseUrl() + "/a.txt")
+                && shown.out().contains("demo_content"), shown.out());
+        var json = JSON.readTree(run("job", jid, "--json").out());
+        assertEquals(jid, json.get("job_id").asText());
+        assertEquals("failed", json.get("status").get("status").asText());
+
+        Result notHeld = run("hold", jid);
+        assertEquals(1, notHeld.code(), "a failed job cannot be held");
+        assertTrue(notHeld.err().contains("HTTP 409"), notHeld.err());
+
+        assertEquals(0, run("hold-queue").code()); // nothing moves: the job stays where each command puts it
+        Result requeued = run("requeue", jid);
+        assertEquals(0, requeued.code(), requeued.err());
+        assertTrue(requeued.out().startsWith("job " + jid + ": requeued, now "), requeued.out());
+        Result held = run("hold", jid);
+        assertEquals(0, held.code(), held.err());
+        assertEquals("job " + jid + ": held, now held", held.out().strip());
+        Result list = run("jobs", "--state", "held");
+        assertTrue(list.out().contains(jid) && list.out().contains("held"), list.out());
+        assertEquals(jid, JSON.readTree(run("--json", "jobs", "--state", "held").out()).get("jobs").get(0).get("job_id").asText());
+        assertTrue(run("job", jid).out().contains("held"));
+        Result released = run("release", jid);
+        assertEquals(0, released.code(), released.err());
+        assertTrue(run("jobs", "--state", "held").out().lines().noneMatch(l -> l.contains(jid)));
+        assertEquals(0, run("hold", jid).code());
+        Result deleted = run("delete", jid);
+        assertEquals(0, deleted.code(), deleted.err());
+        assertEquals("job " + jid + ": deleted", deleted.out().strip());
+        Result gone = run("job", jid);
+        assertEquals(1, gone.code());
+        assertTrue(gone.err().contains("HTTP 404"), gone.err());
+
+        // a batch waits in pending while the queue is held: held and released there, then run
+        String next = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+        assertEquals(0, run("hold", next).code());
+        assertEquals(BatchState.HELD, store.batches().load(next).state());
+        assertEquals(0, run("release", next).code());
+        assertEquals(0, run("release-queue").code());
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(next).state() == BatchState.COMPLETED);
+        Result batchDeleted = run("--json", "delete", bid);
+        assertEquals(0, batchDeleted.code(), batchDeleted.err());
+        assertEquals(bid, JSON.readTree(batchDeleted.out()).get("deleted").asText());
+        assertFalse(store.batches().exists(bid));
+        Result unknown = run("release", "bid0000009999");
+        assertEquals(1, unknown.code());
+        assertTrue(unknown.err().contains("HTTP 404"), unknown.err());
+        assertEquals(2, run("hold", "frob").code());
+        assertEquals(2, run("job").code());
+    }
+
+    @Test
+    void aBatchsFailedJobsAreRequeuedByItsId() throws Exception {
+        String bid = failedJob("jid0000000001");
+        Result requeued = run("requeue", bid);
+        assertEquals(0, requeued.code(), requeued.err());
+        assertTrue(requeued.out().contains("requeued jid0000000001") && requeued.out().contains("1 failed job(s) of " + bid + " requeued"),
+                requeued.out());
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 1);
+        Result none = run("--json", "requeue", bid);
+        assertEquals(0, none.code(), none.err());
+        assertEquals(0, JSON.readTree(none.out()).get("requeued").size());
+    }
+
+    @Test
+    void aStuckLockIsBrokenOnlyWhenConfirmed() throws Exception {
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        String jid = "jid0000000001"; // stuck in downloading with its lock held
+        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        support.steps.get("downloadStep").behaviour.put(jid, e -> {
+            try {
+                stuck.await(60, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> run("job", jid).out().contains("downloading")
+                    && store.jobs().load(jid).lockOwner() != null);
+            assertTrue(run("job", jid).out().lines().anyMatch(l -> l.startsWith("lock") && l.length() > "lock".length()));
+            Result held = run("hold", jid);
+            assertEquals(1, held.code(), "a locked job is not held");
+            Result asked = run("unlock", jid);
+            assertEquals(1, asked.code());
+            assertTrue(asked.err().contains("(add --confirm)"), asked.err());
+            assertTrue(store.jobs().load(jid).lockOwner() != null, "nothing changed");
+            Result broken = run("unlock", jid, "--confirm");
+            assertEquals(0, broken.code(), broken.err());
+            assertTrue(broken.out().startsWith("job " + jid + ": lock of ") && broken.out().contains("broken"), broken.out());
+        } finally {
+            stuck.countDown();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().load(jid).state() == org.cdlib.mrt.ingestqueue.queue.JobState.COMPLETED);
+        Result notLocked = run("unlock", jid, "--confirm");
+        assertEquals(1, notLocked.code());
+        assertTrue(notLocked.err().contains("not locked"), notLocked.err());
+    }
 }

@@ -194,6 +194,38 @@ class MerrittRubyClientTest {
         H2Inventory inventory = service.camel().getRegistry().lookupByNameAndType("localIndex", H2Inventory.class);
         assertEquals(ark, inventory.primaryFor("demo_content", "ruby-local-1").orElseThrow());
         assertTrue(reportMail(bid).contains(jid + ": " + ark + " version 1 (add mode)"), "the report says how it was stored");
+        // no DC given: mrt-dc.xml from the ERC, as Merritt's ingest makes it
+        assertEquals("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <DublinCore xmlns:dc="http://purl.org/dc/elements/1.1/">
+                  <dc:creator>Doe, Jane</dc:creator>
+                  <dc:date>2026-11-23</dc:date>
+                  <dc:identifier>ark:/99999/fk4ruby1</dc:identifier>
+                  <dc:identifier>ruby-local-1</dc:identifier>
+                  <dc:title>A Ruby-submitted object</dc:title>
+                </DublinCore>
+                """, stored(ark, "system/mrt-dc.xml"));
+        // the depositor uploaded the manifest: the report names it as they did, not by the server's copy
+        String mail = reportMail(bid);
+        String completed = attachment(mail, "completed.json");
+        assertTrue(completed.contains("\"payload\" : \"mrt-ingest20261123-4242-1x2y3z\""), completed);
+        assertFalse(completed.contains("file:") || completed.contains("uploads"), completed);
+        assertFalse(mail.contains("file:/") || mail.contains("/uploads/"), mail);
+    }
+
+    /** An attachment of a mail from the outbox, decoded. */
+    static String attachment(String eml, String name) throws Exception {
+        var m = new jakarta.mail.internet.MimeMessage(org.cdlib.mrt.ingestqueue.mail.Mailer.session(),
+                new java.io.ByteArrayInputStream(eml.getBytes(StandardCharsets.UTF_8)));
+        var parts = (jakarta.mail.Multipart) m.getContent();
+        for (int i = 0; i < parts.getCount(); i++) {
+            if (name.equals(parts.getBodyPart(i).getFileName())) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                parts.getBodyPart(i).getDataHandler().writeTo(out);
+                return out.toString(StandardCharsets.UTF_8);
+            }
+        }
+        throw new AssertionError("no attachment " + name);
     }
 
     static byte[] zip(String... nameAndText) throws Exception {

@@ -1,0 +1,137 @@
+package org.cdlib.mrt.ingestqueue.cli;
+
+import static org.cdlib.mrt.ingestqueue.cli.Commands.enc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The commands on one job or one batch, each one call of the admin API the dashboard uses: a job's
+ * fields and history; hold, release, requeue, delete of a job ({@code jid…}) or a batch
+ * ({@code bid…}); breaking a stuck lock. A refusal (wrong state, unknown id, confirmation needed)
+ * is the service's message and exit code 1.
+ */
+final class ItemCommands {
+    private final ApiClient api;
+    private final Commands.Output o;
+
+    ItemCommands(ApiClient api, Commands.Output o) {
+        this.api = api;
+        this.o = o;
+    }
+
+    static boolean isJob(String id) {
+        return id.startsWith("jid");
+    }
+
+    static boolean isBatch(String id) {
+        return id.startsWith("bid");
+    }
+
+    int job(String jid) {
+        JsonNode j = api.get("/api/jobs/" + enc(jid));
+        if (o.asJson(j)) {
+            return 0;
+        }
+        PrintStream out = o.out();
+        JsonNode st = j.path("status");
+        JsonNode c = j.path("configuration");
+        Table fields = new Table("job", j.path("job_id").asText());
+        fields.row("batch", j.path("batch_id").asText());
+        fields.row("state", st.path("status").asText() + (st.hasNonNull("last_successful_status")
+                ? " (last successful: " + st.get("last_successful_status").asText() + ")" : ""));
+        fields.row("priority", j.path("priority").asText());
+        fields.row("modified", st.path("last_modification_date").asText());
+        fields.row("retries", st.path("retry_count").asText());
+        fields.row("error", st.path("error_message").asText(""));
+        fields.row("ark", j.path("identifiers").path("primary").asText(""));
+        fields.row("local ids", text(j.path("identifiers").path("local_id")));
+        fields.row("profile", c.path("profile_name").asText(""));
+        fields.row("payload", c.path("payload_url").asText(""));
+        fields.row("lock", j.path("lock").isNull() ? "" : text(j.path("lock")));
+        fields.print(out);
+        out.println();
+        Table history = new Table("at", "from", "to", "by", "reason");
+        st.path("history").forEach(h -> history.row(h.path("at").asText(), h.path("from").asText(""), h.path("to").asText(),
+                h.path("by").asText(""), h.path("reason").asText("")));
+        history.print(out);
+        return 0;
+    }
+
+    /** hold, release, requeue or delete of a job or a batch; a batch's requeue is that of its failed jobs. */
+    int act(String action, String id, boolean confirm) {
+        if (isBatch(id) && action.equals("requeue")) {
+            return requeueFailed(id);
+        }
+        String path = (isJob(id) ? "/api/jobs/" : "/api/batches/") + enc(id) + "/" + action
+                + (confirm && isJob(id) && action.equals("delete") ? "?confirm=true" : "");
+        JsonNode answer = confirmed(path, action.equals("delete") && isJob(id));
+        if (!o.asJson(answer)) {
+            String state = answer.path("status").path("status").asText("");
+            o.out().println((isJob(id) ? "job " : "batch ") + id + ": " + pastTense(action) + (state.isEmpty() ? "" : ", now " + state));
+        }
+        return 0;
+    }
+
+    int unlock(String jid, boolean confirm) {
+        JsonNode answer = confirmed("/api/jobs/" + enc(jid) + "/unlock" + (confirm ? "?confirm=true" : ""), true);
+        if (!o.asJson(answer)) {
+            o.out().println("job " + jid + ": lock of " + answer.path("held_by").asText() + " broken");
+        }
+        return 0;
+    }
+
+    /** Every failed job of the batch requeued, a thousand a call; exit 1 when some could not be. */
+    int requeueFailed(String bid) {
+        List<String> requeued = new ArrayList<>();
+        ArrayNode refused = JsonNodeFactory.instance.arrayNode();
+        JsonNode answer;
+        do {
+            answer = api.post("/api/batches/" + enc(bid) + "/requeue-failed");
+            answer.path("requeued").forEach(j -> requeued.add(j.asText()));
+            refused.addAll((ArrayNode) answer.withArray("refused"));
+        } while (answer.path("left").asInt() > 0 && answer.path("requeued").size() > 0);
+        ObjectNode all = JsonNodeFactory.instance.objectNode().put("batch_id", bid);
+        requeued.forEach(all.putArray("requeued")::add);
+        all.set("refused", refused);
+        if (!o.asJson(all)) {
+            requeued.forEach(j -> o.out().println("requeued " + j));
+            refused.forEach(r -> o.out().println("not requeued " + r.path("job_id").asText() + ": " + r.path("error").asText()));
+            o.out().println(requeued.size() + " failed job(s) of " + bid + " requeued");
+        }
+        return refused.isEmpty() ? 0 : 1;
+    }
+
+    /** A refusal asking for confirmation says how to give it here. */
+    private JsonNode confirmed(String path, boolean confirmable) {
+        try {
+            return api.post(path);
+        } catch (ApiClient.Refused e) {
+            throw confirmable && e.getMessage().contains("confirm") && !path.contains("confirm=true")
+                    ? new ApiClient.Refused(e.getMessage() + " (add --confirm)") : e;
+        }
+    }
+
+    private static String pastTense(String action) {
+        return switch (action) {
+            case "hold" -> "held";
+            case "release" -> "released";
+            case "requeue" -> "requeued";
+            default -> "deleted";
+        };
+    }
+
+    private static String text(JsonNode n) {
+        if (n.isArray()) {
+            List<String> parts = new ArrayList<>();
+            n.forEach(x -> parts.add(x.asText()));
+            return String.join("; ", parts);
+        }
+        return n.isValueNode() ? n.asText() : n.toString();
+    }
+}
