@@ -81,10 +81,11 @@ function countBoxes(map, order) {
   return order.filter(k => k in map).map(k => el('div', { class: 'count', 'data-state': k }, el('b', {}, map[k]), k));
 }
 
-function jobSummary(jobs) {
-  const active = ACTIVE.reduce((a, k) => a + (jobs[k] || 0), 0);
-  return [['waiting', jobs.pending || 0, 'pending'], ['active', active, ACTIVE.join(', ')], ['held', jobs.held || 0, 'held'],
-    ['failed', jobs.failed || 0, 'failed'], ['completed', jobs.completed || 0, 'completed']]
+function jobSummary(jobs, work) {
+  // active: a worker has the job; waiting: open, not held, no worker has it yet (in any state)
+  const w = work || { active: ACTIVE.reduce((a, k) => a + (jobs[k] || 0), 0), waiting: jobs.pending || 0, held: jobs.held || 0 };
+  return [['waiting', w.waiting, 'open, not held, no worker has it yet'], ['active', w.active, 'a worker has it'],
+    ['held', w.held, 'held'], ['failed', jobs.failed || 0, 'failed'], ['completed', jobs.completed || 0, 'completed']]
     .map(([k, n, what]) => el('div', { class: 'count', 'data-summary': k, title: what }, el('b', {}, n), k));
 }
 
@@ -130,12 +131,12 @@ function overviewPage(params) {
         const c = change.counts || QueueCounts.last;
         if (change.reload || !c) {
           const q = await refreshHolds();
-          QueueCounts.last = { jobs: q.jobs, batches: q.batches };
+          QueueCounts.last = { jobs: q.jobs, batches: q.batches, work: q.work };
           replace(holds, collectionHolds(q.holds.collections));
         }
         const cc = change.counts || QueueCounts.last;
         replace(counts, el('div', { class: 'group' },
-          el('div', {}, el('div', { class: 'muted' }, 'jobs'), el('div', { class: 'counts', id: 'job-summary' }, jobSummary(cc.jobs))),
+          el('div', {}, el('div', { class: 'muted' }, 'jobs'), el('div', { class: 'counts', id: 'job-summary' }, jobSummary(cc.jobs, cc.work))),
           el('div', {}, el('div', { class: 'muted' }, 'batches'), el('div', { class: 'counts', id: 'batch-counts' }, countBoxes(cc.batches, BATCH_STATES)))),
         el('details', {}, el('summary', {}, 'jobs per state'), el('div', { class: 'counts', id: 'job-counts' }, countBoxes(cc.jobs, JOB_STATES))));
       }

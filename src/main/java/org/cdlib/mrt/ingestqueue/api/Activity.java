@@ -17,8 +17,8 @@ import java.util.Map;
 final class Activity {
     static final int MINUTES = 360;
     private final Clock clock;
-    private final long[] completed = new long[MINUTES];
-    private final long[] failed = new long[MINUTES];
+    /** Per job state (its wire name), how many jobs arrived in it per minute: the rate each state is left at. */
+    private final Map<String, long[]> arrivals = new LinkedHashMap<>();
     private final long[] minuteOf = new long[MINUTES];
     private final List<Map<String, Object>> samples = new ArrayList<>();
     private final long startedMinute;
@@ -36,18 +36,25 @@ final class Activity {
         int i = (int) (m % MINUTES);
         if (minuteOf[i] != m) {
             minuteOf[i] = m;
-            completed[i] = 0;
-            failed[i] = 0;
+            arrivals.values().forEach(a -> a[i] = 0);
         }
         return i;
     }
 
-    /** A job reference was created in {@code state}. */
+    private long[] ring(String state) {
+        return arrivals.computeIfAbsent(state, k -> new long[MINUTES]);
+    }
+
+    private long count(String state, int slot) {
+        long[] a = arrivals.get(state);
+        return a == null ? 0 : a[slot];
+    }
+
+    /** A job reference was created in {@code state} (a job state's wire name; anything else is ignored). */
     synchronized void arrived(String state) {
-        if ("completed".equals(state)) {
-            completed[slot(minute())]++;
-        } else if ("failed".equals(state)) {
-            failed[slot(minute())]++;
+        if (java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.JobState.values()).anyMatch(s -> s.wire().equals(state))) {
+            int i = slot(minute());
+            ring(state)[i]++;
         }
     }
 
@@ -113,6 +120,11 @@ final class Activity {
 
     /** Jobs completed per minute over the last {@code minutes} full minutes (0 when none were measured). */
     synchronized double completedPerMinute(int minutes) {
+        return arrivedPerMinute("completed", minutes);
+    }
+
+    /** Jobs that arrived in {@code state} per minute over the last {@code minutes} minutes and the one under way (0: none). */
+    synchronized double arrivedPerMinute(String state, int minutes) {
         long now = minute();
         long sum = 0;
         int counted = 0;
@@ -122,11 +134,11 @@ final class Activity {
             }
             counted++;
             int i = (int) (m % MINUTES);
-            sum += minuteOf[i] == m ? completed[i] : 0;
+            sum += minuteOf[i] == m ? count(state, i) : 0;
         }
         // the minute under way counts too, so a fresh instance has a rate within a minute
         int i = (int) (now % MINUTES);
-        long partial = minuteOf[i] == now ? completed[i] : 0;
+        long partial = minuteOf[i] == now ? count(state, i) : 0;
         double seconds = counted * 60.0 + (clock.millis() % 60_000) / 1000.0;
         return seconds < 1 ? 0 : (sum + partial) * 60.0 / seconds;
     }
@@ -141,8 +153,8 @@ final class Activity {
             boolean known = minuteOf[i] == m;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("minute", Instant.ofEpochMilli(m * 60_000).toString());
-            row.put("completed", known ? completed[i] : 0);
-            row.put("failed", known ? failed[i] : 0);
+            row.put("completed", known ? count("completed", i) : 0);
+            row.put("failed", known ? count("failed", i) : 0);
             perMinute.add(row);
         }
         Map<String, Object> out = new LinkedHashMap<>();

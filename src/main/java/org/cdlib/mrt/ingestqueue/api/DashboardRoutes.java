@@ -112,7 +112,8 @@ final class DashboardRoutes implements Service {
         if (BatchFilters.isDepositor(u) && !BatchFilters.ownedBy(b, u.name())) {
             throw new ApiError(404, "no batch " + bid + " of user '" + u.name() + "'");
         }
-        Map<String, Object> view = api.batch(b);
+        // counted in memory from the open states' views: the same cost for ten jobs and a million
+        Map<String, Object> view = QueueViews.batch(b, progress.states(b));
         view.put("progress", progress.of(b));
         view.put("jobs_per_minute", activity.batchRate(bid));
         return view;

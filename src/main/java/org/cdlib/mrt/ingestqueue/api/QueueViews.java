@@ -129,7 +129,28 @@ final class QueueViews {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jobs", jobs);
         m.put("batches", batches);
+        m.put("work", work(store, jobs));
         return m;
+    }
+
+    /**
+     * Open jobs by what is happening to them: {@code active}, a worker holds them (every host's
+     * published work); {@code waiting}, open, not held, no worker has them yet (pending or between steps).
+     */
+    static Map<String, Integer> work(org.cdlib.mrt.ingestqueue.queue.QueueStore store, Map<String, Integer> jobs) {
+        int working = 0;
+        for (Map<String, Object> h : store.hosts().list()) {
+            working += h.get("work") instanceof List<?> w ? w.size() : 0;
+        }
+        int open = 0;
+        for (org.cdlib.mrt.ingestqueue.queue.JobState s : OpenStates.OPEN) {
+            open += s == org.cdlib.mrt.ingestqueue.queue.JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
+        }
+        Map<String, Integer> out = new LinkedHashMap<>();
+        out.put("active", Math.min(working, open));
+        out.put("waiting", Math.max(0, open - working));
+        out.put("held", jobs.getOrDefault(org.cdlib.mrt.ingestqueue.queue.JobState.HELD.wire(), 0));
+        return out;
     }
 
     static List<String> wire(List<? extends org.cdlib.mrt.ingestqueue.queue.Transition<?>> allowed) {

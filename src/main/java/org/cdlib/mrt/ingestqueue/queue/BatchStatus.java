@@ -113,6 +113,24 @@ public record BatchStatus(String status, @JsonAlias("last_modification_date") St
         };
     }
 
+    /** Whether {@code jid} is one of the jobs created for the batch (by its runs of ids: nothing is read). */
+    public boolean holds(String jid) {
+        long n = QueuePaths.jobNumber(jid);
+        if (n < 0) {
+            return false;
+        }
+        List<List<Long>> runs = jobRuns.isEmpty() && firstJob != null ? List.of(List.of(firstJob, (long) jobsCreated)) : jobRuns;
+        long left = jobsCreated;
+        for (List<Long> run : runs) {
+            long count = Math.min(run.get(1), left);
+            if (n >= run.get(0) && n < run.get(0) + count) {
+                return true;
+            }
+            left -= count;
+        }
+        return false;
+    }
+
     /** Whether every job the batch will have exists. */
     public boolean allJobsCreated() {
         return jobsTotal != null && jobsCreated >= jobsTotal;

@@ -30,7 +30,7 @@ public final class Hosts implements AutoCloseable {
     public static final String HOSTS = "/hosts";
     public static final String DRAINS = "/drains";
     static final long BEAT_MS = 2000;
-    static final int MAX_LISTED_WORK = 50;
+    static final int MAX_LISTED_WORK = 200;
     /** More registered hosts than this are not read for one answer (a cluster has a handful). */
     static final int MAX_HOSTS = 200;
     private static final AtomicInteger IN_THIS_JVM = new AtomicInteger();

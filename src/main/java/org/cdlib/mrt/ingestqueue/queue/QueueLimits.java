@@ -41,7 +41,7 @@ public final class QueueLimits {
     /** The most a node of this name may hold: checked when written, so reads can be sized before they are made. */
     public static int nodeBytes(String path) {
         if (path.startsWith(Hosts.HOSTS + "/")) {
-            return 16 * 1024; // a host's work, at most Hosts.MAX_LISTED_WORK jobs
+            return NODE_BYTES; // a host's work, at most Hosts.MAX_LISTED_WORK jobs
         }
         String name = path.substring(path.lastIndexOf('/') + 1);
         return switch (name) {

@@ -72,7 +72,9 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
      */
     static String withOsFileLock(String url) {
         boolean file = url.startsWith("jdbc:h2:file:") || url.startsWith("jdbc:h2:./") || url.startsWith("jdbc:h2:/");
-        return file && !url.toUpperCase(java.util.Locale.ROOT).contains(";FILE_LOCK=") ? url + ";FILE_LOCK=FS" : url;
+        String upper = url.toUpperCase(java.util.Locale.ROOT);
+        // AUTO_SERVER (processes sharing one file through the first one's server) needs H2's own lock file
+        return file && !upper.contains(";FILE_LOCK=") && !upper.contains(";AUTO_SERVER=TRUE") ? url + ";FILE_LOCK=FS" : url;
     }
 
     private Connection connect() throws SQLException {

@@ -1,0 +1,67 @@
+package org.cdlib.mrt.ingestqueue.api;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+
+/**
+ * The open job states as this instance sees them: a watched view of each state's folder (kept
+ * small by the open-job cap), so a batch's figures are counted in memory, whatever the batch's
+ * size, with no read per job; and the jobs being worked on, from the work every host publishes
+ * (a job a worker holds), at most a couple of seconds old.
+ */
+final class OpenStates implements AutoCloseable {
+    static final List<JobState> OPEN = java.util.Arrays.stream(JobState.values())
+            .filter(s -> s.batchRef() == BatchRef.PROCESSING).toList();
+    private final QueueStore store;
+    private final Map<JobState, org.cdlib.mrt.ingestqueue.queue.StateView> views = new EnumMap<>(JobState.class);
+
+    OpenStates(QueueStore store) {
+        this.store = store;
+    }
+
+    /** Each open state's references (PP-JID) in run order; the watched view once it has listed, a listing until then. */
+    synchronized Map<JobState, List<String>> snapshot() {
+        Map<JobState, List<String>> out = new EnumMap<>(JobState.class);
+        for (JobState s : OPEN) {
+            var view = views.computeIfAbsent(s, k -> store.jobStateView(k).start(() -> { }));
+            out.put(s, view.isListed() ? view.snapshot() : listing(s));
+        }
+        return out;
+    }
+
+    private List<String> listing(JobState s) {
+        try {
+            return store.jobs().refs(s);
+        } catch (RuntimeException e) {
+            return new ArrayList<>(); // too large to list or unreachable: counted as empty until the view has listed
+        }
+    }
+
+    /** The jobs a worker of some host holds now. */
+    Set<String> workedOn() {
+        Set<String> out = new HashSet<>();
+        for (Map<String, Object> h : store.hosts().list()) {
+            if (h.get("work") instanceof List<?> work) {
+                for (Object w : work) {
+                    if (w instanceof org.cdlib.mrt.ingestqueue.queue.Hosts.Work item) {
+                        out.add(item.jobId());
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized void close() {
+        views.values().forEach(org.cdlib.mrt.ingestqueue.queue.StateView::close);
+        views.clear();
+    }
+}
