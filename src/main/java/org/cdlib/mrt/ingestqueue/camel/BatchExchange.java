@@ -57,6 +57,17 @@ public final class BatchExchange {
         return taken(exchange).outcome();
     }
 
+    /** The state the route chose for the batch, or null. */
+    public static BatchState next(Exchange exchange) {
+        Outcome<BatchState> o = outcome(exchange);
+        return o instanceof Outcome.Next<BatchState> n ? n.to() : o instanceof Outcome.Report<BatchState> r ? r.to() : null;
+    }
+
+    /** The error the batch's move reports to its depositor (a refused submission), or null. */
+    public static String error(Exchange exchange) {
+        return outcome(exchange) instanceof Outcome.Next<BatchState> n ? n.change().errorMessage() : null;
+    }
+
     /** This run created the batch's first jobs: the depositor's "queued" mail goes out. */
     public static void jobsQueued(Exchange exchange) {
         taken(exchange).jobsQueued(true);
