@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
-import org.cdlib.mrt.ingestqueue.maintenance.CleanupStep;
+import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -43,7 +43,7 @@ final class SubmissionRoutes {
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc), pathArk);
         String bid = store.batches().create(s);
-        CleanupStep.markUpload(store.ingestHome(), s.payloadUrl(), bid);
+        UploadMark.write(store.ingestHome(), s.payloadUrl(), bid);
         rc.response().putHeader("BID", bid);
         Map<String, Object> state = new LinkedHashMap<>();
         state.put("bat:batchID", bid);
@@ -81,7 +81,7 @@ final class SubmissionRoutes {
         Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
         BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
         String bid = store.batches().create(submission);
-        CleanupStep.markUpload(store.ingestHome(), submission.payloadUrl(), bid);
+        UploadMark.write(store.ingestHome(), submission.payloadUrl(), bid);
         rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
         HttpApi.json(rc, 201, reads.batch(bid));
     }

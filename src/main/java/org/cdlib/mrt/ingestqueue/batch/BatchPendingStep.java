@@ -113,7 +113,7 @@ public final class BatchPendingStep implements Processor {
         }
         BatchStatus now = lock.batch().status();
         if (before == 0 && now.jobsCreated() > 0) {
-            exchange.setProperty(BatchExchange.QUEUED, true);
+            BatchExchange.jobsQueued(exchange);
         }
         if (!now.allJobsCreated()) {
             String made = now.jobsCreated() + " of " + (now.jobsTotal() == null ? "its" : now.jobsTotal()) + " jobs created";
@@ -214,8 +214,7 @@ public final class BatchPendingStep implements Processor {
     }
 
     private static void refuse(Exchange exchange, String message) {
-        BatchExchange.error(exchange, message);
-        BatchExchange.next(exchange, BatchState.REPORTING, "submission refused: " + message);
+        BatchExchange.next(exchange, BatchState.REPORTING, "submission refused: " + message, message);
     }
 
     private NewJob single(BatchSubmission s, Profile profile, String payloadType) throws FetchException {

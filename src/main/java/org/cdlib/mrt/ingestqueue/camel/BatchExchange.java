@@ -4,34 +4,29 @@ import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.queue.Batch;
 import org.cdlib.mrt.ingestqueue.queue.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.StatusReport;
 
 /**
  * What a {@code zkqueue:batch/<state>} consumer puts on an exchange. The body is the
- * {@link Batch}, the {@link BatchLock} a property. A batch step says where the batch goes
- * with {@link #next} (and may add the report written by the same transaction); an exception
- * leaves the batch where it is, unlocked, for a later attempt, and is logged.
+ * {@link Batch}, the {@link BatchLock} on the exchange's one property. A batch step says where
+ * the batch goes with {@link #next} (or {@link #report}, the report written by the same
+ * transaction), or that it stays a while with {@link #stay}, once; an exception, or a route that
+ * decided nothing, leaves the batch where it is, unlocked, for a later attempt, and is logged.
  */
 public final class BatchExchange {
-    public static final String LOCK = "ingestqueue.batchLock";
-    public static final String NEXT = "ingestqueue.batchNext";
-    public static final String REASON = "ingestqueue.batchReason";
-    public static final String REPORT = "ingestqueue.batchReport";
-    public static final String ERROR = "ingestqueue.batchError";
-    public static final String STAY = "ingestqueue.batchStay";
-    public static final String STAY_DELAY = "ingestqueue.batchStayDelay";
-    /** Set when this run created the batch's first jobs: the depositor's "queued" mail goes out. */
-    public static final String QUEUED = "ingestqueue.batchQueued";
 
     private BatchExchange() {
     }
 
+    /** Puts a locked batch on the exchange (the consumer does; a test calling a step directly too). */
+    public static void put(Exchange exchange, BatchLock lock) {
+        exchange.setProperty(Taken.PROPERTY, new Taken<BatchLock, BatchState>("batch " + lock.bid(), lock));
+    }
+
     public static BatchLock lock(Exchange exchange) {
-        BatchLock lock = exchange.getProperty(LOCK, BatchLock.class);
-        if (lock == null) {
-            throw new IllegalStateException("no batch on this exchange: the route must start from a zkqueue:batch consumer");
-        }
-        return lock;
+        return taken(exchange).lock();
     }
 
     public static Batch batch(Exchange exchange) {
@@ -39,21 +34,50 @@ public final class BatchExchange {
     }
 
     public static void next(Exchange exchange, BatchState state, String reason) {
-        exchange.setProperty(NEXT, state);
-        exchange.setProperty(REASON, reason);
+        taken(exchange).decide(new Outcome.Next<>(state, Change.because(reason)));
+    }
+
+    /** The batch moves to {@code state} reporting {@code error} to its depositor (a refused submission). */
+    public static void next(Exchange exchange, BatchState state, String reason, String error) {
+        taken(exchange).decide(new Outcome.Next<>(state, new Change(reason, null, null, error)));
     }
 
     /** The batch stays where it is, unlocked, and is taken again after {@code delayMs} (not an error). */
     public static void stay(Exchange exchange, String reason, long delayMs) {
-        exchange.setProperty(STAY, reason);
-        exchange.setProperty(STAY_DELAY, delayMs);
+        taken(exchange).decide(new Outcome.Stay<>(reason, delayMs));
     }
 
-    public static void report(Exchange exchange, StatusReport report) {
-        exchange.setProperty(REPORT, report);
+    /** The batch moves to {@code state} with its status report, written by the same transaction. */
+    public static void report(Exchange exchange, BatchState state, String reason, StatusReport report) {
+        taken(exchange).decide(new Outcome.Report<>(state, reason, report));
     }
 
-    public static void error(Exchange exchange, String message) {
-        exchange.setProperty(ERROR, message);
+    /** What the route decided, or null. */
+    public static Outcome<BatchState> outcome(Exchange exchange) {
+        return taken(exchange).outcome();
+    }
+
+    /** The state the route chose for the batch, or null. */
+    public static BatchState next(Exchange exchange) {
+        Outcome<BatchState> o = outcome(exchange);
+        return o instanceof Outcome.Next<BatchState> n ? n.to() : o instanceof Outcome.Report<BatchState> r ? r.to() : null;
+    }
+
+    /** The error the batch's move reports to its depositor (a refused submission), or null. */
+    public static String error(Exchange exchange) {
+        return outcome(exchange) instanceof Outcome.Next<BatchState> n ? n.change().errorMessage() : null;
+    }
+
+    /** This run created the batch's first jobs: the depositor's "queued" mail goes out. */
+    public static void jobsQueued(Exchange exchange) {
+        taken(exchange).jobsQueued(true);
+    }
+
+    public static boolean firstJobsQueued(Exchange exchange) {
+        return taken(exchange).jobsQueued();
+    }
+
+    private static Taken<BatchLock, BatchState> taken(Exchange exchange) {
+        return Taken.of(exchange, BatchLock.class, "batch");
     }
 }

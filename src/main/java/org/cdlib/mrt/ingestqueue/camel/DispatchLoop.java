@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,20 +13,30 @@ import org.slf4j.LoggerFactory;
 final class DispatchLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchLoop.class);
 
-    private final QueueConsumer<?> consumer;
+    /** Told of a failed pass: its exception, how many failed in a row, and when the next comes (ms). */
+    interface ScanFailed {
+        void failed(RuntimeException e, int failures, long delayMs);
+    }
+
+    private final String name;
+    private final BooleanSupplier running;
     private final DispatchPass<?> pass;
     private final Backlog backlog;
     private final long rescanMs;
+    private final ScanFailed scanFailed;
     private final Object signal = new Object();
     private boolean dirty = true;
     private int failures;
     private volatile long retryAt;
 
-    DispatchLoop(QueueConsumer<?> consumer, DispatchPass<?> pass, Backlog backlog, long rescanMs) {
-        this.consumer = consumer;
+    DispatchLoop(String name, BooleanSupplier running, DispatchPass<?> pass, Backlog backlog, long rescanMs,
+                 ScanFailed scanFailed) {
+        this.name = name;
+        this.running = running;
         this.pass = pass;
         this.backlog = backlog;
         this.rescanMs = rescanMs;
+        this.scanFailed = scanFailed;
     }
 
     void wake() {
@@ -37,14 +48,14 @@ final class DispatchLoop implements Runnable {
 
     @Override
     public void run() {
-        while (consumer.isRunAllowed()) {
+        while (running.getAsBoolean()) {
             if (!awaitSignal()) {
                 continue;
             }
             try {
                 if (pass.make()) {
                     if (failures > 0) {
-                        LOG.info("zkqueue {}: scanning again after {} failed scan(s)", consumer.name(), failures);
+                        LOG.info("zkqueue {}: scanning again after {} failed scan(s)", name, failures);
                     }
                     failures = 0;
                 }
@@ -52,7 +63,7 @@ final class DispatchLoop implements Runnable {
                 failures++;
                 long delay = Math.min(30_000, 250L << Math.min(7, failures));
                 retryAt = System.currentTimeMillis() + delay;
-                consumer.scanFailed(e, failures, delay);
+                scanFailed.failed(e, failures, delay);
             }
         }
     }
@@ -64,7 +75,7 @@ final class DispatchLoop implements Runnable {
             if (retryAt > 0) {
                 until = Math.min(until, retryAt);
             }
-            while (!dirty && consumer.isRunAllowed() && System.currentTimeMillis() < until) {
+            while (!dirty && running.getAsBoolean() && System.currentTimeMillis() < until) {
                 try {
                     signal.wait(Math.max(1, until - System.currentTimeMillis()));
                 } catch (InterruptedException e) {
@@ -79,7 +90,7 @@ final class DispatchLoop implements Runnable {
                 retryAt = 0;
             }
             dirty = false;
-            return consumer.isRunAllowed();
+            return running.getAsBoolean();
         }
     }
 }

@@ -2,9 +2,11 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
 import org.slf4j.Logger;
@@ -20,30 +22,67 @@ import org.slf4j.LoggerFactory;
  */
 final class DispatchPass<L> {
     // the consumer's lines keep the logger name they had before this class was split off it
-    private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+    private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.QueueConsumer");
     private static final long DAMAGED_RETRY_MS = 30_000;
 
-    private final QueueConsumer<L> consumer;
+    /** Where the candidates come from and how one is claimed: a job state's or a batch state's. */
+    interface Source<L> {
+        /** The watched view of the state (job references or batch index entries). */
+        StateView view();
+
+        /** The candidates the view lists now. */
+        List<String> candidates();
+
+        /** The job or batch id a candidate names. */
+        String idOf(String candidate);
+
+        /** "job" or "batch", for a damaged item's report. */
+        String kind();
+
+        /**
+         * Claims several candidates; each element finishes one claim when called (and throws for
+         * its own candidate only).
+         */
+        List<Supplier<Optional<L>>> claimAll(List<String> candidates, String worker);
+
+        /** Watches the lock of a candidate that could not be claimed; false when it is not locked. */
+        boolean watchLock(String candidate, CuratorWatcher watcher);
+
+        /** Whether a committed transition elsewhere in this process may have made work here. */
+        boolean concerns(TransitionEvent event);
+    }
+
+    private final String name;
+    private final Supplier<String> worker;
+    private final long rescanMs;
+    private final Source<L> source;
+    private final QueueStore store;
     private final SessionWatch session;
     private final HandOver<L> handOver;
     private final QueueHold hold;
     private final Workers workers;
     private final Backlog backlog;
+    private final ConsumerCalls<L> calls;
     private final CuratorWatcher watcher = event -> folderChanged();
     private boolean folderFirst; // the dispatcher's alone
 
-    DispatchPass(QueueConsumer<L> consumer, SessionWatch session, HandOver<L> handOver, QueueHold hold, Workers workers,
-                 Backlog backlog) {
-        this.consumer = consumer;
+    DispatchPass(String name, Supplier<String> worker, long rescanMs, Source<L> source, QueueStore store, SessionWatch session,
+                 HandOver<L> handOver, QueueHold hold, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
+        this.name = name;
+        this.worker = worker;
+        this.rescanMs = rescanMs;
+        this.source = source;
+        this.store = store;
         this.session = session;
         this.handOver = handOver;
         this.hold = hold;
         this.workers = workers;
         this.backlog = backlog;
+        this.calls = calls;
     }
 
     void transitioned(TransitionEvent event) {
-        if (consumer.concerns(event)) {
+        if (source.concerns(event)) {
             // an item moved here (or was repaired) in this process: whatever kept it waiting no longer holds
             backlog.clear(event.id());
             folderChanged();
@@ -59,32 +98,32 @@ final class DispatchPass<L> {
     void folderChanged() {
         backlog.stale();
         if (workers.anyFree()) {
-            consumer.wake();
+            calls.wake().run();
         }
     }
 
     /** Makes a pass if work may be taken now (connected, not suspended); false if it may not. */
     boolean make() {
-        if (!session.connected() || consumer.isSuspendingOrSuspended()) {
+        if (!session.connected() || calls.suspended().getAsBoolean()) {
             if (session.connected()) {
                 handOver.letGoQueued("suspended");
             }
             return false;
         }
         claimWhatFits();
-        StateView view = consumer.view();
+        StateView view = source.view();
         if (view.problem() != null) {
             // the view could not be listed afresh: work goes on from what its events brought, the operator is told
-            consumer.store.health().scanFailed(consumer.name(), view.problem());
+            store.health().scanFailed(name, view.problem());
         } else {
-            consumer.store.health().scanSucceeded(consumer.name());
+            store.health().scanSucceeded(name);
         }
         return true;
     }
 
     /**
      * Claims as many candidates as there are free workers, all at once (see
-     * {@link QueueConsumer#claimAll}), then starts a worker for each claimed; repeats while claims
+     * {@link Source#claimAll}), then starts a worker for each claimed; repeats while claims
      * that failed left workers free.
      */
     private void claimWhatFits() {
@@ -102,14 +141,14 @@ final class DispatchPass<L> {
     }
 
     private void claimFromFolder() {
-        var it = backlog.next(consumer.view(), consumer::candidates, this::taken, consumer.endpoint.getRescan());
+        var it = backlog.next(source.view(), source::candidates, workers::taken, rescanMs);
         String next = null;
-        while (consumer.isRunAllowed()) {
+        while (calls.running().getAsBoolean()) {
             List<String> batch = new java.util.ArrayList<>();
             while (next != null || it.hasNext()) {
                 String id = next != null ? next : it.next();
                 next = null;
-                if (taken(id) || backlog.waiting(id)) {
+                if (workers.taken(id) || backlog.waiting(id)) {
                     continue;
                 }
                 if (!workers.reserve()) {
@@ -126,16 +165,11 @@ final class DispatchPass<L> {
         }
     }
 
-    /** Whether this consumer has the candidate in hand, or is being handed it. */
-    private boolean taken(String id) {
-        return workers.taken(id);
-    }
-
     /** Claims the batch (a worker reserved for each) and starts what was claimed; every claim is finished. */
     private void start(List<String> batch) {
-        List<java.util.function.Supplier<Optional<L>>> claims;
+        List<Supplier<Optional<L>>> claims;
         try {
-            claims = consumer.claimAll(batch, consumer.workerName());
+            claims = source.claimAll(batch, worker.get());
         } catch (RuntimeException e) {
             workers.unreserve(batch.size());
             throw e;
@@ -149,8 +183,7 @@ final class DispatchPass<L> {
             } catch (CorruptNodeException e) {
                 // one damaged job or batch harms no other: skip it, look again much later
                 workers.unreserve(1);
-                consumer.store.damaged(new Damaged(consumer.endpoint.queue().isJob() ? "job" : "batch", consumer.idOf(id),
-                        e.path(), e.getMessage()));
+                store.damaged(new Damaged(source.kind(), source.idOf(id), e.path(), e.getMessage()));
                 backlog.notBefore(id, System.currentTimeMillis() + DAMAGED_RETRY_MS);
                 continue;
             } catch (RuntimeException e) {
@@ -158,19 +191,19 @@ final class DispatchPass<L> {
                 failure = failure == null ? e : failure; // the other claims are finished first: no lock is left behind
                 continue;
             }
-            LOG.debug("zkqueue {}: claim {}: {}", consumer.name(), id, lock.isPresent());
+            LOG.debug("zkqueue {}: claim {}: {}", name, id, lock.isPresent());
             if (lock.isEmpty()) {
                 workers.unreserve(1);
                 // someone holds it (another host, or a consumer of the state it just left): hear
                 // when they let go; if they already did, look again in a moment
-                if (!consumer.watchLock(id, watcher)) {
+                if (!source.watchLock(id, watcher)) {
                     backlog.notBefore(id, System.currentTimeMillis() + 100);
                 }
                 continue;
             }
             L claimed = lock.get();
-            if (!workers.run(id, () -> consumer.run(id, claimed))) {
-                consumer.release(claimed); // stopping: let go of it unchanged
+            if (!workers.run(id, () -> calls.run().accept(id, claimed))) {
+                calls.release().accept(claimed); // stopping: let go of it unchanged
             }
         }
         if (failure != null) {

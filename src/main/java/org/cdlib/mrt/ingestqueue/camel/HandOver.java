@@ -1,6 +1,10 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,82 +18,109 @@ import org.slf4j.LoggerFactory;
  */
 final class HandOver<L> {
     // the consumer's lines keep the logger name they had before this class was split off it
-    private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+    private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.QueueConsumer");
 
-    private final QueueConsumer<L> consumer;
-    private final SessionWatch session;
-    private final QueueHold hold;
+    private final String name;
+    private final java.util.function.Supplier<String> worker;
+    private final long waitMs;
     private final Workers workers;
     private final Backlog backlog;
+    private final BooleanSupplier running;
+    private final BooleanSupplier mayTakeWork;
+    private final BiConsumer<String, L> run;
+    private final Consumer<L> release;
+    private final Runnable wake;
 
-    HandOver(QueueConsumer<L> consumer, SessionWatch session, QueueHold hold, Workers workers, Backlog backlog) {
-        this.consumer = consumer;
-        this.session = session;
-        this.hold = hold;
+    /**
+     * @param worker the name a handed lock is renamed for
+     * @param waitMs how long a handing worker waits for a place in the queue ({@code handOffWait})
+     */
+    HandOver(String name, java.util.function.Supplier<String> worker, long waitMs, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
+        this.name = name;
+        this.worker = worker;
+        this.waitMs = waitMs;
         this.workers = workers;
         this.backlog = backlog;
+        this.running = calls.running();
+        this.mayTakeWork = calls.mayTakeWork();
+        this.run = calls.run();
+        this.release = calls.release();
+        this.wake = calls.wake();
     }
 
     /**
-     * Reserves a worker for an item another consumer of this process hands over with its lock;
-     * false when none is free or no work may be taken now (stopping, disconnected, queue held).
+     * A place for an item another consumer of this process hands over with its lock: a free
+     * worker, else a place in the queue of handed-over items, waiting up to {@code handOffWait}
+     * for one (the handing worker waits instead of leaving the job in the folder, where it would
+     * cost a claim later and the claims would slow this state further). Null when there is none,
+     * or no work may be taken now (stopping, suspended, disconnected, queue held).
      */
-    boolean reserveWorker(String id) {
+    OutcomeStrategy.Place reserve(String id) {
         // its reference appears before it is handed over: the dispatcher leaves it alone
-        return mayTakeWork() && workers.reserveArriving(id);
-    }
-
-    /**
-     * Reserves a place in the queue of handed-over items when no worker is free, waiting up to the
-     * endpoint's {@code handOffWait} for one: the handing worker waits instead of leaving the job
-     * in the folder, where it would cost a claim (lock create and read) later and the claims would
-     * slow this state further. False under the same conditions as {@link #reserveWorker}.
-     */
-    boolean reserveQueued(String id) {
-        if (!mayTakeWork() || !workers.reserveQueued(id, consumer.endpoint.getHandOffWait())) {
-            return false;
+        if (mayTakeWork.getAsBoolean() && workers.reserveArriving(id)) {
+            return new Place(id, true);
         }
-        if (!mayTakeWork()) { // stopped, suspended, held or disconnected while it waited
+        long since = System.nanoTime();
+        boolean queued = mayTakeWork.getAsBoolean() && workers.reserveQueued(id, waitMs);
+        Workers.waited(System.nanoTime() - since); // the handing worker waited, it did not work
+        if (!queued) {
+            return null;
+        }
+        if (!mayTakeWork.getAsBoolean()) { // stopped, suspended, held or disconnected while it waited
             workers.cancelQueued(id);
-            return false;
+            return null;
         }
-        return true;
-    }
-
-    private boolean mayTakeWork() {
-        return consumer.isRunAllowed() && !consumer.isSuspendingOrSuspended() && session.connected() && hold.knownFree();
-    }
-
-    void unreserveWorker(String id, boolean worker) {
-        if (worker) {
-            workers.cancelArriving(id);
-        } else {
-            workers.cancelQueued(id);
-        }
-    }
-
-    /**
-     * Runs a handed-over item, locked, on the worker {@link #reserveWorker} reserved, or queues it
-     * for the next free worker when {@link #reserveQueued} reserved its place.
-     */
-    void takeOver(String id, L lock, boolean worker) {
-        if (!worker) {
-            workers.enqueue(id, () -> consumer.run(id, lock), () -> consumer.release(lock));
-            if (!consumer.isRunAllowed()) {
-                workers.dropQueued(true); // the stop may have let go of the queue before this arrived
-            }
-            consumer.wake();
-        } else if (!workers.run(id, () -> consumer.run(id, lock))) {
-            consumer.release(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
-        }
+        return new Place(id, false);
     }
 
     /** Lets go of the items queued for a worker (unlocked, unchanged): whoever may take work takes them. */
     void letGoQueued(String why) {
         List<String> dropped = workers.dropQueued(true);
         if (!dropped.isEmpty()) {
-            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", consumer.name(), why, dropped.size(), dropped);
+            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name, why, dropped.size(), dropped);
             backlog.stale();
+        }
+    }
+
+    /** A reserved worker ({@code worker}) or place in the queue. */
+    private final class Place implements OutcomeStrategy.Place {
+        private final String id;
+        private final boolean onWorker;
+
+        Place(String id, boolean onWorker) {
+            this.id = id;
+            this.onWorker = onWorker;
+        }
+
+        @Override
+        public String worker() {
+            return worker.get();
+        }
+
+        @Override
+        public void cancel() {
+            if (onWorker) {
+                workers.cancelArriving(id);
+            } else {
+                workers.cancelQueued(id);
+            }
+        }
+
+        /** Runs the handed-over item, locked, on its reserved worker, or queues it for the next free one. */
+        @Override
+        @SuppressWarnings("unchecked") // only job consumers are handed items, and only jobs
+        public void take(org.cdlib.mrt.ingestqueue.queue.JobLock handed) {
+            L lock = (L) handed;
+            String ref = handed.job().refName();
+            if (!onWorker) {
+                workers.enqueue(ref, () -> run.accept(ref, lock), () -> release.accept(lock));
+                if (!running.getAsBoolean()) {
+                    workers.dropQueued(true); // the stop may have let go of the queue before this arrived
+                }
+                wake.run();
+            } else if (!workers.run(ref, () -> run.accept(ref, lock))) {
+                release.accept(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
+            }
         }
     }
 }

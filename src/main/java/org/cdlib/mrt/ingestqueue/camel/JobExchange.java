@@ -6,29 +6,32 @@ import org.cdlib.mrt.ingestqueue.queue.Change;
 import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.Outcome;
 
 /**
  * What a {@code zkqueue:job/<state>} consumer puts on an exchange, and how a step tells it
- * the outcome. The body is the {@link Job}; the {@link JobLock} is a property.
+ * the outcome ({@link Outcome}, decided once). The body is the {@link Job}; the {@link JobLock}
+ * is on the exchange's one property.
  * <ul>
  * <li>The route ends normally: the job moves to its state's successor.</li>
  * <li>The route ends with an exception: the job moves to failed with the exception's message.</li>
  * <li>A step called {@link #stay}: the job stays in its state and its lock is released.</li>
  * <li>A step (the route's error handling) called {@link #fail}: the job moves to failed with that
  * message, though the route ended normally.</li>
+ * <li>A step called {@link #moveTo}: the job moves there instead of its successor.</li>
  * </ul>
- * A step may add a new priority or space estimate with {@link #change}; it is written by the
+ * Steps may add a new priority or space estimate with {@link #change}; it is written by the
  * same transaction that moves the job. The consumer applies the outcome once the exchange is
  * done, after the route and before the route's own {@code onCompletion}.
  */
 public final class JobExchange {
-    public static final String LOCK = "ingestqueue.jobLock";
-    public static final String STAY = "ingestqueue.stay";
-    public static final String CHANGE = "ingestqueue.change";
-    public static final String TARGET = "ingestqueue.target";
-    public static final String FAILURE = "ingestqueue.failure";
 
     private JobExchange() {
+    }
+
+    /** Puts a locked job on the exchange (the consumer does; a test calling a step directly too). */
+    public static void put(Exchange exchange, JobLock lock) {
+        exchange.setProperty(Taken.PROPERTY, new Taken<JobLock, JobState>("job " + lock.jid(), lock));
     }
 
     public static Job job(Exchange exchange) {
@@ -36,33 +39,32 @@ public final class JobExchange {
     }
 
     public static JobLock lock(Exchange exchange) {
-        JobLock lock = exchange.getProperty(LOCK, JobLock.class);
-        if (lock == null) {
-            throw new IllegalStateException("no job on this exchange: the route must start from a zkqueue:job consumer");
-        }
-        return lock;
+        return taken(exchange).lock();
+    }
+
+    /** Whether the exchange carries a job (not a batch, not nothing). */
+    public static boolean carriesJob(Exchange exchange) {
+        Taken<?, ?> t = exchange.getProperty(Taken.PROPERTY, Taken.class);
+        return t != null && t.lock() instanceof JobLock;
     }
 
     /** Keep the job in its state (provisioning: not enough space yet), with the reason for the log. */
     public static void stay(Exchange exchange, String reason) {
-        exchange.setProperty(STAY, reason);
+        taken(exchange).decide(new Outcome.Stay<>(reason, null));
     }
 
     /**
      * The job fails with {@code message}, an expected failure (a depositor's missing file, a
-     * service's refusal) that the route's error handling has already logged in one line: the
-     * consumer moves it to failed without a stack trace.
+     * service's refusal) that has been logged in one line: the consumer moves it to failed
+     * without a stack trace.
      */
     public static void fail(Exchange exchange, String message) {
-        exchange.setProperty(FAILURE, message);
+        taken(exchange).decide(new Outcome.Fail<>(message));
     }
 
-    public static String failure(Exchange exchange) {
-        return exchange.getProperty(FAILURE, String.class);
-    }
-
-    public static String stayReason(Exchange exchange) {
-        return exchange.getProperty(STAY, String.class);
+    /** The route's error handling: the job fails with {@code message}, whatever a step decided before it threw. */
+    static void failedBy(Exchange exchange, String message) {
+        taken(exchange).overrule(new Outcome.Fail<>(message));
     }
 
     /**
@@ -70,20 +72,44 @@ public final class JobExchange {
      * held). The transition table still decides whether that move is allowed.
      */
     public static void moveTo(Exchange exchange, JobState to, String reason) {
-        exchange.setProperty(TARGET, to);
-        change(exchange, c -> new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission()));
+        Taken<JobLock, JobState> t = taken(exchange);
+        Change c = t.change();
+        t.decide(new Outcome.Next<>(to, new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission())));
     }
 
+    /** What the route decided; when nothing, the job moves on to its successor with what steps added. */
+    public static Outcome<JobState> outcome(Exchange exchange) {
+        Taken<JobLock, JobState> t = taken(exchange);
+        Outcome<JobState> o = t.outcome();
+        return o != null ? o : new Outcome.Next<>(null, t.change());
+    }
+
+    /** The failure a step decided, or null. */
+    public static String failure(Exchange exchange) {
+        return outcome(exchange) instanceof Outcome.Fail<JobState> f ? f.message() : null;
+    }
+
+    /** Why the job stays, or null when it does not. */
+    public static String stayReason(Exchange exchange) {
+        return outcome(exchange) instanceof Outcome.Stay<JobState> s ? s.reason() : null;
+    }
+
+    /** The state a step chose instead of the successor, or null. */
     public static JobState target(Exchange exchange) {
-        return exchange.getProperty(TARGET, JobState.class);
+        return outcome(exchange) instanceof Outcome.Next<JobState> n ? n.to() : null;
     }
 
+    /** What the job's move on writes besides its state, as the steps so far made it. */
     public static Change change(Exchange exchange) {
-        Change c = exchange.getProperty(CHANGE, Change.class);
-        return c != null ? c : Change.because("step succeeded");
+        Taken<JobLock, JobState> t = taken(exchange);
+        return t.outcome() instanceof Outcome.Next<JobState> n ? n.change() : t.change();
     }
 
     public static void change(Exchange exchange, UnaryOperator<Change> edit) {
-        exchange.setProperty(CHANGE, edit.apply(change(exchange)));
+        taken(exchange).change(edit);
+    }
+
+    private static Taken<JobLock, JobState> taken(Exchange exchange) {
+        return Taken.of(exchange, JobLock.class, "job");
     }
 }

@@ -35,7 +35,7 @@ public final class JobFailure implements Processor {
             LOG.error("job {} batch {}: unexpected failure in route {}", exchange.getIn().getHeader("jobId"),
                     exchange.getIn().getHeader("batchId"), exchange.getFromRouteId(), e);
         }
-        JobExchange.fail(exchange, message);
+        JobExchange.failedBy(exchange, message);
     }
 
     /**
@@ -48,7 +48,7 @@ public final class JobFailure implements Processor {
                 || e instanceof java.net.SocketException || e instanceof java.net.SocketTimeoutException
                 || e instanceof org.apache.hc.core5.http.NoHttpResponseException || e instanceof javax.net.ssl.SSLException;
         if (!network || url == null) {
-            return QueueConsumer.messageOf(e);
+            return messageOf(e);
         }
         String call = exchange.getIn().getHeader(Exchange.HTTP_METHOD, "POST", String.class) + " " + url + ": ";
         boolean repeatable = exchange.getProperty(org.cdlib.mrt.ingestqueue.services.ServiceCall.REPEATABLE, false, Boolean.class);
@@ -59,11 +59,22 @@ public final class JobFailure implements Processor {
                     ? body.substring(0, 300) + "…" : body)) + notAgain;
         }
         if (e instanceof java.net.ConnectException) {
-            return call + "cannot connect (" + QueueConsumer.messageOf(e) + ")";
+            return call + "cannot connect (" + messageOf(e) + ")";
         }
         if (e instanceof java.net.SocketTimeoutException) {
-            return call + "no answer within the response timeout (" + QueueConsumer.messageOf(e) + ")" + notAgain;
+            return call + "no answer within the response timeout (" + messageOf(e) + ")" + notAgain;
         }
-        return call + "the connection broke (" + QueueConsumer.messageOf(e) + ")" + notAgain;
+        return call + "the connection broke (" + messageOf(e) + ")" + notAgain;
+    }
+
+    /** The message an operator sees: the step's own, not Camel's wrapping. */
+    static String messageOf(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof org.apache.camel.RuntimeCamelException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
     }
 }

@@ -1,15 +1,18 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 import org.apache.camel.LoggingLevel;
-import org.apache.camel.RuntimeCamelException;
+import org.apache.camel.Processor;
 import org.apache.camel.support.DefaultConsumer;
 import org.apache.camel.support.LoggingExceptionHandler;
-import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.camel.support.UnitOfWorkHelper;
+import org.cdlib.mrt.ingestqueue.queue.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.StateView;
 import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
@@ -27,100 +30,101 @@ import org.slf4j.LoggerFactory;
  * and the loop resumes with it.
  * <p>
  * A claimed item runs through the route with a {@link QueueOnCompletion} on its exchange, which
- * moves it by the outcome once the exchange is done. Trouble outside a route (a failed scan, an
- * outcome that could not be applied) goes to the consumer's exception handler, so the endpoint's
- * {@code bridgeErrorHandler} and {@code exceptionHandler} options work as for any consumer.
+ * hands the route's {@link Outcome} (or its exception) to the {@link OutcomeStrategy} once the
+ * exchange is done; what that strategy answers decides when the item is looked at again. Trouble
+ * outside a route (a failed scan, an outcome that could not be applied) goes to the consumer's
+ * exception handler, so the endpoint's {@code bridgeErrorHandler} and {@code exceptionHandler}
+ * options work as for any consumer.
  * <p>
- * The parts: a {@link DispatchPass} claims, a {@link HandOver} receives items handed over by the
- * consumer of the state before, a {@link SessionWatch} follows the connection; this class starts
- * and stops them and runs each item through its route.
+ * The parts, each given small callbacks ({@link ConsumerCalls}), not this consumer: a
+ * {@link DispatchPass} claims, a {@link HandOver} receives items handed over by the consumer of
+ * the state before, a {@link SessionWatch} follows the connection; this class starts and stops
+ * them and runs each item through its route.
  *
  * @param <L> the lock type handed to a worker
+ * @param <S> the state type of its items
  */
-abstract class QueueConsumer<L> extends DefaultConsumer {
+abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer implements DispatchPass.Source<L> {
     private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+    private static final long MOVED_GRACE_MS = 2_000;
 
     protected final ZkQueueEndpoint endpoint;
     protected final QueueStore store;
+    private final OutcomeStrategy<L, S> strategy;
     private final Workers workers;
-    private ExecutorService pool;
     private final Backlog backlog;
     private final DispatchLoop loop;
-    private static final long MOVED_GRACE_MS = 2_000;
     private final SessionWatch session;
     private final HandOver<L> handOver;
     private final DispatchPass<L> dispatch;
-    private StateView view;
     private final java.util.function.Consumer<TransitionEvent> transitionListener;
-    private volatile boolean handingBack;
+    private ExecutorService pool;
     private ExecutorService dispatcher;
+    private StateView view;
+    private volatile boolean handingBack;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
         this.endpoint = endpoint;
         this.store = endpoint.getComponent().store();
+        this.strategy = strategy(() -> handingBack);
         QueueHold hold = new QueueHold(store, this::wake);
         this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
-        this.backlog = new Backlog(endpoint.queue().name(), this::idOf);
+        this.backlog = new Backlog(name(), this::idOf);
         this.session = new SessionWatch(name(), hold, workers, backlog, this::wake);
-        this.handOver = new HandOver<>(this, session, hold, workers, backlog);
-        this.dispatch = new DispatchPass<>(this, session, handOver, hold, workers, backlog);
+        ConsumerCalls<L> calls = new ConsumerCalls<>(this::isRunAllowed, this::isSuspendingOrSuspended,
+                () -> isRunAllowed() && !isSuspendingOrSuspended() && session.connected() && hold.knownFree(),
+                this::run, strategy::release, this::wake);
+        this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls);
+        this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver, hold,
+                workers, backlog, calls);
         this.transitionListener = dispatch::transitioned;
-        this.loop = new DispatchLoop(this, dispatch, backlog, endpoint.getRescan());
+        this.loop = new DispatchLoop(name(), this::isRunAllowed, dispatch, backlog, endpoint.getRescan(), this::scanFailed);
         // the consumer's own WARN line tells the operator; the trace is there for debugging
         setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
 
-    /** The watched view of this consumer's state (job references or batch index entries). */
+    /** How this consumer's items move by their outcome; {@code handingBack} is true once a stop ran out of time. */
+    protected abstract OutcomeStrategy<L, S> strategy(java.util.function.BooleanSupplier handingBack);
+
+    /** The watched view of this consumer's state (job references or batch index entries), opened. */
     protected abstract StateView openView();
-
-    /** Time this consumer's worker waited for a place in the next state's queue: not counted as busy. */
-    void waitedForNext(long nanos) {
-        workers.waited(nanos);
-    }
-
-    /** The id a view entry names (a job reference {@code PP-JID} stays as it is; claims take it whole). */
-    protected List<String> candidates() {
-        return view.snapshot();
-    }
-
-    /** The job or batch id a candidate names. */
-    protected String idOf(String candidate) {
-        return candidate;
-    }
-
-    /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
-    protected abstract Optional<L> claim(String id, String worker);
-
-    /**
-     * Claims several candidates; each element finishes one claim when called (and throws for its
-     * own candidate only). Here one after another; a consumer that can send them all at once does.
-     */
-    protected List<java.util.function.Supplier<Optional<L>>> claimAll(List<String> ids, String worker) {
-        return ids.stream().map(id -> (java.util.function.Supplier<Optional<L>>) () -> claim(id, worker)).toList();
-    }
-
-    /**
-     * Watches the lock of a candidate that could not be claimed; false when it is not locked (the
-     * candidate left the state, or its lock was released meanwhile).
-     */
-    protected abstract boolean watchLock(String id, CuratorWatcher watcher);
 
     /** Puts a claimed item on the exchange its route gets. */
     protected abstract void prepare(L lock, Exchange exchange);
 
-    /**
-     * Moves (or leaves) the item by how its exchange ended, {@code failed} with an exception on
-     * it; returns true to try this item again after the retry delay.
-     */
-    protected abstract boolean applyOutcome(L lock, Exchange exchange, boolean failed);
+    /** What the route decided for the item on {@code exchange} (null: nothing). */
+    protected abstract Outcome<S> outcomeOf(Exchange exchange);
 
-    /** Lets go of an item whose outcome could not be applied, so it is taken again; never throws. */
-    protected abstract void release(L lock);
+    @Override
+    public final StateView view() {
+        return view;
+    }
 
-    /** Whether a committed transition elsewhere in this process may have made work for us. */
-    protected abstract boolean concerns(TransitionEvent event);
+    @Override
+    public List<String> candidates() {
+        return view.snapshot();
+    }
+
+    @Override
+    public String idOf(String candidate) {
+        return candidate;
+    }
+
+    @Override
+    public String kind() {
+        return endpoint.queue().isJob() ? "job" : "batch";
+    }
+
+    /** Claims several candidates one after another; a consumer that can send them all at once does. */
+    @Override
+    public List<Supplier<Optional<L>>> claimAll(List<String> ids, String worker) {
+        return ids.stream().map(id -> (Supplier<Optional<L>>) () -> claim(id, worker)).toList();
+    }
+
+    /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
+    protected abstract Optional<L> claim(String id, String worker);
 
     protected final String name() {
         return endpoint.queue().name();
@@ -172,11 +176,6 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         super.doStop();
     }
 
-    /** True once a stop ran out of time: a step that fails now was interrupted by the stop, not by its job. */
-    protected final boolean handingBack() {
-        return handingBack;
-    }
-
     final void wake() {
         loop.wake();
     }
@@ -186,65 +185,71 @@ abstract class QueueConsumer<L> extends DefaultConsumer {
         return handOver;
     }
 
-    final StateView view() {
-        return view;
-    }
-
-    final void scanFailed(RuntimeException e, int failures, long delay) {
+    private void scanFailed(RuntimeException e, int failures, long delay) {
         store.health().scanFailed(name(), e.getMessage());
         LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
         handleException("zkqueue " + name() + ": scan failed", e);
     }
 
-    final void run(String id, L lock) {
-        QueueOnCompletion<L> item = new QueueOnCompletion<>(this, id, lock);
-        item.run();
-        if (item.retryLater()) {
+    /** Runs the item through its route on the calling worker; its outcome is applied once, however the exchange ends. */
+    private void run(String id, L lock) {
+        long started = System.nanoTime();
+        Exchange exchange = createExchange(false);
+        QueueOnCompletion item = new QueueOnCompletion("zkqueue " + name() + " outcome of " + id,
+                (e, failed) -> apply(id, lock, e, failed, Duration.ofNanos(System.nanoTime() - started)));
+        try {
+            prepare(lock, exchange);
+            exchange.getExchangeExtension().addOnCompletion(item);
+            try {
+                getProcessor().process(exchange);
+            } catch (Exception e) {
+                exchange.setException(e);
+            }
+            // the route's unit of work applied the outcome when the exchange was done; one that
+            // never got that far left it on the exchange, and it is applied now
+            UnitOfWorkHelper.doneSynchronizations(exchange, exchange.getExchangeExtension().handoverCompletions());
+        } catch (RuntimeException e) {
+            notMoved(id, lock, exchange, e);
+        } finally {
+            releaseExchange(exchange, false);
+        }
+        if (!item.applied()) {
             retryIn(id, endpoint.getRetryDelay());
         }
     }
 
-    /** The outcome of a route could not be applied: the item stays where it is, the handler is told. */
-    final void notMoved(String id, L lock, Exchange exchange, RuntimeException e) {
-        LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
-        release(lock);
-        handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
-    }
-
-    /** An item let go unchanged is to be taken again as soon as a worker is free (its state is listed afresh). */
-    protected final void lookAgainSoon() {
-        backlog.stale();
-    }
-
-    /**
-     * The item has just left this state by this consumer's own commit: its reference is gone, but
-     * the view may list it until the deletion's event arrives, and a claim then would lock, read
-     * and let go for nothing. Left alone for a moment.
-     */
-    protected final void movedOut(String id) {
-        backlog.movedOn(id, System.currentTimeMillis() + MOVED_GRACE_MS);
-    }
-
-    /** The item stays where it is and is tried again after {@code ms}, not before. */
-    protected final void retryIn(String id, long ms) {
-        backlog.notBefore(id, System.currentTimeMillis() + ms);
-    }
-
-    final void stepEnded(String id, java.time.Duration took, boolean failed) {
+    /** The route is done ({@code took}, without the transition that follows): its outcome is applied. */
+    private void apply(String id, L lock, Exchange exchange, boolean failed, Duration took) {
         for (StepObserver o : observers) {
             o.stepEnded(name(), idOf(id), took, failed);
         }
+        OutcomeStrategy.Applied applied;
+        try {
+            applied = failed ? strategy.rollback(lock, exchange.getException(), JobFailure.messageOf(exchange.getException()))
+                    : strategy.commit(lock, outcomeOf(exchange));
+        } catch (RuntimeException e) {
+            // Camel would log and drop what a synchronization throws: the item would be forgotten
+            notMoved(id, lock, exchange, e);
+            applied = new OutcomeStrategy.Applied(OutcomeStrategy.Then.RETRY, null);
+        }
+        switch (applied.then()) {
+            case MOVED_OUT -> backlog.movedOn(id, System.currentTimeMillis() + MOVED_GRACE_MS);
+            case RETRY -> retryIn(id, applied.delayMs() != null ? applied.delayMs() : endpoint.getRetryDelay());
+            case LOOK_AGAIN_SOON -> backlog.stale();
+            case NOTHING -> { }
+        }
     }
 
-    /** The message an operator sees: the step's own, not Camel's wrapping. */
-    protected static String messageOf(Throwable e) {
-        Throwable t = e;
-        while ((t instanceof RuntimeCamelException || t instanceof java.util.concurrent.ExecutionException)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        String m = t.getMessage();
-        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    /** The outcome of a route could not be applied: the item stays where it is, the handler is told. */
+    private void notMoved(String id, L lock, Exchange exchange, RuntimeException e) {
+        LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
+        strategy.release(lock);
+        handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
+    }
+
+    /** The item stays where it is and is tried again after {@code ms}, not before. */
+    private void retryIn(String id, long ms) {
+        backlog.notBefore(id, System.currentTimeMillis() + ms);
     }
 
     final String workerName() {

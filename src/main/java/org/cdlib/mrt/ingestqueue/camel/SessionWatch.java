@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionWatch implements ConnectionStateListener {
     // the consumer's lines keep the logger name they had before this class was split off it
-    private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
+    private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.QueueConsumer");
 
     private final String name;
     private final QueueHold hold;

@@ -18,8 +18,8 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
 /**
  * A consumer's workers: a worker is reserved before an item is claimed (or handed over by the
- * consumer of the state before), the item is then run on it and the worker is given back however
- * the run ends, cancelled included. Knows what is in hand, what is arriving by hand-off, and how
+ * consumer of the state before), the item is then run on it and the worker is given back when
+ * its thread returns, however the run ends (a cancelled run's thread may still be finishing). Knows what is in hand, what is arriving by hand-off, and how
  * long the workers were busy (the state's utilisation in {@code /metrics}).
  */
 final class Workers {
@@ -109,10 +109,10 @@ final class Workers {
     }
 
     /** Time the calling worker spent waiting for the next state, not working: left out of its busy time. */
-    void waited(long nanos) {
+    static void waited(long nanos) {
         Work w = CURRENT.get();
         if (w != null) {
-            w.waited += nanos; // only its own thread adds; done() reads it once the work has ended
+            w.waited += nanos; // only its own thread adds; end() reads it once the work has ended
         }
     }
 
@@ -173,6 +173,7 @@ final class Workers {
             executor.execute(work);
             return true;
         } catch (RejectedExecutionException e) {
+            work.ended.set(true);
             inHand.remove(id, work);
             store.workEnded(idOf.apply(id));
             slots.release();
@@ -203,18 +204,27 @@ final class Workers {
 
     /** Interrupts what is still running and waits a moment for it to hand its items back. */
     void interrupt() throws InterruptedException {
-        executor.shutdownNow();
+        for (Runnable never : executor.shutdownNow()) {
+            if (never instanceof Work w) {
+                w.end(); // queued behind a busy thread and dropped by the stop: its worker is given back
+            }
+        }
         executor.awaitTermination(10, TimeUnit.SECONDS);
     }
 
     private record Queued(String id, Runnable body, Runnable letGo) {
     }
 
-    /** One item being worked on; its worker is given back however it ends, cancelled included. */
+    /**
+     * One item being worked on. Cancelled (its session lost), it is no longer in hand at once, so
+     * its job may be claimed again; its worker is given back when its thread returns, however the
+     * run ends, so no more runs than workers are ever under way.
+     */
     private final class Work extends FutureTask<Void> {
         private final String id;
         private final long since = System.nanoTime();
         private volatile long waited;
+        private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
 
         Work(String id, Runnable body) {
             super(body, null);
@@ -228,11 +238,20 @@ final class Workers {
                 super.run();
             } finally {
                 CURRENT.remove();
+                end();
             }
         }
 
         @Override
         protected void done() {
+            inHand.remove(id, this);
+        }
+
+        /** Once, on its thread's return (or when it is never run: rejected, or dropped by a stop). */
+        void end() {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
             // the busy-seconds counter only grows: a wait is left out when the work ends, not subtracted before
             busyNanos.add(Math.max(0, System.nanoTime() - since - waited));
             inHand.remove(id, this);

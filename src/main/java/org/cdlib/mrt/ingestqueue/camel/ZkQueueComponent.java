@@ -4,6 +4,10 @@ import java.util.Map;
 import org.apache.camel.Endpoint;
 import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
+import java.util.concurrent.ConcurrentHashMap;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
 /**
@@ -12,23 +16,24 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
  * registry's {@code queueStore} bean, so every endpoint shares the process's one ZooKeeper session.
  */
 @Component("zkqueue")
-public final class ZkQueueComponent extends DefaultComponent {
+public final class ZkQueueComponent extends DefaultComponent implements OutcomeStrategy.HandOffs {
 
     private QueueStore store;
-    /** This process's running job consumers by state: a worker hands a moved job to the next state's directly. */
-    private final java.util.Map<org.cdlib.mrt.ingestqueue.queue.JobState, JobConsumer> jobConsumers =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where this process's running job consumers take jobs handed over, by state: a moved job goes there directly. */
+    private final Map<JobState, HandOver<JobLock>> handOvers = new ConcurrentHashMap<>();
 
-    void started(org.cdlib.mrt.ingestqueue.queue.JobState state, JobConsumer consumer) {
-        jobConsumers.put(state, consumer);
+    void started(JobState state, HandOver<JobLock> handOver) {
+        handOvers.put(state, handOver);
     }
 
-    void stopped(org.cdlib.mrt.ingestqueue.queue.JobState state, JobConsumer consumer) {
-        jobConsumers.remove(state, consumer);
+    void stopped(JobState state, HandOver<JobLock> handOver) {
+        handOvers.remove(state, handOver);
     }
 
-    JobConsumer jobConsumer(org.cdlib.mrt.ingestqueue.queue.JobState state) {
-        return jobConsumers.get(state);
+    @Override
+    public OutcomeStrategy.Place reserve(JobState to, String ref) {
+        HandOver<JobLock> next = handOvers.get(to);
+        return next == null ? null : next.reserve(ref);
     }
 
     public void setStore(QueueStore store) {

@@ -55,7 +55,7 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
 
     @Override
     public Consumer createConsumer(Processor processor) throws Exception {
-        QueueConsumer<?> consumer = queue.isJob() ? new JobConsumer(this, processor) : new BatchConsumer(this, processor);
+        QueueConsumer<?, ?> consumer = queue.isJob() ? new JobConsumer(this, processor) : new BatchConsumer(this, processor);
         configureConsumer(consumer);
         return consumer;
     }

@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
+import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -56,25 +57,6 @@ public final class CleanupStep implements Processor {
         exchange.getMessage().setBody(r);
     }
 
-    /** The file in an upload's directory naming the batch it became (written right after the batch is created). */
-    public static final String BATCH_MARK = ".bid";
-
-    /** Notes which batch an uploaded payload became, so cleanup keeps it exactly as long as the batch. */
-    public static void markUpload(Path ingestHome, String payloadUrl, String bid) {
-        if (payloadUrl == null || !payloadUrl.startsWith("file:")) {
-            return;
-        }
-        try {
-            Path file = Path.of(java.net.URI.create(payloadUrl));
-            Path uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
-            if (file.startsWith(uploads) && file.getParent() != null) {
-                Files.writeString(file.getParent().resolve(BATCH_MARK), bid);
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("upload {}: cannot note batch {}: {}", payloadUrl, bid, e.getMessage());
-        }
-    }
-
     /**
      * Removes {@code uploads/<uuid>} directories older than the retention whose batch no longer
      * exists (or that never became one); one look-up per directory, whatever the queue's size.
@@ -94,8 +76,8 @@ public final class CleanupStep implements Processor {
             if (Files.getLastModifiedTime(dir).toInstant().isAfter(before)) {
                 continue;
             }
-            Path mark = dir.resolve(BATCH_MARK);
-            if (Files.isRegularFile(mark) && store.batches().exists(Files.readString(mark).strip())) {
+            var bid = UploadMark.batchOf(dir);
+            if (bid.isPresent() && store.batches().exists(bid.get())) {
                 continue;
             }
             if (store.batches().byMerrittId(dir.getFileName().toString()).isPresent()) {

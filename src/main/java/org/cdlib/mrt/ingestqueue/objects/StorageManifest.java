@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
-import org.cdlib.mrt.ingestqueue.services.Inventory.ManifestFile;
 
 /**
  * {@code system/mrt-manifest.txt} (CONTRACTS §5): one row per file under {@code producer/} and

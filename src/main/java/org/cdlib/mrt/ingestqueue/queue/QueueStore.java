@@ -240,9 +240,17 @@ public final class QueueStore implements Closeable {
 
     // ------------------------------------------------------------------ batch moves and locks
 
-    /** Moves a locked batch as a worker does; with a report, the status report is written in the same transaction. */
+    /**
+     * Moves a locked batch as a worker does; with a report, the status report is written in the
+     * same transaction. A batch entering processing may find its jobs all ended while it was
+     * pending: whether it is done is decided here, as for the move of its last job.
+     */
     public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
-        return batchRecords.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
+        Batch moved = batchRecords.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
+        if (to == BatchState.PROCESSING) {
+            reportIfDone(lock.bid());
+        }
+        return moved;
     }
 
     public void unlock(BatchLock lock) {

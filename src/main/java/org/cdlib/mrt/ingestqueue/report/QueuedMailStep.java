@@ -29,7 +29,7 @@ public final class QueuedMailStep implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        if (!Boolean.TRUE.equals(exchange.getProperty(BatchExchange.QUEUED))) {
+        if (!BatchExchange.firstJobsQueued(exchange)) {
             return; // held, refused, or a later window of a batch already announced
         }
         Batch batch = BatchExchange.lock(exchange).batch();

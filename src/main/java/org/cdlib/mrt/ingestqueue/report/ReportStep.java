@@ -66,11 +66,11 @@ public final class ReportStep implements Processor {
             mailer.send(mail.report(batch, outcome, recovered, to));
         }
         boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
-        BatchExchange.report(exchange, new StatusReport(Instant.now().toString(),
-                outcome.failed().stream().map(Job::id).toList(), outcome.completed().stream().map(Job::id).toList(),
-                previous == null ? 1 : previous.reports() + 1, outcome.failedCount(), outcome.completedCount()));
-        BatchExchange.next(exchange, ok ? BatchState.COMPLETED : BatchState.FAILED,
+        BatchExchange.report(exchange, ok ? BatchState.COMPLETED : BatchState.FAILED,
                 (update ? "update report: " : "report: ") + outcome.completedCount() + " completed, " + outcome.failedCount() + " failed"
-                        + (recovered == null ? "" : ", " + recovered.size() + " recovered since the last report"));
+                        + (recovered == null ? "" : ", " + recovered.size() + " recovered since the last report"),
+                new StatusReport(Instant.now().toString(),
+                        outcome.failed().stream().map(Job::id).toList(), outcome.completed().stream().map(Job::id).toList(),
+                        previous == null ? 1 : previous.reports() + 1, outcome.failedCount(), outcome.completedCount()));
     }
 }

@@ -28,7 +28,7 @@ public final class ReportingModule implements QueueModule {
         DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"))
                 .withVersions(j -> org.cdlib.mrt.ingestqueue.steps.StoredVersions.read(home, j.batchId(), j.id()));
         // the status page's link is signed with the key the API checks it with (shared under ingest.home)
-        org.cdlib.mrt.ingestqueue.api.StatusLinks links = org.cdlib.mrt.ingestqueue.api.StatusLinks.forHome(home,
+        org.cdlib.mrt.ingestqueue.objects.StatusLinks links = org.cdlib.mrt.ingestqueue.objects.StatusLinks.forHome(home,
                 ctx.property("ingest.status.signing-key").orElse(null), statusBase(ctx));
         mail.withStatusLinks(links::link);
         ctx.bind("mailer", mailer);

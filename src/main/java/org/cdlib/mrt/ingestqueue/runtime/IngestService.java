@@ -150,7 +150,7 @@ public final class IngestService implements AutoCloseable {
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
         // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files);
         // the elections name this host as the hosts page does
-        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(camel, client, store.hosts().id(),
+        ElectedRoutes.install(camel, client, store.hosts().id(),
                 (route, running) -> { // shown on the hosts page
                     QueueStore s = store; // null once the queue is closed (a lead given up at the stop)
                     if (s != null) {

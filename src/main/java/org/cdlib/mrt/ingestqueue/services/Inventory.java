@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.services;
 
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
 /** Records a stored object version so it can be found (CONTRACTS §6). */
@@ -11,8 +12,4 @@ public interface Inventory {
      */
     void add(Profile profile, StoredVersion version, List<String> localIds, List<ManifestFile> files)
             throws ServiceException, InterruptedException;
-
-    /** One file of a stored version as the storage manifest lists it. */
-    record ManifestFile(String name, long size, String digestType, String digestValue, String mimeType) {
-    }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
+import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
 /**
@@ -111,20 +112,20 @@ public final class OcflStorage implements Storage {
 
     /** The files of a stored version as inventory lists them (size and the OCFL sha-512), in name order. */
     @Override
-    public List<Inventory.ManifestFile> versionFiles(String ark, int version) throws ServiceException {
+    public List<ManifestFile> versionFiles(String ark, int version) throws ServiceException {
         try {
             VersionDetails d = repository.describeVersion(ObjectVersionId.version(ark, version));
-            List<Inventory.ManifestFile> files = new ArrayList<>();
+            List<ManifestFile> files = new ArrayList<>();
             for (FileDetails f : d.getFiles()) {
                 if (f.getPath().equals("system/mrt-manifest.txt")) {
                     continue; // as in the storage manifest, which does not list itself
                 }
                 Path stored = root.resolve("objects").resolve(f.getStorageRelativePath());
                 String sha512 = f.getFixity().get(io.ocfl.api.model.DigestAlgorithm.sha512);
-                files.add(new Inventory.ManifestFile(f.getPath(), Files.size(stored), "sha-512", sha512,
+                files.add(new ManifestFile(f.getPath(), Files.size(stored), "sha-512", sha512,
                         Files.probeContentType(stored)));
             }
-            files.sort(java.util.Comparator.comparing(Inventory.ManifestFile::name));
+            files.sort(java.util.Comparator.comparing(ManifestFile::name));
             return files;
         } catch (IOException | RuntimeException e) {
             throw new ServiceException("local storage " + root + ": cannot list " + ark + " version " + version + ": " + e.getMessage(), e);

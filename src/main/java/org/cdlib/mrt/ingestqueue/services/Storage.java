@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.services;
 import java.nio.file.Path;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
+import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 
 /** The local default of storage (OCFL); Merritt's storage is called by routes/storing.yaml ({@link HttpStorage}). */
@@ -35,7 +36,7 @@ public interface Storage extends StorageAddresses {
      * Every file of a stored version (carried-forward ones included) when this storage can list
      * them, for the local inventory; null when it cannot (Merritt's inventory reads storage itself).
      */
-    default List<Inventory.ManifestFile> versionFiles(String ark, int version) throws ServiceException {
+    default List<ManifestFile> versionFiles(String ark, int version) throws ServiceException {
         return null;
     }
 }

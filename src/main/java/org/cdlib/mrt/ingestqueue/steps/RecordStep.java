@@ -4,6 +4,7 @@ import java.util.List;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
@@ -13,7 +14,6 @@ import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
-import org.cdlib.mrt.ingestqueue.services.Inventory;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
@@ -46,7 +46,7 @@ public final class RecordStep {
 
     /** What recording tells inventory. */
     record Recording(JobLock lock, Profile profile, StoredVersion version, List<String> localIds,
-            List<Inventory.ManifestFile> files) {
+            List<ManifestFile> files) {
         static final String PROPERTY = "ingestqueue.recording";
 
         static Recording of(Exchange exchange) {
@@ -69,7 +69,7 @@ public final class RecordStep {
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
         StoredVersion v = ProcessStep.stored(wd.root());
-        List<Inventory.ManifestFile> files = null;
+        List<ManifestFile> files = null;
         if (storage != null && "update".equals(v.mode())) {
             files = storage.versionFiles(v.ark(), v.version());
         }

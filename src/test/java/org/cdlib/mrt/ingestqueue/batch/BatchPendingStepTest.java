@@ -86,7 +86,7 @@ class BatchPendingStepTest {
         String bid = store.batches().create(s);
         BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
         Exchange ex = new DefaultExchange(new DefaultCamelContext());
-        ex.setProperty(BatchExchange.LOCK, lock);
+        BatchExchange.put(ex, lock);
         step.process(ex);
         store.unlock(lock);
         ex.setProperty("bid", bid);
@@ -100,7 +100,7 @@ class BatchPendingStepTest {
     @Test
     void aSingleFileIsOneJobWithTheSubmissionsIdentifiersAndDigest() throws Exception {
         Exchange ex = run(submission("demo_content", "http://example.org/f.txt", "file"));
-        assertEquals(BatchState.PROCESSING, ex.getProperty(BatchExchange.NEXT));
+        assertEquals(BatchState.PROCESSING, BatchExchange.next(ex));
         Job job = jobs(ex).get(0);
         assertEquals("file", job.configuration().payloadType());
         assertEquals("f.txt", job.configuration().fileName());
@@ -155,8 +155,8 @@ class BatchPendingStepTest {
         String url = serve("mrt-batch-manifest", "http://example.org/a.checkm | | | | | a.checkm | | | | | ",
                 "ftp://example.org/b.checkm | | | | | b.checkm | | | | | ");
         Exchange ex = run(submission("demo_content", url, "batch-manifest"));
-        assertEquals(BatchState.REPORTING, ex.getProperty(BatchExchange.NEXT));
-        String error = ex.getProperty(BatchExchange.ERROR, String.class);
+        assertEquals(BatchState.REPORTING, BatchExchange.next(ex));
+        String error = BatchExchange.error(ex);
         assertTrue(error.startsWith("manifest line 5: ") && error.contains("ftp"), error);
         assertTrue(store.jobs().refs(org.cdlib.mrt.ingestqueue.queue.JobState.PENDING).isEmpty(), "no job was created");
     }
@@ -164,23 +164,22 @@ class BatchPendingStepTest {
     @Test
     void aManifestOfTheWrongKindATruncatedOneAndAMissingOneAreRefused() throws Exception {
         String object = serve("mrt-ingest-manifest", "http://example.org/a.txt | | | | | a.txt | | | | | ");
-        assertTrue(run(submission("demo_content", object, "batch-manifest")).getProperty(BatchExchange.ERROR, String.class)
+        assertTrue(BatchExchange.error(run(submission("demo_content", object, "batch-manifest")))
                 .contains("mrt-ingest-manifest"));
         http.stubFor(get(urlEqualTo("/truncated.checkm")).willReturn(aResponse().withBody("#%checkm_0.7\n" + FIELDS)));
-        assertTrue(run(submission("demo_content", http.baseUrl() + "/truncated.checkm", "batch-manifest"))
-                .getProperty(BatchExchange.ERROR, String.class).contains("#%eof"));
-        String missing = run(submission("demo_content", http.baseUrl() + "/nothing-here.checkm", "batch-manifest"))
-                .getProperty(BatchExchange.ERROR, String.class);
+        assertTrue(BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/truncated.checkm", "batch-manifest")))
+                .contains("#%eof"));
+        String missing = BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/nothing-here.checkm",
+                "batch-manifest")));
         assertTrue(missing.contains("/nothing-here.checkm") && missing.contains("404"), missing);
     }
 
     @Test
     void anUnknownProfileTypeOrUrlSchemeIsRefusedWithItsName() throws Exception {
-        assertEquals("unknown profile 'nope'", run(submission("nope", "http://example.org/f", "file"))
-                .getProperty(BatchExchange.ERROR));
-        assertTrue(run(submission("demo_content", "http://example.org/f", "zip")).getProperty(BatchExchange.ERROR, String.class)
+        assertEquals("unknown profile 'nope'", BatchExchange.error(run(submission("nope", "http://example.org/f", "file"))));
+        assertTrue(BatchExchange.error(run(submission("demo_content", "http://example.org/f", "zip")))
                 .contains("unknown submission type 'zip'"));
-        assertTrue(run(submission("demo_content", "gopher://example.org/f", "file")).getProperty(BatchExchange.ERROR, String.class)
+        assertTrue(BatchExchange.error(run(submission("demo_content", "gopher://example.org/f", "file")))
                 .contains("gopher"));
     }
 
@@ -188,7 +187,7 @@ class BatchPendingStepTest {
     void aBatchOfAHeldCollectionIsHeldBeforeAnyJobIsMade() throws Exception {
         store.holds().holdCollection("demo_content", "operator");
         Exchange ex = run(submission("demo_content", "http://example.org/f.txt", "file"));
-        assertEquals(BatchState.HELD, ex.getProperty(BatchExchange.NEXT));
+        assertEquals(BatchState.HELD, BatchExchange.next(ex));
         assertTrue(jobs(ex).isEmpty());
     }
 

@@ -143,9 +143,9 @@ class OpenJobsCapAcrossHostsTest {
                     ready.countDown();
                     go.await();
                     Exchange ex = new DefaultExchange(camel);
-                    ex.setProperty(BatchExchange.LOCK, lock);
+                    BatchExchange.put(ex, lock);
                     step.process(ex);
-                    if (ex.getProperty(BatchExchange.NEXT) == BatchState.PROCESSING) {
+                    if (BatchExchange.next(ex) == BatchState.PROCESSING) {
                         host.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
                     } else {
                         host.unlock(lock);

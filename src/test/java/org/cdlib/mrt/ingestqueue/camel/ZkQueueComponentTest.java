@@ -28,7 +28,9 @@ import org.apache.camel.support.PluginHelper;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
@@ -140,6 +142,20 @@ class ZkQueueComponentTest extends CamelTestSupport {
         assertEquals(List.of(), handler.errors, "nothing went wrong outside the route");
     }
 
+    @Test
+    void aRouteThatDecidesTwiceFailsItsJobNamingBothDecisions() throws Exception {
+        String jid = pendingJob();
+        route("zkqueue:job/pending", e -> {
+            JobExchange.stay(e, "no room yet");
+            JobExchange.fail(e, "the depositor's file is missing");
+        }, null);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.FAILED);
+        String error = store.jobs().load(jid).status().errorMessage();
+        assertTrue(error.contains("job " + jid + ": its route decided") && error.contains("no room yet")
+                && error.contains("the depositor's file is missing") && error.contains("a route decides once"), error);
+    }
+
     /** Marks an exchange that ended without an exception. */
     static final class NoException extends RuntimeException {
     }
@@ -185,9 +201,10 @@ class ZkQueueComponentTest extends CamelTestSupport {
     @Test
     void anOutcomeThatCannotBeAppliedReachesTheHandlerWithItsExchangeAndTheJobStays() throws Exception {
         String jid = pendingJob();
-        // a step naming a state that does not exist: the consumer cannot read where the job goes
+        // a step deciding what only a batch can (a report): the job's outcome cannot be applied
         route("zkqueue:job/pending?retryDelay=60000&exceptionHandler=#myHandler",
-                e -> e.setProperty(JobExchange.TARGET, "nowhere"), null);
+                e -> Taken.<JobLock, JobState>of(e, JobLock.class, "job")
+                        .decide(new Outcome.Report<>(JobState.COMPLETED, "a report", null)), null);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !handler.exchanges.isEmpty());
         assertTrue(handler.messages.get(0).contains(jid + " not moved"), handler.messages.get(0));

@@ -10,6 +10,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -40,9 +41,9 @@ class CleanupStepTest {
         String url = named.resolve("payload.zip").toUri().toString();
         String bid = store.batches().create(new BatchSubmission("demo_content", "t", url, null, null,
                 null, null, "container", "add", "payload.zip", null, null, null, null, null, "json", null, null, null));
-        CleanupStep.markUpload(dir, url, bid);
+        UploadMark.write(dir, url, bid);
         Path gone = upload("gone", Duration.ofDays(30));
-        Files.writeString(gone.resolve(CleanupStep.BATCH_MARK), "bid0000000404"); // its batch was removed
+        Files.writeString(gone.resolve(UploadMark.FILE), "bid0000000404"); // its batch was removed
         Files.setLastModifiedTime(gone, FileTime.from(Instant.now().minus(Duration.ofDays(30))));
         CleanupStep step = new CleanupStep(new AdminActions(store, Clock.systemUTC()), store, Duration.ofDays(7), Clock.systemUTC());
         assertEquals(2, step.pruneUploads());

@@ -86,9 +86,9 @@ class MerrittBatchIntakeTest {
         assertEquals("add", s.submissionMode());
         assertEquals("A greeting", s.ercWhat());
         Exchange ex = new DefaultExchange(new DefaultCamelContext());
-        ex.setProperty(BatchExchange.LOCK, lock);
+        BatchExchange.put(ex, lock);
         step.process(ex);
-        assertEquals(BatchState.PROCESSING, ex.getProperty(BatchExchange.NEXT), String.valueOf(ex.getProperties()));
+        assertEquals(BatchState.PROCESSING, BatchExchange.next(ex), String.valueOf(ex.getProperties()));
         store.unlock(lock);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         assertEquals(1, jids.size());

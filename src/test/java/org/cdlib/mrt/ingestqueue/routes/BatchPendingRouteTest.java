@@ -59,7 +59,7 @@ class BatchPendingRouteTest extends RouteTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == until);
         Exchange seen = end.getReceivedExchanges().get(0);
         assertEquals(bid, seen.getIn().getHeader("batchId"));
-        assertEquals(until, seen.getProperty(BatchExchange.NEXT));
+        assertEquals(until, BatchExchange.next(seen));
         return store.batches().load(bid);
     }
 

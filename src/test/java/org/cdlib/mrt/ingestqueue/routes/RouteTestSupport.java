@@ -69,7 +69,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext c = super.createCamelContext();
-        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
+        org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
         return c;
     }
 

@@ -49,7 +49,7 @@ class RouteFileCamelTest extends CamelTestSupport {
     @Override
     protected org.apache.camel.CamelContext createCamelContext() throws Exception {
         org.apache.camel.CamelContext c = super.createCamelContext();
-        org.cdlib.mrt.ingestqueue.camel.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
+        ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
         return c;
     }
 

@@ -27,7 +27,7 @@ public final class ServiceTestSupport {
 
         @Override
         public void process(Exchange exchange) {
-            String id = exchange.getProperty(JobExchange.LOCK) != null ? JobExchange.job(exchange).id()
+            String id = JobExchange.carriesJob(exchange) ? JobExchange.job(exchange).id()
                     : BatchExchange.batch(exchange).id();
             seen.add(id);
             var b = behaviour.get(id);
@@ -46,10 +46,9 @@ public final class ServiceTestSupport {
             Batch b = BatchExchange.batch(exchange);
             seen.add(b.id());
             int failed = b.count(BatchRef.FAILED);
-            BatchExchange.report(exchange, new StatusReport(java.time.Instant.now().toString(), List.of(), List.of(), 1,
-                    failed, b.count(BatchRef.COMPLETED)));
-            BatchExchange.next(exchange, failed == 0 && b.status().errorMessage() == null
-                    ? BatchState.COMPLETED : BatchState.FAILED, "test report");
+            BatchExchange.report(exchange, failed == 0 && b.status().errorMessage() == null
+                    ? BatchState.COMPLETED : BatchState.FAILED, "test report",
+                    new StatusReport(java.time.Instant.now().toString(), List.of(), List.of(), 1, failed, b.count(BatchRef.COMPLETED)));
         }
     }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.junit.jupiter.api.AfterAll;
@@ -55,7 +56,7 @@ class PostgresInventoryTest {
         try (H2Inventory inv = new H2Inventory(url, "postgres", "postgres")) {
             Profile profile = profile();
             StoredVersion v = new StoredVersion("ark:/99999/fk4pg1", 1, "http://store/manifest");
-            List<Inventory.ManifestFile> files = List.of(new Inventory.ManifestFile("producer/a.txt", 5, "md5",
+            List<ManifestFile> files = List.of(new ManifestFile("producer/a.txt", 5, "md5",
                     "5d41402abc4b2a76b9719d911017c592", "text/plain"));
             inv.add(profile, v, List.of("pg-local-1"), files);
             inv.add(profile, v, List.of("pg-local-1"), files); // an add whose answer was lost, sent again

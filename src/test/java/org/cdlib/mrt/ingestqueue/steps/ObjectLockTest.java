@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
+import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.Change;
@@ -31,7 +32,6 @@ import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
-import org.cdlib.mrt.ingestqueue.services.Inventory;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
 import org.cdlib.mrt.ingestqueue.services.ServiceException;
@@ -100,7 +100,7 @@ class ObjectLockTest {
         }
 
         @Override
-        public List<Inventory.ManifestFile> versionFiles(String ark, int version) throws ServiceException {
+        public List<ManifestFile> versionFiles(String ark, int version) throws ServiceException {
             return inner.versionFiles(ark, version);
         }
     }

@@ -87,7 +87,7 @@ final class ServiceRoutes implements AutoCloseable {
     /** Runs a job route on the locked job; the exchange holds the outcome (failure, stay, change). */
     Exchange send(String route, JobLock lock) {
         Exchange ex = new DefaultExchange(camel);
-        ex.setProperty(JobExchange.LOCK, lock);
+        JobExchange.put(ex, lock);
         ex.getIn().setBody(lock.job());
         ex.getIn().setHeader("jobId", lock.jid());
         ex.getIn().setHeader("batchId", lock.job().batchId());

@@ -63,7 +63,7 @@ final class StepTestSupport {
 
     static Exchange exchange(JobLock lock) {
         Exchange ex = new DefaultExchange(CAMEL);
-        ex.setProperty(JobExchange.LOCK, lock);
+        JobExchange.put(ex, lock);
         return ex;
     }
 

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.api;
+package org.cdlib.mrt.ingestqueue.objects;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,7 +7,6 @@ import java.security.MessageDigest;
 import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.cdlib.mrt.ingestqueue.objects.Secrets;
 
 /**
  * The depositor's status page link: {@code <base>/status.html#<bid>.<token>}, the token an
@@ -35,7 +34,8 @@ public final class StatusLinks {
         return new StatusLinks(Secrets.signingKey(ingestHome, configuredKey, KEY_FILE), baseUrl);
     }
 
-    String token(String bid) {
+    /** The batch's token: what its link carries after the batch id. */
+    public String token(String bid) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
@@ -47,7 +47,7 @@ public final class StatusLinks {
     }
 
     /** Whether {@code token} is the batch's (compared in constant time). */
-    boolean valid(String bid, String token) {
+    public boolean valid(String bid, String token) {
         return token != null && MessageDigest.isEqual(token(bid).getBytes(StandardCharsets.UTF_8),
                 token.getBytes(StandardCharsets.UTF_8));
     }

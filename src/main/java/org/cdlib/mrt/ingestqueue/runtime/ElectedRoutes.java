@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.camel;
+package org.cdlib.mrt.ingestqueue.runtime;
 
 import java.time.Duration;
 import java.util.List;

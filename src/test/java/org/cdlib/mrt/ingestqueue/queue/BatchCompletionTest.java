@@ -1,0 +1,46 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A batch's completion is decided by the moves: the move of its last open job, or the batch's
+ * own move into processing when its jobs all ended while it was still pending (a small batch
+ * whose jobs ran before its pending step finished). Nothing else needs to look.
+ */
+class BatchCompletionTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+
+    @Test
+    void aBatchWhoseJobsAllEndedWhileItWasPendingGoesToReportingAsItEntersProcessing() throws Exception {
+        QueueStore store = ZK.store(Files.createTempDirectory("batch-completion"));
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        BatchLock batch = store.batches().tryLock(bid, "pending").orElseThrow();
+        String jid = store.batches().createJobs(batch, List.of(QueueTestSupport.newJob("loc0", 5))).get(0);
+        for (JobState at = JobState.PENDING; at != JobState.COMPLETED; at = at.successor()) {
+            JobLock job = store.claims().tryLockJob(jid, "worker").orElseThrow();
+            store.transition(job, at.successor(), Change.because("test"));
+        }
+        assertEquals(BatchState.PENDING, store.batches().load(bid).state(), "its last job ended while it was pending");
+
+        store.transition(batch, BatchState.PROCESSING, "1 job(s) created", null, null);
+
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
+    }
+
+    @Test
+    void aBatchWithJobsStillOpenStaysInProcessingUntilTheLastOneEnds() throws Exception {
+        QueueStore store = ZK.store(Files.createTempDirectory("batch-completion-open"));
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        JobLock job = store.claims().tryLockJob(jid, "worker").orElseThrow();
+        store.transition(job, JobState.FAILED, Change.failure("test"));
+        assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the last job's move decided it");
+    }
+}
