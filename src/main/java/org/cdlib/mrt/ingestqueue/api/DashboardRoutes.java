@@ -69,7 +69,8 @@ final class DashboardRoutes implements Service {
 
     void register(HttpApi http) {
         http.add(GET, "/api/events", Access.USER, "Live changes (server-sent events): counts and the ids that changed", rc -> {
-            if (!live.subscribe(rc.response(), http.loginHolds(rc))) {
+            ApiUsers.User u = rc.get("user");
+            if (!live.subscribe(rc.response(), http.loginHolds(rc), BatchFilters.isDepositor(u) ? u.name() : null)) {
                 throw new ApiError(503, "the dashboard's live updates serve " + LiveFeed.MAX_CLIENTS
                         + " pages at once; close one or reload later");
             }

@@ -42,6 +42,9 @@ final class LiveFeed implements AutoCloseable {
     private final List<HttpServerResponse> clients = new CopyOnWriteArrayList<>();
     /** Whether each client's login still holds (a session ends at logout or when idle): its stream ends with it. */
     private final Map<HttpServerResponse, java.util.function.BooleanSupplier> logins = new java.util.concurrent.ConcurrentHashMap<>();
+    /** A depositor's stream: the user whose batches' and jobs' ids alone it carries (operators' streams are not here). */
+    private final Map<HttpServerResponse, String> depositors = new java.util.concurrent.ConcurrentHashMap<>();
+    private final BatchOwners owners;
     private final Set<String> jobs = new LinkedHashSet<>();
     private final Set<String> batches = new LinkedHashSet<>();
     private boolean holds;
@@ -58,6 +61,7 @@ final class LiveFeed implements AutoCloseable {
     LiveFeed(QueueStore store, Activity activity) {
         this.store = store;
         this.activity = activity;
+        this.owners = new BatchOwners(store);
     }
 
     LiveFeed start() {
@@ -154,13 +158,35 @@ final class LiveFeed implements AutoCloseable {
         } catch (RuntimeException e) {
             msg.put("counts_error", e.getMessage()); // the page keeps its last counts and says so
         }
-        String data;
-        try {
-            data = "event: change\ndata: " + HttpApi.JSON.writeValueAsString(msg) + "\n\n";
-        } catch (Exception e) {
+        String data = event(msg);
+        if (data == null) {
             return;
         }
-        clients.forEach(c -> write(c, data));
+        Map<String, String> own = new java.util.HashMap<>(); // one message per depositor, however many pages they have open
+        for (HttpServerResponse c : clients) {
+            String user = depositors.get(c);
+            String d = user == null ? data : own.computeIfAbsent(user, u -> event(scoped(msg, u)));
+            if (d != null) {
+                write(c, d);
+            }
+        }
+    }
+
+    /** The message as a depositor may see it: only their own batches' and jobs' ids. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> scoped(Map<String, Object> msg, String user) {
+        Map<String, Object> m = new LinkedHashMap<>(msg);
+        m.put("batches_changed", ((List<String>) msg.get("batches_changed")).stream().filter(b -> owners.owns(user, b)).toList());
+        m.put("jobs_changed", ((List<String>) msg.get("jobs_changed")).stream().filter(j -> owners.ownsJob(user, j)).toList());
+        return m;
+    }
+
+    private static String event(Map<String, Object> msg) {
+        try {
+            return "event: change\ndata: " + HttpApi.JSON.writeValueAsString(msg) + "\n\n";
+        } catch (Exception e) {
+            return null;
+        }
     }
 
     private void clear() {
@@ -190,16 +216,23 @@ final class LiveFeed implements AutoCloseable {
     private void drop(HttpServerResponse c) {
         clients.remove(c);
         logins.remove(c);
+        depositors.remove(c);
     }
 
-    /** Starts a client's stream; false (and a 503) when there are {@link #MAX_CLIENTS} already. */
-    boolean subscribe(HttpServerResponse r, java.util.function.BooleanSupplier loggedIn) {
+    /**
+     * Starts a client's stream; false (and a 503) when there are {@link #MAX_CLIENTS} already.
+     * {@code depositor}: the user whose own ids alone the stream carries; null for an operator's.
+     */
+    boolean subscribe(HttpServerResponse r, java.util.function.BooleanSupplier loggedIn, String depositor) {
         synchronized (this) {
             if (clients.size() >= MAX_CLIENTS) {
                 return false;
             }
             clients.add(r);
             logins.put(r, loggedIn);
+            if (depositor != null) {
+                depositors.put(r, depositor);
+            }
         }
         r.setChunked(true).putHeader("Content-Type", "text/event-stream; charset=UTF-8").putHeader("X-Accel-Buffering", "no");
         r.closeHandler(v -> drop(r));

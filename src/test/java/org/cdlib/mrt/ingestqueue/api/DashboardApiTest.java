@@ -156,6 +156,57 @@ class DashboardApiTest extends ApiServiceTest {
         }
     }
 
+    /** A depositor's live stream names only their own batches and jobs; an operator's names every one. */
+    @Test
+    void aDepositorsLiveStreamCarriesOnlyTheirOwnIds() throws Exception {
+        LinkedBlockingQueue<String> samLines = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<String> ritaLines = new LinkedBlockingQueue<>();
+        List<HttpResponse<Stream<String>>> streams = new ArrayList<>();
+        for (var who : List.of(Map.entry("sam", samLines), Map.entry("rita", ritaLines))) {
+            HttpResponse<Stream<String>> s = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events")).header("Authorization",
+                    "Basic " + Base64.getEncoder().encodeToString((who.getKey() + ":" + PASSWORDS.get(who.getKey()))
+                            .getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofLines());
+            assertEquals(200, s.statusCode());
+            streams.add(s);
+            Thread reader = new Thread(() -> {
+                try {
+                    s.body().forEach(who.getValue()::add);
+                } catch (RuntimeException closed) {
+                    // the test ended the stream
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+        }
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> samLines.contains("event: hello") && ritaLines.contains("event: hello"));
+            String others = batchOf("tester", 2);
+            String own = batchOf("sam", 2);
+            AdminActions admin = new AdminActions(store, Clock.systemUTC());
+            String othersJob = store.batches().jobs(others, BatchRef.PROCESSING).get(0);
+            String ownJob = store.batches().jobs(own, BatchRef.PROCESSING).get(0);
+            admin.holdJob(othersJob, "alice");
+            admin.holdJob(ownJob, "alice");
+            List<String> rita = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                ritaLines.drainTo(rita);
+                String all = String.join("\n", rita);
+                return all.contains(othersJob) && all.contains(ownJob) && all.contains(others) && all.contains(own);
+            });
+            List<String> sam = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                samLines.drainTo(sam);
+                String all = String.join("\n", sam);
+                return all.contains(ownJob) && all.contains(own);
+            });
+            String samAll = String.join("\n", sam);
+            assertFalse(samAll.contains(others) || samAll.contains(othersJob), "another depositor's ids: " + samAll);
+            assertTrue(samAll.contains("\"counts\""), "the queue's counts, which name no one");
+        } finally {
+            streams.forEach(s -> s.body().close());
+        }
+    }
+
     static HttpResponse<Stream<String>> stream() throws Exception {
         return CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events")).header("Authorization", "Basic "
                 + Base64.getEncoder().encodeToString("rita:pw-r".getBytes(StandardCharsets.UTF_8))).build(),
