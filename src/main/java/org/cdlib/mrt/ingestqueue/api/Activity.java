@@ -8,11 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the charts show, kept in this instance's memory: jobs that reached completed or failed per
- * minute (from the live feed's watches, so every host's jobs count), and a sample a minute of the
- * backlog per state and of how long the next job of each open state has waited. Fixed-size rings of
- * {@link #MINUTES}: nothing grows, and nothing is written to ZooKeeper for it. A restarted
- * instance starts with empty charts; the per-state counts are in ZooKeeper and /metrics anyway.
+ * What the charts show: jobs that arrived in each state per minute (from the live feed's watches,
+ * so every host's jobs count; arrivals in completed and failed are the charts' endings, and the
+ * arrivals in a state's successor are the rate that state is left at), and a sample a minute of
+ * the backlog per state and of how long the next job of each open state has waited. Fixed-size
+ * rings of {@link #MINUTES}: nothing grows. The minutes are shared through ZooKeeper
+ * ({@code ActivityRecords}, written by any host that watched a minute whole), so a restarted
+ * instance, or another host behind a load balancer, reads the same charts and rates.
  */
 final class Activity {
     static final int MINUTES = 360;
@@ -21,11 +23,68 @@ final class Activity {
     private final Map<String, long[]> arrivals = new LinkedHashMap<>();
     private final long[] minuteOf = new long[MINUTES];
     private final List<Map<String, Object>> samples = new ArrayList<>();
-    private final long startedMinute;
+    /** The first minute this instance watched whole (its own figures start there). */
+    private final long watchedFrom;
+    /** The first minute it has figures of: earlier when minutes other hosts wrote were read back ({@link #fill}). */
+    private long startedMinute;
 
     Activity(Clock clock) {
         this.clock = clock;
         this.startedMinute = minute();
+        this.watchedFrom = startedMinute + 1;
+    }
+
+    long minuteNow() {
+        return minute();
+    }
+
+    /** Whether this instance watched the whole of {@code minute} (so it may write the minute for every host). */
+    synchronized boolean watchedWhole(long minute) {
+        return minute >= watchedFrom && minute < minute();
+    }
+
+    /** One minute's figures as the hosts share them: arrivals per state, and the minute's backlog sample if taken. */
+    synchronized Map<String, Object> figures(long minute) {
+        int i = (int) (minute % MINUTES);
+        Map<String, Long> arrived = new LinkedHashMap<>();
+        if (minuteOf[i] == minute) {
+            arrivals.forEach((state, ring) -> {
+                if (ring[i] > 0) {
+                    arrived.put(state, ring[i]);
+                }
+            });
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("arrived", arrived);
+        samples.stream().filter(x -> Instant.parse((String) x.get("at")).toEpochMilli() / 60_000 == minute).findFirst()
+                .ifPresent(x -> out.put("sample", x));
+        return out;
+    }
+
+    /** Minutes other hosts (or this one before a restart) recorded, for those this instance did not watch. */
+    @SuppressWarnings("unchecked")
+    synchronized void fill(Map<Long, com.fasterxml.jackson.databind.JsonNode> minutes) {
+        List<Map<String, Object>> earlier = new ArrayList<>();
+        for (Map.Entry<Long, com.fasterxml.jackson.databind.JsonNode> e : new java.util.TreeMap<>(minutes).entrySet()) {
+            long m = e.getKey();
+            if (m >= watchedFrom || m <= minute() - MINUTES) {
+                continue;
+            }
+            int i = slot(m);
+            e.getValue().path("arrived").fields().forEachRemaining(f -> {
+                if (java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.JobState.values()).anyMatch(s -> s.wire().equals(f.getKey()))) {
+                    ring(f.getKey())[i] = f.getValue().asLong(); // only states: a hostile node adds no keys
+                }
+            });
+            if (e.getValue().has("sample")) {
+                earlier.add(HttpApi.JSON.convertValue(e.getValue().get("sample"), Map.class));
+            }
+            startedMinute = Math.min(startedMinute, m);
+        }
+        samples.addAll(0, earlier);
+        while (samples.size() > MINUTES) {
+            samples.remove(0);
+        }
     }
 
     private long minute() {

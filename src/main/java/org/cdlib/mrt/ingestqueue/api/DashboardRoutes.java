@@ -231,12 +231,28 @@ final class DashboardRoutes implements Service {
         sampler.scheduleWithFixedDelay(this::sample, 5, 60, TimeUnit.SECONDS);
     }
 
-    /** A few bounded reads a minute: the counts (Stat) and the head job of each open state. */
+    private boolean filled;
+
+    /**
+     * A few bounded reads a minute: the counts (Stat) and the head job of each open state; the
+     * last minutes this host watched whole are shared with the others ({@code /activity}), and at
+     * the first run the minutes recorded before it started are read back.
+     */
     private void sample() {
         try {
+            long now = activity.minuteNow();
+            if (!filled) {
+                activity.fill(store.activity().read(now - Activity.MINUTES, now - 1));
+                filled = true;
+            }
             @SuppressWarnings("unchecked")
             Map<String, Integer> jobs = (Map<String, Integer>) QueueViews.counts(store).get("jobs");
             activity.sample(jobs, progress.waitSeconds());
+            for (long m = now - 2; m < now; m++) {
+                if (activity.watchedWhole(m)) {
+                    store.activity().write(m, activity.figures(m));
+                }
+            }
         } catch (RuntimeException e) {
             LOG.debug("dashboard sample skipped: {}", e.getMessage());
         }

@@ -40,6 +40,9 @@ public final class QueueLimits {
 
     /** The most a node of this name may hold: checked when written, so reads can be sized before they are made. */
     public static int nodeBytes(String path) {
+        if (path.startsWith(ActivityRecords.ACTIVITY + "/")) {
+            return 4096; // a minute's counts per state and its backlog sample
+        }
         if (path.startsWith(Hosts.HOSTS + "/")) {
             return NODE_BYTES; // a host's work, at most Hosts.MAX_LISTED_WORK jobs
         }

@@ -148,6 +148,11 @@ public final class QueueStore implements Closeable {
     }
 
     /** The operator's holds on the queue and on collections. */
+    /** The dashboard's per-minute figures, shared by the hosts. */
+    public ActivityRecords activity() {
+        return new ActivityRecords(zk);
+    }
+
     public QueueHolds holds() {
         return holds;
     }
