@@ -15,8 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which addresses a depositor's URL may lead to. By default none that is loopback, link-local
- * (169.254/16, fe80::/10), private (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7),
- * multicast, unspecified (0.0.0.0/8, ::), broadcast, or an address of this host; the
+ * (169.254/16, fe80::/10), private (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, 64:ff9b:1::/48),
+ * benchmarking (198.18/15), reserved (240/4), multicast, unspecified (0.0.0.0/8, ::), broadcast, or
+ * an address of this host; an IPv6 address carrying an IPv4 one (mapped, compatible, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16) is judged by the IPv4 address it leads to. The
  * allow-list ({@code ingest.fetch.allow}: CIDRs, addresses and host names, comma-separated)
  * lets a deployment fetch from private servers. This service's own HTTP port on a local address
  * is never fetched, allow-list or not.
@@ -192,14 +194,47 @@ public final class AddressPolicy {
                 || a instanceof Inet6Address && (b[0] & 0xfe) == 0xfc) {
             return "a private address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7)";
         }
-        if (a instanceof Inet6Address && isMappedOrCompatible(b)) {
-            try {
-                return rule(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, 12, 16)));
-            } catch (UnknownHostException e) {
-                return null;
-            }
+        if (b.length == 4 && (b[0] & 0xff) == 198 && (b[1] & 0xfe) == 18) {
+            return "a benchmarking address (198.18.0.0/15)";
+        }
+        if (b.length == 4 && (b[0] & 0xf0) == 0xf0) {
+            return "a reserved address (240.0.0.0/4)";
+        }
+        if (a instanceof Inet6Address && b[0] == 0 && b[1] == 0x64 && b[2] == (byte) 0xff && b[3] == (byte) 0x9b
+                && b[4] == 0 && b[5] == 1) {
+            return "a local-use NAT64 address (64:ff9b:1::/48)";
+        }
+        // the IPv6 forms that lead to an IPv4 address are judged by that address: mapped and compatible
+        // (::ffff:a.b.c.d, ::a.b.c.d), NAT64 (64:ff9b::a.b.c.d, as DNS64 writes a public server's address) and 6to4 (2002:aabb:ccdd::)
+        if (a instanceof Inet6Address && (isMappedOrCompatible(b) || isNat64(b))) {
+            return embedded(b, 12, "");
+        }
+        if (a instanceof Inet6Address && b[0] == 0x20 && b[1] == 0x02) {
+            return embedded(b, 2, " (6to4, 2002::/16)");
         }
         return null;
+    }
+
+    private static String embedded(byte[] b, int from, String form) {
+        try {
+            String rule = rule(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, from, from + 4)));
+            return rule == null ? null : rule + form;
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /** 64:ff9b::/96, the well-known NAT64 prefix: the last four bytes are the IPv4 address reached. */
+    private static boolean isNat64(byte[] b) {
+        if (b[0] != 0 || b[1] != 0x64 || b[2] != (byte) 0xff || b[3] != (byte) 0x9b) {
+            return false;
+        }
+        for (int i = 4; i < 12; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** ::ffff:a.b.c.d and ::a.b.c.d carry an IPv4 address that the rules apply to. */
