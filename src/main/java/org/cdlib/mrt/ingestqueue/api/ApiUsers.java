@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who may use the API: {@code ingest.api.users = name:password:role|role, ...} with roles
- * {@code admin}, {@code submitter}, {@code storage} (anyone listed may read). A password is a
+ * {@code admin}, {@code submitter}, {@code poster} (submits, naming the user it submits for:
+ * Merritt's UI), {@code storage} (anyone listed may read). A password is a
  * PBKDF2 hash ({@link Passwords}); plain text is accepted with a warning, or refused when
  * {@code ingest.api.plain-passwords=refuse}. With no users configured, one {@code admin} with a
  * generated password is made, kept (mode 0600) in {@code <secrets>/admin-password} so that it
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiUsers {
     private static final Logger LOG = LoggerFactory.getLogger(ApiUsers.class);
-    public static final Set<String> ROLES = Set.of("admin", "submitter", "storage");
+    public static final Set<String> ROLES = Set.of("admin", "submitter", "poster", "storage");
     static final String ADMIN_PASSWORD_FILE = "admin-password";
 
     public record User(String name, Set<String> roles) {
@@ -81,7 +82,7 @@ public final class ApiUsers {
             for (String r : roles) {
                 if (!ROLES.contains(r)) {
                     throw new IllegalArgumentException("ingest.api.users: user '" + name + "' has an unknown role '" + r
-                            + "' (roles: admin, submitter, storage)");
+                            + "' (roles: admin, submitter, poster, storage)");
                 }
             }
             if (Passwords.isHash(p[1])) {

@@ -86,7 +86,7 @@ final class Guard {
         }
         String role = switch (access) {
             case ADMIN -> "admin";
-            case SUBMITTER -> "submitter";
+            case SUBMITTER -> user.has("poster") ? "poster" : "submitter";
             case STORAGE -> user.has("admin") ? "admin" : "storage";
             default -> null;
         };
