@@ -82,6 +82,11 @@ public final class AddressPolicy {
      * {@code ::1}), host names ({@code storage.internal}), or {@code *} (no address check at all).
      */
     public static AddressPolicy parse(String spec) {
+        return parse(spec, KEY);
+    }
+
+    /** {@link #parse(String)} for another list of addresses, its errors naming {@code key}. */
+    public static AddressPolicy parse(String spec, String key) {
         List<Cidr> cidrs = new ArrayList<>();
         Set<String> hosts = new java.util.HashSet<>();
         boolean all = false;
@@ -103,7 +108,7 @@ public final class AddressPolicy {
                     try {
                         prefix = Integer.parseInt(e.substring(slash + 1));
                     } catch (NumberFormatException x) {
-                        throw new IllegalArgumentException(KEY + ": '" + e + "' is not a CIDR (address/prefix)");
+                        throw new IllegalArgumentException(key + ": '" + e + "' is not a CIDR (address/prefix)");
                     }
                 }
                 if (isLiteral(addr)) {
@@ -111,20 +116,20 @@ public final class AddressPolicy {
                     try {
                         b = InetAddress.getByName(addr).getAddress();
                     } catch (UnknownHostException x) {
-                        throw new IllegalArgumentException(KEY + ": '" + e + "' is not an address");
+                        throw new IllegalArgumentException(key + ": '" + e + "' is not an address");
                     }
                     int max = b.length * 8;
                     if (prefix < 0) {
                         prefix = max;
                     }
                     if (prefix > max) {
-                        throw new IllegalArgumentException(KEY + ": '" + e + "': prefix larger than " + max);
+                        throw new IllegalArgumentException(key + ": '" + e + "': prefix larger than " + max);
                     }
                     cidrs.add(new Cidr(b, prefix, e));
                 } else if (prefix < 0 && addr.matches("[A-Za-z0-9.-]+")) {
                     hosts.add(addr.toLowerCase(Locale.ROOT));
                 } else {
-                    throw new IllegalArgumentException(KEY + ": '" + e + "' is neither a CIDR, an address nor a host name");
+                    throw new IllegalArgumentException(key + ": '" + e + "' is neither a CIDR, an address nor a host name");
                 }
             }
         }
@@ -137,6 +142,11 @@ public final class AddressPolicy {
 
     public static void unregisterOwnPort(int port) {
         OWN_PORTS.remove(port);
+    }
+
+    /** An IPv4 or IPv6 address written out (no brackets), which {@link InetAddress#getByName} reads without a look-up. */
+    public static boolean isAddress(String s) {
+        return s != null && s.matches("[0-9A-Fa-f:.]{2,45}") && isLiteral(s);
     }
 
     /** An address literal ({@code 10.0.0.1}, {@code ::1}, {@code [::1]}) rather than a name. */
@@ -170,6 +180,11 @@ public final class AddressPolicy {
             throw new RefusedAddressException("refused: " + host + " is " + a.getHostAddress() + ", " + rule
                     + "; such addresses are not fetched unless listed in " + KEY);
         }
+    }
+
+    /** Whether the list names {@code a} (by address or CIDR; names are not resolved here). */
+    public boolean lists(InetAddress a) {
+        return allowAll || allowed.stream().anyMatch(c -> c.contains(a));
     }
 
     /** The rule {@code a} falls under, or null for an address fetched by default. */

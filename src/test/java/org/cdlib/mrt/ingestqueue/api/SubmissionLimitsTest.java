@@ -164,7 +164,8 @@ class SubmissionLimitsTest extends ApiServiceTest {
         StringBuilder b = new StringBuilder("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\"");
         // only fields whose content is free text, so no other check refuses the submission first
         for (String f : List.of("title", "creator", "date", "local_identifier", "note", "submitter")) {
-            b.append(",\"").append(f).append("\":\"").append("v".repeat(4000)).append('"');
+            // the submitter names the user who sends it (sam, as Merritt's user/Display Name)
+            b.append(",\"").append(f).append("\":\"").append(f.equals("submitter") ? "sam/" + "v".repeat(3996) : "v".repeat(4000)).append('"');
         }
         b.append(",\"dublin_core\":{\"description\":[\"").append("d".repeat(4000)).append("\",\"").append("e".repeat(4000))
                 .append("\",\"").append("f".repeat(4000)).append("\"]}");
