@@ -19,7 +19,9 @@ import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
  * (warn | refuse), {@code ingest.api.session-idle} (PT1H), {@code ingest.api.max-upload-per-user} (0: none)
  * per {@code ingest.api.upload-window} (P1D), {@code ingest.files.signing-key} (generated and kept
  * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D), {@code ingest.api.login-failures-per-user}
- * (10) and {@code -per-address} (20), {@code ingest.http.trusted-proxies} (none).
+ * (10) and {@code -per-address} (20), {@code ingest.http.trusted-proxies} (none), {@code ingest.http.idle-timeout}
+ * (PT60S), {@code ingest.http.header-timeout} (PT20S), {@code ingest.http.min-body-rate} (1024 bytes/s),
+ * {@code ingest.http.max-connections-per-address} (64).
  */
 public final class ApiModule implements QueueModule {
 
@@ -49,7 +51,11 @@ public final class ApiModule implements QueueModule {
                 .fileSigner(signer)
                 .loginThrottle(new LoginThrottle(ctx.intProperty("ingest.api.login-failures-per-user", 10),
                         ctx.intProperty("ingest.api.login-failures-per-address", 20), Clock.systemUTC()))
-                .proxies(new Proxies(ctx.property(Proxies.KEY).orElse(null)));
+                .proxies(new Proxies(ctx.property(Proxies.KEY).orElse(null)))
+                .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout", Duration.ofSeconds(60)),
+                        ctx.durationProperty("ingest.http.header-timeout", Duration.ofSeconds(20)),
+                        ctx.longProperty("ingest.http.min-body-rate", 1024),
+                        ctx.intProperty("ingest.http.max-connections-per-address", 64)));
         ApiRoutes routes = new ApiRoutes(ctx.store(), admin, fsck,
                 new Submissions(ctx.profiles(), ctx.ingestHome(), new UrlPolicy(ctx.ingestHome(), false,
                         AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),

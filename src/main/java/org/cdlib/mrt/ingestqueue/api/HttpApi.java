@@ -71,6 +71,7 @@ public final class HttpApi implements Service {
     private LoginThrottle throttle = new LoginThrottle(10, 20, java.time.Clock.systemUTC());
     private Proxies proxies = Proxies.none();
     private Logins logins;
+    private ConnectionLimits.Settings connections = ConnectionLimits.Settings.defaults();
     private Sessions sessions = new Sessions(java.time.Duration.ofHours(1), java.time.Clock.systemUTC());
     private UploadQuota quota = new UploadQuota(0, java.time.Duration.ofDays(1), java.time.Clock.systemUTC());
     private org.cdlib.mrt.ingestqueue.objects.FileUrlSigner signer;
@@ -97,6 +98,11 @@ public final class HttpApi implements Service {
 
     HttpApi loginThrottle(LoginThrottle t) {
         this.throttle = t;
+        return this;
+    }
+
+    HttpApi connectionLimits(ConnectionLimits.Settings s) {
+        this.connections = s;
         return this;
     }
 
@@ -176,7 +182,12 @@ public final class HttpApi implements Service {
         logins = new Logins(vertx, users, throttle);
         Guard guard = new Guard(logins, sessions, signer, proxies);
         Router router = Router.router(vertx);
+        ConnectionLimits limits = new ConnectionLimits(connections, proxies);
+        limits.start(vertx);
         router.route().handler(rc -> {
+            limits.started(rc.request());
+            io.vertx.core.http.HttpConnection connection = rc.request().connection();
+            rc.addEndHandler(v -> limits.answered(connection));
             rc.response().putHeader("X-Content-Type-Options", "nosniff")
                     .putHeader("Content-Security-Policy", CSP)
                     .putHeader("X-Frame-Options", "DENY")
@@ -243,9 +254,9 @@ public final class HttpApi implements Service {
         });
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
                 .setMaxFormAttributeSize(MAX_FORM_ATTRIBUTE_BYTES).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
-                .setMaxHeaderSize(16 * 1024);
+                .setMaxHeaderSize(16 * 1024).setIdleTimeout((int) Math.max(1, connections.idleTimeout().toSeconds()));
         try {
-            server = vertx.createHttpServer(options).requestHandler(router).listen().toCompletionStage()
+            server = vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen().toCompletionStage()
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             vertx.close();

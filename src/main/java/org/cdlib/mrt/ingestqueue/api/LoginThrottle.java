@@ -12,7 +12,7 @@ import java.util.Optional;
  * (an IPv6 client by its /64) over {@link #WINDOW}. From the third failure each refusal is answered
  * a little later; past the limit the user (for at most {@link #USER_LOCK_MAX}: the real user is
  * never locked out for long) or the address (up to {@link #ADDRESS_LOCK_MAX}) is refused with 429
- * for a time that doubles with each further failure. A user's lock does not hold at an address
+ * for a time that starts at 5 s and doubles with each further failure. A user's lock does not hold at an address
  * where that user logged in before, so a guesser elsewhere does not lock them out. Bounded: the
  * counts of at most {@link #KEPT} users and addresses, the least recent dropped first.
  */
@@ -92,7 +92,7 @@ final class LoginThrottle {
     }
 
     private static Duration lockFor(int beyond, Duration max) {
-        return beyond >= 30 ? max : Duration.ofSeconds(Math.min(max.toSeconds(), 1L << beyond));
+        return beyond >= 20 ? max : Duration.ofSeconds(Math.min(max.toSeconds(), 5L << beyond));
     }
 
     /** The count of {@code key} if it still counts (failures within the window, or a lock not yet over). */

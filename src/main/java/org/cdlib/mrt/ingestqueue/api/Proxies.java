@@ -30,14 +30,14 @@ final class Proxies {
             return true;
         }
         String proto = r.getHeader("X-Forwarded-Proto");
-        return proto != null && isTrusted(peer(r)) && proto.split(",")[0].strip().equalsIgnoreCase("https");
+        return proto != null && isTrustedPeer(peer(r)) && proto.split(",")[0].strip().equalsIgnoreCase("https");
     }
 
     /** The client's address: the peer, or behind trusted proxies the nearest address they forwarded for. */
     String client(HttpServerRequest r) {
         String peer = peer(r);
         String forwarded = r.getHeader("X-Forwarded-For");
-        if (forwarded == null || !isTrusted(peer)) {
+        if (forwarded == null || !isTrustedPeer(peer)) {
             return peer;
         }
         String[] hops = forwarded.split(",");
@@ -46,7 +46,7 @@ final class Proxies {
             if (!AddressPolicy.isAddress(hop)) {
                 return peer; // not an address: the proxy's own word is all there is
             }
-            if (!isTrusted(hop) || i == 0) {
+            if (!isTrustedPeer(hop) || i == 0) {
                 return hop;
             }
         }
@@ -57,7 +57,8 @@ final class Proxies {
         return r.remoteAddress() == null ? "-" : r.remoteAddress().hostAddress();
     }
 
-    private boolean isTrusted(String address) {
+    /** Whether {@code address} is one of the trusted proxies. */
+    boolean isTrustedPeer(String address) {
         if (trusted == null || !AddressPolicy.isAddress(address)) {
             return false;
         }
