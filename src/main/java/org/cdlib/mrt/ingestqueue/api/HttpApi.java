@@ -252,9 +252,11 @@ public final class HttpApi implements Service {
                     : status == 500 ? "the request failed inside the service; the service log has the details"
                     : rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed", List.of());
         });
+        // no cleartext HTTP/2: with it Vert.x makes a connection only once its first bytes name the protocol,
+        // so a silent or half-sent one would escape the connection limits until the idle timeout
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
                 .setMaxFormAttributeSize(MAX_FORM_ATTRIBUTE_BYTES).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
-                .setMaxHeaderSize(16 * 1024).setIdleTimeout((int) Math.max(1, connections.idleTimeout().toSeconds()));
+                .setMaxHeaderSize(16 * 1024).setIdleTimeout((int) Math.max(1, connections.idleTimeout().toSeconds())).setHttp2ClearTextEnabled(false);
         try {
             server = vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen().toCompletionStage()
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
