@@ -211,6 +211,24 @@ class SubmissionLimitsTest extends ApiServiceTest {
     }
 
     @Test
+    void aFormFieldOverTwoMegabytesAfterTheFileIsRefusedWith400AndKeepsNoUpload() throws Exception {
+        List<Path> uploadsBefore = uploads();
+        String boundary = "----after-the-file";
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hello.txt\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\nhello\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n" + "n".repeat(3 * 1024 * 1024)
+                + "\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        HttpResponse<String> r = post("/poster/submit", "multipart/form-data; boundary=" + boundary,
+                HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
+        assertEquals("a form field is larger than 2097152 bytes; a field takes at most 4096 bytes (a URL 4096, "
+                + "the Dublin Core fields 16384 together)", error(r, 400));
+        assertEquals(uploadsBefore, uploads(), "no upload was kept");
+        assertNothingCreated();
+    }
+
+    @Test
     void aBatchManifestRowWithAnOversizedCellFailsTheBatchNamingLineAndCell() throws Exception {
         String m = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n"
                 + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title\n"
