@@ -81,6 +81,11 @@ final class Submissions {
         }
         String url = first(f.get("url"), f.get("payloadUrl"));
         String fileName = first(f.get("filename"), file != null ? file.fileName() : null);
+        if (fileName != null && fileName.indexOf('\uFFFD') >= 0) {
+            // the form's decoder replaced bytes that are not UTF-8: the name cannot be kept as it was sent
+            throw new ApiError(400, "the file name '" + InputChecks.printable(fileName) + "' is not UTF-8; send the name in UTF-8 "
+                    + "(or give it in the 'filename' field)");
+        }
         Path upload = null;
         String payloadUrl;
         if (file != null) {

@@ -229,6 +229,29 @@ class SubmissionLimitsTest extends ApiServiceTest {
     }
 
     @Test
+    void anUploadWhoseFileNameIsNotUtf8IsRefusedAndAUtf8NameIsKeptExactly() throws Exception {
+        List<Path> uploadsBefore = uploads();
+        HttpResponse<String> r = formWithRawFileName("caf\u00e9.txt".getBytes(StandardCharsets.ISO_8859_1));
+        assertTrue(error(r, 400).endsWith("is not UTF-8; send the name in UTF-8 (or give it in the 'filename' field)"), r.body());
+        assertEquals(uploadsBefore, uploads(), "no upload was kept");
+        assertNothingCreated();
+        HttpResponse<String> ok = formWithRawFileName("caf\u00e9 \u65e5\u672c.txt".getBytes(StandardCharsets.UTF_8));
+        assertEquals(200, ok.statusCode(), ok.body());
+        assertEquals("caf\u00e9 \u65e5\u672c.txt", store.batches().load(ok.headers().firstValue("BID").orElseThrow()).submission().fileName());
+    }
+
+    static HttpResponse<String> formWithRawFileName(byte[] name) throws Exception {
+        String boundary = "----raw-name";
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"").getBytes(StandardCharsets.UTF_8));
+        body.writeBytes(name);
+        body.writeBytes(("\"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--" + boundary + "--\r\n")
+                .getBytes(StandardCharsets.UTF_8));
+        return post("/poster/submit", "multipart/form-data; boundary=" + boundary, HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
+    }
+
+    @Test
     void aBatchManifestRowWithAnOversizedCellFailsTheBatchNamingLineAndCell() throws Exception {
         String m = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n"
                 + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title\n"
