@@ -220,21 +220,24 @@ class IdentityAndLoginsTest {
     void anUnknownUserCostsWhatAKnownOneDoes() {
         ApiUsers users = ApiUsers.parse("known:" + Passwords.hash("right") + ":submitter, plain:pw:submitter");
         users.check("known", "warm-up");
-        long known = medianMillis(() -> users.check("known", "wrong"));
-        long unknown = medianMillis(() -> users.check("nobody", "wrong"));
-        long plain = medianMillis(() -> users.check("plain", "wrong"));
-        assertTrue(unknown * 2 >= known && plain * 2 >= known, "known " + known + " ms, unknown " + unknown + " ms, plain " + plain + " ms");
-        assertTrue(users.check("plain", "pw").isPresent() && users.check("known", "right").isPresent());
-    }
-
-    static long medianMillis(Runnable r) {
-        long[] t = new long[5];
-        for (int i = 0; i < t.length; i++) {
-            long s = System.nanoTime();
-            r.run();
-            t[i] = (System.nanoTime() - s) / 1_000_000;
+        // measured in turn, so that the machine's load falls on all three alike
+        long[][] t = new long[3][9];
+        String[] names = {"known", "nobody", "plain"};
+        for (int round = 0; round < 9; round++) {
+            for (int k = 0; k < 3; k++) {
+                long s = System.nanoTime();
+                users.check(names[k], "wrong");
+                t[k][round] = (System.nanoTime() - s) / 1_000_000;
+            }
         }
-        java.util.Arrays.sort(t);
-        return t[2];
+        for (long[] a : t) {
+            java.util.Arrays.sort(a);
+        }
+        long known = t[0][4];
+        long unknown = t[1][4];
+        long plain = t[2][4];
+        // without the stand-in hash an unknown name answered in well under a millisecond
+        assertTrue(unknown * 3 >= known && plain * 3 >= known, "known " + known + " ms, unknown " + unknown + " ms, plain " + plain + " ms");
+        assertTrue(users.check("plain", "pw").isPresent() && users.check("known", "right").isPresent());
     }
 }
