@@ -19,7 +19,10 @@ import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
  * (10 GiB), {@code ingest.http.enabled} (true); and the security keys: {@code ingest.api.plain-passwords}
  * (warn | refuse), {@code ingest.api.session-idle} (PT1H), {@code ingest.api.max-upload-per-user} (0: none)
  * per {@code ingest.api.upload-window} (P1D), {@code ingest.files.signing-key} (generated and kept
- * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D).
+ * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D), {@code ingest.api.login-failures-per-user}
+ * (10) and {@code -per-address} (20), {@code ingest.http.trusted-proxies} (none), {@code ingest.http.idle-timeout}
+ * (PT60S), {@code ingest.http.header-timeout} (PT20S), {@code ingest.http.min-body-rate} (1024 bytes/s),
+ * {@code ingest.http.max-connections-per-address} (64).
  */
 public final class ApiModule implements QueueModule {
 
@@ -46,7 +49,14 @@ public final class ApiModule implements QueueModule {
         api.sessions(new Sessions(ctx.durationProperty("ingest.api.session-idle", Duration.ofHours(1)), Clock.systemUTC()))
                 .uploadQuota(new UploadQuota(ctx.longProperty("ingest.api.max-upload-per-user", 0),
                         ctx.durationProperty("ingest.api.upload-window", Duration.ofDays(1)), Clock.systemUTC()))
-                .fileSigner(signer);
+                .fileSigner(signer)
+                .loginThrottle(new LoginThrottle(ctx.intProperty("ingest.api.login-failures-per-user", 10),
+                        ctx.intProperty("ingest.api.login-failures-per-address", 20), Clock.systemUTC()))
+                .proxies(new Proxies(ctx.property(Proxies.KEY).orElse(null)))
+                .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout", Duration.ofSeconds(60)),
+                        ctx.durationProperty("ingest.http.header-timeout", Duration.ofSeconds(20)),
+                        ctx.longProperty("ingest.http.min-body-rate", 1024),
+                        ctx.intProperty("ingest.http.max-connections-per-address", 64)));
         ApiRoutes routes = new ApiRoutes(ctx.store(), admin, fsck,
                 new Submissions(ctx.profiles(), ctx.ingestHome(), new UrlPolicy(ctx.ingestHome(), false,
                         AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who may use the API: {@code ingest.api.users = name:password:role|role, ...} with roles
- * {@code admin}, {@code submitter}, {@code storage} (anyone listed may read). A password is a
+ * {@code admin}, {@code submitter}, {@code poster} (submits, naming the user it submits for:
+ * Merritt's UI), {@code storage} (anyone listed may read). A password is a
  * PBKDF2 hash ({@link Passwords}); plain text is accepted with a warning, or refused when
  * {@code ingest.api.plain-passwords=refuse}. With no users configured, one {@code admin} with a
  * generated password is made, kept (mode 0600) in {@code <secrets>/admin-password} so that it
@@ -27,8 +28,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiUsers {
     private static final Logger LOG = LoggerFactory.getLogger(ApiUsers.class);
-    public static final Set<String> ROLES = Set.of("admin", "submitter", "storage");
+    public static final Set<String> ROLES = Set.of("admin", "submitter", "poster", "storage");
     static final String ADMIN_PASSWORD_FILE = "admin-password";
+    /** What an unknown user's password is hashed against (a random password nobody knows). */
+    private static final String STAND_IN = Passwords.hash(newPassword());
 
     public record User(String name, Set<String> roles) {
         public boolean has(String role) {
@@ -81,7 +84,7 @@ public final class ApiUsers {
             for (String r : roles) {
                 if (!ROLES.contains(r)) {
                     throw new IllegalArgumentException("ingest.api.users: user '" + name + "' has an unknown role '" + r
-                            + "' (roles: admin, submitter, storage)");
+                            + "' (roles: admin, submitter, poster, storage)");
                 }
             }
             if (Passwords.isHash(p[1])) {
@@ -138,8 +141,17 @@ public final class ApiUsers {
         users.put(name, new Entry(password, new User(name, roles)));
     }
 
+    /** A name and password as a client gave them. */
+    record Credentials(String name, String password) {
+    }
+
     /** The user an {@code Authorization: Basic} header names, if the password matches. */
     public Optional<User> authenticate(String header) {
+        return basic(header).flatMap(c -> authenticate(c.name(), c.password()));
+    }
+
+    /** The credentials of an {@code Authorization: Basic} header, if it is one that can be read. */
+    static Optional<Credentials> basic(String header) {
         if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
             return Optional.empty();
         }
@@ -150,27 +162,38 @@ public final class ApiUsers {
             return Optional.empty();
         }
         int colon = decoded.indexOf(':');
-        if (colon < 0) {
-            return Optional.empty();
-        }
-        return authenticate(decoded.substring(0, colon), decoded.substring(colon + 1));
+        return colon < 0 ? Optional.empty() : Optional.of(new Credentials(decoded.substring(0, colon), decoded.substring(colon + 1)));
     }
 
-    /** The user {@code name} if {@code password} is theirs. */
+    /** The user {@code name} if {@code password} is theirs (hashing if need be: not on an event loop). */
     public Optional<User> authenticate(String name, String password) {
-        Entry e = users.get(name);
+        Optional<User> known = verified(name, password);
+        return known.isPresent() ? known : check(name, password);
+    }
+
+    /** The user, if these credentials were checked before (a cheap look-up, no hashing). */
+    Optional<User> verified(String name, String password) {
+        Entry e = name == null ? null : users.get(name);
         if (e == null || password == null) {
             return Optional.empty();
         }
-        String key = sha256(name + "\u0000" + password + "\u0000" + e.password());
-        User known = verified.get(key);
-        if (known != null) {
-            return Optional.of(known);
-        }
-        if (!e.matches(password)) {
+        return Optional.ofNullable(verified.get(sha256(name + "\u0000" + password + "\u0000" + e.password())));
+    }
+
+    /**
+     * Checks the password with exactly one PBKDF2 whoever is named: an unknown user, or one with a
+     * plain-text password, is hashed against a stand-in, so that the time taken tells nothing.
+     */
+    Optional<User> check(String name, String password) {
+        Entry e = name == null ? null : users.get(name);
+        String given = password == null ? "" : password;
+        boolean hashed = e != null && Passwords.isHash(e.password());
+        boolean hashMatches = Passwords.matches(hashed ? e.password() : STAND_IN, given);
+        boolean matches = e != null && password != null && (hashed ? hashMatches : e.matches(given));
+        if (!matches) {
             return Optional.empty();
         }
-        verified.put(key, e.user());
+        verified.put(sha256(name + "\u0000" + password + "\u0000" + e.password()), e.user());
         return Optional.of(e.user());
     }
 

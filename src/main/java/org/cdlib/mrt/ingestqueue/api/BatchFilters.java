@@ -27,13 +27,16 @@ record BatchFilters(String profile, String submitter, String from, String to, St
     }
 
     static boolean isDepositor(ApiUsers.User u) {
-        return u != null && u.has("submitter") && !u.has("admin");
+        return u != null && u.has("submitter") && !u.has("admin") && !u.has("poster");
     }
 
     /** The batch's submitter is the user, or (Merritt's form) {@code user/Display Name}. */
     static boolean ownedBy(Batch b, String user) {
-        String s = b.submission().submitter();
-        return s != null && (s.equals(user) || s.startsWith(user + "/"));
+        return ownedBy(b.submission().submitter(), user);
+    }
+
+    static boolean ownedBy(String submitter, String user) {
+        return submitter != null && (submitter.equals(user) || submitter.startsWith(user + "/"));
     }
 
     private static String blank(String s) {

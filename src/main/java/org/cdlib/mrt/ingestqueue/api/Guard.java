@@ -23,14 +23,16 @@ final class Guard {
     /** A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer cleanly. */
     static final long DISCARD_BYTES = 1024 * 1024;
 
-    private final ApiUsers users;
+    private final Logins logins;
     private final Sessions sessions;
     private final FileUrlSigner signer;
+    private final Proxies proxies;
 
-    Guard(ApiUsers users, Sessions sessions, FileUrlSigner signer) {
-        this.users = users;
+    Guard(Logins logins, Sessions sessions, FileUrlSigner signer, Proxies proxies) {
+        this.logins = logins;
         this.sessions = sessions;
         this.signer = signer;
+        this.proxies = proxies;
     }
 
     /** The guard runs before Vert.x may read a body (a security policy handler comes before body handlers). */
@@ -39,21 +41,47 @@ final class Guard {
     }
 
     private void guard(RoutingContext rc, Endpoint e) {
-        Access access = e.access();
-        if (access == Access.PUBLIC) {
+        if (e.access() == Access.PUBLIC) {
             rc.next();
             return;
         }
         String authorization = rc.request().getHeader("Authorization");
-        ApiUsers.User user = null;
-        Sessions.Session session = null;
-        if (authorization != null) {
-            user = users.authenticate(authorization).orElse(null);
-        } else {
+        if (authorization == null) {
             io.vertx.core.http.Cookie c = rc.request().getCookie(Sessions.COOKIE);
-            session = c == null ? null : sessions.find(c.getValue()).orElse(null);
-            user = session == null ? null : session.user();
+            Sessions.Session session = c == null ? null : sessions.find(c.getValue()).orElse(null);
+            decide(rc, e, session == null ? null : session.user(), session, false);
+            return;
         }
+        var credentials = ApiUsers.basic(authorization);
+        if (credentials.isEmpty()) {
+            AUDIT.info("user=- action=\"login\" via=basic target=- result=refused status=401 from={} reason=\"not Basic credentials\"",
+                    proxies.client(rc.request()));
+            decide(rc, e, null, null, true);
+            return;
+        }
+        // the password may need hashing, off this event loop: the body waits unread meanwhile
+        boolean paused = !rc.request().isEnded();
+        if (paused) {
+            rc.request().pause();
+        }
+        logins.check(credentials.get().name(), credentials.get().password(), proxies.client(rc.request()), "basic").onComplete(r -> {
+            if (paused) {
+                rc.request().resume();
+            }
+            if (r.failed()) {
+                rc.fail(r.cause());
+            } else if (r.result().status() == 429) {
+                rc.response().putHeader("Retry-After", Long.toString(r.result().retryAfter()));
+                refuse(rc, 429, r.result().message());
+            } else {
+                decide(rc, e, r.result().user(), null, true);
+            }
+        });
+    }
+
+    /** With the user settled (null: none), whether the route may be called. */
+    private void decide(RoutingContext rc, Endpoint e, ApiUsers.User user, Sessions.Session session, boolean basic) {
+        Access access = e.access();
         if (access == Access.STORAGE && user == null) {
             String why = signer == null ? "working files are not served without credentials here"
                     : signer.verify(rc.pathParam("bid"), rc.pathParam("jid"), decodedRest(rc),
@@ -72,12 +100,12 @@ final class Guard {
             if (rc.request().getHeader(REQUESTED_BY) == null && (accept == null || !accept.contains("text/event-stream"))) {
                 rc.response().putHeader("WWW-Authenticate", "Basic realm=\"ingest-queue\", charset=\"UTF-8\"");
             }
-            refuse(rc, 401, authorization != null ? "the user name or password is wrong"
+            refuse(rc, 401, basic ? "the user name or password is wrong"
                     : "log in: this resource needs a user of ingest.api.users (Basic authentication, or the dashboard's login at /login.html)");
             return;
         }
         if (isStateChanging(rc)) {
-            String refused = session != null ? csrfRefusal(rc, session) : crossSiteRefusal(rc);
+            String refused = session != null ? csrfRefusal(rc, session) : crossSiteRefusal(rc, proxies);
             if (refused != null) {
                 audit(rc, user, e, 403, refused);
                 refuse(rc, 403, refused);
@@ -86,7 +114,7 @@ final class Guard {
         }
         String role = switch (access) {
             case ADMIN -> "admin";
-            case SUBMITTER -> "submitter";
+            case SUBMITTER -> user.has("poster") ? "poster" : "submitter";
             case STORAGE -> user.has("admin") ? "admin" : "storage";
             default -> null;
         };
@@ -154,7 +182,7 @@ final class Guard {
      * attach cached credentials to a form another page posts) is refused: browsers name the
      * page's origin in {@code Origin} and {@code Sec-Fetch-Site}; curl and Merritt clients send neither.
      */
-    private static String crossSiteRefusal(RoutingContext rc) {
+    private static String crossSiteRefusal(RoutingContext rc, Proxies proxies) {
         String site = rc.request().getHeader("Sec-Fetch-Site");
         if (site != null && !site.equals("same-origin") && !site.equals("none")) {
             return "refused: a " + site + " request (Sec-Fetch-Site) may not change anything; use the dashboard or a script";
@@ -162,7 +190,7 @@ final class Guard {
         String origin = rc.request().getHeader("Origin");
         if (origin != null) {
             String hostHeader = rc.request().getHeader("Host");
-            String scheme = rc.request().isSSL() ? "https" : "http";
+            String scheme = proxies.https(rc.request()) ? "https" : "http";
             if (hostHeader == null || !origin.equalsIgnoreCase(scheme + "://" + hostHeader)) {
                 return "refused: a request from " + origin + " (Origin) may not change anything here";
             }

@@ -66,6 +66,12 @@ public final class HttpApi implements Service {
     private final long maxUpload;
     private final Path uploadsTmp;
     private final List<Endpoint> endpoints = new ArrayList<>();
+    /** Endpoints whose handlers do not block (they wait on futures): run on the event loop, not a worker. */
+    private final java.util.Set<Endpoint> nonBlocking = new java.util.HashSet<>();
+    private LoginThrottle throttle = new LoginThrottle(10, 20, java.time.Clock.systemUTC());
+    private Proxies proxies = Proxies.none();
+    private Logins logins;
+    private ConnectionLimits.Settings connections = ConnectionLimits.Settings.defaults();
     private Sessions sessions = new Sessions(java.time.Duration.ofHours(1), java.time.Clock.systemUTC());
     private UploadQuota quota = new UploadQuota(0, java.time.Duration.ofDays(1), java.time.Clock.systemUTC());
     private org.cdlib.mrt.ingestqueue.objects.FileUrlSigner signer;
@@ -78,7 +84,7 @@ public final class HttpApi implements Service {
         this.requestedPort = port;
         this.maxUpload = maxUpload;
         this.uploadsTmp = uploadsTmp;
-        new SessionRoutes(users).register(this);
+        new SessionRoutes().register(this);
     }
 
     HttpApi sessions(Sessions s) {
@@ -88,6 +94,30 @@ public final class HttpApi implements Service {
 
     Sessions sessions() {
         return sessions;
+    }
+
+    HttpApi loginThrottle(LoginThrottle t) {
+        this.throttle = t;
+        return this;
+    }
+
+    HttpApi connectionLimits(ConnectionLimits.Settings s) {
+        this.connections = s;
+        return this;
+    }
+
+    HttpApi proxies(Proxies p) {
+        this.proxies = p;
+        return this;
+    }
+
+    Proxies proxies() {
+        return proxies;
+    }
+
+    /** The password checks (set when the server starts). */
+    Logins logins() {
+        return logins;
     }
 
     HttpApi uploadQuota(UploadQuota q) {
@@ -107,6 +137,13 @@ public final class HttpApi implements Service {
 
     void add(HttpMethod method, String path, Access access, String summary, long bodyLimit, Handler<RoutingContext> handler) {
         endpoints.add(new Endpoint(method, path, access, summary, bodyLimit, handler));
+    }
+
+    /** A route whose handler never blocks: it runs on the event loop (it answers when its futures complete). */
+    void addNonBlocking(HttpMethod method, String path, Access access, String summary, long bodyLimit, Handler<RoutingContext> handler) {
+        Endpoint e = new Endpoint(method, path, access, summary, bodyLimit, handler);
+        endpoints.add(e);
+        nonBlocking.add(e);
     }
 
     /** Whether the request's login still holds later on: its session is open (Basic credentials always hold). */
@@ -140,11 +177,17 @@ public final class HttpApi implements Service {
             throw new IllegalStateException("cannot create " + uploadsTmp + ": " + e.getMessage(), e);
         }
         // the sessions, the upload quota and the file signer are set before the server starts
-        Guard guard = new Guard(users, sessions, signer);
         RequestBodies bodies = new RequestBodies(maxUpload, uploadsTmp, quota);
         vertx = Vertx.vertx();
+        logins = new Logins(vertx, users, throttle);
+        Guard guard = new Guard(logins, sessions, signer, proxies);
         Router router = Router.router(vertx);
+        ConnectionLimits limits = new ConnectionLimits(connections, proxies);
+        limits.start(vertx);
         router.route().handler(rc -> {
+            limits.started(rc.request());
+            io.vertx.core.http.HttpConnection connection = rc.request().connection();
+            rc.addEndHandler(v -> limits.answered(connection));
             rc.response().putHeader("X-Content-Type-Options", "nosniff")
                     .putHeader("Content-Security-Policy", CSP)
                     .putHeader("X-Frame-Options", "DENY")
@@ -153,7 +196,7 @@ public final class HttpApi implements Service {
                     .putHeader("Cross-Origin-Resource-Policy", "same-origin")
                     .putHeader("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
                     .putHeader("Cache-Control", "no-store");
-            if (rc.request().isSSL()) {
+            if (proxies.https(rc.request())) {
                 rc.response().putHeader("Strict-Transport-Security", "max-age=31536000");
             }
             rc.next();
@@ -163,7 +206,7 @@ public final class HttpApi implements Service {
             // who is asking is settled before any body is read: a refused upload is never read
             route.handler(guard.of(e));
             bodies.read(route, e);
-            route.blockingHandler(rc -> {
+            Handler<RoutingContext> handler = rc -> {
                 try {
                     InputChecks.pathParams(rc); // ids and names are what they claim before the queue sees them
                     e.handler().handle(rc);
@@ -172,7 +215,12 @@ public final class HttpApi implements Service {
                 } catch (RuntimeException err) {
                     Errors.answer(rc, err);
                 }
-            }, false);
+            };
+            if (nonBlocking.contains(e)) {
+                route.handler(handler);
+            } else {
+                route.blockingHandler(handler, false);
+            }
         }
         // a known resource asked with another method: 405 naming the methods it takes, not a 404
         router.route().handler(rc -> {
@@ -204,11 +252,13 @@ public final class HttpApi implements Service {
                     : status == 500 ? "the request failed inside the service; the service log has the details"
                     : rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed", List.of());
         });
+        // no cleartext HTTP/2: with it Vert.x makes a connection only once its first bytes name the protocol,
+        // so a silent or half-sent one would escape the connection limits until the idle timeout
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
                 .setMaxFormAttributeSize(MAX_FORM_ATTRIBUTE_BYTES).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
-                .setMaxHeaderSize(16 * 1024);
+                .setMaxHeaderSize(16 * 1024).setIdleTimeout((int) Math.max(1, connections.idleTimeout().toSeconds())).setHttp2ClearTextEnabled(false);
         try {
-            server = vertx.createHttpServer(options).requestHandler(router).listen().toCompletionStage()
+            server = vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen().toCompletionStage()
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             vertx.close();

@@ -13,16 +13,12 @@ import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
  * and logging out; each login and logout has its line in the audit log.
  */
 final class SessionRoutes {
-    private final ApiUsers users;
-
-    SessionRoutes(ApiUsers users) {
-        this.users = users;
-    }
 
     void register(HttpApi http) {
         // the sessions are asked for per request: the module sets them after these routes are declared
         http.add(GET, "/api/session", Access.USER, "Who is logged in (and the session's CSRF token)", this::session);
-        http.add(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096, rc -> login(rc, http.sessions()));
+        http.addNonBlocking(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096,
+                rc -> login(rc, http));
         http.add(POST, "/api/logout", Access.USER, "Log out: ends the session", rc -> logout(rc, http.sessions()));
     }
 
@@ -42,7 +38,7 @@ final class SessionRoutes {
      * {@code POST /api/login} with {@code {"username": ..., "password": ...}} and the
      * {@code X-Requested-By} header (a form on another site can send neither JSON nor the header).
      */
-    private void login(RoutingContext rc, Sessions sessions) {
+    private void login(RoutingContext rc, HttpApi http) {
         if (rc.request().getHeader(Guard.REQUESTED_BY) == null) {
             throw new ApiError(403, "log in from the dashboard's login page (the request lacks the " + Guard.REQUESTED_BY + " header)");
         }
@@ -60,21 +56,39 @@ final class SessionRoutes {
             throw new ApiError(400, "send {\"username\": \"...\", \"password\": \"...\"} as JSON");
         }
         String name = j.get("username").asText();
-        var user = users.authenticate(name, j.get("password").asText());
-        if (user.isEmpty()) {
-            Guard.AUDIT.info("user={} action=\"login\" target=- result=refused status=401 from={}", name.replaceAll("[^\\p{Graph}]", "?"),
-                    rc.request().remoteAddress());
-            throw new ApiError(401, "the user name or password is wrong");
-        }
-        Sessions.Session s = sessions.create(user.get());
+        String from = http.proxies().client(rc.request());
+        http.logins().check(name, j.get("password").asText(), from, "session").onComplete(r -> {
+            if (r.failed()) {
+                rc.fail(r.cause());
+                return;
+            }
+            Logins.Outcome o = r.result();
+            if (o.user() == null) {
+                if (o.retryAfter() > 0) {
+                    rc.response().putHeader("Retry-After", Long.toString(o.retryAfter()));
+                }
+                HttpApi.fail(rc, o.status(), o.message(), java.util.List.of());
+                return;
+            }
+            try {
+                loggedIn(rc, http, o.user(), from);
+            } catch (ApiError err) {
+                HttpApi.fail(rc, err.status(), err.getMessage(), java.util.List.of());
+            }
+        });
+    }
+
+    private static void loggedIn(RoutingContext rc, HttpApi http, ApiUsers.User user, String from) {
+        Sessions sessions = http.sessions();
+        Sessions.Session s = sessions.create(user);
         io.vertx.core.http.Cookie cookie = io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, s.id()).setPath("/").setHttpOnly(true)
-                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setSecure(rc.request().isSSL())
+                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setSecure(http.proxies().https(rc.request()))
                 .setMaxAge(sessions.idle().toSeconds());
         rc.response().addCookie(cookie);
-        Guard.AUDIT.info("user={} action=\"login\" target=- result=ok status=200 from={}", name, rc.request().remoteAddress());
+        Guard.AUDIT.info("user={} action=\"login\" via=session target=- result=ok status=200 from={}", user.name(), from);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("user", user.get().name());
-        body.put("roles", new java.util.TreeSet<>(user.get().roles()));
+        body.put("user", user.name());
+        body.put("roles", new java.util.TreeSet<>(user.roles()));
         body.put("csrf_token", s.csrf());
         HttpApi.json(rc, 200, body);
     }

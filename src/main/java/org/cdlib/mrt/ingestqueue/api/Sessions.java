@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +20,8 @@ final class Sessions {
     static final String COOKIE = "iq_session";
     static final String CSRF_HEADER = "X-CSRF-Token";
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final int MAX_SESSIONS = 10_000;
+    static final int MAX_SESSIONS = 10_000;
+    static final int MAX_PER_USER = 20;
 
     record Session(String id, ApiUsers.User user, String csrf, Instant created) {
     }
@@ -40,13 +42,22 @@ final class Sessions {
         return idle;
     }
 
-    Session create(ApiUsers.User user) {
+    /**
+     * A new session for {@code user}. A user holds at most {@link #MAX_PER_USER} (their least
+     * recently used goes); when all {@link #MAX_SESSIONS} are taken by others, the login is refused
+     * rather than anyone else's session ended.
+     */
+    synchronized Session create(ApiUsers.User user) {
         Instant now = clock.instant();
+        sessions.entrySet().removeIf(e -> e.getValue().lastUse().plus(idle).isBefore(now));
+        List<Map.Entry<String, Held>> own = sessions.entrySet().stream()
+                .filter(e -> e.getValue().session().user().name().equals(user.name()))
+                .sorted(java.util.Comparator.comparing(e -> e.getValue().lastUse())).toList();
+        for (int i = 0; i <= own.size() - MAX_PER_USER; i++) {
+            sessions.remove(own.get(i).getKey());
+        }
         if (sessions.size() >= MAX_SESSIONS) {
-            sessions.entrySet().removeIf(e -> e.getValue().lastUse().plus(idle).isBefore(now));
-            if (sessions.size() >= MAX_SESSIONS) {
-                sessions.keySet().stream().findAny().ifPresent(sessions::remove);
-            }
+            throw new ApiError(503, "all " + MAX_SESSIONS + " dashboard sessions are in use; log in again later (or use Basic authentication)");
         }
         Session s = new Session(token(), user, token(), now);
         sessions.put(s.id(), new Held(s, now));

@@ -41,8 +41,10 @@ final class SubmissionRoutes {
     private void poster(RoutingContext rc) {
         String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
-        BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, HttpApi.user(rc), pathArk);
+        ApiUsers.User user = rc.get("user");
+        BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, user, pathArk);
         String bid = store.batches().create(s);
+        auditOnBehalf(user, s, bid);
         UploadMark.write(store.ingestHome(), s.payloadUrl(), bid);
         rc.response().putHeader("BID", bid);
         Map<String, Object> state = new LinkedHashMap<>();
@@ -79,11 +81,21 @@ final class SubmissionRoutes {
         InputChecks.jsonTypes(json, Submissions.JSON_TEXT);
         InputChecks.jsonTypes(json, List.of("payload_url"));
         Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
-        BatchSubmission submission = submissions.fromJson(body, HttpApi.user(rc));
+        ApiUsers.User user = rc.get("user");
+        BatchSubmission submission = submissions.fromJson(body, user);
         String bid = store.batches().create(submission);
+        auditOnBehalf(user, submission, bid);
         UploadMark.write(store.ingestHome(), submission.payloadUrl(), bid);
         rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
         HttpApi.json(rc, 201, reads.batch(bid));
+    }
+
+    /** A poster's batch is owned by the user it names; who posted it is kept in the audit log. */
+    private static void auditOnBehalf(ApiUsers.User user, BatchSubmission s, String bid) {
+        if (!BatchFilters.ownedBy(s.submitter(), user.name())) {
+            Guard.AUDIT.info("user={} action=\"submit\" target=bid={} result=ok status=200 on_behalf_of=\"{}\"", user.name(), bid,
+                    InputChecks.printable(s.submitter()));
+        }
     }
 
     private static String xml(String s) {

@@ -51,7 +51,7 @@ final class Submissions {
     }
 
     /** From the multipart form; {@code mode} is add or update (the path the client posted to). */
-    BatchSubmission fromForm(MultiMap form, List<FileUpload> files, String mode, String user) {
+    BatchSubmission fromForm(MultiMap form, List<FileUpload> files, String mode, ApiUsers.User user) {
         return fromForm(form, files, mode, user, null);
     }
 
@@ -59,7 +59,7 @@ final class Submissions {
      * From the multipart form, with the primary id given in the path ({@code /poster/submit/ark/<naan>/<name>});
      * a form's primaryIdentifier that names another id is refused.
      */
-    BatchSubmission fromForm(MultiMap form, List<FileUpload> files, String mode, String user, String pathArk) {
+    BatchSubmission fromForm(MultiMap form, List<FileUpload> files, String mode, ApiUsers.User user, String pathArk) {
         Map<String, String> f = new LinkedHashMap<>();
         form.forEach(e -> f.putIfAbsent(e.getKey(), e.getValue()));
         if (pathArk != null) {
@@ -81,6 +81,11 @@ final class Submissions {
         }
         String url = first(f.get("url"), f.get("payloadUrl"));
         String fileName = first(f.get("filename"), file != null ? file.fileName() : null);
+        if (fileName != null && fileName.indexOf('\uFFFD') >= 0) {
+            // the form's decoder replaced bytes that are not UTF-8: the name cannot be kept as it was sent
+            throw new ApiError(400, "the file name '" + InputChecks.printable(fileName) + "' is not UTF-8; send the name in UTF-8 "
+                    + "(or give it in the 'filename' field)");
+        }
         Path upload = null;
         String payloadUrl;
         if (file != null) {
@@ -103,7 +108,7 @@ final class Submissions {
         if (type == null || type.isBlank()) {
             type = PayloadTypes.infer(file != null ? Path.of(file.uploadedFileName()) : null, first(fileName, url));
         }
-        BatchSubmission s = build(f.get("profile"), first(f.get("submitter"), user), payloadUrl, type, mode, fileName,
+        BatchSubmission s = build(f.get("profile"), submitter(user, f.get("submitter")), payloadUrl, type, mode, fileName,
                 f.get("title"), f.get("creator"), f.get("date"), f.get("localIdentifier"), f.get("primaryIdentifier"),
                 f.get("digestType"), f.get("digestValue"), f.get("notification"), f.get("responseForm"), f.get("note"), dc);
         if (upload != null) {
@@ -114,7 +119,7 @@ final class Submissions {
 
     /** From {@code POST /api/batches}: the same fields in snake_case. */
     @SuppressWarnings("unchecked")
-    BatchSubmission fromJson(Map<String, Object> j, String user) {
+    BatchSubmission fromJson(Map<String, Object> j, ApiUsers.User user) {
         for (String name : JSON_TEXT) {
             limit(name, str(j.get(name)), QueueLimits.FIELD_BYTES);
         }
@@ -133,7 +138,8 @@ final class Submissions {
         if (type == null || type.isBlank()) {
             type = PayloadTypes.infer(null, first(str(j.get("file_name")), url));
         }
-        return build(str(j.get("profile")), first(str(j.get("submitter")), user), checkUrl(url), type,
+        String submitter = submitter(user, str(j.get("submitter")));
+        return build(str(j.get("profile")), submitter, checkUrl(url), type,
                 first(str(j.get("submission_mode")), "add"), str(j.get("file_name")), str(j.get("title")),
                 str(j.get("creator")), str(j.get("date")), str(j.get("local_identifier")), str(j.get("primary_identifier")),
                 str(j.get("digest_type")), str(j.get("digest_value")), str(j.get("notification")), "json",
@@ -190,6 +196,24 @@ final class Submissions {
             }
         }
         return s;
+    }
+
+    /**
+     * The batch's submitter, who owns it: the authenticated user. A user with the role poster
+     * (Merritt's UI, posting for its users with one account) names the user it posts for; anyone
+     * else may only name themselves, alone or as Merritt's {@code user/Display Name}.
+     */
+    static String submitter(ApiUsers.User user, String named) {
+        if (named == null || named.isBlank()) {
+            return user.name();
+        }
+        String n = named.strip();
+        if (user.has("poster") || n.equals(user.name()) || n.startsWith(user.name() + "/")) {
+            return n;
+        }
+        throw new ApiError(403, "field 'submitter' names '" + InputChecks.printable(n) + "', not user '" + user.name()
+                + "': only a user with the role poster submits for someone else (leave the field out, or give '"
+                + user.name() + "/Display Name')");
     }
 
     /** Refuses (404) a profile this service does not have: holds are for collections that exist. */

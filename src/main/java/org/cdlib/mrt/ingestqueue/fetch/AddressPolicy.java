@@ -15,8 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which addresses a depositor's URL may lead to. By default none that is loopback, link-local
- * (169.254/16, fe80::/10), private (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7),
- * multicast, unspecified (0.0.0.0/8, ::), broadcast, or an address of this host; the
+ * (169.254/16, fe80::/10), private (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, 64:ff9b:1::/48),
+ * benchmarking (198.18/15), reserved (240/4), multicast, unspecified (0.0.0.0/8, ::), broadcast, or
+ * an address of this host; an IPv6 address carrying an IPv4 one (mapped, compatible, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16) is judged by the IPv4 address it leads to. The
  * allow-list ({@code ingest.fetch.allow}: CIDRs, addresses and host names, comma-separated)
  * lets a deployment fetch from private servers. This service's own HTTP port on a local address
  * is never fetched, allow-list or not.
@@ -80,6 +82,11 @@ public final class AddressPolicy {
      * {@code ::1}), host names ({@code storage.internal}), or {@code *} (no address check at all).
      */
     public static AddressPolicy parse(String spec) {
+        return parse(spec, KEY);
+    }
+
+    /** {@link #parse(String)} for another list of addresses, its errors naming {@code key}. */
+    public static AddressPolicy parse(String spec, String key) {
         List<Cidr> cidrs = new ArrayList<>();
         Set<String> hosts = new java.util.HashSet<>();
         boolean all = false;
@@ -101,7 +108,7 @@ public final class AddressPolicy {
                     try {
                         prefix = Integer.parseInt(e.substring(slash + 1));
                     } catch (NumberFormatException x) {
-                        throw new IllegalArgumentException(KEY + ": '" + e + "' is not a CIDR (address/prefix)");
+                        throw new IllegalArgumentException(key + ": '" + e + "' is not a CIDR (address/prefix)");
                     }
                 }
                 if (isLiteral(addr)) {
@@ -109,20 +116,20 @@ public final class AddressPolicy {
                     try {
                         b = InetAddress.getByName(addr).getAddress();
                     } catch (UnknownHostException x) {
-                        throw new IllegalArgumentException(KEY + ": '" + e + "' is not an address");
+                        throw new IllegalArgumentException(key + ": '" + e + "' is not an address");
                     }
                     int max = b.length * 8;
                     if (prefix < 0) {
                         prefix = max;
                     }
                     if (prefix > max) {
-                        throw new IllegalArgumentException(KEY + ": '" + e + "': prefix larger than " + max);
+                        throw new IllegalArgumentException(key + ": '" + e + "': prefix larger than " + max);
                     }
                     cidrs.add(new Cidr(b, prefix, e));
                 } else if (prefix < 0 && addr.matches("[A-Za-z0-9.-]+")) {
                     hosts.add(addr.toLowerCase(Locale.ROOT));
                 } else {
-                    throw new IllegalArgumentException(KEY + ": '" + e + "' is neither a CIDR, an address nor a host name");
+                    throw new IllegalArgumentException(key + ": '" + e + "' is neither a CIDR, an address nor a host name");
                 }
             }
         }
@@ -135,6 +142,11 @@ public final class AddressPolicy {
 
     public static void unregisterOwnPort(int port) {
         OWN_PORTS.remove(port);
+    }
+
+    /** An IPv4 or IPv6 address written out (no brackets), which {@link InetAddress#getByName} reads without a look-up. */
+    public static boolean isAddress(String s) {
+        return s != null && s.matches("[0-9A-Fa-f:.]{2,45}") && isLiteral(s);
     }
 
     /** An address literal ({@code 10.0.0.1}, {@code ::1}, {@code [::1]}) rather than a name. */
@@ -170,6 +182,11 @@ public final class AddressPolicy {
         }
     }
 
+    /** Whether the list names {@code a} (by address or CIDR; names are not resolved here). */
+    public boolean lists(InetAddress a) {
+        return allowAll || allowed.stream().anyMatch(c -> c.contains(a));
+    }
+
     /** The rule {@code a} falls under, or null for an address fetched by default. */
     static String rule(InetAddress a) {
         byte[] b = a.getAddress();
@@ -192,14 +209,47 @@ public final class AddressPolicy {
                 || a instanceof Inet6Address && (b[0] & 0xfe) == 0xfc) {
             return "a private address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7)";
         }
-        if (a instanceof Inet6Address && isMappedOrCompatible(b)) {
-            try {
-                return rule(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, 12, 16)));
-            } catch (UnknownHostException e) {
-                return null;
-            }
+        if (b.length == 4 && (b[0] & 0xff) == 198 && (b[1] & 0xfe) == 18) {
+            return "a benchmarking address (198.18.0.0/15)";
+        }
+        if (b.length == 4 && (b[0] & 0xf0) == 0xf0) {
+            return "a reserved address (240.0.0.0/4)";
+        }
+        if (a instanceof Inet6Address && b[0] == 0 && b[1] == 0x64 && b[2] == (byte) 0xff && b[3] == (byte) 0x9b
+                && b[4] == 0 && b[5] == 1) {
+            return "a local-use NAT64 address (64:ff9b:1::/48)";
+        }
+        // the IPv6 forms that lead to an IPv4 address are judged by that address: mapped and compatible
+        // (::ffff:a.b.c.d, ::a.b.c.d), NAT64 (64:ff9b::a.b.c.d, as DNS64 writes a public server's address) and 6to4 (2002:aabb:ccdd::)
+        if (a instanceof Inet6Address && (isMappedOrCompatible(b) || isNat64(b))) {
+            return embedded(b, 12, "");
+        }
+        if (a instanceof Inet6Address && b[0] == 0x20 && b[1] == 0x02) {
+            return embedded(b, 2, " (6to4, 2002::/16)");
         }
         return null;
+    }
+
+    private static String embedded(byte[] b, int from, String form) {
+        try {
+            String rule = rule(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, from, from + 4)));
+            return rule == null ? null : rule + form;
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /** 64:ff9b::/96, the well-known NAT64 prefix: the last four bytes are the IPv4 address reached. */
+    private static boolean isNat64(byte[] b) {
+        if (b[0] != 0 || b[1] != 0x64 || b[2] != (byte) 0xff || b[3] != (byte) 0x9b) {
+            return false;
+        }
+        for (int i = 4; i < 12; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** ::ffff:a.b.c.d and ::a.b.c.d carry an IPv4 address that the rules apply to. */

@@ -13,9 +13,11 @@ import java.time.Duration;
  * @param allowFileUrls  accept {@code file:} URLs anywhere, not only under {@code <ingest.home>/uploads/}
  * @param addresses      which addresses depositors' URLs may lead to ({@code ingest.fetch.allow})
  * @param containers     how large a container may unpack ({@code ingest.container.*})
+ * @param minRate        the slowest a body may come, bytes a second over each {@code rateWindow} (0: no minimum)
  */
 public record FetchSettings(Duration connectTimeout, Duration readTimeout, int retries, Duration backoff,
-        int parallelism, boolean allowFileUrls, AddressPolicy addresses, Container.Limits containers) {
+        int parallelism, boolean allowFileUrls, AddressPolicy addresses, Container.Limits containers,
+        long minRate, Duration rateWindow) {
 
     public FetchSettings {
         if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
@@ -25,6 +27,10 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
         if (retries < 0 || backoff.isNegative()) {
             throw new IllegalArgumentException("ingest.download.retries (" + retries + ") and ingest.download.backoff ("
                     + backoff + ") must not be negative");
+        }
+        if (minRate < 0 || rateWindow.isNegative() || rateWindow.isZero()) {
+            throw new IllegalArgumentException("ingest.download.min-rate (" + minRate + ") must not be negative and "
+                    + "ingest.download.rate-window (" + rateWindow + ") must be positive");
         }
         if (parallelism < 1) {
             throw new IllegalArgumentException("ingest.download.parallelism must be at least 1, got " + parallelism);
@@ -45,33 +51,41 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 new Container.Limits(
                         ctx.longProperty("ingest.container.max-bytes", d.containers().maxBytes()),
                         ctx.intProperty("ingest.container.max-entries", d.containers().maxEntries()),
-                        ctx.intProperty("ingest.container.max-ratio", d.containers().maxRatio())));
+                        ctx.intProperty("ingest.container.max-ratio", d.containers().maxRatio())),
+                ctx.longProperty("ingest.download.min-rate", d.minRate()),
+                ctx.durationProperty("ingest.download.rate-window", d.rateWindow()));
     }
 
     public static FetchSettings defaults() {
         return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false,
-                AddressPolicy.defaults(), Container.Limits.defaults());
+                AddressPolicy.defaults(), Container.Limits.defaults(), 1024, Duration.ofMinutes(1));
     }
 
     public FetchSettings withTimeouts(Duration connect, Duration read) {
-        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls, addresses, containers);
+        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow);
     }
 
     public FetchSettings withRetries(int n, Duration firstBackoff) {
-        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls, addresses, containers);
+        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow);
     }
 
     public FetchSettings withAllowFileUrls(boolean allow) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow, addresses, containers);
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow, addresses, containers, minRate, rateWindow);
     }
 
     /** With {@code ingest.fetch.allow} set to {@code spec} (e.g. {@link AddressPolicy#LOOPBACK}). */
     public FetchSettings withAllow(String spec) {
         return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls,
-                AddressPolicy.parse(spec), containers);
+                AddressPolicy.parse(spec), containers, minRate, rateWindow);
+    }
+
+    /** With a minimum transfer rate of {@code bytesPerSecond} judged over each {@code window}. */
+    public FetchSettings withMinRate(long bytesPerSecond, Duration window) {
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, containers,
+                bytesPerSecond, window);
     }
 
     public FetchSettings withContainerLimits(Container.Limits limits) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, limits);
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, limits, minRate, rateWindow);
     }
 }

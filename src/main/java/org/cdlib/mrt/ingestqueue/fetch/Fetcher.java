@@ -50,7 +50,7 @@ public final class Fetcher {
     public Fetcher(FetchSettings settings, Path ingestHome) {
         this.settings = settings;
         this.policy = new UrlPolicy(ingestHome, settings.allowFileUrls(), settings.addresses());
-        this.source = new Source(new CheckedClient(settings, policy));
+        this.source = new Source(new CheckedClient(settings, policy), settings);
         this.retries = new Retries(settings);
     }
 

@@ -29,9 +29,11 @@ final class Source {
     }
 
     private final CheckedClient client;
+    private final FetchSettings settings;
 
-    Source(CheckedClient client) {
+    Source(CheckedClient client, FetchSettings settings) {
         this.client = client;
+        this.settings = settings;
     }
 
     /** See {@link Fetcher#size(URI)}. */
@@ -101,7 +103,11 @@ final class Source {
         }
         long n = 0;
         OptionalLong announced;
-        try (CloseableHttpResponse r = client.execute(uri, HttpGet::new)) {
+        java.util.concurrent.atomic.AtomicReference<HttpGet> sent = new java.util.concurrent.atomic.AtomicReference<>();
+        try (CloseableHttpResponse r = client.execute(uri, u -> {
+            sent.set(new HttpGet(u));
+            return sent.get();
+        })) {
             if (!isOk(r.getCode())) {
                 throw new StatusException(r.getCode());
             }
@@ -109,9 +115,17 @@ final class Source {
             HttpEntity entity = r.getEntity();
             if (entity != null) {
                 // the socket timeout (the read timeout) bounds every silence while the body streams
+                // and the minimum rate a server that sends a little before each timeout
+                TransferRate rate = new TransferRate(settings.minRate(), settings.rateWindow(), System::nanoTime);
                 try (InputStream in = entity.getContent()) {
                     byte[] buf = new byte[64 * 1024];
                     for (int got; (got = in.read(buf)) >= 0; ) {
+                        try {
+                            rate.add(got);
+                        } catch (java.net.SocketTimeoutException e) {
+                            sent.get().cancel(); // the connection is dropped, not drained at the same slow pace
+                            throw e;
+                        }
                         if (got == 0) {
                             continue;
                         }

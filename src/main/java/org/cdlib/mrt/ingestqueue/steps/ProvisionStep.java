@@ -42,6 +42,12 @@ public final class ProvisionStep implements Processor {
     @Override
     public void process(Exchange exchange) {
         Job job = JobExchange.job(exchange);
+        String never = neverFits(job);
+        if (never != null) {
+            LOG.info("job {} batch {}: fails: {}", job.id(), job.batchId(), never);
+            JobExchange.fail(exchange, never);
+            return;
+        }
         SpaceReservation reserved = store.jobs().spaceReserved();
         String shortage = shortage(job, reserved);
         if (shortage != null) {
@@ -55,6 +61,18 @@ public final class ProvisionStep implements Processor {
             JobExchange.change(exchange, c -> c.admittedWhileReservedAtMost(room));
         } catch (IOException e) {
             JobExchange.stay(exchange, "cannot read the free space of " + disk + ": " + e.getMessage());
+        }
+    }
+
+    /** Why the job can never fit, even on an empty filesystem (a manifest claiming 100 TB), or null. */
+    private String neverFits(Job job) {
+        try {
+            long total = disk.totalBytes();
+            return job.spaceNeeded() <= limit(total) ? null : "the object is estimated at " + job.spaceNeeded()
+                    + " bytes, more than the working filesystem can ever hold: at most " + limit(total) + " bytes ("
+                    + maxUsedPercent + "% of " + total + ", ingest.provisioning.max-used-percent)";
+        } catch (IOException e) {
+            return null; // the shortage says so
         }
     }
 

@@ -74,7 +74,7 @@ class ApiTest extends ApiServiceTest {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("profile", "demo_content");
         f.put("type", "file");
-        f.put("submitter", "merritt-client");
+        f.put("submitter", "sam/Sam Depositor");
         f.put("title", "A title");
         f.put("creator", "A. Creator");
         f.put("localIdentifier", "loc-77");
@@ -87,7 +87,7 @@ class ApiTest extends ApiServiceTest {
         String bid = r.headers().firstValue("BID").orElseThrow();
         assertTrue(r.body().contains("<bat:batchID>" + bid + "</bat:batchID>") && r.body().contains("QUEUED"), r.body());
         Batch b = store.batches().load(bid);
-        assertEquals("merritt-client", b.submission().submitter());
+        assertEquals("sam/Sam Depositor", b.submission().submitter());
         assertEquals("hello.txt", b.submission().fileName());
         assertEquals("loc-77", b.submission().localIdentifier());
         assertEquals(java.util.List.of("maps; roads"), b.submission().dublinCore().get("subject"));

@@ -164,7 +164,8 @@ class SubmissionLimitsTest extends ApiServiceTest {
         StringBuilder b = new StringBuilder("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\"");
         // only fields whose content is free text, so no other check refuses the submission first
         for (String f : List.of("title", "creator", "date", "local_identifier", "note", "submitter")) {
-            b.append(",\"").append(f).append("\":\"").append("v".repeat(4000)).append('"');
+            // the submitter names the user who sends it (sam, as Merritt's user/Display Name)
+            b.append(",\"").append(f).append("\":\"").append(f.equals("submitter") ? "sam/" + "v".repeat(3996) : "v".repeat(4000)).append('"');
         }
         b.append(",\"dublin_core\":{\"description\":[\"").append("d".repeat(4000)).append("\",\"").append("e".repeat(4000))
                 .append("\",\"").append("f".repeat(4000)).append("\"]}");
@@ -207,6 +208,47 @@ class SubmissionLimitsTest extends ApiServiceTest {
         assertEquals("unknown profile 'nope'", error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
         assertEquals(uploadsBefore, uploads(), "no upload was kept");
         assertNothingCreated();
+    }
+
+    @Test
+    void aFormFieldOverTwoMegabytesAfterTheFileIsRefusedWith400AndKeepsNoUpload() throws Exception {
+        List<Path> uploadsBefore = uploads();
+        String boundary = "----after-the-file";
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hello.txt\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\nhello\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n" + "n".repeat(3 * 1024 * 1024)
+                + "\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        HttpResponse<String> r = post("/poster/submit", "multipart/form-data; boundary=" + boundary,
+                HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
+        assertEquals("a form field is larger than 2097152 bytes; a field takes at most 4096 bytes (a URL 4096, "
+                + "the Dublin Core fields 16384 together)", error(r, 400));
+        assertEquals(uploadsBefore, uploads(), "no upload was kept");
+        assertNothingCreated();
+    }
+
+    @Test
+    void anUploadWhoseFileNameIsNotUtf8IsRefusedAndAUtf8NameIsKeptExactly() throws Exception {
+        List<Path> uploadsBefore = uploads();
+        HttpResponse<String> r = formWithRawFileName("caf\u00e9.txt".getBytes(StandardCharsets.ISO_8859_1));
+        assertTrue(error(r, 400).endsWith("is not UTF-8; send the name in UTF-8 (or give it in the 'filename' field)"), r.body());
+        assertEquals(uploadsBefore, uploads(), "no upload was kept");
+        assertNothingCreated();
+        HttpResponse<String> ok = formWithRawFileName("caf\u00e9 \u65e5\u672c.txt".getBytes(StandardCharsets.UTF_8));
+        assertEquals(200, ok.statusCode(), ok.body());
+        assertEquals("caf\u00e9 \u65e5\u672c.txt", store.batches().load(ok.headers().firstValue("BID").orElseThrow()).submission().fileName());
+    }
+
+    static HttpResponse<String> formWithRawFileName(byte[] name) throws Exception {
+        String boundary = "----raw-name";
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"").getBytes(StandardCharsets.UTF_8));
+        body.writeBytes(name);
+        body.writeBytes(("\"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--" + boundary + "--\r\n")
+                .getBytes(StandardCharsets.UTF_8));
+        return post("/poster/submit", "multipart/form-data; boundary=" + boundary, HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.util.List;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,25 @@ class AddressPolicyTest {
         assertTrue(rule("::").startsWith("an unspecified address"));
         assertTrue(rule("255.255.255.255").startsWith("the broadcast address"));
         assertTrue(rule("::ffff:169.254.169.254").startsWith("a link-local address"), "an IPv4-mapped address is its IPv4 address");
+        assertTrue(rule("198.18.0.1").startsWith("a benchmarking address"));
+        assertTrue(rule("198.19.255.254").startsWith("a benchmarking address"));
+        assertNull(rule("198.20.0.1"));
+        assertTrue(rule("240.0.0.1").startsWith("a reserved address"));
+        assertTrue(rule("255.255.255.254").startsWith("a reserved address"));
+        for (String carrier : List.of("::ffff:", "::", "64:ff9b::")) {
+            assertTrue(rule(carrier + "198.18.3.4").startsWith("a benchmarking address"), carrier);
+            assertTrue(rule(carrier + "240.1.2.3").startsWith("a reserved address"), carrier);
+        }
+        assertTrue(rule("64:ff9b::a9fe:a9fe").startsWith("a link-local address"), "NAT64 to 169.254.169.254");
+        assertTrue(rule("64:ff9b::7f00:1").startsWith("a loopback address"), "NAT64 to 127.0.0.1");
+        assertTrue(rule("64:ff9b::10.0.0.1").startsWith("a private address"));
+        assertNull(rule("64:ff9b::93.184.216.34"), "NAT64 to a public server (DNS64) is fetched");
+        assertTrue(rule("64:ff9b:1::1").startsWith("a local-use NAT64 address"));
+        assertTrue(rule("2002:7f00:1::").startsWith("a loopback address") && rule("2002:7f00:1::").endsWith("(6to4, 2002::/16)"));
+        assertTrue(rule("2002:a9fe:a9fe::1").startsWith("a link-local address"));
+        assertTrue(rule("2002:c612:1::").startsWith("a benchmarking address"));
+        assertTrue(rule("2002:f000:1::").startsWith("a reserved address"));
+        assertNull(rule("2002:5db8:d822::1"), "6to4 of a public address");
         assertNull(rule("93.184.216.34"));
         assertNull(rule("172.32.0.1"));
         assertNull(rule("2606:4700::1111"));

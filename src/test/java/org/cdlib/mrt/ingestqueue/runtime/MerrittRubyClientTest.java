@@ -71,7 +71,7 @@ class MerrittRubyClientTest {
     void start() throws Exception {
         zk = new TestingServer(true);
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
-        config.put("ingest.api.users", "ruby:pw-r:submitter");
+        config.put("ingest.api.users", "ruby:pw-r:poster"); // Merritt posts for its users, naming each as submitter
         config.remove("camel.main.routes-include-pattern"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());

@@ -79,6 +79,17 @@ class ProvisionStepTest extends StoreTest {
     }
 
     @Test
+    void aJobLargerThanTheFilesystemCanEverHoldFailsNamingTheLimit() {
+        JobLock job = jobIn(JobState.PROVISIONING, 100_000_000_000_000L); // a manifest claiming 100 TB
+        usable.set(1_000); // even on an empty disk
+        Exchange ex = exchange(job);
+        new ProvisionStep(store, disk, 80).process(ex);
+        assertNull(JobExchange.stayReason(ex), "it does not wait in provisioning");
+        assertEquals("the object is estimated at 100000000000000 bytes, more than the working filesystem can ever hold: "
+                + "at most 800 bytes (80% of 1000, ingest.provisioning.max-used-percent)", JobExchange.failure(ex));
+    }
+
+    @Test
     void anUnreadableDiskKeepsTheJobWaiting() {
         JobLock job = jobIn(JobState.PROVISIONING, 10);
         FreeSpace broken = new FreeSpace() {
