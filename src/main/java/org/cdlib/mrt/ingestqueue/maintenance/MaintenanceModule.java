@@ -7,14 +7,17 @@ import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
 
-/** Binds {@code adminActions}, {@code consistencyCheck} and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D). */
+/** Binds {@code adminActions}, {@code consistencyCheck}, {@code consistencySweep} ({@code ingest.fsck.batches-per-pass}, 200) and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D). */
 public final class MaintenanceModule implements QueueModule {
 
     @Override
     public void bind(QueueContext ctx) {
         AdminActions admin = new AdminActions(ctx.store(), Clock.systemUTC());
         ctx.bind("adminActions", admin);
-        ctx.bind("consistencyCheck", new ConsistencyCheck(ctx.store()));
+        ConsistencyCheck check = new ConsistencyCheck(ctx.store());
+        ctx.bind("consistencyCheck", check);
+        ctx.bind("consistencySweep", new ConsistencySweep(check,
+                Integer.parseInt(ctx.property("ingest.fsck.batches-per-pass", "200"))));
         ctx.bind("cleanupStep", new CleanupStep(admin, ctx.store(),
                 ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)),
                 ctx.durationProperty("ingest.cleanup.failed-retention", Duration.ofDays(30)), Clock.systemUTC()));

@@ -54,16 +54,39 @@ public final class ConsistencyCheck {
         }
     }
 
-    public Report check() {
-        return run(false);
-    }
-
     public Report repair() {
-        return run(true);
+        return run(new FsckPass(true, false), store.batches().oldestNumber(), Long.MAX_VALUE);
     }
 
-    private Report run(boolean repair) {
-        FsckPass p = new FsckPass(repair);
+    /**
+     * One bounded pass of the periodic repair ({@code ConsistencySweep}, on the leader): the open
+     * state folders, the batches numbered {@code from} .. {@code from + count - 1}, and, when the
+     * pass reaches the newest batch, the checks that need every batch seen (open references in no
+     * batch, locks, the disk reservation). A damaged job a worker holds is repaired too: its lock
+     * is broken first (the status version moves with the break, so the old holder writes nothing
+     * more), as an operator would. Returns the report and the next batch number to go on from.
+     */
+    public Slice repairSlice(long from, int count) {
+        long start = Math.max(from, store.batches().oldestNumber());
+        long newest = store.batches().newestNumber();
+        if (start > newest) {
+            start = store.batches().oldestNumber(); // wrapped: the walk starts over
+        }
+        long end = Math.min(newest + 1, start + count);
+        Report r = run(new FsckPass(true, true), start, end - 1);
+        return new Slice(r, start, end - 1, end > newest ? store.batches().oldestNumber() : end);
+    }
+
+    /** A periodic pass: what it found and repaired, the batches it walked, where the next one starts. */
+    public record Slice(Report report, long from, long to, long next) {
+    }
+
+    public Report check() {
+        return run(new FsckPass(false, false), store.batches().oldestNumber(), Long.MAX_VALUE);
+    }
+
+    private Report run(FsckPass p, long fromBatch, long toBatch) {
+        boolean repair = p.repair;
         for (JobState s : JobState.values()) {
             if (s.batchRef() != BatchRef.PROCESSING) {
                 continue;
@@ -82,9 +105,10 @@ public final class ConsistencyCheck {
             }
         }
         long newest = store.batches().newestNumber();
-        for (long from = store.batches().oldestNumber(); from <= newest; from += 50) {
+        boolean whole = fromBatch <= store.batches().oldestNumber() && toBatch >= newest;
+        for (long from = Math.max(fromBatch, store.batches().oldestNumber()); from <= Math.min(newest, toBatch); from += 50) {
             List<String> bids = new ArrayList<>();
-            for (long n = from; n <= Math.min(newest, from + 49); n++) {
+            for (long n = from; n <= Math.min(Math.min(newest, toBatch), from + 49); n++) {
                 bids.add(QueuePaths.batchId(n));
             }
             Map<String, OpResult> r = store.calls().readMany(bids.stream().map(QueuePaths::batch).toList());
@@ -96,7 +120,7 @@ public final class ConsistencyCheck {
             }
         }
         for (var e : p.openRefs.entrySet()) {
-            if (!p.seen.contains(e.getKey())) {
+            if (whole && !p.seen.contains(e.getKey())) { // a slice has not seen every batch
                 boolean exists = store.calls().exists(QueuePaths.job(e.getKey()));
                 for (String ref : e.getValue()) {
                     p.found.add(exists ? new Violation("job-without-batch", QueuePaths.job(e.getKey()),
@@ -105,8 +129,10 @@ public final class ConsistencyCheck {
                 }
             }
         }
-        checkLocks(p);
-        SpaceCheck.run(store, repair).ifPresent(p.found::add);
+        if (whole || toBatch >= newest) {
+            checkLocks(p);
+            SpaceCheck.run(store, repair).ifPresent(p.found::add);
+        }
         Report report = new Report(p.jobs, p.batches, List.copyOf(p.found), List.copyOf(p.notices));
         if (!report.clean()) {
             LOG.warn("consistency check{}: {} violation(s) in {} jobs and {} batches", repair ? " and repair" : "",

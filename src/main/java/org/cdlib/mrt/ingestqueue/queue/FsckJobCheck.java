@@ -23,6 +23,8 @@ final class FsckJobCheck {
     final List<ConsistencyCheck.Violation> local = new ArrayList<>();
     final List<Op> ops = new ArrayList<>();
     JobState repairedState;
+    /** Whether this pass broke a worker's lock on the job (the status's version moved by one). */
+    private boolean broken;
 
     FsckJobCheck(QueueStore store, FsckPass p, String bid, String jid, Map<String, OpResult> r) {
         this.store = store;
@@ -197,18 +199,47 @@ final class FsckJobCheck {
         }
     }
 
+    /**
+     * Breaks the lock a worker holds on this damaged job, as an operator's unlock does: the lock
+     * deleted and the status rewritten as it is (its version moves, so the holder's next fenced
+     * write fails), in one transaction; a job without a readable status is fenced by the repair's
+     * own rewrite of it. False when the lock changed meanwhile.
+     */
+    private boolean breakLock(OpResult.GetDataResult statusData) {
+        org.apache.zookeeper.data.Stat lock = store.calls().stat(QueuePaths.jobLock(jid));
+        if (lock == null) {
+            return true;
+        }
+        List<Op> ops = new ArrayList<>(List.of(Op.delete(QueuePaths.jobLock(jid), lock.getVersion())));
+        if (statusData != null) {
+            ops.add(Op.setData(QueuePaths.jobStatus(jid), statusData.getData(), statusData.getStat().getVersion()));
+        }
+        try {
+            store.calls().commitUnlocked("break the lock of damaged job " + jid, ops);
+            LOG.warn("job {} batch {}: damaged while a worker held it; its lock broken to repair it", jid, bid);
+            return true;
+        } catch (QueueException e) {
+            return false;
+        }
+    }
+
     /** Applies the job's repairs in one transaction under its lock (a worker's lock means: next time). */
     void finish(OpResult.GetDataResult statusData) {
         boolean applied = false;
         String why = null;
         if (p.repair && !ops.isEmpty()) {
             Optional<JobLock> lock = store.claims().lockJobNode(jid, "fsck");
+            if (lock.isEmpty() && p.breakLocks && breakLock(statusData)) {
+                broken = statusData != null;
+                lock = store.claims().lockJobNode(jid, "fsck");
+            }
             if (lock.isEmpty()) {
                 why = "locked by a worker: repaired by a later run";
             } else {
                 List<Op> all = new ArrayList<>(ops);
                 if (statusData != null && ops.stream().noneMatch(o -> o.getPath().equals(QueuePaths.jobStatus(jid)))) {
-                    all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion()));
+                    // the version read, or the one the lock's break left
+                    all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion() + (broken ? 1 : 0)));
                 }
                 all.add(Op.delete(QueuePaths.jobLock(jid), -1));
                 try {

@@ -36,7 +36,7 @@ public final class IngestService implements AutoCloseable {
     /** Every bean a route of {@code routes/} names; a missing one fails its jobs instead of passing them on. */
     static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep", "updateReportStep",
             "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep",
-            "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep", "cleanupStep", "ezid", "storage",
+            "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep", "cleanupStep", "consistencySweep", "ezid", "storage",
             "inventory", "localServices", "expectedFailure", "unexpectedFailure");
 
     private final Main main = new Main();

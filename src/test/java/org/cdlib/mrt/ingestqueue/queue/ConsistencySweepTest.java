@@ -1,0 +1,64 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The periodic repair: bounded passes that come round to every batch, and a job damaged while a
+ * worker holds it repaired without a person (its lock broken, the old holder fenced off).
+ */
+class ConsistencySweepTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+
+    @Test
+    void aJobDamagedUnderAWorkersLockIsRepairedAndTheWorkerFencedOff() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        JobLock worker = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        ZK.client().setData().forPath(QueuePaths.jobNode(jid, "priority"), "garbage".getBytes());
+
+        ConsistencyCheck.Slice s = new ConsistencyCheck(store).repairSlice(0, 10);
+        assertTrue(s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()),
+                s.report().toString());
+        assertEquals(5, store.jobs().load(jid).priority(), "rebuilt from its reference name");
+        assertEquals(null, store.jobs().load(jid).lockOwner(), "the repair's own lock let go");
+        assertThrows(StaleLockException.class, () -> store.transition(worker, JobState.ESTIMATING, Change.because("step succeeded")),
+                "the worker that held it writes nothing more");
+        assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
+    }
+
+    @Test
+    void passesAreBoundedAndComeRoundToEveryBatch() throws Exception {
+        QueueStore store = ZK.store(dir);
+        List<String> bids = List.of(QueueTestSupport.batchWithJobs(store, 1, 5), QueueTestSupport.batchWithJobs(store, 1, 5),
+                QueueTestSupport.batchWithJobs(store, 1, 5));
+        ZK.client().setData().forPath(QueuePaths.jobNode(store.batches().jobs(bids.get(0), BatchRef.PROCESSING).get(0), "priority"),
+                "x".getBytes());
+        ConsistencyCheck check = new ConsistencyCheck(store);
+        ConsistencyCheck.Slice first = check.repairSlice(2, 2); // a walk that starts past the damaged batch
+        assertTrue(first.report().violations().isEmpty(), "not walked yet: " + first.report());
+        int walked = first.report().batches();
+        long next = first.next();
+        boolean repaired = false;
+        for (int pass = 0; pass < 20 && !repaired; pass++) {
+            ConsistencyCheck.Slice s = check.repairSlice(next, 2);
+            assertTrue(s.to() - s.from() + 1 <= 2, "a pass walks at most its count of batch numbers: " + s);
+            walked += s.report().batches();
+            repaired = s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired());
+            next = s.next();
+        }
+        assertTrue(repaired, "the walk came round to the damaged batch");
+        assertEquals(3, walked, "every batch once");
+    }
+}
