@@ -175,7 +175,7 @@ final class ReadRoutes {
         int offset = offset(rc);
         List<String> jids;
         if (bid != null) {
-            jids = store.batches().load(bid).jobIds();
+            jids = batchJobs(store.batches().load(bid), s);
         } else {
             int count = store.jobs().counts().getOrDefault(s, 0);
             if (count > QueueLimits.LISTED_CHILDREN) {
@@ -215,6 +215,22 @@ final class ReadRoutes {
             answer.put("next_offset", offset + out.size());
         }
         HttpApi.json(rc, 200, answer);
+    }
+
+    /**
+     * The jobs of a batch to page through, without reading one per job to find those of a state:
+     * an open state's from its (small) folder, those of the batch's runs; an ended state's from
+     * the batch's reference folder when it is listable; else the batch's runs of ids, read a page
+     * at a time (an ended state too large to list holds most of the batch: its pages fill at once).
+     */
+    private List<String> batchJobs(org.cdlib.mrt.ingestqueue.queue.Batch b, JobState s) {
+        if (s != null && s.batchRef() == BatchRef.PROCESSING) {
+            return store.jobs().refs(s).stream().map(QueuePaths::jidOfRef).filter(b.status()::holds).sorted().toList();
+        }
+        if (s != null && s.batchRef() != null && b.count(s.batchRef()) <= QueueLimits.LISTED_CHILDREN) {
+            return store.batches().jobs(b.id(), s.batchRef()).stream().sorted().toList();
+        }
+        return b.jobIds();
     }
 
     /** A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing ones. */
