@@ -77,4 +77,18 @@ final class RequestBodies {
         return t instanceof io.netty.handler.codec.http.multipart.HttpPostRequestDecoder.TooLongFormFieldException
                 || t != null && String.valueOf(t.getMessage()).contains("Size exceed allowed maximum capacity");
     }
+
+    /**
+     * An upload Vert.x aborted while it was streamed to disk: when a form field after the file is
+     * too large, the body handler cancels the upload, and depending on timing the failure that
+     * reaches the route is this ("Streaming aborted"), not the field's (seen in CI); a client that
+     * cut the upload off ends the same way. Either way it is the request's fault: 400, not 500.
+     */
+    static boolean uploadAborted(io.vertx.ext.web.RoutingContext rc) {
+        Throwable t = rc.failure();
+        boolean multipart = String.valueOf(rc.request().getHeader("Content-Type")).startsWith("multipart/");
+        return t != null && ("Streaming aborted".equals(t.getMessage()) || t instanceof IllegalStateException
+                && "File handle is closed".equals(t.getMessage()))
+                || multipart && t == null && rc.statusCode() == 500; // the cancelled upload's own failure, which Vert.x swallowed
+    }
 }
