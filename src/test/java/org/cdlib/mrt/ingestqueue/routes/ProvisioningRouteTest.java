@@ -42,7 +42,8 @@ class ProvisioningRouteTest extends RouteTestSupport {
     @Test
     void aJobLargerThanTheDiskStaysInProvisioningAndIsEvaluatedAgain() throws Exception {
         MockEndpoint end = start("provisioning.yaml", "job-provisioning");
-        long huge = Long.MAX_VALUE / 4;
+        // the whole filesystem: it could fit on it empty (so it is not refused), never beside what it holds now
+        long huge = org.cdlib.mrt.ingestqueue.steps.FreeSpace.of(store.ingestHome()).totalBytes();
         String jid = jobNeeding(huge);
         // evaluated again after ingest.provisioning.retry-delay: the route saw it twice, it never left
         await().atMost(Duration.ofSeconds(10)).until(() -> end.getReceivedCounter() >= 2);
