@@ -131,6 +131,8 @@ public final class Commands {
         Table t = new Table("", "state", "count");
         q.get("jobs").fields().forEachRemaining(e -> t.row("jobs", e.getKey(), e.getValue().asText()));
         q.get("batches").fields().forEachRemaining(e -> t.row("batches", e.getKey(), e.getValue().asText()));
+        // open jobs by what happens to them: a worker has it (active), or not yet (waiting), or held
+        q.path("work").fields().forEachRemaining(e -> t.row("open jobs", e.getKey(), e.getValue().asText()));
         t.print(out);
         JsonNode holds = q.get("holds");
         out.println("queue held: " + (holds.get("queue").asBoolean() ? "yes" : "no") + "; collections held: "
