@@ -34,8 +34,10 @@ final class Errors {
         } else if (e instanceof ProfileRegistry.UnknownProfileException || e instanceof IllegalArgumentException) {
             HttpApi.fail(rc, 400, e.getMessage(), List.of());
         } else if (e instanceof CorruptNodeException) {
-            LOG.error("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
-            HttpApi.fail(rc, 500, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
+            // the item's data, not the service, is broken: 409 naming it and what removes it (the periodic repair
+            // fixes what can be derived), logged as a warning, not as the service's failure
+            LOG.warn("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
+            HttpApi.fail(rc, 409, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
                     + "damaged job or batch: POST /api/jobs/<jid>/delete, POST /api/batches/<bid>/delete)", List.of());
         } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.QueueFullException) {
             rc.response().putHeader("Retry-After", "60");
