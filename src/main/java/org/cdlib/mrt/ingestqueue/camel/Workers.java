@@ -43,6 +43,8 @@ final class Workers {
     /** The work the calling thread runs, for {@link #waited}. */
     private static final ThreadLocal<Work> CURRENT = new ThreadLocal<>();
     private ExecutorService executor;
+    /** The stop began: nothing more is started. */
+    private volatile boolean stopped;
 
     /**
      * @param idOf   the job or batch id a candidate names (the store counts work in hand by it)
@@ -163,8 +165,18 @@ final class Workers {
         return inHand.containsKey(id) || arriving.contains(id);
     }
 
+    /** From now on nothing is started: {@link #run} gives the worker back and answers false. */
+    void stopTaking() {
+        stopped = true;
+    }
+
     /** Runs {@code body} for the candidate on its reserved worker; false (worker given back) when stopping. */
     boolean run(String id, Runnable body) {
+        if (stopped) {
+            arriving.remove(id);
+            slots.release();
+            return false;
+        }
         Work work = new Work(id, body);
         inHand.put(id, work);
         arriving.remove(id);
@@ -202,14 +214,14 @@ final class Workers {
         return executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
     }
 
-    /** Interrupts what is still running and waits a moment for it to hand its items back. */
-    void interrupt() throws InterruptedException {
+    /** Interrupts what is still running and waits up to {@code waitMs} for it to hand its items back. */
+    void interrupt(long waitMs) throws InterruptedException {
         for (Runnable never : executor.shutdownNow()) {
             if (never instanceof Work w) {
                 w.end(); // queued behind a busy thread and dropped by the stop: its worker is given back
             }
         }
-        executor.awaitTermination(10, TimeUnit.SECONDS);
+        executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
     }
 
     private record Queued(String id, Runnable body, Runnable letGo) {
