@@ -79,7 +79,8 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         ConsumerCalls<L> calls = new ConsumerCalls<>(this::takesWork, this::isSuspendingOrSuspended,
                 () -> takesWork() && !isSuspendingOrSuspended() && session.connected() && hold.knownFree(),
                 this::run, strategy::release, this::wake);
-        this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls);
+        this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls,
+                this::firstInLine);
         this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver, hold,
                 workers, backlog, calls);
         this.transitionListener = dispatch::transitioned;
@@ -148,6 +149,10 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         dispatcher.execute(loop);
         store.health().workersStarted(name(), workers.figures());
         endpoint.getComponent().started(stopIntake);
+    }
+
+    private boolean firstInLine(String candidate) {
+        return dispatch.firstInLine(candidate);
     }
 
     private boolean takesWork() {
