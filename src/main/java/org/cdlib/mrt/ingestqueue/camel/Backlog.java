@@ -45,6 +45,11 @@ final class Backlog {
         stale = true;
     }
 
+    /** Whether the last listing still holds: the state has not changed since. */
+    boolean current() {
+        return !stale;
+    }
+
     /** The candidate is not tried before {@code at} (ms since the epoch). */
     void notBefore(String candidate, long at) {
         notBefore.put(idOf.apply(candidate), at);

@@ -13,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a consumer's dispatcher does in a pass: starts the items handed over while every worker
- * was busy, and claims from its state's folder as many candidates as there are free workers.
- * Hears when the folder may hold new work (its view, a local transition, a lock let go) and
- * wakes the dispatcher for it only when a worker is free.
+ * What a consumer's dispatcher does in a pass: gives each free worker the next item in run order
+ * (priority, then id) among those waiting for one: a candidate of its state's folder, claimed,
+ * or an item handed over while every worker was busy, queued locked. Hears when the folder may
+ * hold new work (its view, a local transition, a lock let go) and wakes the dispatcher for it
+ * only when a worker is free.
  *
  * @param <L> the lock type handed to a worker
  */
@@ -64,7 +65,8 @@ final class DispatchPass<L> {
     private final Backlog backlog;
     private final ConsumerCalls<L> calls;
     private final CuratorWatcher watcher = event -> folderChanged();
-    private boolean folderFirst; // the dispatcher's alone
+    /** The first candidate the last pass left in the folder for want of a worker; null when it left none. */
+    private volatile String folderFirst;
 
     DispatchPass(String name, Supplier<String> worker, long rescanMs, Source<L> source, QueueStore store, SessionWatch session,
                  HandOver<L> handOver, QueueHold hold, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
@@ -131,13 +133,23 @@ final class DispatchPass<L> {
             handOver.letGoQueued("held");
             return; // the hold's watch wakes us when it is lifted
         }
-        // items handed over while every worker was busy and the folder's others take turns: neither starves
-        folderFirst = !folderFirst;
-        if (!folderFirst) {
-            workers.startQueued();
-        }
+        // the folder's candidates and the queued items merged in run order: a job of higher
+        // priority goes first wherever it waits, and an older one of equal priority
         claimFromFolder();
-        workers.startQueued();
+        workers.startQueued(null);
+    }
+
+    /**
+     * Whether an item handed over now may take a free worker at once: nothing known to wait here
+     * goes before it in run order. While the folder changed since it was last listed, the
+     * dispatcher decides (the item is queued), so a job of higher priority that has just
+     * arrived is not passed.
+     */
+    boolean firstInLine(String candidate) {
+        String queued = workers.firstQueued();
+        String left = folderFirst;
+        return (queued == null || queued.compareTo(candidate) > 0) && backlog.current()
+                && (left == null || left.compareTo(candidate) > 0);
     }
 
     private void claimFromFolder() {
@@ -151,7 +163,9 @@ final class DispatchPass<L> {
                 if (workers.taken(id) || backlog.waiting(id)) {
                     continue;
                 }
+                workers.startQueued(id); // the queued items that go before it take their workers first
                 if (!workers.reserve()) {
+                    folderFirst = id;
                     next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails
                     break;
                 }
@@ -159,6 +173,9 @@ final class DispatchPass<L> {
                 batch.add(id);
             }
             if (batch.isEmpty()) {
+                if (next == null && !it.hasNext()) {
+                    folderFirst = null; // every candidate is taken or waits for its time
+                }
                 return; // nothing to take, or no worker free: a finishing worker wakes us
             }
             start(batch);

@@ -30,13 +30,17 @@ final class HandOver<L> {
     private final BiConsumer<String, L> run;
     private final Consumer<L> release;
     private final Runnable wake;
+    private final java.util.function.Predicate<String> firstInLine;
 
     /**
-     * @param worker the name a handed lock is renamed for
-     * @param waitMs how long a handing worker waits for a place in the queue ({@code handOffWait})
+     * @param worker      the name a handed lock is renamed for
+     * @param waitMs      how long a handing worker waits for a place in the queue ({@code handOffWait})
+     * @param firstInLine whether nothing waiting here goes before a candidate (else it is queued, in run order)
      */
-    HandOver(String name, java.util.function.Supplier<String> worker, long waitMs, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
+    HandOver(String name, java.util.function.Supplier<String> worker, long waitMs, Workers workers, Backlog backlog,
+             ConsumerCalls<L> calls, java.util.function.Predicate<String> firstInLine) {
         this.name = name;
+        this.firstInLine = firstInLine;
         this.worker = worker;
         this.waitMs = waitMs;
         this.workers = workers;
@@ -50,14 +54,15 @@ final class HandOver<L> {
 
     /**
      * A place for an item another consumer of this process hands over with its lock: a free
-     * worker, else a place in the queue of handed-over items, waiting up to {@code handOffWait}
+     * worker when nothing waiting here goes before it, else a place in the queue of handed-over
+     * items (started in run order, merged with the folder's), waiting up to {@code handOffWait}
      * for one (the handing worker waits instead of leaving the job in the folder, where it would
      * cost a claim later and the claims would slow this state further). Null when there is none,
      * or no work may be taken now (stopping, suspended, disconnected, queue held).
      */
     OutcomeStrategy.Place reserve(String id) {
         // its reference appears before it is handed over: the dispatcher leaves it alone
-        if (mayTakeWork.getAsBoolean() && workers.reserveArriving(id)) {
+        if (mayTakeWork.getAsBoolean() && firstInLine.test(id) && workers.reserveArriving(id)) {
             return new Place(id, true);
         }
         long since = System.nanoTime();

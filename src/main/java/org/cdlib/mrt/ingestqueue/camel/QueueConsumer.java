@@ -62,6 +62,9 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
     private ExecutorService dispatcher;
     private StateView view;
     private volatile boolean handingBack;
+    /** Set the moment the stop begins (the whole context's, or this route's): no work is taken from then on. */
+    private volatile boolean intakeStopped;
+    private final java.util.function.IntSupplier stopIntake = this::stopIntake;
     private java.util.Set<StepObserver> observers = java.util.Set.of();
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
@@ -73,14 +76,15 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         this.workers = new Workers(endpoint.getConcurrency(), store, this::idOf, this::wake);
         this.backlog = new Backlog(name(), this::idOf);
         this.session = new SessionWatch(name(), hold, workers, backlog, this::wake);
-        ConsumerCalls<L> calls = new ConsumerCalls<>(this::isRunAllowed, this::isSuspendingOrSuspended,
-                () -> isRunAllowed() && !isSuspendingOrSuspended() && session.connected() && hold.knownFree(),
+        ConsumerCalls<L> calls = new ConsumerCalls<>(this::takesWork, this::isSuspendingOrSuspended,
+                () -> takesWork() && !isSuspendingOrSuspended() && session.connected() && hold.knownFree(),
                 this::run, strategy::release, this::wake);
-        this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls);
+        this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls,
+                this::firstInLine);
         this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver, hold,
                 workers, backlog, calls);
         this.transitionListener = dispatch::transitioned;
-        this.loop = new DispatchLoop(name(), this::isRunAllowed, dispatch, backlog, endpoint.getRescan(), this::scanFailed);
+        this.loop = new DispatchLoop(name(), this::takesWork, dispatch, backlog, endpoint.getRescan(), this::scanFailed);
         // the consumer's own WARN line tells the operator; the trace is there for debugging
         setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
@@ -144,12 +148,38 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
                 .newSingleThreadExecutor(this, "zkqueue-" + name() + "-dispatch");
         dispatcher.execute(loop);
         store.health().workersStarted(name(), workers.figures());
+        endpoint.getComponent().started(stopIntake);
     }
 
-    /** Graceful: no new work is taken; work in hand runs to its transition before the consumer stops. */
+    private boolean firstInLine(String candidate) {
+        return dispatch.firstInLine(candidate);
+    }
+
+    private boolean takesWork() {
+        return isRunAllowed() && !intakeStopped;
+    }
+
+    /**
+     * The stop begins: from now on nothing is claimed, nothing handed over is taken, nothing
+     * queued is started (a claim already under way is let go unchanged); the items queued for a
+     * worker are let go. Returns how many items are in hand, to finish.
+     */
+    private int stopIntake() {
+        intakeStopped = true;
+        workers.stopTaking();
+        handOver.letGoQueued("stopping");
+        wake(); // the dispatcher sees the stop and ends
+        return workers.inHand().size();
+    }
+
+    /**
+     * Graceful: no new work is taken; work in hand runs to its transition before the consumer
+     * stops, until the deadline every consumer shares (see {@link ZkQueueComponent}).
+     */
     @Override
     protected void doStop() throws Exception {
-        wake(); // the dispatcher sees the stop (isRunAllowed) and takes no new work
+        stopIntake(); // already done when the whole context stops; not when this route stops alone
+        endpoint.getComponent().stopped(stopIntake);
         store.health().workersStopped(name());
         store.removeListener(transitionListener);
         store.client().getConnectionStateListenable().removeListener(session);
@@ -159,17 +189,15 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         if (dispatcher != null) {
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownGraceful(dispatcher, 10_000);
         }
-        handOver.letGoQueued("stopping");
         if (pool != null) {
-            // work in hand gets the whole shutdown timeout (camel.main.shutdown-timeout) to reach its
-            // transition; what cannot finish is handed back unchanged, never failed
-            var strategy = getEndpoint().getCamelContext().getShutdownStrategy();
-            long waitMs = Math.max(1000, strategy.getTimeUnit().toMillis(strategy.getTimeout()) - 2000);
-            if (!workers.finish(waitMs)) {
+            // work in hand gets the shutdown timeout (camel.main.shutdown-timeout) to reach its
+            // transition, less the time to hand back what cannot finish, unchanged, never failed
+            long deadline = endpoint.getComponent().workDeadline();
+            if (!workers.finish(Math.max(0, deadline - System.currentTimeMillis()))) {
                 handingBack = true;
                 List<String> left = workers.inHand();
                 LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(), left);
-                workers.interrupt();
+                workers.interrupt(Math.max(100, deadline + ZkQueueComponent.HAND_BACK_MS - System.currentTimeMillis()));
             }
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(pool);
         }

@@ -2,12 +2,12 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
+import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -35,14 +35,19 @@ final class Workers {
     /**
      * Items handed over locked while every worker was busy, started as workers free up: a move
      * then costs one request instead of a release here and a claim later. At most
-     * {@code capacity} wait, so a job of higher priority in the folder is passed over by no more.
+     * {@code capacity} wait, in run order (a job reference names its priority first, then its
+     * id), so a job of higher priority handed over later starts first.
      */
-    private final Queue<Queued> queued = new ConcurrentLinkedQueue<>();
+    private final PriorityBlockingQueue<Queued> queued = new PriorityBlockingQueue<>(11,
+            Comparator.comparing(Queued::id).thenComparingLong(Queued::seq));
+    private final java.util.concurrent.atomic.AtomicLong queuedSeq = new java.util.concurrent.atomic.AtomicLong();
     private final Semaphore queueSlots;
     private final LongAdder busyNanos = new LongAdder();
     /** The work the calling thread runs, for {@link #waited}. */
     private static final ThreadLocal<Work> CURRENT = new ThreadLocal<>();
     private ExecutorService executor;
+    /** The stop began: nothing more is started. */
+    private volatile boolean stopped;
 
     /**
      * @param idOf   the job or batch id a candidate names (the store counts work in hand by it)
@@ -92,12 +97,14 @@ final class Workers {
     }
 
     /**
-     * Reserves a place in the queue of handed-over items, waiting up to {@code waitMs} for one;
-     * its reference is left alone until it is let go.
+     * Reserves a place in the queue of handed-over items: a free one, else the place of the last
+     * queued item in run order when {@code id} goes before it, else waits up to {@code waitMs}
+     * for one; its reference is left alone until it is let go.
      */
     boolean reserveQueued(String id, long waitMs) {
         try {
-            if (!(waitMs > 0 ? queueSlots.tryAcquire(waitMs, TimeUnit.MILLISECONDS) : queueSlots.tryAcquire())) {
+            if (!queueSlots.tryAcquire() && !displaceLast(id)
+                    && !(waitMs > 0 && queueSlots.tryAcquire(waitMs, TimeUnit.MILLISECONDS))) {
                 return false;
             }
         } catch (InterruptedException e) {
@@ -105,6 +112,22 @@ final class Workers {
             return false;
         }
         arriving.add(id);
+        return true;
+    }
+
+    /**
+     * The queue is full: its last item in run order, when {@code id} goes before it, is let go
+     * (unlocked, unchanged: claimed from the folder in its turn) and its place is {@code id}'s. A
+     * job of higher priority so never waits behind lower ones for a place; the cost, a claim
+     * later, is paid only when priorities differ.
+     */
+    private boolean displaceLast(String id) {
+        Queued last = queued.stream().max(queued.comparator()).orElse(null); // at most capacity items
+        if (last == null || last.id.compareTo(id) <= 0 || !queued.remove(last)) {
+            return false;
+        }
+        arriving.remove(last.id);
+        last.letGo.run();
         return true;
     }
 
@@ -123,12 +146,25 @@ final class Workers {
 
     /** Queues an item handed over locked; {@code letGo} unlocks it if it is never run. */
     void enqueue(String id, Runnable body, Runnable letGo) {
-        queued.add(new Queued(id, body, letGo));
+        queued.add(new Queued(id, queuedSeq.incrementAndGet(), body, letGo));
     }
 
-    /** Starts queued items while workers are free; one that cannot run (stopping) is let go. */
-    void startQueued() {
-        while (!queued.isEmpty() && slots.tryAcquire()) {
+    /** The queued item first in run order, or null. */
+    String firstQueued() {
+        Queued q = queued.peek();
+        return q == null ? null : q.id;
+    }
+
+    /**
+     * Starts queued items that go before {@code candidate} in run order (null: all of them) while
+     * workers are free; one that cannot run (stopping) is let go.
+     */
+    void startQueued(String candidate) {
+        while (true) {
+            Queued head = queued.peek();
+            if (head == null || candidate != null && head.id.compareTo(candidate) >= 0 || !slots.tryAcquire()) {
+                return;
+            }
             Queued q = queued.poll();
             if (q == null) {
                 slots.release();
@@ -163,8 +199,18 @@ final class Workers {
         return inHand.containsKey(id) || arriving.contains(id);
     }
 
+    /** From now on nothing is started: {@link #run} gives the worker back and answers false. */
+    void stopTaking() {
+        stopped = true;
+    }
+
     /** Runs {@code body} for the candidate on its reserved worker; false (worker given back) when stopping. */
     boolean run(String id, Runnable body) {
+        if (stopped) {
+            arriving.remove(id);
+            slots.release();
+            return false;
+        }
         Work work = new Work(id, body);
         inHand.put(id, work);
         arriving.remove(id);
@@ -202,17 +248,17 @@ final class Workers {
         return executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
     }
 
-    /** Interrupts what is still running and waits a moment for it to hand its items back. */
-    void interrupt() throws InterruptedException {
+    /** Interrupts what is still running and waits up to {@code waitMs} for it to hand its items back. */
+    void interrupt(long waitMs) throws InterruptedException {
         for (Runnable never : executor.shutdownNow()) {
             if (never instanceof Work w) {
                 w.end(); // queued behind a busy thread and dropped by the stop: its worker is given back
             }
         }
-        executor.awaitTermination(10, TimeUnit.SECONDS);
+        executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
     }
 
-    private record Queued(String id, Runnable body, Runnable letGo) {
+    private record Queued(String id, long seq, Runnable body, Runnable letGo) {
     }
 
     /**

@@ -1,26 +1,46 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
+import org.apache.camel.spi.ShutdownStrategy;
 import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
-import java.util.concurrent.ConcurrentHashMap;
+import org.apache.camel.support.LifecycleStrategySupport;
 import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code zkqueue:job/<state>} and {@code zkqueue:batch/<state>}: consumers that hand one job or
  * batch at a time to a route, locked, and move it by the route's outcome. The queue store is the
  * registry's {@code queueStore} bean, so every endpoint shares the process's one ZooKeeper session.
+ * <p>
+ * The stop begins for every consumer at once: Camel stops its routes one after another, and a
+ * consumer still running while another waits for its work would go on claiming and handing jobs
+ * into new steps. So the moment the context begins to stop, each consumer is told to take no
+ * more work, and all of them share one deadline for the work in hand.
  */
 @Component("zkqueue")
 public final class ZkQueueComponent extends DefaultComponent implements OutcomeStrategy.HandOffs {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkQueueComponent.class);
+    /** What work in hand leaves of the shutdown timeout for handing back what did not finish. */
+    static final long HAND_BACK_MS = 2_000;
 
     private QueueStore store;
     /** Where this process's running job consumers take jobs handed over, by state: a moved job goes there directly. */
     private final Map<JobState, HandOver<JobLock>> handOvers = new ConcurrentHashMap<>();
+
+    /** The running consumers' intakes: each stops taking work when called and answers how many items it has in hand. */
+    private final Set<IntSupplier> intakes = ConcurrentHashMap.newKeySet();
+    /** When the work in hand of every consumer must be done (ms since the epoch); 0 until the context stops. */
+    private volatile long workDeadline;
 
     void started(JobState state, HandOver<JobLock> handOver) {
         handOvers.put(state, handOver);
@@ -28,6 +48,48 @@ public final class ZkQueueComponent extends DefaultComponent implements OutcomeS
 
     void stopped(JobState state, HandOver<JobLock> handOver) {
         handOvers.remove(state, handOver);
+    }
+
+    void started(IntSupplier stopIntake) {
+        intakes.add(stopIntake);
+    }
+
+    void stopped(IntSupplier stopIntake) {
+        intakes.remove(stopIntake);
+    }
+
+    /**
+     * When work in hand must be done for a consumer stopping now: the deadline every consumer
+     * shares once the context stops, else (a route stopped on its own) the shutdown timeout less
+     * the time to hand back what did not finish.
+     */
+    long workDeadline() {
+        long shared = workDeadline;
+        return shared > 0 ? shared : deadlineFrom(System.currentTimeMillis());
+    }
+
+    private long deadlineFrom(long now) {
+        ShutdownStrategy s = getCamelContext().getShutdownStrategy();
+        return now + Math.max(1000, s.getTimeUnit().toMillis(s.getTimeout()) - HAND_BACK_MS);
+    }
+
+    @Override
+    protected void doInit() throws Exception {
+        super.doInit();
+        getCamelContext().addLifecycleStrategy(new LifecycleStrategySupport() {
+            @Override
+            public void onContextStopping(CamelContext context) {
+                stopIntake();
+            }
+        });
+    }
+
+    /** The context begins to stop: no consumer takes work from now on; the work in hand shares one deadline. */
+    private void stopIntake() {
+        workDeadline = deadlineFrom(System.currentTimeMillis());
+        int inHand = intakes.stream().mapToInt(IntSupplier::getAsInt).sum();
+        LOG.info("zkqueue: stopping: taking no new work; {} item(s) in hand have {} ms to reach their transition, "
+                + "or are handed back unchanged", inHand, workDeadline - System.currentTimeMillis());
     }
 
     @Override
