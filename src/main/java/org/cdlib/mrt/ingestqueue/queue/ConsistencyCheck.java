@@ -210,6 +210,15 @@ public final class ConsistencyCheck {
             p.found.add(new Violation(e instanceof SizedReads.Oversized ? "oversized" : "corrupt-batch",
                     e instanceof SizedReads.Oversized ? e.path() : QueuePaths.batch(bid), e.getMessage()
                     + " (not derivable: delete the batch through the API)", false));
+            // its open jobs are still checked, found by its references (their runs of ids were in the status)
+            try {
+                List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);
+                for (int i = 0; i < open.size(); i += JOBS_PER_READ) {
+                    checkJobs(p, bid, open.subList(i, Math.min(open.size(), i + JOBS_PER_READ)));
+                }
+            } catch (QueueException unlistable) {
+                // references too many to list, or none readable: the batch's own violation says what to do
+            }
             return;
         }
         List<String> index = new ArrayList<>();

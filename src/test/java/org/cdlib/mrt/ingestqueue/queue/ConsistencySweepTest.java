@@ -61,4 +61,17 @@ class ConsistencySweepTest {
         assertTrue(repaired, "the walk came round to the damaged batch");
         assertEquals(3, walked, "every batch once");
     }
+
+    @Test
+    void aDamagedOpenBatchDoesNotHideItsJobsDamage() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(1);
+        ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
+        ZK.client().setData().forPath(QueuePaths.jobNode(jid, "priority"), "garbage".getBytes());
+        ConsistencyCheck.Report r = new ConsistencyCheck(store).repair();
+        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch") && !v.repaired()), r.toString());
+        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()), r.toString());
+        assertEquals(5, store.jobs().load(jid).priority());
+    }
 }
