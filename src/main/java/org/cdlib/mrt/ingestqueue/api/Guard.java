@@ -13,8 +13,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who may call a route: the user of the Basic credentials or of the session cookie, the route's
- * role, the CSRF and cross-site checks of a request that changes something, the signed URL of a
- * working file; a refusal is answered before any of the body is read, and admin actions are audited.
+ * role, the CSRF check (Vert.x Web's, on the session's requests) and the cross-site check (on
+ * Basic ones) of a request that changes something, the signed URL of a working file; a refusal is
+ * answered before any of the body is read, and admin actions are audited. Basic authentication
+ * stays here rather than in Vert.x's {@code BasicAuthHandler}: that one would answer the
+ * dashboard's own requests with the browser's login dialog, has no 429, and runs after the body
+ * is read (docs/DESIGN.md).
  */
 final class Guard {
     /** A header the dashboard sends with every request (a page elsewhere cannot without the API's consent). */
