@@ -301,7 +301,6 @@ async function start() {
     }
     const s = await api('GET', '/api/session');
     session.user = s.user;
-    session.csrf = s.csrf_token || null;
     session.roles = s.roles || [];
     document.getElementById('who').textContent = s.user;
   } catch (e) {

@@ -1,18 +1,34 @@
-// Helpers the dashboard's pages share: requests to the API (with the session's CSRF token),
+// Helpers the dashboard's pages share: requests to the API (with the session's CSRF token, which
+// the server keeps in the XSRF-TOKEN cookie and expects back as X-XSRF-TOKEN),
 // building elements without HTML strings (nothing a job carries is ever parsed as markup),
 // the confirmation dialog, and actions whose refusals appear next to the button that asked.
 'use strict';
 
 const ORIGIN = location.origin;
-const session = { user: null, csrf: null, roles: [] };
+const session = { user: null, roles: [] };
 
-async function api(method, path, body) {
+function csrfToken() {
+  const c = document.cookie.split('; ').find(kv => kv.startsWith('XSRF-TOKEN='));
+  return c ? decodeURIComponent(c.substring('XSRF-TOKEN='.length)) : null;
+}
+
+async function send(method, path, body) {
   const headers = { 'Accept': 'application/json', 'X-Requested-By': 'ingest-queue-dashboard' };
-  if (session.csrf) headers['X-CSRF-Token'] = session.csrf;
+  const token = csrfToken(); // read at each request: every change the server accepts renews it
+  if (token) headers['X-XSRF-TOKEN'] = token;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const r = await fetch(new URL(path, ORIGIN), { method, credentials: 'same-origin', headers,
     body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = await r.json().catch(() => ({}));
+  return [r, await r.json().catch(() => ({}))];
+}
+
+async function api(method, path, body) {
+  let [r, answer] = await send(method, path, body);
+  if (r.status === 403 && method !== 'GET' && String(answer.error).includes('XSRF-TOKEN')) {
+    // a token another tab renewed, or one past its time: a read brings the session's own, then once more
+    await send('GET', '/api/session');
+    [r, answer] = await send(method, path, body);
+  }
   if (r.status === 401 && path !== '/api/login') {
     location.replace(ORIGIN + '/login.html');
     throw new Error('log in first');

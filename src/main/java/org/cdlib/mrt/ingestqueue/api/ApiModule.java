@@ -11,6 +11,7 @@ import org.cdlib.mrt.ingestqueue.objects.Secrets;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.SessionNodes;
 
 /**
  * Binds the HTTP API ({@code httpApi}) and the metrics ({@code queueMetrics}); the server starts
@@ -46,13 +47,15 @@ public final class ApiModule implements QueueModule {
                 ctx.property("ingest.http.host", "0.0.0.0"), ctx.intProperty("ingest.http.port", 8080),
                 ctx.longProperty("ingest.api.max-upload", 10L * 1024 * 1024 * 1024),
                 ctx.ingestHome().resolve("uploads").resolve(".incoming"));
-        api.sessions(new Sessions(ctx.durationProperty("ingest.api.session-idle", Duration.ofHours(1)), Clock.systemUTC()))
+        Proxies proxies = new Proxies(ctx.property(Proxies.KEY).orElse(null));
+        api.sessions(new Sessions(new SessionNodes(ctx.store(), Clock.systemUTC()),
+                        ctx.durationProperty("ingest.api.session-idle", Duration.ofHours(1)), proxies))
                 .uploadQuota(new UploadQuota(ctx.longProperty("ingest.api.max-upload-per-user", 0),
                         ctx.durationProperty("ingest.api.upload-window", Duration.ofDays(1)), Clock.systemUTC()))
                 .fileSigner(signer)
                 .loginThrottle(new LoginThrottle(ctx.intProperty("ingest.api.login-failures-per-user", 10),
                         ctx.intProperty("ingest.api.login-failures-per-address", 20), Clock.systemUTC()))
-                .proxies(new Proxies(ctx.property(Proxies.KEY).orElse(null)))
+                .proxies(proxies)
                 .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout", Duration.ofSeconds(60)),
                         ctx.durationProperty("ingest.http.header-timeout", Duration.ofSeconds(20)),
                         ctx.longProperty("ingest.http.min-body-rate", 1024),

@@ -171,6 +171,12 @@ public final class ApiUsers {
         return known.isPresent() ? known : check(name, password);
     }
 
+    /** The listed user {@code name} (a session's: its roles as configured now; empty once the user is no longer listed). */
+    Optional<User> named(String name) {
+        Entry e = name == null ? null : users.get(name);
+        return e == null ? Optional.empty() : Optional.of(e.user());
+    }
+
     /** The user, if these credentials were checked before (a cheap look-up, no hashing). */
     Optional<User> verified(String name, String password) {
         Entry e = name == null ? null : users.get(name);

@@ -13,8 +13,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who may call a route: the user of the Basic credentials or of the session cookie, the route's
- * role, the CSRF and cross-site checks of a request that changes something, the signed URL of a
- * working file; a refusal is answered before any of the body is read, and admin actions are audited.
+ * role, the CSRF check (Vert.x Web's, on the session's requests) and the cross-site check (on
+ * Basic ones) of a request that changes something, the signed URL of a working file; a refusal is
+ * answered before any of the body is read, and admin actions are audited. Basic authentication
+ * stays here rather than in Vert.x's {@code BasicAuthHandler}: that one would answer the
+ * dashboard's own requests with the browser's login dialog, has no 429, and runs after the body
+ * is read (docs/DESIGN.md).
  */
 final class Guard {
     /** A header the dashboard sends with every request (a page elsewhere cannot without the API's consent). */
@@ -23,13 +27,20 @@ final class Guard {
     /** A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer cleanly. */
     static final long DISCARD_BYTES = 1024 * 1024;
 
+    /** Set on a request whose CSRF token {@link Sessions#csrf} checks: a 403 then is that check's. */
+    static final String CSRF_CHECKED = "csrfChecked";
+    static final String CSRF_REFUSAL = "refused: a request on the dashboard's session must carry its " + Sessions.CSRF_HEADER
+            + " header, the value of its " + Sessions.CSRF_COOKIE + " cookie (reload the dashboard; scripts use Basic authentication)";
+
     private final Logins logins;
+    private final ApiUsers users;
     private final Sessions sessions;
     private final FileUrlSigner signer;
     private final Proxies proxies;
 
-    Guard(Logins logins, Sessions sessions, FileUrlSigner signer, Proxies proxies) {
+    Guard(Logins logins, ApiUsers users, Sessions sessions, FileUrlSigner signer, Proxies proxies) {
         this.logins = logins;
+        this.users = users;
         this.sessions = sessions;
         this.signer = signer;
         this.proxies = proxies;
@@ -47,16 +58,15 @@ final class Guard {
         }
         String authorization = rc.request().getHeader("Authorization");
         if (authorization == null) {
-            io.vertx.core.http.Cookie c = rc.request().getCookie(Sessions.COOKIE);
-            Sessions.Session session = c == null ? null : sessions.find(c.getValue()).orElse(null);
-            decide(rc, e, session == null ? null : session.user(), session, false);
+            ApiUsers.User user = sessions.user(rc, users);
+            decide(rc, e, user, user != null, false);
             return;
         }
         var credentials = ApiUsers.basic(authorization);
         if (credentials.isEmpty()) {
             AUDIT.info("user=- action=\"login\" via=basic target=- result=refused status=401 from={} reason=\"not Basic credentials\"",
                     proxies.client(rc.request()));
-            decide(rc, e, null, null, true);
+            decide(rc, e, null, false, true);
             return;
         }
         // the password may need hashing, off this event loop: the body waits unread meanwhile
@@ -74,13 +84,13 @@ final class Guard {
                 rc.response().putHeader("Retry-After", Long.toString(r.result().retryAfter()));
                 refuse(rc, 429, r.result().message());
             } else {
-                decide(rc, e, r.result().user(), null, true);
+                decide(rc, e, r.result().user(), false, true);
             }
         });
     }
 
     /** With the user settled (null: none), whether the route may be called. */
-    private void decide(RoutingContext rc, Endpoint e, ApiUsers.User user, Sessions.Session session, boolean basic) {
+    private void decide(RoutingContext rc, Endpoint e, ApiUsers.User user, boolean onSession, boolean basic) {
         Access access = e.access();
         if (access == Access.STORAGE && user == null) {
             String why = signer == null ? "working files are not served without credentials here"
@@ -105,7 +115,9 @@ final class Guard {
             return;
         }
         if (isStateChanging(rc)) {
-            String refused = session != null ? csrfRefusal(rc, session) : crossSiteRefusal(rc, proxies);
+            // a missing token is refused here, before any body is read; a wrong one by the CSRF handler below
+            String refused = onSession ? (rc.request().getHeader(Sessions.CSRF_HEADER) == null ? CSRF_REFUSAL : null)
+                    : crossSiteRefusal(rc, proxies);
             if (refused != null) {
                 audit(rc, user, e, 403, refused);
                 refuse(rc, 403, refused);
@@ -126,12 +138,22 @@ final class Guard {
             return;
         }
         rc.put("user", user);
-        rc.put("session", session);
         if (access == Access.ADMIN) {
             ApiUsers.User who = user;
             rc.addEndHandler(done -> audit(rc, who, e, rc.response().getStatusCode(), null));
         }
-        rc.next();
+        if (onSession) {
+            rc.put(CSRF_CHECKED, true);
+            sessions.csrf(rc);
+        } else {
+            rc.next();
+        }
+    }
+
+    /** The CSRF handler's refusal (a token that is not the session's, or too old), with its reason. */
+    static void csrfRefused(RoutingContext rc) {
+        String why = rc.failure() == null ? null : rc.failure().getMessage();
+        refuse(rc, 403, CSRF_REFUSAL + (why == null ? "" : ": " + why));
     }
 
     /**
@@ -139,7 +161,7 @@ final class Guard {
      * {@link #DISCARD_BYTES}) is dropped; of a larger one nothing more is read, and
      * the connection closes once the answer is out (an HTTP/2 stream is reset instead).
      */
-    private static void refuse(RoutingContext rc, int status, String message) {
+    static void refuse(RoutingContext rc, int status, String message) {
         String length = rc.request().getHeader("Content-Length");
         long declared = length != null && length.strip().matches("\\d{1,18}") ? Long.parseLong(length.strip()) : -1;
         boolean chunked = rc.request().getHeader("Transfer-Encoding") != null;
@@ -164,17 +186,6 @@ final class Guard {
     private static boolean isStateChanging(RoutingContext rc) {
         HttpMethod m = rc.request().method();
         return !(m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS);
-    }
-
-    /** A request on a session cookie must carry the session's CSRF token. */
-    private static String csrfRefusal(RoutingContext rc, Sessions.Session session) {
-        String token = rc.request().getHeader(Sessions.CSRF_HEADER);
-        if (token == null || !java.security.MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8),
-                session.csrf().getBytes(StandardCharsets.UTF_8))) {
-            return "refused: a request on the dashboard's session must carry its " + Sessions.CSRF_HEADER
-                    + " header (reload the dashboard; scripts use Basic authentication)";
-        }
-        return null;
     }
 
     /**

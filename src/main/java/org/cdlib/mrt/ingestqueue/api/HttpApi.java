@@ -72,7 +72,7 @@ public final class HttpApi implements Service {
     private Proxies proxies = Proxies.none();
     private Logins logins;
     private ConnectionLimits.Settings connections = ConnectionLimits.Settings.defaults();
-    private Sessions sessions = new Sessions(java.time.Duration.ofHours(1), java.time.Clock.systemUTC());
+    private Sessions sessions = new Sessions(null, java.time.Duration.ofHours(1), Proxies.none());
     private UploadQuota quota = new UploadQuota(0, java.time.Duration.ofDays(1), java.time.Clock.systemUTC());
     private org.cdlib.mrt.ingestqueue.objects.FileUrlSigner signer;
     private Vertx vertx;
@@ -148,9 +148,7 @@ public final class HttpApi implements Service {
 
     /** Whether the request's login still holds later on: its session is open (Basic credentials always hold). */
     java.util.function.BooleanSupplier loginHolds(RoutingContext rc) {
-        Sessions.Session s = rc.get("session");
-        Sessions current = sessions;
-        return s == null ? () -> true : () -> current.isOpen(s.id());
+        return rc.get(Guard.CSRF_CHECKED) == null ? () -> true : sessions.holds(rc);
     }
 
     List<Endpoint> endpoints() {
@@ -180,7 +178,8 @@ public final class HttpApi implements Service {
         RequestBodies bodies = new RequestBodies(maxUpload, uploadsTmp, quota);
         vertx = Vertx.vertx();
         logins = new Logins(vertx, users, throttle);
-        Guard guard = new Guard(logins, sessions, signer, proxies);
+        sessions.start(vertx);
+        Guard guard = new Guard(logins, users, sessions, signer, proxies);
         Router router = Router.router(vertx);
         ConnectionLimits limits = new ConnectionLimits(connections, proxies);
         limits.start(vertx);
@@ -204,7 +203,7 @@ public final class HttpApi implements Service {
         for (Endpoint e : endpoints) {
             var route = router.route(e.method(), e.path());
             // who is asking is settled before any body is read: a refused upload is never read
-            route.handler(guard.of(e));
+            route.handler(sessions.handler()).handler(guard.of(e));
             bodies.read(route, e);
             Handler<RoutingContext> handler = rc -> {
                 try {
@@ -242,6 +241,10 @@ public final class HttpApi implements Service {
         router.route().last().handler(rc -> fail(rc, 404, "no such resource: " + rc.request().method() + " " + rc.request().path(), List.of()));
         router.route().failureHandler(rc -> {
             int status = RequestBodies.uploadAborted(rc) ? 400 : rc.statusCode() > 0 ? rc.statusCode() : 500;
+            if (status == 403 && rc.get(Guard.CSRF_CHECKED) != null) {
+                Guard.csrfRefused(rc);
+                return;
+            }
             if (status == 500 && rc.failure() != null) {
                 LOG.error("{} {} failed", rc.request().method(), rc.request().path(), rc.failure());
             }

@@ -9,28 +9,25 @@ import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 
 /**
- * The dashboard's session: who is logged in, logging in (a session cookie and its CSRF token)
- * and logging out; each login and logout has its line in the audit log.
+ * The dashboard's session: who is logged in, logging in (a session cookie; its CSRF token comes
+ * with the next request's answer, as the {@code XSRF-TOKEN} cookie) and logging out, on every
+ * host at once; each login and logout has its line in the audit log.
  */
 final class SessionRoutes {
 
     void register(HttpApi http) {
         // the sessions are asked for per request: the module sets them after these routes are declared
-        http.add(GET, "/api/session", Access.USER, "Who is logged in (and the session's CSRF token)", this::session);
+        http.add(GET, "/api/session", Access.USER, "Who is logged in (on a session, its XSRF-TOKEN cookie comes with the answer)", this::session);
         http.addNonBlocking(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096,
                 rc -> login(rc, http));
-        http.add(POST, "/api/logout", Access.USER, "Log out: ends the session", rc -> logout(rc, http.sessions()));
+        http.addNonBlocking(POST, "/api/logout", Access.USER, "Log out: ends the session", 0, rc -> logout(rc, http.sessions()));
     }
 
     private void session(RoutingContext rc) {
         ApiUsers.User u = rc.get("user");
-        Sessions.Session s = rc.get("session");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("user", u.name());
         body.put("roles", new java.util.TreeSet<>(u.roles()));
-        if (s != null) {
-            body.put("csrf_token", s.csrf());
-        }
         HttpApi.json(rc, 200, body);
     }
 
@@ -70,38 +67,38 @@ final class SessionRoutes {
                 HttpApi.fail(rc, o.status(), o.message(), java.util.List.of());
                 return;
             }
-            try {
-                loggedIn(rc, http, o.user(), from);
-            } catch (ApiError err) {
-                HttpApi.fail(rc, err.status(), err.getMessage(), java.util.List.of());
-            }
+            loggedIn(rc, http, o.user(), from);
         });
     }
 
     private static void loggedIn(RoutingContext rc, HttpApi http, ApiUsers.User user, String from) {
-        Sessions sessions = http.sessions();
-        Sessions.Session s = sessions.create(user);
-        io.vertx.core.http.Cookie cookie = io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, s.id()).setPath("/").setHttpOnly(true)
-                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setSecure(http.proxies().https(rc.request()))
-                .setMaxAge(sessions.idle().toSeconds());
-        rc.response().addCookie(cookie);
-        Guard.AUDIT.info("user={} action=\"login\" via=session target=- result=ok status=200 from={}", user.name(), from);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("user", user.name());
-        body.put("roles", new java.util.TreeSet<>(user.roles()));
-        body.put("csrf_token", s.csrf());
-        HttpApi.json(rc, 200, body);
+        http.sessions().login(rc, user).onComplete(r -> {
+            if (r.failed()) {
+                if (r.cause() instanceof ApiError err) {
+                    HttpApi.fail(rc, err.status(), err.getMessage(), java.util.List.of());
+                } else {
+                    rc.fail(r.cause());
+                }
+                return;
+            }
+            Guard.AUDIT.info("user={} action=\"login\" via=session target=- result=ok status=200 from={}", user.name(), from);
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("user", user.name());
+            body.put("roles", new java.util.TreeSet<>(user.roles()));
+            HttpApi.json(rc, 200, body);
+        });
     }
 
     private void logout(RoutingContext rc, Sessions sessions) {
-        Sessions.Session s = rc.get("session");
-        if (s != null) {
-            sessions.end(s.id());
-        }
-        rc.response().addCookie(io.vertx.core.http.Cookie.cookie(Sessions.COOKIE, "").setPath("/").setHttpOnly(true)
-                .setSameSite(io.vertx.core.http.CookieSameSite.STRICT).setMaxAge(0));
         ApiUsers.User u = rc.get("user");
-        Guard.AUDIT.info("user={} action=\"logout\" target=- result=ok status=200", u.name());
-        HttpApi.json(rc, 200, Map.of("logged_out", u.name()));
+        boolean onSession = rc.get(Guard.CSRF_CHECKED) != null; // logged in on the session, not with Basic
+        (onSession ? sessions.logout(rc) : io.vertx.core.Future.<Void>succeededFuture()).onComplete(r -> {
+            if (r.failed()) {
+                rc.fail(r.cause());
+                return;
+            }
+            Guard.AUDIT.info("user={} action=\"logout\" target=- result=ok status=200", u.name());
+            HttpApi.json(rc, 200, Map.of("logged_out", u.name()));
+        });
     }
 }

@@ -43,6 +43,7 @@ public final class QueueLimits {
         if (path.startsWith(ActivityRecords.ACTIVITY + "/")) {
             return 4096; // a minute's counts per state and its backlog sample
         }
+        if (path.startsWith(SessionNodes.SESSIONS + "/")) { return SessionNodes.NODE_BYTES; } // a dashboard session, a user's 20 ids
         if (path.startsWith(Hosts.HOSTS + "/")) {
             return NODE_BYTES; // a host's work, at most Hosts.MAX_LISTED_WORK jobs
         }

@@ -247,7 +247,10 @@ class DashboardApiTest extends ApiServiceTest {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, login.statusCode(), login.body());
         String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
-        String csrf = json(login).get("csrf_token").asText();
+        HttpResponse<String> read = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/session")).header("Cookie", cookie).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String csrf = read.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "="))
+                .findFirst().orElseThrow().split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
         HttpResponse<Stream<String>> stream = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events"))
                 .header("Cookie", cookie).build(), HttpResponse.BodyHandlers.ofLines());
         assertEquals(200, stream.statusCode());
@@ -263,8 +266,8 @@ class DashboardApiTest extends ApiServiceTest {
         reader.setDaemon(true);
         reader.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("event: hello"));
-        assertEquals(200, CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/logout")).header("Cookie", cookie)
-                .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        assertEquals(200, CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/logout"))
+                .header("Cookie", cookie + "; " + Sessions.CSRF_COOKIE + "=" + csrf).header(Sessions.CSRF_HEADER, csrf).POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString()).statusCode());
         batchOf("tester", 1); // the next change finds the session gone
         await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("<end>"));

@@ -426,17 +426,28 @@ class SecurityTest {
         assertTrue(setCookie.startsWith(Sessions.COOKIE + "=") && setCookie.toLowerCase(java.util.Locale.ROOT).contains("; httponly") && setCookie.contains("SameSite=Strict"),
                 setCookie);
         String cookie = setCookie.split(";")[0];
-        String csrf = JSON.readTree(ok.body()).get("csrf_token").asText();
-        HttpResponse<String> without = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookie)
+        // the session's first read issues its CSRF token as a cookie the page reads (not HttpOnly)
+        HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(base + "/api/session")).header("Cookie", cookie));
+        String csrfCookie = read.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "=")).findFirst().orElseThrow();
+        assertFalse(csrfCookie.toLowerCase(java.util.Locale.ROOT).contains("httponly"), csrfCookie);
+        String csrf = csrfCookie.split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
+        String cookies = cookie + "; " + Sessions.CSRF_COOKIE + "=" + csrf;
+        HttpResponse<String> without = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookies)
                 .POST(HttpRequest.BodyPublishers.noBody()));
-        assertTrue(error(without, 403).contains("X-CSRF-Token"));
+        assertTrue(error(without, 403).contains(Sessions.CSRF_HEADER));
         assertFalse(store.holds().isQueueHeld(), "the request without the token held nothing");
-        HttpResponse<String> with = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookie)
-                .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody()));
+        HttpResponse<String> with = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookies)
+                .header(Sessions.CSRF_HEADER, csrf).POST(HttpRequest.BodyPublishers.noBody()));
         assertEquals(200, with.statusCode(), with.body());
         assertTrue(store.holds().isQueueHeld());
-        assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookie)
-                .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
+        // the accepted change renewed the token: the old one is spent
+        assertEquals(403, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookies)
+                .header(Sessions.CSRF_HEADER, csrf).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
+        String renewed = with.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "="))
+                .findFirst().orElseThrow().split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
+        assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookie + "; "
+                + Sessions.CSRF_COOKIE + "=" + renewed).header(Sessions.CSRF_HEADER, renewed).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
+        assertFalse(store.holds().isQueueHeld());
         await().atMost(Duration.ofSeconds(5)).until(() -> audit.list.stream().anyMatch(e -> e.getFormattedMessage()
                 .equals("user=ops action=\"POST /api/queue/hold\" target=- result=ok status=200")));
         assertTrue(audit.list.stream().anyMatch(e -> e.getFormattedMessage().startsWith("user=ops action=\"POST /api/queue/hold\" target=- "
