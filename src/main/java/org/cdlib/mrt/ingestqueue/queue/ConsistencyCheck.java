@@ -207,9 +207,23 @@ public final class ConsistencyCheck {
             }
             MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), store.ingestHome());
         } catch (CorruptNodeException e) {
+            String why = null;
+            if (p.repair && QueuePaths.batchStatus(bid).equals(e.path()) && !(e instanceof SizedReads.Oversized)) {
+                try {
+                    why = new FsckBatchRebuild(store).rebuild(bid);
+                } catch (QueueException notDerivable) {
+                    why = notDerivable.getMessage();
+                }
+                if (why == null) {
+                    p.found.add(new Violation("corrupt-batch-status", QueuePaths.batchStatus(bid), e.getMessage()
+                            + "; rebuilt from the batch's job references", true));
+                    checkBatch(p, bid); // readable now: its index entry and its jobs as any batch's
+                    return;
+                }
+            }
             p.found.add(new Violation(e instanceof SizedReads.Oversized ? "oversized" : "corrupt-batch",
                     e instanceof SizedReads.Oversized ? e.path() : QueuePaths.batch(bid), e.getMessage()
-                    + " (not derivable: delete the batch through the API)", false));
+                    + (why == null ? "" : " (not rebuilt: " + why + ")") + " (delete the batch through the API)", false));
             // its open jobs are still checked, found by its references (their runs of ids were in the status)
             try {
                 List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);

@@ -63,15 +63,39 @@ class ConsistencySweepTest {
     }
 
     @Test
-    void aDamagedOpenBatchDoesNotHideItsJobsDamage() throws Exception {
+    void aDamagedOpenBatchDoesNotHideItsJobsDamageAndItsStatusIsRebuiltFromItsReferences() throws Exception {
         QueueStore store = ZK.store(dir);
-        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
-        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(1);
+        String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        JobLock done = store.claims().claim(JobState.PENDING, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
+        store.transition(done, JobState.FAILED, Change.failure("bad payload"));
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
-        ZK.client().setData().forPath(QueuePaths.jobNode(jid, "priority"), "garbage".getBytes());
+        ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "priority"), "garbage".getBytes());
+
+        ConsistencyCheck.Report seen = new ConsistencyCheck(store).check();
+        assertTrue(seen.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch")), seen.toString());
+        assertTrue(seen.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority")), "not hidden: " + seen);
+
         ConsistencyCheck.Report r = new ConsistencyCheck(store).repair();
-        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch") && !v.repaired()), r.toString());
+        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch-status") && v.repaired()), r.toString());
         assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()), r.toString());
-        assertEquals(5, store.jobs().load(jid).priority());
+        Batch b = store.batches().load(bid);
+        assertEquals(BatchState.PROCESSING, b.state(), "two of its jobs are open");
+        assertEquals(jids, b.jobIds(), "its runs of ids from the references");
+        assertEquals(1, b.count(BatchRef.FAILED));
+        assertEquals(5, store.jobs().load(jids.get(1)).priority());
+        assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
+    }
+
+    @Test
+    void aBatchStillCreatingItsJobsIsNotGuessed() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        java.nio.file.Files.createDirectories(store.ingestHome().resolve(bid));
+        java.nio.file.Files.writeString(store.ingestHome().resolve(bid).resolve("batch-manifest.checkm"), "#%checkm_0.7\n");
+        ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
+        ConsistencyCheck.Report r = new ConsistencyCheck(store).repair();
+        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch") && !v.repaired()
+                && v.detail().contains("still creating jobs")), r.toString());
     }
 }
