@@ -24,6 +24,14 @@ public final class SendDeadline implements HttpClientConfigurer {
         ARMED.set(nanoTime);
     }
 
+    /**
+     * Forgets a deadline a step armed and never used (it failed between its fence and its send):
+     * called where a job's step begins, so the deadline never applies to another job's call.
+     */
+    public static void disarm() {
+        ARMED.remove();
+    }
+
     /** Throws when an armed deadline has passed; disarms it either way. */
     public static void check(String what) throws InterruptedIOException {
         Long deadline = ARMED.get();

@@ -45,6 +45,7 @@ public final class ProcessStep {
 
     /** The working directory, the depositor's metadata, and what the calls need to know of the object. */
     public void begin(Exchange exchange) throws Exception {
+        SendDeadline.disarm(); // this thread's last job may have left one unused
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());

@@ -48,6 +48,7 @@ public final class StoreStep {
      * whether an earlier attempt stored it.
      */
     public void begin(Exchange exchange) throws Exception {
+        SendDeadline.disarm(); // this thread's last job may have left one unused
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());

@@ -61,4 +61,12 @@ class SendDeadlineTest {
         assertEquals(200, send());
         storage.verify(1, postRequestedFor(urlEqualTo("/add/9999/ark")));
     }
+
+    @Test
+    void aDeadlineLeftUnusedIsForgottenWhenTheNextStepBegins() throws Exception {
+        SendDeadline.arm(System.nanoTime() - 1); // a step armed it and failed before its send
+        SendDeadline.disarm(); // the next job's step begins on this thread
+        assertEquals(200, send());
+        storage.verify(1, postRequestedFor(urlEqualTo("/add/9999/ark")));
+    }
 }
