@@ -18,6 +18,9 @@ import java.util.Map;
  */
 final class Activity {
     static final int MINUTES = 360;
+    /** The job states' wire names: the only keys counted (a hostile node or a foreign path adds none). */
+    private static final java.util.Set<String> STATES = java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.JobState.values())
+            .map(org.cdlib.mrt.ingestqueue.queue.JobState::wire).collect(java.util.stream.Collectors.toUnmodifiableSet());
     private final Clock clock;
     /** Per job state (its wire name), how many jobs arrived in it per minute: the rate each state is left at. */
     private final Map<String, long[]> arrivals = new LinkedHashMap<>();
@@ -72,7 +75,7 @@ final class Activity {
             }
             int i = slot(m);
             e.getValue().path("arrived").fields().forEachRemaining(f -> {
-                if (java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.JobState.values()).anyMatch(s -> s.wire().equals(f.getKey()))) {
+                if (STATES.contains(f.getKey())) {
                     ring(f.getKey())[i] = f.getValue().asLong(); // only states: a hostile node adds no keys
                 }
             });
@@ -111,7 +114,7 @@ final class Activity {
 
     /** A job reference was created in {@code state} (a job state's wire name; anything else is ignored). */
     synchronized void arrived(String state) {
-        if (java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.JobState.values()).anyMatch(s -> s.wire().equals(state))) {
+        if (STATES.contains(state)) {
             int i = slot(minute());
             ring(state)[i]++;
         }

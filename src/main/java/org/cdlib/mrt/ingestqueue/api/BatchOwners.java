@@ -39,7 +39,7 @@ final class BatchOwners {
                 return null; // removed or damaged: not shown, asked again next time
             }
         });
-        return s != null && (s.equals(user) || s.startsWith(user + "/"));
+        return BatchFilters.ownedBy(s, user);
     }
 
     /** Whether the job belongs to one of the user's batches. */

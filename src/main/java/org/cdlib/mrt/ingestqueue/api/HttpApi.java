@@ -239,24 +239,7 @@ public final class HttpApi implements Service {
         });
         router.route("/*").handler(StaticHandler.create("dashboard").setCachingEnabled(false).setIndexPage("index.html"));
         router.route().last().handler(rc -> fail(rc, 404, "no such resource: " + rc.request().method() + " " + rc.request().path(), List.of()));
-        router.route().failureHandler(rc -> {
-            int status = RequestBodies.uploadAborted(rc) ? 400 : rc.statusCode() > 0 ? rc.statusCode() : 500;
-            if (status == 403 && rc.get(Guard.CSRF_CHECKED) != null) {
-                Guard.csrfRefused(rc);
-                return;
-            }
-            if (status == 500 && rc.failure() != null) {
-                LOG.error("{} {} failed", rc.request().method(), rc.request().path(), rc.failure());
-            }
-            fail(rc, status, status == 413 ? bodies.tooLarge(rc)
-                    : status == 400 && RequestBodies.uploadAborted(rc) ? "the upload was cut off: a form field is larger than "
-                            + MAX_FORM_ATTRIBUTE_BYTES + " bytes, or the request ended early; nothing was kept"
-                    : status == 400 && RequestBodies.formFieldTooLarge(rc.failure()) ? "a form field is larger than " + MAX_FORM_ATTRIBUTE_BYTES
-                            + " bytes; a field takes at most " + QueueLimits.FIELD_BYTES + " bytes (a URL " + QueueLimits.URL_BYTES
-                            + ", the Dublin Core fields " + QueueLimits.DUBLIN_CORE_BYTES + " together)"
-                    : status == 500 ? "the request failed inside the service; the service log has the details"
-                    : rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed", List.of());
-        });
+        router.route().failureHandler(rc -> Errors.failed(rc, bodies));
         // no cleartext HTTP/2: with it Vert.x makes a connection only once its first bytes name the protocol,
         // so a silent or half-sent one would escape the connection limits until the idle timeout
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)

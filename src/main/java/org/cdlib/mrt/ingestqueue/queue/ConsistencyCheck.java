@@ -1,12 +1,8 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.slf4j.Logger;
@@ -130,7 +126,7 @@ public final class ConsistencyCheck {
             }
         }
         if (whole || toBatch >= newest) {
-            checkLocks(p);
+            new FsckLockCheck(store, lockGraceMs).run(p);
             SpaceCheck.run(store, repair).ifPresent(p.found::add);
         }
         Report report = new Report(p.jobs, p.batches, List.copyOf(p.found), List.copyOf(p.notices));
@@ -145,45 +141,7 @@ public final class ConsistencyCheck {
     }
 
     /** How long a lock must have been held before it is judged: a claim registers its work a moment after locking. */
-    static final long LOCK_GRACE_MS = 60_000;
-    /** A lock held this long by another host is reported for the operator (who can break it). */
-    static final long OLD_LOCK_MS = 30 * 60_000;
-
-    /**
-     * The locks of open jobs: one held by this process's own session with no work in hand here is a
-     * lock that outlived its work (repair deletes it); one held for long by another host is reported
-     * with its owner, for the operator to look at and, if that host is stuck, break.
-     */
-    private void checkLocks(FsckPass p) {
-        List<String> jids = new ArrayList<>(p.openRefs.keySet());
-        Map<String, OpResult> r = store.calls().readMany(jids.stream().map(QueuePaths::jobLock).toList());
-        long ours = safeSession();
-        long now = System.currentTimeMillis();
-        for (String jid : jids) {
-            OpResult.GetDataResult lock = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)));
-            if (lock == null || now - lock.getStat().getCtime() < lockGraceMs) {
-                continue;
-            }
-            String owner = QueueJson.text(lock.getData());
-            String path = QueuePaths.jobLock(jid);
-            if (lock.getStat().getEphemeralOwner() == ours && !store.inHand(jid)) {
-                p.found.add(unlocked(p, "orphaned-lock", path, "held by this host's session with no work in hand: " + owner,
-                        List.of(Op.delete(path, lock.getStat().getVersion()))));
-            } else if (lock.getStat().getEphemeralOwner() != ours && now - lock.getStat().getCtime() > OLD_LOCK_MS) {
-                p.found.add(new Violation("old-lock", path, "held for " + (now - lock.getStat().getCtime()) / 60_000
-                        + " min by " + owner + " (break it with POST /api/jobs/" + jid + "/unlock?confirm=true if that host is stuck)",
-                        false));
-            }
-        }
-    }
-
-    private long safeSession() {
-        try {
-            return store.client().getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            return -1;
-        }
-    }
+    static final long LOCK_GRACE_MS = FsckLockCheck.LOCK_GRACE_MS;
 
     private void checkBatch(FsckPass p, String bid) {
         Map<String, OpResult> r = store.calls().readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
@@ -320,6 +278,11 @@ public final class ConsistencyCheck {
     }
 
     private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops) {
+        return unlocked(store, p, kind, path, detail, ops);
+    }
+
+    /** A violation whose repair needs no job's lock: applied in one transaction when the pass repairs. */
+    static Violation unlocked(QueueStore store, FsckPass p, String kind, String path, String detail, List<Op> ops) {
         boolean repaired = false;
         if (p.repair) {
             try {

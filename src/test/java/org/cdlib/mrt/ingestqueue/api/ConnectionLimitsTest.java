@@ -10,7 +10,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -39,14 +38,7 @@ class ConnectionLimitsTest {
     @BeforeAll
     static void start() throws Exception {
         zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.connect", zk.getConnectString());
-        config.put("ingest.home", dir.resolve("queue").toString());
-        config.put("ingest.profiles", dir.resolve("profiles").toString());
-        config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
-        config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("ingest.http.port", "0");
+        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.api.users", "ops:pw-o:admin");
         config.put("ingest.http.header-timeout", "PT10S");
         config.put("ingest.http.max-connections-per-address", Integer.toString(CAP));

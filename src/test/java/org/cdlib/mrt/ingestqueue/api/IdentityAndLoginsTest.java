@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.curator.test.TestingServer;
@@ -45,14 +44,7 @@ class IdentityAndLoginsTest {
     @BeforeAll
     static void start() throws Exception {
         zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.connect", zk.getConnectString());
-        config.put("ingest.home", dir.resolve("queue").toString());
-        config.put("ingest.profiles", dir.resolve("profiles").toString());
-        config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
-        config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("ingest.http.port", "0");
+        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.fetch.allow", "127.0.0.2");
         config.put("ingest.api.users", "dep:pw-d:submitter, dep2:pw-d2:submitter, ui:" + Passwords.hash("pw-ui") + ":poster, "
                 + "ops:" + Passwords.hash("pw-ops") + ":admin|submitter");

@@ -88,14 +88,7 @@ class SecurityTest {
             ex.close();
         });
         allowed.start();
-        Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.connect", zk.getConnectString());
-        config.put("ingest.home", dir.resolve("queue").toString());
-        config.put("ingest.profiles", dir.resolve("profiles").toString());
-        config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
-        config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("ingest.http.port", "0");
+        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.provisioning.max-used-percent", "100");
         config.put("ingest.download.retries", "0");
         config.put("ingest.fetch.allow", "127.0.0.2"); // loopback 127.0.0.1 stays forbidden

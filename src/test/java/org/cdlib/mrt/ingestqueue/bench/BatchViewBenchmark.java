@@ -10,13 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
-import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
@@ -41,25 +37,10 @@ public final class BatchViewBenchmark {
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
         System.out.printf("machine: %d cores, java %s%n", Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
         Path dir = Files.createTempDirectory("ingest-batch-view");
-        Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
-        config.put("zookeeper.embedded.port", "0");
-        config.put("ingest.home", dir.resolve("queue").toString());
-        config.put("ingest.profiles", dir.resolve("profiles").toString());
+        Map<String, String> config = ScaleBenchmark.noOpStepsConfig(dir);
         config.put("ingest.http.port", "0");
         config.put("ingest.api.users", "alice:pw-a:admin|submitter");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
-            config.put("ingest.concurrency." + s, "4");
-        }
-        Map<String, Object> beans = new HashMap<>();
-        Processor noop = e -> { };
-        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
-                "completeStep", "queuedMailStep", "cleanupStep", "reportingSweep", "consistencySweep")) {
-            beans.put(b, noop);
-        }
-        beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
+        Map<String, Object> beans = ScaleBenchmark.noOpSteps();
         try (IngestService service = new IngestService(config, beans).start()) {
             QueueStore store = service.store();
             String base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();

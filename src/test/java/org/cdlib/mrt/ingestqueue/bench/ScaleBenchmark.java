@@ -45,25 +45,9 @@ public final class ScaleBenchmark {
         System.out.printf("machine: %d cores, java %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
         Path dir = Files.createTempDirectory("ingest-scale");
-        Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
-        config.put("zookeeper.embedded.port", "0");
-        config.put("ingest.home", dir.resolve("queue").toString());
-        config.put("ingest.profiles", dir.resolve("profiles").toString());
+        Map<String, String> config = noOpStepsConfig(dir);
         config.put("ingest.http.enabled", "false");
-        // no-op steps: the routes that call outside services are replaced by the tests' stand-ins
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
-            config.put("ingest.concurrency." + s, "4");
-        }
-        Map<String, Object> beans = new HashMap<>();
-        Processor noop = e -> { };
-        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
-                "completeStep", "queuedMailStep", "cleanupStep", "reportingSweep")) {
-            beans.put(b, noop);
-        }
-        beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
+        Map<String, Object> beans = noOpSteps();
         claimCost(dir, objects);
         try (IngestService service = new IngestService(config, beans).start()) {
             QueueStore store = service.store();
@@ -90,6 +74,33 @@ public final class ScaleBenchmark {
             System.out.printf("  elapsed %.0f s%n", (System.currentTimeMillis() - t0) / 1000.0);
         }
         System.exit(0);
+    }
+
+    /** The embedded default with the routes that call outside services replaced by the tests' stand-ins, concurrency 4. */
+    static Map<String, String> noOpStepsConfig(Path dir) {
+        Map<String, String> config = new HashMap<>();
+        config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
+        config.put("zookeeper.embedded.port", "0");
+        config.put("ingest.home", dir.resolve("queue").toString());
+        config.put("ingest.profiles", dir.resolve("profiles").toString());
+        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
+        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
+        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
+            config.put("ingest.concurrency." + s, "4");
+        }
+        return config;
+    }
+
+    /** Steps that do nothing; a batch's report completes it. */
+    static Map<String, Object> noOpSteps() {
+        Map<String, Object> beans = new HashMap<>();
+        Processor noop = e -> { };
+        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
+                "completeStep", "queuedMailStep", "cleanupStep", "reportingSweep", "consistencySweep")) {
+            beans.put(b, noop);
+        }
+        beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
+        return beans;
     }
 
     static String submit(QueueStore store, Path dir, int objects) throws Exception {

@@ -98,6 +98,19 @@ public final class ServiceTestSupport {
         return c;
     }
 
+    /** The service with its real steps on the local back-ends (OCFL, H2, mail outbox), under {@code dir}, HTTP on a free port. */
+    public static Map<String, String> localBackEnds(String zookeeper, Path dir) {
+        Map<String, String> c = new HashMap<>();
+        c.put("zookeeper.connect", zookeeper);
+        c.put("ingest.home", dir.resolve("queue").toString());
+        c.put("ingest.profiles", dir.resolve("profiles").toString());
+        c.put("ingest.storage.local.root", dir.resolve("storage").toString());
+        c.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
+        c.put("ingest.mail.outbox", dir.resolve("outbox").toString());
+        c.put("ingest.http.port", "0");
+        return c;
+    }
+
     public static Map<String, String> config(String zookeeper, Path dir) {
         Map<String, String> c = new HashMap<>();
         standInRoutes(c);
