@@ -19,8 +19,8 @@ import java.util.Map;
 final class Activity {
     static final int MINUTES = 360;
     /** The job states' wire names: the only keys counted (a hostile node or a foreign path adds none). */
-    private static final java.util.Set<String> STATES = java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.JobState.values())
-            .map(org.cdlib.mrt.ingestqueue.queue.JobState::wire).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    private static final java.util.Set<String> STATES = java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.model.JobState.values())
+            .map(org.cdlib.mrt.ingestqueue.queue.model.JobState::wire).collect(java.util.stream.Collectors.toUnmodifiableSet());
     private final Clock clock;
     /** Per job state (its wire name), how many jobs arrived in it per minute: the rate each state is left at. */
     private final Map<String, long[]> arrivals = new LinkedHashMap<>();

@@ -7,10 +7,10 @@ import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 
 /**
  * The operator's actions (role admin, each audited by the {@link Guard}): hold, release, requeue,

@@ -2,16 +2,16 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Clock;
 import java.time.Duration;
-import org.cdlib.mrt.ingestqueue.QueueContext;
-import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
+import org.cdlib.mrt.ingestqueue.module.QueueContext;
+import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.objects.Secrets;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.SessionNodes;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
 
 /**
  * Binds the HTTP API ({@code httpApi}) and the metrics ({@code queueMetrics}); the server starts
@@ -48,7 +48,7 @@ public final class ApiModule implements QueueModule {
                 ctx.longProperty("ingest.api.max-upload", 10L * 1024 * 1024 * 1024),
                 ctx.ingestHome().resolve("uploads").resolve(".incoming"));
         Proxies proxies = new Proxies(ctx.property(Proxies.KEY).orElse(null));
-        api.sessions(new Sessions(new SessionNodes(ctx.store(), Clock.systemUTC()),
+        api.sessions(new Sessions(new SessionNodes(ctx.store().client(), Clock.systemUTC()),
                         ctx.durationProperty("ingest.api.session-idle", Duration.ofHours(1)), proxies))
                 .uploadQuota(new UploadQuota(ctx.longProperty("ingest.api.max-upload-per-user", 0),
                         ctx.durationProperty("ingest.api.upload-window", Duration.ofDays(1)), Clock.systemUTC()))

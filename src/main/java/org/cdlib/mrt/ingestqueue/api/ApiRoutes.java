@@ -2,10 +2,10 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Duration;
 import java.util.Map;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 
 /**
  * The API's routes: submission, reads, admin actions, health, metrics, OpenAPI, files; each

@@ -46,7 +46,7 @@ final class BatchOwners {
     synchronized boolean ownsJob(String user, String jid) {
         String bid = batchOf.computeIfAbsent(jid, j -> {
             try {
-                return store.jobs().find(j).map(org.cdlib.mrt.ingestqueue.queue.Job::batchId).orElse(null);
+                return store.jobs().find(j).map(org.cdlib.mrt.ingestqueue.queue.model.Job::batchId).orElse(null);
             } catch (RuntimeException gone) {
                 return null;
             }

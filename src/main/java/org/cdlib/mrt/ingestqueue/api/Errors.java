@@ -3,13 +3,13 @@ package org.cdlib.mrt.ingestqueue.api;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.IllegalTransitionException;
-import org.cdlib.mrt.ingestqueue.queue.LockedException;
-import org.cdlib.mrt.ingestqueue.queue.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
+import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +42,7 @@ final class Errors {
             LOG.warn("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
             HttpApi.fail(rc, 409, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
                     + "damaged job or batch: POST /api/jobs/<jid>/delete, POST /api/batches/<bid>/delete)", List.of());
-        } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.QueueFullException) {
+        } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.model.QueueFullException) {
             rc.response().putHeader("Retry-After", "60");
             HttpApi.fail(rc, 503, e.getMessage(), List.of());
         } else if (e instanceof QueueException) {

@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.Service;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -6,9 +6,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /**
  * The open job states as this instance sees them: a watched view of each state's folder (kept
@@ -20,7 +20,7 @@ final class OpenStates implements AutoCloseable {
     static final List<JobState> OPEN = java.util.Arrays.stream(JobState.values())
             .filter(s -> s.batchRef() == BatchRef.PROCESSING).toList();
     private final QueueStore store;
-    private final Map<JobState, org.cdlib.mrt.ingestqueue.queue.StateView> views = new EnumMap<>(JobState.class);
+    private final Map<JobState, org.cdlib.mrt.ingestqueue.queue.zk.StateView> views = new EnumMap<>(JobState.class);
 
     OpenStates(QueueStore store) {
         this.store = store;
@@ -50,7 +50,7 @@ final class OpenStates implements AutoCloseable {
         for (Map<String, Object> h : store.hosts().list()) {
             if (h.get("work") instanceof List<?> work) {
                 for (Object w : work) {
-                    if (w instanceof org.cdlib.mrt.ingestqueue.queue.Hosts.Work item) {
+                    if (w instanceof org.cdlib.mrt.ingestqueue.queue.hosts.Hosts.Work item) {
                         out.add(item.jobId());
                     }
                 }
@@ -61,7 +61,7 @@ final class OpenStates implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        views.values().forEach(org.cdlib.mrt.ingestqueue.queue.StateView::close);
+        views.values().forEach(org.cdlib.mrt.ingestqueue.queue.zk.StateView::close);
         views.clear();
     }
 }

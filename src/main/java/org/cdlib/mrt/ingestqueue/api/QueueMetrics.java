@@ -9,10 +9,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 
 /**
  * Prometheus metrics: jobs and batches per state (read at scrape time), transitions (a counter:
@@ -62,7 +62,7 @@ public final class QueueMetrics implements StepObserver {
                 .tag("queue", queue).tag("outcome", failed ? "failed" : "ok").register(registry)).record(took);
     }
 
-    private double worker(String queue, java.util.function.ToDoubleFunction<org.cdlib.mrt.ingestqueue.queue.QueueHealth.Workers> f) {
+    private double worker(String queue, java.util.function.ToDoubleFunction<org.cdlib.mrt.ingestqueue.queue.model.QueueHealth.Workers> f) {
         var w = store.health().workers().get(queue);
         return w == null ? 0 : f.applyAsDouble(w);
     }

@@ -3,10 +3,10 @@ package org.cdlib.mrt.ingestqueue.api;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /**
  * What the API shows of jobs and batches: every node, in the API's own field names and lower-case
@@ -38,17 +38,17 @@ final class QueueViews {
      * it may have left unused at the minter ({@code unused_arks}: a lost mint answer, an ARK
      * another job's binding displaced), to be removed there.
      */
-    static Map<String, Object> job(Job j, org.cdlib.mrt.ingestqueue.queue.JobEffects effects) {
+    static Map<String, Object> job(Job j, org.cdlib.mrt.ingestqueue.queue.model.JobEffects effects) {
         Map<String, Object> m = job(j);
         m.put("effects", effects.effects());
         m.put("unused_arks", effects.unusedArks(j.identifiers().primary()));
         return m;
     }
 
-    static final java.util.Set<org.cdlib.mrt.ingestqueue.queue.BatchState> OPEN_BATCH_STATES = java.util.EnumSet.of(
-            org.cdlib.mrt.ingestqueue.queue.BatchState.PENDING, org.cdlib.mrt.ingestqueue.queue.BatchState.HELD,
-            org.cdlib.mrt.ingestqueue.queue.BatchState.PROCESSING, org.cdlib.mrt.ingestqueue.queue.BatchState.REPORTING,
-            org.cdlib.mrt.ingestqueue.queue.BatchState.UPDATE_REPORTING);
+    static final java.util.Set<org.cdlib.mrt.ingestqueue.queue.model.BatchState> OPEN_BATCH_STATES = java.util.EnumSet.of(
+            org.cdlib.mrt.ingestqueue.queue.model.BatchState.PENDING, org.cdlib.mrt.ingestqueue.queue.model.BatchState.HELD,
+            org.cdlib.mrt.ingestqueue.queue.model.BatchState.PROCESSING, org.cdlib.mrt.ingestqueue.queue.model.BatchState.REPORTING,
+            org.cdlib.mrt.ingestqueue.queue.model.BatchState.UPDATE_REPORTING);
 
     static Map<String, Object> batch(Batch b, Map<JobState, Integer> jobStates) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -75,7 +75,7 @@ final class QueueViews {
         return m;
     }
 
-    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.JobStatus s) {
+    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.model.JobStatus s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", wire(s.status()));
         m.put("last_successful_status", s.lastSuccessfulStatus() == null ? null : wire(s.lastSuccessfulStatus()));
@@ -86,7 +86,7 @@ final class QueueViews {
         return m;
     }
 
-    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.BatchStatus s) {
+    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.model.BatchStatus s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", s.status() == null ? null : safeBatchState(s.status()));
         m.put("last_modified", iso(s.lastModified()));
@@ -108,7 +108,7 @@ final class QueueViews {
 
     private static String safeBatchState(String state) {
         try {
-            return org.cdlib.mrt.ingestqueue.queue.BatchState.fromWire(state).wire();
+            return org.cdlib.mrt.ingestqueue.queue.model.BatchState.fromWire(state).wire();
         } catch (IllegalArgumentException e) {
             return state;
         }
@@ -116,7 +116,7 @@ final class QueueViews {
 
     /** A node's stamp as ISO-8601, as the API always gave it; as stored when it cannot be read. */
     static String iso(String stamp) {
-        java.time.Instant at = org.cdlib.mrt.ingestqueue.queue.QueueTime.parse(stamp);
+        java.time.Instant at = org.cdlib.mrt.ingestqueue.queue.model.QueueTime.parse(stamp);
         return at == null ? stamp : at.toString();
     }
 
@@ -143,17 +143,17 @@ final class QueueViews {
             working += h.get("work") instanceof List<?> w ? w.size() : 0;
         }
         int open = 0;
-        for (org.cdlib.mrt.ingestqueue.queue.JobState s : OpenStates.OPEN) {
-            open += s == org.cdlib.mrt.ingestqueue.queue.JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
+        for (org.cdlib.mrt.ingestqueue.queue.model.JobState s : OpenStates.OPEN) {
+            open += s == org.cdlib.mrt.ingestqueue.queue.model.JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
         }
         Map<String, Integer> out = new LinkedHashMap<>();
         out.put("active", Math.min(working, open));
         out.put("waiting", Math.max(0, open - working));
-        out.put("held", jobs.getOrDefault(org.cdlib.mrt.ingestqueue.queue.JobState.HELD.wire(), 0));
+        out.put("held", jobs.getOrDefault(org.cdlib.mrt.ingestqueue.queue.model.JobState.HELD.wire(), 0));
         return out;
     }
 
-    static List<String> wire(List<? extends org.cdlib.mrt.ingestqueue.queue.Transition<?>> allowed) {
+    static List<String> wire(List<? extends org.cdlib.mrt.ingestqueue.queue.model.Transition<?>> allowed) {
         return allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct().toList();
     }
 }

@@ -10,17 +10,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
-import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.Damaged;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 
 /**
  * What any user reads of the queue: its counts and holds, batches newest first, the jobs of a
@@ -138,7 +138,7 @@ final class ReadRoutes {
                     Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
                     row.put("jobs_per_minute", batchRates.apply(bid));
                     out.add(row);
-                } catch (org.cdlib.mrt.ingestqueue.queue.NotFoundException gone) {
+                } catch (org.cdlib.mrt.ingestqueue.queue.model.NotFoundException gone) {
                     // removed meanwhile
                 } catch (CorruptNodeException e) {
                     out.add(Map.of("batch_id", bid, "damaged", e.getMessage()));
@@ -223,7 +223,7 @@ final class ReadRoutes {
      * the batch's reference folder when it is listable; else the batch's runs of ids, read a page
      * at a time (an ended state too large to list holds most of the batch: its pages fill at once).
      */
-    private List<String> batchJobs(org.cdlib.mrt.ingestqueue.queue.Batch b, JobState s) {
+    private List<String> batchJobs(org.cdlib.mrt.ingestqueue.queue.model.Batch b, JobState s) {
         if (s != null && s.batchRef() == BatchRef.PROCESSING) {
             return store.jobs().refs(s).stream().map(QueuePaths::jidOfRef).filter(b.status()::holds).sorted().toList();
         }

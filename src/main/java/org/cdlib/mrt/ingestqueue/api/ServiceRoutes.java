@@ -8,8 +8,8 @@ import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
-import org.cdlib.mrt.ingestqueue.queue.QueueHealth;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
 
 /**
  * What the service says of itself, to anyone: its health (ZooKeeper, working disk, failing

@@ -13,7 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
-import org.cdlib.mrt.ingestqueue.queue.SessionNodes;
+import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.cdlib.mrt.ingestqueue.queue.SessionNodes;
+import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
 
 /**
  * Vert.x Web's session store over {@link SessionNodes}: the sessions every host shares. Only a

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 
 /**
  * Submitting a batch: Merritt's poster form (answered with Merritt's batch state, XML or JSON)

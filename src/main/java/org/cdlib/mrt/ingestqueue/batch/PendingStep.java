@@ -3,10 +3,10 @@ package org.cdlib.mrt.ingestqueue.batch;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /**
  * Job Pending: a job of a held collection goes to held (an operator releases it, or the whole

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import org.cdlib.mrt.ingestqueue.queue.StateView;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,12 +5,12 @@ import java.util.function.BooleanSupplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.cdlib.mrt.ingestqueue.queue.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.Outcome;
-import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
-import org.cdlib.mrt.ingestqueue.queue.StateView;
-import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 
 /**
  * {@code zkqueue:batch/<state>}: watches the state's index folder {@code /batches/states/<state>}
@@ -30,7 +30,7 @@ final class BatchConsumer extends QueueConsumer<BatchLock, BatchState> {
 
     @Override
     protected OutcomeStrategy<BatchLock, BatchState> strategy(BooleanSupplier handingBack) {
-        return OutcomeStrategy.batches(store, endpoint.queue().batchState());
+        return OutcomeStrategy.batches(store.moves(), endpoint.queue().batchState());
     }
 
     @Override

@@ -1,12 +1,12 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import org.apache.camel.Exchange;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.Outcome;
-import org.cdlib.mrt.ingestqueue.queue.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 
 /**
  * What a {@code zkqueue:batch/<state>} consumer puts on an exchange. The body is the

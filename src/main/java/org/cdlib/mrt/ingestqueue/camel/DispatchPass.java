@@ -4,11 +4,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.cdlib.mrt.ingestqueue.queue.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.StateView;
-import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
+import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,7 +114,7 @@ final class HandOver<L> {
         /** Runs the handed-over item, locked, on its reserved worker, or queues it for the next free one. */
         @Override
         @SuppressWarnings("unchecked") // only job consumers are handed items, and only jobs
-        public void take(org.cdlib.mrt.ingestqueue.queue.JobLock handed) {
+        public void take(org.cdlib.mrt.ingestqueue.queue.lease.JobLock handed) {
             L lock = (L) handed;
             String ref = handed.job().refName();
             if (!onWorker) {

@@ -7,13 +7,13 @@ import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.Outcome;
-import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.StateView;
-import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 
 /**
  * {@code zkqueue:job/<state>}: watches {@code /jobs/states/<state>}, takes each job's ephemeral
@@ -34,7 +34,7 @@ final class JobConsumer extends QueueConsumer<JobLock, JobState> {
 
     @Override
     protected OutcomeStrategy<JobLock, JobState> strategy(BooleanSupplier handingBack) {
-        return OutcomeStrategy.jobs(store, endpoint.queue().jobState(), endpoint.getComponent(), handingBack);
+        return OutcomeStrategy.jobs(store.moves(), endpoint.queue().jobState(), endpoint.getComponent(), handingBack);
     }
 
     @Override

@@ -2,11 +2,11 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.function.UnaryOperator;
 import org.apache.camel.Exchange;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 
 /**
  * What a {@code zkqueue:job/<state>} consumer puts on an exchange, and how a step tells it

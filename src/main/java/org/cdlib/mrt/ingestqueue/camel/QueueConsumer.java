@@ -11,11 +11,11 @@ import org.apache.camel.Processor;
 import org.apache.camel.support.DefaultConsumer;
 import org.apache.camel.support.LoggingExceptionHandler;
 import org.apache.camel.support.UnitOfWorkHelper;
-import org.cdlib.mrt.ingestqueue.queue.Outcome;
-import org.cdlib.mrt.ingestqueue.queue.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.StateView;
-import org.cdlib.mrt.ingestqueue.queue.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /** What a zkqueue endpoint consumes: the jobs of one job state, or the batches of one batch state. */
 record QueueKind(JobState jobState, BatchState batchState) {

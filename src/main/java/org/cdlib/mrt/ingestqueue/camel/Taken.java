@@ -1,8 +1,8 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import org.apache.camel.Exchange;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 
 /**
  * The job or batch a consumer put on an exchange (its one property), and what its route

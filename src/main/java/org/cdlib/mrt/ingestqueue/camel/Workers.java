@@ -1,8 +1,8 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -13,8 +13,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
-import org.cdlib.mrt.ingestqueue.queue.QueueHealth;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
 
 /**
  * A consumer's workers: a worker is reserved before an item is claimed (or handed over by the

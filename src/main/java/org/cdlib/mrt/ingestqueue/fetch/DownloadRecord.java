@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -38,7 +38,7 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
     }
 
     /** The settings the {@code ingest.download.*} keys configure, defaults for the rest. */
-    public static FetchSettings of(org.cdlib.mrt.ingestqueue.QueueContext ctx) {
+    public static FetchSettings of(org.cdlib.mrt.ingestqueue.module.QueueContext ctx) {
         FetchSettings d = defaults();
         return new FetchSettings(
                 ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),

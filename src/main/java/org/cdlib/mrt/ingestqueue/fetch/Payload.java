@@ -11,7 +11,7 @@ import java.util.Set;
 import org.cdlib.mrt.ingestqueue.manifest.CheckmManifest;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.manifest.ManifestException;
-import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 
 /**
  * What an object's files are, from its job's configuration ({@code payload_type}):

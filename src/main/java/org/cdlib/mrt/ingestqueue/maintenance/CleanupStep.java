@@ -14,9 +14,9 @@ import java.util.stream.Stream;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +47,7 @@ public final class CleanupStep implements Processor {
 
     @Override
     public void process(Exchange exchange) throws IOException {
-        AdminActions.CleanupResult r = admin.cleanup(retention, failedRetention);
+        CleanupResult r = admin.cleanup(retention, failedRetention);
         int uploads = pruneUploads();
         org.cdlib.mrt.ingestqueue.steps.StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {

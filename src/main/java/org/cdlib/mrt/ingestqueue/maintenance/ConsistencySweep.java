@@ -4,7 +4,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,7 @@ public final class ConsistencySweep implements Processor {
         next = s.next();
         Map<String, Integer> repaired = new TreeMap<>();
         Map<String, Integer> left = new TreeMap<>();
-        for (ConsistencyCheck.Violation v : s.report().violations()) {
+        for (Violation v : s.report().violations()) {
             (v.repaired() ? repaired : left).merge(v.kind(), 1, Integer::sum);
         }
         if (!repaired.isEmpty() || !left.isEmpty()) {

@@ -2,10 +2,10 @@ package org.cdlib.mrt.ingestqueue.maintenance;
 
 import java.time.Clock;
 import java.time.Duration;
-import org.cdlib.mrt.ingestqueue.QueueContext;
-import org.cdlib.mrt.ingestqueue.QueueModule;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.module.QueueContext;
+import org.cdlib.mrt.ingestqueue.module.QueueModule;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 
 /** Binds {@code adminActions}, {@code consistencyCheck}, {@code consistencySweep} ({@code ingest.fsck.batches-per-pass}, 200) and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D). */
 public final class MaintenanceModule implements QueueModule {

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 
 /**
  * A checkm 0.7 manifest (CONTRACTS §1): the four Merritt profiles, cells split on {@code |},

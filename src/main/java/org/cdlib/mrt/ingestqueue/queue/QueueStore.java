@@ -12,6 +12,41 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.KeeperException;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
+import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
+import org.cdlib.mrt.ingestqueue.queue.batches.JobCreation;
+import org.cdlib.mrt.ingestqueue.queue.batches.MerrittBatches;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
+import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
+import org.cdlib.mrt.ingestqueue.queue.jobs.EffectRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
+import org.cdlib.mrt.ingestqueue.queue.jobs.StepRecords;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.QueueHolds;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
+import org.cdlib.mrt.ingestqueue.queue.outcome.Moves;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
+import org.cdlib.mrt.ingestqueue.queue.zk.WireMigration;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,13 +79,13 @@ public final class QueueStore implements Closeable {
     private final BatchRecords batchRecords;
     private final JobRecords jobRecords;
     private final ObjectLocks objects;
-    private final MerrittBatches merrittBatches = new MerrittBatches(this);
-    private final JobDeletion deletion;
+    private final MerrittBatches merrittBatches;
     private final QueueHolds holds;
     private final JobClaims claims;
     private final StepRecords records;
     private final Batches batches;
     private final Jobs jobs;
+    private final Moves moves;
     private final Path ingestHome;
     private final Set<String> damagedSeen = ConcurrentHashMap.newKeySet();
     private final AtomicLong damagedSkips = new AtomicLong();
@@ -71,12 +106,14 @@ public final class QueueStore implements Closeable {
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
         this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome);
-        this.deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
+        JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
         this.holds = new QueueHolds(zk, locks, client);
         this.jobs = new Jobs(zk, jobRecords, this::damaged);
-        this.claims = new JobClaims(locks, this);
+        this.claims = new JobClaims(locks, jobs, this.ingestHome);
         this.records = new StepRecords(jobRecords, new EffectRecords(zk), objects, zk);
         this.batches = new Batches(zk, locks, batchRecords, new JobCreation(zk, log, this.ingestHome, creationChunk), this::damaged);
+        this.merrittBatches = new MerrittBatches(batches, zk);
+        this.moves = new Moves(zk, locks, jobRecords, batchRecords, deletion, log);
     }
 
     public QueueStore(CuratorFramework client, Path ingestHome) {
@@ -208,7 +245,7 @@ public final class QueueStore implements Closeable {
     }
 
 
-    boolean inHand(String jid) {
+    public boolean inHand(String jid) {
         return workInHand.containsKey(jid);
     }
 
@@ -233,91 +270,36 @@ public final class QueueStore implements Closeable {
         }
     }
 
-    /** Tells this process's consumers that a damaged job was repaired, so they take it again at once. */
-    void repaired(String jid, String bid, JobState state) {
-        log.fire(TransitionEvent.JOB, jid, bid, "damaged", state.wire(), "repaired by the consistency check");
-    }
-
     /** How often a damaged item was skipped, for {@code /metrics}. */
     public long damagedSkips() {
         return damagedSkips.get();
     }
 
-    // ------------------------------------------------------------------ batch moves and locks
+    // ------------------------------------------------------------------ moves (see Moves)
 
-    /**
-     * Moves a locked batch as a worker does; with a report, the status report is written in the
-     * same transaction. A batch entering processing may find its jobs all ended while it was
-     * pending: whether it is done is decided here, as for the move of its last job.
-     */
+    /** Moving jobs and batches under their locks; batch completion when a batch's last job ends. */
+    public Moves moves() {
+        return moves;
+    }
+
     public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
-        Batch moved = batchRecords.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
-        if (to == BatchState.PROCESSING) {
-            reportIfDone(lock.bid());
-        }
-        return moved;
+        return moves.transition(lock, to, reason, report, errorMessage);
     }
 
     public void unlock(BatchLock lock) {
-        batches.unlock(lock);
+        moves.unlock(lock);
     }
 
-    // ------------------------------------------------------------------ job moves and locks
-
-    /** Releases a job lock without moving the job (e.g. it stays in provisioning). */
     public void unlock(JobLock lock) {
-        locks.release(lock);
+        moves.unlock(lock);
     }
 
-    /** Moves a locked job as a worker does; the lock is released by the same transaction. */
     public Job transition(JobLock lock, JobState to, Change change) {
-        return move(lock, to, change, Transition.By.WORKER);
+        return moves.transition(lock, to, change);
     }
 
-    /**
-     * Moves a locked job on as a worker does and keeps its lock for {@code nextWorker}, this
-     * process's worker of the state it enters: the same transaction renames the lock instead of
-     * deleting it, so the next state's work starts without a claim (no lock create, no read: the
-     * moved job is known). The lock stays fenced as before: same session, same handle.
-     */
     public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
-        LockOwner owner = LockOwner.of(nextWorker);
-        Job moved = move(lock, to, change, Transition.By.WORKER, owner);
-        JobLock next = new JobLock(lock.jid(), owner, lock.zk);
-        next.job(moved);
-        next.effects = lock.effects; // a move does not touch them
-        return next;
-    }
-
-    Job move(JobLock lock, JobState to, Change change, Transition.By by) {
-        return move(lock, to, change, by, null);
-    }
-
-    private Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
-        JobState from = lock.job().state();
-        int[] openLeft = {-1};
-        Job moved = jobRecords.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
-        // the commit's answer says whether jobs are still open: only the last one's move reads the batch
-        if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING && openLeft[0] <= 0) {
-            reportIfDone(moved.batchId());
-        }
-        return moved;
-    }
-
-    /** Deletes every node of a locked job (a damaged one too) in one transaction. */
-    void deleteJobNodes(JobLock lock, String bid, String reason) {
-        if (deletion.deleteNodes(lock, bid, reason) && bid != null) {
-            reportIfDone(bid);
-        }
-    }
-
-    /** The committed transition stands whatever happens here; the reporting sweep retries. */
-    private void reportIfDone(String bid) {
-        try {
-            batchRecords.startReportingIfDone(bid);
-        } catch (RuntimeException e) {
-            LOG.warn("batch {}: not checked for completion now ({}); the reporting sweep will", bid, e.getMessage());
-        }
+        return moves.transitionAndKeep(lock, to, change, nextWorker);
     }
 
     // ------------------------------------------------------------------ watches (for the queue consumers)
@@ -369,22 +351,11 @@ public final class QueueStore implements Closeable {
     }
 
     /** The bounded ZooKeeper calls, for fsck, admin actions and cleanup in this package. */
-    ZooKeeperCalls calls() {
+    public ZooKeeperCalls calls() {
         return zk;
     }
 
-    /** Commits under a job lock that holds no readable job (a repair), checking only the lock. */
-    void commitUnderLock(JobLock lock, String what, List<org.apache.zookeeper.Op> ops) {
-        List<org.apache.zookeeper.Op> all = new ArrayList<>(ops);
-        all.add(0, org.apache.zookeeper.Op.check(QueuePaths.jobLock(lock.jid()), -1));
-        try {
-            zk.commit(lock.zk, all, () -> false);
-        } catch (KeeperException e) {
-            throw new QueueException(what + ": " + e.code() + "; nothing was written", e);
-        }
-    }
-
-    static QueueException wrap(String action, Exception e) {
+    public static QueueException wrap(String action, Exception e) {
         return ZooKeeperCalls.wrap(action, e);
     }
 }

@@ -3,10 +3,10 @@ package org.cdlib.mrt.ingestqueue.report;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /**
  * What a batch's jobs came to, read by walking the batch's run of job ids in bounded reads:

@@ -1,11 +1,11 @@
 package org.cdlib.mrt.ingestqueue.report;
 
 import java.nio.file.Path;
-import org.cdlib.mrt.ingestqueue.QueueContext;
-import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.mail.OutboxMailer;
 import org.cdlib.mrt.ingestqueue.mail.SmtpMailer;
+import org.cdlib.mrt.ingestqueue.module.QueueContext;
+import org.cdlib.mrt.ingestqueue.module.QueueModule;
 
 /**
  * Binds {@code queuedMailStep}, {@code reportStep}, {@code updateReportStep}, {@code reportingSweep}

@@ -2,8 +2,8 @@ package org.cdlib.mrt.ingestqueue.report;
 
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 
 /**
  * The profile's callback (CONTRACTS §8), the halves of its call in {@code routes/notify.yaml}:

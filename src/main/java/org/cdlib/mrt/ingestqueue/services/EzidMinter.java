@@ -3,7 +3,7 @@ package org.cdlib.mrt.ingestqueue.services;
 import java.net.URI;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 
 /**
  * EZID (CONTRACTS §4), the two halves of its calls in {@code routes/processing.yaml}: mint

@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 
 /**
  * Merritt inventory (CONTRACTS §6), the halves of its calls in {@code routes/recording.yaml}

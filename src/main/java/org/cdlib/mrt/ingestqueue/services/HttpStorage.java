@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 
 /**
  * Merritt storage (CONTRACTS §5), the halves of its calls in {@code routes/storing.yaml}:

@@ -1,8 +1,8 @@
 package org.cdlib.mrt.ingestqueue.services;
 
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.Counters;
-import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 
 /**
  * The embedded default: ARKs under a test shoulder (e.g. {@code ark:/99999/fk4}) numbered from

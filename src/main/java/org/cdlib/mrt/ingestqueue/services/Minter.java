@@ -1,7 +1,7 @@
 package org.cdlib.mrt.ingestqueue.services;
 
 import org.cdlib.mrt.ingestqueue.profile.Profile;
-import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 
 /** Mints the primary identifier (an ARK) of a new object. */
 public interface Minter {

@@ -4,7 +4,7 @@ import java.io.InterruptedIOException;
 import org.apache.camel.component.http.HttpClientConfigurer;
 import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
-import org.cdlib.mrt.ingestqueue.queue.LeaseLapsedException;
+import org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException;
 
 /**
  * The last moment a fenced call may be sent. A step's fence ({@code verifyHeldUntil}) checks

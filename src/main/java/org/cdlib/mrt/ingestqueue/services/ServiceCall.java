@@ -20,7 +20,7 @@ public final class ServiceCall {
     public static final String REPEATABLE = "repeatable";
     /** The job's {@link org.cdlib.mrt.ingestqueue.profile.Profile}. */
     public static final String PROFILE = "profile";
-    /** The object's {@link org.cdlib.mrt.ingestqueue.queue.JobConfiguration} (the depositor's ERC applied). */
+    /** The object's {@link org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration} (the depositor's ERC applied). */
     public static final String DESCRIPTION = "description";
     /** The object's ARK. */
     public static final String ARK = "ark";

@@ -8,7 +8,7 @@ import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
-import org.cdlib.mrt.ingestqueue.queue.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

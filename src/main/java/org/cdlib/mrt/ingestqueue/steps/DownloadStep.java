@@ -27,8 +27,8 @@ import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +57,7 @@ public final class DownloadStep implements Processor {
     @Override
     public void process(Exchange exchange) throws Exception {
         Job job = JobExchange.job(exchange);
-        org.cdlib.mrt.ingestqueue.queue.JobLock lock = JobExchange.lock(exchange);
+        org.cdlib.mrt.ingestqueue.queue.lease.JobLock lock = JobExchange.lock(exchange);
         long bytes;
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld);

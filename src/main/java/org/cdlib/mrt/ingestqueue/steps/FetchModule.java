@@ -1,9 +1,9 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
-import org.cdlib.mrt.ingestqueue.QueueContext;
-import org.cdlib.mrt.ingestqueue.QueueModule;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.module.QueueContext;
+import org.cdlib.mrt.ingestqueue.module.QueueModule;
 
 /**
  * Binds the steps that size, admit, download and finally clean up an object:

@@ -1,10 +1,10 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import org.apache.camel.Exchange;
-import org.cdlib.mrt.ingestqueue.queue.Identifiers;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /**

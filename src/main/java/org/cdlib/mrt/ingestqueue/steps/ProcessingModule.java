@@ -2,16 +2,16 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.nio.file.Path;
 import org.apache.camel.component.http.HttpComponent;
-import org.cdlib.mrt.ingestqueue.QueueContext;
-import org.cdlib.mrt.ingestqueue.QueueModule;
-import org.cdlib.mrt.ingestqueue.queue.Counters;
+import org.cdlib.mrt.ingestqueue.module.QueueContext;
+import org.cdlib.mrt.ingestqueue.module.QueueModule;
+import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 import org.cdlib.mrt.ingestqueue.services.EzidMinter;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.HttpInventory;
-import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.HttpStorage;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.ServiceHeaders;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
@@ -32,7 +32,7 @@ public final class ProcessingModule implements QueueModule {
         String storageKind = ctx.property("ingest.storage", "local");
         String inventoryKind = ctx.property("ingest.inventory", "local");
         LocalMinter minter = switch (minterKind) {
-            case "local" -> new LocalMinter(new Counters(ctx.store()), ctx.property("ingest.minter.shoulder", "ark:/99999/fk4"));
+            case "local" -> new LocalMinter(new Counters(ctx.store().client()), ctx.property("ingest.minter.shoulder", "ark:/99999/fk4"));
             case "ezid" -> null;
             default -> throw new IllegalArgumentException("ingest.minter must be local or ezid, not " + minterKind);
         };

@@ -22,19 +22,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.JobHistory;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.NewJob;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -373,7 +373,7 @@ class DashboardApiTest extends ApiServiceTest {
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         for (String jid : jids) {
             var lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-            store.transition(lock, JobState.FAILED, org.cdlib.mrt.ingestqueue.queue.Change.failure("download failed: 404"));
+            store.transition(lock, JobState.FAILED, org.cdlib.mrt.ingestqueue.queue.model.Change.failure("download failed: 404"));
         }
         // one of them is locked by a worker: refused, the other requeued
         var busy = store.claims().tryLockJob(jids.get(0), "worker").orElseThrow();

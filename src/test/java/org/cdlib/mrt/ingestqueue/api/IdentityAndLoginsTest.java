@@ -189,7 +189,7 @@ class IdentityAndLoginsTest {
     void aUserHoldsAtMostTwentySessionsAndCannotEndAnyoneElses() throws Exception {
         String others = sessionCookie(login("127.0.0.28", "dep2", "pw-d2", List.of()));
         List<String> mine = new ArrayList<>();
-        for (int i = 0; i < org.cdlib.mrt.ingestqueue.queue.SessionNodes.MAX_PER_USER + 5; i++) {
+        for (int i = 0; i < org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes.MAX_PER_USER + 5; i++) {
             mine.add(sessionCookie(login("127.0.0.28", "ops", "pw-ops", List.of())));
         }
         assertEquals(401, session(mine.get(0)), "the oldest of ops's sessions went");

@@ -26,8 +26,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.SessionNodes;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -85,7 +85,7 @@ class SharedSessionsTest {
         QueueStore store = QueueTestSupport.store(client, dir.resolve("host" + hosts.size()));
         HttpApi api = new HttpApi(ApiUsers.parse("ops:pw-ops:admin, dep:pw-d:submitter"), "127.0.0.1", 0, 1_000_000,
                 dir.resolve("uploads" + hosts.size()));
-        api.sessions(new Sessions(new SessionNodes(store, Clock.systemUTC()), idle, Proxies.none()));
+        api.sessions(new Sessions(new SessionNodes(store.client(), Clock.systemUTC()), idle, Proxies.none()));
         api.add(POST, "/api/test/change", Access.USER, "A change, as any action is", rc -> HttpApi.json(rc, 200, Map.of("by", HttpApi.user(rc))));
         api.start();
         hosts.add(api);
@@ -159,7 +159,7 @@ class SharedSessionsTest {
     void anIdleSessionIsSweptAndThenRefusedByEveryHost() throws Exception {
         HttpApi a = host(Duration.ofSeconds(2));
         HttpApi b = host(Duration.ofSeconds(2));
-        SessionNodes nodes = new SessionNodes(ZK.store(dir.resolve("probe")), Clock.systemUTC());
+        SessionNodes nodes = new SessionNodes(ZK.store(dir.resolve("probe")).client(), Clock.systemUTC());
         int before = nodes.count(); // other tests' sessions, idle for an hour
         Browser browser = new Browser();
         assertEquals(200, browser.login(a, "ops", "pw-ops").statusCode());

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,13 +19,13 @@ import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -158,7 +158,7 @@ class BatchPendingStepTest {
         assertEquals(BatchState.REPORTING, BatchExchange.next(ex));
         String error = BatchExchange.error(ex);
         assertTrue(error.startsWith("manifest line 5: ") && error.contains("ftp"), error);
-        assertTrue(store.jobs().refs(org.cdlib.mrt.ingestqueue.queue.JobState.PENDING).isEmpty(), "no job was created");
+        assertTrue(store.jobs().refs(org.cdlib.mrt.ingestqueue.queue.model.JobState.PENDING).isEmpty(), "no job was created");
     }
 
     @Test

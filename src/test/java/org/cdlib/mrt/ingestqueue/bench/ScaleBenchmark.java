@@ -14,14 +14,14 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.Change;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**
@@ -129,12 +129,12 @@ public final class ScaleBenchmark {
             QueueStore store = new QueueStore(c, dir.resolve("claims")).start();
             for (int queued : new int[] {1_000, 100_000, objects}) {
                 String bid = store.batches().create(QueueBenchmark.submission());
-                org.cdlib.mrt.ingestqueue.queue.BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
-                List<org.cdlib.mrt.ingestqueue.queue.NewJob> window = new ArrayList<>();
+                org.cdlib.mrt.ingestqueue.queue.lease.BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+                List<org.cdlib.mrt.ingestqueue.queue.model.NewJob> window = new ArrayList<>();
                 for (int i = 0; i < Math.min(queued, 5000); i++) {
-                    window.add(new org.cdlib.mrt.ingestqueue.queue.NewJob(new org.cdlib.mrt.ingestqueue.queue.JobConfiguration(
+                    window.add(new org.cdlib.mrt.ingestqueue.queue.model.NewJob(new org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration(
                             null, "demo_content", "bench", "http://localhost/" + i, "file", null, null, null, null, null, null,
-                            null, null, null, null, null, null, null), new org.cdlib.mrt.ingestqueue.queue.Identifiers(null,
+                            null, null, null, null, null, null, null), new org.cdlib.mrt.ingestqueue.queue.model.Identifiers(null,
                             List.of()), 5));
                 }
                 store.batches().createMoreJobs(lock, window, queued);

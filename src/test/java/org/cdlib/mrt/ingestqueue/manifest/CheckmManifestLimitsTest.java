@@ -3,7 +3,7 @@ package org.cdlib.mrt.ingestqueue.manifest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import org.cdlib.mrt.ingestqueue.queue.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.junit.jupiter.api.Test;
 
 /** No manifest cell larger than the queue's limits gets past parsing; the message names line and cell. */

@@ -8,6 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,7 +44,7 @@ class ConsistencyCheckTest {
     }
 
     private List<String> kinds(ConsistencyCheck.Report r) {
-        return r.violations().stream().map(ConsistencyCheck.Violation::kind).sorted().toList();
+        return r.violations().stream().map(Violation::kind).sorted().toList();
     }
 
     @Test
@@ -47,9 +56,9 @@ class ConsistencyCheckTest {
         ZK.client().create().forPath(QueuePaths.jobRef(JobState.NOTIFY, 5, "jid0000009999"));         // dangling
         ConsistencyCheck.Report r = fsck.check();
         assertEquals(List.of("dangling-reference", "no-reference", "several-references", "wrong-reference"), kinds(r));
-        assertTrue(r.violations().stream().noneMatch(ConsistencyCheck.Violation::repaired), "check only reads");
+        assertTrue(r.violations().stream().noneMatch(Violation::repaired), "check only reads");
         ConsistencyCheck.Report fixed = fsck.repair();
-        assertTrue(fixed.violations().stream().allMatch(ConsistencyCheck.Violation::repaired), fixed.toString());
+        assertTrue(fixed.violations().stream().allMatch(Violation::repaired), fixed.toString());
         assertTrue(fsck.check().clean(), fsck.check().toString());
         assertEquals(3, store.jobs().refs(JobState.PENDING).size());
         assertTrue(store.jobs().refs(JobState.ESTIMATING).isEmpty());
@@ -71,7 +80,7 @@ class ConsistencyCheckTest {
         ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "bid"), "\"bid0000000404\"".getBytes(StandardCharsets.UTF_8));
         assertEquals(List.of("corrupt-job-status", "wrong-bid"), kinds(fsck.check()));
         ConsistencyCheck.Report r = fsck.repair();
-        assertTrue(r.violations().stream().allMatch(ConsistencyCheck.Violation::repaired), r.toString());
+        assertTrue(r.violations().stream().allMatch(Violation::repaired), r.toString());
         assertTrue(r.violations().stream().filter(v -> v.kind().equals("corrupt-job-status")).findFirst().orElseThrow()
                 .detail().contains("rebuilt as pending"));
         assertTrue(fsck.check().clean(), fsck.check().toString());

@@ -17,6 +17,22 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,7 +85,7 @@ class CrashAndContentionTest {
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
         assertTrue(store.batches().jobs(bid, BatchRef.PROCESSING).contains(jid), "batch reference kept");
         // the only thing fsck may find is the obstacle the test itself put there
-        List<String> kinds = fsck.check().violations().stream().map(ConsistencyCheck.Violation::kind).toList();
+        List<String> kinds = fsck.check().violations().stream().map(Violation::kind).toList();
         switch (obstacle) {
             case "new-job-reference" -> assertEquals(List.of("several-references"), kinds);
             case "new-batch-reference" -> assertEquals(List.of("wrong-batch-reference"), kinds);

@@ -16,6 +16,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -201,7 +209,7 @@ class OpenCapsTest {
 
     int openBatches() {
         var counts = hosts.get(0).batches().counts();
-        return BatchRecords.OPEN.stream().mapToInt(s -> counts.getOrDefault(s, 0)).sum();
+        return BatchState.OPEN.stream().mapToInt(s -> counts.getOrDefault(s, 0)).sum();
     }
 
     /** Runs every task on its own thread, released together by a latch; their results in order (bounded wait). */

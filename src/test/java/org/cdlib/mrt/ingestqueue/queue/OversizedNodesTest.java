@@ -12,6 +12,17 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.state.ConnectionState;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
+import org.cdlib.mrt.ingestqueue.queue.jobs.MerrittJobNodes;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,9 +67,9 @@ class OversizedNodesTest {
         assertEquals(0, drops.get(), "no connection loss");
 
         ConsistencyCheck.Report fsck = new ConsistencyCheck(store).check();
-        List<ConsistencyCheck.Violation> oversized = fsck.violations().stream().filter(v -> v.kind().equals("oversized")).toList();
+        List<Violation> oversized = fsck.violations().stream().filter(v -> v.kind().equals("oversized")).toList();
         assertEquals(List.of(QueuePaths.jobStatus(bad.get(0)), QueuePaths.jobStatus(bad.get(1)), QueuePaths.jobStatus(bad.get(2)),
-                QueuePaths.jobNode(bad.get(3), "identifiers")), oversized.stream().map(ConsistencyCheck.Violation::path).sorted().toList());
+                QueuePaths.jobNode(bad.get(3), "identifiers")), oversized.stream().map(Violation::path).sorted().toList());
         assertTrue(oversized.get(0).detail().contains("307200 bytes"), oversized.get(0).detail());
         assertEquals(0, drops.get());
 

@@ -8,6 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -62,7 +70,7 @@ class SpaceReservationRepairTest {
         ZK.client().setData().forPath(QueuePaths.SPACE_ADMITTED, "5250".getBytes(StandardCharsets.UTF_8));
         ConsistencyCheck fsck = new ConsistencyCheck(store);
         ConsistencyCheck.Report found = fsck.check();
-        assertEquals(List.of("space-reservation"), found.violations().stream().map(ConsistencyCheck.Violation::kind).toList());
+        assertEquals(List.of("space-reservation"), found.violations().stream().map(Violation::kind).toList());
         assertTrue(found.violations().get(0).detail().contains("reserve 5250 bytes; the 2 job(s) in downloading need 1250"),
                 found.violations().get(0).detail());
         assertFalse(found.violations().get(0).repaired());

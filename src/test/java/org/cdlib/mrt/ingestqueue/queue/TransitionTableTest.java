@@ -11,6 +11,22 @@ import java.util.List;
 import java.util.SortedMap;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
+import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,14 +92,14 @@ class TransitionTableTest {
                 admin.deleteJob(jid, true, "test");
             } else {
                 reportBatch(before.batchId());
-                assertEquals(new AdminActions.CleanupResult(1, 1), admin.cleanup(Duration.ofDays(7)));
+                assertEquals(new CleanupResult(1, 1), admin.cleanup(Duration.ofDays(7)));
             }
             assertTrue(store.jobs().find(jid).isEmpty());
             assertNull(client.checkExists().forPath(QueuePaths.job(jid)));
             return;
         }
         JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-        Job moved = store.move(lock, t.to(), t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"), t.by());
+        Job moved = store.moves().move(lock, t.to(), t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"), t.by());
         assertEquals(t.to(), moved.state());
         Job read = store.jobs().load(jid);
         assertEquals(t.to(), read.state());

@@ -14,6 +14,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.WireForm;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -154,7 +167,7 @@ class WireFormatTest {
         assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
 
         ConsistencyCheck fsck = new ConsistencyCheck(store);
-        List<String> kinds = fsck.check().violations().stream().map(ConsistencyCheck.Violation::kind).toList();
+        List<String> kinds = fsck.check().violations().stream().map(Violation::kind).toList();
         assertEquals(List.of("old-wire-format", "old-wire-format", "old-wire-format"), kinds.stream().sorted().toList());
         fsck.repair();
         assertTrue(fsck.check().clean(), fsck.check().toString());

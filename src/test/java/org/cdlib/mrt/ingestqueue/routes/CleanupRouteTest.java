@@ -8,11 +8,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.component.mock.MockEndpoint;
-import org.cdlib.mrt.ingestqueue.queue.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,9 +54,9 @@ class CleanupRouteTest extends RouteTestSupport {
         assertEquals(BatchState.FAILED, store.batches().load(failed).state());
         // the route ran to its end with what the step removed as its body
         await().atMost(Duration.ofSeconds(5)).until(() -> end.getReceivedExchanges().stream()
-                .map(e -> e.getMessage().getBody(AdminActions.CleanupResult.class))
-                .anyMatch(r -> r.equals(new AdminActions.CleanupResult(1, 1))));
+                .map(e -> e.getMessage().getBody(CleanupResult.class))
+                .anyMatch(r -> r.equals(new CleanupResult(1, 1))));
         assertEquals(List.of(), end.getReceivedExchanges().stream()
-                .map(e -> e.getMessage().getBody(AdminActions.CleanupResult.class)).filter(r -> r.batches() > 1).toList());
+                .map(e -> e.getMessage().getBody(CleanupResult.class)).filter(r -> r.batches() > 1).toList());
     }
 }

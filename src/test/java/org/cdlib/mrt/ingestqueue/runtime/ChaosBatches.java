@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.Job;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 
 /** The run's batches: the first and the reserve batches submitted so far, their jobs by object. */
 final class ChaosBatches {
@@ -76,6 +76,19 @@ final class ChaosBatches {
         List<Job> jobs = new ArrayList<>();
         bids.forEach(bid -> jobs.addAll(store.jobs().load(store.batches().load(bid).jobIds())));
         return jobs;
+    }
+
+    /** How many of the run's jobs are in each state, and the locked ones by holder (for a stall's report). */
+    String jobsByState() {
+        try {
+            Map<String, Integer> n = new java.util.TreeMap<>();
+            for (Job j : jobs()) {
+                n.merge(j.state().wire() + (j.lockOwner() == null ? "" : " locked by pid " + j.lockOwner().pid()), 1, Integer::sum);
+            }
+            return n.toString();
+        } catch (RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     private BatchState state(String bid) {

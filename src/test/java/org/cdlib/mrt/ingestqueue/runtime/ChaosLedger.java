@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobEffects;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
 
 /**

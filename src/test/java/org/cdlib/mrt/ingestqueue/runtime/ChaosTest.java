@@ -25,15 +25,12 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.KeeperException;
 import org.awaitility.core.ConditionTimeoutException;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosFaults.Fault;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosFaults.Fired;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
@@ -135,7 +132,7 @@ class ChaosTest {
                         ledger.fail("faults", f + " at " + hit.what() + ": " + hit.error());
                     } else {
                         fired++;
-                        recover(hit, instances, cluster, batches, timeline);
+                        recover(hit, instances, cluster, batches, timeline, ledger);
                     }
                 }
                 timeline.note(fired + " of " + plan.size() + " faults fired; " + batches.completed() + " completed");
@@ -227,7 +224,7 @@ class ChaosTest {
 
     /** Restarts what a kill took; keeps a paused host or the stopped leader down past the session, the queue moving meanwhile. */
     static void recover(Fired fired, ChaosInstances instances, TestingCluster cluster, ChaosBatches batches,
-                        ChaosTimeline timeline) throws Exception {
+                        ChaosTimeline timeline, ChaosLedger ledger) throws Exception {
         QueueStore store = batches.store;
         Duration past = SESSION.plusSeconds(1);
         switch (fired.fault().kind()) {
@@ -241,19 +238,35 @@ class ChaosTest {
                 Set<String> held = lockedBy(store, fired.pid());
                 timeline.note(fired.instance() + " paused holding " + held.size() + " job lock(s): " + held.stream().limit(8).toList()
                         + (held.size() > 8 ? " …" : ""));
-                await().atMost(Duration.ofSeconds(90)).until(() -> System.nanoTime() - fired.nanos() > past.toNanos()
+                stalled(ledger, timeline, batches, fired, () -> System.nanoTime() - fired.nanos() > past.toNanos()
                         && lockedBy(store, fired.pid()).isEmpty());
                 instances.signal(fired.instance(), "CONT");
                 timeline.note("SIGCONT " + fired.instance() + "; the " + held.size() + " job lock(s) it held are gone");
             }
             case LEADER -> {
                 int atStop = batches.completed();
-                await().atMost(Duration.ofSeconds(90)).until(() -> System.nanoTime() - fired.nanos() > past.toNanos()
+                stalled(ledger, timeline, batches, fired, () -> System.nanoTime() - fired.nanos() > past.toNanos()
                         && (batches.completed() >= atStop + 5 || batches.ended()));
                 cluster.restartServer(fired.leader());
                 timeline.note("ZooKeeper server on port " + fired.leader().getPort() + " restarted; " + batches.completed()
                         + " completed (" + atStop + " when it stopped)");
             }
+        }
+    }
+
+    /**
+     * Waits up to 90 s for the queue to get past the fault; when it does not, that is a failure of
+     * the run (recorded with where every job is), and the run goes on so the end shows whether the
+     * queue recovered once the fault was undone.
+     */
+    private static void stalled(ChaosLedger ledger, ChaosTimeline timeline, ChaosBatches batches, Fired fired,
+                                java.util.concurrent.Callable<Boolean> past) {
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(past);
+        } catch (ConditionTimeoutException e) {
+            String where = batches.states() + "; jobs by state: " + batches.jobsByState();
+            timeline.note("STALLED 90 s after " + fired.fault() + ": " + where);
+            ledger.fail("progress", "no progress 90 s after " + fired.fault() + ": " + where);
         }
     }
 

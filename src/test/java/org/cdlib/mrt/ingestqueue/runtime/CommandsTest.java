@@ -18,10 +18,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.cli.Commands;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -233,7 +233,7 @@ class CommandsTest {
         } finally {
             stuck.countDown();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().load(jid).state() == org.cdlib.mrt.ingestqueue.queue.JobState.COMPLETED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().load(jid).state() == org.cdlib.mrt.ingestqueue.queue.model.JobState.COMPLETED);
         Result notLocked = run("unlock", jid, "--confirm");
         assertEquals(1, notLocked.code());
         assertTrue(notLocked.err().contains("not locked"), notLocked.err());

@@ -18,14 +18,14 @@ import org.apache.camel.test.junit5.CamelTestSupport;
 import org.apache.camel.test.junit5.TestExecutionConfiguration;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -110,7 +110,7 @@ class RouteFileCamelTest extends CamelTestSupport {
         }
         if (state.equals("update-reporting")) {
             store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
-            new org.cdlib.mrt.ingestqueue.queue.AdminActions(store, java.time.Clock.systemUTC()).updateReporting(bid, "test");
+            new org.cdlib.mrt.ingestqueue.queue.admin.AdminActions(store, java.time.Clock.systemUTC()).updateReporting(bid, "test");
         }
         load(file);
         AdviceWith.adviceWith(context, routeId, a -> a.weaveAddLast().to("mock:end"));

@@ -22,15 +22,14 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.state.ConnectionState;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchStatus;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -93,7 +92,7 @@ class ScaleTest {
     void retainedBatches(int n) throws Exception {
         byte[] submission = QueueJson.write(PipelineTest.submission("http://example.org/old", "file"));
         byte[] status = QueueJson.write(new BatchStatus(BatchState.COMPLETED.zk(),
-                org.cdlib.mrt.ingestqueue.queue.QueueTime.format(Instant.now().minus(Duration.ofDays(30))), 0, null, null, null, null));
+                org.cdlib.mrt.ingestqueue.queue.model.QueueTime.format(Instant.now().minus(Duration.ofDays(30))), 0, null, null, null, null));
         var client = store.client();
         for (int from = 1; from <= n; from += 50) {
             List<CuratorOp> ops = new ArrayList<>();

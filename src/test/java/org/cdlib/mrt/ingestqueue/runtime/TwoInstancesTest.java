@@ -23,13 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.queue.Batch;
-import org.cdlib.mrt.ingestqueue.queue.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.Job;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,7 +98,7 @@ class TwoInstancesTest {
                 AtomicReference<String> victim = new AtomicReference<>();
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
                     for (Job j : store.jobs().load(store.jobs().refs(JobState.DOWNLOADING).stream()
-                            .map(org.cdlib.mrt.ingestqueue.queue.QueuePaths::jidOfRef).toList())) {
+                            .map(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths::jidOfRef).toList())) {
                         if (j.lockOwner() != null && j.lockOwner().pid() == otherPid) {
                             victim.set(j.id());
                             return true;
@@ -125,7 +125,7 @@ class TwoInstancesTest {
                     assertEquals(4, r.getInt(1), "four versions recorded in all");
                     assertEquals(4, r.getInt(2), "one per object: no job ran twice to the end");
                 }
-                assertTrue(new org.cdlib.mrt.ingestqueue.queue.ConsistencyCheck(store).check().clean());
+                assertTrue(new org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck(store).check().clean());
             } finally {
                 if (other != null) {
                     other.destroyForcibly();

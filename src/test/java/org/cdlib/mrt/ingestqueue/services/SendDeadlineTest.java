@@ -49,7 +49,7 @@ class SendDeadlineTest {
         SendDeadline.arm(System.nanoTime() - 1);
         InterruptedIOException e = assertThrows(InterruptedIOException.class, this::send);
         assertTrue(e.getMessage().contains("not sent"), e.getMessage());
-        assertTrue(e.getCause() instanceof org.cdlib.mrt.ingestqueue.queue.LeaseLapsedException, "the job stays, not failed");
+        assertTrue(e.getCause() instanceof org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException, "the job stays, not failed");
         storage.verify(0, postRequestedFor(urlEqualTo("/add/9999/ark")));
         assertEquals(200, send()); // used once: the next, unarmed call goes out
         storage.verify(1, postRequestedFor(urlEqualTo("/add/9999/ark")));

@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
-import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
@@ -9,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.StoreTest;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -23,14 +23,14 @@ import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.Counters;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
-import org.cdlib.mrt.ingestqueue.queue.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
@@ -125,7 +125,7 @@ class ObjectLockTest {
         H2Inventory index = new H2Inventory("jdbc:h2:mem:objlock" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         ServiceRoutes step = new ServiceRoutes(store, new ProfileDirectory(p), ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage-addresses").toString()), java.util.Map.of("localServices",
-                new LocalServices(new LocalMinter(new Counters(store), "ark:/99999/fk4"), storage, index, index)));
+                new LocalServices(new LocalMinter(new Counters(store.client()), "ark:/99999/fk4"), storage, index, index)));
         JobLock a = downloadedJob(store, "first");
         JobLock b = downloadedJob(store, "second");
 

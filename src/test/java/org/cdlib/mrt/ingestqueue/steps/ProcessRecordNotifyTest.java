@@ -3,8 +3,8 @@ package org.cdlib.mrt.ingestqueue.steps;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
@@ -12,17 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.Counters;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.junit.jupiter.api.AfterEach;
@@ -253,7 +253,7 @@ class ProcessRecordNotifyTest {
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         assertEquals(1, ProcessStep.stored(Path.of(again.job().configuration().workingDir())).version());
-        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.STORAGE));
+        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.STORAGE));
     }
 
     @Test
@@ -271,13 +271,13 @@ class ProcessRecordNotifyTest {
         ezidAndHttpStorage().processing(again); // processing again (a host died before its transition, say)
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
-        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.JobEffects.EZID_UPDATE));
+        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.EZID_UPDATE));
     }
 
     @Test
     void theLocalMinterNeverMintsTheSameArkTwice() {
-        LocalMinter a = new LocalMinter(new Counters(store), "ark:/99999/fk4");
-        LocalMinter b = new LocalMinter(new Counters(store), "ark:/99999/fk4");
+        LocalMinter a = new LocalMinter(new Counters(store.client()), "ark:/99999/fk4");
+        LocalMinter b = new LocalMinter(new Counters(store.client()), "ark:/99999/fk4");
         java.util.Set<String> arks = new java.util.HashSet<>();
         for (int i = 0; i < 50; i++) {
             assertTrue(arks.add(a.mint(null, null)));

@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
-import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.exchange;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
@@ -10,9 +9,10 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
-import org.cdlib.mrt.ingestqueue.queue.Change;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.JobState;
+import org.cdlib.mrt.ingestqueue.queue.StoreTest;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
 
 class ProvisionStepTest extends StoreTest {

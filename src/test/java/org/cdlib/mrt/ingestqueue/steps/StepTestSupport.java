@@ -7,14 +7,14 @@ import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
-import org.cdlib.mrt.ingestqueue.queue.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.Identifiers;
-import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
-import org.cdlib.mrt.ingestqueue.queue.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 
 /** Jobs in a real queue store, locked and put on an exchange as the zkqueue consumer does. */
 final class StepTestSupport {

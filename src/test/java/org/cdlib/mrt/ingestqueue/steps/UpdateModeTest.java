@@ -2,9 +2,9 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.containing;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.notContaining;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
@@ -29,13 +29,11 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.Counters;
-import org.cdlib.mrt.ingestqueue.queue.JobConfiguration;
-import org.cdlib.mrt.ingestqueue.queue.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
-import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 import org.junit.jupiter.api.BeforeEach;
@@ -152,7 +150,7 @@ class UpdateModeTest {
         assertEquals(3, v3.version());
         assertEquals(List.of("producer/b.txt", "producer/docs/c.txt"), v3.deleted());
         // as mrt-zk's Job.storeMode/storeDelete read it: update mode, one producer/ line per deleted file
-        com.fasterxml.jackson.databind.JsonNode mrt = org.cdlib.mrt.ingestqueue.queue.QueueJson.MAPPER.readTree(
+        com.fasterxml.jackson.databind.JsonNode mrt = org.cdlib.mrt.ingestqueue.queue.model.QueueJson.MAPPER.readTree(
                 ZK.client().getData().forPath("/jobs/" + u2.jid() + "/store"));
         assertTrue(mrt.get("mode").asText().startsWith("update/"), mrt.toString());
         assertEquals("producer/b.txt\nproducer/docs/c.txt\n", mrt.get("delete").asText());

@@ -1,8 +1,0 @@
-package org.cdlib.mrt.ingestqueue.queue;
-
-/** Someone else holds the lock; the message names the owner. */
-public class LockedException extends QueueException {
-    public LockedException(String message) {
-        super(message);
-    }
-}

@@ -1,8 +1,0 @@
-package org.cdlib.mrt.ingestqueue.queue;
-
-/** A job or batch id that the queue does not have. */
-public class NotFoundException extends QueueException {
-    public NotFoundException(String message) {
-        super(message);
-    }
-}

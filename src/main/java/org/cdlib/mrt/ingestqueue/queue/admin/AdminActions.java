@@ -1,0 +1,338 @@
+package org.cdlib.mrt.ingestqueue.queue.admin;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
+import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an operator may do to jobs, batches, collections and the queue, with the design's rules.
+ * Every action checks the state machine before writing; a refusal writes nothing and says why
+ * and what is allowed. An action on a job or batch a worker holds is refused naming the worker.
+ */
+public final class AdminActions {
+    private static final Logger LOG = LoggerFactory.getLogger(AdminActions.class);
+    private final QueueStore store;
+    private final Clock clock;
+
+    private final BatchRemoval removal;
+
+    public AdminActions(QueueStore store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+        this.removal = new BatchRemoval(store);
+    }
+
+    /** Deleting a job of a batch still being worked on needs an explicit confirmation. */
+    public static final class ConfirmRequiredException extends QueueException {
+        public ConfirmRequiredException(String message) {
+            super(message);
+        }
+    }
+
+    // ------------------------------------------------------------------ jobs
+
+    public Job holdJob(String jid, String by) {
+        return moveJob(jid, null, s -> JobState.HELD, "held by " + by);
+    }
+
+    public Job releaseJob(String jid, String by) {
+        return moveJob(jid, JobState.HELD, s -> JobState.resumeAfter(s.lastSuccessful()), "released by " + by);
+    }
+
+    /**
+     * Failed jobs are not counted against the open-job windows, so a requeue is refused while the
+     * open states hold {@link QueueLimits#MAX_OPEN_JOBS}: they must stay small enough to list.
+     */
+    public Job requeueJob(String jid, String by) {
+        int open = store.jobs().openCount();
+        if (open >= QueueLimits.MAX_OPEN_JOBS) {
+            throw new IllegalTransitionException("the queue holds " + open + " open jobs, the most it takes ("
+                    + QueueLimits.MAX_OPEN_JOBS + "); requeue " + jid + " when some have finished", List.of());
+        }
+        return moveJob(jid, JobState.FAILED, s -> JobState.resumeAfter(s.lastSuccessful()), "requeued by " + by);
+    }
+
+    public void deleteJob(String jid, boolean confirm, String by) {
+        JobLock lock;
+        try {
+            lock = lockJob(jid);
+        } catch (CorruptNodeException damaged) {
+            deleteDamagedJob(jid, by, damaged);
+            return;
+        }
+        try {
+            Job job = lock.job();
+            Transitions.requireJob(jid, job.state(), JobState.DELETED, Transition.By.ADMIN);
+            BatchState batch = store.batches().statuses(List.of(job.batchId())).get(job.batchId()).state();
+            if (!confirm && batch != BatchState.COMPLETED && batch != BatchState.FAILED) {
+                throw new ConfirmRequiredException("job " + jid + " belongs to batch " + job.batchId() + ", which is " + batch
+                        + "; its report will not mention the job. Delete with confirm to go ahead.");
+            }
+            store.moves().deleteJobNodes(lock, job.batchId(), "deleted by " + by);
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+    }
+
+    /**
+     * Breaks a job's lock whoever holds it (a host that is stuck or paused): the job is free for any
+     * worker at once; the old holder's commit then fails as stale and its working-directory writes
+     * are fenced. Needs {@code confirm}. Returns who held it.
+     */
+    public String breakJobLock(String jid, boolean confirm, String by) {
+        byte[] owner = store.calls().readOrNull(QueuePaths.jobLock(jid));
+        if (owner == null) {
+            if (!store.calls().exists(QueuePaths.job(jid))) {
+                throw new NotFoundException("no job " + jid);
+            }
+            throw new IllegalTransitionException("job " + jid + " is not locked", List.of());
+        }
+        String holder = QueueJson.text(owner);
+        if (!confirm) {
+            throw new ConfirmRequiredException("job " + jid + " is locked by " + holder + "; breaking the lock lets another "
+                    + "worker take the job while that one may still be working on it. Break it with confirm to go ahead.");
+        }
+        // the status's version moves with the break, so the old holder's next write under that lock fails as stale
+        org.apache.zookeeper.data.Stat lockStat = store.calls().stat(QueuePaths.jobLock(jid));
+        org.apache.zookeeper.data.Stat statusStat = new org.apache.zookeeper.data.Stat();
+        byte[] status = store.calls().read(QueuePaths.jobStatus(jid), statusStat);
+        if (lockStat != null) {
+            store.calls().commitUnlocked("break the lock of job " + jid, List.of(
+                    org.apache.zookeeper.Op.delete(QueuePaths.jobLock(jid), lockStat.getVersion()),
+                    org.apache.zookeeper.Op.setData(QueuePaths.jobStatus(jid), status, statusStat.getVersion())));
+        }
+        LOG.warn("job {}: lock of {} broken by {}", jid, holder, by);
+        return holder;
+    }
+
+    /** A job whose nodes cannot be read: every node it has is removed, whatever its state. */
+    private void deleteDamagedJob(String jid, String by, CorruptNodeException damage) {
+        JobLock lock = store.claims().lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
+                + " is damaged and locked by a worker; try again when the lock is gone"));
+        try {
+            byte[] bid = store.calls().readOrNull(QueuePaths.jobNode(jid, "bid"));
+            String batch = bid == null || QueuePaths.batchNumber(QueueJson.text(bid)) < 0 ? null : QueueJson.text(bid);
+            store.moves().deleteJobNodes(lock, batch, "damaged job deleted by " + by + " (" + damage.getMessage() + ")");
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+    }
+
+    /** Moves a job an operator names; {@code from} null means any state the table allows. */
+    private Job moveJob(String jid, JobState from, java.util.function.Function<JobStatus, JobState> target, String reason) {
+        JobLock lock = lockJob(jid);
+        try {
+            Job job = lock.job();
+            if (from != null && job.state() != from) {
+                throw notIn("job " + jid, job.state(), from, Transitions.allowedFrom(Transitions.JOB, job.state()));
+            }
+            return store.moves().move(lock, target.apply(job.status()), Change.because(reason), Transition.By.ADMIN);
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+    }
+
+    private JobLock lockJob(String jid) {
+        Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
+        if (lock.isPresent()) {
+            return lock.get();
+        }
+        Job job = store.jobs().find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
+        throw new LockedException("job " + jid + " (" + job.state() + ") is being worked on by "
+                + (job.lockOwner() == null ? "another worker" : job.lockOwner()) + "; try again when it has moved");
+    }
+
+    // ------------------------------------------------------------------ batches
+
+    public Batch holdBatch(String bid, String by) {
+        return moveBatch(bid, BatchState.HELD, "held by " + by);
+    }
+
+    public Batch releaseBatch(String bid, String by) {
+        BatchLock lock = lockBatch(bid);
+        if (lock.batch().state() != BatchState.HELD) {
+            store.unlock(lock);
+            throw notIn("batch " + bid, lock.batch().state(), BatchState.HELD,
+                    Transitions.allowedFrom(Transitions.BATCH, lock.batch().state()));
+        }
+        return move(lock, BatchState.PENDING, "released by " + by);
+    }
+
+    public Batch updateReporting(String bid, String by) {
+        BatchLock lock = lockBatch(bid);
+        int open = lock.batch().count(BatchRef.PROCESSING);
+        if (lock.batch().state() == BatchState.FAILED && open > 0) {
+            List<String> some = store.batches().jobs(bid, BatchRef.PROCESSING);
+            store.unlock(lock);
+            throw new IllegalTransitionException("batch " + bid + " still has " + open + " job(s) in progress ("
+                    + String.join(", ", some.subList(0, Math.min(10, some.size()))) + (open > 10 ? ", ..." : "")
+                    + "); update the report when they have ended", List.of());
+        }
+        return move(lock, BatchState.UPDATE_REPORTING, "update report asked by " + by);
+    }
+
+    /** A failed or held batch and every job of it. Resumable: cleanup finishes an interrupted deletion. */
+    public void deleteBatch(String bid, String by) {
+        BatchLock lock;
+        try {
+            lock = lockBatch(bid);
+        } catch (CorruptNodeException damaged) {
+            removal.deleteDamagedBatch(bid, by, damaged);
+            return;
+        }
+        Batch batch = lock.batch();
+        try {
+            Transitions.requireBatch(bid, batch.state(), BatchState.DELETED, Transition.By.ADMIN);
+            List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);
+            for (Job j : store.jobs().load(open)) {
+                if (j.state() != JobState.HELD) {
+                    throw new IllegalTransitionException("batch " + bid + " still has job " + j.id() + " in " + j.state()
+                            + "; hold or let it end first", Transitions.allowedFrom(Transitions.BATCH, batch.state()));
+                }
+            }
+            store.batches().move(lock, BatchState.DELETED, "deleted by " + by, null, null, Transition.By.ADMIN, false);
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+        removal.finishDeletion(bid, "deleted by " + by);
+    }
+
+    private Batch moveBatch(String bid, BatchState to, String reason) {
+        return move(lockBatch(bid), to, reason);
+    }
+
+    private Batch move(BatchLock lock, BatchState to, String reason) {
+        try {
+            return store.batches().move(lock, to, reason, null, null, Transition.By.ADMIN, true);
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+    }
+
+    private BatchLock lockBatch(String bid) {
+        Optional<BatchLock> lock = store.batches().tryLock(bid, "admin");
+        if (lock.isPresent()) {
+            return lock.get();
+        }
+        Batch batch = store.batches().load(bid); // NotFoundException when there is none
+        throw new LockedException("batch " + bid + " (" + batch.state() + ") is being worked on by "
+                + (batch.lockOwner() == null ? "another worker" : batch.lockOwner()) + "; try again when it has moved");
+    }
+
+    // ------------------------------------------------------------------ collections and queue
+
+    public void holdCollection(String profile, String by) {
+        if (store.holds().isCollectionHeld(profile)) {
+            throw new IllegalTransitionException("collection " + profile + " is already held; nothing changed", List.of());
+        }
+        store.holds().holdCollection(profile, by);
+    }
+
+    public void releaseCollection(String profile, String by) {
+        if (!store.holds().releaseCollection(profile)) {
+            throw new IllegalTransitionException("collection " + profile + " is not held; nothing changed", List.of());
+        }
+    }
+
+    /** Releases every held job and held batch of the collection; returns how many. */
+    public int releaseCollectionJobs(String profile, String by) {
+        if (store.holds().isCollectionHeld(profile)) {
+            throw new IllegalTransitionException("collection " + profile + " is still held: its released jobs and batches would "
+                    + "go straight back to held. Release the collection first, then its held jobs and batches", List.of());
+        }
+        int n = 0;
+        for (String ref : store.jobs().refs(JobState.HELD)) {
+            String jid = QueuePaths.jidOfRef(ref);
+            Optional<Job> job = store.jobs().find(jid);
+            if (job.isPresent() && profile.equals(job.get().configuration().profileName())) {
+                releaseJob(jid, by);
+                n++;
+            }
+        }
+        for (String bid : store.batches().ids(BatchState.HELD)) {
+            if (profile.equals(store.batches().load(bid).submission().profileName())) {
+                releaseBatch(bid, by);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    public void holdQueue(String by) {
+        if (store.holds().isQueueHeld()) {
+            throw new IllegalTransitionException("the queue is already held; nothing changed", List.of());
+        }
+        store.holds().holdQueue(by);
+    }
+
+    public void releaseQueue(String by) {
+        if (!store.holds().releaseQueue()) {
+            throw new IllegalTransitionException("the queue is not held; nothing changed", List.of());
+        }
+    }
+
+    // ------------------------------------------------------------------ cleanup
+
+    public CleanupResult cleanup(Duration retention) {
+        return cleanup(retention, retention);
+    }
+
+    /** Completed and failed batches older than their retentions, and interrupted deletions: {@link BatchRemoval}. */
+    public CleanupResult cleanup(Duration retention, Duration failedRetention) {
+        return removal.cleanup(clock.instant(), retention, failedRetention);
+    }
+
+    private static IllegalTransitionException notIn(String what, Object state, Object expected,
+            List<? extends Transition<?>> allowed) {
+        return new IllegalTransitionException(what + " is " + state + ", not " + expected + "; allowed from " + state + ": "
+                + (allowed.isEmpty() ? "nothing" : allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct()
+                        .collect(java.util.stream.Collectors.joining(", "))), allowed);
+    }
+
+    private void unlockQuietly(JobLock lock) {
+        try {
+            store.unlock(lock);
+        } catch (RuntimeException ignored) {
+            // the lock goes with the session
+        }
+    }
+
+    private void unlockQuietly(BatchLock lock) {
+        try {
+            store.unlock(lock);
+        } catch (RuntimeException ignored) {
+            // the lock goes with the session
+        }
+    }
+}

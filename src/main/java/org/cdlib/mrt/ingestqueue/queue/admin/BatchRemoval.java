@@ -1,0 +1,146 @@
+package org.cdlib.mrt.ingestqueue.queue.admin;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removing batches: a deletion (each job in its own transaction, found by the batch's run of job
+ * ids, then the batch's nodes), the removal of a damaged batch, and cleanup after the retentions,
+ * which walks batch numbers upward from the oldest that may exist, a bounded stretch per pass.
+ */
+final class BatchRemoval {
+    private static final Logger LOG = LoggerFactory.getLogger(BatchRemoval.class);
+    private final QueueStore store;
+
+    BatchRemoval(QueueStore store) {
+        this.store = store;
+    }
+
+    /**
+     * Deletes every job of the batch (each in its own transaction; found by the batch's run of job
+     * ids, never by listing), then the batch's nodes.
+     */
+    int finishDeletion(String bid, String reason) {
+        Batch batch = store.batches().load(bid);
+        List<String> ids = batch.jobIds();
+        int jobs = 0;
+        for (int from = 0; from < ids.size(); from += 100) {
+            jobs += deleteJobs(bid, ids.subList(from, Math.min(ids.size(), from + 100)), reason);
+        }
+        for (BatchRef ref : BatchRef.values()) {
+            if (store.calls().exists(QueuePaths.batchRefs(bid, ref))) {
+                jobs += deleteJobs(bid, store.batches().jobs(bid, ref), reason); // references left by an older layout or a repair
+            }
+        }
+        store.batches().remove(bid);
+        LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
+        return jobs;
+    }
+
+    private int deleteJobs(String bid, List<String> jids, String reason) {
+        int n = 0;
+        for (String jid : jids) {
+            if (!store.calls().exists(QueuePaths.job(jid))) {
+                continue;
+            }
+            Optional<JobLock> lock = store.claims().lockJobNode(jid, "admin");
+            if (lock.isEmpty()) {
+                throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
+            }
+            try {
+                lock.get().job(store.jobs().find(jid).orElse(null));
+            } catch (CorruptNodeException damaged) {
+                lock.get().job(null);
+            }
+            store.moves().deleteJobNodes(lock.get(), bid, reason);
+            n++;
+        }
+        return n;
+    }
+
+    /** A batch whose status or submission cannot be read: its listed jobs and its nodes are removed. */
+    void deleteDamagedBatch(String bid, String by, CorruptNodeException damage) {
+        String reason = "damaged batch deleted by " + by + " (" + damage.getMessage() + ")";
+        int jobs = 0;
+        for (BatchRef ref : BatchRef.values()) {
+            jobs += deleteJobs(bid, store.batches().jobs(bid, ref), reason);
+        }
+        store.batches().remove(bid);
+        LOG.info("batch {}: removed with {} job(s): {}", bid, jobs, reason);
+    }
+
+
+    /** How many batch numbers one cleanup pass reads at most, so a pass stays bounded. */
+    static final int CLEANUP_SCAN = 20_000;
+
+    /**
+     * Completed → Automatic Cleanup: batches completed longer ago than {@code retention}, and
+     * failed ones older than {@code failedRetention}, are removed with their jobs; deletions an
+     * earlier run or an operator left half done are finished. Walks batch numbers upward from the
+     * oldest that may still exist, a bounded stretch per pass, and moves that mark past the
+     * numbers that are gone.
+     */
+    CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention) {
+        long oldest = store.batches().oldestNumber();
+        long newest = store.batches().newestNumber();
+        long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
+        int batches = 0;
+        int jobs = 0;
+        long stillThere = -1;
+        for (long from = oldest; from <= end; from += 100) {
+            List<String> bids = new ArrayList<>();
+            for (long n = from; n <= Math.min(end, from + 99); n++) {
+                bids.add(QueuePaths.batchId(n));
+            }
+            Map<String, BatchStatus> statuses = store.batches().statuses(bids, d -> { });
+            for (String bid : bids) {
+                BatchStatus s = statuses.get(bid);
+                boolean gone = s == null && !store.calls().exists(QueuePaths.batch(bid));
+                if (!gone && s != null && expired(s, now, retention, failedRetention)) {
+                    try {
+                        jobs += finishDeletion(bid, s.state() == BatchState.DELETED ? "deletion finished by cleanup"
+                                : "cleanup after " + (s.state() == BatchState.FAILED ? failedRetention : retention));
+                        batches++;
+                        gone = true;
+                    } catch (QueueException ex) {
+                        LOG.warn("cleanup: batch {} left for the next run: {}", bid, ex.getMessage());
+                    }
+                }
+                if (!gone && stillThere < 0) {
+                    stillThere = QueuePaths.batchNumber(bid);
+                }
+            }
+        }
+        long mark = stillThere >= 0 ? stillThere : end + 1;
+        if (mark > oldest) {
+            store.batches().oldestNumber(mark);
+        }
+        return new CleanupResult(batches, jobs);
+    }
+
+    private static boolean expired(BatchStatus s, Instant now, Duration retention, Duration failedRetention) {
+        if (s.state() == BatchState.DELETED) {
+            return true;
+        }
+        Duration keep = s.state() == BatchState.COMPLETED ? retention : s.state() == BatchState.FAILED ? failedRetention : null;
+        Instant at = QueueTime.parse(s.lastModified());
+        return keep != null && at != null && at.isBefore(now.minus(keep));
+    }
+}

@@ -1,0 +1,325 @@
+package org.cdlib.mrt.ingestqueue.queue.batches;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
+import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
+import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * Batches in ZooKeeper: creation, reads, moves and removal. Every status change also moves the
+ * batch's entry in the state index {@code /batches/states/<state>/BID} in the same transaction,
+ * so consumers find the batches of a state without reading every batch; the terminal states'
+ * entries are counted, never listed, and walks over all batches go by batch number.
+ */
+public final class BatchRecords {
+    private static final int MAX_COUNTER_RETRIES = 50;
+
+    private final ZooKeeperCalls zk;
+    private final TransitionLog log;
+
+    public BatchRecords(ZooKeeperCalls zk, TransitionLog log, java.nio.file.Path ingestHome) {
+        this.ingestHome = ingestHome;
+        this.batchIds = new IdBlocks.Pool(zk, QueuePaths.BATCHES, 16);
+        this.zk = zk;
+        this.log = log;
+    }
+
+    private final java.nio.file.Path ingestHome;
+    /** Batch ids from blocks of 16 reserved by this process ({@link IdBlocks}). */
+    public final IdBlocks.Pool batchIds;
+
+    /**
+     * The id counter, the batch node, its submission, status and index entry, in one transaction.
+     * Refused with {@link QueueFullException} when {@code maxOpen} batches are open: the counter is
+     * the cap's gate ({@link CapGate}), read before the count, so submitters on any number of hosts
+     * cannot all pass on the same count.
+     */
+    String create(BatchSubmission submission, int maxOpen) {
+        String uuid = MerrittSubmission.newBatchUuid(submission, ingestHome);
+        if (zk.exists(QueuePaths.batchUuid(uuid))) {
+            uuid = "bid-" + java.util.UUID.randomUUID(); // an upload submitted a second time: a batch of its own
+        }
+        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), MerrittSubmission.write(submission, uuid));
+        byte[] statusData = QueueJson.write(BatchStatus.pending());
+        for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
+            CapGate.Reading gate = CapGate.batches(zk);
+            if (gate.room(maxOpen) == 0) {
+                throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
+                        + maxOpen + "); submit again when some have finished");
+            }
+            String bid = QueuePaths.batchId(batchIds.next());
+            List<Op> ops = List.of(
+                    gate.pass(gate.number() + 1),
+                    ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
+                    ZooKeeperCalls.create(QueuePaths.batchSubmission(bid), submissionData),
+                    ZooKeeperCalls.create(QueuePaths.batchUuid(uuid), bid.getBytes(StandardCharsets.UTF_8)),
+                    ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
+                    ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY));
+            try {
+                zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
+                log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()
+                        + ", profile " + submission.profileName() + ")");
+                return bid;
+            } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+                // another submission passed the gate (here or on another host), or another writer (mrt-zk) took
+                // the name: count again, take the next
+            } catch (KeeperException e) {
+                throw new QueueException("cannot create batch: " + e.getMessage(), e);
+            }
+        }
+        throw new QueueException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
+                + " times in a row; submit again");
+    }
+
+    /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
+    Batch load(String bid) {
+        String sub = QueuePaths.batchSubmission(bid);
+        String st = QueuePaths.batchStatus(bid);
+        String rep = QueuePaths.batchStatusReport(bid);
+        List<String> paths = new ArrayList<>(List.of(sub, st, rep, QueuePaths.batchLock(bid)));
+        for (BatchRef r : BatchRef.values()) {
+            paths.add(QueuePaths.batchRefs(bid, r));
+        }
+        Map<String, OpResult> r = zk.readMany(paths);
+        OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(st));
+        if (status == null) {
+            if (ZooKeeperCalls.dataOf(r.get(sub)) == null && !zk.exists(QueuePaths.batch(bid))) {
+                throw new NotFoundException("no batch " + bid);
+            }
+            throw SizedReads.absence(st, r.get(st));
+        }
+        OpResult.GetDataResult submission = ZooKeeperCalls.dataOf(r.get(sub));
+        if (submission == null) {
+            throw SizedReads.absence(sub, r.get(sub));
+        }
+        OpResult.GetDataResult report = ZooKeeperCalls.dataOf(r.get(rep));
+        Map<BatchRef, Integer> counts = new EnumMap<>(BatchRef.class);
+        for (BatchRef ref : BatchRef.values()) {
+            OpResult.GetDataResult folder = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchRefs(bid, ref)));
+            counts.put(ref, folder == null ? 0 : folder.getStat().getNumChildren());
+        }
+        BatchStatus s = QueueJson.read(st, status.getData(), BatchStatus.class);
+        try {
+            s.state();
+        } catch (IllegalArgumentException e) {
+            throw new CorruptNodeException(st, e.getMessage());
+        }
+        return new Batch(bid, MerrittSubmission.read(sub, submission.getData(), ingestHome), s,
+                report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
+                counts, status.getStat().getVersion(),
+                JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))));
+    }
+
+    /** Statuses of many batches in bounded read transactions; a vanished batch is left out, a damaged one named. */
+    Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(bids.stream().map(QueuePaths::batchStatus).toList());
+        Map<String, BatchStatus> out = new LinkedHashMap<>();
+        for (String bid : bids) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
+            if (d == null) {
+                continue;
+            }
+            try {
+                BatchStatus s = QueueJson.read(QueuePaths.batchStatus(bid), d.getData(), BatchStatus.class);
+                s.state();
+                out.put(bid, s);
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("batch", bid, e));
+            } catch (IllegalArgumentException e) {
+                damaged.accept(new Damaged("batch", bid, QueuePaths.batchStatus(bid), e.getMessage()));
+            }
+        }
+        return out;
+    }
+
+    /** The batches of an open state, oldest first (bounded: open batches are capped at submission). */
+    List<String> ids(BatchState state) {
+        return zk.children(QueuePaths.batchIndex(state)).stream().sorted().toList();
+    }
+
+    /** How many batches each state holds, from the index folders' {@code Stat}, in one read transaction. */
+    Map<BatchState, Integer> counts() {
+        Map<BatchState, String> paths = new EnumMap<>(BatchState.class);
+        for (BatchState s : BatchState.values()) {
+            paths.put(s, QueuePaths.batchIndex(s));
+        }
+        Map<String, OpResult> r = zk.readMany(List.copyOf(paths.values()));
+        Map<BatchState, Integer> counts = new EnumMap<>(BatchState.class);
+        paths.forEach((s, p) -> {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
+            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
+        });
+        return counts;
+    }
+
+    /** The highest number a batch id can have now: below /batches's child version ({@link IdBlocks}). */
+    long newestNumber() {
+        return IdBlocks.next(zk, QueuePaths.BATCHES) - 1;
+    }
+
+    /** The lowest batch number that may still exist (cleanup moves it up). */
+    long oldestNumber() {
+        byte[] d = zk.readOrNull(QueuePaths.OLDEST_BATCH);
+        return d == null ? 0 : Math.max(0, QueueJson.readLong(QueuePaths.OLDEST_BATCH, d));
+    }
+
+    void oldestNumber(long n) {
+        try {
+            zk.client().setData().forPath(QueuePaths.OLDEST_BATCH, QueueJson.text(n));
+        } catch (KeeperException.NoNodeException e) {
+            zk.createPersistent(QueuePaths.OLDEST_BATCH, QueueJson.text(n));
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("move the oldest batch mark", e);
+        }
+    }
+
+    /** Moves a locked batch (its index entry with it); with a report, the status report is written too. */
+    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage, Transition.By by,
+               boolean releaseLock) {
+        Batch batch = lock.batch();
+        String bid = batch.id();
+        Transitions.requireBatch(bid, batch.state(), to, by);
+        BatchStatus status = batch.status().moved(to, errorMessage);
+        List<Op> ops = new ArrayList<>();
+        ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
+        if (report != null) {
+            byte[] data = QueueJson.write(report);
+            ops.add(batch.statusReport() == null
+                    ? ZooKeeperCalls.create(QueuePaths.batchStatusReport(bid), data)
+                    : ZooKeeperCalls.setData(QueuePaths.batchStatusReport(bid), data, -1));
+        }
+        addIndexMove(ops, bid, batch.state(), to);
+        ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
+        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion());
+        Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(), batch.statusVersion() + 1,
+                releaseLock ? null : lock.owner());
+        lock.batch(moved);
+        log.batch(bid, batch.state(), to, reason);
+        return moved;
+    }
+
+    static void addIndexMove(List<Op> ops, String bid, BatchState from, BatchState to) {
+        if (from != to) {
+            ops.add(Op.delete(QueuePaths.batchIndex(from, bid), -1));
+            ops.add(ZooKeeperCalls.create(QueuePaths.batchIndex(to, bid), ZooKeeperCalls.EMPTY));
+        }
+    }
+
+    /**
+     * Processing → reporting when no job of the batch is left in batch-processing and every job
+     * exists. Exact: the transaction checks that the category did not change since it was seen
+     * empty, and that no one holds the batch lock. True when this call moved the batch.
+     */
+    public boolean startReportingIfDone(String bid) {
+        try {
+            Stat refsStat = zk.stat(QueuePaths.batchRefs(bid, BatchRef.PROCESSING));
+            if (refsStat == null || refsStat.getNumChildren() > 0) {
+                return false;
+            }
+            Stat statusStat = new Stat();
+            BatchStatus status = QueueJson.read(QueuePaths.batchStatus(bid), zk.read(QueuePaths.batchStatus(bid), statusStat),
+                    BatchStatus.class);
+            if (status.state() != BatchState.PROCESSING) {
+                return false;
+            }
+            List<Op> ops = new ArrayList<>();
+            ops.add(Op.check(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), refsStat.getVersion()));
+            ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status.moved(BatchState.REPORTING, null)),
+                    statusStat.getVersion()));
+            addIndexMove(ops, bid, BatchState.PROCESSING, BatchState.REPORTING);
+            ops.add(Op.create(QueuePaths.batchLock(bid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
+            ops.add(Op.delete(QueuePaths.batchLock(bid), -1));
+            zk.commit(zk.currentHandle(), ops, () -> {
+                Stat now = zk.stat(QueuePaths.batchStatus(bid));
+                return now != null && now.getVersion() == statusStat.getVersion() + 1;
+            });
+            log.batch(bid, BatchState.PROCESSING, BatchState.REPORTING, "last job ended");
+            return true;
+        } catch (NotFoundException | KeeperException.NoNodeException | KeeperException.BadVersionException
+                 | KeeperException.NodeExistsException e) {
+            return false; // a job moved, the batch moved, or someone holds the batch: a later check decides
+        } catch (KeeperException e) {
+            throw new QueueException("cannot check batch " + bid + " for completion: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Removes what is left of a batch whose jobs are deleted: its nodes and index entries, in one
+     * transaction. Refused while a category still lists jobs (a deletion to be finished first).
+     */
+    void remove(String bid) {
+        List<String> probe = new ArrayList<>();
+        for (BatchState s : BatchState.values()) {
+            probe.add(QueuePaths.batchIndex(s, bid));
+        }
+        List<String> nodes = List.of(QueuePaths.batchStatusReport(bid), QueuePaths.batchSubmission(bid),
+                QueuePaths.batchStatus(bid), QueuePaths.batchLock(bid));
+        probe.addAll(nodes);
+        for (BatchRef r : BatchRef.values()) {
+            probe.add(QueuePaths.batchRefs(bid, r));
+        }
+        probe.add(QueuePaths.batchStates(bid));
+        probe.add(QueuePaths.batch(bid));
+        Map<String, OpResult> r = zk.readMany(probe);
+        List<Op> ops = new ArrayList<>();
+        for (String p : probe) {
+            if (!(r.get(p) instanceof OpResult.GetDataResult d)) {
+                continue; // missing (one left unread for its size is there: deleted too)
+            }
+            if (p.startsWith(QueuePaths.batchStates(bid) + "/") && d.getStat().getNumChildren() > 0) {
+                throw new QueueException(p + " still lists " + d.getStat().getNumChildren() + " job(s): delete them first");
+            }
+            if (!p.equals(QueuePaths.batch(bid)) && !p.equals(QueuePaths.batchStates(bid))) {
+                ops.add(Op.delete(p, -1));
+            }
+        }
+        if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) != null) {
+            ops.add(Op.delete(QueuePaths.batchStates(bid), -1));
+        }
+        if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) != null) {
+            ops.add(Op.delete(QueuePaths.batch(bid), -1));
+        }
+        OpResult.GetDataResult sub = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchSubmission(bid)));
+        String uuid = sub == null ? null : MerrittSubmission.batchUuid(sub.getData());
+        if (uuid != null && !uuid.contains("/") && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
+            ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1)); // as mrt-zk's Batch.delete: the id names no batch any more
+        }
+        if (!ops.isEmpty()) {
+            zk.commitUnlocked("remove batch " + bid, ops);
+        }
+        log.fire(TransitionEvent.BATCH, bid, bid, null, BatchState.DELETED.wire(), "removed");
+    }
+}

@@ -1,0 +1,176 @@
+package org.cdlib.mrt.ingestqueue.queue.batches;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * The queue's batches: creating and locking them, reading them and their folders, and creating
+ * their jobs. A batch's state changes go through {@link QueueStore#transition(BatchLock, BatchState,
+ * String, StatusReport, String)}, beside the jobs'.
+ */
+public final class Batches {
+    private final ZooKeeperCalls zk;
+    private final EphemeralLocks locks;
+    private final BatchRecords records;
+    private final JobCreation creation;
+    private final Consumer<Damaged> damaged;
+    private volatile int maxOpen = 10_000;
+
+    public Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchRecords records, JobCreation creation, Consumer<Damaged> damaged) {
+        this.zk = zk;
+        this.locks = locks;
+        this.records = records;
+        this.creation = creation;
+        this.damaged = damaged;
+    }
+
+    /** Open batches (pending to reporting) beyond which submissions are refused with {@link QueueFullException}. */
+    public void maxOpen(int max) {
+        this.maxOpen = max;
+    }
+
+    /** Creates a batch (refused with {@link QueueFullException} when the open batches are at their cap). */
+    public String create(BatchSubmission submission) {
+        return records.create(submission, maxOpen);
+    }
+
+    /** Takes {@code /batches/BID/lock} if nobody holds it and loads the batch; never blocks. */
+    public Optional<BatchLock> tryLock(String bid, String worker) {
+        LockOwner owner = LockOwner.of(worker);
+        Optional<ZooKeeper> handle = locks.take(QueuePaths.batchLock(bid), owner);
+        if (handle.isEmpty()) {
+            return Optional.empty();
+        }
+        BatchLock lock = new BatchLock(bid, owner, handle.get());
+        try {
+            lock.batch(records.load(bid));
+            return Optional.of(lock);
+        } catch (RuntimeException e) {
+            unlock(lock);
+            throw e;
+        }
+    }
+
+    public void unlock(BatchLock lock) {
+        locks.release(lock);
+    }
+
+    public JobCreation creation() {
+        return creation;
+    }
+
+    /** Whether a batch of this id exists (a malformed id does not). */
+    public boolean exists(String bid) {
+        return QueuePaths.batchNumber(bid) >= 0 && zk.exists(QueuePaths.batch(bid));
+    }
+
+    /** The batch a Merritt batch id ({@code bid-<uuid>}, mrt-zk's {@code /batch-uuids}) names, if it lives. */
+    public java.util.Optional<String> byMerrittId(String batchUuid) {
+        if (batchUuid == null || !batchUuid.matches("[A-Za-z0-9_.-]{1,200}") || batchUuid.startsWith(".")) {
+            return java.util.Optional.empty();
+        }
+        byte[] bid = zk.readOrNull(QueuePaths.batchUuid(batchUuid));
+        return bid == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new String(bid, java.nio.charset.StandardCharsets.UTF_8)).filter(this::exists);
+    }
+
+    public Batch load(String bid) {
+        return records.load(bid);
+    }
+
+    /** The batches of an open state (pending, held, processing, reporting, update-reporting), oldest first. */
+    public List<String> ids(BatchState state) {
+        return records.ids(state);
+    }
+
+    /** Statuses of many batches; a vanished batch is left out, a damaged one noted and left out. */
+    public Map<String, BatchStatus> statuses(List<String> bids) {
+        return records.statuses(bids, damaged);
+    }
+
+    public Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> onDamaged) {
+        return records.statuses(bids, onDamaged);
+    }
+
+    public Map<BatchState, Integer> counts() {
+        return records.counts();
+    }
+
+    /** The newest batch number drawn, and the lowest that may still exist: the range walks go over. */
+    public long newestNumber() {
+        return records.newestNumber();
+    }
+
+    public long oldestNumber() {
+        return records.oldestNumber();
+    }
+
+    public void oldestNumber(long n) {
+        records.oldestNumber(n);
+    }
+
+    /** The job ids listed under one category of a batch; refused when the category is too large to list. */
+    public List<String> jobs(String bid, BatchRef ref) {
+        return zk.children(QueuePaths.batchRefs(bid, ref)).stream().sorted().toList();
+    }
+
+    /** Processing → reporting when no job of the batch is open; true when this call moved it. */
+    public boolean startReportingIfDone(String bid) {
+        return records.startReportingIfDone(bid);
+    }
+
+    /**
+     * Moves a locked batch as an operator or the system does (a worker's move is
+     * {@link QueueStore#transition(BatchLock, BatchState, String, StatusReport, String)}).
+     */
+    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
+               Transition.By by, boolean releaseLock) {
+        return records.move(lock, to, reason, report, errorMessage, by, releaseLock);
+    }
+
+    public void remove(String bid) {
+        records.remove(bid);
+    }
+
+    /**
+     * Creates the batch's jobs from the whole list, after the ones a crashed earlier run created,
+     * whatever the queue holds (tests, benchmarks, tools; the service creates through
+     * {@link #createMoreJobs(BatchLock, List, int, int)}). Still passes the open-jobs gate, so a
+     * capped creator racing with it counts its jobs.
+     */
+    public List<String> createJobs(BatchLock lock, List<NewJob> all) {
+        int done = lock.batch().status().jobsCreated();
+        return creation.create(lock, all.subList(Math.min(done, all.size()), all.size()), all.size(), Integer.MAX_VALUE);
+    }
+
+    /** Creates the next jobs of a batch of {@code total}: {@code next} follow the ones it already has. No cap. */
+    public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total) {
+        return creation.create(lock, next, total, Integer.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #createMoreJobs(BatchLock, List, int)}, creating only the first of {@code next} that
+     * fit while the queue holds at most {@code maxOpen} open jobs ({@code ingest.queue.max-open-jobs}),
+     * fenced across hosts ({@link CapGate}); the rest is left for a later call. Returns the ids created.
+     */
+    public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total, int maxOpen) {
+        return creation.create(lock, next, total, maxOpen);
+    }
+}

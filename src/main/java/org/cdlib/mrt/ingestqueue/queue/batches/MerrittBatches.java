@@ -1,0 +1,118 @@
+package org.cdlib.mrt.ingestqueue.queue.batches;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Batches Merritt's ingest front end creates through mrt-zk's {@code Batch.createBatch}, taken
+ * into this queue: a sequential {@code /batches/bidN} with its submission and a {@code Pending}
+ * status, no {@code states} node (mrt-zk's sign that nobody picked it up) and no entry in our
+ * index. Each pass reads only the batch numbers drawn since the last one (bounded chunks of
+ * reads); a batch is adopted under its lock, in one transaction that checks its status version
+ * and creates its {@code states} node (so mrt-zk's {@code acquirePendingBatch} passes it by from
+ * then on), its reference folders and its index entry, after which our batch-pending consumer
+ * works on it as on our own. A number whose batch is still being written (no status yet) is
+ * looked at again by the next pass.
+ */
+public final class MerrittBatches {
+    private static final Logger LOG = LoggerFactory.getLogger(MerrittBatches.class);
+    private static final int CHUNK = 50;
+    private final Batches batches;
+    private final ZooKeeperCalls zk;
+    private long next = -1; // guarded by this: the lowest number not looked at yet
+
+    public MerrittBatches(Batches batches, ZooKeeperCalls zk) {
+        this.batches = batches;
+        this.zk = zk;
+    }
+
+    /** One pass; the batches adopted. */
+    public synchronized List<String> adopt() {
+        if (next < 0) {
+            next = batches.oldestNumber();
+        }
+        long newest = batches.newestNumber();
+        List<String> adopted = new ArrayList<>();
+        while (next <= newest) {
+            List<String> paths = new ArrayList<>();
+            long to = Math.min(newest, next + CHUNK - 1);
+            for (long n = next; n <= to; n++) {
+                String bid = QueuePaths.batchId(n);
+                paths.addAll(List.of(QueuePaths.batch(bid), QueuePaths.batchStatus(bid), QueuePaths.batchStates(bid),
+                        QueuePaths.batchIndex(BatchState.PENDING, bid)));
+            }
+            Map<String, OpResult> r = zk.readMany(paths);
+            for (long n = next; n <= to; n++, next = n) {
+                String bid = QueuePaths.batchId(n);
+                if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) == null) {
+                    continue; // not a batch (a number of a reservation), or gone
+                }
+                OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
+                if (status == null) {
+                    return adopted; // still being created: the next pass looks again
+                }
+                if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) == null
+                        && ZooKeeperCalls.dataOf(r.get(QueuePaths.batchIndex(BatchState.PENDING, bid))) == null
+                        && pending(bid, status.getData())) {
+                    take(bid).ifPresent(adopted::add);
+                }
+            }
+        }
+        return adopted;
+    }
+
+    private static boolean pending(String bid, byte[] status) {
+        try {
+            return QueueJson.read(QueuePaths.batchStatus(bid), status, BatchStatus.class).state() == BatchState.PENDING;
+        } catch (RuntimeException e) {
+            return false; // damaged: fsck names it
+        }
+    }
+
+    private Optional<String> take(String bid) {
+        Optional<BatchLock> lock;
+        try {
+            lock = batches.tryLock(bid, "merritt-intake");
+        } catch (QueueException e) {
+            LOG.warn("batch {}: a Merritt batch that cannot be read is left alone: {}", bid, e.getMessage());
+            return Optional.empty();
+        }
+        if (lock.isEmpty()) {
+            return Optional.empty(); // an mrt-zk host is taking it, or a pass of ours on another host
+        }
+        try {
+            Batch b = lock.get().batch();
+            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.batchStatus(bid), b.statusVersion()),
+                    Op.check(QueuePaths.batchLock(bid), -1),
+                    ZooKeeperCalls.create(QueuePaths.batchStates(bid), ZooKeeperCalls.EMPTY)));
+            for (BatchRef ref : BatchRef.values()) {
+                ops.add(ZooKeeperCalls.create(QueuePaths.batchRefs(bid, ref), ZooKeeperCalls.EMPTY));
+            }
+            ops.add(ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY));
+            zk.commitUnlocked("adopt Merritt batch " + bid, ops);
+            LOG.info("batch {}: created by Merritt's ingest (profile {}, {} by {}); taken into this queue", bid,
+                    b.submission().profileName(), b.submission().fileName(), b.submission().submitter());
+            return Optional.of(bid);
+        } catch (QueueException e) {
+            LOG.info("batch {}: not taken from Merritt's ingest ({}); looked at again if it is still pending", bid, e.getMessage());
+            return Optional.empty();
+        } finally {
+            batches.unlock(lock.get());
+        }
+    }
+}

@@ -1,0 +1,281 @@
+package org.cdlib.mrt.ingestqueue.queue.fsck;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
+import org.cdlib.mrt.ingestqueue.queue.jobs.MerrittConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
+import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
+import org.cdlib.mrt.ingestqueue.queue.zk.WireForm;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * The consistency check of one job's nodes: the violations found in them and the operations that
+ * repair what can be derived, applied in one transaction under the job's own lock.
+ */
+final class FsckJobCheck {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FsckJobCheck.class);
+    final QueueStore store;
+    final FsckPass p;
+    final String bid;
+    final String jid;
+    final Map<String, OpResult> r;
+    final List<Violation> local = new ArrayList<>();
+    final List<Op> ops = new ArrayList<>();
+    JobState repairedState;
+    /** Whether this pass broke a worker's lock on the job (the status's version moved by one). */
+    private boolean broken;
+
+    FsckJobCheck(QueueStore store, FsckPass p, String bid, String jid, Map<String, OpResult> r) {
+        this.store = store;
+        this.p = p;
+        this.bid = bid;
+        this.jid = jid;
+        this.r = r;
+    }
+
+    byte[] data(String child) {
+        OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobNode(jid, child)));
+        return d == null ? null : d.getData();
+    }
+
+    void note(String kind, String path, String detail, Op... fix) {
+        local.add(new Violation(kind, path, detail, fix.length > 0));
+        ops.addAll(List.of(fix));
+    }
+
+    void run() {
+        boolean oversized = false;
+        for (String child : JobNodes.CHILDREN) {
+            String path = QueuePaths.jobNode(jid, child);
+            if (SizedReads.oversizedBytes(r.get(path)) >= 0) {
+                note("oversized", path, SizedReads.absence(path, r.get(path)).getMessage()
+                        + " (delete the job through the API, or overwrite the node)");
+                oversized = true;
+            }
+        }
+        if (oversized) {
+            finish(null); // listed; the rest of its checks would read the node as missing and "repair" what is there
+            return;
+        }
+        try {
+            MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), store.ingestHome(), bid, jid);
+        } catch (CorruptNodeException e) {
+            note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
+        }
+        String bidNode = QueuePaths.jobNode(jid, "bid");
+        if (!bid.equals(QueueJson.text(data("bid")))) {
+            note("wrong-bid", bidNode, "is '" + QueueJson.text(data("bid")) + "', the job is in batch " + bid + "'s run of ids",
+                    data("bid") == null ? ZooKeeperCalls.create(bidNode, QueueJson.text(bid))
+                            : Op.setData(bidNode, QueueJson.text(bid), -1));
+        }
+        if (data("space_needed") == null) {
+            note("missing-node", QueuePaths.jobNode(jid, "space_needed"), "missing; 0 until estimated again",
+                    ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
+        }
+        try {
+            Identifiers ids = QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
+            unusedArks(ids.primary());
+        } catch (CorruptNodeException e) {
+            note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
+        }
+        Integer priority = null;
+        try {
+            priority = QueuePaths.checkPriorityNode(QueuePaths.jobNode(jid, "priority"),
+                    QueueJson.readInt(QueuePaths.jobNode(jid, "priority"), data("priority")));
+        } catch (CorruptNodeException e) {
+            List<String> refs = p.openRefs.getOrDefault(jid, List.of());
+            if (refs.size() == 1) {
+                priority = QueuePaths.priorityOfRef(refs.get(0).substring(refs.get(0).lastIndexOf('/') + 1));
+                byte[] text = QueueJson.text(priority);
+                note("corrupt-priority", QueuePaths.jobNode(jid, "priority"), e.getMessage() + "; taken from " + refs.get(0),
+                        data("priority") == null ? ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), text)
+                                : Op.setData(QueuePaths.jobNode(jid, "priority"), text, -1));
+            } else {
+                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
+            }
+        }
+        OpResult.GetDataResult statusData = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+        JobState state = null;
+        try {
+            state = QueueJson.read(QueuePaths.jobStatus(jid), statusData == null ? null : statusData.getData(),
+                    JobStatus.class).state();
+        } catch (RuntimeException e) {
+            List<String> refs = p.openRefs.getOrDefault(jid, List.of());
+            if (refs.size() == 1) {
+                String ref = refs.get(0);
+                state = JobState.fromWire(ref.substring(QueuePaths.JOB_STATES.length() + 1, ref.lastIndexOf('/')));
+                byte[] rebuilt = QueueJson.write(new JobStatus(state.zk(), null, QueueTime.now(), 0,
+                        null));
+                note("corrupt-job-status", QueuePaths.jobStatus(jid), e.getMessage() + "; rebuilt as " + state + " from " + ref,
+                        statusData == null ? ZooKeeperCalls.create(QueuePaths.jobStatus(jid), rebuilt)
+                                : ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), rebuilt, statusData.getStat().getVersion()));
+            } else {
+                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (" + refs.size()
+                        + " open references: not derivable)");
+            }
+        }
+        if (state != null) {
+            checkWireForm(statusData);
+        }
+        if (state != null && priority != null) {
+            checkReferences(state, priority);
+        }
+        repairedState = state;
+        finish(statusData);
+    }
+
+    /** A job written before this queue spoke mrt-zk's form: its status and identifiers rewritten in it. */
+    private void checkWireForm(OpResult.GetDataResult statusData) {
+        String path = QueuePaths.jobStatus(jid);
+        if (WireForm.oldStatus(statusData.getData())) {
+            JobStatus s = QueueJson.read(path, statusData.getData(), JobStatus.class);
+            note("old-wire-format", path, "written before mrt-zk's form; rewritten in it",
+                    ZooKeeperCalls.setData(path, WireForm.status(s), statusData.getStat().getVersion()));
+        }
+        String ids = QueuePaths.jobNode(jid, "identifiers");
+        OpResult.GetDataResult idData = ZooKeeperCalls.dataOf(r.get(ids));
+        if (idData != null && WireForm.oldIdentifiers(idData.getData())) {
+            try {
+                Identifiers i = QueueJson.read(ids, idData.getData(), Identifiers.class);
+                note("old-wire-format", ids, "written before mrt-zk's form (primary_id); rewritten in it",
+                        ZooKeeperCalls.setData(ids, QueueJson.write(i), idData.getStat().getVersion()));
+            } catch (CorruptNodeException e) {
+                // reported above as corrupt
+            }
+        }
+    }
+
+    /** An ARK the job may have left unused at the minter, from its effects (read with its nodes: no read of its own). */
+    void unusedArks(String primary) {
+        if (data("effects") == null) {
+            return;
+        }
+        try {
+            JobEffects fx = QueueJson.read(QueuePaths.jobNode(jid, "effects"), data("effects"), JobEffects.class);
+            for (JobEffects.UnusedArk u : fx.unusedArks(primary)) {
+                p.notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid
+                        + ": " + u.detail(), false));
+            }
+        } catch (CorruptNodeException e) {
+            // the job's steps meet a damaged effects node themselves; this check is only the operator's list
+        }
+    }
+
+    void checkReferences(JobState state, int priority) {
+        List<String> probe = new ArrayList<>();
+        for (JobState s : JobState.values()) {
+            if (s.batchRef() != BatchRef.PROCESSING) {
+                probe.add(QueuePaths.jobRef(s, priority, jid));
+            }
+        }
+        Map<String, OpResult> tr = store.calls().readMany(probe);
+        Set<String> refs = new LinkedHashSet<>(p.openRefs.getOrDefault(jid, List.of()));
+        probe.stream().filter(x -> tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
+        String want = QueuePaths.jobRef(state, priority, jid);
+        if (refs.size() != 1 || !refs.contains(want)) {
+            String kind = refs.isEmpty() ? "no-reference" : refs.size() > 1 ? "several-references" : "wrong-reference";
+            List<Op> fix = new ArrayList<>();
+            refs.stream().filter(x -> !x.equals(want)).forEach(x -> fix.add(Op.delete(x, -1)));
+            if (!refs.contains(want)) {
+                fix.add(ZooKeeperCalls.create(want, ZooKeeperCalls.EMPTY));
+            }
+            note(kind, QueuePaths.job(jid), "status " + state + " priority " + priority + ", references " + refs,
+                    fix.toArray(Op[]::new));
+        }
+        BatchRef expected = state.batchRef();
+        List<Op> fix = new ArrayList<>();
+        for (BatchRef ref : BatchRef.values()) {
+            String path = QueuePaths.batchRef(bid, ref, jid);
+            boolean there = r.get(path) instanceof OpResult.GetDataResult;
+            if (there != (ref == expected)) {
+                fix.add(there ? Op.delete(path, -1) : ZooKeeperCalls.create(path, ZooKeeperCalls.EMPTY));
+            }
+        }
+        if (!fix.isEmpty()) {
+            fix.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
+            note("wrong-batch-reference", QueuePaths.batchStates(bid), jid + " is " + state + ", so belongs under "
+                    + expected.node(), fix.toArray(Op[]::new));
+        }
+    }
+
+    /**
+     * Breaks the lock a worker holds on this damaged job, as an operator's unlock does: the lock
+     * deleted and the status rewritten as it is (its version moves, so the holder's next fenced
+     * write fails), in one transaction; a job without a readable status is fenced by the repair's
+     * own rewrite of it. False when the lock changed meanwhile.
+     */
+    private boolean breakLock(OpResult.GetDataResult statusData) {
+        org.apache.zookeeper.data.Stat lock = store.calls().stat(QueuePaths.jobLock(jid));
+        if (lock == null) {
+            return true;
+        }
+        List<Op> ops = new ArrayList<>(List.of(Op.delete(QueuePaths.jobLock(jid), lock.getVersion())));
+        if (statusData != null) {
+            ops.add(Op.setData(QueuePaths.jobStatus(jid), statusData.getData(), statusData.getStat().getVersion()));
+        }
+        try {
+            store.calls().commitUnlocked("break the lock of damaged job " + jid, ops);
+            LOG.warn("job {} batch {}: damaged while a worker held it; its lock broken to repair it", jid, bid);
+            return true;
+        } catch (QueueException e) {
+            return false;
+        }
+    }
+
+    /** Applies the job's repairs in one transaction under its lock (a worker's lock means: next time). */
+    void finish(OpResult.GetDataResult statusData) {
+        boolean applied = false;
+        String why = null;
+        if (p.repair && !ops.isEmpty()) {
+            Optional<JobLock> lock = store.claims().lockJobNode(jid, "fsck");
+            if (lock.isEmpty() && p.breakLocks && breakLock(statusData)) {
+                broken = statusData != null;
+                lock = store.claims().lockJobNode(jid, "fsck");
+            }
+            if (lock.isEmpty()) {
+                why = "locked by a worker: repaired by a later run";
+            } else {
+                List<Op> all = new ArrayList<>(ops);
+                if (statusData != null && ops.stream().noneMatch(o -> o.getPath().equals(QueuePaths.jobStatus(jid)))) {
+                    // the version read, or the one the lock's break left
+                    all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion() + (broken ? 1 : 0)));
+                }
+                all.add(Op.delete(QueuePaths.jobLock(jid), -1));
+                try {
+                    store.moves().commitUnderLock(lock.get(), "repair job " + jid, all);
+                    applied = true;
+                    LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());
+                    if (repairedState != null) {
+                        store.moves().repaired(jid, bid, repairedState);
+                    }
+                } catch (QueueException e) {
+                    why = e.getMessage();
+                    store.unlock(lock.get());
+                }
+            }
+        }
+        for (Violation v : local) {
+            boolean fixed = applied && v.repaired();
+            p.found.add(new Violation(v.kind(), v.path(), why != null && v.repaired() ? v.detail() + " (" + why + ")"
+                    : v.detail(), fixed));
+        }
+    }
+}

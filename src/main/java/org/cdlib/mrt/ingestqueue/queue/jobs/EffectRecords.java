@@ -1,0 +1,80 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/** {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock. */
+public final class EffectRecords {
+    private final ZooKeeperCalls zk;
+
+    public EffectRecords(ZooKeeperCalls zk) {
+        this.zk = zk;
+    }
+
+    /** The job's recorded effects: as the lock knows them, else read. */
+    JobEffects read(JobLock lock) {
+        return known(lock).effects();
+    }
+
+    private KnownEffects known(JobLock lock) {
+        KnownEffects k = lock.effects;
+        if (k != null) {
+            return k;
+        }
+        String path = QueuePaths.jobNode(lock.jid(), "effects");
+        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        try {
+            return new KnownEffects(QueueJson.read(path, zk.read(path, stat), JobEffects.class), stat.getVersion());
+        } catch (NotFoundException e) {
+            return new KnownEffects(JobEffects.none(), -1);
+        }
+    }
+
+    /**
+     * Writes one effect's record under the lock (the transaction checks the lock is still held:
+     * a worker whose lock is gone records nothing). Read back after a lost connection.
+     */
+    JobEffects record(JobLock lock, String name, String state, String detail) {
+        return record(lock, name, state, detail, List.of());
+    }
+
+    /** As {@link #record(JobLock, String, String, String)}, with {@code also} written by the same transaction. */
+    JobEffects record(JobLock lock, String name, String state, String detail, List<Op> also) {
+        return record(lock, name, fx -> fx.with(name, state, detail), also);
+    }
+
+    /** Writes what {@code change} makes of the records (more than one effect at once), fenced alike; {@code name} for messages. */
+    JobEffects record(JobLock lock, String name, java.util.function.UnaryOperator<JobEffects> change, List<Op> also) {
+        String path = QueuePaths.jobNode(lock.jid(), "effects");
+        KnownEffects base = known(lock);
+        JobEffects next = change.apply(base.effects());
+        byte[] data = QueueJson.write(next);
+        List<Op> ops = new java.util.ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+                Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), base.version() < 0
+                ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, base.version())));
+        ops.addAll(also);
+        lock.effects = null; // unknown until the outcome is
+        try {
+            List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
+            if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
+                lock.effects = new KnownEffects(next, base.version() + 1);
+            }
+        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException | KeeperException.BadVersionException
+                 | KeeperException.NodeExistsException e) {
+            throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
+        } catch (KeeperException e) {
+            throw new QueueException("job " + lock.jid() + ": cannot record effect " + name + ": " + e.getMessage(), e);
+        }
+        return next;
+    }
+}

@@ -1,0 +1,127 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+
+/**
+ * Taking a job to work on: its ephemeral lock ({@code /jobs/JID/lock}) and its nodes, read in the
+ * same round trip. A claim never blocks on another holder, and re-checks after locking that the
+ * job is still in the state its reference was seen in.
+ */
+public final class JobClaims {
+    private final EphemeralLocks locks;
+    private final Jobs jobs;
+    private final java.nio.file.Path ingestHome;
+
+    public JobClaims(EphemeralLocks locks, Jobs jobs, java.nio.file.Path ingestHome) {
+        this.locks = locks;
+        this.jobs = jobs;
+        this.ingestHome = ingestHome;
+    }
+
+    /**
+     * Takes {@code /jobs/JID/lock} if nobody holds it and loads the job, both in one round trip
+     * (the read is sent right behind the lock's create); never blocks on another holder.
+     */
+    public Optional<JobLock> tryLockJob(String jid, String worker) {
+        LockOwner owner = LockOwner.of(worker);
+        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, JobNodes.paths(jid)));
+    }
+
+    private Optional<JobLock> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
+        Optional<EphemeralLocks.Taken> taken = locks.await(sent);
+        if (taken.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
+        try {
+            Map<String, OpResult> read = taken.get().read();
+            Optional<Job> job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome))
+                    : jobs.find(jid);
+            if (job.isEmpty()) {
+                locks.release(lock.get());
+                return Optional.empty();
+            }
+            lock.get().job(job.get());
+            if (read != null) {
+                String effects = QueuePaths.jobNode(jid, "effects");
+                lock.get().effects = KnownEffects.of(effects, read.get(effects));
+            }
+            return lock;
+        } catch (RuntimeException e) {
+            locks.release(lock.get());
+            throw e;
+        }
+    }
+
+    /**
+     * Claims many references of a state at once: every lock create and read is sent before any
+     * answer is awaited (one round trip for all). Each element, when called, finishes its own
+     * claim as {@link #claim} does, and throws for its own job only.
+     */
+    public List<Supplier<Optional<JobLock>>> claimAll(JobState state, List<String> refNames, String worker) {
+        List<Supplier<Optional<JobLock>>> out = new ArrayList<>();
+        try {
+            for (String ref : refNames) {
+                String jid = QueuePaths.jidOfRef(ref);
+                LockOwner owner = LockOwner.of(worker);
+                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, JobNodes.paths(jid));
+                out.add(() -> inState(state, locked(jid, owner, sent)));
+            }
+        } catch (RuntimeException e) {
+            for (var sent : out) { // what went out may have locked: no lock of ours stays behind
+                try {
+                    sent.get().ifPresent(locks::release);
+                } catch (RuntimeException ignored) {
+                    // that one's own trouble; the lock (if any) goes with the session at worst
+                }
+            }
+            throw e;
+        }
+        return out;
+    }
+
+    private Optional<JobLock> inState(JobState state, Optional<JobLock> lock) {
+        if (lock.isPresent() && lock.get().job().state() != state) {
+            locks.release(lock.get());
+            return Optional.empty();
+        }
+        return lock;
+    }
+
+    /** Takes the lock without reading the job (to repair or delete a damaged one). */
+    public Optional<JobLock> lockJobNode(String jid, String worker) {
+        LockOwner owner = LockOwner.of(worker);
+        return locks.take(QueuePaths.jobLock(jid), owner).map(h -> new JobLock(jid, owner, h));
+    }
+
+    /**
+     * Locks the job behind a reference seen in {@code state} and re-checks, after locking, that
+     * the job is still in that state; empty when someone else has it or it moved on.
+     */
+    public Optional<JobLock> claim(JobState state, String refName, String worker) {
+        return inState(state, tryLockJob(QueuePaths.jidOfRef(refName), worker));
+    }
+
+    /** The first job of the state, in priority order, that this caller could lock. */
+    public Optional<JobLock> claimNext(JobState state, String worker) {
+        for (String ref : jobs.refs(state)) {
+            Optional<JobLock> lock = claim(state, ref, worker);
+            if (lock.isPresent()) {
+                return lock;
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,124 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * The nodes a job is kept in ({@code /jobs/JID/...}) and how a read of them becomes a {@link Job}:
+ * a job whose nodes are all gone has vanished; one with a node missing or unreadable is damaged,
+ * named, and harms no other job of the same read.
+ */
+public final class JobNodes {
+    public static final List<String> CHILDREN = List.of("configuration", "status", "priority", "space_needed",
+            "identifiers", "bid", "lock", "effects");
+    /** Children mrt-zk gives a job that no step here reads back; a job's deletion removes them too. */
+    static final List<String> NOT_READ = List.of("metadata", "inventory", "store");
+
+    private JobNodes() {
+    }
+
+    /** The nodes one job is read from (one read transaction holds them: well under its byte bound). */
+    static List<String> paths(String jid) {
+        List<String> paths = new ArrayList<>();
+        for (String c : CHILDREN) {
+            paths.add(QueuePaths.jobNode(jid, c));
+        }
+        return paths;
+    }
+
+    /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
+    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged, java.nio.file.Path ingestHome) {
+        List<Job> out = new ArrayList<>();
+        for (String jid : jids) {
+            OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+            String pc = QueuePaths.jobNode(jid, "configuration");
+            boolean config = ZooKeeperCalls.dataOf(r.get(pc)) != null || SizedReads.oversizedBytes(r.get(pc)) >= 0;
+            if (status == null && !config && SizedReads.oversizedBytes(r.get(QueuePaths.jobStatus(jid))) < 0) {
+                continue; // deleted, or never created
+            }
+            try {
+                if (status == null) {
+                    throw SizedReads.absence(QueuePaths.jobStatus(jid),
+                            r.get(QueuePaths.jobStatus(jid)));
+                }
+                out.add(toJob(jid, r, status, ingestHome));
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("job", jid, e));
+            }
+        }
+        return out;
+    }
+
+    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status, java.nio.file.Path ingestHome) {
+        String pc = QueuePaths.jobNode(jid, "configuration");
+        String pp = QueuePaths.jobNode(jid, "priority");
+        String ps = QueuePaths.jobNode(jid, "space_needed");
+        String pi = QueuePaths.jobNode(jid, "identifiers");
+        String pb = QueuePaths.jobNode(jid, "bid");
+        OpResult.GetDataResult config = required(pc, r.get(pc));
+        OpResult.GetDataResult ids = optional(pi, r.get(pi));
+        OpResult.GetDataResult space = optional(ps, r.get(ps));
+        OpResult.GetDataResult bid = optional(pb, r.get(pb));
+        JobConfiguration configuration = MerrittConfiguration.read(pc, config.getData(), ingestHome,
+                bid != null ? QueueJson.text(bid.getData()) : null, jid);
+        JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
+        try {
+            jobStatus.state();
+            if (jobStatus.lastSuccessfulStatus() != null) {
+                jobStatus.lastSuccessful();
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CorruptNodeException(QueuePaths.jobStatus(jid), e.getMessage());
+        }
+        return new Job(jid,
+                bid != null ? QueueJson.text(bid.getData()) : configuration.batchId(),
+                configuration,
+                jobStatus,
+                QueuePaths.checkPriorityNode(pp, QueueJson.readInt(pp, required(pp, r.get(pp)).getData())),
+                space == null ? 0 : QueueJson.readLong(ps, space.getData()),
+                ids == null ? new Identifiers(null, List.of()) : QueueJson.read(pi, ids.getData(), Identifiers.class),
+                status.getStat().getVersion(),
+                lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));
+    }
+
+    /** A node that may be missing; one left unread for its size makes the job damaged (read as missing it would mislead). */
+    private static OpResult.GetDataResult optional(String path, OpResult r) {
+        if (SizedReads.oversizedBytes(r) >= 0) {
+            throw SizedReads.absence(path, r);
+        }
+        return ZooKeeperCalls.dataOf(r);
+    }
+
+    private static OpResult.GetDataResult required(String path, OpResult r) {
+        OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r);
+        if (d == null) {
+            throw SizedReads.absence(path, r);
+        }
+        return d;
+    }
+
+    public static LockOwner lockOwner(String path, OpResult.GetDataResult d) {
+        if (d == null) {
+            return null;
+        }
+        try {
+            return QueueJson.read(path, d.getData(), LockOwner.class);
+        } catch (CorruptNodeException e) {
+            return new LockOwner("unknown", 0, "unknown", null, null);
+        }
+    }
+}

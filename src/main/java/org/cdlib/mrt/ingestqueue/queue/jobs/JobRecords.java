@@ -1,0 +1,292 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
+import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
+import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * Jobs in ZooKeeper: reads, counts and moves. A move is one transaction in the design's order:
+ * the status (version-checked), priority / space_needed if they changed, the old state reference
+ * deleted, the new one created, the batch reference moved (bumping batch-processing's version),
+ * the lock deleted.
+ */
+public final class JobRecords {
+    private final ZooKeeperCalls zk;
+    private final TransitionLog log;
+    private final ObjectLocks objects;
+    private final java.nio.file.Path ingestHome;
+    private final SpaceCounters spaceCounters;
+
+    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome) {
+        this.ingestHome = ingestHome;
+        this.zk = zk;
+        this.spaceCounters = new SpaceCounters(zk);
+        this.log = log;
+        this.objects = objects;
+    }
+
+    /** This process's writer of the disk reservation counters: every change of them goes through it. */
+    public SpaceCounters spaceCounters() {
+        return spaceCounters;
+    }
+
+    /** Reference names {@code PP-JID} of a state, in run order; refused for a folder too large to list. */
+    List<String> refs(JobState state) {
+        List<String> refs = new ArrayList<>(zk.children(QueuePaths.jobState(state)));
+        refs.sort(null);
+        return refs;
+    }
+
+    /** How many jobs each state holds, from the reference folders' {@code Stat}, in one read transaction. */
+    Map<JobState, Integer> counts() {
+        List<String> paths = new ArrayList<>();
+        List<JobState> states = new ArrayList<>();
+        for (JobState s : JobState.values()) {
+            if (s != JobState.DELETED) {
+                states.add(s);
+                paths.add(QueuePaths.jobState(s));
+            }
+        }
+        Map<String, OpResult> r = zk.readMany(paths);
+        Map<JobState, Integer> counts = new EnumMap<>(JobState.class);
+        for (JobState s : states) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobState(s)));
+            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
+        }
+        return counts;
+    }
+
+    /** Jobs in pending … notify and held: the ones that count against the open-job windows. */
+    int openCount() {
+        Map<JobState, Integer> c = counts();
+        return c.entrySet().stream().filter(e -> e.getKey().batchRef() == BatchRef.PROCESSING)
+                .mapToInt(Map.Entry::getValue).sum();
+    }
+
+    /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
+    long spaceNeeded(List<String> jids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, "space_needed")).toList());
+        long sum = 0;
+        for (String jid : jids) {
+            String path = QueuePaths.jobNode(jid, "space_needed");
+            var d = ZooKeeperCalls.dataOf(r.get(path));
+            if (d == null) {
+                continue;
+            }
+            try {
+                sum += QueueJson.readLong(path, d.getData());
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("job", jid, e));
+            }
+        }
+        return sum;
+    }
+
+    /** One child node of each job ({@code identifiers}, {@code configuration}), read in bounded transactions; a vanished job is left out, a damaged one noted. */
+    <T> Map<String, T> nodes(List<String> jids, String child, Class<T> type, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, child)).toList());
+        Map<String, T> out = new java.util.LinkedHashMap<>();
+        for (String jid : jids) {
+            String path = QueuePaths.jobNode(jid, child);
+            var d = ZooKeeperCalls.dataOf(r.get(path));
+            if (SizedReads.oversizedBytes(r.get(path)) >= 0) {
+                damaged.accept(Damaged.of("job", jid, SizedReads.absence(path, r.get(path))));
+            } else if (d != null) {
+                try {
+                    out.put(jid, QueueJson.read(path, d.getData(), type));
+                } catch (CorruptNodeException e) {
+                    damaged.accept(Damaged.of("job", jid, e));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
+    Map<JobState, Integer> states(List<String> jids, Consumer<Damaged> damaged) {
+        Map<JobState, Integer> out = new java.util.EnumMap<>(JobState.class);
+        stateOf(jids, damaged).values().forEach(s -> out.merge(s, 1, Integer::sum));
+        return out;
+    }
+
+    /** Each job's state from its status node alone; a vanished job is left out, a damaged one named. */
+    Map<String, JobState> stateOf(List<String> jids, Consumer<Damaged> damaged) {
+        Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
+        Map<String, JobState> out = new java.util.LinkedHashMap<>();
+        for (String jid : jids) {
+            var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+            if (SizedReads.oversizedBytes(r.get(QueuePaths.jobStatus(jid))) >= 0) {
+                damaged.accept(Damaged.of("job", jid, SizedReads.absence(QueuePaths.jobStatus(jid), r.get(QueuePaths.jobStatus(jid)))));
+                continue;
+            }
+            if (d == null) {
+                continue;
+            }
+            try {
+                out.put(jid, QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class).state());
+            } catch (CorruptNodeException e) {
+                damaged.accept(Damaged.of("job", jid, e));
+            } catch (IllegalArgumentException e) {
+                damaged.accept(new Damaged("job", jid, QueuePaths.jobStatus(jid), e.getMessage()));
+            }
+        }
+        return out;
+    }
+
+    /** Loads jobs in bounded read transactions; a vanished job is left out, a damaged one named. */
+    List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
+        List<String> paths = new ArrayList<>();
+        for (String jid : jids) {
+            paths.addAll(JobNodes.paths(jid));
+        }
+        return JobNodes.parse(jids, zk.readMany(paths), damaged, ingestHome);
+    }
+
+    /**
+     * Moves a locked job; the lock is released by the same transaction. {@code openLeft} hears how
+     * many jobs its batch still has open when the move took one out of batch-processing (the
+     * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
+     */
+    public Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+             java.util.function.IntConsumer openLeft) {
+        Job job = lock.job();
+        String jid = job.id();
+        JobState from = job.state();
+        Transitions.requireJob(jid, from, to, by);
+        if (to == JobState.DELETED) {
+            throw new IllegalArgumentException("deleting goes through AdminActions.deleteJob");
+        }
+        JobStatus old = job.status();
+        JobState lastSuccessful = old.lastSuccessful();
+        if (to == from.successor()) { // mrt-zk's meaning: the state a step succeeded in and left
+            lastSuccessful = from;
+        }
+        int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
+        String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
+        // the history rides in the status node, so it is written by this same transaction
+        JobStatus status = new JobStatus(to.zk(), lastSuccessful == null ? null : lastSuccessful.zk(),
+                QueueTime.now(), retries, error, JobHistory.append(old.history(),
+                        JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
+        int priority = change.priority() != null ? change.priority() : job.priority();
+        long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
+
+        List<Op> ops = new ArrayList<>();
+        ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
+        if (priority != job.priority()) {
+            ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
+        }
+        if (space != job.spaceNeeded()) {
+            ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
+        }
+        ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
+        ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
+        addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
+        objects.addRelease(ops, job, from, to);
+        if (keepFor == null) {
+            ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
+        } else {
+            // handed to this process's worker of the next state: the same session keeps the lock, renamed
+            ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
+        }
+        List<OpResult> results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
+                ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
+                        SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
+                : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+        openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
+
+        Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
+                job.statusVersion() + 1, keepFor);
+        lock.job(moved);
+        log.job(jid, job.batchId(), from, to, change.reason());
+        return moved;
+    }
+
+    /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */
+    private static int openLeft(List<Op> ops, List<OpResult> results, String bid) {
+        String processing = QueuePaths.batchRefs(bid, BatchRef.PROCESSING);
+        for (int i = 0; i < ops.size() && i < results.size(); i++) {
+            if (ops.get(i).getPath().equals(processing) && results.get(i) instanceof OpResult.SetDataResult r) {
+                return r.getStat().getNumChildren();
+            }
+        }
+        return -1; // not bumped, or the outcome was read back after a lost connection
+    }
+
+    /** Writes the job's identifiers at once (an ARK just minted), under its lock. */
+    void writeIdentifiers(JobLock lock, Identifiers identifiers) {
+        String jid = lock.jid();
+        String path = QueuePaths.jobNode(jid, "identifiers");
+        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
+                Op.check(QueuePaths.jobStatus(jid), lock.job().statusVersion()), // a broken lock moved it: fenced
+                identifiersWrite(jid, identifiers));
+        try {
+            zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+            throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new StaleLockException("job " + jid + ": session expired before identifiers were written");
+        } catch (KeeperException e) {
+            throw new QueueException("job " + jid + ": cannot write identifiers: " + e.getMessage(), e);
+        }
+        identifiersWritten(lock, identifiers);
+    }
+
+    static Op identifiersWrite(String jid, Identifiers identifiers) {
+        return ZooKeeperCalls.setData(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(identifiers), -1);
+    }
+
+    /** The lock's job carries the identifiers a transaction under it wrote. */
+    static void identifiersWritten(JobLock lock, Identifiers identifiers) {
+        Job j = lock.job();
+        lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
+                identifiers, j.statusVersion(), j.lockOwner()));
+    }
+
+    /** Moves the job's batch reference between categories and bumps batch-processing's version. */
+    static void addBatchRefMove(List<Op> ops, String bid, String jid, BatchRef from, BatchRef to) {
+        if (from == to) {
+            return;
+        }
+        if (from != null) {
+            ops.add(Op.delete(QueuePaths.batchRef(bid, from, jid), -1));
+        }
+        if (to != null) {
+            ops.add(Op.create(QueuePaths.batchRef(bid, to, jid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.PERSISTENT));
+        }
+        ops.add(Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
+    }
+}

@@ -1,0 +1,115 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * Reading jobs: one or many (in bounded read transactions), single nodes of many, a state's
+ * references and counts. A damaged job is left out of a read of many and named; read alone it
+ * throws {@link CorruptNodeException}.
+ */
+public final class Jobs {
+    private final ZooKeeperCalls zk;
+    private final JobRecords records;
+    private final Consumer<Damaged> damaged;
+
+    public Jobs(ZooKeeperCalls zk, JobRecords records, Consumer<Damaged> damaged) {
+        this.zk = zk;
+        this.records = records;
+        this.damaged = damaged;
+    }
+
+    /** Reference names {@code PP-JID} of a state, in run order (a terminal state only while it is small). */
+    public List<String> refs(JobState state) {
+        return records.refs(state);
+    }
+
+    public Map<JobState, Integer> counts() {
+        return records.counts();
+    }
+
+    /** Jobs in the open states (pending … notify, held), the ones the creation windows count. */
+    public int openCount() {
+        return records.openCount();
+    }
+
+    public Job load(String jid) {
+        return find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
+    }
+
+    /** The job, empty when it does not exist; a damaged job throws {@link CorruptNodeException}. */
+    public Optional<Job> find(String jid) {
+        return one(records.load(List.of(jid), Jobs::corrupt));
+    }
+
+    static Optional<Job> one(List<Job> found) {
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+    }
+
+    static void corrupt(Damaged d) {
+        throw new CorruptNodeException(d.path(), d.problem().replaceFirst("^znode \\S+ is corrupt: ", ""));
+    }
+
+    /** Loads jobs in bounded read transactions; a damaged job is noted and left out. */
+    public List<Job> load(List<String> jids) {
+        return records.load(jids, damaged);
+    }
+
+    public List<Job> load(List<String> jids, Consumer<Damaged> onDamaged) {
+        return records.load(jids, onDamaged);
+    }
+
+    /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
+    public Map<String, Identifiers> identifiers(List<String> jids) {
+        return records.nodes(jids, "identifiers", Identifiers.class, damaged);
+    }
+
+    /** The jobs' configurations only (for search by title), read alike. */
+    public Map<String, JobConfiguration> configurations(List<String> jids) {
+        return records.nodes(jids, "configuration", JobConfiguration.class, damaged);
+    }
+
+    /** The job's recorded outside effects ({@code /jobs/JID/effects}, one node: none yet, or damaged, is empty). */
+    public JobEffects effects(String jid) {
+        return records.nodes(List.of(jid), "effects", JobEffects.class, damaged).getOrDefault(jid, JobEffects.none());
+    }
+
+    /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
+    public long spaceNeeded(List<String> jids) {
+        return records.spaceNeeded(jids, damaged);
+    }
+
+    /** The bytes the jobs in downloading have reserved on the working disk, with the version admissions check. */
+    public SpaceReservation spaceReserved() {
+        return SpaceReservation.read(zk);
+    }
+
+    /** How many jobs a state holds now (its folder's {@code Stat}). */
+    public int count(JobState state) {
+        var st = zk.stat(QueuePaths.jobState(state));
+        return st == null ? 0 : st.getNumChildren();
+    }
+
+    /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
+    public Map<JobState, Integer> states(List<String> jids) {
+        return records.states(jids, damaged);
+    }
+
+    /** Each job's state, read from its status node alone (a vanished or damaged job is left out). */
+    public Map<String, JobState> statesOf(List<String> jids) {
+        return records.stateOf(jids, damaged);
+    }
+}

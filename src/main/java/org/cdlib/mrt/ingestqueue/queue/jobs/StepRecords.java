@@ -1,0 +1,99 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a step records under its job's lock while it works, so a job restarted after a crash or a
+ * lost connection repeats no outside effect: the object's identifiers, each outside effect as
+ * started and done ({@code /jobs/JID/effects}), and the object lock (one writer per object).
+ * Every write is fenced by the job's lock.
+ */
+public final class StepRecords {
+    private static final Logger LOG = LoggerFactory.getLogger(StepRecords.class);
+
+    private final JobRecords jobs;
+    private final EffectRecords effects;
+    private final ObjectLocks objects;
+    private final ZooKeeperCalls zk;
+
+    public StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects, ZooKeeperCalls zk) {
+        this.zk = zk;
+        this.jobs = jobs;
+        this.effects = effects;
+        this.objects = objects;
+    }
+
+    public void writeIdentifiers(JobLock lock, Identifiers identifiers) {
+        jobs.writeIdentifiers(lock, identifiers);
+        LOG.info("job {} batch {}: identifiers {} {}", lock.jid(), lock.job().batchId(), identifiers.primary(),
+                identifiers.localId());
+    }
+
+    /**
+     * The identifiers and the mint's record as done with the ARK {@code minted}, in one transaction
+     * under the job's lock. {@code minted} differs from the identifiers' ARK when another job bound
+     * the local id first: the record then names the ARK left unused at the minter.
+     */
+    public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers, String minted) {
+        JobEffects fx = effects.record(lock, JobEffects.MINT, "done", minted,
+                List.of(JobRecords.identifiersWrite(lock.jid(), identifiers)));
+        JobRecords.identifiersWritten(lock, identifiers);
+        LOG.info("job {} batch {}: identifiers {} {} (minted{})", lock.jid(), lock.job().batchId(), identifiers.primary(),
+                identifiers.localId(), minted.equals(identifiers.primary()) ? "" : " " + minted + ", not used");
+        return fx;
+    }
+
+    /**
+     * Before a mint whose earlier attempt began and recorded no answer: that mint is recorded as
+     * lost (its ARK, if EZID made one, is never used) and this one as started, in one transaction.
+     */
+    public JobEffects mintAgain(JobLock lock, String detail) {
+        return effects.record(lock, JobEffects.MINT, fx -> fx.withLostMint().with(JobEffects.MINT, "started", detail), List.of());
+    }
+
+    /**
+     * One writer per object: takes the ARK's object lock for this job until it leaves recording
+     * (or fails, or is held). Null when the job holds it now; else the job that is writing the
+     * object, for which this one waits (it stays in its state, no worker thread is held).
+     */
+    public String lockObject(JobLock lock, String ark) {
+        return objects.lock(lock, ark);
+    }
+
+    /** The job's recorded outside effects (none yet: empty). */
+    public JobEffects effects(JobLock lock) {
+        return effects.read(lock);
+    }
+
+    /** Records an effect as started (just before the call), under the job's lock. */
+    public JobEffects effectStarted(JobLock lock, String name, String detail) {
+        return effects.record(lock, name, "started", detail);
+    }
+
+    /**
+     * The storage add about to be sent, recorded as started with {@code detail}, and described as
+     * mrt-zk describes it ({@link MerrittJobNodes#store}) by the same transaction.
+     */
+    public JobEffects storeStarted(JobLock lock, String detail, String manifestUrl, String mode, List<String> deleted) {
+        return effects.record(lock, JobEffects.STORAGE, "started", detail,
+                List.of(MerrittJobNodes.store(zk, lock.jid(), manifestUrl, mode, deleted)));
+    }
+
+    /** The add's answer recorded as done, and the version's inventory record described as mrt-zk does, in one transaction. */
+    public JobEffects storeDone(JobLock lock, String detail, String inventoryManifestUrl) {
+        return effects.record(lock, JobEffects.STORAGE, "done", detail,
+                List.of(MerrittJobNodes.inventory(zk, lock.jid(), inventoryManifestUrl)));
+    }
+
+    /** Records an effect as done with its result (right after the call), under the job's lock. */
+    public JobEffects effectDone(JobLock lock, String name, String detail) {
+        return effects.record(lock, name, "done", detail);
+    }
+}

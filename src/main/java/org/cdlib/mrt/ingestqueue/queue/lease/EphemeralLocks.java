@@ -1,0 +1,218 @@
+package org.cdlib.mrt.ingestqueue.queue.lease;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ephemeral lock nodes of jobs and batches. A lock create whose answer a lost connection
+ * hid is resolved by reading the node back (ours: we hold it; someone else's: we do not); a
+ * release that cannot reach ZooKeeper is retried in the background until it succeeds or the
+ * session that owns the lock is gone, as Curator's guaranteed delete does, so a lock never
+ * outlives its work while its session lives on.
+ */
+public final class EphemeralLocks implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EphemeralLocks.class);
+    private final ZooKeeperCalls zk;
+    private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "zkqueue-lock-release");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public EphemeralLocks(ZooKeeperCalls zk) {
+        this.zk = zk;
+    }
+
+    /** Creates the lock node if nobody holds it; the handle it was created through, or empty. */
+    public Optional<ZooKeeper> take(String path, LockOwner owner) {
+        byte[] data = QueueJson.write(owner);
+        long deadline = System.currentTimeMillis() + ZooKeeperCalls.CONNECT_WAIT_MS;
+        while (true) {
+            ZooKeeper handle = zk.currentHandle();
+            try {
+                handle.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                return Optional.of(handle);
+            } catch (KeeperException.NodeExistsException e) {
+                Stat st = zk.statOrNull(handle, path);
+                if (st != null && st.getEphemeralOwner() == handle.getSessionId() && Arrays.equals(data, zk.readOrNull(path))) {
+                    return Optional.of(handle); // our own create, applied before a connection loss
+                }
+                return Optional.empty();
+            } catch (KeeperException.NoNodeException e) {
+                return Optional.empty(); // the job or batch is gone
+            } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    // whether the create applied is unknown: make sure no lock of ours stays behind
+                    release(handle, handle.getSessionId(), path, data);
+                    throw new QueueException("cannot lock " + path + ": ZooKeeper connection keeps dropping");
+                }
+                pause(200);
+            } catch (KeeperException e) {
+                throw new QueueException("cannot lock " + path + ": " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new QueueException("interrupted while locking " + path, e);
+            }
+        }
+    }
+
+    /** A lock taken, and what was read right behind it (null when that read must be made again). */
+    public record Taken(ZooKeeper handle, Map<String, OpResult> read) {
+    }
+
+    /** A lock's create and the read behind it, sent and not yet answered. */
+    public record Pending(String path, LockOwner owner, List<String> paths, ZooKeeper handle, CompletableFuture<Integer> created,
+                   CompletableFuture<List<OpResult>> read) {
+    }
+
+    /**
+     * Sends a lock's create and, right behind it, the read of {@code paths}, without waiting: many
+     * claims can be in flight at once. ZooKeeper serves one session's requests in order, so the read
+     * sees what the lock found (the previous holder's transition, which deleted its lock, included).
+     */
+    public Pending send(String path, LockOwner owner, List<String> paths) {
+        ZooKeeper handle = zk.currentHandle();
+        CompletableFuture<Integer> created = new CompletableFuture<>();
+        CompletableFuture<List<OpResult>> read = new CompletableFuture<>();
+        handle.create(path, QueueJson.write(owner), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL,
+                (rc, p, ctx, name) -> created.complete(rc), null);
+        // a read multi answers each op on its own (a missing node is an error result), whatever rc says
+        handle.multi(paths.stream().map(Op::getData).toList(), (rc, p, ctx, results) -> read.complete(results), null);
+        zk.counted(1 + paths.size());
+        return new Pending(path, owner, paths, handle, created, read);
+    }
+
+    /**
+     * The outcome of a {@link #send}: the lock and what was read behind it; empty when someone else
+     * holds the lock or the node is gone. A lost connection leaves the create's outcome unknown:
+     * then the ordinary {@link #take} resolves it, and the read is left to the caller (null).
+     */
+    public Optional<Taken> await(Pending p) {
+        int rc;
+        try {
+            rc = p.created.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            release(p.handle, p.handle.getSessionId(), p.path, QueueJson.write(p.owner)); // it may have been created: no lock of ours stays behind
+            throw new QueueException("interrupted while locking " + p.path, e);
+        } catch (ExecutionException e) {
+            throw new QueueException("cannot lock " + p.path + ": " + e.getCause(), e.getCause());
+        }
+        if (rc == KeeperException.Code.NODEEXISTS.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+            return Optional.empty();
+        }
+        if (rc != KeeperException.Code.OK.intValue()) {
+            return take(p.path, p.owner).map(h -> new Taken(h, null));
+        }
+        List<OpResult> results = p.read.join(); // answered right after the create
+        if (results == null || results.size() != p.paths.size()) {
+            return Optional.of(new Taken(p.handle, null));
+        }
+        Map<String, OpResult> byPath = new LinkedHashMap<>();
+        for (int i = 0; i < p.paths.size(); i++) {
+            byPath.put(p.paths.get(i), results.get(i));
+        }
+        return Optional.of(new Taken(p.handle, byPath));
+    }
+
+    /** Deletes the lease's lock node if it is still its own; retried in the background while the session lives. */
+    public void release(Lease lease) {
+        release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes);
+    }
+
+    private void release(ZooKeeper handle, long sessionId, String path, byte[] owner) {
+        if (!tryRelease(handle, sessionId, path, owner)) {
+            LOG.warn("lock {} not released yet (ZooKeeper unreachable): retrying until it is or the session ends", path);
+            retries.schedule(() -> retry(handle, sessionId, path, owner, 1), 500, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void retry(ZooKeeper handle, long sessionId, String path, byte[] owner, int attempt) {
+        if (tryRelease(handle, sessionId, path, owner)) {
+            LOG.info("lock {} released after {} retries", path, attempt);
+        } else {
+            retries.schedule(() -> retry(handle, sessionId, path, owner, attempt + 1), Math.min(5000, 500L * attempt),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * True when our lock is gone (released, gone with its session, or broken and now someone
+     * else's, which is left alone); false when it must be tried again. The node is deleted only
+     * when both its session and its owner bytes are ours, at the version read with them.
+     */
+    private boolean tryRelease(ZooKeeper handle, long sessionId, String path, byte[] owner) {
+        if (handle.getSessionId() != sessionId || !handle.getState().isAlive()) {
+            return true; // the session is over, and its ephemeral lock with it
+        }
+        try {
+            for (int attempt = 0; attempt < 3; attempt++) {
+                Stat st = new Stat();
+                byte[] data = handle.getData(path, false, st);
+                if (st.getEphemeralOwner() != sessionId || !Arrays.equals(owner, data)) {
+                    return true; // not ours (any more): a lock break, and maybe a new claim
+                }
+                try {
+                    handle.delete(path, st.getVersion());
+                    return true;
+                } catch (KeeperException.BadVersionException e) {
+                    // handed on in this process meanwhile (a kept lock is rewritten): read it again
+                }
+            }
+            return false;
+        } catch (KeeperException.NoNodeException e) {
+            return true;
+        } catch (KeeperException.SessionExpiredException e) {
+            return true;
+        } catch (KeeperException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    public boolean watch(String path, CuratorWatcher onChange) {
+        try {
+            zk.counted(1);
+            return zk.client().checkExists().usingWatcher(onChange).forPath(path) != null;
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("watch " + path, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        retries.shutdownNow();
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package org.cdlib.mrt.ingestqueue.queue.lease;
+
+import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+
+/** A held {@code /jobs/JID/lock}; see {@link Lease} for the guarantees. */
+public final class JobLock extends Lease {
+    private final String jid;
+    private volatile Job job;
+    /** The job's effects node as this lock last read or wrote it; null: to be read. */
+    public volatile KnownEffects effects;
+
+    public JobLock(String jid, LockOwner owner, ZooKeeper zk) {
+        super(QueuePaths.jobLock(jid), owner, zk);
+        this.jid = jid;
+    }
+
+    public String jid() {
+        return jid;
+    }
+
+    /** The job as read right after locking (or after the last write made under this lock). */
+    public Job job() {
+        return job;
+    }
+
+    public void job(Job job) {
+        this.job = job;
+    }
+
+    @Override
+    String what() {
+        return "job " + jid;
+    }
+}

@@ -1,0 +1,129 @@
+package org.cdlib.mrt.ingestqueue.queue.lease;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * One writer per object: {@code /locks/objects/<url-encoded ARK>} names the job writing the object,
+ * from processing through storing until it leaves recording (the move out of recording deletes it
+ * in its own transaction, as does a failure or hold on the way). Persistent, since processing,
+ * storing and recording may run on different hosts.
+ */
+public final class ObjectLocks {
+    /** The states in which a job is writing its object: it keeps the lock from one to the next. */
+    private static final java.util.Set<JobState> WRITING = java.util.EnumSet.of(JobState.PROCESSING, JobState.STORING,
+            JobState.RECORDING);
+
+    private final ZooKeeperCalls zk;
+    /** Tests only: runs between reading a holder's status and the takeover's commit. */
+    public volatile Runnable afterHolderRead;
+
+    public ObjectLocks(ZooKeeperCalls zk) {
+        this.zk = zk;
+    }
+
+    /**
+     * Takes the object's lock for this job (persistent: it spans processing, storing and recording,
+     * which may run on different hosts), unless another job holds it and is still writing the object
+     * (in processing, storing or recording). Returns null when taken (or already ours), else the holder.
+     */
+    public String lock(JobLock lock, String ark) {
+        String path = QueuePaths.objectLock(ark);
+        byte[] mine = QueueJson.text(lock.jid());
+        for (int attempt = 0; attempt < 5; attempt++) {
+            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            byte[] held;
+            try {
+                held = zk.read(path, stat);
+            } catch (NotFoundException e) {
+                held = null;
+            }
+            List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+                    Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion())));
+            if (held == null) {
+                ops.add(ZooKeeperCalls.create(path, mine));
+            } else {
+                String holder = QueueJson.text(held);
+                if (holder.equals(lock.jid())) {
+                    return null;
+                }
+                org.apache.zookeeper.data.Stat holderStat = new org.apache.zookeeper.data.Stat();
+                byte[] st;
+                try {
+                    st = zk.read(QueuePaths.jobStatus(holder), holderStat);
+                } catch (NotFoundException e) {
+                    st = null;
+                }
+                JobState state = null;
+                try {
+                    state = st == null ? null : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
+                } catch (RuntimeException e) {
+                    // a damaged holder cannot be writing: take the object over
+                }
+                if (state != null && WRITING.contains(state)) {
+                    return holder;
+                }
+                Runnable hook = afterHolderRead;
+                if (hook != null) {
+                    hook.run();
+                }
+                // the holder moved on without letting go: taken over only if it is still where it was read
+                // (a requeue into processing or storing meanwhile moves its status, and this transaction fails)
+                if (st != null) { // a holder that is gone cannot come back
+                    ops.add(Op.check(QueuePaths.jobStatus(holder), holderStat.getVersion()));
+                }
+                ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion()));
+            }
+            try {
+                zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
+                return null;
+            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+                // the job's own status moved (stale), or another job or the holder moved first: look again
+                org.apache.zookeeper.data.Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
+                if (status == null || status.getVersion() != lock.job().statusVersion()) {
+                    throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark + " not locked");
+                }
+                // another job took the object meanwhile: look again
+            } catch (KeeperException.NoNodeException e) {
+                if (!zk.exists(QueuePaths.OBJECT_LOCKS)) {
+                    zk.createPersistent(QueuePaths.OBJECT_LOCKS, ZooKeeperCalls.EMPTY);
+                    continue;
+                }
+                throw new StaleLockException("job " + lock.jid() + ": the lock is gone; object " + ark + " not locked");
+            } catch (KeeperException e) {
+                throw new QueueException("job " + lock.jid() + ": cannot lock object " + ark + ": " + e.getMessage(), e);
+            }
+        }
+        throw new QueueException("job " + lock.jid() + ": object lock " + path + " is too contended");
+    }
+
+    /**
+     * The delete of the job's object lock, when a move ends its writing of the object and it holds
+     * one: anything but processing → storing → recording (a failure, a hold, recording's success).
+     */
+    public void addRelease(List<Op> ops, Job job, JobState from, JobState to) {
+        String ark = job.identifiers().primary();
+        if (ark == null || !WRITING.contains(from) || (to == from.successor() && WRITING.contains(to))) {
+            return;
+        }
+        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        try {
+            if (job.id().equals(QueueJson.text(zk.read(QueuePaths.objectLock(ark), stat)))) {
+                ops.add(Op.delete(QueuePaths.objectLock(ark), stat.getVersion()));
+            }
+        } catch (NotFoundException e) {
+            // not locked
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package org.cdlib.mrt.ingestqueue.queue.model;
+
+import java.util.AbstractList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A batch as read from ZooKeeper, in one read transaction.
+ *
+ * @param counts the number of job references under each {@code /batches/BID/states/batch-*}
+ *               category, from the folders' {@code Stat}: a million-job batch is counted, not listed
+ */
+public record Batch(
+        String id,
+        BatchSubmission submission,
+        BatchStatus status,
+        StatusReport statusReport,
+        Map<BatchRef, Integer> counts,
+        int statusVersion,
+        LockOwner lockOwner) {
+
+    public BatchState state() {
+        return status.state();
+    }
+
+    public int count(BatchRef ref) {
+        return counts.getOrDefault(ref, 0);
+    }
+
+    /** Jobs that still exist (open, completed or failed). */
+    public int jobCount() {
+        return counts.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** The ids of every job created for the batch, in creation order (some may have been deleted since). */
+    public List<String> jobIds() {
+        return status.jobIds();
+    }
+
+    public Batch withStatus(BatchStatus s, StatusReport report, int version, LockOwner owner) {
+        return new Batch(id, submission, s, report, counts, version, owner);
+    }
+}

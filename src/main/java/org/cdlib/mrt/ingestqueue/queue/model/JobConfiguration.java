@@ -1,0 +1,46 @@
+package org.cdlib.mrt.ingestqueue.queue.model;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code /jobs/JID/configuration}: what the job is, fixed at creation. The design's fields
+ * first; the rest carry what the steps need from the manifest row and the submission.
+ *
+ * @param payloadUrl   the object's source: a file, a container or an object manifest URL
+ * @param payloadType  file, container or object_manifest
+ * @param fileName     the name of a single-file payload inside the object
+ * @param digestType   a digest the depositor supplied for a single-file or container payload
+ */
+public record JobConfiguration(
+        String batchId,
+        String profileName,
+        String submitter,
+        String payloadUrl,
+        String payloadType,
+        String responseType,
+        String submissionMode,
+        String workingDir,
+        String localId,
+        String fileName,
+        String digestType,
+        String digestValue,
+        Long fileSize,
+        String ercWho,
+        String ercWhat,
+        String ercWhen,
+        String ercWhere,
+        Map<String, List<String>> dublinCore) {
+
+    public JobConfiguration withWorkingDir(String dir) {
+        return new JobConfiguration(batchId, profileName, submitter, payloadUrl, payloadType, responseType,
+                submissionMode, dir, localId, fileName, digestType, digestValue, fileSize, ercWho, ercWhat,
+                ercWhen, ercWhere, dublinCore);
+    }
+
+    public JobConfiguration withBatchId(String bid) {
+        return new JobConfiguration(bid, profileName, submitter, payloadUrl, payloadType, responseType,
+                submissionMode, workingDir, localId, fileName, digestType, digestValue, fileSize, ercWho, ercWhat,
+                ercWhen, ercWhere, dublinCore);
+    }
+}

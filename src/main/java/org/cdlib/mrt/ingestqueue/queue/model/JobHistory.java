@@ -1,0 +1,64 @@
+package org.cdlib.mrt.ingestqueue.queue.model;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+
+/**
+ * A job's recent transitions, kept inside its status node and written by the same transaction
+ * that moves the job, so the history can never disagree with the state. The status node has a
+ * fixed size limit ({@link QueueLimits#nodeBytes}), so the history is bounded twice: the last
+ * {@link #MAX_ENTRIES} transitions, and at most {@link #MAX_BYTES} of JSON; older entries are
+ * dropped first (a history whose first entry is not the creation has lost its beginning, and the
+ * timeline says so).
+ */
+public final class JobHistory {
+    /** How many transitions a status node keeps. */
+    public static final int MAX_ENTRIES = 20;
+    /** What the history may take of the status node (8 KiB, of which an error message may take 2 KiB). */
+    public static final int MAX_BYTES = 4096;
+    /** One reason, cut: the error message keeps the whole text of a failure. */
+    static final int REASON_BYTES = 200;
+
+    /** One transition: when, by whom (worker@host or the operator), from → to, and why. */
+    public record Entry(String at, String from, String to, String by, String reason) {
+    }
+
+    private JobHistory() {
+    }
+
+    public static Entry entry(JobState from, JobState to, String by, String reason) {
+        return new Entry(Instant.now().toString(), from == null ? null : from.wire(), to.wire(), cut(by, 120),
+                cut(reason, REASON_BYTES));
+    }
+
+    /** The history with {@code e} appended, the oldest entries dropped to stay within the bounds. */
+    public static List<Entry> append(List<Entry> history, Entry e) {
+        List<Entry> out = new ArrayList<>(history == null ? List.of() : history);
+        out.add(e);
+        while (out.size() > MAX_ENTRIES || out.size() > 1 && QueueJson.write(out).length > MAX_BYTES) {
+            out.remove(0);
+        }
+        return List.copyOf(out);
+    }
+
+    static String cut(String s, int bytes) {
+        if (s == null || QueueLimits.utf8Length(s) <= bytes) {
+            return s;
+        }
+        StringBuilder b = new StringBuilder();
+        int n = 0;
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            int len = new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (n + len > bytes - 3) {
+                break;
+            }
+            b.appendCodePoint(cp);
+            n += len;
+            i += Character.charCount(cp);
+        }
+        return b.append("...").toString();
+    }
+}

@@ -1,0 +1,58 @@
+package org.cdlib.mrt.ingestqueue.queue.model;
+
+import com.fasterxml.jackson.annotation.JsonAlias;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * {@code /jobs/JID/status}, in mrt-zk's form: {@code status} (its enum name), {@code
+ * last_successful_status} (null until a step succeeded), {@code last_modified} ({@link QueueTime}),
+ * {@code retry_count}, {@code message} (empty, not null, when there is none). {@code history}
+ * holds the job's last transitions ({@link JobHistory}): a field of ours, which mrt-zk keeps as it
+ * copies the old object on each change. Nodes of the form this queue wrote before are read too.
+ */
+public record JobStatus(
+        String status,
+        @JsonInclude(JsonInclude.Include.ALWAYS) String lastSuccessfulStatus,
+        @JsonAlias("last_modification_date") String lastModified,
+        int retryCount,
+        @JsonAlias("error_message") String message,
+        List<JobHistory.Entry> history) {
+
+    public JobStatus {
+        status = normal(status);
+        lastSuccessfulStatus = lastSuccessfulStatus == null || lastSuccessfulStatus.isEmpty() ? null : normal(lastSuccessfulStatus);
+        message = message == null ? "" : QueueLimits.errorMessage(message);
+        history = history == null ? List.of() : List.copyOf(history);
+    }
+
+    public JobStatus(String status, String lastSuccessfulStatus, String lastModified, int retryCount, String message) {
+        this(status, lastSuccessfulStatus, lastModified, retryCount, message, List.of());
+    }
+
+    /** A known state in mrt-zk's spelling; anything else is kept as it is (and named damaged when read). */
+    private static String normal(String state) {
+        try {
+            return state == null ? null : JobState.fromWire(state).zk();
+        } catch (IllegalArgumentException e) {
+            return state;
+        }
+    }
+
+    public static JobStatus pending() {
+        return new JobStatus(JobState.PENDING.zk(), null, QueueTime.now(), 0, null);
+    }
+
+    public JobState state() {
+        return JobState.fromWire(status);
+    }
+
+    public JobState lastSuccessful() {
+        return lastSuccessfulStatus == null ? null : JobState.fromWire(lastSuccessfulStatus);
+    }
+
+    /** The failure's message; null when there is none. */
+    public String errorMessage() {
+        return message.isEmpty() ? null : message;
+    }
+}

@@ -1,0 +1,8 @@
+package org.cdlib.mrt.ingestqueue.queue.model;
+
+/** Someone else holds the lock; the message names the owner. */
+public class LockedException extends QueueException {
+    public LockedException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,56 @@
+package org.cdlib.mrt.ingestqueue.queue.model;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One log line per committed transition (job, batch, from, to, why), and the in-process listeners. */
+public final class TransitionLog {
+    private static final Logger LOG = LoggerFactory.getLogger(TransitionLog.class);
+    private static final Logger TRANSITIONS = LoggerFactory.getLogger("ingestqueue.transitions");
+    private final List<Consumer<TransitionEvent>> listeners = new CopyOnWriteArrayList<>();
+
+    public void add(Consumer<TransitionEvent> l) {
+        listeners.add(l);
+    }
+
+    public void remove(Consumer<TransitionEvent> l) {
+        listeners.remove(l);
+    }
+
+    public void clear() {
+        listeners.clear();
+    }
+
+    public void job(String jid, String bid, JobState from, JobState to, String reason) {
+        TRANSITIONS.info("job {} batch {}: {} -> {}: {}", jid, bid, from, to, reason);
+        fire(TransitionEvent.JOB, jid, bid, from.wire(), to.wire(), reason);
+    }
+
+    public void damagedRemoved(String jid, String bid, String reason) {
+        TRANSITIONS.info("job {} batch {}: damaged -> deleted: {}", jid, bid, reason);
+        fire(TransitionEvent.JOB, jid, bid, null, JobState.DELETED.wire(), reason);
+    }
+
+    public void batch(String bid, BatchState from, BatchState to, String reason) {
+        TRANSITIONS.info("batch {}: {} -> {}: {}", bid, from, to, reason);
+        fire(TransitionEvent.BATCH, bid, bid, from == null ? null : from.wire(), to.wire(), reason);
+    }
+
+    public void fire(String kind, String id, String bid, String from, String to, String reason) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        TransitionEvent event = new TransitionEvent(kind, id, bid, from, to, reason, Instant.now());
+        for (Consumer<TransitionEvent> l : listeners) {
+            try {
+                l.accept(event);
+            } catch (RuntimeException e) {
+                LOG.warn("transition listener failed: {}", e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.cdlib.mrt.ingestqueue.queue.outcome;
+
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A batch's outcome: a batch step says where the batch goes ({@link Outcome.Next}, with the
+ * error a refused submission reports, or {@link Outcome.Report}, with the status report), or that
+ * it stays for a while ({@link Outcome.Stay}). Steps turn what a depositor must hear about into a
+ * move to reporting themselves; an exception is the queue's own trouble (ZooKeeper, a mail server
+ * that is down), and so is a route that decided nothing: the batch stays, unlocked, and is tried
+ * again after the consumer's retry delay, so a report is never lost. Whether the batch's jobs all
+ * ended already is the store's to decide when the batch enters processing.
+ */
+final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchState> {
+    // the lines keep the logger name operators knew them by, from when the consumer applied them
+    private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.BatchConsumer");
+
+    private final BatchState state;
+
+    BatchOutcomes(Moves moves, BatchState state) {
+        super(moves);
+        this.state = state;
+    }
+
+    @Override
+    public Applied commit(BatchLock lock, Outcome<BatchState> outcome) {
+        String bid = lock.bid();
+        try {
+            if (outcome instanceof Outcome.Stay<BatchState> s) {
+                moves.unlock(lock);
+                LOG.debug("batch {}: stays in {}: {}", bid, state, s.reason());
+                return Applied.retryIn(s.delayMs() != null ? s.delayMs() : 1000L);
+            }
+            if (outcome instanceof Outcome.Next<BatchState> n && n.to() != null) {
+                moves.transition(lock, n.to(), n.change().reason(), null, n.change().errorMessage());
+                return Applied.NOTHING;
+            }
+            if (outcome instanceof Outcome.Report<BatchState> r) {
+                moves.transition(lock, r.to(), r.reason(), r.report(), null);
+                return Applied.NOTHING;
+            }
+            LOG.error(outcome == null ? "batch {}: the {} route ended without choosing the next state; it stays"
+                    : "batch {}: the {} route ended with " + outcome + ", which a batch cannot; it stays", bid, state);
+            moves.unlock(lock);
+            return Applied.RETRY;
+        } catch (RuntimeException e) {
+            return queueTrouble(lock, e);
+        }
+    }
+
+    @Override
+    public Applied rollback(BatchLock lock, Throwable failure, String message) {
+        try {
+            LOG.error("batch {}: stays in {}, tried again later: {}", lock.bid(), state, state.wire() + ": " + message);
+            moves.unlock(lock);
+            return Applied.RETRY;
+        } catch (RuntimeException e) {
+            return queueTrouble(lock, e);
+        }
+    }
+
+    private Applied queueTrouble(BatchLock lock, RuntimeException e) {
+        if (e instanceof StaleLockException) {
+            LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", lock.bid(), state, e.getMessage());
+            return Applied.NOTHING;
+        }
+        if (e instanceof QueueException) {
+            LOG.error("batch {}: cannot move out of {}: {}", lock.bid(), state, e.getMessage());
+            release(lock);
+            return Applied.RETRY;
+        }
+        throw e;
+    }
+
+    @Override
+    public void release(BatchLock lock) {
+        try {
+            moves.unlock(lock);
+        } catch (RuntimeException e) {
+            LOG.warn("batch {}: cannot release its lock (it goes with the session): {}", lock.bid(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package org.cdlib.mrt.ingestqueue.queue.outcome;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where jobs and batches are moved under their locks, each move one transaction, and where a
+ * batch's completion is decided when its last job ends (the reporting sweep is the safety net).
+ */
+public final class Moves {
+    private static final Logger LOG = LoggerFactory.getLogger(Moves.class);
+
+    private final ZooKeeperCalls zk;
+    private final EphemeralLocks locks;
+    private final JobRecords jobRecords;
+    private final BatchRecords batchRecords;
+    private final JobDeletion deletion;
+    private final TransitionLog log;
+
+    public Moves(ZooKeeperCalls zk, EphemeralLocks locks, JobRecords jobRecords, BatchRecords batchRecords,
+                 JobDeletion deletion, TransitionLog log) {
+        this.zk = zk;
+        this.locks = locks;
+        this.jobRecords = jobRecords;
+        this.batchRecords = batchRecords;
+        this.deletion = deletion;
+        this.log = log;
+    }
+
+    /**
+     * Moves a locked batch as a worker does; with a report, the status report is written in the
+     * same transaction. A batch entering processing may find its jobs all ended while it was
+     * pending: whether it is done is decided here, as for the move of its last job.
+     */
+    public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
+        Batch moved = batchRecords.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
+        if (to == BatchState.PROCESSING) {
+            reportIfDone(lock.bid());
+        }
+        return moved;
+    }
+
+    public void unlock(BatchLock lock) {
+        locks.release(lock);
+    }
+
+    /** Releases a job lock without moving the job (e.g. it stays in provisioning). */
+    public void unlock(JobLock lock) {
+        locks.release(lock);
+    }
+
+    /** Moves a locked job as a worker does; the lock is released by the same transaction. */
+    public Job transition(JobLock lock, JobState to, Change change) {
+        return move(lock, to, change, Transition.By.WORKER);
+    }
+
+    /**
+     * Moves a locked job on as a worker does and keeps its lock for {@code nextWorker}, this
+     * process's worker of the state it enters: the same transaction renames the lock instead of
+     * deleting it, so the next state's work starts without a claim (no lock create, no read: the
+     * moved job is known). The lock stays fenced as before: same session, same handle.
+     */
+    public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
+        LockOwner owner = LockOwner.of(nextWorker);
+        Job moved = move(lock, to, change, Transition.By.WORKER, owner);
+        JobLock next = new JobLock(lock.jid(), owner, lock.zk);
+        next.job(moved);
+        next.effects = lock.effects; // a move does not touch them
+        return next;
+    }
+
+    public Job move(JobLock lock, JobState to, Change change, Transition.By by) {
+        return move(lock, to, change, by, null);
+    }
+
+    private Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
+        JobState from = lock.job().state();
+        int[] openLeft = {-1};
+        Job moved = jobRecords.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
+        // the commit's answer says whether jobs are still open: only the last one's move reads the batch
+        if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING && openLeft[0] <= 0) {
+            reportIfDone(moved.batchId());
+        }
+        return moved;
+    }
+
+    /** Deletes every node of a locked job (a damaged one too) in one transaction. */
+    public void deleteJobNodes(JobLock lock, String bid, String reason) {
+        if (deletion.deleteNodes(lock, bid, reason) && bid != null) {
+            reportIfDone(bid);
+        }
+    }
+
+    /** The committed transition stands whatever happens here; the reporting sweep retries. */
+    private void reportIfDone(String bid) {
+        try {
+            batchRecords.startReportingIfDone(bid);
+        } catch (RuntimeException e) {
+            LOG.warn("batch {}: not checked for completion now ({}); the reporting sweep will", bid, e.getMessage());
+        }
+    }
+
+    /** Commits under a job lock that holds no readable job (a repair), checking only the lock. */
+    public void commitUnderLock(JobLock lock, String what, List<Op> ops) {
+        List<Op> all = new ArrayList<>(ops);
+        all.add(0, Op.check(QueuePaths.jobLock(lock.jid()), -1));
+        try {
+            zk.commit(lock.zk, all, () -> false);
+        } catch (KeeperException e) {
+            throw new QueueException(what + ": " + e.code() + "; nothing was written", e);
+        }
+    }
+
+    /** Tells this process's consumers that a damaged job was repaired, so they take it again at once. */
+    public void repaired(String jid, String bid, JobState state) {
+        log.fire(TransitionEvent.JOB, jid, bid, "damaged", state.wire(), "repaired by the consistency check");
+    }
+}

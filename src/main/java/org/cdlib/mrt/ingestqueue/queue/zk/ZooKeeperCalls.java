@@ -1,0 +1,324 @@
+package org.cdlib.mrt.ingestqueue.queue.zk;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.RetryLoop;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+
+/**
+ * The queue's ZooKeeper calls, each bounded: reads in transactions sized by what their nodes
+ * may hold ({@link QueueLimits#nodeBytes}), folders listed only when their {@code Stat} says they
+ * are small, writes refused before they reach ZooKeeper when they are too large, and a commit
+ * whose outcome a lost connection hid read back after reconnecting, never assumed.
+ */
+public final class ZooKeeperCalls {
+    public static final byte[] EMPTY = new byte[0];
+    /** How long a commit waits for its connection to come back before its outcome is left to the session. */
+    public static final long CONNECT_WAIT_MS = MultiCommit.CONNECT_WAIT_MS;
+
+    private final CuratorFramework client;
+    private final AtomicLong operations = new AtomicLong();
+    private final MultiCommit commits;
+
+    public ZooKeeperCalls(CuratorFramework client) {
+        this.client = client;
+        this.commits = new MultiCommit(client, operations);
+    }
+
+    public CuratorFramework client() {
+        return client;
+    }
+
+    public long operations() {
+        return operations.get();
+    }
+
+    /** Counts operations sent with the raw asynchronous API. */
+    public void counted(int ops) {
+        operations.addAndGet(ops);
+    }
+
+    public ZooKeeper currentHandle() {
+        try {
+            return client.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw wrap("reach ZooKeeper", e);
+        }
+    }
+
+    public static Op create(String path, byte[] data) {
+        return Op.create(path, QueueLimits.checkNode(path, data), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+
+    public static Op setData(String path, byte[] data, int version) {
+        return Op.setData(path, QueueLimits.checkNode(path, data), version);
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /**
+     * Reads many nodes, in as many read transactions as their size limits need; a missing node
+     * maps to an error result. The {@code Stat} of a folder read this way carries its child count.
+     */
+    public Map<String, OpResult> readMany(List<String> paths) {
+        Map<String, OpResult> out = new LinkedHashMap<>();
+        List<String> chunk = new ArrayList<>();
+        int budget = 0;
+        for (String p : paths) {
+            int need = QueueLimits.nodeBytes(p) + p.length() + 64;
+            if (!chunk.isEmpty() && (budget + need > QueueLimits.READ_BYTES || chunk.size() >= 1000)) {
+                readChunk(chunk, out);
+                chunk = new ArrayList<>();
+                budget = 0;
+            }
+            chunk.add(p);
+            budget += need;
+        }
+        if (!chunk.isEmpty()) {
+            readChunk(chunk, out);
+        }
+        return out;
+    }
+
+    private void readChunk(List<String> paths, Map<String, OpResult> out) {
+        try {
+            out.putAll(RetryLoop.callWithRetry(client.getZookeeperClient(),
+                    () -> SizedReads.read(client.getZookeeperClient().getZooKeeper(), paths)));
+            operations.addAndGet(2L * paths.size()); // the stats, then the data
+        } catch (Exception e) {
+            throw wrap("read " + paths.get(0) + (paths.size() > 1 ? " and " + (paths.size() - 1) + " more" : ""), e);
+        }
+    }
+
+    /** A read's data and Stat; null for a missing node and for one left unread for its size ({@link SizedReads}). */
+    public static OpResult.GetDataResult dataOf(OpResult r) {
+        return r instanceof OpResult.GetDataResult d && SizedReads.oversizedBytes(d) < 0 ? d : null;
+    }
+
+    public byte[] read(String path, Stat stat) {
+        byte[] data = sized(path, stat);
+        if (data == null) {
+            throw new NotFoundException("no node " + path);
+        }
+        return data;
+    }
+
+    public byte[] readOrNull(String path) {
+        return sized(path, new Stat());
+    }
+
+    /** A node's data after its size was looked at ({@link SizedReads}): an oversized node is named damaged, not read. */
+    private byte[] sized(String path, Stat into) {
+        Stat st = stat(path);
+        if (st == null) {
+            return null;
+        }
+        if (st.getDataLength() > QueueLimits.nodeBytes(path)) {
+            throw SizedReads.absence(path, SizedReads.unread(st));
+        }
+        try {
+            operations.incrementAndGet();
+            return client.getData().storingStatIn(into).forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return null;
+        } catch (Exception e) {
+            throw wrap("read " + path, e);
+        }
+    }
+
+    public Stat stat(String path) {
+        try {
+            operations.incrementAndGet();
+            return client.checkExists().forPath(path);
+        } catch (Exception e) {
+            throw wrap("look up " + path, e);
+        }
+    }
+
+    public boolean exists(String path) {
+        return stat(path) != null;
+    }
+
+    public Stat statOrNull(ZooKeeper zk, String path) {
+        try {
+            operations.incrementAndGet();
+            return zk.exists(path, false);
+        } catch (KeeperException e) {
+            throw new QueueException("cannot read " + path + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueueException("interrupted reading " + path, e);
+        }
+    }
+
+    /**
+     * The children of a folder that is kept small (open job states, the open batch indexes, a
+     * batch's open jobs). A folder that grew past {@link QueueLimits#LISTED_CHILDREN} is refused
+     * with its count instead of an answer larger than a ZooKeeper packet.
+     */
+    public List<String> children(String path) {
+        Stat st = stat(path);
+        if (st == null) {
+            return List.of();
+        }
+        if (st.getNumChildren() > QueueLimits.LISTED_CHILDREN) {
+            throw new FolderTooLargeException(path, st.getNumChildren());
+        }
+        try {
+            operations.incrementAndGet();
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw wrap("list " + path, e);
+        }
+    }
+
+    /** A folder that holds too many children to be listed in one answer. */
+    static final class FolderTooLargeException extends QueueException {
+        FolderTooLargeException(String path, int count) {
+            super(path + " holds " + count + " entries, more than the " + QueueLimits.LISTED_CHILDREN
+                    + " the queue lists at once");
+        }
+    }
+
+    public void createPersistent(String path, byte[] data) {
+        try {
+            operations.incrementAndGet();
+            client.create().creatingParentsIfNeeded().forPath(path, QueueLimits.checkNode(path, data));
+        } catch (KeeperException.NodeExistsException e) {
+            // already there
+        } catch (Exception e) {
+            throw wrap("create " + path, e);
+        }
+    }
+
+    public boolean deleteIfExists(String path) {
+        try {
+            operations.incrementAndGet();
+            client.delete().forPath(path);
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
+        } catch (Exception e) {
+            throw wrap("delete " + path, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ commits
+
+    /**
+     * Runs a multi on the given handle; a lost connection's unknown outcome is resolved with
+     * {@code applied} ({@link MultiCommit}).
+     */
+    public List<OpResult> commit(ZooKeeper zk, List<Op> ops, MultiCommit.AppliedCheck applied) throws KeeperException {
+        return commits.send(zk, ops, applied, null);
+    }
+
+    /** As above; {@code sent} (if not null) runs as soon as the first attempt is on its way ({@link MultiCommit#send}). */
+    public List<OpResult> commit(ZooKeeper zk, List<Op> ops, MultiCommit.AppliedCheck applied, Runnable sent) throws KeeperException {
+        return commits.send(zk, ops, applied, sent);
+    }
+
+    /** Signals that a counter moved under us, so the draw is repeated. */
+    public static final class StaleCounter extends RuntimeException {
+        StaleCounter() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Commits a transaction made under a lock. A failed version check on {@code versionedPath}
+     * or a missing lock means someone else moved first: {@link StaleLockException}.
+     */
+    public List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version) {
+        return commitLocked(zk, sessionId, what, ops, versionedPath, version, null);
+    }
+
+    /** As above; {@code sent} runs once the first attempt is on its way (see {@link #commit(ZooKeeper, List, MultiCommit.AppliedCheck, Runnable)}). */
+    public List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version,
+                                Runnable sent) {
+        if (zk.getSessionId() != sessionId || !zk.getState().isAlive()) {
+            throw new StaleLockException(what + ": the session that held the lock has expired");
+        }
+        try {
+            return commit(zk, ops, () -> {
+                Stat st = statOrNull(zk, versionedPath);
+                return st != null && st.getVersion() == version + 1;
+            }, sent);
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new StaleLockException(what + ": the session that held the lock has expired; nothing was written");
+        } catch (KeeperException e) {
+            int failed = firstFailed(e);
+            Op op = failed >= 0 && failed < ops.size() ? ops.get(failed) : null;
+            String path = op == null ? e.getPath() : op.getPath();
+            if (path != null && path.startsWith(QueuePaths.IDS) && e.code() == KeeperException.Code.BADVERSION) {
+                throw new StaleCounter();
+            }
+            if (path != null && e.code() == KeeperException.Code.NODEEXISTS && path.matches("/jobs/jid\\d{10}")) {
+                throw new StaleCounter(); // an id another writer took: skipped, the next drawn
+            }
+            if (path != null && path.equals(versionedPath) && e.code() == KeeperException.Code.BADVERSION) {
+                throw new StaleLockException(what + " was changed by someone else since it was read; nothing was written");
+            }
+            if (path != null && path.endsWith("/lock") && e.code() == KeeperException.Code.NONODE) {
+                throw new StaleLockException(what + ": the lock is no longer held; nothing was written");
+            }
+            throw new CorruptNodeException(path == null ? what : path,
+                    e.code() + " during " + what + " transition (run the consistency check); nothing was written");
+        }
+    }
+
+    /** Runs a multi that needs no lock (repairs, cleanup), with the current handle. */
+    public void commitUnlocked(String what, List<Op> ops) {
+        try {
+            commit(currentHandle(), ops, () -> false);
+        } catch (KeeperException e) {
+            int failed = firstFailed(e);
+            String path = failed >= 0 ? ops.get(failed).getPath() : e.getPath();
+            throw new QueueException(what + ": " + e.code() + " at " + path + "; nothing was written", e);
+        }
+    }
+
+    static int firstFailed(KeeperException e) {
+        List<OpResult> results = e.getResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult er
+                    && er.getErr() != KeeperException.Code.OK.intValue()
+                    && er.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public static QueueException wrap(String action, Exception e) {
+        if (e instanceof QueueException qe) {
+            return qe;
+        }
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        return new QueueException("cannot " + action + ": " + e, e);
+    }
+}
