@@ -52,21 +52,21 @@ final class AdminRoutes {
         });
         api.add(POST, "/api/collections/:profile/hold", Access.ADMIN, "Hold a collection", rc -> {
             submissions.requireProfile(rc.pathParam("profile"));
-            admin.holdCollection(rc.pathParam("profile"), HttpApi.user(rc));
+            admin.holds().holdCollection(rc.pathParam("profile"), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("held", rc.pathParam("profile")));
         });
         api.add(POST, "/api/collections/:profile/release", Access.ADMIN, "Release a collection", rc -> {
-            admin.releaseCollection(rc.pathParam("profile"), HttpApi.user(rc));
+            admin.holds().releaseCollection(rc.pathParam("profile"), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("released", rc.pathParam("profile")));
         });
         api.add(POST, "/api/collections/:profile/release-all", Access.ADMIN, "Release every held job and batch of a collection", rc ->
-                HttpApi.json(rc, 200, Map.of("released", admin.releaseCollectionJobs(rc.pathParam("profile"), HttpApi.user(rc)))));
+                HttpApi.json(rc, 200, Map.of("released", admin.holds().releaseCollectionJobs(rc.pathParam("profile"), HttpApi.user(rc)))));
         api.add(POST, "/api/queue/hold", Access.ADMIN, "Hold the whole queue", rc -> {
-            admin.holdQueue(HttpApi.user(rc));
+            admin.holds().holdQueue(HttpApi.user(rc));
             HttpApi.json(rc, 200, reads.queue());
         });
         api.add(POST, "/api/queue/release", Access.ADMIN, "Release the whole queue", rc -> {
-            admin.releaseQueue(HttpApi.user(rc));
+            admin.holds().releaseQueue(HttpApi.user(rc));
             HttpApi.json(rc, 200, reads.queue());
         });
         api.add(POST, "/api/cleanup", Access.ADMIN, "Remove batches completed longer ago than the retention", rc ->

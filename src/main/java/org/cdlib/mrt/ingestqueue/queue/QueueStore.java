@@ -2,22 +2,17 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import java.io.Closeable;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.apache.zookeeper.KeeperException;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
 import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
 import org.cdlib.mrt.ingestqueue.queue.batches.JobCreation;
 import org.cdlib.mrt.ingestqueue.queue.batches.MerrittBatches;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
 import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ThisHost;
 import org.cdlib.mrt.ingestqueue.queue.jobs.EffectRecords;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
@@ -33,22 +28,20 @@ import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.DamagedItems;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.outcome.Moves;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
+import org.cdlib.mrt.ingestqueue.queue.zk.BaseNodes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
-import org.cdlib.mrt.ingestqueue.queue.zk.WireMigration;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one layer that reads and writes the queue in ZooKeeper (no Camel here). It moves jobs and
@@ -71,8 +64,6 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class QueueStore implements Closeable {
-    private static final Logger LOG = LoggerFactory.getLogger(QueueStore.class);
-
     private final ZooKeeperCalls zk;
     private final TransitionLog log = new TransitionLog();
     private final EphemeralLocks locks;
@@ -87,12 +78,9 @@ public final class QueueStore implements Closeable {
     private final Jobs jobs;
     private final Moves moves;
     private final Path ingestHome;
-    private final Set<String> damagedSeen = ConcurrentHashMap.newKeySet();
-    private final AtomicLong damagedSkips = new AtomicLong();
+    private final DamagedItems damaged = new DamagedItems();
     private final QueueHealth health = new QueueHealth();
-    /** Jobs this process works on, counted: a job handed to the next state's worker is briefly in two hands. */
-    private final Map<String, Integer> workInHand = new ConcurrentHashMap<>();
-    private volatile Hosts hosts;
+    private final ThisHost thisHost;
 
     /**
      * @param client        a started Curator client; its one session serves the whole process
@@ -101,6 +89,7 @@ public final class QueueStore implements Closeable {
      */
     public QueueStore(CuratorFramework client, Path ingestHome, int creationChunk) {
         this.zk = new ZooKeeperCalls(client);
+        this.thisHost = new ThisHost(zk);
         this.ingestHome = ingestHome.toAbsolutePath().normalize();
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
@@ -122,34 +111,8 @@ public final class QueueStore implements Closeable {
 
     /** Creates the fixed nodes of the layout if they are missing; safe to call on every start. */
     public QueueStore start() {
-        List<String> paths = new ArrayList<>(List.of(QueuePaths.BATCHES, QueuePaths.JOBS, QueuePaths.JOB_STATES,
-                QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES, QueuePaths.OBJECT_LOCKS,
-                QueuePaths.BATCH_UUIDS));
-        for (JobState s : JobState.values()) {
-            if (s != JobState.DELETED) {
-                paths.add(QueuePaths.jobState(s));
-            }
-        }
-        for (BatchState s : BatchState.values()) {
-            paths.add(QueuePaths.batchIndex(s));
-        }
-        try {
-            for (String p : paths) {
-                if (!zk.exists(p)) {
-                    zk.createPersistent(p, ZooKeeperCalls.EMPTY);
-                }
-            }
-            for (String counter : List.of(QueuePaths.BATCH_COUNTER, QueuePaths.JOB_COUNTER, QueuePaths.SPACE_ADMITTED,
-                    QueuePaths.SPACE_RELEASED)) {
-                if (!zk.exists(counter)) {
-                    zk.createPersistent(counter, QueueJson.text(0));
-                }
-            }
-            new WireMigration(zk).moveBatchIndex();
-            batchRecords.batchIds.forget();
-        } catch (Exception e) {
-            throw new QueueException("cannot create the queue's base nodes: " + e.getMessage(), e);
-        }
+        BaseNodes.create(zk);
+        batchRecords.batchIds.forget();
         return this;
     }
 
@@ -184,12 +147,12 @@ public final class QueueStore implements Closeable {
         return jobs;
     }
 
-    /** The operator's holds on the queue and on collections. */
     /** The dashboard's per-minute figures, shared by the hosts. */
     public ActivityRecords activity() {
         return new ActivityRecords(zk);
     }
 
+    /** The operator's holds on the queue and on collections. */
     public QueueHolds holds() {
         return holds;
     }
@@ -210,43 +173,25 @@ public final class QueueStore implements Closeable {
 
     /** The consumers of this process say which jobs they are working on, so fsck can tell a forgotten lock. */
     public void workStarted(String jid) {
-        workInHand.merge(jid, 1, Integer::sum);
-        hosts().started(jid);
+        thisHost.workStarted(jid);
     }
 
     public void workEnded(String jid) {
-        if (workInHand.computeIfPresent(jid, (k, n) -> n > 1 ? n - 1 : null) == null) {
-            hosts().ended(jid); // not while the job's next state's worker, handed it, still has it
-        }
+        thisHost.workEnded(jid);
     }
 
-    // ------------------------------------------------------------------ hosts
+    public boolean inHand(String jid) {
+        return thisHost.inHand(jid);
+    }
 
     /** This instance's registration and drain node ({@link Hosts}); made on first use, registered by {@link #registerHost}. */
     public Hosts hosts() {
-        Hosts h = hosts;
-        if (h == null) {
-            synchronized (this) {
-                if (hosts == null) {
-                    hosts = new Hosts(zk, null);
-                }
-                h = hosts;
-            }
-        }
-        return h;
+        return thisHost.hosts();
     }
 
     /** Registers this instance under {@code /hosts} (an ephemeral node), named {@code id} or host-pid. */
-    public synchronized void registerHost(String id) {
-        if (hosts == null) {
-            hosts = new Hosts(zk, id);
-        }
-        hosts.register();
-    }
-
-
-    public boolean inHand(String jid) {
-        return workInHand.containsKey(jid);
+    public void registerHost(String id) {
+        thisHost.register(id);
     }
 
     @Override
@@ -254,25 +199,19 @@ public final class QueueStore implements Closeable {
         log.clear();
         holds.close();
         locks.close();
-        if (hosts != null) {
-            hosts.close();
-        }
+        thisHost.close();
     }
 
     // ------------------------------------------------------------------ damaged items
 
     /** Notes a damaged job or batch: logged the first time it is seen, counted every time it is skipped. */
     public void damaged(Damaged d) {
-        damagedSkips.incrementAndGet();
-        if (damagedSeen.add(d.kind() + " " + d.id())) {
-            LOG.warn("{} {} is damaged and skipped until repaired or deleted (POST /api/fsck?repair=true, "
-                    + "or delete it): {}", d.kind(), d.id(), d.problem());
-        }
+        damaged.note(d);
     }
 
     /** How often a damaged item was skipped, for {@code /metrics}. */
     public long damagedSkips() {
-        return damagedSkips.get();
+        return damaged.skips();
     }
 
     // ------------------------------------------------------------------ moves (see Moves)

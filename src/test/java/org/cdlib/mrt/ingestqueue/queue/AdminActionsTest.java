@@ -175,29 +175,29 @@ class AdminActionsTest {
 
     @Test
     void aCollectionHoldAndReleaseAllFreeEveryHeldJobOfTheCollection() {
-        admin.holdCollection("demo_content", "op");
+        admin.holds().holdCollection("demo_content", "op");
         assertTrue(store.holds().isCollectionHeld("demo_content"));
         String a = jobIn(JobState.PENDING);
         String b = jobIn(JobState.DOWNLOADING);
         admin.holdJob(a, "op");
         admin.holdJob(b, "op");
         IllegalTransitionException stillHeld = assertThrows(IllegalTransitionException.class,
-                () -> admin.releaseCollectionJobs("demo_content", "op"));
+                () -> admin.holds().releaseCollectionJobs("demo_content", "op"));
         assertTrue(stillHeld.getMessage().contains("still held"), stillHeld.getMessage());
         assertEquals(JobState.HELD, store.jobs().load(a).state(), "nothing was released");
-        assertThrows(IllegalTransitionException.class, () -> admin.holdCollection("demo_content", "op"), "held already");
-        admin.releaseCollection("demo_content", "op");
-        assertEquals(2, admin.releaseCollectionJobs("demo_content", "op"));
+        assertThrows(IllegalTransitionException.class, () -> admin.holds().holdCollection("demo_content", "op"), "held already");
+        admin.holds().releaseCollection("demo_content", "op");
+        assertEquals(2, admin.holds().releaseCollectionJobs("demo_content", "op"));
         assertEquals(JobState.PENDING, store.jobs().load(a).state());
         assertEquals(JobState.DOWNLOADING, store.jobs().load(b).state());
-        assertTrue(assertThrows(IllegalTransitionException.class, () -> admin.releaseCollection("demo_content", "op"))
+        assertTrue(assertThrows(IllegalTransitionException.class, () -> admin.holds().releaseCollection("demo_content", "op"))
                 .getMessage().contains("is not held; nothing changed"));
-        admin.holdQueue("op");
+        admin.holds().holdQueue("op");
         assertTrue(store.holds().isQueueHeld());
-        assertThrows(IllegalTransitionException.class, () -> admin.holdQueue("op"), "held already");
-        admin.releaseQueue("op");
+        assertThrows(IllegalTransitionException.class, () -> admin.holds().holdQueue("op"), "held already");
+        admin.holds().releaseQueue("op");
         assertFalse(store.holds().isQueueHeld());
-        assertThrows(IllegalTransitionException.class, () -> admin.releaseQueue("op"), "not held");
+        assertThrows(IllegalTransitionException.class, () -> admin.holds().releaseQueue("op"), "not held");
     }
 
     @Test

@@ -2,10 +2,7 @@ package org.cdlib.mrt.ingestqueue.queue.admin;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
@@ -41,11 +38,13 @@ public final class AdminActions {
     private final Clock clock;
 
     private final BatchRemoval removal;
+    private final HoldActions holds;
 
     public AdminActions(QueueStore store, Clock clock) {
         this.store = store;
         this.clock = clock;
         this.removal = new BatchRemoval(store);
+        this.holds = new HoldActions(store, this);
     }
 
     /** Deleting a job of a batch still being worked on needs an explicit confirmation. */
@@ -250,56 +249,9 @@ public final class AdminActions {
                 + (batch.lockOwner() == null ? "another worker" : batch.lockOwner()) + "; try again when it has moved");
     }
 
-    // ------------------------------------------------------------------ collections and queue
-
-    public void holdCollection(String profile, String by) {
-        if (store.holds().isCollectionHeld(profile)) {
-            throw new IllegalTransitionException("collection " + profile + " is already held; nothing changed", List.of());
-        }
-        store.holds().holdCollection(profile, by);
-    }
-
-    public void releaseCollection(String profile, String by) {
-        if (!store.holds().releaseCollection(profile)) {
-            throw new IllegalTransitionException("collection " + profile + " is not held; nothing changed", List.of());
-        }
-    }
-
-    /** Releases every held job and held batch of the collection; returns how many. */
-    public int releaseCollectionJobs(String profile, String by) {
-        if (store.holds().isCollectionHeld(profile)) {
-            throw new IllegalTransitionException("collection " + profile + " is still held: its released jobs and batches would "
-                    + "go straight back to held. Release the collection first, then its held jobs and batches", List.of());
-        }
-        int n = 0;
-        for (String ref : store.jobs().refs(JobState.HELD)) {
-            String jid = QueuePaths.jidOfRef(ref);
-            Optional<Job> job = store.jobs().find(jid);
-            if (job.isPresent() && profile.equals(job.get().configuration().profileName())) {
-                releaseJob(jid, by);
-                n++;
-            }
-        }
-        for (String bid : store.batches().ids(BatchState.HELD)) {
-            if (profile.equals(store.batches().load(bid).submission().profileName())) {
-                releaseBatch(bid, by);
-                n++;
-            }
-        }
-        return n;
-    }
-
-    public void holdQueue(String by) {
-        if (store.holds().isQueueHeld()) {
-            throw new IllegalTransitionException("the queue is already held; nothing changed", List.of());
-        }
-        store.holds().holdQueue(by);
-    }
-
-    public void releaseQueue(String by) {
-        if (!store.holds().releaseQueue()) {
-            throw new IllegalTransitionException("the queue is not held; nothing changed", List.of());
-        }
+    /** Holding and releasing collections and the queue. */
+    public HoldActions holds() {
+        return holds;
     }
 
     // ------------------------------------------------------------------ cleanup

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

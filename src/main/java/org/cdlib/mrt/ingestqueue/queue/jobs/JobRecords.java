@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
-import java.util.AbstractList;
 import java.util.List;
 import java.util.Map;
 
