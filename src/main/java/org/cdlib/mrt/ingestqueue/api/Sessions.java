@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
+import org.cdlib.mrt.ingestqueue.queue.hosts.SessionsFullException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,7 +128,7 @@ final class Sessions {
         Session s = rc.session();
         s.destroy(); // the next put gives it a new id: the id a browser had before logging in is not the logged-in one
         s.put(SharedSessions.USER, user.name());
-        return pick(rc).flush(rc, true).recover(e -> Future.failedFuture(e instanceof SessionNodes.FullException
+        return pick(rc).flush(rc, true).recover(e -> Future.failedFuture(e instanceof SessionsFullException
                 ? new ApiError(503, e.getMessage()) : e));
     }
 

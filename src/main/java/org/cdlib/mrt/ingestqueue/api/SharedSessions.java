@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
+import org.cdlib.mrt.ingestqueue.queue.hosts.StoredSession;
 
 /**
  * Vert.x Web's session store over {@link SessionNodes}: the sessions every host shares. Only a
@@ -29,13 +30,13 @@ final class SharedSessions implements SessionStore {
 
     /** A session and what its node held when this host last read or wrote it (null: not stored under its id). */
     static final class NodeSession extends AbstractSession {
-        private SessionNodes.Stored stored;
+        private StoredSession stored;
 
         NodeSession(VertxContextPRNG random, long timeout, int length) {
             super(random, timeout, length);
         }
 
-        NodeSession(VertxContextPRNG random, SessionNodes.Stored s) {
+        NodeSession(VertxContextPRNG random, StoredSession s) {
             super(random);
             setId(s.id());
             setTimeout(s.idle());
@@ -108,7 +109,7 @@ final class SharedSessions implements SessionStore {
             if (s.stored == null || !s.stored.id().equals(s.id())) {
                 s.stored = nodes.create(s.id(), user, data, s.timeout());
             } else {
-                SessionNodes.Stored written = nodes.write(s.stored, data, writeEvery);
+                StoredSession written = nodes.write(s.stored, data, writeEvery);
                 s.stored = written == null ? s.stored : written;
             }
             return null;

@@ -8,11 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
@@ -55,11 +53,13 @@ public final class BatchRecords {
         this.batchIds = new IdBlocks.Pool(zk, QueuePaths.BATCHES, 16);
         this.zk = zk;
         this.log = log;
+        this.completion = new BatchCompletion(zk, log);
     }
 
     private final java.nio.file.Path ingestHome;
     /** Batch ids from blocks of 16 reserved by this process ({@link IdBlocks}). */
     public final IdBlocks.Pool batchIds;
+    private final BatchCompletion completion;
 
     /**
      * The id counter, the batch node, its submission, status and index entry, in one transaction.
@@ -238,42 +238,9 @@ public final class BatchRecords {
         }
     }
 
-    /**
-     * Processing → reporting when no job of the batch is left in batch-processing and every job
-     * exists. Exact: the transaction checks that the category did not change since it was seen
-     * empty, and that no one holds the batch lock. True when this call moved the batch.
-     */
+    /** Processing → reporting when the batch's jobs all ended ({@link BatchCompletion}); true when this call moved it. */
     public boolean startReportingIfDone(String bid) {
-        try {
-            Stat refsStat = zk.stat(QueuePaths.batchRefs(bid, BatchRef.PROCESSING));
-            if (refsStat == null || refsStat.getNumChildren() > 0) {
-                return false;
-            }
-            Stat statusStat = new Stat();
-            BatchStatus status = QueueJson.read(QueuePaths.batchStatus(bid), zk.read(QueuePaths.batchStatus(bid), statusStat),
-                    BatchStatus.class);
-            if (status.state() != BatchState.PROCESSING) {
-                return false;
-            }
-            List<Op> ops = new ArrayList<>();
-            ops.add(Op.check(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), refsStat.getVersion()));
-            ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status.moved(BatchState.REPORTING, null)),
-                    statusStat.getVersion()));
-            addIndexMove(ops, bid, BatchState.PROCESSING, BatchState.REPORTING);
-            ops.add(Op.create(QueuePaths.batchLock(bid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
-            ops.add(Op.delete(QueuePaths.batchLock(bid), -1));
-            zk.commit(zk.currentHandle(), ops, () -> {
-                Stat now = zk.stat(QueuePaths.batchStatus(bid));
-                return now != null && now.getVersion() == statusStat.getVersion() + 1;
-            });
-            log.batch(bid, BatchState.PROCESSING, BatchState.REPORTING, "last job ended");
-            return true;
-        } catch (NotFoundException | KeeperException.NoNodeException | KeeperException.BadVersionException
-                 | KeeperException.NodeExistsException e) {
-            return false; // a job moved, the batch moved, or someone holds the batch: a later check decides
-        } catch (KeeperException e) {
-            throw new QueueException("cannot check batch " + bid + " for completion: " + e.getMessage(), e);
-        }
+        return completion.startReportingIfDone(bid);
     }
 
     /**

@@ -27,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.zk.StaleCounter;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,7 +187,7 @@ public final class JobCreation {
                     log.fire(TransitionEvent.JOB, jid, bid, null, JobState.PENDING.wire(), "created");
                 }
                 return jids;
-            } catch (ZooKeeperCalls.StaleCounter e) {
+            } catch (StaleCounter e) {
                 // another creator (here or on another host) passed the gate since it was read: count again
             }
         }

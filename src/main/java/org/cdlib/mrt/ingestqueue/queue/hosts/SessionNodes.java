@@ -51,20 +51,6 @@ public final class SessionNodes {
     private static final Pattern ID = Pattern.compile("[0-9a-f]{32,128}");
     private static final int ATTEMPTS = 5;
 
-    /** A session as stored: {@code used} and {@code idle} in milliseconds, {@code version} its node's. */
-    public record Stored(String id, String user, Map<String, String> data, long used, long idle, int version) {
-        public boolean expiredAt(long now) {
-            return used + idle < now;
-        }
-    }
-
-    /** Every session is in use: a login waits for one to end (or uses Basic authentication). */
-    public static final class FullException extends QueueException {
-        FullException() {
-            super("all " + MAX_SESSIONS + " dashboard sessions are in use; log in again later (or use Basic authentication)");
-        }
-    }
-
     private record Node(String user, Map<String, String> data, long used, long idle) {
     }
 
@@ -96,11 +82,11 @@ public final class SessionNodes {
     }
 
     /** The session {@code id}, unless it is missing, damaged or idle too long (then it is deleted). */
-    public Optional<Stored> find(String id) {
+    public Optional<StoredSession> find(String id) {
         if (!isId(id)) {
             return Optional.empty();
         }
-        Optional<Stored> s = read(id);
+        Optional<StoredSession> s = read(id);
         if (s.isPresent() && s.get().expiredAt(clock.millis())) {
             remove(id, s.get().version());
             return Optional.empty();
@@ -108,12 +94,12 @@ public final class SessionNodes {
         return s;
     }
 
-    private Optional<Stored> read(String id) {
+    private Optional<StoredSession> read(String id) {
         Stat st = new Stat();
         try {
             Node n = QueueJson.read(path(id), zk.read(path(id), st), Node.class);
             return n.user() == null ? Optional.empty()
-                    : Optional.of(new Stored(id, n.user(), n.data() == null ? Map.of() : n.data(), n.used(), n.idle(), st.getVersion()));
+                    : Optional.of(new StoredSession(id, n.user(), n.data() == null ? Map.of() : n.data(), n.used(), n.idle(), st.getVersion()));
         } catch (NotFoundException | CorruptNodeException e) {
             return Optional.empty();
         }
@@ -123,14 +109,14 @@ public final class SessionNodes {
      * Stores a new session of {@code user}; the user's least recently used ones go beyond
      * {@link #MAX_PER_USER}. Throws {@link FullException} when {@link #MAX_SESSIONS} are in use.
      */
-    public Stored create(String id, String user, Map<String, String> data, long idleMillis) {
+    public StoredSession create(String id, String user, Map<String, String> data, long idleMillis) {
         if (!isId(id)) {
             throw new IllegalArgumentException("not a session id");
         }
         makeFolders();
         for (int attempt = 1; ; attempt++) {
             if (count() >= MAX_SESSIONS) {
-                throw new FullException();
+                throw new SessionsFullException(MAX_SESSIONS);
             }
             long now = clock.millis();
             Stat index = new Stat();
@@ -145,7 +131,7 @@ public final class SessionNodes {
             byte[] list = QueueJson.write(Map.of("ids", ids));
             ops.add(index.getVersion() < 0 ? ZooKeeperCalls.create(userPath(user), list) : ZooKeeperCalls.setData(userPath(user), list, index.getVersion()));
             if (commit(ops, () -> zk.exists(path(id)), attempt)) {
-                return new Stored(id, user, data, now, idleMillis, 0);
+                return new StoredSession(id, user, data, now, idleMillis, 0);
             }
         }
     }
@@ -156,18 +142,18 @@ public final class SessionNodes {
      * request; its use is written at most that often). Never re-creates an ended session: null
      * then. When another request changed the data meanwhile, that request's data stays.
      */
-    public Stored write(Stored s, Map<String, String> data, long writeEvery) {
+    public StoredSession write(StoredSession s, Map<String, String> data, long writeEvery) {
         long now = clock.millis();
         if (data.equals(s.data()) && now - s.used() < writeEvery) {
             return s;
         }
-        Stored at = s;
+        StoredSession at = s;
         for (int attempt = 1; attempt <= 2; attempt++) {
             int version = at.version();
             try {
                 zk.commit(zk.currentHandle(), List.of(ZooKeeperCalls.setData(path(s.id()), QueueJson.write(new Node(s.user(), data, now, s.idle())), version)),
                         () -> versionIs(path(s.id()), version + 1));
-                return new Stored(s.id(), s.user(), data, now, s.idle(), version + 1);
+                return new StoredSession(s.id(), s.user(), data, now, s.idle(), version + 1);
             } catch (KeeperException e) {
                 if (e.code() != KeeperException.Code.BADVERSION) {
                     return null; // ended meanwhile (or refused): not brought back

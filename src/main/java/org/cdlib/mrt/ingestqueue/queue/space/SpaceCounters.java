@@ -13,6 +13,7 @@ import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.StaleCounter;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
@@ -137,7 +138,7 @@ public final class SpaceCounters {
                 });
                 committed = !results.isEmpty(); // empty: read back after a lost connection, the versions unknown
                 return results;
-            } catch (ZooKeeperCalls.StaleCounter e) {
+            } catch (StaleCounter e) {
                 if (attempt >= 100) {
                     throw new QueueException(what + ": the disk reservation is too contended; nothing was written");
                 }

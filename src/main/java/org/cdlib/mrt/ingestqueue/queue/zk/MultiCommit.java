@@ -170,4 +170,20 @@ public final class MultiCommit {
                     + " bytes is larger than ZooKeeper takes; nothing was written");
         }
     }
+
+    /** The index of the operation that failed a transaction, or -1. */
+    static int firstFailed(KeeperException e) {
+        List<OpResult> results = e.getResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult er
+                    && er.getErr() != KeeperException.Code.OK.intValue()
+                    && er.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
 }

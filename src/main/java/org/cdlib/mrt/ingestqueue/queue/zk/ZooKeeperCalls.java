@@ -190,14 +190,6 @@ public final class ZooKeeperCalls {
         }
     }
 
-    /** A folder that holds too many children to be listed in one answer. */
-    static final class FolderTooLargeException extends QueueException {
-        FolderTooLargeException(String path, int count) {
-            super(path + " holds " + count + " entries, more than the " + QueueLimits.LISTED_CHILDREN
-                    + " the queue lists at once");
-        }
-    }
-
     public void createPersistent(String path, byte[] data) {
         try {
             operations.incrementAndGet();
@@ -236,13 +228,6 @@ public final class ZooKeeperCalls {
         return commits.send(zk, ops, applied, sent);
     }
 
-    /** Signals that a counter moved under us, so the draw is repeated. */
-    public static final class StaleCounter extends RuntimeException {
-        StaleCounter() {
-            super(null, null, false, false);
-        }
-    }
-
     /**
      * Commits a transaction made under a lock. A failed version check on {@code versionedPath}
      * or a missing lock means someone else moved first: {@link StaleLockException}.
@@ -265,7 +250,7 @@ public final class ZooKeeperCalls {
         } catch (KeeperException.SessionExpiredException e) {
             throw new StaleLockException(what + ": the session that held the lock has expired; nothing was written");
         } catch (KeeperException e) {
-            int failed = firstFailed(e);
+            int failed = MultiCommit.firstFailed(e);
             Op op = failed >= 0 && failed < ops.size() ? ops.get(failed) : null;
             String path = op == null ? e.getPath() : op.getPath();
             if (path != null && path.startsWith(QueuePaths.IDS) && e.code() == KeeperException.Code.BADVERSION) {
@@ -290,25 +275,10 @@ public final class ZooKeeperCalls {
         try {
             commit(currentHandle(), ops, () -> false);
         } catch (KeeperException e) {
-            int failed = firstFailed(e);
+            int failed = MultiCommit.firstFailed(e);
             String path = failed >= 0 ? ops.get(failed).getPath() : e.getPath();
             throw new QueueException(what + ": " + e.code() + " at " + path + "; nothing was written", e);
         }
-    }
-
-    static int firstFailed(KeeperException e) {
-        List<OpResult> results = e.getResults();
-        if (results == null) {
-            return -1;
-        }
-        for (int i = 0; i < results.size(); i++) {
-            if (results.get(i) instanceof OpResult.ErrorResult er
-                    && er.getErr() != KeeperException.Code.OK.intValue()
-                    && er.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     public static QueueException wrap(String action, Exception e) {
