@@ -5,6 +5,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
@@ -41,7 +42,7 @@ public final class EffectRecords {
     }
 
     /** A completed job's effects, from its status's summary ({@link JobCompaction}); none for any other without the node. */
-    static JobEffects summarised(org.cdlib.mrt.ingestqueue.queue.model.Job job) {
+    static JobEffects summarised(Job job) {
         return job == null || job.status().summary() == null ? JobEffects.none() : job.status().summary().jobEffects();
     }
 

@@ -57,12 +57,11 @@ final class JobCompaction {
             }
             deletes.add(Op.delete(QueuePaths.jobNode(jid, child), version));
         }
-        JobStatus bare = status;
-        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(bare).length - 64;
+        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
         JobSummary summary = JobSummary.of(job.configuration(), job.identifiers(), effects, budget);
         ops.addAll(deletes);
-        return new JobStatus(bare.status(), bare.lastSuccessfulStatus(), bare.lastModified(), bare.retryCount(),
-                bare.message(), bare.history(), summary);
+        return new JobStatus(status.status(), status.lastSuccessfulStatus(), status.lastModified(), status.retryCount(),
+                status.message(), status.history(), summary);
     }
 
     /** The effects node as the lock knows it, else read with its version (it exists: it was just listed). */
