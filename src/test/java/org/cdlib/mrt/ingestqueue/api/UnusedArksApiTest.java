@@ -85,6 +85,49 @@ class UnusedArksApiTest {
         }
     }
 
+    @Test
+    void aCompletedJobsViewSearchAndFsckAnswerAreWhatTheyWereBeforeItWasCompacted() throws Exception {
+        QueueStore store = ZK.store(dir.resolve("queue"));
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().load(bid).jobIds().get(0);
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(org.cdlib.mrt.ingestqueue.queue.model.JobState.PROCESSING));
+        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+        store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
+        store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")), "ark:/99999/fk4mine");
+        store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4winner");
+        store.unlock(lock);
+        QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.STORING,
+                org.cdlib.mrt.ingestqueue.queue.model.JobState.RECORDING, org.cdlib.mrt.ingestqueue.queue.model.JobState.NOTIFY);
+
+        HttpApi api = new HttpApi(ApiUsers.parse("alice:pw-a:admin"), "127.0.0.1", 0, 1_000_000, dir.resolve("uploads"));
+        ReadRoutes reads = new ReadRoutes(store);
+        reads.register(api);
+        new AdminRoutes(new AdminActions(store, Clock.systemUTC()), new ConsistencyCheck(store), null, reads, Duration.ofDays(7))
+                .register(api);
+        api.start();
+        try {
+            com.fasterxml.jackson.databind.node.ObjectNode before = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);
+            Object searchBefore = new Search(store).find("loc0", null, 0);
+            JsonNode fsckBefore = get(api, "/api/fsck");
+            QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.COMPLETED);
+            assertEquals(List.of("bid", "priority", "space_needed", "status"), ZK.client().getChildren()
+                    .forPath("/jobs/" + jid).stream().sorted().toList(), "compacted");
+
+            com.fasterxml.jackson.databind.node.ObjectNode after = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);
+            assertEquals("completed", after.at("/status/status").asText());
+            before.remove("status");
+            after.remove("status");
+            assertEquals(before, after, "everything but the status itself");
+            assertEquals(1, after.get("unused_arks").size(), after.toString());
+            assertEquals(searchBefore, new Search(store).find("loc0", null, 0), "search's answer");
+            assertTrue(searchBefore.toString().contains(jid), searchBefore.toString());
+            assertEquals(fsckBefore.get("notices"), get(api, "/api/fsck").get("notices"));
+            assertEquals(0, get(api, "/api/fsck").get("violations").size());
+        } finally {
+            api.stop();
+        }
+    }
+
     private static JsonNode get(HttpApi api, String path) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + api.port() + path))

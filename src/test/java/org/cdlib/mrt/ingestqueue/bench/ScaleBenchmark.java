@@ -35,11 +35,16 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * mvn -B -q test-compile
  * java -Xmx512m -cp target/test-classes:target/classes:$(cat target/cp.txt) \
  *     org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark [objects=1000000] [steady-seconds=120]
+ * java -Xmx512m -cp ... org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark walk [objects=1000000] [print-every-seconds=60]
  * </pre>
  */
 public final class ScaleBenchmark {
     public static void main(String[] args) throws Exception {
         System.setProperty("jute.maxbuffer", "524288");
+        if (args.length > 0 && args[0].equals("walk")) {
+            walk(args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000, args.length > 2 ? Integer.parseInt(args[2]) : 60);
+            System.exit(0);
+        }
         int objects = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int steady = args.length > 1 ? Integer.parseInt(args[1]) : 120;
         System.out.printf("machine: %d cores, java %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
@@ -74,6 +79,61 @@ public final class ScaleBenchmark {
             System.out.printf("  elapsed %.0f s%n", (System.currentTimeMillis() - t0) / 1000.0);
         }
         System.exit(0);
+    }
+
+    /**
+     * {@code walk}: the whole batch to its end through the routes (no-op steps), printing every
+     * {@code every} seconds the jobs completed, jobs/s, ZooKeeper's node count and data size, the
+     * JVM's heap in use and the process's RSS; then the batch report's counts and the znodes the
+     * finished batch keeps per job.
+     */
+    static void walk(int objects, int every) throws Exception {
+        Path dir = Files.createTempDirectory("ingest-walk");
+        Map<String, String> config = noOpStepsConfig(dir);
+        config.put("ingest.http.enabled", "false");
+        try (IngestService service = new IngestService(config, noOpSteps()).start()) {
+            QueueStore store = service.store();
+            String empty = mntr(service);
+            String bid = submit(store, dir, objects);
+            long t0 = System.currentTimeMillis();
+            long last = t0;
+            int lastDone = 0;
+            System.out.printf("walk of %,d objects; ZooKeeper before the batch: %s%n", objects, empty);
+            System.out.printf("%8s %10s %8s %8s %s%n", "seconds", "completed", "jobs/s", "heap MB", "ZooKeeper; RSS");
+            boolean done = false;
+            while (!done) {
+                try {
+                    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(every)).pollInterval(java.time.Duration.ofMillis(500))
+                            .until(() -> store.batches().load(bid).state() == BatchState.COMPLETED);
+                    done = true;
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    // one interval over: print where the walk stands
+                }
+                long now = System.currentTimeMillis();
+                int completed = completed(store, bid);
+                Runtime rt = Runtime.getRuntime();
+                System.out.printf("%8.0f %,10d %8.0f %8d %s; %s%n", (now - t0) / 1000.0, completed,
+                        (completed - lastDone) * 1000.0 / Math.max(1, now - last), (rt.totalMemory() - rt.freeMemory()) >> 20,
+                        mntr(service), rss());
+                last = now;
+                lastDone = completed;
+            }
+            Batch b = store.batches().load(bid);
+            long ms = Math.max(1, System.currentTimeMillis() - t0);
+            // the no-op report step writes no status report: the counts are the batch's references, which the report counts
+            System.out.printf("%nbatch %s %s in %.0f s (%.0f jobs/s): %,d jobs, %,d completed, %,d failed, %,d open%n", bid,
+                    b.state().wire(), ms / 1000.0, objects * 1000.0 / ms, b.jobCount(), b.count(BatchRef.COMPLETED),
+                    b.count(BatchRef.FAILED), b.count(BatchRef.PROCESSING));
+            long added = znodes(mntr(service)) - znodes(empty);
+            System.out.printf("the finished batch keeps %,d znodes: %.2f per job (ZooKeeper %s)%n", added, added / (double) objects,
+                    mntr(service));
+        }
+    }
+
+    /** zk_znode_count from a {@link #mntr} line; -1 when it has none. */
+    static long znodes(String mntr) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("zk_znode_count=(\\d+)").matcher(mntr);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
     /** The embedded default with the routes that call outside services replaced by the tests' stand-ins, concurrency 4. */

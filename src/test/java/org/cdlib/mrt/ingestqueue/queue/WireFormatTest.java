@@ -195,6 +195,7 @@ class WireFormatTest {
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         for (int i = 0; i < states.size(); i++) {
             JobState s = states.get(i);
+            byte[] configuration = ZK.client().getData().forPath(QueuePaths.jobNode(jids.get(i), "configuration"));
             if (s == JobState.HELD) {
                 admin.holdJob(jids.get(i), "op");
             } else if (s == JobState.FAILED) {
@@ -206,6 +207,10 @@ class WireFormatTest {
             assertEquals(s, j.state());
             ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(i)), oldStatus(s, j.status().lastSuccessful(),
                     j.status().retryCount(), j.status().errorMessage()));
+            if (s == JobState.COMPLETED) { // the previous build kept a completed job's nodes (no summary: see CompactionTest)
+                ZK.client().create().forPath(QueuePaths.jobNode(jids.get(i), "configuration"), configuration);
+                ZK.client().create().forPath(QueuePaths.jobNode(jids.get(i), "identifiers"));
+            }
             ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(i), "identifiers"),
                     ("{\"primary\":null,\"local_id\":[\"loc" + i + "\"]}").getBytes(StandardCharsets.UTF_8));
         }

@@ -312,11 +312,16 @@ class ChaosTest {
         }
     }
 
+    /** The job's effects node; a completed job's, moved into its status's summary when it completed (JobCompaction). */
     static JsonNode effects(CuratorFramework client, String jid) throws Exception {
         try {
             return JSON.readTree(client.getData().forPath(QueuePaths.jobNode(jid, "effects")));
         } catch (KeeperException.NoNodeException e) {
-            return null;
+            JsonNode status = JSON.readTree(client.getData().forPath(QueuePaths.jobStatus(jid)));
+            if ("Completed".equals(status.path("status").asText()) && !status.path("summary").has("effects")) {
+                throw new AssertionError("completed job " + jid + " has neither an effects node nor a summary of them: " + status);
+            }
+            return status.path("summary").has("effects") ? status.path("summary").get("effects") : null;
         }
     }
 

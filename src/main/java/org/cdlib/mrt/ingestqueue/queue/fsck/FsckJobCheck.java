@@ -18,6 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -75,8 +76,11 @@ final class FsckJobCheck {
             finish(null); // listed; the rest of its checks would read the node as missing and "repair" what is there
             return;
         }
+        JobSummary summary = summary();
         try {
-            MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), store.ingestHome(), bid, jid);
+            if (summary == null || summary.configuration() == null || data("configuration") != null) {
+                MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), store.ingestHome(), bid, jid);
+            }
         } catch (CorruptNodeException e) {
             note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
         }
@@ -91,8 +95,9 @@ final class FsckJobCheck {
                     ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
         }
         try {
-            Identifiers ids = QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
-            unusedArks(ids.primary());
+            Identifiers ids = summary != null && data("identifiers") == null ? summary.identifiers()
+                    : QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
+            unusedArks(ids.primary(), summary);
         } catch (CorruptNodeException e) {
             note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
         }
@@ -163,20 +168,33 @@ final class FsckJobCheck {
         }
     }
 
-    /** An ARK the job may have left unused at the minter, from its effects (read with its nodes: no read of its own). */
-    void unusedArks(String primary) {
+    /** A completed job's summary of its removed nodes ({@code JobCompaction}); null for any other, or an unreadable status. */
+    private JobSummary summary() {
+        try {
+            return QueueJson.read(QueuePaths.jobStatus(jid), data("status"), JobStatus.class).summary();
+        } catch (RuntimeException e) {
+            return null; // the status's own check below names it
+        }
+    }
+
+    /** An ARK the job may have left unused at the minter, from its effects (read with its nodes, or its summary: no read of its own). */
+    void unusedArks(String primary, JobSummary summary) {
         if (data("effects") == null) {
+            if (summary != null) {
+                summary.jobEffects().unusedArks(primary).forEach(this::unusedArk);
+            }
             return;
         }
         try {
             JobEffects fx = QueueJson.read(QueuePaths.jobNode(jid, "effects"), data("effects"), JobEffects.class);
-            for (JobEffects.UnusedArk u : fx.unusedArks(primary)) {
-                p.notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid
-                        + ": " + u.detail(), false));
-            }
+            fx.unusedArks(primary).forEach(this::unusedArk);
         } catch (CorruptNodeException e) {
             // the job's steps meet a damaged effects node themselves; this check is only the operator's list
         }
+    }
+
+    private void unusedArk(JobEffects.UnusedArk u) {
+        p.notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid + ": " + u.detail(), false));
     }
 
     void checkReferences(JobState state, int priority) {

@@ -5,6 +5,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
@@ -13,7 +14,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
-/** {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock. */
+/** {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock (a completed job's: its summary). */
 public final class EffectRecords {
     private final ZooKeeperCalls zk;
 
@@ -36,8 +37,13 @@ public final class EffectRecords {
         try {
             return new KnownEffects(QueueJson.read(path, zk.read(path, stat), JobEffects.class), stat.getVersion());
         } catch (NotFoundException e) {
-            return new KnownEffects(JobEffects.none(), -1);
+            return new KnownEffects(summarised(lock.job()), -1);
         }
+    }
+
+    /** A completed job's effects, from its status's summary ({@link JobCompaction}); none for any other without the node. */
+    static JobEffects summarised(Job job) {
+        return job == null || job.status().summary() == null ? JobEffects.none() : job.status().summary().jobEffects();
     }
 
     /**

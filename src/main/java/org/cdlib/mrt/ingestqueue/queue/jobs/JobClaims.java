@@ -56,7 +56,9 @@ public final class JobClaims {
             lock.get().job(job.get());
             if (read != null) {
                 String effects = QueuePaths.jobNode(jid, "effects");
-                lock.get().effects = KnownEffects.of(effects, read.get(effects));
+                KnownEffects known = KnownEffects.of(effects, read.get(effects));
+                lock.get().effects = known != null && known.version() < 0
+                        ? new KnownEffects(EffectRecords.summarised(job.get()), -1) : known;
             }
             return lock;
         } catch (RuntimeException e) {

@@ -11,6 +11,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -25,7 +26,10 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 public final class JobNodes {
     public static final List<String> CHILDREN = List.of("configuration", "status", "priority", "space_needed",
             "identifiers", "bid", "lock", "effects");
-    /** Children mrt-zk gives a job that no step here reads back; a job's deletion removes them too. */
+    /**
+     * Children mrt-zk gives a job that no step here reads back; a job's deletion removes them too.
+     * A completed job has none of these, nor configuration, identifiers or effects ({@link JobCompaction}).
+     */
     static final List<String> NOT_READ = List.of("metadata", "inventory", "store");
 
     private JobNodes() {
@@ -69,12 +73,6 @@ public final class JobNodes {
         String ps = QueuePaths.jobNode(jid, "space_needed");
         String pi = QueuePaths.jobNode(jid, "identifiers");
         String pb = QueuePaths.jobNode(jid, "bid");
-        OpResult.GetDataResult config = required(pc, r.get(pc));
-        OpResult.GetDataResult ids = optional(pi, r.get(pi));
-        OpResult.GetDataResult space = optional(ps, r.get(ps));
-        OpResult.GetDataResult bid = optional(pb, r.get(pb));
-        JobConfiguration configuration = MerrittConfiguration.read(pc, config.getData(), ingestHome,
-                bid != null ? QueueJson.text(bid.getData()) : null, jid);
         JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
         try {
             jobStatus.state();
@@ -84,13 +82,24 @@ public final class JobNodes {
         } catch (IllegalArgumentException e) {
             throw new CorruptNodeException(QueuePaths.jobStatus(jid), e.getMessage());
         }
+        JobSummary summary = jobStatus.summary();
+        // a completed job keeps its configuration and identifiers in its status (JobCompaction)
+        boolean compacted = summary != null && summary.configuration() != null
+                && ZooKeeperCalls.dataOf(r.get(pc)) == null && SizedReads.oversizedBytes(r.get(pc)) < 0;
+        OpResult.GetDataResult ids = optional(pi, r.get(pi));
+        OpResult.GetDataResult space = optional(ps, r.get(ps));
+        OpResult.GetDataResult bid = optional(pb, r.get(pb));
+        JobConfiguration configuration = compacted ? summary.configuration() : MerrittConfiguration.read(pc,
+                required(pc, r.get(pc)).getData(), ingestHome, bid != null ? QueueJson.text(bid.getData()) : null, jid);
+        Identifiers identifiers = ids != null ? QueueJson.read(pi, ids.getData(), Identifiers.class)
+                : summary != null ? summary.identifiers() : new Identifiers(null, List.of());
         return new Job(jid,
                 bid != null ? QueueJson.text(bid.getData()) : configuration.batchId(),
                 configuration,
                 jobStatus,
                 QueuePaths.checkPriorityNode(pp, QueueJson.readInt(pp, required(pp, r.get(pp)).getData())),
                 space == null ? 0 : QueueJson.readLong(ps, space.getData()),
-                ids == null ? new Identifiers(null, List.of()) : QueueJson.read(pi, ids.getData(), Identifiers.class),
+                identifiers,
                 status.getStat().getVersion(),
                 lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));
     }

@@ -40,7 +40,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * Jobs in ZooKeeper: reads, counts and moves. A move is one transaction in the design's order:
  * the status (version-checked), priority / space_needed if they changed, the old state reference
  * deleted, the new one created, the batch reference moved (bumping batch-processing's version),
- * the lock deleted.
+ * the lock deleted; a job that completes is compacted by the same transaction ({@link JobCompaction}).
  */
 public final class JobRecords {
     private final ZooKeeperCalls zk;
@@ -48,11 +48,13 @@ public final class JobRecords {
     private final ObjectLocks objects;
     private final java.nio.file.Path ingestHome;
     private final SpaceCounters spaceCounters;
+    private final JobCompaction compaction;
 
     public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome) {
         this.ingestHome = ingestHome;
         this.zk = zk;
         this.spaceCounters = new SpaceCounters(zk);
+        this.compaction = new JobCompaction(zk);
         this.log = log;
         this.objects = objects;
     }
@@ -201,9 +203,14 @@ public final class JobRecords {
                         JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
+        List<Op> compacted = new ArrayList<>();
+        if (to == JobState.COMPLETED) {
+            status = compaction.compact(lock, status, compacted);
+        }
 
         List<Op> ops = new ArrayList<>();
         ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
+        ops.addAll(compacted);
         if (priority != job.priority()) {
             ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
         }

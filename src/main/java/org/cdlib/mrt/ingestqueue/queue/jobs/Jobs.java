@@ -1,9 +1,11 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -11,6 +13,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
@@ -74,17 +78,38 @@ public final class Jobs {
 
     /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
     public Map<String, Identifiers> identifiers(List<String> jids) {
-        return records.nodes(jids, "identifiers", Identifiers.class, damaged);
+        return withSummaries(jids, records.nodes(jids, "identifiers", Identifiers.class, damaged), JobSummary::identifiers);
     }
 
     /** The jobs' configurations only (for search by title), read alike. */
     public Map<String, JobConfiguration> configurations(List<String> jids) {
-        return records.nodes(jids, "configuration", JobConfiguration.class, damaged);
+        return withSummaries(jids, records.nodes(jids, "configuration", JobConfiguration.class, damaged),
+                JobSummary::configuration);
     }
 
     /** The job's recorded outside effects ({@code /jobs/JID/effects}, one node: none yet, or damaged, is empty). */
     public JobEffects effects(String jid) {
-        return records.nodes(List.of(jid), "effects", JobEffects.class, damaged).getOrDefault(jid, JobEffects.none());
+        return withSummaries(List.of(jid), records.nodes(List.of(jid), "effects", JobEffects.class, damaged),
+                JobSummary::jobEffects).getOrDefault(jid, JobEffects.none());
+    }
+
+    /**
+     * What {@code found} lacks, from the summaries of the jobs that have one (completed jobs keep
+     * these nodes in their status: {@link JobCompaction}), read in bounded transactions.
+     */
+    private <T> Map<String, T> withSummaries(List<String> jids, Map<String, T> found, Function<JobSummary, T> part) {
+        List<String> rest = jids.stream().filter(j -> !found.containsKey(j)).toList();
+        if (rest.isEmpty()) {
+            return found;
+        }
+        Map<String, T> out = new LinkedHashMap<>(found);
+        records.nodes(rest, "status", JobStatus.class, d -> { }).forEach((jid, s) -> { // a damaged status: no summary
+            T value = s.summary() == null ? null : part.apply(s.summary());
+            if (value != null) {
+                out.put(jid, value);
+            }
+        });
+        return out;
     }
 
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */

@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 public final class JobHistory {
     /** How many transitions a status node keeps. */
     public static final int MAX_ENTRIES = 20;
-    /** What the history may take of the status node (8 KiB, of which an error message may take 2 KiB). */
+    /** What the history may take of the status node (16 KiB, of which an error message may take 2 KiB and a completed job's summary the most of the rest). */
     public static final int MAX_BYTES = 4096;
     /** One reason, cut: the error message keeps the whole text of a failure. */
     static final int REASON_BYTES = 200;

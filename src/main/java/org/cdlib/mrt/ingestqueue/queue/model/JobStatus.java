@@ -10,6 +10,8 @@ import java.util.List;
  * {@code retry_count}, {@code message} (empty, not null, when there is none). {@code history}
  * holds the job's last transitions ({@link JobHistory}): a field of ours, which mrt-zk keeps as it
  * copies the old object on each change. Nodes of the form this queue wrote before are read too.
+ * {@code summary}, also ours and only in a completed job's status, holds what its completion
+ * removed ({@link JobSummary}).
  */
 public record JobStatus(
         String status,
@@ -17,7 +19,8 @@ public record JobStatus(
         @JsonAlias("last_modification_date") String lastModified,
         int retryCount,
         @JsonAlias("error_message") String message,
-        List<JobHistory.Entry> history) {
+        List<JobHistory.Entry> history,
+        @JsonInclude(JsonInclude.Include.NON_NULL) JobSummary summary) {
 
     public JobStatus {
         status = normal(status);
@@ -27,7 +30,12 @@ public record JobStatus(
     }
 
     public JobStatus(String status, String lastSuccessfulStatus, String lastModified, int retryCount, String message) {
-        this(status, lastSuccessfulStatus, lastModified, retryCount, message, List.of());
+        this(status, lastSuccessfulStatus, lastModified, retryCount, message, List.of(), null);
+    }
+
+    public JobStatus(String status, String lastSuccessfulStatus, String lastModified, int retryCount, String message,
+                     List<JobHistory.Entry> history) {
+        this(status, lastSuccessfulStatus, lastModified, retryCount, message, history, null);
     }
 
     /** A known state in mrt-zk's spelling; anything else is kept as it is (and named damaged when read). */

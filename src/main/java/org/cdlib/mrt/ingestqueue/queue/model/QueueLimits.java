@@ -55,7 +55,8 @@ public final class QueueLimits {
             case "configuration", "submission", "metadata", "store" -> NODE_BYTES;
             case "inventory" -> 8 * 1024;
             case "status-report" -> 48 * 1024;
-            case "status", "identifiers", "effects" -> 8 * 1024;
+            case "status" -> 16 * 1024; // a completed job's summary (its effects whole) beside the history: JobSummary
+            case "identifiers", "effects" -> 8 * 1024;
             default -> 1024;
         };
     }

@@ -89,7 +89,8 @@ public final class Moves {
         Job moved = move(lock, to, change, Transition.By.WORKER, owner);
         JobLock next = new JobLock(lock.jid(), owner, lock.zk);
         next.job(moved);
-        next.effects = lock.effects; // a move does not touch them
+        // a move does not touch them, but completing moves them into the status (JobCompaction)
+        next.effects = to == JobState.COMPLETED ? null : lock.effects;
         return next;
     }
 

@@ -1,0 +1,77 @@
+package org.cdlib.mrt.ingestqueue.queue.jobs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+
+/**
+ * A job compacted as it completes, by the transaction that moves it: its {@code configuration},
+ * {@code identifiers} and {@code effects} go into its status's {@link JobSummary}, and those
+ * nodes and mrt-zk's {@code metadata}, {@code inventory} and {@code store} are deleted. It keeps
+ * what mrt-zk's {@code Job.load} requires ({@code status}, {@code bid}, {@code priority},
+ * {@code space_needed}) and its two references: 7 znodes instead of ~13.
+ *
+ * <p>Which children exist is listed once, under the job's lock, before the transaction is built:
+ * only the lock's holder adds or removes them (mrt-zk's hosts take the same lock), so the list
+ * holds until the commit; were it wrong anyway, a delete of a missing node fails the whole
+ * transaction and the job stays where it was, to be completed again.
+ */
+final class JobCompaction {
+    /** The children a completed job loses; its status carries the first three. */
+    static final Set<String> REMOVED = Set.of("configuration", "identifiers", "effects", "metadata", "inventory", "store");
+
+    private final ZooKeeperCalls zk;
+
+    JobCompaction(ZooKeeperCalls zk) {
+        this.zk = zk;
+    }
+
+    /** The status with the job's summary, and the deletes that go with it into the move's transaction. */
+    JobStatus compact(JobLock lock, JobStatus status, List<Op> ops) {
+        Job job = lock.job();
+        String jid = job.id();
+        List<String> children = zk.children(QueuePaths.job(jid));
+        JobEffects effects = JobEffects.none();
+        List<Op> deletes = new ArrayList<>();
+        for (String child : children) {
+            if (!REMOVED.contains(child)) {
+                continue;
+            }
+            int version = -1;
+            if (child.equals("effects")) {
+                KnownEffects known = effects(lock);
+                effects = known.effects();
+                version = known.version(); // the summary holds exactly what is deleted
+            }
+            deletes.add(Op.delete(QueuePaths.jobNode(jid, child), version));
+        }
+        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
+        JobSummary summary = JobSummary.of(job.configuration(), job.identifiers(), effects, budget);
+        ops.addAll(deletes);
+        return new JobStatus(status.status(), status.lastSuccessfulStatus(), status.lastModified(), status.retryCount(),
+                status.message(), status.history(), summary);
+    }
+
+    /** The effects node as the lock knows it, else read with its version (it exists: it was just listed). */
+    private KnownEffects effects(JobLock lock) {
+        KnownEffects known = lock.effects;
+        if (known != null && known.version() >= 0) {
+            return known;
+        }
+        String path = QueuePaths.jobNode(lock.jid(), "effects");
+        Stat stat = new Stat();
+        return new KnownEffects(QueueJson.read(path, zk.read(path, stat), JobEffects.class), stat.getVersion());
+    }
+}

@@ -1,0 +1,204 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A job that completes is compacted by the same transaction: it keeps 7 znodes ({@code /jobs/JID},
+ * status with its summary, bid, priority, space_needed, its state and batch references), and
+ * every reader sees it as before: the job, its identifiers and effects, search's reads, fsck.
+ */
+class CompactionTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final Set<String> KEPT = Set.of("status", "bid", "priority", "space_needed");
+    @TempDir
+    Path dir;
+    QueueStore store;
+    ConsistencyCheck fsck;
+
+    @BeforeEach
+    void setUp() {
+        store = ZK.store(dir);
+        fsck = new ConsistencyCheck(store);
+    }
+
+    /** A job of its own batch, walked to notify with every kind of outside effect recorded as the steps record them. */
+    String jobInNotifyWithEffects() {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            switch (s) {
+                case PROCESSING -> {
+                    // another job bound the local id first: this mint's ARK is left unused (an fsck notice)
+                    store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
+                    store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
+                            "ark:/99999/fk4unused");
+                    store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4kept");
+                }
+                case STORING -> {
+                    store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4kept", List.of());
+                    store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+                }
+                case RECORDING -> {
+                    store.records().effectStarted(lock, JobEffects.INVENTORY, "key");
+                    store.records().effectDone(lock, JobEffects.INVENTORY, "key");
+                }
+                default -> { }
+            }
+            store.transition(lock, s.successor(), Change.because("step succeeded"));
+        }
+        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
+        store.unlock(lock);
+        return jid;
+    }
+
+    void complete(String jid) {
+        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
+    }
+
+    /** Every znode of the job: its node, its children, and any reference to it anywhere in the queue. */
+    Set<String> znodes(String jid) throws Exception {
+        Set<String> out = new TreeSet<>();
+        for (String path : QueueTestSupport.tree(ZK.client()).keySet()) {
+            if (path.endsWith("/" + jid) || path.endsWith("-" + jid) || path.startsWith(QueuePaths.job(jid) + "/")) {
+                out.add(path);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aCompletedJobKeepsSevenZnodesAndReadsAsBefore() throws Exception {
+        String jid = jobInNotifyWithEffects();
+        Job before = store.jobs().load(jid);
+        JobEffects effectsBefore = store.jobs().effects(jid);
+        ConsistencyCheck.Report fsckBefore = fsck.check();
+        assertEquals(Set.of("configuration", "status", "priority", "space_needed", "identifiers", "bid", "effects",
+                "metadata", "inventory", "store"), Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
+        assertEquals(1, fsckBefore.notices().size(), "the unused ARK: " + fsckBefore);
+
+        complete(jid);
+
+        assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
+        Set<String> all = znodes(jid);
+        assertEquals(7, all.size(), all.toString());
+        assertTrue(all.contains(QueuePaths.jobRef(JobState.COMPLETED, 5, jid)), all.toString());
+        assertTrue(all.contains(QueuePaths.batchRef(before.batchId(), BatchRef.COMPLETED, jid)), all.toString());
+
+        Job after = store.jobs().load(jid);
+        assertEquals(JobState.COMPLETED, after.state());
+        assertEquals(before.configuration(), after.configuration());
+        assertEquals(before.identifiers(), after.identifiers());
+        assertEquals(before.batchId(), after.batchId());
+        assertEquals(before.priority(), after.priority());
+        assertEquals(before.spaceNeeded(), after.spaceNeeded());
+        assertEquals(effectsBefore, store.jobs().effects(jid));
+        assertEquals(5, effectsBefore.effects().size(), effectsBefore.toString());
+        assertEquals(Map.of(jid, before.identifiers()), store.jobs().identifiers(List.of(jid)), "search's read");
+        assertEquals(Map.of(jid, before.configuration()), store.jobs().configurations(List.of(jid)), "search's read");
+        JobLock held = store.claims().tryLockJob(jid, "reader").orElseThrow();
+        assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
+        store.unlock(held);
+
+        ConsistencyCheck.Report fsckAfter = fsck.check();
+        assertTrue(fsckAfter.clean(), fsckAfter.toString());
+        assertEquals(fsckBefore.violations(), fsckAfter.violations());
+        assertEquals(fsckBefore.notices(), fsckAfter.notices());
+    }
+
+    @Test
+    void aJobCompletedWhileAnMrtZkWrittenMetadataNodeExistsIsCompactedToo() throws Exception {
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
+        JobConfiguration noErc = new JobConfiguration(null, "demo_content", "tester", "http://localhost/a.checkm",
+                "object_manifest", "json", "add", null, "a", null, null, null, null, null, null, null, null, Map.of());
+        store.batches().createJobs(b, List.of(new NewJob(noErc, new Identifiers(null, List.of("a")), 5)));
+        store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.NOTIFY));
+        assertFalse(ZK.client().getChildren().forPath(QueuePaths.job(jid)).contains("metadata"), "none of ours");
+        ZK.client().create().forPath(QueuePaths.jobNode(jid, "metadata"),
+                "{\"erc_who\":\"Merritt\"}".getBytes(StandardCharsets.UTF_8)); // as mrt-zk's Job.createJob leaves it
+
+        complete(jid);
+
+        assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
+        assertEquals(7, znodes(jid).size(), znodes(jid).toString());
+        assertEquals(noErc.withBatchId(bid).withWorkingDir(store.jobs().load(jid).configuration().workingDir()),
+                store.jobs().load(jid).configuration());
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+    }
+
+    @Test
+    void compactedJobsAreRemovedWholeByCleanupAndDeletion() throws Exception {
+        String jid = jobInNotifyWithEffects();
+        String bid = store.jobs().load(jid).batchId();
+        complete(jid);
+        BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
+        store.transition(l, BatchState.COMPLETED, "reported", null, null);
+        AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
+        assertEquals(1, later.cleanup(Duration.ofDays(7)).jobs());
+        assertEquals(Set.of(), znodes(jid));
+        assertFalse(store.batches().exists(bid));
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+    }
+
+    @Test
+    void aSummaryOfUnusuallyLongValuesIsCutToFitTheStatusNode() throws Exception {
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
+        String longValue = "x".repeat(2000);
+        JobConfiguration big = new JobConfiguration(null, "demo_content", longValue, "http://localhost/" + longValue,
+                "object_manifest", "json", "add", null, longValue, longValue, null, null, null, longValue, longValue,
+                longValue, longValue, Map.of("description", List.of(longValue, longValue, longValue)));
+        store.batches().createJobs(b, List.of(new NewJob(big, new Identifiers(null, List.of(longValue)), 5)));
+        store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.NOTIFY));
+
+        complete(jid);
+
+        Job after = store.jobs().load(jid);
+        assertEquals(JobState.COMPLETED, after.state());
+        assertNotNull(after.configuration().ercWhat());
+        assertTrue(after.configuration().ercWhat().endsWith("..."), "cut, and says so");
+        assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getDataLength() <= 16 * 1024);
+        assertEquals("demo_content", after.configuration().profileName(), "short values whole");
+        assertTrue(fsck.check().clean(), fsck.check().toString());
+    }
+}

@@ -1,0 +1,79 @@
+package org.cdlib.mrt.ingestqueue.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The depositor's report of a completed job, read from its summary once its completion removed its
+ * configuration and identifiers: the payload named as the depositor gave it, the ARK and local ids,
+ * as the same job gave them before it completed.
+ */
+class DepositorPayloadCompactionTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+
+    @Test
+    void theReportOfACompactedJobSaysWhatTheJobSaidBefore() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
+        String upload = dir.resolve("uploads/bid-1234/my thesis.pdf").toUri().toString();
+        JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", upload, "file", "json", "add", null,
+                "thesis-1", "my thesis.pdf", null, null, 1234L, "who", "what", "when", null, Map.of());
+        store.batches().createJobs(b, List.of(new NewJob(c, new Identifiers(null, List.of("thesis-1")), 5)));
+        store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
+        String jid = store.batches().load(bid).jobIds().get(0);
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
+        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+        store.records().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4thesis", List.of("thesis-1")));
+        store.unlock(lock);
+        QueueTestSupport.walk(store, jid, JobState.STORING, JobState.RECORDING, JobState.NOTIFY);
+        Job before = store.jobs().load(jid);
+
+        QueueTestSupport.walk(store, jid, JobState.COMPLETED);
+        assertNull(ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "configuration")), "compacted");
+        Job after = store.jobs().load(jid);
+
+        assertEquals(DepositorPayload.of(before), DepositorPayload.of(after));
+        assertEquals("my thesis.pdf", DepositorPayload.of(after).name());
+        ObjectNode was = completedEntry(store, before);
+        ObjectNode is = completedEntry(store, after);
+        assertEquals("completed", is.get("status").asText());
+        was.remove("status");
+        is.remove("status");
+        assertEquals(was, is);
+        assertEquals("ark:/99999/fk4thesis", is.get("primary_id").asText());
+    }
+
+    private static ObjectNode completedEntry(QueueStore store, Job j) throws Exception {
+        var mail = new DepositorMail("queue@example.org").report(store.batches().load(j.batchId()), List.of(j), List.of(), null,
+                List.of("depositor@example.org"));
+        JsonNode list = new ObjectMapper().readTree(ReportingMailTest.attachment(mail, "completed.json"));
+        assertEquals(1, list.size(), list.toString());
+        return (ObjectNode) list.get(0);
+    }
+}
