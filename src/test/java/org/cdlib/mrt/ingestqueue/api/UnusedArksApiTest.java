@@ -110,7 +110,7 @@ class UnusedArksApiTest {
             Object searchBefore = new Search(store).find("loc0", null, 0);
             JsonNode fsckBefore = get(api, "/api/fsck");
             QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.COMPLETED);
-            assertEquals(List.of("bid", "priority", "space_needed", "status"), ZK.client().getChildren()
+            assertEquals(List.of("bid", "identifiers", "priority", "space_needed", "status"), ZK.client().getChildren()
                     .forPath("/jobs/" + jid).stream().sorted().toList(), "compacted");
 
             com.fasterxml.jackson.databind.node.ObjectNode after = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);

@@ -35,14 +35,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A job that completes is compacted by the same transaction: it keeps 7 znodes ({@code /jobs/JID},
+ * A job that completes is compacted by the same transaction: it keeps 8 znodes ({@code /jobs/JID},
  * status with its summary, bid, priority, space_needed, its state and batch references), and
  * every reader sees it as before: the job, its identifiers and effects, search's reads, fsck.
  */
 class CompactionTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
-    static final Set<String> KEPT = Set.of("status", "bid", "priority", "space_needed");
+    static final Set<String> KEPT = Set.of("status", "bid", "priority", "space_needed", "identifiers");
     @TempDir
     Path dir;
     QueueStore store;
@@ -103,7 +103,7 @@ class CompactionTest {
     }
 
     @Test
-    void aCompletedJobKeepsSevenZnodesAndReadsAsBefore() throws Exception {
+    void aCompletedJobKeepsEightZnodesAndReadsAsBefore() throws Exception {
         String jid = jobInNotifyWithEffects();
         Job before = store.jobs().load(jid);
         JobEffects effectsBefore = store.jobs().effects(jid);
@@ -116,7 +116,7 @@ class CompactionTest {
 
         assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
         Set<String> all = znodes(jid);
-        assertEquals(7, all.size(), all.toString());
+        assertEquals(8, all.size(), all.toString());
         assertTrue(all.contains(QueuePaths.jobRef(JobState.COMPLETED, 5, jid)), all.toString());
         assertTrue(all.contains(QueuePaths.batchRef(before.batchId(), BatchRef.COMPLETED, jid)), all.toString());
 
@@ -158,7 +158,7 @@ class CompactionTest {
         complete(jid);
 
         assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
-        assertEquals(7, znodes(jid).size(), znodes(jid).toString());
+        assertEquals(8, znodes(jid).size(), znodes(jid).toString());
         assertEquals(noErc.withBatchId(bid).withWorkingDir(store.jobs().load(jid).configuration().workingDir()),
                 store.jobs().load(jid).configuration());
         assertTrue(fsck.check().clean(), fsck.check().toString());

@@ -81,7 +81,7 @@ class MrtZkNeighbourTest {
         assertEquals("Notify", done.lastSuccessful());
         assertEquals(5, done.priority());
         assertEquals(bid, done.bid());
-        assertNull(done.localIds(), "compacted: its identifiers are in its status's summary, a node mrt-zk may lack");
+        assertEquals(List.of("loc0"), done.localIds(), "compacted, it keeps its identifiers: the Admin Tool shows its ARK and local ids");
         assertEquals(List.of("loc0"), store.jobs().load(jids.get(0)).identifiers().localId());
         MrtZk.Loaded failed = mrtZk.loadJob(jids.get(1));
         assertEquals("Failed", failed.status());
@@ -106,7 +106,7 @@ class MrtZkNeighbourTest {
 
         work(theirs, JobState.COMPLETED);
 
-        assertEquals(Set.of("status", "bid", "priority", "space_needed"),
+        assertEquals(Set.of("status", "bid", "priority", "space_needed", "identifiers"),
                 Set.copyOf(neighbourClient.getChildren().forPath("/jobs/" + theirs)));
         MrtZk.Loaded done = mrtZk.loadJob(theirs);
         assertEquals("Completed", done.status());

@@ -17,11 +17,12 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
- * A job compacted as it completes, by the transaction that moves it: its {@code configuration},
- * {@code identifiers} and {@code effects} go into its status's {@link JobSummary}, and those
- * nodes and mrt-zk's {@code metadata}, {@code inventory} and {@code store} are deleted. It keeps
- * what mrt-zk's {@code Job.load} requires ({@code status}, {@code bid}, {@code priority},
- * {@code space_needed}) and its two references: 7 znodes instead of ~13.
+ * A job compacted as it completes, by the transaction that moves it: its {@code configuration}
+ * and {@code effects} go into its status's {@link JobSummary}, and those nodes and mrt-zk's
+ * {@code metadata}, {@code inventory} and {@code store} are deleted. It keeps what mrt-zk's
+ * {@code Job.load} requires ({@code status}, {@code bid}, {@code priority}, {@code space_needed}),
+ * its {@code identifiers} (the ARK and local ids Merritt's Admin Tool shows) and its two
+ * references: 8 znodes instead of ~13.
  *
  * <p>Which children exist is listed once, under the job's lock, before the transaction is built:
  * only the lock's holder adds or removes them (mrt-zk's hosts take the same lock), so the list
@@ -29,8 +30,8 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * transaction and the job stays where it was, to be completed again.
  */
 final class JobCompaction {
-    /** The children a completed job loses; its status carries the first three. */
-    static final Set<String> REMOVED = Set.of("configuration", "identifiers", "effects", "metadata", "inventory", "store");
+    /** The children a completed job loses; its status carries the first two. */
+    static final Set<String> REMOVED = Set.of("configuration", "effects", "metadata", "inventory", "store");
 
     private final ZooKeeperCalls zk;
 
