@@ -134,8 +134,11 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile, localId, ark);
+            // this binding, or the one that made it a duplicate: committed, or the insert would still wait for it
+            bound = primaryFor(c, profile, localId);
+            // read before the commit: a read after it leaves a transaction open that the pool rolls back, and then
+            // H2 parsed the inventory's statements again on every call (a profile of the real path showed it)
             c.commit();
-            bound = primaryFor(c, profile, localId); // after the commit: what the first binding, on any host, kept
         } catch (SQLException e) {
             throw new ServiceException("local inventory " + url + ": cannot bind local id " + localId + ": " + e.getMessage(), e);
         }
