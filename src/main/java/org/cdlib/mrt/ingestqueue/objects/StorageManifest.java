@@ -76,9 +76,52 @@ public final class StorageManifest {
         return new StorageManifest(List.copyOf(files), t.toString());
     }
 
+    /**
+     * The files of the manifest storing wrote in {@code system/} ({@link #build}), as it listed them,
+     * so recording tells inventory what storage was sent without reading and digesting every file
+     * again; empty when there is none.
+     */
+    public static java.util.Optional<List<ManifestFile>> written(Path workingDir) throws IOException {
+        Path f = workingDir.resolve("system").resolve(NAME);
+        if (!Files.isRegularFile(f)) {
+            return java.util.Optional.empty();
+        }
+        List<ManifestFile> files = new ArrayList<>();
+        for (String line : Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8)) {
+            if (line.isEmpty() || line.startsWith("#%")) {
+                continue;
+            }
+            String[] c = line.split(" \\| ", -1);
+            if (c.length != 7) {
+                throw new IOException(f + ": not a storage manifest row (7 cells): " + line);
+            }
+            String mime = c[6];
+            files.add(new ManifestFile(uncell(c[5]), Long.parseLong(c[3]), c[1], c[2], mime.isEmpty() ? null : mime));
+        }
+        return java.util.Optional.of(List.copyOf(files));
+    }
+
     /** checkm cells encode {@code %}, blanks and bars. */
     private static String cell(String s) {
         return s.replace("%", "%25").replace(" ", "%20").replace("|", "%7c");
+    }
+
+    /** {@link #cell} undone: every {@code %} of a cell begins an escape. */
+    static String uncell(String s) {
+        if (s.indexOf('%') < 0) {
+            return s;
+        }
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch == '%' && i + 2 < s.length()) {
+                b.append((char) Integer.parseInt(s.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                b.append(ch);
+            }
+        }
+        return b.toString();
     }
 
     static String sha256(Path f) throws IOException {

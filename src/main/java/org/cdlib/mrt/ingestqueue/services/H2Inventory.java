@@ -95,8 +95,10 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
                     insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) SELECT ?, ?, ? WHERE NOT EXISTS"
                             + " (SELECT 1 FROM local_ids WHERE profile = ? AND local_id = ?)", profile.id(), id, v.ark(), profile.id(), id);
                 }
-                insertIfAbsent(c, "INSERT INTO versions (ark, version) VALUES (?, ?)", v.ark(), v.version());
-                exec(c, "DELETE FROM files WHERE ark = ? AND version = ?", v.ark(), v.version());
+                if (!insertIfAbsent(c, "INSERT INTO versions (ark, version) VALUES (?, ?)", v.ark(), v.version())) {
+                    // recorded before (a lost answer): its files are replaced; a new version has none to delete
+                    exec(c, "DELETE FROM files WHERE ark = ? AND version = ?", v.ark(), v.version());
+                }
                 try (PreparedStatement p = c.prepareStatement("INSERT INTO files (ark, version, name, size, digest_type,"
                         + " digest_value, mime_type) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
                     for (ManifestFile f : files) {
@@ -128,25 +130,31 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
      */
     @Override
     public String bind(String profile, String localId, String ark) throws ServiceException {
+        Optional<String> bound;
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile, localId, ark);
+            // this binding, or the one that made it a duplicate: committed, or the insert would still wait for it
+            bound = primaryFor(c, profile, localId);
+            // read before the commit: a read after it leaves a transaction open that the pool rolls back, and then
+            // H2 parsed the inventory's statements again on every call (a profile of the real path showed it)
             c.commit();
         } catch (SQLException e) {
             throw new ServiceException("local inventory " + url + ": cannot bind local id " + localId + ": " + e.getMessage(), e);
         }
-        return primaryFor(profile, localId).orElseThrow(() -> new ServiceException("local inventory " + url
+        return bound.orElseThrow(() -> new ServiceException("local inventory " + url
                 + ": local id " + localId + " bound and then not found"));
     }
 
-    /** Inserts a row unless its key exists (H2 and PostgreSQL both answer SQLSTATE 23505 then). */
-    private void insertIfAbsent(Connection c, String sql, Object... args) throws SQLException {
+    /** Inserts a row unless its key exists (H2 and PostgreSQL both answer SQLSTATE 23505 then); says whether it did. */
+    private boolean insertIfAbsent(Connection c, String sql, Object... args) throws SQLException {
         java.sql.Savepoint sp = h2 ? null : c.setSavepoint();
         try {
             exec(c, sql, args);
             if (sp != null) {
                 c.releaseSavepoint(sp);
             }
+            return true;
         } catch (SQLException e) {
             if (!"23505".equals(e.getSQLState())) {
                 throw e;
@@ -154,21 +162,27 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
             if (sp != null) {
                 c.rollback(sp); // PostgreSQL aborts the transaction on an error unless it is rolled back to here
             }
+            return false;
         }
     }
 
     /** The ARK a local id of this collection is bound to, if any. */
     @Override
     public Optional<String> primaryFor(String profile, String localId) throws ServiceException {
-        try (Connection c = connect(); PreparedStatement p = c.prepareStatement(
-                "SELECT ark FROM local_ids WHERE profile = ? AND local_id = ?")) {
+        try (Connection c = connect()) {
+            return primaryFor(c, profile, localId);
+        } catch (SQLException e) {
+            throw new ServiceException("local inventory " + url + ": cannot look up local id " + localId + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Optional<String> primaryFor(Connection c, String profile, String localId) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT ark FROM local_ids WHERE profile = ? AND local_id = ?")) {
             p.setString(1, profile);
             p.setString(2, localId);
             try (ResultSet r = p.executeQuery()) {
                 return r.next() ? Optional.of(r.getString(1)) : Optional.empty();
             }
-        } catch (SQLException e) {
-            throw new ServiceException("local inventory " + url + ": cannot look up local id " + localId + ": " + e.getMessage(), e);
         }
     }
 

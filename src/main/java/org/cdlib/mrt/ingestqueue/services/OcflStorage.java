@@ -65,7 +65,8 @@ public final class OcflStorage implements Storage {
             List<Deletions.Delete> deletes) throws ServiceException {
         VersionDetails head;
         try {
-            head = repository.containsObject(ark) ? repository.describeVersion(ObjectVersionId.head(ark)) : null;
+            // only update mode carries the head version's files forward and checks deletions against it
+            head = update && repository.containsObject(ark) ? repository.describeVersion(ObjectVersionId.head(ark)) : null;
         } catch (RuntimeException e) {
             throw new ServiceException("local storage " + root + ": cannot read " + ark + ": " + e.getMessage(), e);
         }

@@ -74,6 +74,10 @@ public final class RecordStep {
             files = storage.versionFiles(v.ark(), v.version());
         }
         if (files == null) {
+            // as storing listed them for storage (its system/mrt-manifest.txt): no file read and digested again
+            files = StorageManifest.written(wd.root()).orElse(null);
+        }
+        if (files == null) {
             files = StorageManifest.build(wd.root(), (f, name) -> name).files();
         }
         Recording r = new Recording(lock, profile, v, job.identifiers().localId(), files);

@@ -27,7 +27,8 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**
  * {@code mvn -B -Pbench test-compile} (options: {@code -Dbench.jobs=2000 -Dbench.threads=4
- * -Dbench.inflight=64 -Dbench.zookeeper=host:port -Dbench.mode=queue|real|all|routes -Dbench.repeat=1}).
+ * -Dbench.inflight=64 -Dbench.zookeeper=host:port -Dbench.mode=queue|real|all|routes -Dbench.repeat=1
+ * -Dbench.tally=true}).
  * Mode {@code queue} (the default) pushes N jobs with no-op work through every job state: straight
  * through the queue store (the cost of the ZooKeeper layer), as the ceiling probe (one pipelined
  * 5-op multi per transition: what ZooKeeper itself can do, {@link CeilingProbe}), and through the
@@ -44,7 +45,13 @@ public final class QueueBenchmark {
         String mode = System.getProperty("bench.mode", "queue");
         String external = System.getProperty("bench.zookeeper", "");
         Path dir = Files.createTempDirectory("ingest-bench");
-        if (mode.equals("real") || mode.equals("all")) {
+        if ((mode.equals("real") || mode.equals("all")) && Boolean.getBoolean("bench.tally")) {
+            // the requests a job sends, counted by a relay in front of an in-process server (not the embedded default)
+            try (TestingServer zk = new TestingServer(true); ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {
+                RealPathBenchmark.tally = tally;
+                RealPathBenchmark.run(dir.resolve("real"), jobs, chroot(tally.connectString()));
+            }
+        } else if (mode.equals("real") || mode.equals("all")) {
             RealPathBenchmark.run(dir.resolve("real"), jobs, external.isEmpty() ? null : chroot(external));
         }
         if (mode.equals("queue") || mode.equals("all") || mode.equals("routes")) {

@@ -28,9 +28,13 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * the batch's completion (after a first batch of {@code bench.warmup} objects, default N, that warms the
  * JVM as a running service is warm) and, per state, where a job's time went: waiting (for a worker, the
  * claim and the transition's commit) and working (the route's own run), p50 / p90. Run with
- * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000}. Asserts nothing.
+ * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000} ({@code -Dbench.tally=true}: against an
+ * in-process server behind {@link ZooKeeperTally}, which prints the requests per job by type and path). Asserts nothing.
  */
 final class RealPathBenchmark {
+    /** With {@code -Dbench.tally=true}: counts the measured batch's ZooKeeper requests. */
+    static ZooKeeperTally tally;
+
     private RealPathBenchmark() {
     }
 
@@ -102,6 +106,10 @@ final class RealPathBenchmark {
                 work.clear();
             }
             long ops0 = store.operations();
+            java.time.LocalTime from = java.time.LocalTime.now();
+            if (tally != null) {
+                tally.reset();
+            }
             long cpu0 = QueueBenchmark.processCpuNanos();
             long t0 = System.nanoTime();
             synchronized (bid) {
@@ -109,12 +117,17 @@ final class RealPathBenchmark {
             }
             String end = done.get().get(30, TimeUnit.MINUTES);
             double s = (System.nanoTime() - t0) / 1e9;
+            // the window to cut a flight recording of the whole run to (jfr print shows local times)
+            System.out.printf("  measured from %s to %s%n", from, java.time.LocalTime.now());
             System.out.printf("  %s batch, submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", warmup > 0 ? "the next" : "first", end, s, n / s,
                     zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
             System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
                     (store.operations() - ops0) / (double) n);
             System.out.printf("  process CPU per job (the local back-ends and the in-process ZooKeeper server included): %.1f ms%n",
                     (QueueBenchmark.processCpuNanos() - cpu0) / 1e6 / n);
+            if (tally != null) {
+                tally.print(n);
+            }
             System.out.printf("  jobs failed: %d%n", entered.values().stream().filter(t -> t[JobState.FAILED.ordinal()] > 0).count());
             System.out.printf("  %-13s %10s %10s %10s %10s   (ms; wait = time in the state not spent in its route)%n",
                     "state", "wait p50", "wait p90", "work p50", "work p90");
