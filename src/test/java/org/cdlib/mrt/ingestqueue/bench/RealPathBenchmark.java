@@ -29,7 +29,11 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * JVM as a running service is warm) and, per state, where a job's time went: waiting (for a worker, the
  * claim and the transition's commit) and working (the route's own run), p50 / p90. Run with
  * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000} ({@code -Dbench.tally=true}: against an
- * in-process server behind {@link ZooKeeperTally}, which prints the requests per job by type and path). Asserts nothing.
+ * in-process server behind {@link ZooKeeperTally}, which prints the requests per job by type and path;
+ * {@code -Dbench.http=true}: the measured batch is submitted through the service's own HTTP API, {@code POST /api/batches},
+ * and timed from that request to the batch's completion, its report included). After the measured batch the ceiling
+ * probe ({@link CeilingProbe}: the same number of jobs, 7 pipelined multis each) runs against the same server, and
+ * the service's rate is printed as a share of it. Asserts nothing.
  */
 final class RealPathBenchmark {
     /** With {@code -Dbench.tally=true}: counts the measured batch's ZooKeeper requests. */
@@ -57,7 +61,13 @@ final class RealPathBenchmark {
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("ingest.http.enabled", "false");
+        boolean viaHttp = Boolean.getBoolean("bench.http");
+        if (viaHttp) {
+            config.put("ingest.http.port", "0");
+            config.put("ingest.api.users", "bench:bench-pw:admin|submitter");
+        } else {
+            config.put("ingest.http.enabled", "false");
+        }
         config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK);
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         QueueBenchmark.passThrough(config);
@@ -113,7 +123,7 @@ final class RealPathBenchmark {
             long cpu0 = QueueBenchmark.processCpuNanos();
             long t0 = System.nanoTime();
             synchronized (bid) {
-                bid.set(store.batches().create(submission(base, "batch.checkm")));
+                bid.set(viaHttp ? submitOverHttp(service, base + "/batch.checkm") : store.batches().create(submission(base, "batch.checkm")));
             }
             String end = done.get().get(30, TimeUnit.MINUTES);
             double s = (System.nanoTime() - t0) / 1e9;
@@ -128,6 +138,9 @@ final class RealPathBenchmark {
             if (tally != null) {
                 tally.print(n);
             }
+            double ceiling = CeilingProbe.run(store.client(), n, 64) / (CeilingProbe.STATES - 1);
+            System.out.printf("  ceiling probe against the same server: %.0f jobs/s; the service%s: %.2f of it%n", ceiling,
+                    viaHttp ? " through its HTTP API (submission and report included)" : "", n / s / ceiling);
             System.out.printf("  jobs failed: %d%n", entered.values().stream().filter(t -> t[JobState.FAILED.ordinal()] > 0).count());
             System.out.printf("  %-13s %10s %10s %10s %10s   (ms; wait = time in the state not spent in its route)%n",
                     "state", "wait p50", "wait p90", "work p50", "work p90");
@@ -152,6 +165,22 @@ final class RealPathBenchmark {
         } finally {
             http.stop(0);
         }
+    }
+
+    /** {@code POST /api/batches} as a depositor's client sends it; the batch id the service answers. */
+    private static String submitOverHttp(IngestService service, String manifestUrl) throws Exception {
+        int port = service.camel().getRegistry().lookupByNameAndType("httpApi", org.cdlib.mrt.ingestqueue.api.HttpApi.class).port();
+        String body = "{\"profile\":\"demo_content\",\"type\":\"single-file-batch-manifest\",\"payload_url\":\""
+                + manifestUrl + "\",\"title\":\"Bench objects\"}";
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/api/batches"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("bench:bench-pw".getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) {
+            throw new IllegalStateException("POST /api/batches answered " + r.statusCode() + ": " + r.body());
+        }
+        return r.headers().firstValue("BID").orElseThrow();
     }
 
     private static BatchSubmission submission(String base, String manifest) {
