@@ -1,10 +1,16 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.server.PurgeTxnLog;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,6 +18,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A single ZooKeeper server inside the process, for a service started without
  * {@code zookeeper.connect}. Its data directory survives restarts, so the queue does too.
+ *
+ * <p>ZooKeeper keeps every snapshot and transaction log it writes unless told otherwise, and a
+ * busy queue snapshots every ~100,000 transactions: a million-object batch filled 72 GB in 24
+ * minutes. So the newest {@link #RETAINED} snapshots (and the logs they need) are kept and the
+ * rest purged every {@code purgeEvery} ({@link PurgeTxnLog}, what ZooKeeper's own autopurge runs,
+ * which counts in hours only).
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
@@ -24,8 +36,15 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         this.port = port;
     }
 
+    /** Snapshots kept by the purge (ZooKeeper's own minimum is 3). */
+    static final int RETAINED = 3;
+
     /** Starts a server on {@code port} (0: any free port) with its data in {@code dataDir}. */
     public static EmbeddedZooKeeper start(Path dataDir, int port) throws Exception {
+        return start(dataDir, port, Duration.ofMinutes(5));
+    }
+
+    static EmbeddedZooKeeper start(Path dataDir, int port, Duration purgeEvery) throws Exception {
         Files.createDirectories(dataDir);
         java.nio.channels.FileChannel lock = lockDataDirectory(dataDir);
         int p = port > 0 ? port : freePort();
@@ -55,10 +74,28 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         LOG.info("embedded ZooKeeper listening on 127.0.0.1:{}, data in {}", p, dataDir.toAbsolutePath());
         EmbeddedZooKeeper zk = new EmbeddedZooKeeper(server, p);
         zk.lock = lock;
+        zk.purge = purgeEvery(dataDir.toAbsolutePath().resolve("data").toFile(), purgeEvery);
         return zk;
     }
 
     private java.nio.channels.FileChannel lock;
+    private ScheduledExecutorService purge;
+
+    private static ScheduledExecutorService purgeEvery(File data, Duration every) {
+        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "embedded-zookeeper-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        s.scheduleWithFixedDelay(() -> {
+            try {
+                PurgeTxnLog.purge(data, data, RETAINED);
+            } catch (Exception e) {
+                LOG.warn("cannot purge the embedded ZooKeeper's old snapshots in {}: {}", data, e.toString());
+            }
+        }, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+        return s;
+    }
 
     /** One process per data directory: a second start fails at once naming the directory, not after a wait. */
     private static java.nio.channels.FileChannel lockDataDirectory(Path dataDir) throws IOException {
@@ -96,6 +133,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     @Override
     public void close() {
+        if (purge != null) {
+            purge.shutdownNow();
+        }
         server.close();
         if (lock != null) {
             try {
