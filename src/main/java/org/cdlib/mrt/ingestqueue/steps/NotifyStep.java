@@ -10,6 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.Callback;
+import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /**
@@ -29,6 +30,7 @@ public final class NotifyStep {
 
     /** Says whether a callback is due ({@code callbackDue}); the job's reason when none is. */
     public void begin(Exchange exchange) {
+        SendDeadline.disarm(); // the callback is not fenced: a deadline this thread's last job left unused is not its
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());

@@ -14,6 +14,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
+import org.cdlib.mrt.ingestqueue.services.SendDeadline;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
@@ -64,6 +65,7 @@ public final class RecordStep {
 
     /** Storage's answer kept by processing; says whether an earlier attempt's add already reached inventory. */
     public void begin(Exchange exchange) throws Exception {
+        SendDeadline.disarm(); // inventory's calls are not fenced: a deadline this thread's last job left unused is not theirs
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
