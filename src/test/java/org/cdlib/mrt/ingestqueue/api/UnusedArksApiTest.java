@@ -54,12 +54,7 @@ class UnusedArksApiTest {
                 "ark:/99999/fk4mine");
         store.unlock(displaced);
 
-        HttpApi api = new HttpApi(ApiUsers.parse("alice:pw-a:admin"), "127.0.0.1", 0, 1_000_000, dir.resolve("uploads"));
-        ReadRoutes reads = new ReadRoutes(store);
-        reads.register(api);
-        new AdminRoutes(new AdminActions(store, Clock.systemUTC()), new ConsistencyCheck(store), null, reads, Duration.ofDays(7))
-                .register(api);
-        api.start();
+        HttpApi api = readAndAdminApi(store);
         try {
             JsonNode job = get(api, "/api/jobs/" + jids.get(0));
             assertEquals("lost", job.at("/effects/lost_mint/state").asText(), job.toString());
@@ -99,12 +94,7 @@ class UnusedArksApiTest {
         QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.STORING,
                 org.cdlib.mrt.ingestqueue.queue.model.JobState.RECORDING, org.cdlib.mrt.ingestqueue.queue.model.JobState.NOTIFY);
 
-        HttpApi api = new HttpApi(ApiUsers.parse("alice:pw-a:admin"), "127.0.0.1", 0, 1_000_000, dir.resolve("uploads"));
-        ReadRoutes reads = new ReadRoutes(store);
-        reads.register(api);
-        new AdminRoutes(new AdminActions(store, Clock.systemUTC()), new ConsistencyCheck(store), null, reads, Duration.ofDays(7))
-                .register(api);
-        api.start();
+        HttpApi api = readAndAdminApi(store);
         try {
             com.fasterxml.jackson.databind.node.ObjectNode before = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);
             Object searchBefore = new Search(store).find("loc0", null, 0);
@@ -135,5 +125,16 @@ class UnusedArksApiTest {
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
         return new ObjectMapper().readTree(r.body());
+    }
+
+    /** The read and admin routes on a started API, as the service registers them. */
+    private HttpApi readAndAdminApi(QueueStore store) {
+        HttpApi api = new HttpApi(ApiUsers.parse("alice:pw-a:admin"), "127.0.0.1", 0, 1_000_000, dir.resolve("uploads"));
+        ReadRoutes reads = new ReadRoutes(store);
+        reads.register(api);
+        new AdminRoutes(new AdminActions(store, Clock.systemUTC()), new ConsistencyCheck(store), null, reads, Duration.ofDays(7))
+                .register(api);
+        api.start();
+        return api;
     }
 }
