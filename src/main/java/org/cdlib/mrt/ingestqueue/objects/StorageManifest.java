@@ -106,22 +106,9 @@ public final class StorageManifest {
         return s.replace("%", "%25").replace(" ", "%20").replace("|", "%7c");
     }
 
-    /** {@link #cell} undone: every {@code %} of a cell begins an escape. */
+    /** {@link #cell} undone: every {@code %} of a cell begins one of its three escapes, so they are undone in reverse. */
     static String uncell(String s) {
-        if (s.indexOf('%') < 0) {
-            return s;
-        }
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            if (ch == '%' && i + 2 < s.length()) {
-                b.append((char) Integer.parseInt(s.substring(i + 1, i + 3), 16));
-                i += 2;
-            } else {
-                b.append(ch);
-            }
-        }
-        return b.toString();
+        return s.replace("%7c", "|").replace("%20", " ").replace("%25", "%");
     }
 
     static String sha256(Path f) throws IOException {
