@@ -66,7 +66,7 @@ final class LiveFeed implements AutoCloseable {
 
     LiveFeed start() {
         for (String path : List.of(QueuePaths.JOB_STATES, QueuePaths.BATCHES, QueuePaths.BATCH_STATES, QueuePaths.QUEUE_HOLD.substring(0,
-                QueuePaths.QUEUE_HOLD.lastIndexOf('/')), QueuePaths.COLLECTION_HOLDS, Hosts.HOSTS, Hosts.DRAINS)) {
+                QueuePaths.QUEUE_HOLD.lastIndexOf('/')), QueuePaths.COLLECTION_HOLDS, QueuePaths.HOSTS, Hosts.DRAINS)) {
             PersistentWatcher w = new PersistentWatcher(store.client(), path, true);
             w.getListenable().addListener(this::event);
             w.getResetListenable().addListener(this::reset);
@@ -105,7 +105,7 @@ final class LiveFeed implements AutoCloseable {
             } else if (p.startsWith(QueuePaths.BATCH_STATES + "/") && parts.length == 4) {
                 // /batch-states/<state>/BID
                 note(batches, parts[3]);
-            } else if (p.startsWith(Hosts.HOSTS) || p.startsWith(Hosts.DRAINS)) {
+            } else if (p.startsWith(QueuePaths.HOSTS) || p.startsWith(Hosts.DRAINS)) {
                 hosts = true;
             } else if (p.startsWith("/locks/")) {
                 holds = true;

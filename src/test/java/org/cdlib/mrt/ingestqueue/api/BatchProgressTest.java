@@ -14,11 +14,11 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,7 +64,7 @@ class BatchProgressTest {
         work(store, bj.get(0), JobState.PROCESSING);
         work(store, bj.get(1), JobState.PROCESSING);
         // a host works on A's job in processing (what Hosts publishes)
-        ZK.client().create().creatingParentsIfNeeded().forPath(Hosts.HOSTS + "/h1", ("{\"id\":\"h1\",\"host\":\"x\",\"pid\":1,"
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1", ("{\"id\":\"h1\",\"host\":\"x\",\"pid\":1,"
                 + "\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[{\"job_id\":\"" + aj.get(1)
                 + "\",\"since\":\"2026-11-24T10:00:00Z\"}],\"leads\":[]}").getBytes());
 

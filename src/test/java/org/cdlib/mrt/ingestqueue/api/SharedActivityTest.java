@@ -15,6 +15,7 @@ import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,11 +86,11 @@ class SharedActivityTest {
         assertEquals(Map.of("pending", 7), samples.get(0).get("jobs"));
 
         // a hostile node adds no keys; minutes older than the kept ones go
-        ZK.client().create().forPath(ActivityRecords.ACTIVITY + "/" + (m1 - 1), "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
+        ZK.client().create().forPath(QueuePaths.ACTIVITY + "/" + (m1 - 1), "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
         Activity c = new Activity(new Moving("2026-11-24T10:02:15Z"));
         c.fill(store.activity().read(m1 - 5, m1));
         assertEquals(0.0, c.arrivedPerMinute("x1", 15));
         store.activity().write(m1 + ActivityRecords.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));
-        assertNull(ZK.client().checkExists().forPath(ActivityRecords.ACTIVITY + "/" + m1), "older than the kept minutes");
+        assertNull(ZK.client().checkExists().forPath(QueuePaths.ACTIVITY + "/" + m1), "older than the kept minutes");
     }
 }

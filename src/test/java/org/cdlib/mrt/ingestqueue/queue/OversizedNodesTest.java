@@ -88,7 +88,7 @@ class OversizedNodesTest {
         byte[] host = ("{\"id\":\"h1\",\"host\":\"a\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\","
                 + "\"work\":[" + work + "],\"leads\":[]}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(host.length > 2048, "larger than the default 1 KB: " + host.length);
-        ZK.client().create().creatingParentsIfNeeded().forPath(Hosts.HOSTS + "/h1", host);
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1", host);
         java.util.Map<String, Object> h1 = store.hosts().list().stream().filter(m -> "h1".equals(m.get("id"))).findFirst().orElseThrow();
         assertEquals(null, h1.get("damaged"));
         assertEquals(Hosts.MAX_LISTED_WORK, ((List<?>) h1.get("work")).size());

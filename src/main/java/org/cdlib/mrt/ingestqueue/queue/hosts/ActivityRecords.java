@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.hosts;
 
+import static org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.ACTIVITY;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,7 +10,6 @@ import java.util.Map;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
@@ -20,7 +21,6 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * same behind a load balancer. Bounded: at most {@link #KEPT_MINUTES} nodes of at most 1 KB.
  */
 public final class ActivityRecords {
-    public static final String ACTIVITY = QueuePaths.ACTIVITY;
     public static final int KEPT_MINUTES = 360;
     private final ZooKeeperCalls zk;
 

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.hosts;
 
+import static org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.HOSTS;
+
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +17,6 @@ import org.apache.zookeeper.CreateMode;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Hosts implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Hosts.class);
-    public static final String HOSTS = QueuePaths.HOSTS;
     public static final String DRAINS = "/drains";
     static final long BEAT_MS = 2000;
     public static final int MAX_LISTED_WORK = 200;

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.hosts;
 
+import static org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.SESSIONS;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -22,8 +24,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
@@ -39,12 +39,10 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * (the folders keep each listing small).
  */
 public final class SessionNodes {
-    public static final String SESSIONS = QueuePaths.SESSIONS;
     static final String IDS = SESSIONS + "/ids";
     static final String USERS = SESSIONS + "/users";
     static final String SECRET = SESSIONS + "/secret";
     /** A session node, a user's index (20 ids of 64 hex digits) and the secret each fit in this. */
-    public static final int NODE_BYTES = QueueLimits.SESSION_BYTES;
     public static final int MAX_PER_USER = 20;
     public static final int MAX_SESSIONS = 10_000;
     static final int BUCKETS = 16;

@@ -21,6 +21,7 @@ import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +49,7 @@ public final class EphemeralLocks implements AutoCloseable {
     /** Creates the lock node if nobody holds it; the handle it was created through, or empty. */
     public Optional<ZooKeeper> take(String path, LockOwner owner) {
         byte[] data = QueueJson.write(owner);
-        long deadline = System.currentTimeMillis() + ZooKeeperCalls.CONNECT_WAIT_MS;
+        long deadline = System.currentTimeMillis() + MultiCommit.CONNECT_WAIT_MS;
         while (true) {
             ZooKeeper handle = zk.currentHandle();
             try {

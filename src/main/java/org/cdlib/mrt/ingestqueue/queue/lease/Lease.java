@@ -7,7 +7,7 @@ import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
-import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 
 /**
  * A held ephemeral lock node ({@code /jobs/JID/lock}, {@code /batches/BID/lock}). Its identity is
@@ -67,7 +67,7 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      */
     public long verifyHeldUntil() {
         long began = System.nanoTime();
-        long deadline = System.currentTimeMillis() + ZooKeeperCalls.CONNECT_WAIT_MS;
+        long deadline = System.currentTimeMillis() + MultiCommit.CONNECT_WAIT_MS;
         while (isAlive()) {
             try {
                 Stat st = new Stat();

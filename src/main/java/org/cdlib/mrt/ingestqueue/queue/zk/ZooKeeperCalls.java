@@ -30,7 +30,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 public final class ZooKeeperCalls {
     public static final byte[] EMPTY = new byte[0];
     /** How long a commit waits for its connection to come back before its outcome is left to the session. */
-    public static final long CONNECT_WAIT_MS = MultiCommit.CONNECT_WAIT_MS;
 
     private final CuratorFramework client;
     private final AtomicLong operations = new AtomicLong();
