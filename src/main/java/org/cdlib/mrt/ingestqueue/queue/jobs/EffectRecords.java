@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /** {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock (a completed job's: its summary). */
@@ -59,8 +60,35 @@ public final class EffectRecords {
         return record(lock, name, fx -> fx.with(name, state, detail), also);
     }
 
+    /**
+     * As {@link #record(JobLock, String, String, String)}, with a node of the job written by the same
+     * transaction: {@code node} makes its create ({@code false}) or overwrite ({@code true}), and
+     * {@code exists} is the caller's guess, so no read of the node is sent. A wrong guess fails
+     * the transaction on that node alone (nothing was written) and the other form is sent once.
+     */
+    JobEffects record(JobLock lock, String name, String state, String detail, java.util.function.Function<Boolean, Op> node,
+            boolean exists) {
+        try {
+            return record(lock, name, fx -> fx.with(name, state, detail), List.of(node.apply(exists)), true);
+        } catch (WrongGuess e) {
+            return record(lock, name, fx -> fx.with(name, state, detail), List.of(node.apply(!exists)));
+        }
+    }
+
+    /** The node written with the records was not as guessed (missing, or there already): nothing was written. */
+    private static final class WrongGuess extends RuntimeException {
+        WrongGuess() {
+            super(null, null, false, false);
+        }
+    }
+
     /** Writes what {@code change} makes of the records (more than one effect at once), fenced alike; {@code name} for messages. */
     JobEffects record(JobLock lock, String name, java.util.function.UnaryOperator<JobEffects> change, List<Op> also) {
+        return record(lock, name, change, also, false);
+    }
+
+    private JobEffects record(JobLock lock, String name, java.util.function.UnaryOperator<JobEffects> change, List<Op> also,
+            boolean guessed) {
         String path = QueuePaths.jobNode(lock.jid(), "effects");
         KnownEffects base = known(lock);
         JobEffects next = change.apply(base.effects());
@@ -75,8 +103,14 @@ public final class EffectRecords {
             if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
                 lock.effects = new KnownEffects(next, base.version() + 1);
             }
-        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException | KeeperException.BadVersionException
-                 | KeeperException.NodeExistsException e) {
+        } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException e) {
+            int failed = MultiCommit.firstFailed(e);
+            if (guessed && failed >= 3 && failed < ops.size()) { // past the fence and the records: a node written with them
+                lock.effects = base;
+                throw new WrongGuess();
+            }
+            throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
+        } catch (KeeperException.SessionExpiredException | KeeperException.BadVersionException e) {
             throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");
         } catch (KeeperException e) {
             throw new QueueException("job " + lock.jid() + ": cannot record effect " + name + ": " + e.getMessage(), e);

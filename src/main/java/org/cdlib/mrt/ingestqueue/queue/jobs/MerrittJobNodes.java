@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.Op;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -22,12 +23,12 @@ public final class MerrittJobNodes {
     private MerrittJobNodes() {
     }
 
-    static Op store(ZooKeeperCalls zk, String jid, String manifestUrl, String mode, List<String> deleted) {
+    static Op store(String jid, String manifestUrl, String mode, List<String> deleted, boolean exists) {
         Map<String, String> node = new LinkedHashMap<>();
         node.put("manifest_url", manifestUrl);
         node.put("mode", mode);
         node.put("delete", deleteLines(deleted));
-        return write(zk, QueuePaths.jobNode(jid, "store"), node);
+        return write(QueuePaths.jobNode(jid, "store"), node, exists);
     }
 
     /** One line per deleted file; a list past the node's limit is cut, saying how many more (all are in system/mrt-delete.txt). */
@@ -45,16 +46,20 @@ public final class MerrittJobNodes {
         return b.toString();
     }
 
-    static Op inventory(ZooKeeperCalls zk, String jid, String manifestUrl) {
+    static Op inventory(String jid, String manifestUrl, boolean exists) {
         Map<String, String> node = new LinkedHashMap<>();
         node.put("manifest_url", manifestUrl);
         node.put("mode", "");
-        return write(zk, QueuePaths.jobNode(jid, "inventory"), node);
+        return write(QueuePaths.jobNode(jid, "inventory"), node, exists);
     }
 
-    /** Only the job's lock holder writes these (fenced with it): read, then create or overwrite. */
-    private static Op write(ZooKeeperCalls zk, String path, Map<String, String> node) {
+    /**
+     * Only the job's lock holder writes these (fenced with it): created, or overwritten when it
+     * {@code exists} (a guess from the effect records: a wrong one fails its transaction whole,
+     * and the other form is sent; {@link EffectRecords#record(JobLock, String, String, String, java.util.function.Function, boolean)}).
+     */
+    private static Op write(String path, Map<String, String> node, boolean exists) {
         byte[] data = QueueLimits.checkNode(path, QueueJson.write(node));
-        return zk.exists(path) ? ZooKeeperCalls.setData(path, data, -1) : ZooKeeperCalls.create(path, data);
+        return exists ? ZooKeeperCalls.setData(path, data, -1) : ZooKeeperCalls.create(path, data);
     }
 }

@@ -5,7 +5,6 @@ import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
-import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +20,8 @@ public final class StepRecords {
     private final JobRecords jobs;
     private final EffectRecords effects;
     private final ObjectLocks objects;
-    private final ZooKeeperCalls zk;
 
-    public StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects, ZooKeeperCalls zk) {
-        this.zk = zk;
+    public StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects) {
         this.jobs = jobs;
         this.effects = effects;
         this.objects = objects;
@@ -82,14 +79,16 @@ public final class StepRecords {
      * mrt-zk describes it ({@link MerrittJobNodes#store}) by the same transaction.
      */
     public JobEffects storeStarted(JobLock lock, String detail, String manifestUrl, String mode, List<String> deleted) {
+        boolean written = effects.read(lock).get(JobEffects.STORAGE) != null; // by the transaction that recorded it
         return effects.record(lock, JobEffects.STORAGE, "started", detail,
-                List.of(MerrittJobNodes.store(zk, lock.jid(), manifestUrl, mode, deleted)));
+                exists -> MerrittJobNodes.store(lock.jid(), manifestUrl, mode, deleted, exists), written);
     }
 
     /** The add's answer recorded as done, and the version's inventory record described as mrt-zk does, in one transaction. */
     public JobEffects storeDone(JobLock lock, String detail, String inventoryManifestUrl) {
+        boolean written = effects.read(lock).done(JobEffects.STORAGE);
         return effects.record(lock, JobEffects.STORAGE, "done", detail,
-                List.of(MerrittJobNodes.inventory(zk, lock.jid(), inventoryManifestUrl)));
+                exists -> MerrittJobNodes.inventory(lock.jid(), inventoryManifestUrl, exists), written);
     }
 
     /** Records an effect as done with its result (right after the call), under the job's lock. */

@@ -172,7 +172,7 @@ public final class MultiCommit {
     }
 
     /** The index of the operation that failed a transaction, or -1. */
-    static int firstFailed(KeeperException e) {
+    public static int firstFailed(KeeperException e) {
         List<OpResult> results = e.getResults();
         if (results == null) {
             return -1;
