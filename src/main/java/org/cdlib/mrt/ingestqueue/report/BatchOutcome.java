@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -30,7 +31,8 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         int open = 0;
         for (int from = 0; from < ids.size(); from += 100) {
             List<String> toList = new ArrayList<>();
-            for (Map.Entry<String, JobState> e : store.jobs().statesOf(ids.subList(from, Math.min(ids.size(), from + 100))).entrySet()) {
+            Jobs.Run run = store.jobs().run(ids.subList(from, Math.min(ids.size(), from + 100)));
+            for (Map.Entry<String, JobState> e : run.states().entrySet()) {
                 if (e.getValue() == JobState.COMPLETED) {
                     if (c++ < listed) {
                         toList.add(e.getKey());
@@ -44,7 +46,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
                 }
             }
             // a job that moved between the two reads (an operator's requeue) is counted, not listed
-            for (Job j : store.jobs().load(toList)) { // none to list: no request
+            for (Job j : run.load(toList)) { // none to list: no request
                 if (j.state() == JobState.COMPLETED) {
                     completed.add(j);
                 } else if (j.state() == JobState.FAILED) {

@@ -48,8 +48,13 @@ public final class ProvisionStep implements Processor {
             JobExchange.fail(exchange, never);
             return;
         }
-        SpaceReservation reserved = store.jobs().spaceReserved();
-        String shortage = shortage(job, reserved);
+        // a first look from the counts this process's own moves left (no read): a job they admit goes on, and its
+        // move checks the counter's version; one they would refuse is looked at again on the counts as read
+        SpaceReservation guess = store.jobs().spaceReservedGuess();
+        String shortage = guess == null ? "unknown" : shortage(job, guess);
+        if (shortage != null) {
+            shortage = shortage(job, store.jobs().spaceReserved());
+        }
         if (shortage != null) {
             LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), shortage);
             JobExchange.stay(exchange, shortage);

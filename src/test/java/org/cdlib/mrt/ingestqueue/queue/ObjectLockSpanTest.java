@@ -92,4 +92,44 @@ class ObjectLockSpanTest {
         assertNull(holder(ark), "a hold in storing lets it go");
         assertEquals(JobState.STORING, admin.releaseJob(writer, "op").state(), "released to storing");
     }
+
+    /**
+     * Handed on in this process (processing → storing → recording), the lease knows the lock it
+     * took: storing's take and recording's release send no read of it. A lock changed by hand
+     * meanwhile (the lease's knowledge wrong) costs the move one failed transaction, not the job.
+     */
+    @Test
+    void aLeaseHandedOnKnowsItsObjectLockAndReadsItOnlyWhenItWasChangedByHand() throws Exception {
+        store = ZK.store(dir);
+        String ark = "ark:/99999/fk4known";
+        List<String> jids = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 2, 5), BatchRef.PROCESSING)
+                .stream().sorted().toList();
+        for (String jid : jids) {
+            QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
+        }
+
+        JobLock processing = claim(jids.get(0), JobState.PROCESSING);
+        store.records().writeIdentifiers(processing, processing.job().identifiers().withPrimary(ark));
+        long before = store.operations();
+        assertNull(store.records().lockObject(processing, ark));
+        assertEquals(3, store.operations() - before, "one transaction: the lease's fence, its status, the create; no read");
+        JobLock storing = store.transitionAndKeep(processing, JobState.STORING, Change.because("prepared"), "w2");
+        before = store.operations();
+        assertNull(store.records().lockObject(storing, ark), "still its own");
+        assertEquals(0, store.operations() - before, "known: nothing sent");
+        JobLock recording = store.transitionAndKeep(storing, JobState.RECORDING, Change.because("stored"), "w3");
+        assertEquals(jids.get(0), holder(ark));
+        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        assertNull(holder(ark), "let go with the version it knew");
+
+        JobLock second = claim(jids.get(1), JobState.PROCESSING);
+        store.records().writeIdentifiers(second, second.job().identifiers().withPrimary(ark));
+        assertNull(store.records().lockObject(second, ark));
+        JobLock secondStoring = store.transitionAndKeep(second, JobState.STORING, Change.because("prepared"), "w2");
+        ZK.client().setData().forPath(QueuePaths.objectLock(ark), QueueJson.text(jids.get(1))); // by hand: its version moves
+        JobLock secondRecording = store.transitionAndKeep(secondStoring, JobState.RECORDING, Change.because("stored"), "w3");
+        assertEquals(JobState.NOTIFY, store.transition(secondRecording, JobState.NOTIFY, Change.because("recorded")).state(),
+                "the move read the lock again");
+        assertNull(holder(ark));
+    }
 }

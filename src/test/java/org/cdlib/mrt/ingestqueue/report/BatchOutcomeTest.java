@@ -64,4 +64,24 @@ class BatchOutcomeTest extends StoreTest {
         assertEquals(all.outcome().completed().get(0).id(), listed.outcome().completed().get(0).id());
         assertTrue(listed.operations() < all.operations() / 2, listed + " against " + all);
     }
+
+    /** A completed job is all in its status and the four small nodes compaction kept: the same job as read whole, from fewer reads. */
+    @Test
+    void aCompletedJobIsListedFromItsStatusAndTheNodesItKept() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 20, 5);
+        List<String> jids = store.batches().load(bid).jobIds();
+        QueueTestSupport.walk(store, jids.get(0), JobState.FAILED);
+        for (String jid : jids.subList(1, 20)) {
+            QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
+        }
+        Measured all = measured(store.batches().load(bid), BatchOutcome.LISTED);
+        assertEquals(19, all.outcome().completed().size());
+        for (var j : all.outcome().completed()) {
+            assertEquals(store.jobs().load(j.id()), j, "read as a whole read reads it");
+        }
+        assertEquals(store.jobs().load(jids.get(0)), all.outcome().failed().get(0));
+        // a Stat and the data of each node read: every status; then each completed job's bid, priority,
+        // space_needed and identifiers, and the failed job's eight nodes (its status again among them)
+        assertEquals(20 * 2 + 19 * 4 * 2 + 8 * 2, all.operations());
+    }
 }

@@ -9,10 +9,13 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
 import org.junit.jupiter.api.Test;
 
 class ProvisionStepTest extends StoreTest {
@@ -62,6 +65,51 @@ class ProvisionStepTest extends StoreTest {
         assertNull(JobExchange.stayReason(again));
         store.transition(job, JobState.DOWNLOADING, JobExchange.change(again));
         assertEquals(JobState.DOWNLOADING, store.jobs().load(job.jid()).state());
+    }
+
+    /**
+     * The first look is made on the counts this process's own moves left, with no read; another
+     * host's reservation since makes that look wrong, and then the move is refused (the counter's
+     * version moved), and the next look, on the counts as read, keeps the job waiting.
+     */
+    @Test
+    void theFirstLookUsesThisProcesssOwnCountsAndTheMoveChecksThem() throws Exception {
+        usable.set(1_000);
+        ProvisionStep step = new ProvisionStep(store, disk, 80);
+        JobLock first = jobIn(JobState.PROVISIONING, 300);
+        Exchange ex = exchange(first);
+        step.process(ex);
+        store.transition(first, JobState.DOWNLOADING, JobExchange.change(ex)); // this process now knows the counts
+
+        JobLock second = jobIn(JobState.PROVISIONING, 300);
+        long before = store.operations();
+        Exchange look = exchange(second);
+        step.process(look);
+        assertNull(JobExchange.stayReason(look));
+        assertEquals(0, store.operations() - before, "no read: 300 reserved by this process's own move");
+
+        JobLock third = jobIn(JobState.PROVISIONING, 300);
+        store.unlock(third);
+        try (var otherClient = QueueTestSupport.client(zk)) { // another host
+            QueueStore other = QueueTestSupport.store(otherClient, home);
+            JobLock elsewhere = other.claims().claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
+                    .orElseThrow();
+            Exchange theirs = exchange(elsewhere);
+            new ProvisionStep(other, disk, 80).process(theirs);
+            other.transition(elsewhere, JobState.DOWNLOADING, JobExchange.change(theirs)); // 600 reserved now, 300 unseen here
+        }
+        Exchange stale = exchange(second);
+        step.process(stale);
+        assertNull(JobExchange.stayReason(stale), "this process's counts still say 300");
+        JobLock held = second;
+        assertThrows(SpaceReservation.Conflict.class, () -> store.transition(held, JobState.DOWNLOADING, JobExchange.change(stale)),
+                "600 + 300 > 800: the move checks the counts as they are");
+        store.unlock(held);
+        JobLock again = store.claims().claim(JobState.PROVISIONING, store.jobs().load(second.jid()).refName(), "t").orElseThrow();
+        Exchange fresh = exchange(again);
+        step.process(fresh);
+        assertTrue(JobExchange.stayReason(fresh).contains("600 reserved by 2 downloading job(s)"), JobExchange.stayReason(fresh));
+        assertEquals(JobState.PROVISIONING, store.jobs().load(second.jid()).state());
     }
 
     @Test

@@ -44,6 +44,26 @@ public final class JobNodes {
         return paths;
     }
 
+    /** The nodes a compacted job keeps besides its status ({@link JobCompaction}). */
+    static List<String> keptPaths(String jid) {
+        return List.of(QueuePaths.jobNode(jid, "bid"), QueuePaths.jobNode(jid, "priority"),
+                QueuePaths.jobNode(jid, "space_needed"), QueuePaths.jobNode(jid, "identifiers"));
+    }
+
+    /** Whether a status as read is a compacted job's (its summary holds the configuration). */
+    static boolean compacted(String path, OpResult status) {
+        OpResult.GetDataResult d = ZooKeeperCalls.dataOf(status);
+        if (d == null) {
+            return false;
+        }
+        try {
+            JobSummary s = QueueJson.read(path, d.getData(), JobStatus.class).summary();
+            return s != null && s.configuration() != null;
+        } catch (CorruptNodeException e) {
+            return false; // read whole, and named damaged there
+        }
+    }
+
     /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
     static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged, java.nio.file.Path ingestHome) {
         List<Job> out = new ArrayList<>();

@@ -2,12 +2,13 @@ package org.cdlib.mrt.ingestqueue.queue.jobs;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
@@ -17,17 +18,14 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
-import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
@@ -119,7 +117,7 @@ public final class JobRecords {
     /** One child node of each job ({@code identifiers}, {@code configuration}), read in bounded transactions; a vanished job is left out, a damaged one noted. */
     <T> Map<String, T> nodes(List<String> jids, String child, Class<T> type, Consumer<Damaged> damaged) {
         Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, child)).toList());
-        Map<String, T> out = new java.util.LinkedHashMap<>();
+        Map<String, T> out = new LinkedHashMap<>();
         for (String jid : jids) {
             String path = QueuePaths.jobNode(jid, child);
             var d = ZooKeeperCalls.dataOf(r.get(path));
@@ -145,8 +143,17 @@ public final class JobRecords {
 
     /** Each job's state from its status node alone; a vanished job is left out, a damaged one named. */
     Map<String, JobState> stateOf(List<String> jids, Consumer<Damaged> damaged) {
-        Map<String, OpResult> r = zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
-        Map<String, JobState> out = new java.util.LinkedHashMap<>();
+        return stateOf(jids, statuses(jids), damaged);
+    }
+
+    /** The jobs' status nodes as read (in bounded read transactions). */
+    Map<String, OpResult> statuses(List<String> jids) {
+        return zk.readMany(jids.stream().map(QueuePaths::jobStatus).toList());
+    }
+
+    /** Each job's state from its status node as read ({@link #statuses}). */
+    static Map<String, JobState> stateOf(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged) {
+        Map<String, JobState> out = new LinkedHashMap<>();
         for (String jid : jids) {
             var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
             if (SizedReads.oversizedBytes(r.get(QueuePaths.jobStatus(jid))) >= 0) {
@@ -167,6 +174,35 @@ public final class JobRecords {
         return out;
     }
 
+    /**
+     * As {@link #load(List, Consumer)}, with the status nodes already read ({@link #statuses}): a
+     * compacted job ({@link JobCompaction}: its status holds its configuration) is read from the
+     * nodes it keeps besides (bid, priority, space_needed, identifiers), the others whole. In
+     * {@code jids}' order.
+     */
+    List<Job> load(List<String> jids, Map<String, OpResult> statuses, Consumer<Damaged> damaged) {
+        List<String> paths = new ArrayList<>();
+        List<String> whole = new ArrayList<>();
+        for (String jid : jids) {
+            if (JobNodes.compacted(QueuePaths.jobStatus(jid), statuses.get(QueuePaths.jobStatus(jid)))) {
+                paths.addAll(JobNodes.keptPaths(jid));
+            } else {
+                whole.add(jid);
+            }
+        }
+        Map<String, OpResult> r = new HashMap<>(zk.readMany(paths));
+        jids.forEach(j -> r.put(QueuePaths.jobStatus(j), statuses.get(QueuePaths.jobStatus(j))));
+        Map<String, Job> read = new HashMap<>();
+        JobNodes.parse(jids.stream().filter(j -> !whole.contains(j)).toList(), r, damaged, ingestHome).forEach(j -> read.put(j.id(), j));
+        load(whole, damaged).forEach(j -> read.put(j.id(), j));
+        return jids.stream().map(read::get).filter(Objects::nonNull).toList();
+    }
+
+    /** The disk reservation as this process's own moves leave it, or null ({@link SpaceCounters#guess}). */
+    SpaceReservation spaceGuess() {
+        return spaceCounters.guess();
+    }
+
     /** Loads jobs in bounded read transactions; a vanished job is left out, a damaged one named. */
     List<Job> load(List<String> jids, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();
@@ -182,6 +218,19 @@ public final class JobRecords {
      * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
      */
     public Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+             java.util.function.IntConsumer openLeft) {
+        boolean objectKnown = lock.heldObject() != null;
+        try {
+            return moveOnce(lock, to, change, by, keepFor, openLeft);
+        } catch (CorruptNodeException e) { // the object lock not as this lease knew it (changed by hand): read it this time
+            if (!objectKnown || !e.path().startsWith(QueuePaths.OBJECT_LOCKS)) {
+                throw e;
+            }
+            return moveOnce(lock, to, change, by, keepFor, openLeft);
+        }
+    }
+
+    private Job moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
              java.util.function.IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
@@ -220,7 +269,7 @@ public final class JobRecords {
         ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));
         ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(to, priority, jid), ZooKeeperCalls.EMPTY));
         addBatchRefMove(ops, job.batchId(), jid, from.batchRef(), to.batchRef());
-        objects.addRelease(ops, job, from, to);
+        objects.addRelease(ops, lock, from, to);
         if (keepFor == null) {
             ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
         } else {
@@ -249,36 +298,6 @@ public final class JobRecords {
             }
         }
         return -1; // not bumped, or the outcome was read back after a lost connection
-    }
-
-    /** Writes the job's identifiers at once (an ARK just minted), under its lock. */
-    void writeIdentifiers(JobLock lock, Identifiers identifiers) {
-        String jid = lock.jid();
-        String path = QueuePaths.jobNode(jid, "identifiers");
-        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
-                Op.check(QueuePaths.jobStatus(jid), lock.job().statusVersion()), // a broken lock moved it: fenced
-                identifiersWrite(jid, identifiers));
-        try {
-            zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
-            throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
-        } catch (KeeperException.SessionExpiredException e) {
-            throw new StaleLockException("job " + jid + ": session expired before identifiers were written");
-        } catch (KeeperException e) {
-            throw new QueueException("job " + jid + ": cannot write identifiers: " + e.getMessage(), e);
-        }
-        identifiersWritten(lock, identifiers);
-    }
-
-    static Op identifiersWrite(String jid, Identifiers identifiers) {
-        return ZooKeeperCalls.setData(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(identifiers), -1);
-    }
-
-    /** The lock's job carries the identifiers a transaction under it wrote. */
-    static void identifiersWritten(JobLock lock, Identifiers identifiers) {
-        Job j = lock.job();
-        lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
-                identifiers, j.statusVersion(), j.lockOwner()));
     }
 
     /** Moves the job's batch reference between categories and bumps batch-processing's version. */

@@ -122,6 +122,14 @@ public final class Jobs {
         return SpaceReservation.read(zk);
     }
 
+    /**
+     * The reservation as this process's own moves into and out of downloading leave it, with no
+     * read; null when unknown. Good for a first look only: another host may have moved since.
+     */
+    public SpaceReservation spaceReservedGuess() {
+        return records.spaceGuess();
+    }
+
     /** How many jobs a state holds now (its folder's {@code Stat}). */
     public int count(JobState state) {
         var st = zk.stat(QueuePaths.jobState(state));
@@ -131,6 +139,37 @@ public final class Jobs {
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     public Map<JobState, Integer> states(List<String> jids) {
         return records.states(jids, damaged);
+    }
+
+    /**
+     * What a report reads of a run of jobs: each one's status, then only the jobs it lists, in as
+     * few reads as they allow (a completed, compacted job is all in its status and four small nodes).
+     */
+    public final class Run {
+        private final List<String> jids;
+        private final Map<String, org.apache.zookeeper.OpResult> statuses;
+        private final Map<String, JobState> states;
+
+        Run(List<String> jids) {
+            this.jids = jids;
+            this.statuses = records.statuses(jids);
+            this.states = JobRecords.stateOf(jids, statuses, damaged);
+        }
+
+        /** Each job's state; a vanished or damaged job is left out. */
+        public Map<String, JobState> states() {
+            return states;
+        }
+
+        /** These jobs of the run, read as {@link Jobs#load(List)} reads them. */
+        public List<Job> load(List<String> listed) {
+            return records.load(listed, statuses, damaged);
+        }
+    }
+
+    /** The statuses of a run of jobs (bounded reads), to count them and read some of them ({@link Run}). */
+    public Run run(List<String> jids) {
+        return new Run(jids);
     }
 
     /** Each job's state, read from its status node alone (a vanished or damaged job is left out). */

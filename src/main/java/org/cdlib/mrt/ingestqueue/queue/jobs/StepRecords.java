@@ -1,10 +1,18 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
 import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,18 +25,18 @@ import org.slf4j.LoggerFactory;
 public final class StepRecords {
     private static final Logger LOG = LoggerFactory.getLogger(StepRecords.class);
 
-    private final JobRecords jobs;
+    private final ZooKeeperCalls zk;
     private final EffectRecords effects;
     private final ObjectLocks objects;
 
-    public StepRecords(JobRecords jobs, EffectRecords effects, ObjectLocks objects) {
-        this.jobs = jobs;
+    public StepRecords(ZooKeeperCalls zk, EffectRecords effects, ObjectLocks objects) {
+        this.zk = zk;
         this.effects = effects;
         this.objects = objects;
     }
 
     public void writeIdentifiers(JobLock lock, Identifiers identifiers) {
-        jobs.writeIdentifiers(lock, identifiers);
+        writeIdentifiersNode(lock, identifiers);
         LOG.info("job {} batch {}: identifiers {} {}", lock.jid(), lock.job().batchId(), identifiers.primary(),
                 identifiers.localId());
     }
@@ -40,8 +48,8 @@ public final class StepRecords {
      */
     public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers, String minted) {
         JobEffects fx = effects.record(lock, JobEffects.MINT, "done", minted,
-                List.of(JobRecords.identifiersWrite(lock.jid(), identifiers)));
-        JobRecords.identifiersWritten(lock, identifiers);
+                List.of(identifiersWrite(lock.jid(), identifiers)));
+        identifiersWritten(lock, identifiers);
         LOG.info("job {} batch {}: identifiers {} {} (minted{})", lock.jid(), lock.job().batchId(), identifiers.primary(),
                 identifiers.localId(), minted.equals(identifiers.primary()) ? "" : " " + minted + ", not used");
         return fx;
@@ -94,5 +102,35 @@ public final class StepRecords {
     /** Records an effect as done with its result (right after the call), under the job's lock. */
     public JobEffects effectDone(JobLock lock, String name, String detail) {
         return effects.record(lock, name, "done", detail);
+    }
+
+    /** Writes the job's identifiers at once (an ARK just minted), under its lock. */
+    private void writeIdentifiersNode(JobLock lock, Identifiers identifiers) {
+        String jid = lock.jid();
+        String path = QueuePaths.jobNode(jid, "identifiers");
+        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
+                Op.check(QueuePaths.jobStatus(jid), lock.job().statusVersion()), // a broken lock moved it: fenced
+                identifiersWrite(jid, identifiers));
+        try {
+            zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+            throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new StaleLockException("job " + jid + ": session expired before identifiers were written");
+        } catch (KeeperException e) {
+            throw new QueueException("job " + jid + ": cannot write identifiers: " + e.getMessage(), e);
+        }
+        identifiersWritten(lock, identifiers);
+    }
+
+    static Op identifiersWrite(String jid, Identifiers identifiers) {
+        return ZooKeeperCalls.setData(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(identifiers), -1);
+    }
+
+    /** The lock's job carries the identifiers a transaction under it wrote. */
+    static void identifiersWritten(JobLock lock, Identifiers identifiers) {
+        Job j = lock.job();
+        lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
+                identifiers, j.statusVersion(), j.lockOwner()));
     }
 }

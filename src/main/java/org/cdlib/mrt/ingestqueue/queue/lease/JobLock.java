@@ -11,10 +11,25 @@ public final class JobLock extends Lease {
     private volatile Job job;
     /** The job's effects node as this lock last read or wrote it; null: to be read. */
     public volatile KnownEffects effects;
+    /**
+     * The object lock this lease took and holds, known while the lease lives on in this process
+     * (handed from processing to storing to recording); null: to be read.
+     */
+    private volatile ObjectLocks.Held object;
 
     public JobLock(String jid, LockOwner owner, ZooKeeper zk) {
         super(QueuePaths.jobLock(jid), owner, zk);
         this.jid = jid;
+    }
+
+    /** The object lock this lease holds as it knows it, or null. */
+    public ObjectLocks.Held heldObject() {
+        return object;
+    }
+
+    /** Hands the knowledge on to the lease that continues this one in the next state. */
+    public void heldObject(ObjectLocks.Held held) {
+        this.object = held;
     }
 
     public String jid() {

@@ -25,6 +25,10 @@ public final class ObjectLocks {
     private static final java.util.Set<JobState> WRITING = java.util.EnumSet.of(JobState.PROCESSING, JobState.STORING,
             JobState.RECORDING);
 
+    /** An object lock a lease took: its ARK and the version it left the node at. */
+    public record Held(String ark, int version) {
+    }
+
     private final ZooKeeperCalls zk;
     /** Tests only: runs between reading a holder's status and the takeover's commit. */
     public volatile Runnable afterHolderRead;
@@ -39,15 +43,22 @@ public final class ObjectLocks {
      * (in processing, storing or recording). Returns null when taken (or already ours), else the holder.
      */
     public String lock(JobLock lock, String ark) {
+        Held known = lock.heldObject();
+        if (known != null && known.ark().equals(ark)) {
+            return null; // taken under this lease, which has kept the job in a writing state since: nobody could take it over
+        }
         String path = QueuePaths.objectLock(ark);
         byte[] mine = QueueJson.text(lock.jid());
         for (int attempt = 0; attempt < 5; attempt++) {
             org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-            byte[] held;
-            try {
-                held = zk.read(path, stat);
-            } catch (NotFoundException e) {
-                held = null;
+            byte[] held = null;
+            // entering processing, the object is rarely locked: the create is sent unread, and fails whole if it is
+            if (attempt > 0 || lock.job().state() != JobState.PROCESSING) {
+                try {
+                    held = zk.read(path, stat);
+                } catch (NotFoundException e) {
+                    held = null;
+                }
             }
             List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
                     Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion())));
@@ -56,6 +67,7 @@ public final class ObjectLocks {
             } else {
                 String holder = QueueJson.text(held);
                 if (holder.equals(lock.jid())) {
+                    lock.heldObject(new Held(ark, stat.getVersion()));
                     return null;
                 }
                 org.apache.zookeeper.data.Stat holderStat = new org.apache.zookeeper.data.Stat();
@@ -86,7 +98,11 @@ public final class ObjectLocks {
                 ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion()));
             }
             try {
-                zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
+                List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops,
+                        () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
+                if (!results.isEmpty()) { // answered, not read back: the version it left is known
+                    lock.heldObject(new Held(ark, held == null ? 0 : stat.getVersion() + 1));
+                }
                 return null;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
                 // the job's own status moved (stale), or another job or the holder moved first: look again
@@ -112,9 +128,16 @@ public final class ObjectLocks {
      * The delete of the job's object lock, when a move ends its writing of the object and it holds
      * one: anything but processing → storing → recording (a failure, a hold, recording's success).
      */
-    public void addRelease(List<Op> ops, Job job, JobState from, JobState to) {
+    public void addRelease(List<Op> ops, JobLock lock, JobState from, JobState to) {
+        Job job = lock.job();
         String ark = job.identifiers().primary();
         if (ark == null || !WRITING.contains(from) || (to == from.successor() && WRITING.contains(to))) {
+            return;
+        }
+        Held known = lock.heldObject();
+        lock.heldObject(null); // released by the move, or (if it fails) to be read again
+        if (known != null && known.ark().equals(ark)) {
+            ops.add(Op.delete(QueuePaths.objectLock(ark), known.version()));
             return;
         }
         org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();

@@ -91,6 +91,7 @@ public final class Moves {
         next.job(moved);
         // a move does not touch them, but completing moves them into the status (JobCompaction)
         next.effects = to == JobState.COMPLETED ? null : lock.effects;
+        next.heldObject(lock.heldObject()); // none once the move let it go
         return next;
     }
 

@@ -35,8 +35,8 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 public final class SpaceCounters {
     private final ZooKeeperCalls zk;
     private final ReentrantLock turn = new ReentrantLock();
-    // guarded by turn; known == null: read (counts and chain) before the next write
-    private SpaceReservation.Counts known;
+    // written under turn; known == null: read (counts and chain) before the next write
+    private volatile SpaceReservation.Counts known;
     private long chainSession;
     private int chainVersion;
     /** Tests only: runs right after a transaction is sent, before its answer is awaited. */
@@ -44,6 +44,16 @@ public final class SpaceCounters {
 
     public SpaceCounters(ZooKeeperCalls zk) {
         this.zk = zk;
+    }
+
+    /**
+     * The reservation as this process's transactions sent so far leave it, or null when it must
+     * be read. Another host's writes make it stale either way: a guess for a check made before a
+     * move, never the check itself (the move's transaction checks the counter's version).
+     */
+    public SpaceReservation guess() {
+        SpaceReservation.Counts c = known;
+        return c == null ? null : new SpaceReservation(Math.max(0, c.admitted() - c.released()), c.admittedVersion());
     }
 
     /** Takes this process's turn to update the counters through {@code handle}; the counts to update from. */
