@@ -157,7 +157,7 @@ public final class IdentifiersStep {
 
     public void described(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+        store.records().effectDoneWithNextWrite(o.lock, JobEffects.EZID_UPDATE, o.ark);
     }
 
     /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */

@@ -56,6 +56,6 @@ public final class NotifyStep {
     public void answer(Exchange exchange) throws Exception {
         Callback.answer(exchange);
         JobLock lock = JobExchange.lock(exchange);
-        store.records().effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
+        store.records().effectDoneWithNextWrite(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
     }
 }

@@ -103,7 +103,7 @@ public final class RecordStep {
 
     public void added(Exchange exchange) {
         Recording r = Recording.of(exchange);
-        store.records().effectDone(r.lock(), JobEffects.INVENTORY, r.key());
+        store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
     }
 
     public void finish(Exchange exchange) throws Exception {

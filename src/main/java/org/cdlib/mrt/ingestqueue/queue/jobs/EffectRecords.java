@@ -61,6 +61,45 @@ public final class EffectRecords {
     }
 
     /**
+     * Records an effect's state without a transaction of its own: the lease's next transaction
+     * carries it (the job's move, its next record, or the write before its lock is let go). For
+     * an effect that may be repeated (inventory's add of a version it has, EZID's update, a
+     * callback under its key) recorded as done right before its step ends: a crash before that
+     * transaction leaves it started, as a crash before its own transaction would.
+     */
+    void recordWithNextWrite(JobLock lock, String name, String state, String detail) {
+        KnownEffects base = known(lock);
+        lock.effects = new KnownEffects(base.effects().with(name, state, detail), base.version(), true);
+    }
+
+    /** The write of records not written yet ({@link #recordWithNextWrite}), for a transaction under the lease; null: none. */
+    static Op unwritten(JobLock lock) {
+        KnownEffects k = lock.effects;
+        if (k == null || !k.unwritten()) {
+            return null;
+        }
+        String path = QueuePaths.jobNode(lock.jid(), "effects");
+        byte[] data = QueueJson.write(k.effects());
+        return k.version() < 0 ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, k.version());
+    }
+
+    /** After a transaction that carried {@link #unwritten}: answered, the node's version is known; read back, it is not. */
+    static void written(JobLock lock, boolean answered) {
+        KnownEffects k = lock.effects;
+        if (k != null && k.unwritten()) {
+            lock.effects = answered ? new KnownEffects(k.effects(), k.version() + 1) : null;
+        }
+    }
+
+    /** Writes the records not written yet on their own (the lock is let go without a move). */
+    public void flush(JobLock lock) {
+        KnownEffects k = lock.effects;
+        if (k != null && k.unwritten()) {
+            record(lock, "records", fx -> fx, List.of());
+        }
+    }
+
+    /**
      * As {@link #record(JobLock, String, String, String)}, with a node of the job written by the same
      * transaction: {@code node} makes its create ({@code false}) or overwrite ({@code true}), and
      * {@code exists} is the caller's guess, so no read of the node is sent. A wrong guess fails

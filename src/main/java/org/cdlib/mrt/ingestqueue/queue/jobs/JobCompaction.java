@@ -58,6 +58,10 @@ final class JobCompaction {
             }
             deletes.add(Op.delete(QueuePaths.jobNode(jid, child), version));
         }
+        KnownEffects known = lock.effects;
+        if (known != null && known.unwritten()) { // records this move would have written: into the summary (no node had them)
+            effects = known.effects();
+        }
         int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
         JobSummary summary = JobSummary.of(job.configuration(), job.identifiers(), effects, budget);
         ops.addAll(deletes);

@@ -260,6 +260,10 @@ public final class JobRecords {
         List<Op> ops = new ArrayList<>();
         ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
         ops.addAll(compacted);
+        Op records = to == JobState.COMPLETED ? null : EffectRecords.unwritten(lock); // completing: in the summary
+        if (records != null) {
+            ops.add(records);
+        }
         if (priority != job.priority()) {
             ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
         }
@@ -281,6 +285,7 @@ public final class JobRecords {
                         SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
                 : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
+        EffectRecords.written(lock, !results.isEmpty());
 
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
                 job.statusVersion() + 1, keepFor);

@@ -99,6 +99,14 @@ public final class StepRecords {
                 exists -> MerrittJobNodes.inventory(lock.jid(), inventoryManifestUrl, exists), written);
     }
 
+    /**
+     * Records an effect that may be repeated as done, with the job's next write under its lock
+     * (its move, usually) rather than a transaction of its own ({@link EffectRecords#recordWithNextWrite}).
+     */
+    public void effectDoneWithNextWrite(JobLock lock, String name, String detail) {
+        effects.recordWithNextWrite(lock, name, "done", detail);
+    }
+
     /** Records an effect as done with its result (right after the call), under the job's lock. */
     public JobEffects effectDone(JobLock lock, String name, String detail) {
         return effects.record(lock, name, "done", detail);

@@ -7,9 +7,14 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 /**
  * The effects node as a lock last read or wrote it: its holder is the node's only writer, so
  * what it wrote is what is there (every write still checks the version). {@code version} -1:
- * no node yet.
+ * no node yet. {@code unwritten}: {@code effects} holds records not written yet, which the
+ * lease's next transaction carries (the node is still at {@code version}).
  */
-public record KnownEffects(JobEffects effects, int version) {
+public record KnownEffects(JobEffects effects, int version, boolean unwritten) {
+    public KnownEffects(JobEffects effects, int version) {
+        this(effects, version, false);
+    }
+
     /** From a claim's read of the job's nodes; null when that read did not answer for it. */
     public static KnownEffects of(String path, org.apache.zookeeper.OpResult r) {
         if (r instanceof org.apache.zookeeper.OpResult.GetDataResult d) {

@@ -5,6 +5,7 @@ import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.EffectRecords;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
@@ -40,10 +41,12 @@ public final class Moves {
     private final BatchRecords batchRecords;
     private final JobDeletion deletion;
     private final TransitionLog log;
+    private final EffectRecords records;
 
     public Moves(ZooKeeperCalls zk, EphemeralLocks locks, JobRecords jobRecords, BatchRecords batchRecords,
                  JobDeletion deletion, TransitionLog log) {
         this.zk = zk;
+        this.records = new EffectRecords(zk);
         this.locks = locks;
         this.jobRecords = jobRecords;
         this.batchRecords = batchRecords;
@@ -68,8 +71,13 @@ public final class Moves {
         locks.release(lock);
     }
 
-    /** Releases a job lock without moving the job (e.g. it stays in provisioning). */
+    /** Releases a job lock without moving the job (e.g. it stays in provisioning), its records written first. */
     public void unlock(JobLock lock) {
+        try {
+            records.flush(lock);
+        } catch (RuntimeException e) { // a lock already lost writes nothing; the records stay as the next holder finds them
+            LOG.warn("job {}: records not written before its lock was let go: {}", lock.jid(), e.getMessage());
+        }
         locks.release(lock);
     }
 
