@@ -28,26 +28,28 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 public final class Jobs {
     private final ZooKeeperCalls zk;
     private final JobRecords records;
+    private final JobReads reads;
     private final Consumer<Damaged> damaged;
 
     public Jobs(ZooKeeperCalls zk, JobRecords records, Consumer<Damaged> damaged) {
         this.zk = zk;
         this.records = records;
+        this.reads = records.reads();
         this.damaged = damaged;
     }
 
     /** Reference names {@code PP-JID} of a state, in run order (a terminal state only while it is small). */
     public List<String> refs(JobState state) {
-        return records.refs(state);
+        return reads.refs(state);
     }
 
     public Map<JobState, Integer> counts() {
-        return records.counts();
+        return reads.counts();
     }
 
     /** Jobs in the open states (pending … notify, held), the ones the creation windows count. */
     public int openCount() {
-        return records.openCount();
+        return reads.openCount();
     }
 
     public Job load(String jid) {
@@ -56,7 +58,7 @@ public final class Jobs {
 
     /** The job, empty when it does not exist; a damaged job throws {@link CorruptNodeException}. */
     public Optional<Job> find(String jid) {
-        return one(records.load(List.of(jid), Jobs::corrupt));
+        return one(reads.load(List.of(jid), Jobs::corrupt));
     }
 
     static Optional<Job> one(List<Job> found) {
@@ -69,27 +71,27 @@ public final class Jobs {
 
     /** Loads jobs in bounded read transactions; a damaged job is noted and left out. */
     public List<Job> load(List<String> jids) {
-        return records.load(jids, damaged);
+        return reads.load(jids, damaged);
     }
 
     public List<Job> load(List<String> jids, Consumer<Damaged> onDamaged) {
-        return records.load(jids, onDamaged);
+        return reads.load(jids, onDamaged);
     }
 
     /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
     public Map<String, Identifiers> identifiers(List<String> jids) {
-        return withSummaries(jids, records.nodes(jids, "identifiers", Identifiers.class, damaged), JobSummary::identifiers);
+        return withSummaries(jids, reads.nodes(jids, "identifiers", Identifiers.class, damaged), JobSummary::identifiers);
     }
 
     /** The jobs' configurations only (for search by title), read alike. */
     public Map<String, JobConfiguration> configurations(List<String> jids) {
-        return withSummaries(jids, records.nodes(jids, "configuration", JobConfiguration.class, damaged),
+        return withSummaries(jids, reads.nodes(jids, "configuration", JobConfiguration.class, damaged),
                 JobSummary::configuration);
     }
 
     /** The job's recorded outside effects ({@code /jobs/JID/effects}, one node: none yet, or damaged, is empty). */
     public JobEffects effects(String jid) {
-        return withSummaries(List.of(jid), records.nodes(List.of(jid), "effects", JobEffects.class, damaged),
+        return withSummaries(List.of(jid), reads.nodes(List.of(jid), "effects", JobEffects.class, damaged),
                 JobSummary::jobEffects).getOrDefault(jid, JobEffects.none());
     }
 
@@ -103,7 +105,7 @@ public final class Jobs {
             return found;
         }
         Map<String, T> out = new LinkedHashMap<>(found);
-        records.nodes(rest, "status", JobStatus.class, d -> { }).forEach((jid, s) -> { // a damaged status: no summary
+        reads.nodes(rest, "status", JobStatus.class, d -> { }).forEach((jid, s) -> { // a damaged status: no summary
             T value = s.summary() == null ? null : part.apply(s.summary());
             if (value != null) {
                 out.put(jid, value);
@@ -114,7 +116,7 @@ public final class Jobs {
 
     /** The sum of the jobs' space_needed, reading only those nodes; an unreadable one counts 0 and is noted. */
     public long spaceNeeded(List<String> jids) {
-        return records.spaceNeeded(jids, damaged);
+        return reads.spaceNeeded(jids, damaged);
     }
 
     /** The bytes the jobs in downloading have reserved on the working disk, with the version admissions check. */
@@ -138,7 +140,7 @@ public final class Jobs {
 
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     public Map<JobState, Integer> states(List<String> jids) {
-        return records.states(jids, damaged);
+        return reads.states(jids, damaged);
     }
 
     /**
@@ -152,8 +154,8 @@ public final class Jobs {
 
         Run(List<String> jids) {
             this.jids = jids;
-            this.statuses = records.statuses(jids);
-            this.states = JobRecords.stateOf(jids, statuses, damaged);
+            this.statuses = reads.statuses(jids);
+            this.states = JobReads.stateOf(jids, statuses, damaged);
         }
 
         /** Each job's state; a vanished or damaged job is left out. */
@@ -163,7 +165,7 @@ public final class Jobs {
 
         /** These jobs of the run, read as {@link Jobs#load(List)} reads them. */
         public List<Job> load(List<String> listed) {
-            return records.load(listed, statuses, damaged);
+            return reads.load(listed, statuses, damaged);
         }
     }
 
@@ -174,6 +176,6 @@ public final class Jobs {
 
     /** Each job's state, read from its status node alone (a vanished or damaged job is left out). */
     public Map<String, JobState> statesOf(List<String> jids) {
-        return records.stateOf(jids, damaged);
+        return reads.stateOf(jids, damaged);
     }
 }
