@@ -46,11 +46,12 @@ public final class NotifyStep {
         JobExchange.change(exchange, c -> Change.because(why));
     }
 
-    /** The callback's request, recorded as begun under its key. */
+    /**
+     * The callback's request, under its key (its Idempotency-Key): the receiver drops a repeat, so a
+     * callback whose answer was lost is sent again and nothing is recorded before it.
+     */
     public void request(Exchange exchange) {
-        JobLock lock = JobExchange.lock(exchange);
-        store.records().effectStarted(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
-        Callback.request(exchange, lock.job());
+        Callback.request(exchange, JobExchange.lock(exchange).job());
     }
 
     public void answer(Exchange exchange) throws Exception {

@@ -95,12 +95,11 @@ public final class RecordStep {
         exchange.setProperty("recordedEarlier", done);
     }
 
-    /** Inventory's add of a version it has is answered without a second record (checkVersion), so a lost answer is sent again. */
-    public void beginAdd(Exchange exchange) {
-        Recording r = Recording.of(exchange);
-        store.records().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
-    }
-
+    /**
+     * Inventory's add of a version it has is answered without a second record (checkVersion): an
+     * add whose answer was lost is sent again, so nothing is recorded before it (a "started" record
+     * would decide nothing) and its "done" rides with the job's move.
+     */
     public void added(Exchange exchange) {
         Recording r = Recording.of(exchange);
         store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
