@@ -36,6 +36,7 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * java -Xmx512m -cp target/test-classes:target/classes:$(cat target/cp.txt) \
  *     org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark [objects=1000000] [steady-seconds=120]
  * java -Xmx512m -cp ... org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark walk [objects=1000000] [print-every-seconds=60]
+ * java -Xmx512m -Dbench.zookeeper=localhost:2191 -Dbench.zookeeper.pid=N -cp ... ScaleBenchmark walk ...  (a ZooKeeper of its own)
  * </pre>
  */
 public final class ScaleBenchmark {
@@ -91,6 +92,12 @@ public final class ScaleBenchmark {
         Path dir = Files.createTempDirectory("ingest-walk");
         Map<String, String> config = noOpStepsConfig(dir);
         config.put("ingest.http.enabled", "false");
+        // -Dbench.zookeeper=host:port[/chroot] (-Dbench.zookeeper.pid=N): the service beside a ZooKeeper of its own process,
+        // as in production, so the service's RSS is its own (and the server's is printed from its /proc)
+        String external = System.getProperty("bench.zookeeper", "");
+        if (!external.isEmpty()) {
+            config.put("zookeeper.connect", external);
+        }
         try (IngestService service = new IngestService(config, noOpSteps()).start()) {
             QueueStore store = service.store();
             String empty = mntr(service);
@@ -112,9 +119,9 @@ public final class ScaleBenchmark {
                 long now = System.currentTimeMillis();
                 int completed = completed(store, bid);
                 Runtime rt = Runtime.getRuntime();
-                System.out.printf("%8.0f %,10d %8.0f %8d %s; %s%n", (now - t0) / 1000.0, completed,
+                System.out.printf("%8.0f %,10d %8.0f %8d %s; %s%s%n", (now - t0) / 1000.0, completed,
                         (completed - lastDone) * 1000.0 / Math.max(1, now - last), (rt.totalMemory() - rt.freeMemory()) >> 20,
-                        mntr(service), rss());
+                        mntr(service), rss(), zooKeeperRss());
                 last = now;
                 lastDone = completed;
             }
@@ -253,6 +260,16 @@ public final class ScaleBenchmark {
         try (var walk = Files.walk(dir)) {
             return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
+    }
+
+    /** The external ZooKeeper's RSS ({@code -Dbench.zookeeper.pid}), or nothing. */
+    static String zooKeeperRss() throws Exception {
+        String pid = System.getProperty("bench.zookeeper.pid", "");
+        if (pid.isEmpty()) {
+            return "";
+        }
+        return "; ZooKeeper's process: " + Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                .filter(l -> l.startsWith("VmRSS")).map(l -> l.replaceAll("\\s+", " ")).findFirst().orElse("?");
     }
 
     static String rss() throws Exception {
