@@ -23,15 +23,20 @@ class BatchOutcomeTest extends StoreTest {
         return new Measured(outcome, store.operations() - before);
     }
 
-    @Test
-    void pastItsListsTheOutcomeCountsFromTheStatusNodesAlone() throws Exception {
-        String bid = QueueTestSupport.batchWithJobs(store, 250, 5);
+    /** A batch of {@code jobs}: its first job failed, the next {@code completed} completed, the rest left pending. */
+    String batchWithOneFailed(int jobs, int completed) {
+        String bid = QueueTestSupport.batchWithJobs(store, jobs, 5);
         List<String> jids = store.batches().load(bid).jobIds();
         QueueTestSupport.walk(store, jids.get(0), JobState.FAILED);
-        for (String jid : jids.subList(1, 248)) {
+        for (String jid : jids.subList(1, 1 + completed)) {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
-        Batch batch = store.batches().load(bid);
+        return bid;
+    }
+
+    @Test
+    void pastItsListsTheOutcomeCountsFromTheStatusNodesAlone() throws Exception {
+        Batch batch = store.batches().load(batchWithOneFailed(250, 247));
 
         Measured all = measured(batch, BatchOutcome.LISTED);
         Measured listed = measured(batch, 1);
@@ -68,12 +73,8 @@ class BatchOutcomeTest extends StoreTest {
     /** A completed job is all in its status and the four small nodes compaction kept: the same job as read whole, from fewer reads. */
     @Test
     void aCompletedJobIsListedFromItsStatusAndTheNodesItKept() throws Exception {
-        String bid = QueueTestSupport.batchWithJobs(store, 20, 5);
+        String bid = batchWithOneFailed(20, 19);
         List<String> jids = store.batches().load(bid).jobIds();
-        QueueTestSupport.walk(store, jids.get(0), JobState.FAILED);
-        for (String jid : jids.subList(1, 20)) {
-            QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
-        }
         Measured all = measured(store.batches().load(bid), BatchOutcome.LISTED);
         assertEquals(19, all.outcome().completed().size());
         for (var j : all.outcome().completed()) {

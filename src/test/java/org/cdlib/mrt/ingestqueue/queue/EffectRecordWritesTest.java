@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -17,11 +19,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An effect that may be repeated, recorded as done with the job's next write under its lock: it
- * costs no transaction of its own, and whatever that next write is (the move, another record, the
- * write before the lock is let go, a completion's summary) carries it.
+ * What the effect records' transactions write besides the records. The {@code store} and
+ * {@code inventory} nodes mrt-zk describes a storage add with are written by the transaction that
+ * records the add, without reading them first: whether they exist is guessed from the records, and
+ * a wrong guess (a node Merritt's host left, or one removed by hand) is corrected by one more
+ * transaction, never by a stale job. An effect that may be repeated is recorded as done with the
+ * job's next write under its lock: it costs no transaction of its own, and whatever that next
+ * write is (the move, another record, the write before the lock is let go, a completion's
+ * summary) carries it.
  */
-class RecordsWithNextWriteTest {
+class EffectRecordWritesTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
     @TempDir
@@ -34,16 +41,61 @@ class RecordsWithNextWriteTest {
         store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.RECORDING));
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.STORING));
     }
 
     JobLock claim(JobState state) {
         return store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
     }
 
+    /** The job moved on from storing, and claimed in recording. */
+    JobLock inRecording() {
+        store.transition(claim(JobState.STORING), JobState.RECORDING, Change.because("stored"));
+        return claim(JobState.RECORDING);
+    }
+
+    String node(String name) throws Exception {
+        return new String(ZK.client().getData().forPath(QueuePaths.jobNode(jid, name)), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void writtenWithTheirRecordsWhenNoneExistYet() throws Exception {
+        JobLock lock = claim(JobState.STORING);
+        long before = store.operations();
+        store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
+        store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+        // two transactions of four operations (the lock's fence, the status's version, the records, the node); no read
+        assertEquals(8, store.operations() - before);
+        assertTrue(node("store").contains("\"mode\":\"add/7777/ark:/99999/fk4a\""), node("store"));
+        assertTrue(node("inventory").contains("http://localhost/store/manifest/7777/1"), node("inventory"));
+        assertTrue(store.jobs().effects(jid).done(JobEffects.STORAGE));
+    }
+
+    @Test
+    void aNodeAlreadyThereIsOverwritten() throws Exception {
+        ZK.client().create().forPath(QueuePaths.jobNode(jid, "store"), "{\"manifest_url\":\"left by Merritt\"}".getBytes(StandardCharsets.UTF_8));
+        ZK.client().create().forPath(QueuePaths.jobNode(jid, "inventory"), "{}".getBytes(StandardCharsets.UTF_8));
+        JobLock lock = claim(JobState.STORING);
+        store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
+        store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+        assertTrue(node("store").contains("\"manifest_url\":\"http://localhost/manifest\""), node("store"));
+        assertTrue(node("inventory").contains("http://localhost/store/manifest/7777/1"), node("inventory"));
+        assertEquals("done", store.jobs().effects(jid).get(JobEffects.STORAGE).state());
+    }
+
+    @Test
+    void aNodeTheRecordsSayExistsButIsGoneIsCreated() throws Exception {
+        JobLock lock = claim(JobState.STORING);
+        store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
+        ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store"));
+        store.records().storeStarted(lock, "1", "http://localhost/manifest2", "add/7777/ark:/99999/fk4a", List.of());
+        assertTrue(node("store").contains("http://localhost/manifest2"), node("store"));
+        assertEquals("1", store.jobs().effects(jid).get(JobEffects.STORAGE).detail());
+    }
+
     @Test
     void theMoveCarriesIt() {
-        JobLock lock = claim(JobState.RECORDING);
+        JobLock lock = inRecording();
         store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
         long before = store.operations();
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
@@ -60,7 +112,7 @@ class RecordsWithNextWriteTest {
 
     @Test
     void theNextRecordCarriesIt() {
-        JobLock lock = claim(JobState.RECORDING);
+        JobLock lock = inRecording();
         store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
         store.records().effectStarted(lock, JobEffects.CALLBACK, "cb");
@@ -70,7 +122,7 @@ class RecordsWithNextWriteTest {
 
     @Test
     void aLockLetGoWithoutAMoveWritesItFirst() {
-        JobLock lock = claim(JobState.RECORDING);
+        JobLock lock = inRecording();
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1"); // no effects node yet: created
         store.unlock(lock);
         assertTrue(store.jobs().effects(jid).done(JobEffects.INVENTORY));
@@ -79,7 +131,7 @@ class RecordsWithNextWriteTest {
 
     @Test
     void aCompletionPutsItInTheSummary() throws Exception {
-        JobLock recording = claim(JobState.RECORDING);
+        JobLock recording = inRecording();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         JobLock notify = claim(JobState.NOTIFY);
         store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
