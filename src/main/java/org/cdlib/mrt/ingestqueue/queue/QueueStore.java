@@ -99,10 +99,11 @@ public final class QueueStore implements Closeable {
         this.holds = new QueueHolds(zk, locks, client);
         this.jobs = new Jobs(zk, jobRecords, this::damaged);
         this.claims = new JobClaims(locks, jobs, this.ingestHome);
-        this.records = new StepRecords(zk, new EffectRecords(zk), objects);
+        EffectRecords effects = new EffectRecords(zk);
+        this.records = new StepRecords(zk, effects, objects);
         this.batches = new Batches(zk, locks, batchRecords, new JobCreation(zk, log, this.ingestHome, creationChunk), this::damaged);
         this.merrittBatches = new MerrittBatches(batches, zk);
-        this.moves = new Moves(zk, locks, jobRecords, batchRecords, deletion, log);
+        this.moves = new Moves(zk, locks, jobRecords, batchRecords, deletion, effects, log);
     }
 
     public QueueStore(CuratorFramework client, Path ingestHome) {

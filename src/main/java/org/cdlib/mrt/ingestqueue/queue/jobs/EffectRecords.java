@@ -144,7 +144,7 @@ public final class EffectRecords {
             }
         } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException e) {
             int failed = MultiCommit.firstFailed(e);
-            if (guessed && failed >= 3 && failed < ops.size()) { // past the fence and the records: a node written with them
+            if (guessed && failed >= ops.size() - also.size()) { // past the fence and the records: a node written with them
                 lock.effects = base;
                 throw new WrongGuess();
             }

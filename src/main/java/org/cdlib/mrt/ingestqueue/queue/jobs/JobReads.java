@@ -153,18 +153,20 @@ final class JobReads {
      */
     List<Job> load(List<String> jids, Map<String, OpResult> statuses, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();
+        List<String> compacted = new ArrayList<>();
         List<String> whole = new ArrayList<>();
         for (String jid : jids) {
             if (JobNodes.compacted(QueuePaths.jobStatus(jid), statuses.get(QueuePaths.jobStatus(jid)))) {
+                compacted.add(jid);
                 paths.addAll(JobNodes.keptPaths(jid));
             } else {
                 whole.add(jid);
             }
         }
         Map<String, OpResult> r = new HashMap<>(zk.readMany(paths));
-        jids.forEach(j -> r.put(QueuePaths.jobStatus(j), statuses.get(QueuePaths.jobStatus(j))));
+        compacted.forEach(j -> r.put(QueuePaths.jobStatus(j), statuses.get(QueuePaths.jobStatus(j))));
         Map<String, Job> read = new HashMap<>();
-        JobNodes.parse(jids.stream().filter(j -> !whole.contains(j)).toList(), r, damaged, ingestHome).forEach(j -> read.put(j.id(), j));
+        JobNodes.parse(compacted, r, damaged, ingestHome).forEach(j -> read.put(j.id(), j));
         load(whole, damaged).forEach(j -> read.put(j.id(), j));
         return jids.stream().map(read::get).filter(Objects::nonNull).toList();
     }

@@ -148,12 +148,10 @@ public final class Jobs {
      * few reads as they allow (a completed, compacted job is all in its status and four small nodes).
      */
     public final class Run {
-        private final List<String> jids;
         private final Map<String, org.apache.zookeeper.OpResult> statuses;
         private final Map<String, JobState> states;
 
         Run(List<String> jids) {
-            this.jids = jids;
             this.statuses = reads.statuses(jids);
             this.states = JobReads.stateOf(jids, statuses, damaged);
         }
@@ -172,10 +170,5 @@ public final class Jobs {
     /** The statuses of a run of jobs (bounded reads), to count them and read some of them ({@link Run}). */
     public Run run(List<String> jids) {
         return new Run(jids);
-    }
-
-    /** Each job's state, read from its status node alone (a vanished or damaged job is left out). */
-    public Map<String, JobState> statesOf(List<String> jids) {
-        return reads.stateOf(jids, damaged);
     }
 }

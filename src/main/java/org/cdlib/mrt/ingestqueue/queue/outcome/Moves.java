@@ -44,9 +44,9 @@ public final class Moves {
     private final EffectRecords records;
 
     public Moves(ZooKeeperCalls zk, EphemeralLocks locks, JobRecords jobRecords, BatchRecords batchRecords,
-                 JobDeletion deletion, TransitionLog log) {
+                 JobDeletion deletion, EffectRecords records, TransitionLog log) {
         this.zk = zk;
-        this.records = new EffectRecords(zk);
+        this.records = records;
         this.locks = locks;
         this.jobRecords = jobRecords;
         this.batchRecords = batchRecords;
