@@ -32,11 +32,16 @@ public final class SystemFiles {
             return x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\"/>\n").toString();
         }
         x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n");
+        // each key named once, "dc." dropped, before the elements are walked (a regex per element and key was 1% of the real path's CPU)
+        Map<String, List<String>> byElement = new java.util.HashMap<>();
+        dc.forEach((key, vs) -> {
+            if (vs != null) {
+                String k = key.regionMatches(true, 0, "dc.", 0, 3) ? key.substring(3) : key;
+                byElement.computeIfAbsent(k.toLowerCase(java.util.Locale.ROOT), e -> new java.util.ArrayList<>()).addAll(vs);
+            }
+        });
         for (String element : DC) {
-            List<String> values = dc.entrySet().stream()
-                    .filter(e -> e.getKey().replaceFirst("(?i)^dc\\.", "").equalsIgnoreCase(element))
-                    .flatMap(e -> e.getValue().stream()).toList();
-            for (String v : values) {
+            for (String v : byElement.getOrDefault(element.toLowerCase(java.util.Locale.ROOT), List.of())) {
                 for (String part : SPLIT.contains(element) ? v.split(";") : new String[] {v}) {
                     if (!part.isBlank()) {
                         x.append("  <dc:").append(element).append('>').append(xml(part.strip()))

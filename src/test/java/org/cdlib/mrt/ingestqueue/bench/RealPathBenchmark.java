@@ -25,8 +25,9 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * {@code bench.zookeeper} names one; the routes' own concurrency defaults) with its real steps and
  * local back-ends (OCFL storage, H2 inventory, local minter), N one-file objects served by a local
  * JDK HTTP server, submitted as one single-file batch manifest. Prints jobs/s from submission to
- * the batch's completion (after a first batch of {@code bench.warmup} objects, default N, that warms the
- * JVM as a running service is warm) and, per state, where a job's time went: waiting (for a worker, the
+ * the batch's completion (after warm-up batches of {@code bench.warmup} objects, default N, until the JIT's
+ * compiler takes under 5% of a batch's CPU, as in a service that has run for a while), the CPU per
+ * job split into compiler, GC and the rest ({@link ThreadCpu}) and, per state, where a job's time went: waiting (for a worker, the
  * claim and the transition's commit) and working (the route's own run), p50 / p90. Run with
  * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000} ({@code -Dbench.tally=true}: against an
  * in-process server behind {@link ZooKeeperTally}, which prints the requests per job by type and path;
@@ -47,7 +48,6 @@ final class RealPathBenchmark {
         HttpServer http = ObjectFiles.serve(manifests);
         String base = "http://127.0.0.1:" + http.getAddress().getPort();
         int warmup = Integer.getInteger("bench.warmup", n);
-        manifests.put("/warmup.checkm", manifest(base, warmup));
         manifests.put("/batch.checkm", manifest(base, n));
         Map<String, String> config = new HashMap<>();
         if (zookeeper != null) {
@@ -103,17 +103,29 @@ final class RealPathBenchmark {
             System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, %s, "
                     + "OCFL + H2 + local minter)%n", n, zookeeper == null ? "embedded default" : "external ZooKeeper");
             if (warmup > 0) {
-                // a service runs for days: the first batch after a start also pays for class loading and the JIT
-                long w0 = System.nanoTime();
-                synchronized (bid) {
-                    bid.set(store.batches().create(submission(base, "warmup.checkm")));
+                // a service runs for days: the first batches after a start also pay for class loading and the JIT;
+                // warm until the compiler takes under bench.jit.settled of a batch's CPU (at most bench.warmup.batches)
+                double settled = Double.parseDouble(System.getProperty("bench.jit.settled", "0.05"));
+                int most = Integer.getInteger("bench.warmup.batches", 12);
+                for (int round = 1; round <= most; round++) {
+                    manifests.put("/warmup" + round + ".checkm", manifest(base, warmup));
+                    ThreadCpu c0 = ThreadCpu.now();
+                    long w0 = System.nanoTime();
+                    synchronized (bid) {
+                        bid.set(store.batches().create(submission(base, "warmup" + round + ".checkm")));
+                    }
+                    done.get().get(30, TimeUnit.MINUTES);
+                    double ws = (System.nanoTime() - w0) / 1e9;
+                    ThreadCpu spent = ThreadCpu.now().since(c0);
+                    System.out.printf("  warm-up batch %d (%d objects): %.2f s = %.0f jobs/s; CPU per job: %s%n", round, warmup, ws,
+                            warmup / ws, spent.perJob(warmup));
+                    done.set(new CompletableFuture<>());
+                    entered.clear();
+                    work.clear();
+                    if (spent.jitShare() < settled) {
+                        break;
+                    }
                 }
-                done.get().get(30, TimeUnit.MINUTES);
-                double ws = (System.nanoTime() - w0) / 1e9;
-                System.out.printf("  first batch after the start (%d objects, cold JVM): %.2f s = %.0f jobs/s%n", warmup, ws, warmup / ws);
-                done.set(new CompletableFuture<>());
-                entered.clear();
-                work.clear();
             }
             long ops0 = store.operations();
             java.time.LocalTime from = java.time.LocalTime.now();
@@ -121,6 +133,7 @@ final class RealPathBenchmark {
                 tally.reset();
             }
             long cpu0 = QueueBenchmark.processCpuNanos();
+            ThreadCpu threads0 = ThreadCpu.now();
             long t0 = System.nanoTime();
             synchronized (bid) {
                 bid.set(viaHttp ? submitOverHttp(service, base + "/batch.checkm") : store.batches().create(submission(base, "batch.checkm")));
@@ -135,6 +148,7 @@ final class RealPathBenchmark {
                     (store.operations() - ops0) / (double) n);
             System.out.printf("  process CPU per job (the local back-ends and the in-process ZooKeeper server included): %.1f ms%n",
                     (QueueBenchmark.processCpuNanos() - cpu0) / 1e6 / n);
+            System.out.printf("    of it: %s%n", ThreadCpu.now().since(threads0).perJob(n));
             if (tally != null) {
                 tally.print(n);
             }

@@ -45,6 +45,23 @@ class EmbeddedZooKeeperPurgeTest {
         }
     }
 
+    @Test
+    void snapshotsAreFiveTimesRarerThanZooKeepersDefaultUnlessTheOperatorSaysOtherwise() throws Exception {
+        String before = System.getProperty("zookeeper.snapCount");
+        try {
+            System.clearProperty("zookeeper.snapCount");
+            try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("a"), 0)) {
+                assertEquals("500000", System.getProperty("zookeeper.snapCount"), "the server's snapshot interval");
+            }
+            System.setProperty("zookeeper.snapCount", "777");
+            try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("b"), 0)) {
+                assertEquals("777", System.getProperty("zookeeper.snapCount"), "an operator's -Dzookeeper.snapCount stands");
+            }
+        } finally {
+            restore(before);
+        }
+    }
+
     private static void restore(String snapCount) {
         if (snapCount == null) {
             System.clearProperty("zookeeper.snapCount");

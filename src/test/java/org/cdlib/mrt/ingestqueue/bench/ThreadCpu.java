@@ -1,0 +1,59 @@
+package org.cdlib.mrt.ingestqueue.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * This process's CPU split by who spent it: the JIT's compiler threads, the garbage collector's
+ * threads and the rest. JFR's execution samples see Java threads only, so a profile alone never
+ * shows what compiling costs; a short run after a start spends a quarter of its CPU there. Read
+ * from {@code /proc/self/task/}{@code *}{@code /stat} (Linux); elsewhere every figure is 0.
+ */
+record ThreadCpu(long jitNanos, long gcNanos, long allNanos) {
+    private static final long NANOS_PER_TICK = 10_000_000L; // USER_HZ is 100 on Linux
+
+    static ThreadCpu now() {
+        long jit = 0;
+        long gc = 0;
+        long all = 0;
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException e) {
+                    continue; // the thread ended
+                }
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long nanos = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
+                all += nanos;
+                if (name.contains("CompilerThre")) {
+                    jit += nanos;
+                } else if (name.startsWith("GC Thread") || name.startsWith("G1 ")) {
+                    gc += nanos;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return new ThreadCpu(0, 0, 0);
+        }
+        return new ThreadCpu(jit, gc, all);
+    }
+
+    ThreadCpu since(ThreadCpu before) {
+        return new ThreadCpu(jitNanos - before.jitNanos, gcNanos - before.gcNanos, allNanos - before.allNanos);
+    }
+
+    /** The compiler's share of this span's CPU (0 when nothing was read). */
+    double jitShare() {
+        return allNanos == 0 ? 0 : jitNanos / (double) allNanos;
+    }
+
+    /** "JIT compiler a ms, GC b ms, the rest c ms" per one of {@code n}. */
+    String perJob(int n) {
+        return String.format("JIT compiler %.1f ms, GC %.1f ms, the rest %.1f ms", jitNanos / 1e6 / n, gcNanos / 1e6 / n,
+                (allNanos - jitNanos - gcNanos) / 1e6 / n);
+    }
+}
