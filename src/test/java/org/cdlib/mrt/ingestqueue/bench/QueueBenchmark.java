@@ -186,11 +186,19 @@ public final class QueueBenchmark {
             System.out.printf("%nthrough the service's routes (%d jobs, concurrency per state: %s, no-op steps)%n", n, concurrency);
             int warmup = Integer.getInteger("bench.warmup", n);
             if (warmup > 0) {
-                // a service runs for days: the first batch after a start also pays for class loading and the JIT
-                double ws = walk(store, ours, finished, jobs.subList(0, Math.min(n, warmup)));
-                System.out.printf("  first batch after the start (%d jobs, cold JVM): %.2f s = %.0f jobs/s%n", Math.min(n, warmup), ws,
-                        Math.min(n, warmup) / ws);
-                gaps.clear();
+                // a service runs for days: the first batches after a start also pay for class loading and the JIT
+                double settled = Double.parseDouble(System.getProperty("bench.jit.settled", "0.05"));
+                for (int round = 1; round <= Integer.getInteger("bench.warmup.batches", 12); round++) {
+                    ThreadCpu c0 = ThreadCpu.now();
+                    double ws = walk(store, ours, finished, jobs.subList(0, Math.min(n, warmup)));
+                    ThreadCpu spent = ThreadCpu.now().since(c0);
+                    System.out.printf("  warm-up batch %d (%d jobs): %.2f s = %.0f jobs/s; CPU per job: %s%n", round, Math.min(n, warmup),
+                            ws, Math.min(n, warmup) / ws, spent.perJob(Math.min(n, warmup)));
+                    gaps.clear();
+                    if (spent.jitShare() < settled) {
+                        break;
+                    }
+                }
             }
             // the seconds of one batch move by ±20 % on a shared machine: -Dbench.repeat runs several, the median decides
             int repeat = Math.max(1, Integer.getInteger("bench.repeat", 1));
@@ -199,6 +207,7 @@ public final class QueueBenchmark {
             for (int run = 1; run <= repeat; run++) {
                 long ops0 = store.operations();
                 long cpu0 = processCpuNanos();
+                ThreadCpu threads0 = ThreadCpu.now();
                 double s = walk(store, ours, finished, jobs);
                 long ops = store.operations() - ops0;
                 double cpuMs = (processCpuNanos() - cpu0) / 1e6 / n;
@@ -207,7 +216,8 @@ public final class QueueBenchmark {
                 System.out.printf("  %squeue released to batch completed: %.2f s = %.0f jobs/s, %.0f transitions/s%n",
                         repeat > 1 ? "run " + run + ": " : "", s, n / s, n * 7 / s);
                 System.out.printf("  ZooKeeper operations per job (job creation included, an op of a multi counts as one): %.1f%n", ops / (double) n);
-                System.out.printf("  process CPU per job (the in-process ZooKeeper server included): %.2f ms%n", cpuMs);
+                System.out.printf("  process CPU per job (the in-process ZooKeeper server included): %.2f ms (%s)%n", cpuMs,
+                        ThreadCpu.now().since(threads0).perJob(n));
             }
             Collections.sort(rates);
             Collections.sort(cpus);
