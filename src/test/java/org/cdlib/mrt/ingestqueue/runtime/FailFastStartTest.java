@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,6 +61,26 @@ class FailFastStartTest {
             assertTrue(reason(data).contains("is in use by another ingest-queue"), reason(data));
             long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
             assertTrue(seconds < 20, "three refused starts took " + seconds + " s");
+        }
+    }
+
+    @Test
+    void aChrootThatDoesNotExistStopsTheStartNamingIt() throws Exception {
+        int zk = freePort();
+        try (IngestService first = new IngestService(config(dir.resolve("a"), zk, freePort())).start()) {
+            Map<String, String> c = config(dir.resolve("b"), 0, freePort());
+            c.remove("zookeeper.embedded.dir");
+            c.remove("zookeeper.embedded.port");
+            c.put("zookeeper.connect", "127.0.0.1:" + zk + "/merritt-typo");
+            Exception missing = assertThrows(Exception.class, () -> new IngestService(c).start());
+            assertTrue(reason(missing).contains("the chroot /merritt-typo named in zookeeper.connect does not exist"), reason(missing));
+            assertFalse(first.store().calls().exists("/merritt-typo"), "the refused start created nothing");
+
+            first.store().calls().createPersistent("/merritt", new byte[0]);
+            c.put("zookeeper.connect", "127.0.0.1:" + zk + "/merritt");
+            try (IngestService second = new IngestService(c).start()) {
+                assertTrue(first.store().calls().exists("/merritt/batches"), "the queue's nodes made under the chroot");
+            }
         }
     }
 }

@@ -26,6 +26,11 @@ public final class BaseNodes {
         for (BatchState s : BatchState.values()) {
             paths.add(QueuePaths.batchIndex(s));
         }
+        String chroot = zk.chroot();
+        if (!chroot.isEmpty() && !zk.exists("/")) { // "/" is the chroot itself: without it every create fails as NoNode
+            throw new QueueException("the chroot " + chroot + " named in zookeeper.connect does not exist in ZooKeeper: "
+                    + "create it there (zkCli: create " + chroot + ") or correct zookeeper.connect");
+        }
         try {
             for (String p : paths) {
                 if (!zk.exists(p)) {

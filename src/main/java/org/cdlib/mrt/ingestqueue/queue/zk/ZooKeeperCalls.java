@@ -150,6 +150,13 @@ public final class ZooKeeperCalls {
         }
     }
 
+    /** The chroot of the connect string ("host:port/merritt" → "/merritt"), empty when there is none. */
+    public String chroot() {
+        String connect = client.getZookeeperClient().getCurrentConnectionString();
+        int slash = connect == null ? -1 : connect.indexOf('/');
+        return slash < 0 || connect.length() == slash + 1 ? "" : connect.substring(slash);
+    }
+
     public boolean exists(String path) {
         return stat(path) != null;
     }
