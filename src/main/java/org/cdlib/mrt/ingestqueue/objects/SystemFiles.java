@@ -41,7 +41,7 @@ public final class SystemFiles {
             }
         });
         for (String element : DC) {
-            for (String v : byElement.getOrDefault(element.toLowerCase(java.util.Locale.ROOT), List.of())) {
+            for (String v : byElement.getOrDefault(element, List.of())) {
                 for (String part : SPLIT.contains(element) ? v.split(";") : new String[] {v}) {
                     if (!part.isBlank()) {
                         x.append("  <dc:").append(element).append('>').append(xml(part.strip()))

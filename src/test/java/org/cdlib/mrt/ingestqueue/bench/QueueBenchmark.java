@@ -192,18 +192,12 @@ public final class QueueBenchmark {
             int warmup = Integer.getInteger("bench.warmup", n);
             if (warmup > 0) {
                 // a service runs for days: the first batches after a start also pay for class loading and the JIT
-                double settled = Double.parseDouble(System.getProperty("bench.jit.settled", "0.05"));
-                for (int round = 1; round <= Integer.getInteger("bench.warmup.batches", 12); round++) {
-                    ThreadCpu c0 = ThreadCpu.now();
-                    double ws = walk(store, ours, finished, jobs.subList(0, Math.min(n, warmup)));
-                    ThreadCpu spent = ThreadCpu.now().since(c0);
-                    System.out.printf("  warm-up batch %d (%d jobs): %.2f s = %.0f jobs/s; CPU per job: %s%n", round, Math.min(n, warmup),
-                            ws, Math.min(n, warmup) / ws, spent.perJob(Math.min(n, warmup)));
+                int w = Math.min(n, warmup);
+                ThreadCpu.warmUp(w, "jobs", round -> {
+                    double ws = walk(store, ours, finished, jobs.subList(0, w));
                     gaps.clear();
-                    if (spent.jitShare() < settled) {
-                        break;
-                    }
-                }
+                    return ws;
+                });
             }
             // the seconds of one batch move by ±20 % on a shared machine: -Dbench.repeat runs several, the median decides
             int repeat = Math.max(1, Integer.getInteger("bench.repeat", 1));

@@ -103,29 +103,19 @@ final class RealPathBenchmark {
             System.out.printf("%nreal service path (%d one-file objects from a local HTTP server, %s, "
                     + "OCFL + H2 + local minter)%n", n, zookeeper == null ? "embedded default" : "external ZooKeeper");
             if (warmup > 0) {
-                // a service runs for days: the first batches after a start also pay for class loading and the JIT;
-                // warm until the compiler takes under bench.jit.settled of a batch's CPU (at most bench.warmup.batches)
-                double settled = Double.parseDouble(System.getProperty("bench.jit.settled", "0.05"));
-                int most = Integer.getInteger("bench.warmup.batches", 12);
-                for (int round = 1; round <= most; round++) {
+                // a service runs for days: the first batches after a start also pay for class loading and the JIT
+                ThreadCpu.warmUp(warmup, "objects", round -> {
                     manifests.put("/warmup" + round + ".checkm", manifest(base, warmup));
-                    ThreadCpu c0 = ThreadCpu.now();
                     long w0 = System.nanoTime();
                     synchronized (bid) {
                         bid.set(store.batches().create(submission(base, "warmup" + round + ".checkm")));
                     }
                     done.get().get(30, TimeUnit.MINUTES);
-                    double ws = (System.nanoTime() - w0) / 1e9;
-                    ThreadCpu spent = ThreadCpu.now().since(c0);
-                    System.out.printf("  warm-up batch %d (%d objects): %.2f s = %.0f jobs/s; CPU per job: %s%n", round, warmup, ws,
-                            warmup / ws, spent.perJob(warmup));
                     done.set(new CompletableFuture<>());
                     entered.clear();
                     work.clear();
-                    if (spent.jitShare() < settled) {
-                        break;
-                    }
-                }
+                    return (System.nanoTime() - w0) / 1e9;
+                });
             }
             long ops0 = store.operations();
             java.time.LocalTime from = java.time.LocalTime.now();

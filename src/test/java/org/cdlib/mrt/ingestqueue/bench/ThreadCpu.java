@@ -56,4 +56,28 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos) {
         return String.format("JIT compiler %.1f ms, GC %.1f ms, the rest %.1f ms", jitNanos / 1e6 / n, gcNanos / 1e6 / n,
                 (allNanos - jitNanos - gcNanos) / 1e6 / n);
     }
+
+    /** One warm-up batch: runs batch {@code round} and answers its seconds. */
+    interface Batch {
+        double run(int round) throws Exception;
+    }
+
+    /**
+     * Runs warm-up batches of {@code n} until the compiler takes under {@code -Dbench.jit.settled}
+     * (0.05) of one's CPU, at most {@code -Dbench.warmup.batches} (12), printing each one's split.
+     */
+    static void warmUp(int n, String unit, Batch batch) throws Exception {
+        double settled = Double.parseDouble(System.getProperty("bench.jit.settled", "0.05"));
+        int most = Integer.getInteger("bench.warmup.batches", 12);
+        for (int round = 1; round <= most; round++) {
+            ThreadCpu before = now();
+            double s = batch.run(round);
+            ThreadCpu spent = now().since(before);
+            System.out.printf("  warm-up batch %d (%d %s): %.2f s = %.0f jobs/s; CPU per job: %s%n", round, n, unit, s, n / s,
+                    spent.perJob(n));
+            if (spent.jitShare() < settled) {
+                return;
+            }
+        }
+    }
 }
