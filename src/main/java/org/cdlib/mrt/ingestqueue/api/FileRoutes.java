@@ -8,13 +8,16 @@ import java.nio.file.Path;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
+import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
 /**
  * A job's working files, which Merritt storage fetches (by the signed URL of the storage
- * manifest, or as a storage user): only under a job's {@code producer/} or {@code system/}.
+ * manifest, or as a storage user): only under a job's {@code producer/} or {@code system/}, and,
+ * for a URL that names a lease, only while that lease's session holds the job's lock.
  */
 final class FileRoutes {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileRoutes.class);
     private final QueueStore store;
 
     FileRoutes(QueueStore store) {
@@ -42,6 +45,20 @@ final class FileRoutes {
         }
         if (!Files.isRegularFile(file)) {
             throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
+        }
+        String lease = rc.queryParams().get("lease");
+        if (lease != null) {
+            long signed = FileUrlSigner.lease(lease);
+            long holder = store.jobs().lockSession(jid);
+            if (holder != signed) {
+                // a storage add from a host that lost the job (paused past its session, say) reaches storage late:
+                // refused here, it stores nothing, and the job's current holder stores the object once
+                LOG.warn("job {} batch {}: storage fetched {} under lease {}, which no longer holds the job ({}): refused",
+                        jid, bid, rest, lease, holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does");
+                throw new ApiError(409, "job " + jid + ": this URL was signed under lease " + lease + ", which no longer holds the job ("
+                        + (holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does")
+                        + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own");
+            }
         }
         rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
     }

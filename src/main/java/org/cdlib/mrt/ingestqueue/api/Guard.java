@@ -95,7 +95,8 @@ final class Guard {
         if (access == Access.STORAGE && user == null) {
             String why = signer == null ? "working files are not served without credentials here"
                     : signer.verify(rc.pathParam("bid"), rc.pathParam("jid"), decodedRest(rc),
-                            rc.queryParams().get("expires"), rc.queryParams().get("signature"));
+                            rc.queryParams().get("expires"), rc.queryParams().get("signature"),
+                            rc.queryParams().get("lease"));
             if (why == null) {
                 rc.next();
                 return;

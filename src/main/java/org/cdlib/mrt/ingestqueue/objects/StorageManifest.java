@@ -40,6 +40,11 @@ public final class StorageManifest {
     }
 
     public static StorageManifest build(Path workingDir, FileUrls urls) throws IOException {
+        return build(workingDir, urls, 0);
+    }
+
+    /** As {@link #build(Path, FileUrls)}, its URLs served only while session {@code lease} holds the job (0: no lease). */
+    public static StorageManifest build(Path workingDir, FileUrls urls, long lease) throws IOException {
         List<ManifestFile> files = new ArrayList<>();
         StringBuilder t = new StringBuilder("""
                 #%checkm_0.7
@@ -67,7 +72,7 @@ public final class StorageManifest {
                 long size = Files.size(f);
                 String mime = Files.probeContentType(f);
                 files.add(new ManifestFile(name, size, "sha-256", digest, mime));
-                t.append(cell(FileUrlSigner.signIfServed(workingDir, urls.of(f, name)))).append(" | sha-256 | ").append(digest).append(" | ").append(size)
+                t.append(cell(FileUrlSigner.signIfServed(workingDir, urls.of(f, name), lease))).append(" | sha-256 | ").append(digest).append(" | ").append(size)
                         .append(" | ").append(Instant.ofEpochMilli(Files.getLastModifiedTime(f).toMillis()))
                         .append(" | ").append(cell(name)).append(" | ").append(mime == null ? "" : mime).append('\n');
             }

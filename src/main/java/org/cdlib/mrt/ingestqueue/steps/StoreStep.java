@@ -99,8 +99,9 @@ public final class StoreStep {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
         o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
+        // the URLs name this lease: storage fetches them only while it holds the job (FileUrlSigner)
         StorageManifest manifest = StorageManifest.build(o.wd.root(),
-                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name));
+                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.sessionId);
         Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
         exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
     }

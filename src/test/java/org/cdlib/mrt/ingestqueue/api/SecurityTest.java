@@ -34,7 +34,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -261,6 +265,55 @@ class SecurityTest {
         // storage's own credentials
         HttpResponse<String> byUser = send(request(path, "store", "pw-st"));
         assertEquals(200, byUser.statusCode(), byUser.body());
+    }
+
+    @Test
+    void aUrlSignedUnderALeaseIsServedOnlyWhileThatSessionHoldsTheJob() throws Exception {
+        String jid = "jid0000009996";
+        Path f = dir.resolve("queue/bid0000009996/" + jid + "/producer/x.txt");
+        Files.createDirectories(f.getParent());
+        Files.writeString(f, "x");
+        String path = "/files/bid0000009996/" + jid + "/producer/x.txt";
+        try (CuratorFramework a = client(); CuratorFramework b = client()) {
+            a.create().creatingParentsIfNeeded().forPath("/jobs/" + jid);
+            a.create().withMode(CreateMode.EPHEMERAL).forPath("/jobs/" + jid + "/lock");
+            long sessionA = a.getZookeeperClient().getZooKeeper().getSessionId();
+            long sessionB = b.getZookeeperClient().getZooKeeper().getSessionId();
+            String byA = FileUrlSigner.signIfServed(f.getParent().getParent(), base + path, sessionA);
+            assertTrue(byA.contains("?lease=" + Long.toHexString(sessionA) + "&expires="), byA);
+            HttpResponse<String> held = send(HttpRequest.newBuilder(URI.create(byA)));
+            assertEquals(200, held.statusCode(), held.body());
+            assertEquals("x", held.body());
+            // the lease is signed: another session's id in its place opens nothing
+            String swapped = byA.replace(Long.toHexString(sessionA), Long.toHexString(sessionB));
+            assertTrue(error(send(HttpRequest.newBuilder(URI.create(swapped))), 403).contains("does not match"));
+            assertTrue(error(send(HttpRequest.newBuilder(URI.create(byA.replace("?lease=" + Long.toHexString(sessionA), "?lease=zz")))), 403)
+                    .contains("lease must be the hexadecimal session id"));
+
+            // A's session ends (a host paused past it): its lock goes, and so does what its URLs serve
+            a.getZookeeperClient().getZooKeeper().close();
+            await().atMost(Duration.ofSeconds(30)).until(() -> b.checkExists().forPath("/jobs/" + jid + "/lock") == null);
+            assertTrue(error(send(HttpRequest.newBuilder(URI.create(byA))), 409).contains("nobody holds its lock"));
+            // another host takes the job: A's URLs stay refused, B's own are served
+            b.create().withMode(CreateMode.EPHEMERAL).forPath("/jobs/" + jid + "/lock");
+            String m = error(send(HttpRequest.newBuilder(URI.create(byA))), 409);
+            assertTrue(m.contains("session " + Long.toHexString(sessionB) + " does") && m.contains("stores nothing"), m);
+            String byB = FileUrlSigner.signIfServed(f.getParent().getParent(), base + path, sessionB);
+            assertEquals(200, send(HttpRequest.newBuilder(URI.create(byB))).statusCode());
+            // a URL without a lease, and storage's own credentials, are served as before
+            assertEquals(200, send(HttpRequest.newBuilder(URI.create(FileUrlSigner.signIfServed(f.getParent().getParent(), base + path))))
+                    .statusCode());
+            assertEquals(200, send(request(path, "store", "pw-st")).statusCode());
+            b.delete().forPath("/jobs/" + jid + "/lock");
+            b.delete().forPath("/jobs/" + jid);
+        }
+    }
+
+    static CuratorFramework client() throws Exception {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+        c.start();
+        c.blockUntilConnected();
+        return c;
     }
 
     @Test

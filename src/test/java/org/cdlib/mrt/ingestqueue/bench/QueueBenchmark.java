@@ -37,6 +37,9 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * that server (under a fresh chroot) instead of an in-process one. Prints figures; asserts nothing.
  */
 public final class QueueBenchmark {
+    /** With {@code -Dbench.mode=routes -Dbench.tally=true}: counts the measured walk's ZooKeeper requests. */
+    static ZooKeeperTally routesTally;
+
     public static void main(String[] args) throws Exception {
         int jobs = Integer.getInteger("bench.jobs", 2000);
         int threads = Integer.getInteger("bench.threads", 4);
@@ -59,7 +62,13 @@ public final class QueueBenchmark {
         } else if (mode.equals("real") || mode.equals("all")) {
             RealPathBenchmark.run(dir.resolve("real"), jobs, external.isEmpty() ? null : chroot(external));
         }
-        if (mode.equals("queue") || mode.equals("all") || mode.equals("routes")) {
+        if (mode.equals("routes") && Boolean.getBoolean("bench.tally")) {
+            // the requests a job sends through the routes, counted by a relay in front of an in-process server
+            try (TestingServer zk = new TestingServer(true); ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {
+                routesTally = tally;
+                serviceLevel(tally.connectString(), dir, jobs);
+            }
+        } else if (mode.equals("queue") || mode.equals("all") || mode.equals("routes")) {
             if (!external.isEmpty()) {
                 System.out.printf("zookeeper: external %s%n", external);
                 queueLevel(chroot(external), dir, jobs, threads);
@@ -207,7 +216,13 @@ public final class QueueBenchmark {
                 long ops0 = store.operations();
                 long cpu0 = processCpuNanos();
                 ThreadCpu threads0 = ThreadCpu.now();
+                if (routesTally != null) {
+                    routesTally.reset();
+                }
                 double s = walk(store, ours, finished, jobs);
+                if (routesTally != null) {
+                    routesTally.print(n);
+                }
                 long ops = store.operations() - ops0;
                 double cpuMs = (processCpuNanos() - cpu0) / 1e6 / n;
                 rates.add(n / s);

@@ -40,7 +40,8 @@ final class ChaosFaults {
         }
     }
 
-    enum Kind { KILL, KILL_ALL, STOP, LEADER }
+    /** {@code STOP_HELD}: the sender paused, and the request it sent held until another host did its work. */
+    enum Kind { KILL, KILL_ALL, STOP, STOP_HELD, LEADER }
 
     /** @param skip how many requests reaching the moment pass before the one it hits */
     record Fault(String name, Kind kind, Moment moment, int skip) {
@@ -60,6 +61,14 @@ final class ChaosFaults {
     }
 
     static final Shot NONE = () -> false;
+
+    /** The shot of a {@link Kind#STOP_HELD} fault: the request it hit is served only once its work was done elsewhere. */
+    record Held(Shot shot) implements Shot {
+        @Override
+        public boolean fire() {
+            return shot.fire();
+        }
+    }
 
     private final ChaosInstances instances;
     private final TestingCluster cluster;
@@ -89,6 +98,9 @@ final class ChaosFaults {
                         Moment.STORAGE_ADD_APPLIED, Moment.DOWNLOAD_ANSWERED, Moment.INVENTORY_ADD_ARRIVED), r.nextInt(4)),
                 new Fault("SIGSTOP past the session", Kind.STOP, pick(r, Moment.MINT_ANSWERED, Moment.BIND_ANSWERED,
                         Moment.STORAGE_ADD_APPLIED, Moment.DOWNLOAD_ANSWERED), r.nextInt(4)),
+                // a host paused with its add on the wire, landing after another host took the job over and stored it
+                new Fault("a storage add held in flight past its sender's session (SIGSTOP)", Kind.STOP_HELD,
+                        Moment.STORAGE_ADD_ARRIVED, r.nextInt(4)),
                 new Fault("kill -9 of all three at once", Kind.KILL_ALL, pick(r, Moment.MINT_ANSWERED, Moment.STORAGE_ADD_APPLIED,
                         Moment.DOWNLOAD_ARRIVED, Moment.INVENTORY_ADD_ARRIVED), r.nextInt(4))));
         Collections.shuffle(plan, new Random(r.nextLong()));
@@ -149,14 +161,15 @@ final class ChaosFaults {
         armed = null;
         String what = m + " of " + label.apply(object) + ", sent by " + name + " (pid " + pid + ")";
         List<String> victims = switch (f.kind()) {
-            case KILL, STOP -> List.of(name);
+            case KILL, STOP, STOP_HELD -> List.of(name);
             case KILL_ALL -> ChaosInstances.NAMES;
             case LEADER -> List.of();
         };
         if (m.answered && (f.kind() == Kind.KILL || f.kind() == Kind.KILL_ALL)) {
             victims.forEach(v -> doomed.put(instances.pid(v), new CountDownLatch(1)));
         }
-        return () -> fire(f, name, pid, what, victims);
+        Shot shot = () -> fire(f, name, pid, what, victims);
+        return f.kind() == Kind.STOP_HELD ? new Held(shot) : shot;
     }
 
     private boolean fire(Fault f, String name, long pid, String what, List<String> victims) {
@@ -175,7 +188,7 @@ final class ChaosFaults {
                         }
                     }
                 }
-                case STOP -> instances.signal(name, "STOP");
+                case STOP, STOP_HELD -> instances.signal(name, "STOP");
                 case LEADER -> {
                     leader = cluster.getInstances().stream().filter(s -> "leader".equals(mode(s))).findFirst().orElse(null);
                     if (leader == null || !cluster.killServer(leader)) {
@@ -190,7 +203,7 @@ final class ChaosFaults {
                 + (leader == null ? "" : " leader on port " + leader.getPort()) + ") at " + what
                 + (error == null ? "" : " — FAILED: " + error));
         fired = new Fired(f, name, pid, what, at, leader, error);
-        return error == null && victims.contains(name) && f.kind() != Kind.STOP;
+        return error == null && victims.contains(name) && (f.kind() == Kind.KILL || f.kind() == Kind.KILL_ALL);
     }
 
     /** "b@42.0s": which instance sent the request, and when in the run; "?" for a sender that cannot be told. */

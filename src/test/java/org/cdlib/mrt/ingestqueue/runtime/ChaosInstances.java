@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 final class ChaosInstances implements AutoCloseable {
     static final List<String> NAMES = List.of("a", "b", "c");
     private final Map<String, Process> live = new ConcurrentHashMap<>();
+    /** Each host's HTTP port, the same across its restarts (storage fetches the files through them). */
+    private final Map<String, Integer> ports = new ConcurrentHashMap<>();
     private final Map<String, String> config;
     private final Path dir;
     private final ChaosTimeline timeline;
@@ -33,6 +35,7 @@ final class ChaosInstances implements AutoCloseable {
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no",
                 "-Djute.maxbuffer=524288"));
         Map<String, String> own = new HashMap<>(config);
+        own.put("ingest.http.port", String.valueOf(ports.computeIfAbsent(name, n -> freePort())));
         own.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inv-" + name).toAbsolutePath() + "/inv");
         own.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("org.cdlib.mrt.ingestqueue.Main");
@@ -40,6 +43,19 @@ final class ChaosInstances implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).toFile())).start();
         live.put(name, p);
         timeline.note("started " + name + " (pid " + p.pid() + ")");
+    }
+
+    /** The hosts' own base URLs ({@code http://127.0.0.1:port}), of those started so far. */
+    List<String> bases() {
+        return NAMES.stream().filter(ports::containsKey).map(n -> "http://127.0.0.1:" + ports.get(n)).toList();
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     Path log(String name) {

@@ -110,6 +110,15 @@ final class ChaosLedger {
             fail("job-state", jobs.size() + " jobs for " + services.submitted + " objects");
         }
         unkept("storage-add", services.storageAdds, kept);
+        for (String held : services.heldAdds) {
+            // a second version fails exactlyOnce above; this says a host refused the late add's files for their lease
+            String ark = held.substring(0, held.indexOf(' '));
+            if (held.contains(" landed as another host's add") && services.storageAddsRefused.stream()
+                    .noneMatch(r -> r.startsWith(ark + " from ") && r.contains(": HTTP 409 from "))) {
+                fail("storage-add", "an add held on the wire past its sender's session (" + held + ") was not refused at the"
+                        + " files' fetch by their lease (409); refused: " + services.storageAddsRefused);
+            }
+        }
         unkept("inventory-add", services.inventoryAdds, kept);
         unkept("ezid-update", services.ezidUpdates, kept);
         services.unattributedMints.forEach(m -> fail("mint", "a mint no object asked for: " + m));
@@ -193,10 +202,11 @@ final class ChaosLedger {
 
     String counts() {
         int extra = services.mintedFor.values().stream().mapToInt(l -> l.size() - 1).sum();
-        return String.format("%d objects, %d bytes; %d mints (%d extra); %d storage adds (+%d dropped with their sender) to %d ARKs;"
+        return String.format("%d objects, %d bytes; %d mints (%d extra); %d storage adds (+%d dropped with their sender, +%d refused at the files' fetch) to %d ARKs;"
                 + " %d inventory adds to %d ARKs; %d local-id lookups, %d binds of %d local ids; %d callbacks with %d keys;"
                 + " %d EZID updates of %d ARKs; %d payload downloads", services.submitted, ChaosObjects.bytes(services.submittedObjects()),
-                services.mints.get(), extra, sum(services.storageAdds), services.storageAddsDropped.get(), services.storageAdds.size(),
+                services.mints.get(), extra, sum(services.storageAdds), services.storageAddsDropped.get(), services.storageAddsRefused.size(),
+                services.storageAdds.size(),
                 sum(services.inventoryAdds), services.inventoryAdds.size(), services.lookups.get(),
                 sum(services.bindCalls), services.bindCalls.size(), sum(services.callbacks), services.callbacks.size(),
                 sum(services.ezidUpdates), services.ezidUpdates.size(),

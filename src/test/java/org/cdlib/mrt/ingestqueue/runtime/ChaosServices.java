@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -55,6 +56,13 @@ final class ChaosServices implements AutoCloseable {
     final Map<String, List<String>> storageAdds = new ConcurrentHashMap<>();
     final Map<Integer, List<String>> storageAddsOf = new ConcurrentHashMap<>();
     final AtomicInteger storageAddsDropped = new AtomicInteger();
+    /** Adds whose files storage could not fetch (a host refused them, or none answered): no version made. */
+    final List<String> storageAddsRefused = new CopyOnWriteArrayList<>();
+    /** The adds a {@code STOP_HELD} fault held on the wire, and how they landed. */
+    final List<String> heldAdds = new CopyOnWriteArrayList<>();
+    private final Map<String, HeldAdd> held = new ConcurrentHashMap<>();
+    /** Storage's fetch of an add's files; null: adds are taken without fetching. */
+    volatile ChaosStorageFetch fetch;
     final Map<String, List<String>> inventoryAdds = new ConcurrentHashMap<>();
     /** Inventory's records per ARK (an add of a version it has, with checkVersion, is none). */
     final Map<String, Integer> inventoryRecords = new ConcurrentHashMap<>();
@@ -181,11 +189,51 @@ final class ChaosServices implements AutoCloseable {
         answered.fire();
     }
 
-    private void storageAdd(HttpExchange ex, String ark, Map<String, String> form) throws IOException {
+    private void storageAdd(HttpExchange ex, String ark, Map<String, String> form) throws IOException, InterruptedException {
         String localIds = form.getOrDefault("local-identifier", "");
         int i = objectOfLocalId.getOrDefault(localIds.split(";")[0], -1);
-        if (shot(Moment.STORAGE_ADD_ARRIVED, ex, i)) {
+        Shot arrived = at(Moment.STORAGE_ADD_ARRIVED, ex, i);
+        if (arrived.fire()) {
+            ex.close();
             storageAddsDropped.incrementAndGet(); // its sender died before storage took it
+            return;
+        }
+        HeldAdd waiting = held.get(ark);
+        if (waiting != null && !(arrived instanceof ChaosFaults.Held)) {
+            // the add of the host that took the job over: the held one lands first, as if the network had delayed it
+            waiting.otherArrived.countDown();
+            waiting.landed.await(30, TimeUnit.SECONDS);
+        }
+        if (arrived instanceof ChaosFaults.Held) {
+            // on the wire while its sender is paused: it lands the moment another host, which took the job over and
+            // found no version, sends its own add (without a fence, two versions)
+            HeldAdd h = new HeldAdd();
+            held.put(ark, h);
+            try {
+                boolean came = h.otherArrived.await(90, TimeUnit.SECONDS);
+                heldAdds.add(ark + (came ? " landed as another host's add of it arrived" : " landed with no other add of it in 90 s"));
+                applyAdd(ex, ark, form, i);
+            } finally {
+                held.remove(ark);
+                h.landed.countDown();
+            }
+            return;
+        }
+        applyAdd(ex, ark, form, i);
+    }
+
+    /** An add held on the wire, and the add it waits for. */
+    private static final class HeldAdd {
+        final java.util.concurrent.CountDownLatch otherArrived = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch landed = new java.util.concurrent.CountDownLatch(1);
+    }
+
+    /** Storage's add once it arrived: the files fetched, then the version made and answered. */
+    private void applyAdd(HttpExchange ex, String ark, Map<String, String> form, int i) throws IOException, InterruptedException {
+        String refused = fetch == null ? null : fetch.fetch(form.getOrDefault("manifest", ""));
+        if (refused != null) {
+            storageAddsRefused.add(ark + " from " + sender.apply(ex) + ": " + refused);
+            answer(ex, 500, "could not fetch the object's files: " + refused);
             return;
         }
         call(storageAdds, ark, ex);

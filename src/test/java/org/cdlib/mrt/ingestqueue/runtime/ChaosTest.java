@@ -45,7 +45,10 @@ import org.junit.jupiter.api.io.TempDir;
  * by progress at the risky moments ({@link ChaosFaults}): kill -9 between a mint and its bind,
  * between a bind and the ARK's record, around a storage add, during a move into or out of
  * downloading (the disk counters); the ZooKeeper leader down past the session timeout; a host
- * paused past its session; kill -9 of all three at once. Then {@link ChaosLedger} checks every
+ * paused past its session; a host paused with a storage add on the wire, the add landing as the
+ * host that took the job over sends its own (storage fetches an add's files through the hosts,
+ * {@link ChaosStorageFetch}: the late add must be refused there, by the files' lease);
+ * kill -9 of all three at once. Then {@link ChaosLedger} checks every
  * object: completed without a retry, one storage add, one inventory add, one callback per key,
  * one EZID update of its ARK, local ids bound to it, an extra mint only where the job's effects
  * record a lost answer; no lock left; fsck clean, the disk reservation counters included.
@@ -97,6 +100,7 @@ class ChaosTest {
                 faults.serverPort = services.server.getAddress().getPort();
                 services.faults = faults;
                 services.sender = faults::sender;
+                services.fetch = new ChaosStorageFetch(services.base() + "/files", instances::bases);
                 for (String name : ChaosInstances.NAMES) {
                     instances.start(name);
                 }
@@ -151,6 +155,8 @@ class ChaosTest {
                 ledger.check(jobs, effects);
                 ledger.checkFsck(new ConsistencyCheck(store).check());
                 timeline.note("counts: " + ledger.counts());
+                services.storageAddsRefused.forEach(r -> timeline.note("storage refused an add: " + r));
+                services.heldAdds.forEach(h -> timeline.note("held storage add: " + h));
                 timeline.note(String.format("CPU: the instances %.0f s, this JVM (ensemble, recording server, checks) %.0f s",
                         instances.cpuSeconds(), (testCpu() - cpu0) / 1e9));
                 checked = true;
@@ -233,7 +239,7 @@ class ChaosTest {
                     instances.start(name);
                 }
             }
-            case STOP -> {
+            case STOP, STOP_HELD -> {
                 Set<String> held = lockedBy(store, fired.pid());
                 timeline.note(fired.instance() + " paused holding " + held.size() + " job lock(s): " + held.stream().limit(8).toList()
                         + (held.size() > 8 ? " …" : ""));

@@ -17,7 +17,10 @@ import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
@@ -109,7 +112,13 @@ class ProcessRecordNotifyTest {
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
         store.unlock(lock);
         JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
-        ezidAndHttpStorage().processAndStore(again); // processed again from the start (a host died, say)
+        // signed as the service signs them: the URLs storage fetches name the lease that sent the add
+        FileUrlSigner signer = new FileUrlSigner(new byte[32], Duration.ofHours(1), Clock.systemUTC()).register(store.ingestHome());
+        try {
+            ezidAndHttpStorage().processAndStore(again); // processed again from the start (a host died, say)
+        } finally {
+            FileUrlSigner.unregister(store.ingestHome(), signer);
+        }
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
                 .withRequestBody(containing("manifest=%23%25checkm_0.7"))
@@ -118,6 +127,7 @@ class ProcessRecordNotifyTest {
         Path system = Path.of(again.job().configuration().workingDir()).resolve("system");
         assertTrue(Files.readString(system.resolve("mrt-erc.txt")).contains("where: ark:/99999/fk4abc123"));
         String manifest = Files.readString(system.resolve("mrt-manifest.txt"));
+        assertTrue(manifest.contains("/producer/a.txt?lease=" + Long.toHexString(again.sessionId) + "&expires="), manifest);
         assertTrue(manifest.contains("producer/a.txt") && manifest.contains("system/mrt-erc.txt")
                 && manifest.contains("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"), manifest);
         assertTrue(!manifest.contains(".download") && !manifest.contains(".stored"), manifest);

@@ -56,6 +56,12 @@ public final class Jobs {
         return find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
     }
 
+    /** The session that holds the job's lock ({@code /jobs/JID/lock}'s ephemeral owner); 0 when nobody does. */
+    public long lockSession(String jid) {
+        org.apache.zookeeper.data.Stat st = zk.stat(QueuePaths.jobLock(jid));
+        return st == null ? 0 : st.getEphemeralOwner();
+    }
+
     /** The job, empty when it does not exist; a damaged job throws {@link CorruptNodeException}. */
     public Optional<Job> find(String jid) {
         return one(reads.load(List.of(jid), Jobs::corrupt));

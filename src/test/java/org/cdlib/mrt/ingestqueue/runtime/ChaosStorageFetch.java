@@ -1,0 +1,74 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Storage's fetch of an add's files, as Merritt storage does before it makes a version: every URL
+ * of the storage manifest, through whichever service host answers (the files' base URL is a load
+ * balancer's in production; here the recording server's, and each host is tried in turn, a paused
+ * one timing out, a starting one tried again for a few seconds). A host's definite refusal (the URL's lease no longer holds the job: its sender
+ * lost it) fails the add, which then stores nothing.
+ */
+final class ChaosStorageFetch {
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final String filesBase;
+    private final Supplier<List<String>> hosts;
+    private final AtomicInteger next = new AtomicInteger();
+
+    /** {@code filesBase}: the base URL the hosts were configured with; {@code hosts}: their own bases ({@code http://127.0.0.1:port}). */
+    ChaosStorageFetch(String filesBase, Supplier<List<String>> hosts) {
+        this.filesBase = filesBase;
+        this.hosts = hosts;
+    }
+
+    /** Null when every file of the manifest was fetched; else why the add fails. */
+    String fetch(String manifest) throws InterruptedException {
+        List<String> urls = new ArrayList<>();
+        for (String line : manifest.split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#%")) {
+                urls.add(line.split(" \\| ", 2)[0].replace("%7c", "|").replace("%20", " ").replace("%25", "%"));
+            }
+        }
+        if (urls.isEmpty()) {
+            return "the storage manifest names no file";
+        }
+        // a host that is starting (refused), killed or paused (no answer in time) is passed over; the round is
+        // tried again for a while, as a balancer's health check would bring a restarted host back
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+        int start = next.getAndIncrement();
+        do {
+            List<String> bases = hosts.get();
+            for (int h = 0; h < bases.size(); h++) {
+                String host = bases.get(Math.floorMod(start + h, bases.size()));
+                try {
+                    for (String url : urls) {
+                        if (!url.startsWith(filesBase + "/")) {
+                            return "not a file URL of the service: " + url;
+                        }
+                        HttpResponse<Void> r = CLIENT.send(HttpRequest.newBuilder(URI.create(host + "/files" + url.substring(filesBase.length())))
+                                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                        if (r.statusCode() != 200) {
+                            return "GET " + url + ": HTTP " + r.statusCode() + " from " + host;
+                        }
+                    }
+                    return null;
+                } catch (IOException e) {
+                    // down, starting or paused: the next host
+                }
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        return "no service host answered for " + urls.get(0);
+    }
+}
