@@ -44,14 +44,8 @@ class OversizedNodesTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 6, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        AtomicInteger drops = new AtomicInteger();
-        ZK.client().getConnectionStateListenable().addListener((c, s) -> {
-            if (s != ConnectionState.CONNECTED && s != ConnectionState.RECONNECTED) {
-                drops.incrementAndGet();
-            }
-        });
-        byte[] big = new byte[300 * 1024];
-        Arrays.fill(big, (byte) 'x');
+        AtomicInteger drops = drops();
+        byte[] big = big();
         List<String> bad = jids.subList(0, 4);
         for (String jid : bad.subList(0, 3)) {
             ZK.client().setData().forPath(QueuePaths.jobStatus(jid), big);
@@ -75,6 +69,60 @@ class OversizedNodesTest {
 
         new AdminActions(store, Clock.systemUTC()).deleteJob(bad.get(0), true, "op");
         assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(bad.get(0))) != null, "deleted through the API's action");
+    }
+
+    /**
+     * A claim reads the job right behind its lock, blind: two nodes of 300 KB make that answer larger
+     * than the client's packet and drop the connection, which pauses every consumer of the host. The
+     * dispatch tries a damaged job again every 30 s; from the second claim on it is read with its
+     * sizes looked at first, so the connection drops once, not on every claim, and other jobs are served.
+     */
+    @Test
+    void aDamagedJobDropsTheConnectionOnceNotOnEveryClaim() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        AtomicInteger drops = drops();
+        byte[] big = big();
+        String bad = jids.get(0);
+        ZK.client().setData().forPath(QueuePaths.jobNode(bad, "configuration"), big);
+        ZK.client().setData().forPath(QueuePaths.jobNode(bad, "identifiers"), big);
+        for (int claim = 1; claim <= 3; claim++) {
+            CorruptNodeException e = assertThrows(CorruptNodeException.class, () -> store.claims().tryLockJob(bad, "t"));
+            assertTrue(e.getMessage().contains("oversized: 307200 bytes"), e.getMessage());
+            assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobLock(bad)), "claim " + claim + " left no lock");
+        }
+        var healthy = store.claims().tryLockJob(jids.get(1), "t").orElseThrow();
+        assertEquals(jids.get(1), healthy.job().id());
+        store.unlock(healthy);
+
+        // repaired by hand: claimed and read as any job again
+        ZK.client().setData().forPath(QueuePaths.jobNode(bad, "identifiers"),
+                ZK.client().getData().forPath(QueuePaths.jobNode(jids.get(1), "identifiers")));
+        ZK.client().setData().forPath(QueuePaths.jobNode(bad, "configuration"),
+                ZK.client().getData().forPath(QueuePaths.jobNode(jids.get(1), "configuration")));
+        var repaired = store.claims().tryLockJob(bad, "t").orElseThrow();
+        assertEquals(bad, repaired.job().id());
+        store.unlock(repaired);
+        assertEquals(1, drops.get(), "the first claim's blind read dropped the connection; the later claims looked at sizes first");
+    }
+
+    /** Counts the client's connection losses from now on. */
+    static AtomicInteger drops() {
+        AtomicInteger drops = new AtomicInteger();
+        ZK.client().getConnectionStateListenable().addListener((c, s) -> {
+            if (s != ConnectionState.CONNECTED && s != ConnectionState.RECONNECTED) {
+                drops.incrementAndGet();
+            }
+        });
+        return drops;
+    }
+
+    /** 300 KB: within a packet alone, over it with any other such node. */
+    static byte[] big() {
+        byte[] big = new byte[300 * 1024];
+        Arrays.fill(big, (byte) 'x');
+        return big;
     }
 
     /** Nodes that are legitimately larger than 1 KB are read: a host's published work, a long delete list cut to fit. */

@@ -4,11 +4,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
@@ -23,6 +26,9 @@ public final class JobClaims {
     private final EphemeralLocks locks;
     private final Jobs jobs;
     private final java.nio.file.Path ingestHome;
+    /** Jobs read with their sizes looked at first when claimed ({@link #readBehindLock}). */
+    private final Set<String> readSized = ConcurrentHashMap.newKeySet();
+    private static final int READ_SIZED_MAX = 10_000;
 
     public JobClaims(EphemeralLocks locks, Jobs jobs, java.nio.file.Path ingestHome) {
         this.locks = locks;
@@ -36,7 +42,27 @@ public final class JobClaims {
      */
     public Optional<JobLock> tryLockJob(String jid, String worker) {
         LockOwner owner = LockOwner.of(worker);
-        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, JobNodes.paths(jid)));
+        return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, readBehindLock(jid)));
+    }
+
+    /**
+     * What is read right behind the lock's create: the job's nodes, unless the job was found damaged
+     * before. A node larger than its kind may hold, read blind, can make an answer larger than a
+     * ZooKeeper packet, which drops the host's connection (every consumer pauses, every request in
+     * flight is lost); a damaged job is read with its sizes looked at first from then on
+     * ({@code Jobs.find}), and named damaged there again, so it drops the connection once per
+     * process, not on every retry of its claim.
+     */
+    private List<String> readBehindLock(String jid) {
+        return readSized.contains(jid) ? List.of() : JobNodes.paths(jid);
+    }
+
+    /** A job found damaged when claimed; bounded. */
+    private void damaged(String jid) {
+        if (readSized.size() >= READ_SIZED_MAX) {
+            readSized.clear(); // forgotten jobs drop the connection once more, at worst
+        }
+        readSized.add(jid);
     }
 
     private Optional<JobLock> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
@@ -47,8 +73,16 @@ public final class JobClaims {
         Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
         try {
             Map<String, OpResult> read = taken.get().read();
-            Optional<Job> job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome))
-                    : jobs.find(jid);
+            Optional<Job> job;
+            try {
+                job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome)) : jobs.find(jid);
+            } catch (CorruptNodeException e) {
+                damaged(jid);
+                throw e;
+            }
+            if (read == null && job.isPresent()) {
+                readSized.remove(jid); // repaired: read behind the lock again
+            }
             if (job.isEmpty()) {
                 locks.release(lock.get());
                 return Optional.empty();
@@ -78,7 +112,7 @@ public final class JobClaims {
             for (String ref : refNames) {
                 String jid = QueuePaths.jidOfRef(ref);
                 LockOwner owner = LockOwner.of(worker);
-                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, JobNodes.paths(jid));
+                EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, readBehindLock(jid));
                 out.add(() -> inState(state, locked(jid, owner, sent)));
             }
         } catch (RuntimeException e) {

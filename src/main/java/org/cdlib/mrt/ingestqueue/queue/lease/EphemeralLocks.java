@@ -92,6 +92,7 @@ public final class EphemeralLocks implements AutoCloseable {
      * Sends a lock's create and, right behind it, the read of {@code paths}, without waiting: many
      * claims can be in flight at once. ZooKeeper serves one session's requests in order, so the read
      * sees what the lock found (the previous holder's transition, which deleted its lock, included).
+     * With no paths, only the create is sent, and the taken lock comes with no read.
      */
     public Pending send(String path, LockOwner owner, List<String> paths) {
         ZooKeeper handle = zk.currentHandle();
@@ -99,8 +100,12 @@ public final class EphemeralLocks implements AutoCloseable {
         CompletableFuture<List<OpResult>> read = new CompletableFuture<>();
         handle.create(path, QueueJson.write(owner), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL,
                 (rc, p, ctx, name) -> created.complete(rc), null);
-        // a read multi answers each op on its own (a missing node is an error result), whatever rc says
-        handle.multi(paths.stream().map(Op::getData).toList(), (rc, p, ctx, results) -> read.complete(results), null);
+        if (paths.isEmpty()) {
+            read.complete(null); // no read behind it: the caller reads with sizes looked at first
+        } else {
+            // a read multi answers each op on its own (a missing node is an error result), whatever rc says
+            handle.multi(paths.stream().map(Op::getData).toList(), (rc, p, ctx, results) -> read.complete(results), null);
+        }
         zk.counted(1 + paths.size());
         return new Pending(path, owner, paths, handle, created, read);
     }
@@ -128,7 +133,7 @@ public final class EphemeralLocks implements AutoCloseable {
             return take(p.path, p.owner).map(h -> new Taken(h, null));
         }
         List<OpResult> results = p.read.join(); // answered right after the create
-        if (results == null || results.size() != p.paths.size()) {
+        if (results == null || p.paths.isEmpty() || results.size() != p.paths.size()) {
             return Optional.of(new Taken(p.handle, null));
         }
         Map<String, OpResult> byPath = new LinkedHashMap<>();
