@@ -102,6 +102,27 @@ class CompactionTest {
         return out;
     }
 
+    /** The claim's read counts the job's children (the job node's Stat), so completing lists them with one request, not two. */
+    @Test
+    void completingListsTheChildrenTheClaimCountedWithoutAskingTheirNumberAgain() throws Exception {
+        String counted = jobInNotifyWithEffects();
+        String uncounted = jobInNotifyWithEffects();
+        JobLock a = store.claims().claim(JobState.NOTIFY, store.jobs().load(counted).refName(), "worker").orElseThrow();
+        assertEquals(ZK.client().getChildren().forPath(QueuePaths.job(counted)).size(), a.childCount(), "its lock included");
+        long ops = store.operations();
+        store.transition(a, JobState.COMPLETED, Change.because("step succeeded"));
+        long withCount = store.operations() - ops;
+        JobLock b = store.claims().claim(JobState.NOTIFY, store.jobs().load(uncounted).refName(), "worker").orElseThrow();
+        b.childCount(-1); // as after a claim whose read was lost: the folder's Stat is asked first
+        ops = store.operations();
+        store.transition(b, JobState.COMPLETED, Change.because("step succeeded"));
+        assertEquals(store.operations() - ops - 1, withCount);
+        for (String jid : List.of(counted, uncounted)) {
+            assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
+            assertEquals(8, znodes(jid).size());
+        }
+    }
+
     @Test
     void aCompletedJobKeepsEightZnodesAndReadsAsBefore() throws Exception {
         String jid = jobInNotifyWithEffects();

@@ -16,6 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
  * Taking a job to work on: its ephemeral lock ({@code /jobs/JID/lock}) and its nodes, read in the
@@ -54,7 +55,12 @@ public final class JobClaims {
      * process, not on every retry of its claim.
      */
     private List<String> readBehindLock(String jid) {
-        return readSized.contains(jid) ? List.of() : JobNodes.paths(jid);
+        if (readSized.contains(jid)) {
+            return List.of();
+        }
+        List<String> paths = new ArrayList<>(JobNodes.paths(jid));
+        paths.add(QueuePaths.job(jid)); // its Stat counts the children, which completing lists (JobCompaction)
+        return paths;
     }
 
     /** A job found damaged when claimed; bounded. */
@@ -88,6 +94,9 @@ public final class JobClaims {
                 return Optional.empty();
             }
             lock.get().job(job.get());
+            if (read != null && ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid))) != null) {
+                lock.get().childCount(ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid))).getStat().getNumChildren());
+            }
             if (read != null) {
                 String effects = QueuePaths.jobNode(jid, "effects");
                 KnownEffects known = KnownEffects.of(effects, read.get(effects));

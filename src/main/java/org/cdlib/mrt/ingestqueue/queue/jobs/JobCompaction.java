@@ -24,7 +24,8 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * its {@code identifiers} (the ARK and local ids Merritt's Admin Tool shows) and its two
  * references: 8 znodes instead of ~13.
  *
- * <p>Which children exist is listed once, under the job's lock, before the transaction is built:
+ * <p>Which children exist is listed once, under the job's lock, before the transaction is built
+ * (without asking their number first when the claim's read counted them):
  * only the lock's holder adds or removes them (mrt-zk's hosts take the same lock), so the list
  * holds until the commit; were it wrong anyway, a delete of a missing node fails the whole
  * transaction and the job stays where it was, to be completed again.
@@ -43,7 +44,7 @@ final class JobCompaction {
     JobStatus compact(JobLock lock, JobStatus status, List<Op> ops) {
         Job job = lock.job();
         String jid = job.id();
-        List<String> children = zk.children(QueuePaths.job(jid));
+        List<String> children = zk.children(QueuePaths.job(jid), lock.childCount());
         JobEffects effects = JobEffects.none();
         List<Op> deletes = new ArrayList<>();
         for (String child : children) {

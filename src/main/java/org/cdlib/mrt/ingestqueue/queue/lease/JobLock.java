@@ -16,6 +16,8 @@ public final class JobLock extends Lease {
      * (handed from processing to storing to recording); null: to be read.
      */
     private volatile ObjectLocks.Held object;
+    /** How many children the job's node had when it was claimed (its Stat, read behind the lock); -1: unknown. */
+    private volatile int childCount = -1;
 
     public JobLock(String jid, LockOwner owner, ZooKeeper zk) {
         super(QueuePaths.jobLock(jid), owner, zk);
@@ -30,6 +32,15 @@ public final class JobLock extends Lease {
     /** Hands the knowledge on to the lease that continues this one in the next state. */
     public void heldObject(ObjectLocks.Held held) {
         this.object = held;
+    }
+
+    public int childCount() {
+        return childCount;
+    }
+
+    /** Only the lock's holder adds a job's children: a count read under the lock stays a bound for it, plus its own few. */
+    public void childCount(int count) {
+        this.childCount = count;
     }
 
     public String jid() {

@@ -100,6 +100,7 @@ public final class Moves {
         // a move does not touch them, but completing moves them into the status (JobCompaction)
         next.effects = to == JobState.COMPLETED ? null : lock.effects;
         next.heldObject(lock.heldObject()); // none once the move let it go
+        next.childCount(lock.childCount());
         return next;
     }
 

@@ -186,6 +186,18 @@ public final class ZooKeeperCalls {
         if (st.getNumChildren() > QueueLimits.LISTED_CHILDREN) {
             throw new FolderTooLargeException(path, st.getNumChildren());
         }
+        return list(path);
+    }
+
+    /**
+     * As {@link #children(String)}, for a folder whose children were counted earlier ({@code counted},
+     * -1: not) and that only the caller adds to, a few at most: listed without asking the count again.
+     */
+    public List<String> children(String path, int counted) {
+        return counted < 0 || counted > QueueLimits.LISTED_CHILDREN - 100 ? children(path) : list(path);
+    }
+
+    private List<String> list(String path) {
         try {
             operations.incrementAndGet();
             return client.getChildren().forPath(path);
