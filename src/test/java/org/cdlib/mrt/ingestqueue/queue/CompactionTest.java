@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -152,6 +153,10 @@ class CompactionTest {
         assertEquals(5, effectsBefore.effects().size(), effectsBefore.toString());
         assertEquals(Map.of(jid, before.identifiers()), store.jobs().identifiers(List.of(jid)), "search's read");
         assertEquals(Map.of(jid, before.configuration()), store.jobs().configurations(List.of(jid)), "search's read");
+        Jobs.Run run = store.jobs().run(List.of(jid));
+        long ops = store.operations();
+        assertEquals(List.of(after), run.load(List.of(jid)), "the report's read, from the status alone");
+        assertEquals(0, store.operations() - ops, "no read past the statuses");
         JobLock held = store.claims().tryLockJob(jid, "reader").orElseThrow();
         assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
         store.unlock(held);
@@ -221,5 +226,10 @@ class CompactionTest {
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getDataLength() <= 16 * 1024);
         assertEquals("demo_content", after.configuration().profileName(), "short values whole");
         assertTrue(fsck.check().clean(), fsck.check().toString());
+        // a cut summary carries no priority: the report's read takes the job from the nodes it kept, whole ids included
+        Jobs.Run run = store.jobs().run(List.of(jid));
+        long ops = store.operations();
+        assertEquals(List.of(after), run.load(List.of(jid)));
+        assertEquals(4 * 2, store.operations() - ops, "bid, priority, space_needed, identifiers: a Stat and the data each");
     }
 }

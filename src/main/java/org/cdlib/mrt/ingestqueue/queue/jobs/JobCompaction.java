@@ -41,7 +41,7 @@ final class JobCompaction {
     }
 
     /** The status with the job's summary, and the deletes that go with it into the move's transaction. */
-    JobStatus compact(JobLock lock, JobStatus status, List<Op> ops) {
+    JobStatus compact(JobLock lock, JobStatus status, int priority, long spaceNeeded, List<Op> ops) {
         Job job = lock.job();
         String jid = job.id();
         List<String> children = zk.children(QueuePaths.job(jid), lock.childCount());
@@ -64,7 +64,7 @@ final class JobCompaction {
             effects = known.effects();
         }
         int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
-        JobSummary summary = JobSummary.of(job.configuration(), job.identifiers(), effects, budget);
+        JobSummary summary = JobSummary.of(job.configuration(), job.identifiers(), effects, priority, spaceNeeded, budget);
         ops.addAll(deletes);
         return new JobStatus(status.status(), status.lastSuccessfulStatus(), status.lastModified(), status.retryCount(),
                 status.message(), status.history(), summary);

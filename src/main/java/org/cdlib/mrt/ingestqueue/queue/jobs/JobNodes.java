@@ -64,6 +64,35 @@ public final class JobNodes {
         }
     }
 
+    /**
+     * A compacted job from its status alone (its summary carries its configuration, identifiers,
+     * priority and space_needed; the kept nodes hold the same, for mrt-zk); null when the summary
+     * lacks any of them (written before they were) or the status cannot be read here: then the job
+     * is read from its nodes, and named damaged there if it is.
+     */
+    static Job fromStatus(String jid, OpResult status) {
+        OpResult.GetDataResult d = ZooKeeperCalls.dataOf(status);
+        if (d == null) {
+            return null;
+        }
+        try {
+            JobStatus s = QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class);
+            s.state();
+            JobSummary m = s.summary();
+            if (s.lastSuccessfulStatus() != null) {
+                s.lastSuccessful();
+            }
+            if (m == null || m.configuration() == null || m.configuration().batchId() == null || m.priority() == null
+                    || m.spaceNeeded() == null) {
+                return null;
+            }
+            return new Job(jid, m.configuration().batchId(), m.configuration(), s, m.priority(), m.spaceNeeded(), m.identifiers(),
+                    d.getStat().getVersion(), null);
+        } catch (CorruptNodeException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
     static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged, java.nio.file.Path ingestHome) {
         List<Job> out = new ArrayList<>();

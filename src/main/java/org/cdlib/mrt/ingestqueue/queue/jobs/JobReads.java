@@ -147,16 +147,21 @@ final class JobReads {
 
     /**
      * As {@link #load(List, Consumer)}, with the status nodes already read ({@link #statuses}): a
-     * compacted job ({@link JobCompaction}: its status holds its configuration) is read from the
-     * nodes it keeps besides (bid, priority, space_needed, identifiers), the others whole. In
-     * {@code jids}' order.
+     * compacted job ({@link JobCompaction}: its status holds its configuration) is taken from its
+     * status alone when its summary carries its priority and space_needed, else read from the nodes
+     * it keeps besides (bid, priority, space_needed, identifiers); the others whole. In {@code jids}' order.
      */
     List<Job> load(List<String> jids, Map<String, OpResult> statuses, Consumer<Damaged> damaged) {
         List<String> paths = new ArrayList<>();
         List<String> compacted = new ArrayList<>();
         List<String> whole = new ArrayList<>();
+        Map<String, Job> read = new HashMap<>();
         for (String jid : jids) {
-            if (JobNodes.compacted(QueuePaths.jobStatus(jid), statuses.get(QueuePaths.jobStatus(jid)))) {
+            OpResult status = statuses.get(QueuePaths.jobStatus(jid));
+            Job fromStatus = JobNodes.compacted(QueuePaths.jobStatus(jid), status) ? JobNodes.fromStatus(jid, status) : null;
+            if (fromStatus != null) {
+                read.put(jid, fromStatus);
+            } else if (JobNodes.compacted(QueuePaths.jobStatus(jid), status)) {
                 compacted.add(jid);
                 paths.addAll(JobNodes.keptPaths(jid));
             } else {
@@ -165,7 +170,6 @@ final class JobReads {
         }
         Map<String, OpResult> r = new HashMap<>(zk.readMany(paths));
         compacted.forEach(j -> r.put(QueuePaths.jobStatus(j), statuses.get(QueuePaths.jobStatus(j))));
-        Map<String, Job> read = new HashMap<>();
         JobNodes.parse(compacted, r, damaged, ingestHome).forEach(j -> read.put(j.id(), j));
         load(whole, damaged).forEach(j -> read.put(j.id(), j));
         return jids.stream().map(read::get).filter(Objects::nonNull).toList();

@@ -107,7 +107,7 @@ public final class JobRecords {
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
         List<Op> compacted = new ArrayList<>();
         if (to == JobState.COMPLETED) {
-            status = compaction.compact(lock, status, compacted);
+            status = compaction.compact(lock, status, priority, space, compacted);
         }
 
         List<Op> ops = new ArrayList<>();

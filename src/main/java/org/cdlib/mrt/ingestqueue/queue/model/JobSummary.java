@@ -11,9 +11,13 @@ import java.util.function.UnaryOperator;
  * report, update-reporting, search and fsck read a completed job from here. The effects are kept
  * whole (the ledger of what the job did outside); the configuration and the local ids are cut to
  * fit the status node ({@link #of}): whole for any ordinary job, each long value cut with
- * {@code ...} and the Dublin Core left out only when a job's values are unusually long.
+ * {@code ...} and the Dublin Core left out only when a job's values are unusually long. A summary
+ * kept whole carries the job's priority and space_needed too, so that a report reads the job from
+ * its status alone (the nodes stay, for mrt-zk); a cut one (or one written before) has them null,
+ * and its job is read from its nodes.
  */
-public record JobSummary(JobConfiguration configuration, Identifiers identifiers, Map<String, JobEffects.Effect> effects) {
+public record JobSummary(JobConfiguration configuration, Identifiers identifiers, Map<String, JobEffects.Effect> effects,
+                         Integer priority, Long spaceNeeded) {
 
     /** The cuts tried in turn: the first whose summary fits is kept (the last always fits: see {@link #of}). */
     private static final int[] FIELD_CUTS = {Integer.MAX_VALUE, 1024, 256, 64};
@@ -32,14 +36,14 @@ public record JobSummary(JobConfiguration configuration, Identifiers identifiers
      * The summary of a job, at most {@code budget} bytes of JSON when that can be had by cutting the
      * configuration and identifiers (the effects, at most one effects node's 8 KiB, are never cut).
      */
-    public static JobSummary of(JobConfiguration c, Identifiers ids, JobEffects fx, int budget) {
+    public static JobSummary of(JobConfiguration c, Identifiers ids, JobEffects fx, int priority, long spaceNeeded, int budget) {
         JobSummary s = null;
         for (int level = 0; level < FIELD_CUTS.length; level++) {
             int cut = FIELD_CUTS[level];
             UnaryOperator<String> f = v -> cut == Integer.MAX_VALUE ? v : JobHistory.cut(v, cut);
             List<String> local = ids.localId().stream().limit(LOCAL_IDS[level]).map(f).toList();
             s = new JobSummary(c == null ? null : cut(c, f, level == 0), new Identifiers(f.apply(ids.primaryId()), local),
-                    fx.effects());
+                    fx.effects(), level == 0 ? priority : null, level == 0 ? spaceNeeded : null);
             if (QueueJson.write(s).length <= budget) {
                 return s;
             }
