@@ -56,7 +56,7 @@ public final class BackEndsProbe {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         int threads = Integer.getInteger("probe.threads", 8);
-        Path dir = Files.createTempDirectory("ingest-backends");
+        Path dir = BenchDirs.temporary("ingest-backends");
         HttpServer http = ObjectFiles.serve(Map.of());
         String base = "http://127.0.0.1:" + http.getAddress().getPort();
         Profile profile;

@@ -5,7 +5,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -36,7 +35,7 @@ public final class BatchViewBenchmark {
         int objects = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
         System.out.printf("machine: %d cores, java %s%n", Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-        Path dir = Files.createTempDirectory("ingest-batch-view");
+        Path dir = BenchDirs.temporary("ingest-batch-view");
         Map<String, String> config = ScaleBenchmark.noOpStepsConfig(dir);
         config.put("ingest.http.port", "0");
         config.put("ingest.api.users", "alice:pw-a:admin|submitter");

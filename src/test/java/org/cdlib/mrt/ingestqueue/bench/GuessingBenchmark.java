@@ -5,7 +5,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +33,7 @@ public final class GuessingBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dir = Files.createTempDirectory("guessing-bench");
+        Path dir = BenchDirs.temporary("guessing-bench");
         try (TestingServer zk = new TestingServer(true)) {
             Map<String, String> config = new HashMap<>();
             config.put("zookeeper.connect", zk.getConnectString());

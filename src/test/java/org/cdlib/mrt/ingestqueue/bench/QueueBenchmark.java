@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,12 +46,7 @@ public final class QueueBenchmark {
                 System.getProperty("java.version"), System.getProperty("os.name") + " " + System.getProperty("os.arch"));
         String mode = System.getProperty("bench.mode", "queue");
         String external = System.getProperty("bench.zookeeper", "");
-        Path dir = Files.createTempDirectory("ingest-bench");
-        // a real-path run leaves ~2 GB (storage, inventory, ZooKeeper's logs): 56 runs filled half this disk, and then
-        // provisioning rightly held every job for space; -Dbench.keep=true keeps it to look at
-        if (!Boolean.getBoolean("bench.keep")) {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> org.apache.commons.io.FileUtils.deleteQuietly(dir.toFile())));
-        }
+        Path dir = BenchDirs.temporary("ingest-bench");
         if ((mode.equals("real") || mode.equals("all")) && Boolean.getBoolean("bench.tally")) {
             // the requests a job sends, counted by a relay in front of an in-process server (not the embedded default)
             try (TestingServer zk = new TestingServer(true); ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {

@@ -50,7 +50,7 @@ public final class ScaleBenchmark {
         int steady = args.length > 1 ? Integer.parseInt(args[1]) : 120;
         System.out.printf("machine: %d cores, java %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
-        Path dir = Files.createTempDirectory("ingest-scale");
+        Path dir = BenchDirs.temporary("ingest-scale");
         Map<String, String> config = noOpStepsConfig(dir);
         config.put("ingest.http.enabled", "false");
         Map<String, Object> beans = noOpSteps();
@@ -89,7 +89,7 @@ public final class ScaleBenchmark {
      * finished batch keeps per job.
      */
     static void walk(int objects, int every) throws Exception {
-        Path dir = Files.createTempDirectory("ingest-walk");
+        Path dir = BenchDirs.temporary("ingest-walk");
         Map<String, String> config = noOpStepsConfig(dir);
         config.put("ingest.http.enabled", "false");
         // -Dbench.zookeeper=host:port[/chroot] (-Dbench.zookeeper.pid=N): the service beside a ZooKeeper of its own process,
