@@ -5,6 +5,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /**
@@ -98,6 +99,19 @@ public final class IdentifiersStep {
      */
     public void keepIdentifiers(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
+        try {
+            keep(exchange, o);
+        } catch (StaleLockException e) {
+            if (o.minted != null) {
+                // recorded nowhere: the job's holder mints its own (or takes this one, if this attempt bound it to the local id)
+                LOG.warn("job {} batch {}: minted {} and then found the job no longer this worker's: that ARK is recorded on no "
+                        + "job and is unused unless the job's local id is bound to it", o.job().id(), o.job().batchId(), o.minted);
+            }
+            throw e;
+        }
+    }
+
+    private void keep(Exchange exchange, ObjectInProcess o) {
         Job job = o.job();
         JobEffects fx = store.records().effects(o.lock); // as the lock knows them: no read
         // only an attempt after the one that recorded the mint can have sent the update already

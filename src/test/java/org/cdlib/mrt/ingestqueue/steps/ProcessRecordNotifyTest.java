@@ -89,6 +89,43 @@ class ProcessRecordNotifyTest {
         return ezid;
     }
 
+    /**
+     * A worker that loses the job while its mint is being answered (its lock broken, a pause past its
+     * session) cannot record the ARK on the job: it writes nothing, and names the ARK for the operator.
+     */
+    @Test
+    void anArkMintedAfterTheJobWasLostIsNamedForTheOperatorAndRecordedNowhere() throws Exception {
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withFixedDelay(1500)
+                .withBody("success: ark:/99999/fk4lost1")));
+        JobLock lock = downloadedJob();
+        ServiceRoutes routes = ezidAndHttpStorage();
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(IdentifiersStep.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        logger.addAppender(logs);
+        try {
+            java.util.concurrent.CompletableFuture<Exception> processed = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    routes.processing(lock);
+                    return null;
+                } catch (Exception e) {
+                    return e;
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> !http.findAll(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))).isEmpty());
+            ZK.client().delete().forPath(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(lock.jid())); // broken while EZID answers
+            Exception e = processed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(e != null && String.valueOf(e.getMessage()).contains("lock"), String.valueOf(e));
+        } finally {
+            logger.detachAppender(logs);
+        }
+        assertEquals(null, store.jobs().load(lock.jid()).identifiers().primary(), "the ARK is on no job");
+        assertTrue(logs.list.stream().anyMatch(l -> l.getLevel() == ch.qos.logback.classic.Level.WARN
+                && l.getFormattedMessage().contains("minted ark:/99999/fk4lost1 and then found the job no longer this worker's")
+                && l.getFormattedMessage().contains(lock.jid())), logs.list.toString());
+    }
+
     @Test
     void anArkMintedByEzidIsWrittenAtOnceAndNotMintedAgainWhenStorageFailsAndTheJobIsRetried() throws Exception {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
