@@ -53,11 +53,11 @@ final class FileRoutes {
             if (holder != signed) {
                 // a storage add from a host that lost the job (paused past its session, say) reaches storage late:
                 // refused here, it stores nothing, and the job's current holder stores the object once
+                String who = holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does";
                 LOG.warn("job {} batch {}: storage fetched {} under lease {}, which no longer holds the job ({}): refused",
-                        jid, bid, rest, lease, holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does");
+                        jid, bid, rest, lease, who);
                 throw new ApiError(409, "job " + jid + ": this URL was signed under lease " + lease + ", which no longer holds the job ("
-                        + (holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does")
-                        + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own");
+                        + who + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own");
             }
         }
         rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());

@@ -112,7 +112,7 @@ public final class StorageManifest {
     }
 
     /** {@link #cell} undone: every {@code %} of a cell begins one of its three escapes, so they are undone in reverse. */
-    static String uncell(String s) {
+    public static String uncell(String s) {
         return s.replace("%7c", "|").replace("%20", " ").replace("%25", "%");
     }
 

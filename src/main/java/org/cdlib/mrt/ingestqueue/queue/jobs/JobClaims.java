@@ -94,8 +94,9 @@ public final class JobClaims {
                 return Optional.empty();
             }
             lock.get().job(job.get());
-            if (read != null && ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid))) != null) {
-                lock.get().childCount(ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid))).getStat().getNumChildren());
+            OpResult.GetDataResult jobNode = read == null ? null : ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid)));
+            if (jobNode != null) {
+                lock.get().childCount(jobNode.getStat().getNumChildren());
             }
             if (read != null) {
                 String effects = QueuePaths.jobNode(jid, "effects");

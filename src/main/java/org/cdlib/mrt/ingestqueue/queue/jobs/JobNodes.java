@@ -76,21 +76,31 @@ public final class JobNodes {
             return null;
         }
         try {
-            JobStatus s = QueueJson.read(QueuePaths.jobStatus(jid), d.getData(), JobStatus.class);
-            s.state();
+            JobStatus s = status(jid, d.getData());
             JobSummary m = s.summary();
-            if (s.lastSuccessfulStatus() != null) {
-                s.lastSuccessful();
-            }
             if (m == null || m.configuration() == null || m.configuration().batchId() == null || m.priority() == null
                     || m.spaceNeeded() == null) {
                 return null;
             }
             return new Job(jid, m.configuration().batchId(), m.configuration(), s, m.priority(), m.spaceNeeded(), m.identifiers(),
                     d.getStat().getVersion(), null);
-        } catch (CorruptNodeException | IllegalArgumentException e) {
+        } catch (CorruptNodeException e) {
             return null;
         }
+    }
+
+    /** A status node's JSON, its state names checked (a damaged one throws {@link CorruptNodeException}). */
+    private static JobStatus status(String jid, byte[] data) {
+        JobStatus s = QueueJson.read(QueuePaths.jobStatus(jid), data, JobStatus.class);
+        try {
+            s.state();
+            if (s.lastSuccessfulStatus() != null) {
+                s.lastSuccessful();
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CorruptNodeException(QueuePaths.jobStatus(jid), e.getMessage());
+        }
+        return s;
     }
 
     /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
@@ -122,15 +132,7 @@ public final class JobNodes {
         String ps = QueuePaths.jobNode(jid, "space_needed");
         String pi = QueuePaths.jobNode(jid, "identifiers");
         String pb = QueuePaths.jobNode(jid, "bid");
-        JobStatus jobStatus = QueueJson.read(QueuePaths.jobStatus(jid), status.getData(), JobStatus.class);
-        try {
-            jobStatus.state();
-            if (jobStatus.lastSuccessfulStatus() != null) {
-                jobStatus.lastSuccessful();
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CorruptNodeException(QueuePaths.jobStatus(jid), e.getMessage());
-        }
+        JobStatus jobStatus = status(jid, status.getData());
         JobSummary summary = jobStatus.summary();
         // a completed job keeps its configuration and identifiers in its status (JobCompaction)
         boolean compacted = summary != null && summary.configuration() != null

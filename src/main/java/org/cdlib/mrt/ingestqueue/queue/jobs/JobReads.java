@@ -158,7 +158,7 @@ final class JobReads {
         Map<String, Job> read = new HashMap<>();
         for (String jid : jids) {
             OpResult status = statuses.get(QueuePaths.jobStatus(jid));
-            Job fromStatus = JobNodes.compacted(QueuePaths.jobStatus(jid), status) ? JobNodes.fromStatus(jid, status) : null;
+            Job fromStatus = JobNodes.fromStatus(jid, status); // null unless compacted, with its summary whole
             if (fromStatus != null) {
                 read.put(jid, fromStatus);
             } else if (JobNodes.compacted(QueuePaths.jobStatus(jid), status)) {
