@@ -97,7 +97,9 @@ public final class DownloadRecord {
 
     private void append(Entry e) throws FetchException {
         try {
-            Files.createDirectories(file.getParent());
+            if (!Files.isDirectory(file.getParent())) {
+                Files.createDirectories(file.getParent());
+            }
             try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
                 out.write((QueueJson.MAPPER.writeValueAsString(e) + "\n").getBytes(StandardCharsets.UTF_8));
             }

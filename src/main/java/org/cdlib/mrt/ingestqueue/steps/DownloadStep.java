@@ -82,8 +82,13 @@ public final class DownloadStep implements Processor {
         WorkingDirectory wd = WorkingDirectory.of(ingestHome, c.workingDir());
         Payload payload = Payload.of(c, fetcher);
         try {
-            Files.createDirectories(wd.producer());
-            Files.createDirectories(wd.downloads());
+            // asked first: createDirectories on what exists (a retry) or under a missing parent (a
+            // first download) throws and catches on the way, a few a job on the real path
+            for (Path dir : new Path[] {wd.root(), wd.producer(), wd.downloads()}) {
+                if (!Files.isDirectory(dir)) {
+                    Files.createDirectories(dir);
+                }
+            }
             removePartials(wd.downloads());
         } catch (IOException e) {
             throw new FetchException("cannot prepare " + wd.root() + ": " + e.getMessage(), e);
@@ -108,7 +113,9 @@ public final class DownloadStep implements Processor {
                     return null;
                 }
                 fetch(f, "producer/" + f.name(), wd, fence, (part, got) -> {
-                    Files.createDirectories(target.getParent());
+                    if (!Files.isDirectory(target.getParent())) {
+                        Files.createDirectories(target.getParent());
+                    }
                     Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                     record.add(f, target, got.digests());
                 });

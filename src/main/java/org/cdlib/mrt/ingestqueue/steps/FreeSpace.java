@@ -12,25 +12,49 @@ public interface FreeSpace {
 
     long totalBytes() throws IOException;
 
-    /** The filesystem of {@code dir} (or of its nearest existing parent, before it is created). */
+    /**
+     * The filesystem of {@code dir} (or of its nearest existing parent, before it is created). Once
+     * {@code dir} exists its store is kept: finding a path's store parses {@code /proc/mounts}, which
+     * provisioning did six times a job, while each figure is still read fresh (one {@code statfs}).
+     */
     static FreeSpace of(Path dir) {
         return new FreeSpace() {
+            private volatile FileStore found;
+
             @Override
             public long usableBytes() throws IOException {
-                return store().getUsableSpace();
+                try {
+                    return store().getUsableSpace();
+                } catch (IOException e) {
+                    found = null; // the directory went: its nearest parent is asked
+                    return store().getUsableSpace();
+                }
             }
 
             @Override
             public long totalBytes() throws IOException {
-                return store().getTotalSpace();
+                try {
+                    return store().getTotalSpace();
+                } catch (IOException e) {
+                    found = null;
+                    return store().getTotalSpace();
+                }
             }
 
             private FileStore store() throws IOException {
+                FileStore kept = found;
+                if (kept != null) {
+                    return kept;
+                }
                 Path p = dir.toAbsolutePath();
                 while (p.getParent() != null && !Files.exists(p)) {
                     p = p.getParent();
                 }
-                return Files.getFileStore(p);
+                FileStore store = Files.getFileStore(p);
+                if (p.equals(dir.toAbsolutePath())) {
+                    found = store;
+                }
+                return store;
             }
 
             @Override

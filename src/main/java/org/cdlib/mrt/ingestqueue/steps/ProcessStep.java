@@ -109,10 +109,7 @@ public final class ProcessStep {
                 + " mode" + (o.update && !deletes.isEmpty() ? ", " + deletes.size() + " file(s) to delete" : "") + ")"));
     }
 
-    /**
-     * Storage's answer as storing kept it ({@link StoreStep#keepVersion}), for recording. It stays
-     * here, where recording has always read it, so the split of storing changed no caller.
-     */
+    /** Storage's answer as a release before this one kept it for recording, in the working directory. */
     static StoredVersion stored(Path workingDir) throws java.io.IOException {
         Path f = workingDir.resolve(STORED);
         if (!Files.exists(f)) {

@@ -70,7 +70,11 @@ public final class RecordStep {
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
-        StoredVersion v = ProcessStep.stored(wd.root());
+        JobEffects fx = store.records().effects(lock);
+        StoredVersion v = StoredVersions.of(fx);
+        if (v == null) {
+            v = ProcessStep.stored(wd.root()); // stored by a release that kept the answer only in this file
+        }
         List<ManifestFile> files = null;
         if (storage != null && "update".equals(v.mode())) {
             files = storage.versionFiles(v.ark(), v.version());
@@ -86,7 +90,6 @@ public final class RecordStep {
         exchange.setProperty(Recording.PROPERTY, r);
         exchange.setProperty(ServiceCall.PROFILE, profile);
         exchange.setProperty(ServiceCall.VERSION, v);
-        JobEffects fx = store.records().effects(lock);
         boolean done = fx.done(JobEffects.INVENTORY) && r.key().equals(fx.get(JobEffects.INVENTORY).detail());
         if (done) {
             LOG.info("job {} batch {}: inventory already has {} (an earlier attempt recorded it); not sent again",

@@ -71,9 +71,8 @@ public final class StoreStep {
         JobEffects fx = store.records().effects(lock);
         StoredVersion earlier = null;
         if (fx.done(JobEffects.STORAGE)) {
-            earlier = QueueJson.read("effects/storage", fx.get(JobEffects.STORAGE).detail().getBytes(StandardCharsets.UTF_8),
-                    StoredVersion.class);
-            if (earlier.ark().equals(o.ark)) {
+            earlier = StoredVersions.of(fx);
+            if (earlier != null && earlier.ark().equals(o.ark)) {
                 LOG.info("job {} batch {}: {} version {} already stored by an earlier attempt; not stored again",
                         job.id(), job.batchId(), o.ark, earlier.version());
             } else {
@@ -160,12 +159,13 @@ public final class StoreStep {
         return v;
     }
 
-    /** Storage's answer is kept for recording, in the working directory and beside it for the report. */
-    public void keepVersion(Exchange exchange) throws Exception {
-        ObjectInProcess o = ObjectInProcess.of(exchange);
+    /**
+     * The move to recording says what storage made. Its answer is already recorded under the job
+     * ({@link #keep}, or the earlier attempt's), where recording and the report read it
+     * ({@link StoredVersions#of}): no file is written for it.
+     */
+    public void keepVersion(Exchange exchange) {
         StoredVersion v = exchange.getProperty(ServiceCall.VERSION, StoredVersion.class);
-        Files.write(o.wd.root().resolve(ProcessStep.STORED), QueueJson.write(v));
-        StoredVersions.write(store.ingestHome(), o.job().batchId(), o.job().id(), v); // outlives the working directory
         JobExchange.change(exchange, c -> Change.because(describe(v)));
     }
 

@@ -3,15 +3,21 @@ package org.cdlib.mrt.ingestqueue.steps;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.charset.StandardCharsets;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
 /**
- * What storage made of each job — mode (add | update), version, deletions — kept as
- * {@code <ingest.home>/.versions/<bid>/<jid>.json}, outside the working directories, so the
- * depositor's report can say it after the working directory is removed. Cleanup removes a batch's
- * folder once the batch is gone ({@link #prune}).
+ * What storage made of each job — mode (add | update), version, deletions — as storing recorded it
+ * under the job: its effects' {@code storage} record, "done" with storage's answer, which a completed
+ * job keeps in its status's summary. Recording and the depositor's report read it there. Releases
+ * before kept it in files too ({@code working_dir/.stored.json} and
+ * {@code <ingest.home>/.versions/<bid>/<jid>.json}): they are still read when a job has no such
+ * record, and cleanup removes a gone batch's folder ({@link #prune}).
  */
 public final class StoredVersions {
     private StoredVersions() {
@@ -19,14 +25,6 @@ public final class StoredVersions {
 
     static Path file(Path ingestHome, String bid, String jid) {
         return ingestHome.resolve(".versions").resolve(bid).resolve(jid + ".json");
-    }
-
-    static void write(Path ingestHome, String bid, String jid, StoredVersion v) throws IOException {
-        Path f = file(ingestHome, bid, jid);
-        Files.createDirectories(f.getParent());
-        Path tmp = f.resolveSibling(jid + ".json.tmp");
-        Files.write(tmp, QueueJson.write(v));
-        Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** Removes {@code .versions/<bid>} of every batch that {@code exists} no longer knows; returns how many. */
@@ -54,8 +52,31 @@ public final class StoredVersions {
         return removed;
     }
 
-    /** The job's stored version, or null when it has none (not yet stored, or failed before storage). */
-    public static StoredVersion read(Path ingestHome, String bid, String jid) {
+    /** Storage's answer as storing recorded it ({@code StoreStep.keep}), or null when the job has none. */
+    public static StoredVersion of(JobEffects fx) {
+        JobEffects.Effect e = fx.get(JobEffects.STORAGE);
+        if (e == null || !fx.done(JobEffects.STORAGE) || e.detail() == null) {
+            return null;
+        }
+        try {
+            return QueueJson.read("effects/storage", e.detail().getBytes(StandardCharsets.UTF_8), StoredVersion.class);
+        } catch (RuntimeException notAnAnswer) {
+            return null;
+        }
+    }
+
+    /**
+     * For the report: a completed job's from its summary (nothing read), any other's from its effects
+     * node, else from the file a release before wrote; null when it has none (failed before storage).
+     */
+    public static StoredVersion of(Job job, QueueStore store, Path ingestHome) {
+        JobSummary summary = job.status().summary();
+        StoredVersion v = of(summary != null ? summary.jobEffects() : store.jobs().effects(job.id()));
+        return v != null ? v : read(ingestHome, job.batchId(), job.id());
+    }
+
+    /** The job's stored version from the file of a release before, or null when it has none. */
+    static StoredVersion read(Path ingestHome, String bid, String jid) {
         Path f = file(ingestHome, bid, jid);
         try {
             return Files.isRegularFile(f) ? QueueJson.read(f.toString(), Files.readAllBytes(f), StoredVersion.class) : null;

@@ -11,13 +11,14 @@ import java.util.stream.Stream;
  * shows what compiling costs; a short run after a start spends a quarter of its CPU there. Read
  * from {@code /proc/self/task/}{@code *}{@code /stat} (Linux); elsewhere every figure is 0.
  */
-record ThreadCpu(long jitNanos, long gcNanos, long allNanos) {
+record ThreadCpu(long jitNanos, long gcNanos, long allNanos, long kernelNanos) {
     private static final long NANOS_PER_TICK = 10_000_000L; // USER_HZ is 100 on Linux
 
     static ThreadCpu now() {
         long jit = 0;
         long gc = 0;
         long all = 0;
+        long kernel = 0;
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 String stat;
@@ -30,6 +31,7 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos) {
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 long nanos = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
                 all += nanos;
+                kernel += Long.parseLong(f[12]) * NANOS_PER_TICK;
                 if (name.contains("CompilerThre")) {
                     jit += nanos;
                 } else if (name.startsWith("GC Thread") || name.startsWith("G1 ")) {
@@ -37,13 +39,14 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos) {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return new ThreadCpu(0, 0, 0);
+            return new ThreadCpu(0, 0, 0, 0);
         }
-        return new ThreadCpu(jit, gc, all);
+        return new ThreadCpu(jit, gc, all, kernel);
     }
 
     ThreadCpu since(ThreadCpu before) {
-        return new ThreadCpu(jitNanos - before.jitNanos, gcNanos - before.gcNanos, allNanos - before.allNanos);
+        return new ThreadCpu(jitNanos - before.jitNanos, gcNanos - before.gcNanos, allNanos - before.allNanos,
+                kernelNanos - before.kernelNanos);
     }
 
     /** The compiler's share of this span's CPU (0 when nothing was read). */
@@ -51,10 +54,13 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos) {
         return allNanos == 0 ? 0 : jitNanos / (double) allNanos;
     }
 
-    /** "JIT compiler a ms, GC b ms, the rest c ms" per one of {@code n}. */
+    /**
+     * "JIT compiler a ms, GC b ms, the rest c ms; in the kernel d ms" per one of {@code n}. The kernel's
+     * share (system time: sockets, fsync, file writes) is part of the three and invisible to JFR.
+     */
     String perJob(int n) {
-        return String.format("JIT compiler %.1f ms, GC %.1f ms, the rest %.1f ms", jitNanos / 1e6 / n, gcNanos / 1e6 / n,
-                (allNanos - jitNanos - gcNanos) / 1e6 / n);
+        return String.format("JIT compiler %.1f ms, GC %.1f ms, the rest %.1f ms; in the kernel %.1f ms", jitNanos / 1e6 / n,
+                gcNanos / 1e6 / n, (allNanos - jitNanos - gcNanos) / 1e6 / n, kernelNanos / 1e6 / n);
     }
 
     /** One warm-up batch: runs batch {@code round} and answers its seconds. */

@@ -299,7 +299,7 @@ class ProcessRecordNotifyTest {
         ezidAndHttpStorage().storing(again); // storing again, as a requeue resumes it
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
-        assertEquals(1, ProcessStep.stored(Path.of(again.job().configuration().workingDir())).version());
+        assertEquals(1, StoredVersions.of(store.jobs().effects(again.jid())).version());
         assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.STORAGE));
     }
 

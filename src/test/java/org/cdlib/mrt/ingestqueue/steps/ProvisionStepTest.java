@@ -164,6 +164,18 @@ class ProvisionStepTest extends StoreTest {
     }
 
     @Test
+    void theFilesystemIsFoundBeforeAndAfterTheDirectoryIsCreated() throws IOException {
+        java.nio.file.Path dir = home.resolve("later/made");
+        FreeSpace real = FreeSpace.of(dir);
+        long before = real.totalBytes();
+        java.nio.file.Files.createDirectories(dir);
+        assertEquals(java.nio.file.Files.getFileStore(dir).getTotalSpace(), real.totalBytes());
+        assertEquals(before, real.totalBytes());
+        java.nio.file.Files.delete(dir);
+        assertTrue(real.usableBytes() > 0, "once its directory is gone, the nearest parent answers");
+    }
+
+    @Test
     void aThresholdOutsideOneToHundredIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ProvisionStep(store, disk, 0));
         assertTrue(e.getMessage().contains("ingest.provisioning.max-used-percent"), e.getMessage());

@@ -108,7 +108,7 @@ class UpdateModeTest {
         JobLock again = relock(lock);
         process.recording(again);
         store.unlock(again);
-        return ProcessStep.stored(Path.of(lock.job().configuration().workingDir()));
+        return StoredVersions.of(store.jobs().effects(lock.jid()));
     }
 
     Map<String, String> head() throws Exception {
@@ -138,7 +138,10 @@ class UpdateModeTest {
         assertEquals(2, v2.version());
         assertEquals("update", v2.mode());
         assertEquals(Map.of("producer/a.txt", "ALPHA", "producer/b.txt", "bravo", "producer/docs/c.txt", "charlie"), head());
-        assertEquals(v2, StoredVersions.read(store.ingestHome(), u1.job().batchId(), u1.jid()), "kept for the report");
+        assertEquals(v2, StoredVersions.of(store.jobs().effects(u1.jid())), "recorded under the job, for recording and the report");
+        assertEquals(v2, StoredVersions.of(store.jobs().load(u1.jid()), store, store.ingestHome()), "as the report reads it");
+        assertFalse(Files.exists(Path.of(u1.job().configuration().workingDir()).resolve(ProcessStep.STORED)), "no file for it");
+        assertFalse(Files.exists(store.ingestHome().resolve(".versions")), "no file for it");
         assertEquals(new TreeSet<>(List.of("producer/a.txt", "producer/b.txt", "producer/docs/c.txt", "system/mrt-dc.xml",
                 "system/mrt-erc.txt")), local.files(ARK).stream().map(f -> f.name()).collect(Collectors.toCollection(TreeSet::new)),
                 "the local inventory lists the whole version, carried-forward files included");
@@ -157,8 +160,9 @@ class UpdateModeTest {
         VersionDetails d3 = ocfl.repository().describeVersion(ObjectVersionId.head(ARK));
         assertTrue(d3.containsFile("system/mrt-delete.txt"), "kept as a system file");
         assertFalse(d3.containsFile("producer/mrt-delete.txt"));
-        String stored = Files.readString(Path.of(u2.job().configuration().workingDir()).resolve(ProcessStep.STORED));
-        assertTrue(stored.contains("\"mode\":\"update\"") && stored.contains("\"version\":3"), stored);
+        StoredVersion kept = StoredVersions.of(store.jobs().effects(u2.jid()));
+        assertEquals("update", kept.mode());
+        assertEquals(3, kept.version());
         assertEquals(3, local.versions(ARK));
     }
 
@@ -201,7 +205,7 @@ class UpdateModeTest {
                 .withRequestBody(containing(URLEncoder.encode("system/mrt-delete.txt", StandardCharsets.UTF_8)))
                 .withRequestBody(notContaining(URLEncoder.encode("producer/mrt-delete.txt", StandardCharsets.UTF_8))));
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/.*")));
-        StoredVersion v = ProcessStep.stored(Path.of(update.job().configuration().workingDir()));
+        StoredVersion v = StoredVersions.of(store.jobs().effects(update.jid()));
         assertEquals("update", v.mode());
         assertEquals(4, v.version());
 

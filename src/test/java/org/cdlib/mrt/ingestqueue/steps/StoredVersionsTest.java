@@ -1,0 +1,52 @@
+package org.cdlib.mrt.ingestqueue.steps;
+
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
+import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.StoreTest;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.junit.jupiter.api.Test;
+
+/** Where the report finds what storage made of a job that did not complete (no summary to read it from). */
+class StoredVersionsTest extends StoreTest {
+
+    @Test
+    void aJobThatFailedAfterStoringIsReadFromItsEffectsAnOlderOneFromItsFileAndOneNeverStoredHasNone() throws Exception {
+        StoredVersion v = new StoredVersion("ark:/99999/fk4sv1", 2, "http://storage/manifest/ark", "update", List.of("producer/a.txt"));
+        JobLock stored = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        store.records().storeStarted(stored, "ark:/99999/fk4sv1 v1", "http://host/files/m", "update/9001/ark", List.of("producer/a.txt"));
+        store.records().storeDone(stored, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
+        store.transition(stored, JobState.FAILED, Change.failure("inventory refused the version"));
+
+        JobLock older = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
+        store.transition(older, JobState.FAILED, Change.failure("inventory refused the version"));
+        StoredVersion fromFile = new StoredVersion("ark:/99999/fk4sv2", 1, "http://storage/manifest/ark2");
+        Path file = home.resolve(".versions").resolve(older.job().batchId()).resolve(older.jid() + ".json");
+        Files.createDirectories(file.getParent());
+        Files.write(file, QueueJson.write(fromFile));
+
+        JobLock never = lockedJob(store, config("http://example.org/c.txt", "file"), 5);
+        store.transition(never, JobState.FAILED, Change.failure("download refused"));
+
+        assertEquals(v, StoredVersions.of(store.jobs().load(stored.jid()), store, home));
+        assertEquals(fromFile, StoredVersions.of(store.jobs().load(older.jid()), store, home));
+        assertNull(StoredVersions.of(store.jobs().load(never.jid()), store, home));
+    }
+
+    @Test
+    void anAddRecordedAsStartedOnlyIsNoAnswer() {
+        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        store.records().storeStarted(lock, "ark:/99999/fk4sv3 v0", "http://host/files/m", "add/9001/ark", List.of());
+        assertNull(StoredVersions.of(store.records().effects(lock)), "begun, answer lost: recording must not take it as stored");
+    }
+}
