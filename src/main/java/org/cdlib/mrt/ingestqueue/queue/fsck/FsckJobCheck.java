@@ -141,7 +141,7 @@ final class FsckJobCheck {
             checkWireForm(statusData);
         }
         if (state != null && priority != null) {
-            checkReferences(state, priority);
+            checkReferences(state, priority, statusData);
         }
         repairedState = state;
         finish(statusData);
@@ -197,18 +197,30 @@ final class FsckJobCheck {
         p.notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid + ": " + u.detail(), false));
     }
 
-    void checkReferences(JobState state, int priority) {
+    /**
+     * The job's state references against its status. The open states' references were listed before
+     * this job's nodes were read, and a busy queue moves jobs meanwhile: each one listed is confirmed
+     * by the same read as the closed states' and the status, and a job whose status changed since its
+     * nodes were read is not judged (a move changes status and references in one transaction), so a
+     * job that merely moved is never reported.
+     */
+    void checkReferences(JobState state, int priority, OpResult.GetDataResult statusData) {
         List<String> probe = new ArrayList<>();
         for (JobState s : JobState.values()) {
             if (s.batchRef() != BatchRef.PROCESSING) {
                 probe.add(QueuePaths.jobRef(s, priority, jid));
             }
         }
+        probe.addAll(p.openRefs.getOrDefault(jid, List.of()));
+        String status = QueuePaths.jobStatus(jid);
+        probe.add(status);
         Map<String, OpResult> tr = store.calls().readMany(probe);
-        Set<String> refs = new LinkedHashSet<>(p.openRefs.getOrDefault(jid, List.of()));
-        probe.stream().filter(x -> tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
+        OpResult.GetDataResult now = ZooKeeperCalls.dataOf(tr.get(status));
+        boolean moved = statusData != null && (now == null || now.getStat().getVersion() != statusData.getStat().getVersion());
+        Set<String> refs = new LinkedHashSet<>();
+        probe.stream().filter(x -> !x.equals(status) && tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
         String want = QueuePaths.jobRef(state, priority, jid);
-        if (refs.size() != 1 || !refs.contains(want)) {
+        if (!moved && (refs.size() != 1 || !refs.contains(want))) {
             String kind = refs.isEmpty() ? "no-reference" : refs.size() > 1 ? "several-references" : "wrong-reference";
             List<Op> fix = new ArrayList<>();
             refs.stream().filter(x -> !x.equals(want)).forEach(x -> fix.add(Op.delete(x, -1)));
