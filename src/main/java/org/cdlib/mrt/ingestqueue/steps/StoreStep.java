@@ -72,7 +72,7 @@ public final class StoreStep {
         StoredVersion earlier = null;
         if (fx.done(JobEffects.STORAGE)) {
             earlier = StoredVersions.of(fx);
-            if (earlier != null && earlier.ark().equals(o.ark)) {
+            if (earlier.ark().equals(o.ark)) {
                 LOG.info("job {} batch {}: {} version {} already stored by an earlier attempt; not stored again",
                         job.id(), job.batchId(), o.ark, earlier.version());
             } else {

@@ -52,26 +52,32 @@ public final class StoredVersions {
         return removed;
     }
 
-    /** Storage's answer as storing recorded it ({@code StoreStep.keep}), or null when the job has none. */
+    /**
+     * Storage's answer as storing recorded it ({@code StoreStep.keep}), or null when no add is recorded
+     * as done. A "done" record that does not read as an answer throws (a {@code CorruptNodeException}
+     * naming it): an add recorded as done is never taken for one not made, so it is never sent again.
+     */
     public static StoredVersion of(JobEffects fx) {
         JobEffects.Effect e = fx.get(JobEffects.STORAGE);
-        if (e == null || !fx.done(JobEffects.STORAGE) || e.detail() == null) {
+        if (e == null || !fx.done(JobEffects.STORAGE)) {
             return null;
         }
-        try {
-            return QueueJson.read("effects/storage", e.detail().getBytes(StandardCharsets.UTF_8), StoredVersion.class);
-        } catch (RuntimeException notAnAnswer) {
-            return null;
-        }
+        return QueueJson.read("effects/storage", String.valueOf(e.detail()).getBytes(StandardCharsets.UTF_8), StoredVersion.class);
     }
 
     /**
      * For the report: a completed job's from its summary (nothing read), any other's from its effects
-     * node, else from the file a release before wrote; null when it has none (failed before storage).
+     * node, else from the file a release before wrote; null when it has none (failed before storage) or
+     * its record cannot be read (the report says what it can).
      */
     public static StoredVersion of(Job job, QueueStore store, Path ingestHome) {
         JobSummary summary = job.status().summary();
-        StoredVersion v = of(summary != null ? summary.jobEffects() : store.jobs().effects(job.id()));
+        StoredVersion v;
+        try {
+            v = of(summary != null ? summary.jobEffects() : store.jobs().effects(job.id()));
+        } catch (RuntimeException unreadable) {
+            v = null;
+        }
         return v != null ? v : read(ingestHome, job.batchId(), job.id());
     }
 

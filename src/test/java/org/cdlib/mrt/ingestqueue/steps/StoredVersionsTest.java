@@ -4,6 +4,8 @@ import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.config;
 import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +14,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
@@ -41,6 +44,18 @@ class StoredVersionsTest extends StoreTest {
         assertEquals(v, StoredVersions.of(store.jobs().load(stored.jid()), store, home));
         assertEquals(fromFile, StoredVersions.of(store.jobs().load(older.jid()), store, home));
         assertNull(StoredVersions.of(store.jobs().load(never.jid()), store, home));
+    }
+
+    @Test
+    void anAddRecordedAsDoneThatDoesNotReadAsAnAnswerIsNeverTakenForNoAdd() {
+        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        store.records().effectDone(lock, JobEffects.STORAGE, "ark:/99999/fk4sv4 v1");
+        // storing and recording stop on it (storing would otherwise send the add again)
+        RuntimeException e = assertThrows(RuntimeException.class, () -> StoredVersions.of(store.records().effects(lock)));
+        assertTrue(e.getMessage().contains("effects/storage"), e.getMessage());
+        // the report says what it can
+        store.transition(lock, JobState.FAILED, Change.failure("inventory refused the version"));
+        assertNull(StoredVersions.of(store.jobs().load(lock.jid()), store, home));
     }
 
     @Test
