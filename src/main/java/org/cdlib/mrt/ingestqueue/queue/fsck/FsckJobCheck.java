@@ -200,9 +200,10 @@ final class FsckJobCheck {
     /**
      * The job's state references against its status. The open states' references were listed before
      * this job's nodes were read, and a busy queue moves jobs meanwhile: each one listed is confirmed
-     * by the same read as the closed states' and the status, and a job whose status changed since its
-     * nodes were read is not judged (a move changes status and references in one transaction), so a
-     * job that merely moved is never reported.
+     * by the same read as the closed states'. What still looks wrong is read once more with the status,
+     * and a job whose status changed since its nodes were read is not judged (a move changes status and
+     * references in one transaction), so a job that merely moved is never reported. A sound job's
+     * check sends no more requests than before.
      */
     void checkReferences(JobState state, int priority, OpResult.GetDataResult statusData) {
         List<String> probe = new ArrayList<>();
@@ -212,14 +213,18 @@ final class FsckJobCheck {
             }
         }
         probe.addAll(p.openRefs.getOrDefault(jid, List.of()));
-        String status = QueuePaths.jobStatus(jid);
-        probe.add(status);
-        Map<String, OpResult> tr = store.calls().readMany(probe);
-        OpResult.GetDataResult now = ZooKeeperCalls.dataOf(tr.get(status));
-        boolean moved = statusData != null && (now == null || now.getStat().getVersion() != statusData.getStat().getVersion());
-        Set<String> refs = new LinkedHashSet<>();
-        probe.stream().filter(x -> !x.equals(status) && tr.get(x) instanceof OpResult.GetDataResult).forEach(refs::add);
         String want = QueuePaths.jobRef(state, priority, jid);
+        Set<String> refs = present(probe, store.calls().readMany(probe));
+        boolean moved = false;
+        if (refs.size() != 1 || !refs.contains(want)) {
+            String status = QueuePaths.jobStatus(jid);
+            List<String> again = new ArrayList<>(probe);
+            again.add(status);
+            Map<String, OpResult> tr = store.calls().readMany(again);
+            OpResult.GetDataResult now = ZooKeeperCalls.dataOf(tr.get(status));
+            moved = statusData != null && (now == null || now.getStat().getVersion() != statusData.getStat().getVersion());
+            refs = present(probe, tr);
+        }
         if (!moved && (refs.size() != 1 || !refs.contains(want))) {
             String kind = refs.isEmpty() ? "no-reference" : refs.size() > 1 ? "several-references" : "wrong-reference";
             List<Op> fix = new ArrayList<>();
@@ -244,6 +249,12 @@ final class FsckJobCheck {
             note("wrong-batch-reference", QueuePaths.batchStates(bid), jid + " is " + state + ", so belongs under "
                     + expected.node(), fix.toArray(Op[]::new));
         }
+    }
+
+    private static Set<String> present(List<String> paths, Map<String, OpResult> read) {
+        Set<String> out = new LinkedHashSet<>();
+        paths.stream().filter(x -> read.get(x) instanceof OpResult.GetDataResult).forEach(out::add);
+        return out;
     }
 
     /**
