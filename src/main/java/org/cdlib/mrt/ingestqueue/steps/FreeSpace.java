@@ -12,6 +12,11 @@ public interface FreeSpace {
 
     long totalBytes() throws IOException;
 
+    /** One figure of a filesystem (FileStore's getters throw IOException). */
+    interface Figure {
+        long of(FileStore store) throws IOException;
+    }
+
     /**
      * The filesystem of {@code dir} (or of its nearest existing parent, before it is created). Once
      * {@code dir} exists its store is kept: finding a path's store parses {@code /proc/mounts}, which
@@ -23,21 +28,20 @@ public interface FreeSpace {
 
             @Override
             public long usableBytes() throws IOException {
-                try {
-                    return store().getUsableSpace();
-                } catch (IOException e) {
-                    found = null; // the directory went: its nearest parent is asked
-                    return store().getUsableSpace();
-                }
+                return figure(FileStore::getUsableSpace);
             }
 
             @Override
             public long totalBytes() throws IOException {
+                return figure(FileStore::getTotalSpace);
+            }
+
+            private long figure(Figure f) throws IOException {
                 try {
-                    return store().getTotalSpace();
+                    return f.of(store());
                 } catch (IOException e) {
-                    found = null;
-                    return store().getTotalSpace();
+                    found = null; // the directory went: its nearest parent is asked
+                    return f.of(store());
                 }
             }
 
