@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
+import org.cdlib.mrt.ingestqueue.services.InterruptShield;
 
 /**
  * A consumer's workers: a worker is reserved before an item is claimed (or handed over by the
@@ -271,6 +272,8 @@ final class Workers {
         private final long since = System.nanoTime();
         private volatile long waited;
         private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        /** Its thread's, once it runs: a cancel holds its interrupt while the thread is in the inventory. */
+        private volatile InterruptShield shield;
 
         Work(String id, Runnable body) {
             super(body, null);
@@ -279,6 +282,7 @@ final class Workers {
 
         @Override
         public void run() {
+            shield = InterruptShield.ofThisThread();
             CURRENT.set(this);
             try {
                 super.run();
@@ -286,6 +290,12 @@ final class Workers {
                 CURRENT.remove();
                 end();
             }
+        }
+
+        @Override
+        public boolean cancel(boolean interrupt) {
+            InterruptShield s = shield;
+            return interrupt && s != null ? s.cancel(now -> super.cancel(now)) : super.cancel(interrupt);
         }
 
         @Override

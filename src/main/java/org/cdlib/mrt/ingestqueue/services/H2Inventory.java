@@ -86,7 +86,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     @Override
     public void add(Profile profile, StoredVersion v, List<String> localIds, List<ManifestFile> files)
             throws ServiceException {
-        try (Connection c = connect()) {
+        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
             c.setAutoCommit(false);
             try {
                 insertIfAbsent(c, "INSERT INTO objects (ark, profile) VALUES (?, ?)", v.ark(), profile.id());
@@ -131,7 +131,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     @Override
     public String bind(String profile, String localId, String ark) throws ServiceException {
         Optional<String> bound;
-        try (Connection c = connect()) {
+        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
             c.setAutoCommit(false);
             insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile, localId, ark);
             // this binding, or the one that made it a duplicate: committed, or the insert would still wait for it
@@ -169,7 +169,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The ARK a local id of this collection is bound to, if any. */
     @Override
     public Optional<String> primaryFor(String profile, String localId) throws ServiceException {
-        try (Connection c = connect()) {
+        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
             return primaryFor(c, profile, localId);
         } catch (SQLException e) {
             throw new ServiceException("local inventory " + url + ": cannot look up local id " + localId + ": " + e.getMessage(), e);
@@ -189,7 +189,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The files of an object's latest version, for operators and tests. */
     public List<ManifestFile> files(String ark) throws SQLException {
         List<ManifestFile> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT name, size, digest_type, digest_value,"
+        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT name, size, digest_type, digest_value,"
                 + " mime_type FROM files WHERE ark = ? AND version = (SELECT MAX(version) FROM versions WHERE ark = ?)"
                 + " ORDER BY name")) {
             p.setString(1, ark);
@@ -204,7 +204,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     }
 
     public int versions(String ark) throws SQLException {
-        try (Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
+        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
             p.setString(1, ark);
             try (ResultSet r = p.executeQuery()) {
                 r.next();
