@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
@@ -79,6 +83,69 @@ class LeaseTest {
         assertDoesNotThrow(renewed::verifyHeld);
         store.unlock(renewed);
         assertEquals(null, store.calls().readOrNull(QueuePaths.batchLock(bid)));
+    }
+
+    /**
+     * An effect record's transaction checked the lock and the status, through the lease's
+     * session: the fence right after it (before a mint or a storage add) holds from when the
+     * record was sent and reads nothing. A fence any later reads the lock, and sees a break.
+     */
+    @Test
+    void aFenceRightAfterARecordStandsOnItAndALaterOneReadsTheLock() {
+        JobLock lock = claimOne();
+        String jid = lock.jid();
+        long half = halfTheSession(lock);
+        boolean fromRecord = false;
+        // a busy machine may take longer than the window between two lines: tried a few times
+        for (int i = 0; i < 20 && !fromRecord; i++) {
+            store.records().effectStarted(lock, JobEffects.MINT, "attempt " + i);
+            long asked = System.nanoTime();
+            // a read's answer holds from when the fence was asked; the record's, from before
+            fromRecord = lock.verifyHeldUntil() - half < asked;
+        }
+        assertTrue(fromRecord, "the fence stood on the record's answer");
+
+        new AdminActions(store, Clock.systemUTC()).breakJobLock(jid, true, "operator");
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try {
+                lock.verifyHeld();
+                return false;
+            } catch (StaleLockException e) {
+                return true;
+            }
+        });
+    }
+
+    /**
+     * A move that hands the lock on to this process's worker of the next state writes the new
+     * owner into it, checking the status: the next lease's first fence stands on that answer; the
+     * lease it continues holds nothing, at once.
+     */
+    @Test
+    void aHandedOnLockIsConfirmedForItsNextHolderOnly() {
+        JobLock lock = claimOne();
+        long half = halfTheSession(lock);
+        boolean fromMove = false;
+        JobState[] path = {JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING};
+        for (JobState to : path) {
+            JobLock before = lock;
+            lock = store.transitionAndKeep(before, to, Change.because("on"), "worker-" + to.wire());
+            long asked = System.nanoTime();
+            fromMove |= lock.verifyHeldUntil() - half < asked;
+            assertThrows(StaleLockException.class, before::verifyHeld, "the lease it continues holds nothing");
+        }
+        assertTrue(fromMove, "the next holder's fence stood on the move's answer");
+    }
+
+    private JobLock claimOne() {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        return store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1").orElseThrow();
+    }
+
+    /** How long a fence's answer holds, from when it was asked. */
+    private static long halfTheSession(JobLock lock) {
+        return TimeUnit.MILLISECONDS.toNanos(lock.zk.getSessionTimeout()) / 2;
     }
 
     @Test

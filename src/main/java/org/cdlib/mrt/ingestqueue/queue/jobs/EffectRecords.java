@@ -138,9 +138,11 @@ public final class EffectRecords {
         ops.addAll(also);
         lock.effects = null; // unknown until the outcome is
         try {
+            long sent = System.nanoTime();
             List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
             if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
                 lock.effects = new KnownEffects(next, base.version() + 1);
+                lock.confirmed(sent); // it checked the lock and the status: the fence before the send reads nothing
             }
         } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException e) {
             int failed = MultiCommit.firstFailed(e);

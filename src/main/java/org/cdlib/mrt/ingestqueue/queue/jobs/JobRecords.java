@@ -133,12 +133,16 @@ public final class JobRecords {
             // handed to this process's worker of the next state: the same session keeps the lock, renamed
             ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
         }
+        long sent = System.nanoTime();
         List<OpResult> results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
                 ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
                         SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
                 : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
         EffectRecords.written(lock, !results.isEmpty());
+        if (!results.isEmpty() && keepFor != null) {
+            lock.confirmed(sent); // the status at its version and the lock renamed: the next state's first fence reads nothing
+        }
 
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
                 job.statusVersion() + 1, keepFor);

@@ -120,7 +120,10 @@ public final class StepRecords {
                 Op.check(QueuePaths.jobStatus(jid), lock.job().statusVersion()), // a broken lock moved it: fenced
                 identifiersWrite(jid, identifiers));
         try {
-            zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class)));
+            long sent = System.nanoTime();
+            if (!zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class))).isEmpty()) {
+                lock.confirmed(sent);
+            }
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
             throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
         } catch (KeeperException.SessionExpiredException e) {

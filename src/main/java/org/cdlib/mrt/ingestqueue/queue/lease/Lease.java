@@ -25,6 +25,13 @@ public abstract sealed class Lease permits JobLock, BatchLock {
     final byte[] ownerBytes;
     public final ZooKeeper zk;
     public final long sessionId;
+    /**
+     * How long a transaction under this lease that checked its lock stands for a fence read: no
+     * more than the steps between a record and its send take (a bean or two), so the window in
+     * which an operator's break goes unseen stays what a read's answer and the send leave anyway.
+     */
+    static final long CONFIRMED_RECENT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20);
+    private volatile Confirmed confirmed;
 
     Lease(String path, LockOwner owner, ZooKeeper zk) {
         this.path = path;
@@ -67,6 +74,10 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      */
     public long verifyHeldUntil() {
         long began = System.nanoTime();
+        Confirmed c = confirmed;
+        if (c != null && began - c.answered < CONFIRMED_RECENT_NANOS && isAlive()) {
+            return c.sent + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
+        }
         long deadline = System.currentTimeMillis() + MultiCommit.CONNECT_WAIT_MS;
         while (isAlive()) {
             try {
@@ -96,6 +107,28 @@ public abstract sealed class Lease permits JobLock, BatchLock {
         }
         throw new StaleLockException(what() + ": this worker no longer holds its lock (its session ended or it was "
                 + "taken over); it writes nothing more");
+    }
+
+    /**
+     * A transaction sent under this lease at {@code sentNanos} that checked the lock node and the
+     * status version (which a break moves), through this lease's session, was answered: it
+     * confirms the hold as {@link #verifyHeldUntil}'s read would, from when it was sent. A fence
+     * right after it (the effect record written just before a mint or a storage add) needs no read.
+     */
+    public void confirmed(long sentNanos) {
+        confirmed = new Confirmed(sentNanos, System.nanoTime());
+    }
+
+    /**
+     * The transaction that handed the lock on from {@code before} to this lease (writing this
+     * one's owner into it) confirmed this one's hold; {@code before} holds nothing since.
+     */
+    public void takeConfirmation(Lease before) {
+        confirmed = before.confirmed;
+        before.confirmed = null;
+    }
+
+    private record Confirmed(long sent, long answered) {
     }
 
     abstract String what();

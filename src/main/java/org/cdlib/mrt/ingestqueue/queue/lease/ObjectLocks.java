@@ -98,10 +98,12 @@ public final class ObjectLocks {
                 ops.add(ZooKeeperCalls.setData(path, mine, stat.getVersion()));
             }
             try {
+                long sent = System.nanoTime();
                 List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops,
                         () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
                 if (!results.isEmpty()) { // answered, not read back: the version it left is known
                     lock.heldObject(new Held(ark, held == null ? 0 : stat.getVersion() + 1));
+                    lock.confirmed(sent); // it checked the job's lock and status: the fence of the writes after it reads nothing
                 }
                 return null;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {

@@ -101,6 +101,7 @@ public final class Moves {
         next.effects = to == JobState.COMPLETED ? null : lock.effects;
         next.heldObject(lock.heldObject()); // none once the move let it go
         next.childCount(lock.childCount());
+        next.takeConfirmation(lock); // the move wrote the lock as next's
         return next;
     }
 
