@@ -249,14 +249,23 @@ final class Workers {
         return executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
     }
 
-    /** Interrupts what is still running and waits up to {@code waitMs} for it to hand its items back. */
+    /**
+     * Interrupts what is still running and waits up to {@code waitMs} for it to hand its items back.
+     * Each run is cancelled through its shield first, so one inside the inventory is interrupted
+     * when its call returns (an interrupt in H2's file read closes the database that the other
+     * consumers, still finishing, share); only what outlives the wait is interrupted directly.
+     */
     void interrupt(long waitMs) throws InterruptedException {
+        List.copyOf(inHand.values()).forEach(w -> w.cancel(true));
+        boolean ended = executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
         for (Runnable never : executor.shutdownNow()) {
             if (never instanceof Work w) {
                 w.end(); // queued behind a busy thread and dropped by the stop: its worker is given back
             }
         }
-        executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS);
+        if (!ended) {
+            executor.awaitTermination(Math.min(waitMs, 1_000), TimeUnit.MILLISECONDS);
+        }
     }
 
     private record Queued(String id, long seq, Runnable body, Runnable letGo) {

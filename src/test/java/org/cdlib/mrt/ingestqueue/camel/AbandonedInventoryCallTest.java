@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -82,12 +83,30 @@ class AbandonedInventoryCallTest {
 
     @Test
     void aRunCancelledInsideItsCallsLeavesTheInventoryToTheOthers() throws Exception {
+        interruptedInsideItsCalls(workers -> workers.abandonAll()); // the session is lost while the run is inside
+    }
+
+    /** A stop past its timeout interrupts what still runs: the runs inside the inventory too, when their call returns. */
+    @Test
+    void aStopThatInterruptsItsRunsLeavesTheInventoryToTheOthers() throws Exception {
+        interruptedInsideItsCalls(workers -> {
+            try {
+                assertFalse(workers.finish(0), "still running when the stop's time is up");
+                workers.interrupt(30_000);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    /** A run looks local ids up until it is interrupted by {@code interrupt}, which comes while it is inside the inventory. */
+    private void interruptedInsideItsCalls(java.util.function.Consumer<Workers> interrupt) throws Exception {
         try (H2Inventory inventory = new H2Inventory(url)) {
             AtomicInteger calls = new AtomicInteger();
             AtomicReference<Throwable> ended = new AtomicReference<>();
             runOnWorker(workers -> {
                 await().atMost(Duration.ofSeconds(30)).until(() -> calls.get() >= 50);
-                workers.abandonAll(); // the session is lost while the run is inside the inventory
+                interrupt.accept(workers);
             }, () -> {
                 try {
                     for (int i = 0; !Thread.currentThread().isInterrupted(); i = (i + 7919) % 20_000) {
