@@ -136,7 +136,7 @@ final class DispatchPass<L> {
         // the folder's candidates and the queued items merged in run order: a job of higher
         // priority goes first wherever it waits, and an older one of equal priority
         claimFromFolder();
-        workers.startQueued(null);
+        workers.queued.start(null);
     }
 
     /**
@@ -146,7 +146,7 @@ final class DispatchPass<L> {
      * arrived is not passed.
      */
     boolean firstInLine(String candidate) {
-        String queued = workers.firstQueued();
+        String queued = workers.queued.first();
         String left = folderFirst;
         return (queued == null || queued.compareTo(candidate) > 0) && backlog.current()
                 && (left == null || left.compareTo(candidate) > 0);
@@ -163,7 +163,7 @@ final class DispatchPass<L> {
                 if (workers.taken(id) || backlog.waiting(id)) {
                     continue;
                 }
-                workers.startQueued(id); // the queued items that go before it take their workers first
+                workers.queued.start(id); // the queued items that go before it take their workers first
                 if (!workers.reserve()) {
                     folderFirst = id;
                     next = batch.isEmpty() ? null : id; // tried again if a claim of this round fails

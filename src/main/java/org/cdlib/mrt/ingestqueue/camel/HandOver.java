@@ -66,13 +66,13 @@ final class HandOver<L> {
             return new Place(id, true);
         }
         long since = System.nanoTime();
-        boolean queued = mayTakeWork.getAsBoolean() && workers.reserveQueued(id, waitMs);
+        boolean queued = mayTakeWork.getAsBoolean() && workers.queued.reserve(id, waitMs);
         Workers.waited(System.nanoTime() - since); // the handing worker waited, it did not work
         if (!queued) {
             return null;
         }
         if (!mayTakeWork.getAsBoolean()) { // stopped, suspended, held or disconnected while it waited
-            workers.cancelQueued(id);
+            workers.queued.cancel(id);
             return null;
         }
         return new Place(id, false);
@@ -80,7 +80,7 @@ final class HandOver<L> {
 
     /** Lets go of the items queued for a worker (unlocked, unchanged): whoever may take work takes them. */
     void letGoQueued(String why) {
-        List<String> dropped = workers.dropQueued(true);
+        List<String> dropped = workers.queued.drop(true);
         if (!dropped.isEmpty()) {
             LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name, why, dropped.size(), dropped);
             backlog.stale();
@@ -107,7 +107,7 @@ final class HandOver<L> {
             if (onWorker) {
                 workers.cancelArriving(id);
             } else {
-                workers.cancelQueued(id);
+                workers.queued.cancel(id);
             }
         }
 
@@ -118,9 +118,9 @@ final class HandOver<L> {
             L lock = (L) handed;
             String ref = handed.job().refName();
             if (!onWorker) {
-                workers.enqueue(ref, () -> run.accept(ref, lock), () -> release.accept(lock));
+                workers.queued.add(ref, () -> run.accept(ref, lock), () -> release.accept(lock));
                 if (!running.getAsBoolean()) {
-                    workers.dropQueued(true); // the stop may have let go of the queue before this arrived
+                    workers.queued.drop(true); // the stop may have let go of the queue before this arrived
                 }
                 wake.run();
             } else if (!workers.run(ref, () -> run.accept(ref, lock))) {

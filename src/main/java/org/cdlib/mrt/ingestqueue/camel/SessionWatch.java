@@ -52,7 +52,7 @@ final class SessionWatch implements ConnectionStateListener {
             workers.abandonAll();
         }
         if (state == ConnectionState.LOST) {
-            workers.dropQueued(false); // their locks went with the session too
+            workers.queued.drop(false); // their locks went with the session too
         }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name, state);

@@ -1,13 +1,11 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -32,17 +30,9 @@ final class Workers {
     /** What is worked on now, by candidate; cancelled when the session that locked them is lost. */
     private final Map<String, Work> inHand = new ConcurrentHashMap<>();
     /** Items another consumer of this process is handing over (committing now): not to be claimed. */
-    private final Set<String> arriving = ConcurrentHashMap.newKeySet();
-    /**
-     * Items handed over locked while every worker was busy, started as workers free up: a move
-     * then costs one request instead of a release here and a claim later. At most
-     * {@code capacity} wait, in run order (a job reference names its priority first, then its
-     * id), so a job of higher priority handed over later starts first.
-     */
-    private final PriorityBlockingQueue<Queued> queued = new PriorityBlockingQueue<>(11,
-            Comparator.comparing(Queued::id).thenComparingLong(Queued::seq));
-    private final java.util.concurrent.atomic.AtomicLong queuedSeq = new java.util.concurrent.atomic.AtomicLong();
-    private final Semaphore queueSlots;
+    final Set<String> arriving = ConcurrentHashMap.newKeySet();
+    /** Items handed over locked while every worker was busy, started as workers free up. */
+    final HandedOverQueue queued;
     private final LongAdder busyNanos = new LongAdder();
     /** The work the calling thread runs, for {@link #waited}. */
     private static final ThreadLocal<Work> CURRENT = new ThreadLocal<>();
@@ -60,7 +50,7 @@ final class Workers {
         this.idOf = idOf;
         this.onFree = onFree;
         this.slots = new Semaphore(capacity);
-        this.queueSlots = new Semaphore(capacity);
+        this.queued = new HandedOverQueue(capacity, this);
     }
 
     void start(ExecutorService executor) {
@@ -97,102 +87,12 @@ final class Workers {
         slots.release();
     }
 
-    /**
-     * Reserves a place in the queue of handed-over items: a free one, else the place of the last
-     * queued item in run order when {@code id} goes before it, else waits up to {@code waitMs}
-     * for one; its reference is left alone until it is let go.
-     */
-    boolean reserveQueued(String id, long waitMs) {
-        try {
-            if (!queueSlots.tryAcquire() && !displaceLast(id)
-                    && !(waitMs > 0 && queueSlots.tryAcquire(waitMs, TimeUnit.MILLISECONDS))) {
-                return false;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-        arriving.add(id);
-        return true;
-    }
-
-    /**
-     * The queue is full: its last item in run order, when {@code id} goes before it, is let go
-     * (unlocked, unchanged: claimed from the folder in its turn) and its place is {@code id}'s. A
-     * job of higher priority so never waits behind lower ones for a place; the cost, a claim
-     * later, is paid only when priorities differ.
-     */
-    private boolean displaceLast(String id) {
-        Queued last = queued.stream().max(queued.comparator()).orElse(null); // at most capacity items
-        if (last == null || last.id.compareTo(id) <= 0 || !queued.remove(last)) {
-            return false;
-        }
-        arriving.remove(last.id);
-        last.letGo.run();
-        return true;
-    }
-
     /** Time the calling worker spent waiting for the next state, not working: left out of its busy time. */
     static void waited(long nanos) {
         Work w = CURRENT.get();
         if (w != null) {
             w.waited += nanos; // only its own thread adds; end() reads it once the work has ended
         }
-    }
-
-    void cancelQueued(String id) {
-        arriving.remove(id);
-        queueSlots.release();
-    }
-
-    /** Queues an item handed over locked; {@code letGo} unlocks it if it is never run. */
-    void enqueue(String id, Runnable body, Runnable letGo) {
-        queued.add(new Queued(id, queuedSeq.incrementAndGet(), body, letGo));
-    }
-
-    /** The queued item first in run order, or null. */
-    String firstQueued() {
-        Queued q = queued.peek();
-        return q == null ? null : q.id;
-    }
-
-    /**
-     * Starts queued items that go before {@code candidate} in run order (null: all of them) while
-     * workers are free; one that cannot run (stopping) is let go.
-     */
-    void startQueued(String candidate) {
-        while (true) {
-            Queued head = queued.peek();
-            if (head == null || candidate != null && head.id.compareTo(candidate) >= 0 || !slots.tryAcquire()) {
-                return;
-            }
-            Queued q = queued.poll();
-            if (q == null) {
-                slots.release();
-                return;
-            }
-            queueSlots.release();
-            if (!run(q.id, q.body)) {
-                q.letGo.run();
-            }
-        }
-    }
-
-    /**
-     * Takes every queued item out; {@code unlock} lets go of their locks (a stop, a hold), false
-     * when they went with a lost session. Returns their candidates.
-     */
-    List<String> dropQueued(boolean unlock) {
-        List<String> dropped = new java.util.ArrayList<>();
-        for (Queued q = queued.poll(); q != null; q = queued.poll()) {
-            arriving.remove(q.id);
-            queueSlots.release();
-            if (unlock) {
-                q.letGo.run();
-            }
-            dropped.add(q.id);
-        }
-        return dropped;
     }
 
     /** Whether the candidate is in hand, or arriving. */
@@ -266,9 +166,6 @@ final class Workers {
         if (!ended) {
             executor.awaitTermination(Math.min(waitMs, 1_000), TimeUnit.MILLISECONDS);
         }
-    }
-
-    private record Queued(String id, long seq, Runnable body, Runnable letGo) {
     }
 
     /**
