@@ -24,15 +24,15 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 public final class DepositorMail {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final String from;
-    /** How each job was stored (mode and version), when known; null when the report cannot look it up. */
-    private volatile java.util.function.Function<Job, StoredVersion> versions = j -> null;
+    /** How the listed jobs were stored (mode and version), by job id, those known; looked up once a report. */
+    private volatile java.util.function.Function<List<Job>, Map<String, StoredVersion>> versions = jobs -> Map.of();
 
     public DepositorMail(String from) {
         this.from = from;
     }
 
     /** Reports say how each completed job was stored, looked up by {@code versions}. */
-    public DepositorMail withVersions(java.util.function.Function<Job, StoredVersion> versions) {
+    public DepositorMail withVersions(java.util.function.Function<List<Job>, Map<String, StoredVersion>> versions) {
         this.versions = versions;
         return this;
     }
@@ -97,9 +97,12 @@ public final class DepositorMail {
             b.append("The attachments list the first ").append(BatchOutcome.LISTED)
                     .append(" jobs of each kind; GET /api/jobs?batch=").append(batch.id()).append(" pages through all.\n");
         }
+        List<Job> listed = new ArrayList<>(completed);
+        listed.addAll(failed);
+        Map<String, StoredVersion> known = versions.apply(listed);
         List<String> stored = new ArrayList<>();
         for (Job j : completed) {
-            StoredVersion v = versions.apply(j);
+            StoredVersion v = known.get(j.id());
             if (v != null) {
                 stored.add(j.id() + ": " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode"
                         + (v.deleted().isEmpty() ? "" : ", " + v.deleted().size() + " file(s) deleted") + ")");
@@ -125,8 +128,8 @@ public final class DepositorMail {
         MimeBodyPart text = new MimeBodyPart();
         text.setText(b.toString(), "UTF-8");
         parts.addBodyPart(text);
-        parts.addBodyPart(attachment("completed.json", completed));
-        parts.addBodyPart(attachment("failed.json", failed));
+        parts.addBodyPart(attachment("completed.json", completed, known));
+        parts.addBodyPart(attachment("failed.json", failed, known));
         m.setContent(parts);
         return m;
     }
@@ -142,7 +145,7 @@ public final class DepositorMail {
         return m;
     }
 
-    private MimeBodyPart attachment(String name, List<Job> jobs) throws Exception {
+    private MimeBodyPart attachment(String name, List<Job> jobs, Map<String, StoredVersion> known) throws Exception {
         List<Map<String, Object>> list = new ArrayList<>();
         for (Job j : jobs) {
             Map<String, Object> e = new LinkedHashMap<>();
@@ -155,7 +158,7 @@ public final class DepositorMail {
             if (j.status().errorMessage() != null) {
                 e.put("error_message", payload.inText(j.status().errorMessage()));
             }
-            StoredVersion v = versions.apply(j);
+            StoredVersion v = known.get(j.id());
             if (v != null) {
                 e.put("storage_mode", v.mode());
                 e.put("version", v.version());

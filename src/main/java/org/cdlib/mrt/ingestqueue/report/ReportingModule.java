@@ -26,7 +26,7 @@ public final class ReportingModule implements QueueModule {
                 .orElseGet(() -> new OutboxMailer(Path.of(ctx.property("ingest.mail.outbox", "./data/outbox"))));
         java.nio.file.Path home = ctx.ingestHome();
         DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"))
-                .withVersions(j -> org.cdlib.mrt.ingestqueue.steps.StoredVersions.of(j, ctx.store(), home));
+                .withVersions(jobs -> org.cdlib.mrt.ingestqueue.steps.StoredVersions.of(jobs, ctx.store(), home));
         // the status page's link is signed with the key the API checks it with (shared under ingest.home)
         org.cdlib.mrt.ingestqueue.objects.StatusLinks links = org.cdlib.mrt.ingestqueue.objects.StatusLinks.forHome(home,
                 ctx.property("ingest.status.signing-key").orElse(null), statusBase(ctx));

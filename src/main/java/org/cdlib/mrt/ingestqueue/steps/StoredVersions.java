@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -71,14 +74,37 @@ public final class StoredVersions {
      * its record cannot be read (the report says what it can).
      */
     public static StoredVersion of(Job job, QueueStore store, Path ingestHome) {
-        JobSummary summary = job.status().summary();
-        StoredVersion v;
+        return of(List.of(job), store, ingestHome).get(job.id());
+    }
+
+    /**
+     * As {@link #of(Job, QueueStore, Path)} for a report's listed jobs at once: the effects of those
+     * without a summary are read together, in bounded transactions, not one request a job. By job
+     * id; a job without one is absent.
+     */
+    public static Map<String, StoredVersion> of(List<Job> jobs, QueueStore store, Path ingestHome) {
+        List<String> unsummarised = jobs.stream().filter(j -> j.status().summary() == null).map(Job::id).toList();
+        Map<String, JobEffects> read;
         try {
-            v = of(summary != null ? summary.jobEffects() : store.jobs().effects(job.id()));
+            read = unsummarised.isEmpty() ? Map.of() : store.jobs().effects(unsummarised);
         } catch (RuntimeException unreadable) {
-            v = null;
+            read = Map.of(); // each job's older file, if any, still says what it can
         }
-        return v != null ? v : read(ingestHome, job.batchId(), job.id());
+        Map<String, StoredVersion> out = new HashMap<>();
+        for (Job job : jobs) {
+            JobSummary summary = job.status().summary();
+            StoredVersion v;
+            try {
+                v = of(summary != null ? summary.jobEffects() : read.getOrDefault(job.id(), JobEffects.none()));
+            } catch (RuntimeException unreadable) {
+                v = null;
+            }
+            v = v != null ? v : read(ingestHome, job.batchId(), job.id());
+            if (v != null) {
+                out.put(job.id(), v);
+            }
+        }
+        return out;
     }
 
     /** The job's stored version from the file of a release before, or null when it has none. */

@@ -44,6 +44,23 @@ class StoredVersionsTest extends StoreTest {
         assertEquals(v, StoredVersions.of(store.jobs().load(stored.jid()), store, home));
         assertEquals(fromFile, StoredVersions.of(store.jobs().load(older.jid()), store, home));
         assertNull(StoredVersions.of(store.jobs().load(never.jid()), store, home));
+
+        // a report's listed jobs at once (their effects read together), with a completed one read from its summary
+        JobLock completed = lockedJob(store, config("http://example.org/d.txt", "file"), 5);
+        StoredVersion w = new StoredVersion("ark:/99999/fk4sv5", 1, "http://storage/manifest/ark5");
+        store.records().storeStarted(completed, "ark:/99999/fk4sv5 v0", "http://host/files/m", "add/9001/ark", List.of());
+        store.records().storeDone(completed, new String(QueueJson.write(w), StandardCharsets.UTF_8), w.manifestUrl());
+        JobLock walking = completed;
+        for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
+                JobState.STORING, JobState.RECORDING, JobState.NOTIFY)) {
+            walking = store.transitionAndKeep(walking, to, Change.because("on"), "worker-" + to.wire());
+        }
+        store.transition(walking, JobState.COMPLETED, Change.because("done"));
+        assertTrue(store.jobs().load(completed.jid()).status().summary() != null, "compacted: read from its summary");
+        List<org.cdlib.mrt.ingestqueue.queue.model.Job> listed = java.util.stream.Stream.of(stored, older, never, completed)
+                .map(l -> store.jobs().load(l.jid())).toList();
+        assertEquals(java.util.Map.of(stored.jid(), v, older.jid(), fromFile, completed.jid(), w),
+                StoredVersions.of(listed, store, home));
     }
 
     @Test
@@ -56,6 +73,14 @@ class StoredVersionsTest extends StoreTest {
         // the report says what it can
         store.transition(lock, JobState.FAILED, Change.failure("inventory refused the version"));
         assertNull(StoredVersions.of(store.jobs().load(lock.jid()), store, home));
+        JobLock other = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
+        StoredVersion v = new StoredVersion("ark:/99999/fk4sv6", 1, "http://storage/manifest/ark6");
+        store.records().storeStarted(other, "ark:/99999/fk4sv6 v0", "http://host/files/m", "add/9001/ark", List.of());
+        store.records().storeDone(other, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
+        store.transition(other, JobState.FAILED, Change.failure("inventory refused the version"));
+        assertEquals(java.util.Map.of(other.jid(), v), StoredVersions.of(
+                List.of(store.jobs().load(lock.jid()), store.jobs().load(other.jid())), store, home),
+                "one unreadable record leaves the other jobs' answers");
     }
 
     @Test

@@ -97,8 +97,12 @@ public final class Jobs {
 
     /** The job's recorded outside effects ({@code /jobs/JID/effects}, one node: none yet, or damaged, is empty). */
     public JobEffects effects(String jid) {
-        return withSummaries(List.of(jid), reads.nodes(List.of(jid), "effects", JobEffects.class, damaged),
-                JobSummary::jobEffects).getOrDefault(jid, JobEffects.none());
+        return effects(List.of(jid)).getOrDefault(jid, JobEffects.none());
+    }
+
+    /** The jobs' recorded outside effects, read in bounded transactions; a job with none (or a damaged node) is absent. */
+    public Map<String, JobEffects> effects(List<String> jids) {
+        return withSummaries(jids, reads.nodes(jids, "effects", JobEffects.class, damaged), JobSummary::jobEffects);
     }
 
     /**
