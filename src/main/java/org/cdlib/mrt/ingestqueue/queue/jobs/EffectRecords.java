@@ -144,6 +144,7 @@ public final class EffectRecords {
                 lock.effects = new KnownEffects(next, base.version() + 1);
                 lock.confirmed(sent); // it checked the lock and the status: the fence before the send reads nothing
             }
+            lock.wrote(ops); // applied, answered or read back: the children it created are there
         } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException e) {
             int failed = MultiCommit.firstFailed(e);
             if (guessed && failed >= ops.size() - also.size()) { // past the fence and the records: a node written with them

@@ -59,8 +59,27 @@ public final class JobClaims {
             return List.of();
         }
         List<String> paths = new ArrayList<>(JobNodes.paths(jid));
-        paths.add(QueuePaths.job(jid)); // its Stat counts the children, which completing lists (JobCompaction)
+        // every child a job may have, and the job node's Stat that counts them: completing then knows
+        // which to delete without listing them (JobCompaction)
+        JobNodes.NOT_READ.forEach(c -> paths.add(QueuePaths.jobNode(jid, c)));
+        paths.add(QueuePaths.job(jid));
         return paths;
+    }
+
+    /** The job's children the read found, when they are all it has (their count is the node's); else null. */
+    private static java.util.Set<String> present(String jid, Map<String, OpResult> read, int count) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (String c : JobNodes.CHILDREN) {
+            if (ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null) {
+                names.add(c);
+            }
+        }
+        for (String c : JobNodes.NOT_READ) {
+            if (ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null) {
+                names.add(c);
+            }
+        }
+        return names.size() == count ? names : null;
     }
 
     /** A job found damaged when claimed; bounded. */
@@ -97,6 +116,7 @@ public final class JobClaims {
             OpResult.GetDataResult jobNode = read == null ? null : ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid)));
             if (jobNode != null) {
                 lock.get().childCount(jobNode.getStat().getNumChildren());
+                lock.get().children(present(jid, read, jobNode.getStat().getNumChildren()));
             }
             if (read != null) {
                 String effects = QueuePaths.jobNode(jid, "effects");

@@ -24,11 +24,13 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * its {@code identifiers} (the ARK and local ids Merritt's Admin Tool shows) and its two
  * references: 8 znodes instead of ~13.
  *
- * <p>Which children exist is listed once, under the job's lock, before the transaction is built
- * (without asking their number first when the claim's read counted them):
- * only the lock's holder adds or removes them (mrt-zk's hosts take the same lock), so the list
- * holds until the commit; were it wrong anyway, a delete of a missing node fails the whole
- * transaction and the job stays where it was, to be completed again.
+ * <p>Which children exist is known without a request when the claim's read found them all (every
+ * child a job may have was read, and their number is the job node's) and the lease chain kept
+ * up its own creates and deletes since ({@link JobLock#wrote}); else they are listed once, under
+ * the job's lock, before the transaction is built. Only the lock's holder adds or removes them
+ * (mrt-zk's hosts take the same lock), so either holds until the commit; were it wrong anyway, a
+ * delete of a missing node fails the whole transaction, nothing is written, and the move is made
+ * again with the children listed ({@code JobRecords.move}).
  */
 final class JobCompaction {
     /** The children a completed job loses; its status carries the first two. */
@@ -44,7 +46,8 @@ final class JobCompaction {
     JobStatus compact(JobLock lock, JobStatus status, int priority, long spaceNeeded, List<Op> ops) {
         Job job = lock.job();
         String jid = job.id();
-        List<String> children = zk.children(QueuePaths.job(jid), lock.childCount());
+        Set<String> listed = lock.children(); // known since the claim's read: no request
+        List<String> children = listed != null ? List.copyOf(listed) : zk.children(QueuePaths.job(jid), lock.childCount());
         JobEffects effects = JobEffects.none();
         List<Op> deletes = new ArrayList<>();
         for (String child : children) {

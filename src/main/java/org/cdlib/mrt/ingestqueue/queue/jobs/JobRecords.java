@@ -73,9 +73,15 @@ public final class JobRecords {
     public Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
              java.util.function.IntConsumer openLeft) {
         boolean objectKnown = lock.heldObject() != null;
+        boolean childrenKnown = to == JobState.COMPLETED && lock.children() != null;
         try {
             return moveOnce(lock, to, change, by, keepFor, openLeft);
-        } catch (CorruptNodeException e) { // the object lock not as this lease knew it (changed by hand): read it this time
+        } catch (CorruptNodeException e) {
+            if (childrenKnown && e.path().startsWith(QueuePaths.job(lock.jid()) + "/")) {
+                lock.children(null); // the job's children not as this lease chain knew them (changed by hand): listed
+                return moveOnce(lock, to, change, by, keepFor, openLeft);
+            }
+            // the object lock not as this lease knew it (changed by hand): read it this time
             if (!objectKnown || !e.path().startsWith(QueuePaths.OBJECT_LOCKS)) {
                 throw e;
             }
@@ -140,6 +146,7 @@ public final class JobRecords {
                 : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
         EffectRecords.written(lock, !results.isEmpty());
+        lock.wrote(ops);
         if (!results.isEmpty() && keepFor != null) {
             lock.confirmed(sent); // the status at its version and the lock renamed: the next state's first fence reads nothing
         }

@@ -34,6 +34,44 @@ public final class JobLock extends Lease {
         this.object = held;
     }
 
+    /**
+     * Which children the job's node has, as this lease chain knows them: read behind the lock
+     * (every child a job may have, their number checked against the node's) and kept up by the
+     * lease's own writes ({@link #wrote}); null: not known, to be listed.
+     */
+    private volatile java.util.Set<String> children;
+
+    public java.util.Set<String> children() {
+        return children;
+    }
+
+    public void children(java.util.Set<String> names) {
+        this.children = names == null ? null : java.util.Set.copyOf(names);
+    }
+
+    /** A transaction under this lease was applied: the job's children it created or deleted are known. */
+    public void wrote(java.util.List<org.apache.zookeeper.Op> ops) {
+        java.util.Set<String> known = children;
+        if (known == null) {
+            return;
+        }
+        java.util.Set<String> now = new java.util.HashSet<>(known);
+        String prefix = QueuePaths.job(jid) + "/";
+        for (org.apache.zookeeper.Op op : ops) {
+            String path = op.getPath();
+            if (!path.startsWith(prefix) || path.indexOf('/', prefix.length()) >= 0) {
+                continue;
+            }
+            String name = path.substring(prefix.length());
+            switch (op.getType()) {
+                case org.apache.zookeeper.ZooDefs.OpCode.create, org.apache.zookeeper.ZooDefs.OpCode.create2 -> now.add(name);
+                case org.apache.zookeeper.ZooDefs.OpCode.delete -> now.remove(name);
+                default -> { }
+            }
+        }
+        children = java.util.Set.copyOf(now);
+    }
+
     public int childCount() {
         return childCount;
     }

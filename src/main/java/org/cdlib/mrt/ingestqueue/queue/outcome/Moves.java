@@ -102,6 +102,7 @@ public final class Moves {
         next.heldObject(lock.heldObject()); // none once the move let it go
         next.childCount(lock.childCount());
         next.takeConfirmation(lock); // the move wrote the lock as next's
+        next.children(lock.children());
         return next;
     }
 
@@ -140,6 +141,7 @@ public final class Moves {
     public void commitUnderLock(JobLock lock, String what, List<Op> ops) {
         List<Op> all = new ArrayList<>(ops);
         all.add(0, Op.check(QueuePaths.jobLock(lock.jid()), -1));
+        lock.children(null); // a repair may change anything: completing lists the children again
         try {
             zk.commit(lock.zk, all, () -> false);
         } catch (KeeperException e) {
