@@ -75,8 +75,11 @@ public abstract sealed class Lease permits JobLock, BatchLock {
     public long verifyHeldUntil() {
         long began = System.nanoTime();
         Confirmed c = confirmed;
-        if (c != null && began - c.answered < CONFIRMED_RECENT_NANOS && isAlive()) {
-            return c.sent + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
+        long half = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
+        // a transaction that took long to be answered (a lost connection, retried) leaves little of
+        // its margin: a read then gives the send a whole one
+        if (c != null && began - c.answered < CONFIRMED_RECENT_NANOS && c.sent + half - began > half / 2 && isAlive()) {
+            return c.sent + half;
         }
         long deadline = System.currentTimeMillis() + MultiCommit.CONNECT_WAIT_MS;
         while (isAlive()) {
@@ -84,7 +87,7 @@ public abstract sealed class Lease permits JobLock, BatchLock {
                 Stat st = new Stat();
                 byte[] data = zk.getData(path, false, st);
                 if (isMine(st, data)) {
-                    return began + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
+                    return began + half;
                 }
                 break;
             } catch (KeeperException.ConnectionLossException e) {
