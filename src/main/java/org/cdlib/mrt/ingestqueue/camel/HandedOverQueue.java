@@ -41,7 +41,7 @@ final class HandedOverQueue {
             Thread.currentThread().interrupt();
             return false;
         }
-        workers.arriving.add(id);
+        workers.arriving(id, true);
         return true;
     }
 
@@ -56,13 +56,13 @@ final class HandedOverQueue {
         if (last == null || last.id.compareTo(id) <= 0 || !queued.remove(last)) {
             return false;
         }
-        workers.arriving.remove(last.id);
+        workers.arriving(last.id, false);
         last.letGo.run();
         return true;
     }
 
     void cancel(String id) {
-        workers.arriving.remove(id);
+        workers.arriving(id, false);
         places.release();
     }
 
@@ -106,7 +106,7 @@ final class HandedOverQueue {
     List<String> drop(boolean unlock) {
         List<String> dropped = new ArrayList<>();
         for (Queued q = queued.poll(); q != null; q = queued.poll()) {
-            workers.arriving.remove(q.id);
+            workers.arriving(q.id, false);
             places.release();
             if (unlock) {
                 q.letGo.run();

@@ -30,7 +30,7 @@ final class Workers {
     /** What is worked on now, by candidate; cancelled when the session that locked them is lost. */
     private final Map<String, Work> inHand = new ConcurrentHashMap<>();
     /** Items another consumer of this process is handing over (committing now): not to be claimed. */
-    final Set<String> arriving = ConcurrentHashMap.newKeySet();
+    private final Set<String> arriving = ConcurrentHashMap.newKeySet();
     /** Items handed over locked while every worker was busy, started as workers free up. */
     final HandedOverQueue queued;
     private final LongAdder busyNanos = new LongAdder();
@@ -80,6 +80,15 @@ final class Workers {
         }
         arriving.add(id);
         return true;
+    }
+
+    /** An item queued or let go from the queue of handed-over items: its reference is left alone, or no longer. */
+    void arriving(String id, boolean is) {
+        if (is) {
+            arriving.add(id);
+        } else {
+            arriving.remove(id);
+        }
     }
 
     void cancelArriving(String id) {

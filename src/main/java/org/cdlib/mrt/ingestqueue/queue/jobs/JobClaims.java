@@ -68,17 +68,9 @@ public final class JobClaims {
 
     /** The job's children the read found, when they are all it has (their count is the node's); else null. */
     private static java.util.Set<String> present(String jid, Map<String, OpResult> read, int count) {
-        java.util.Set<String> names = new java.util.HashSet<>();
-        for (String c : JobNodes.CHILDREN) {
-            if (ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null) {
-                names.add(c);
-            }
-        }
-        for (String c : JobNodes.NOT_READ) {
-            if (ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null) {
-                names.add(c);
-            }
-        }
+        java.util.Set<String> names = java.util.stream.Stream.concat(JobNodes.CHILDREN.stream(), JobNodes.NOT_READ.stream())
+                .filter(c -> ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null)
+                .collect(java.util.stream.Collectors.toSet());
         return names.size() == count ? names : null;
     }
 

@@ -30,7 +30,7 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      * more than the steps between a record and its send take (a bean or two), so the window in
      * which an operator's break goes unseen stays what a read's answer and the send leave anyway.
      */
-    static final long CONFIRMED_RECENT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long CONFIRMED_RECENT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20);
     private volatile Confirmed confirmed;
 
     Lease(String path, LockOwner owner, ZooKeeper zk) {
