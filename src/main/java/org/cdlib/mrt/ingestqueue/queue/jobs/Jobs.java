@@ -56,9 +56,12 @@ public final class Jobs {
         return find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
     }
 
-    /** The session that holds the job's lock ({@code /jobs/JID/lock}'s ephemeral owner); 0 when nobody does. */
+    /**
+     * The session that holds the job's lock ({@code /jobs/JID/lock}'s ephemeral owner) as the leader
+     * has it now (synced: a follower's view may predate another host's takeover); 0 when nobody does.
+     */
     public long lockSession(String jid) {
-        org.apache.zookeeper.data.Stat st = zk.stat(QueuePaths.jobLock(jid));
+        org.apache.zookeeper.data.Stat st = zk.syncedStat(QueuePaths.jobLock(jid));
         return st == null ? 0 : st.getEphemeralOwner();
     }
 

@@ -150,6 +150,31 @@ public final class ZooKeeperCalls {
         }
     }
 
+    /**
+     * The node's {@code Stat} as the leader has it now: a {@code sync} first, then the read, in order
+     * on one session. A plain read is answered by whichever server the client is connected to, and a
+     * follower may not yet have applied a session's expiry or another host's create; a host judging
+     * another host's lease (storage fetching files under it) must not act on that.
+     */
+    public Stat syncedStat(String path) {
+        try {
+            return RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
+                ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+                java.util.concurrent.CompletableFuture<Integer> synced = new java.util.concurrent.CompletableFuture<>();
+                operations.addAndGet(2);
+                zk.sync(path, (rc, p, ctx) -> synced.complete(rc), null);
+                Stat st = zk.exists(path, false); // answered after the sync: requests of a session are served in order
+                int rc = synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (rc != KeeperException.Code.OK.intValue()) {
+                    throw KeeperException.create(KeeperException.Code.get(rc), path);
+                }
+                return st;
+            });
+        } catch (Exception e) {
+            throw wrap("read " + path + " after a sync", e);
+        }
+    }
+
     /** The chroot of the connect string ("host:port/merritt" → "/merritt"), empty when there is none. */
     public String chroot() {
         String connect = client.getZookeeperClient().getCurrentConnectionString();
