@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the charts show: jobs that arrived in each state per minute (from the live feed's watches,
- * so every host's jobs count; arrivals in completed and failed are the charts' endings, and the
+ * What the charts show: jobs that arrived in each state per minute (counted from the state
+ * folders' {@code Stat}s, {@link StateArrivals}, so every host's jobs count; arrivals in completed and failed are the charts' endings, and the
  * arrivals in a state's successor are the rate that state is left at), and a sample a minute of
  * the backlog per state and of how long the next job of each open state has waited. Fixed-size
  * rings of {@link #MINUTES}: nothing grows. The minutes are shared through ZooKeeper
@@ -27,7 +27,7 @@ final class Activity {
     private final long[] minuteOf = new long[MINUTES];
     private final List<Map<String, Object>> samples = new ArrayList<>();
     /** The first minute this instance watched whole (its own figures start there). */
-    private final long watchedFrom;
+    private long watchedFrom;
     /** The first minute it has figures of: earlier when minutes other hosts wrote were read back ({@link #fill}). */
     private long startedMinute;
 
@@ -113,59 +113,61 @@ final class Activity {
     }
 
     /** A job reference was created in {@code state} (a job state's wire name; anything else is ignored). */
-    synchronized void arrived(String state) {
-        if (STATES.contains(state)) {
+    void arrived(String state) {
+        arrived(state, 1);
+    }
+
+    /** {@code n} job references were created in {@code state} since the last count (counted in the minute under way). */
+    synchronized void arrived(String state, long n) {
+        if (STATES.contains(state) && n > 0) {
             int i = slot(minute());
-            ring(state)[i]++;
+            ring(state)[i] += n;
         }
     }
 
-    /** How many batches' recent rates are kept (the ones with the latest job endings). */
+    /**
+     * This instance missed some of the arrivals (it could not count for a while): it no longer
+     * writes the minutes under way as whole for every host, only those from the next one.
+     */
+    synchronized void missedSome() {
+        watchedFrom = minute() + 1;
+    }
+
+    /** How many batches' recent rates are kept (the ones asked about last). */
     static final int RATED_BATCHES = 1000;
     /** The window of a batch's current rate, in minutes. */
     static final int RATE_MINUTES = 10;
-    private final Map<String, long[]> batchEnds = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+    /** Per batch asked about: its ended count as seen, at most one sample a minute, over the window ({time, ended}). */
+    private final Map<String, java.util.ArrayDeque<long[]>> batchSamples = new java.util.LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, long[]> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, java.util.ArrayDeque<long[]>> eldest) {
             return size() > RATED_BATCHES;
         }
     };
 
-    /** One of the batch's jobs ended (completed or failed). */
-    synchronized void batchJobEnded(String bid) {
-        // per batch: [minute seen first, then a count per minute of the window, by minute % window]
-        long[] ring = batchEnds.computeIfAbsent(bid, k -> new long[1 + 2 * RATE_MINUTES]);
-        long m = minute();
-        if (ring[0] == 0) {
-            ring[0] = m;
+    /**
+     * Jobs of the batch ended per minute over the last {@link #RATE_MINUTES} minutes (at least one
+     * minute counted), null when none ended in what this instance can tell. {@code ended}: the
+     * batch's endings so far ({@link org.cdlib.mrt.ingestqueue.queue.model.Batch#ended}, exact from
+     * its folders' {@code Stat}), sampled whenever the batch is shown; a batch created within the
+     * window started at none, one older is measured from the first time it was shown in the window.
+     */
+    synchronized Double batchRate(String bid, long ended, long createdAt) {
+        long now = clock.millis();
+        long window = RATE_MINUTES * 60_000L;
+        java.util.ArrayDeque<long[]> samples = batchSamples.computeIfAbsent(bid, k -> new java.util.ArrayDeque<>());
+        while (!samples.isEmpty() && samples.peekFirst()[0] < now - window) {
+            samples.pollFirst();
         }
-        int i = (int) (m % RATE_MINUTES);
-        if (ring[1 + RATE_MINUTES + i] != m) {
-            ring[1 + RATE_MINUTES + i] = m;
-            ring[1 + i] = 0;
+        long[] from = createdAt >= now - window ? new long[] {createdAt, 0} : samples.peekFirst();
+        if (samples.isEmpty() || samples.peekLast()[0] / 60_000 < now / 60_000) {
+            samples.addLast(new long[] {now, ended});
         }
-        ring[1 + i]++;
-    }
-
-    /** Jobs of the batch ended per minute over the last {@link #RATE_MINUTES} minutes; null when none ended lately. */
-    synchronized Double batchRate(String bid) {
-        long[] ring = batchEnds.get(bid);
-        if (ring == null) {
+        if (from == null || ended <= from[1]) {
             return null;
         }
-        long m = minute();
-        long sum = 0;
-        for (int i = 0; i < RATE_MINUTES; i++) {
-            long at = ring[1 + RATE_MINUTES + i];
-            if (at > m - RATE_MINUTES) {
-                sum += ring[1 + i];
-            }
-        }
-        if (sum == 0) {
-            return null;
-        }
-        double seconds = Math.min(RATE_MINUTES * 60.0, Math.max(60.0, (clock.millis() - ring[0] * 60_000) / 1000.0));
-        return Math.round(sum * 60.0 / seconds * 10) / 10.0;
+        double seconds = Math.max(60.0, (now - from[0]) / 1000.0);
+        return Math.round((ended - from[1]) * 60.0 / seconds * 10) / 10.0;
     }
 
     /** One minute's backlog per state, and per open state how long its next job has waited (seconds). */

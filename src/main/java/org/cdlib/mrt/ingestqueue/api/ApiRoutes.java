@@ -28,7 +28,7 @@ final class ApiRoutes {
     }
 
     /** Each batch's rate in the rows of /api/batches: the dashboard's live feed knows it. */
-    ApiRoutes batchRates(java.util.function.Function<String, Double> rates) {
+    ApiRoutes batchRates(java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> rates) {
         reads.batchRates(rates);
         return this;
     }

@@ -54,7 +54,7 @@ final class BatchProgress implements AutoCloseable {
      */
     Map<String, Long> waitSeconds() {
         Map<String, Long> out = new LinkedHashMap<>();
-        open.snapshot().forEach((s, order) -> {
+        open.listed().forEach((s, order) -> {
             try {
                 if (!order.isEmpty()) {
                     store.jobs().find(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
@@ -244,6 +244,15 @@ final class BatchProgress implements AutoCloseable {
             return "collection " + profile + " is on hold: its jobs wait until an operator releases it";
         }
         return null;
+    }
+
+    /** The open states' views close when no batch's progress was asked for a while. */
+    void closeIfIdle() {
+        open.closeIfIdle();
+    }
+
+    boolean watching() {
+        return open.watching();
     }
 
     @Override

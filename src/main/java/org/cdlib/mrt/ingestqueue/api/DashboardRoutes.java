@@ -45,6 +45,7 @@ final class DashboardRoutes implements Service {
     private final Activity activity = new Activity(java.time.Clock.systemUTC());
     private final BatchProgress progress;
     private final LiveFeed live;
+    private final StateArrivals arrivals;
     private final Search search;
     private ScheduledExecutorService sampler;
 
@@ -54,13 +55,14 @@ final class DashboardRoutes implements Service {
         this.api = api;
         this.links = links;
         this.progress = new BatchProgress(store, activity, java.time.Clock.systemUTC());
-        this.live = new LiveFeed(store, activity);
+        this.live = new LiveFeed(store);
+        this.arrivals = new StateArrivals(store, activity, java.time.Clock.systemUTC());
         this.search = new Search(store);
     }
 
-    /** Jobs of the batch ended per minute over the last minutes, from the live feed's events; null when none. */
-    Double batchRate(String bid) {
-        return activity.batchRate(bid);
+    /** Jobs of the batch ended per minute over the last minutes, from its endings each time it is shown; null when none. */
+    Double batchRate(Batch b) {
+        return activity.batchRate(b.id(), b.ended(), b.createdAt());
     }
 
     StatusLinks links() {
@@ -117,7 +119,7 @@ final class DashboardRoutes implements Service {
         // counted in memory from the open states' views: the same cost for ten jobs and a million
         Map<String, Object> view = QueueViews.batch(b, progress.states(b));
         view.put("progress", progress.of(b));
-        view.put("jobs_per_minute", activity.batchRate(bid));
+        view.put("jobs_per_minute", batchRate(b));
         return view;
     }
 
@@ -229,6 +231,7 @@ final class DashboardRoutes implements Service {
             return t;
         });
         sampler.scheduleWithFixedDelay(this::sample, 5, 60, TimeUnit.SECONDS);
+        sampler.scheduleWithFixedDelay(arrivals::count, 0, StateArrivals.TICK_MS, TimeUnit.MILLISECONDS);
     }
 
     private boolean filled;
@@ -248,6 +251,7 @@ final class DashboardRoutes implements Service {
             @SuppressWarnings("unchecked")
             Map<String, Integer> jobs = (Map<String, Integer>) QueueViews.counts(store).get("jobs");
             activity.sample(jobs, progress.waitSeconds());
+            progress.closeIfIdle();
             for (long m = now - 2; m < now; m++) {
                 if (activity.watchedWhole(m)) {
                     store.activity().write(m, activity.figures(m));

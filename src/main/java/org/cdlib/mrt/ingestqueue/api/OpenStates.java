@@ -14,26 +14,59 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * The open job states as this instance sees them: a watched view of each state's folder (kept
  * small by the open-job cap), so a batch's figures are counted in memory, whatever the batch's
  * size, with no read per job; and the jobs being worked on, from the work every host publishes
- * (a job a worker holds), at most a couple of seconds old.
+ * (a job a worker holds), at most a couple of seconds old. The views start when a batch's
+ * progress is first asked for and close after {@link #IDLE_MS} without one: each brings two events
+ * a job, which a host nobody asks has no use for.
  */
 final class OpenStates implements AutoCloseable {
     static final List<JobState> OPEN = java.util.Arrays.stream(JobState.values())
             .filter(s -> s.batchRef() == BatchRef.PROCESSING).toList();
     private final QueueStore store;
+    static final long IDLE_MS = 120_000;
     private final Map<JobState, org.cdlib.mrt.ingestqueue.queue.zk.StateView> views = new EnumMap<>(JobState.class);
+    private long lastAsked;
+    private final long idleMs;
 
     OpenStates(QueueStore store) {
+        this(store, IDLE_MS);
+    }
+
+    /** {@code idleMs}: how long the views stay after the last progress asked for. */
+    OpenStates(QueueStore store, long idleMs) {
         this.store = store;
+        this.idleMs = idleMs;
     }
 
     /** Each open state's references (PP-JID) in run order; the watched view once it has listed, a listing until then. */
     synchronized Map<JobState, List<String>> snapshot() {
+        lastAsked = System.currentTimeMillis();
         Map<JobState, List<String>> out = new EnumMap<>(JobState.class);
         for (JobState s : OPEN) {
             var view = views.computeIfAbsent(s, k -> store.jobStateView(k).start(() -> { }));
             out.put(s, view.isListed() ? view.snapshot() : listing(s));
         }
         return out;
+    }
+
+    /** The same, without starting the views: theirs if they are on, else one listing of each state. */
+    synchronized Map<JobState, List<String>> listed() {
+        Map<JobState, List<String>> out = new EnumMap<>(JobState.class);
+        for (JobState s : OPEN) {
+            var view = views.get(s);
+            out.put(s, view != null && view.isListed() ? view.snapshot() : listing(s));
+        }
+        return out;
+    }
+
+    /** Closes the views when no progress was asked for in {@link #IDLE_MS}. */
+    synchronized void closeIfIdle() {
+        if (!views.isEmpty() && System.currentTimeMillis() - lastAsked > idleMs) {
+            close();
+        }
+    }
+
+    boolean watching() {
+        return !views.isEmpty();
     }
 
     private List<String> listing(JobState s) {

@@ -33,13 +33,13 @@ final class ReadRoutes {
 
     private final QueueStore store;
     /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
-    private java.util.function.Function<String, Double> batchRates = bid -> null;
+    private java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> batchRates = b -> null;
 
     ReadRoutes(QueueStore store) {
         this.store = store;
     }
 
-    void batchRates(java.util.function.Function<String, Double> rates) {
+    void batchRates(java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> rates) {
         this.batchRates = rates;
     }
 
@@ -136,7 +136,7 @@ final class ReadRoutes {
                         continue;
                     }
                     Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
-                    row.put("jobs_per_minute", batchRates.apply(bid));
+                    row.put("jobs_per_minute", batchRates.apply(b));
                     out.add(row);
                 } catch (org.cdlib.mrt.ingestqueue.queue.model.NotFoundException gone) {
                     // removed meanwhile

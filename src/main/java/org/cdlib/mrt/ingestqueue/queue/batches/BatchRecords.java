@@ -127,9 +127,13 @@ public final class BatchRecords {
         }
         OpResult.GetDataResult report = ZooKeeperCalls.dataOf(r.get(rep));
         Map<BatchRef, Integer> counts = new EnumMap<>(BatchRef.class);
+        long ended = 0;
         for (BatchRef ref : BatchRef.values()) {
             OpResult.GetDataResult folder = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchRefs(bid, ref)));
             counts.put(ref, folder == null ? 0 : folder.getStat().getNumChildren());
+            if (ref == BatchRef.COMPLETED || ref == BatchRef.FAILED) {
+                ended += org.cdlib.mrt.ingestqueue.queue.model.FolderChanges.of(folder == null ? null : folder.getStat()).created();
+            }
         }
         BatchStatus s = QueueJson.read(st, status.getData(), BatchStatus.class);
         try {
@@ -140,7 +144,8 @@ public final class BatchRecords {
         return new Batch(bid, MerrittSubmission.read(sub, submission.getData(), ingestHome), s,
                 report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
                 counts, status.getStat().getVersion(),
-                JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))));
+                JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))),
+                ended, status.getStat().getCtime());
     }
 
     /** Statuses of many batches in bounded read transactions; a vanished batch is left out, a damaged one named. */

@@ -42,6 +42,13 @@ final class JobReads {
 
     /** How many jobs each state holds, from the reference folders' {@code Stat}, in one read transaction. */
     Map<JobState, Integer> counts() {
+        Map<JobState, Integer> counts = new EnumMap<>(JobState.class);
+        changes().forEach((s, c) -> counts.put(s, c.children()));
+        return counts;
+    }
+
+    /** Each state folder's child changes ({@code Stat}), in one read transaction: arrivals are counted from two of them. */
+    Map<JobState, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges> changes() {
         List<String> paths = new ArrayList<>();
         List<JobState> states = new ArrayList<>();
         for (JobState s : JobState.values()) {
@@ -51,12 +58,12 @@ final class JobReads {
             }
         }
         Map<String, OpResult> r = zk.readMany(paths);
-        Map<JobState, Integer> counts = new EnumMap<>(JobState.class);
+        Map<JobState, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges> out = new EnumMap<>(JobState.class);
         for (JobState s : states) {
             OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobState(s)));
-            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
+            out.put(s, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges.of(d == null ? null : d.getStat()));
         }
-        return counts;
+        return out;
     }
 
     /** Jobs in pending … notify and held: the ones that count against the open-job windows. */

@@ -47,6 +47,11 @@ public final class Jobs {
         return reads.counts();
     }
 
+    /** Each state folder's child changes, in one read transaction: how many jobs arrived in a state between two. */
+    public Map<JobState, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges> stateChanges() {
+        return reads.changes();
+    }
+
     /** Jobs in the open states (pending … notify, held), the ones the creation windows count. */
     public int openCount() {
         return reads.openCount();

@@ -8,6 +8,9 @@ import java.util.Map;
  *
  * @param counts the number of job references under each {@code /batches/BID/states/batch-*}
  *               category, from the folders' {@code Stat}: a million-job batch is counted, not listed
+ * @param ended  how many job references were ever created in the completed and failed categories
+ *               (their folders' {@code Stat}: a requeued job's ending still counts), for the batch's rate
+ * @param createdAt when the batch's status node was created (epoch milliseconds)
  */
 public record Batch(
         String id,
@@ -16,7 +19,9 @@ public record Batch(
         StatusReport statusReport,
         Map<BatchRef, Integer> counts,
         int statusVersion,
-        LockOwner lockOwner) {
+        LockOwner lockOwner,
+        long ended,
+        long createdAt) {
 
     public BatchState state() {
         return status.state();
@@ -37,6 +42,6 @@ public record Batch(
     }
 
     public Batch withStatus(BatchStatus s, StatusReport report, int version, LockOwner owner) {
-        return new Batch(id, submission, s, report, counts, version, owner);
+        return new Batch(id, submission, s, report, counts, version, owner, ended, createdAt);
     }
 }
