@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 final class ChaosInstances implements AutoCloseable {
     static final List<String> NAMES = List.of("a", "b", "c");
     private final Map<String, Process> live = new ConcurrentHashMap<>();
+    /** Every process started, by pid: "b#2", the instance and which of its lives. */
+    private final Map<Long, String> lives = new ConcurrentHashMap<>();
     /** Each host's HTTP port, the same across its restarts (storage fetches the files through them). */
     private final Map<String, Integer> ports = new ConcurrentHashMap<>();
     private final Map<String, String> config;
@@ -42,7 +44,8 @@ final class ChaosInstances implements AutoCloseable {
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).toFile())).start();
         live.put(name, p);
-        timeline.note("started " + name + " (pid " + p.pid() + ")");
+        lives.put(p.pid(), name + "#" + (lives.values().stream().filter(l -> l.startsWith(name + "#")).count() + 1));
+        timeline.note("started " + lives.get(p.pid()) + " (pid " + p.pid() + ")");
     }
 
     /** The hosts' own base URLs ({@code http://127.0.0.1:port}), of those started so far. */
@@ -90,6 +93,11 @@ final class ChaosInstances implements AutoCloseable {
 
     long pid(String name) {
         return live.get(name).pid();
+    }
+
+    /** Which life of which instance this pid was, dead or alive; null for a pid never started here. */
+    String lifeOf(long pid) {
+        return lives.get(pid);
     }
 
     /** The instance whose process this is now; null for any other pid. */

@@ -44,6 +44,8 @@ final class ChaosServices implements AutoCloseable {
     volatile ChaosFaults faults;
     /** Who sent a request and when ("b@42.0s"), for the failure messages. */
     volatile java.util.function.Function<HttpExchange, String> sender = ex -> "?";
+    /** Names the session a storage manifest's URLs were signed under (" under lease … of b#2"). */
+    volatile java.util.function.UnaryOperator<String> lease = manifest -> "";
 
     final AtomicInteger mints = new AtomicInteger();
     final Map<Integer, List<String>> mintedFor = new ConcurrentHashMap<>();
@@ -232,11 +234,12 @@ final class ChaosServices implements AutoCloseable {
     private void applyAdd(HttpExchange ex, String ark, Map<String, String> form, int i) throws IOException, InterruptedException {
         String refused = fetch == null ? null : fetch.fetch(form.getOrDefault("manifest", ""));
         if (refused != null) {
-            storageAddsRefused.add(ark + " from " + sender.apply(ex) + ": " + refused);
+            storageAddsRefused.add(ark + " from " + sender.apply(ex) + lease.apply(form.getOrDefault("manifest", "")) + ": " + refused);
             answer(ex, 500, "could not fetch the object's files: " + refused);
             return;
         }
-        call(storageAdds, ark, ex);
+        storageAdds.computeIfAbsent(ark, k -> new CopyOnWriteArrayList<>())
+                .add(sender.apply(ex) + lease.apply(form.getOrDefault("manifest", "")));
         storageAddsOf.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(ark);
         int v = versions.merge(ark, 1, Integer::sum);
         if (shot(Moment.STORAGE_ADD_APPLIED, ex, i)) {

@@ -89,6 +89,7 @@ class ChaosTest {
         List<Fault> plan = ChaosFaults.plan(random.split());
         timeline.note(OBJECTS + " objects, " + ChaosObjects.bytes(objects.subList(0, OBJECTS)) + " bytes; plan: " + plan);
         ChaosLedger ledger = null;
+        ChaosSessions sessions = null;
         boolean checked = false;
         try (TestingCluster cluster = new TestingCluster(3); ChaosServices services = new ChaosServices(objects)) {
             ledger = new ChaosLedger(services);
@@ -106,6 +107,8 @@ class ChaosTest {
                 }
                 client.start();
                 client.blockUntilConnected(30, TimeUnit.SECONDS);
+                sessions = new ChaosSessions(client, instances);
+                services.lease = sessions::ofManifest;
                 QueueStore store = QueueTestSupport.store(client, home.resolve("queue"));
                 await().atMost(Duration.ofSeconds(180)).until(() -> ChaosInstances.NAMES.stream()
                         .allMatch(n -> instances.logSays(n, "ingest-queue running")));
@@ -161,6 +164,9 @@ class ChaosTest {
                         instances.cpuSeconds(), (testCpu() - cpu0) / 1e9));
                 checked = true;
             } finally {
+                if (sessions != null) {
+                    sessions.close();
+                }
                 System.out.println("chaos " + seed + " timeline:\n" + timeline.text());
             }
         } finally {
