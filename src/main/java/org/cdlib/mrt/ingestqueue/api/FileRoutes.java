@@ -2,6 +2,10 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import static io.vertx.core.http.HttpMethod.GET;
 
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.file.OpenOptions;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,19 +51,75 @@ final class FileRoutes {
             throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
         }
         String lease = rc.queryParams().get("lease");
-        if (lease != null) {
-            long signed = FileUrlSigner.lease(lease);
-            long holder = store.jobs().lockSession(jid);
-            if (holder != signed) {
-                // a storage add from a host that lost the job (paused past its session, say) reaches storage late:
-                // refused here, it stores nothing, and the job's current holder stores the object once
-                String who = holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does";
-                LOG.warn("job {} batch {}: storage fetched {} under lease {}, which no longer holds the job ({}): refused",
-                        jid, bid, rest, lease, who);
-                throw new ApiError(409, "job " + jid + ": this URL was signed under lease " + lease + ", which no longer holds the job ("
-                        + who + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own");
-            }
+        if (lease == null) {
+            rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
+            return;
         }
-        rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
+        long signed = FileUrlSigner.lease(lease);
+        long holder = store.jobs().lockSession(jid);
+        if (holder != signed) {
+            throw new ApiError(409, refused(jid, bid, rest, lease, holder));
+        }
+        sendUnderLease(rc, file, jid, bid, rest, lease, signed);
+    }
+
+    /**
+     * The file but its last byte, then the lease asked again, then the last byte: a transfer during
+     * which the lease lost the job (a large file, a sender paused past its session) ends short of its
+     * {@code Content-Length}, so storage's fetch fails and makes no version, where checking at the
+     * start only would have let the whole file through to a late add.
+     */
+    private void sendUnderLease(RoutingContext rc, Path file, String jid, String bid, String rest, String lease, long signed) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (java.io.IOException e) {
+            throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
+        }
+        HttpServerResponse res = rc.response().putHeader("Content-Type", "application/octet-stream")
+                .putHeader("Content-Length", String.valueOf(size));
+        if (size == 0) {
+            res.end();
+            return;
+        }
+        Vertx vertx = rc.vertx();
+        vertx.fileSystem().open(file.toString(), new OpenOptions().setRead(true))
+                .compose(f -> f.setReadLength(size - 1).pipe().endOnComplete(false).to(res).eventually(v -> f.close()))
+                .compose(v -> vertx.executeBlocking(() -> held(jid, bid, rest, lease, signed) ? lastByte(file, size) : null, false))
+                .onComplete(last -> {
+                    if (last.succeeded() && last.result() != null) {
+                        res.end(last.result());
+                    } else {
+                        res.reset(); // the body ends short: the fetch fails
+                    }
+                });
+    }
+
+    /** Whether the lease still holds the job's lock; a WARN line when it does not. */
+    private boolean held(String jid, String bid, String rest, String lease, long signed) {
+        long holder = store.jobs().lockSession(jid);
+        if (holder != signed) {
+            refused(jid, bid, rest, lease, holder);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * A storage add from a host that lost the job (paused past its session, say) reaches storage
+     * late: refused here, it stores nothing, and the job's current holder stores the object once.
+     */
+    private static String refused(String jid, String bid, String rest, String lease, long holder) {
+        String who = holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does";
+        LOG.warn("job {} batch {}: storage fetched {} under lease {}, which no longer holds the job ({}): refused", jid, bid, rest, lease, who);
+        return "job " + jid + ": this URL was signed under lease " + lease + ", which no longer holds the job (" + who
+                + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own";
+    }
+
+    private static Buffer lastByte(Path file, long size) throws java.io.IOException {
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+            f.seek(size - 1);
+            return Buffer.buffer(new byte[] {(byte) f.read()});
+        }
     }
 }

@@ -309,6 +309,55 @@ class SecurityTest {
         }
     }
 
+    /**
+     * The lease is asked again before the file's last byte: a transfer during which its session lost
+     * the job (a large file, a sender paused past its session) ends short, so storage's fetch fails.
+     */
+    @Test
+    void aLeaseLostDuringTheTransferCutsTheFileShort() throws Exception {
+        String jid = "jid0000009995";
+        Path f = dir.resolve("queue/bid0000009995/" + jid + "/producer/large.bin");
+        Files.createDirectories(f.getParent());
+        int size = 40 << 20; // more than the sockets between the two ends hold
+        byte[] content = new byte[size];
+        new java.util.Random(7).nextBytes(content);
+        Files.write(f, content);
+        String path = "/files/bid0000009995/" + jid + "/producer/large.bin";
+        try (CuratorFramework a = client(); CuratorFramework b = client()) {
+            a.create().creatingParentsIfNeeded().forPath("/jobs/" + jid);
+            a.create().withMode(CreateMode.EPHEMERAL).forPath("/jobs/" + jid + "/lock");
+            long sessionA = a.getZookeeperClient().getZooKeeper().getSessionId();
+            String byA = FileUrlSigner.signIfServed(f.getParent().getParent(), base + path, sessionA);
+
+            // held throughout: every byte, as written
+            HttpResponse<byte[]> whole = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, whole.statusCode());
+            assertTrue(java.util.Arrays.equals(content, whole.body()), "the file as written: " + whole.body().length + " bytes");
+
+            HttpResponse<java.io.InputStream> r = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, r.statusCode());
+            assertEquals(String.valueOf(size), r.headers().firstValue("Content-Length").orElse(""));
+            long read = 0;
+            try (java.io.InputStream in = r.body()) {
+                read += in.readNBytes(1 << 20).length;
+                // A's session ends mid-transfer, and another host takes the job
+                a.getZookeeperClient().getZooKeeper().close();
+                await().atMost(Duration.ofSeconds(30)).until(() -> b.checkExists().forPath("/jobs/" + jid + "/lock") == null);
+                b.create().withMode(CreateMode.EPHEMERAL).forPath("/jobs/" + jid + "/lock");
+                byte[] buffer = new byte[1 << 16];
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    read += n;
+                }
+            } catch (java.io.IOException cut) {
+                // the connection closed short of its Content-Length
+            }
+            assertTrue(read < size, "the whole file went to a fetch whose lease had lost the job: " + read + " bytes");
+            b.delete().forPath("/jobs/" + jid + "/lock");
+            b.delete().forPath("/jobs/" + jid);
+        }
+    }
+
     static CuratorFramework client() throws Exception {
         CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
         c.start();
