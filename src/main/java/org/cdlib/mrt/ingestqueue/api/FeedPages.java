@@ -50,9 +50,10 @@ final class FeedPages {
     /**
      * The first message tells a page it is live and to load what it shows: sent once the watches are
      * in place ({@code live}), or, ZooKeeper being away, after {@link #GREET_MS} (the page reloads
-     * when they are).
+     * when they are). True when a page was greeted.
      */
-    synchronized void greet(boolean live, long now) {
+    synchronized boolean greet(boolean live, long now) {
+        int waiting = greeting.size();
         greeting.entrySet().removeIf(e -> {
             if (live || now - e.getValue() > GREET_MS) {
                 pages.add(e.getKey());
@@ -61,6 +62,7 @@ final class FeedPages {
             }
             return false;
         });
+        return greeting.size() < waiting;
     }
 
     boolean isEmpty() {

@@ -49,6 +49,8 @@ final class LiveFeed implements AutoCloseable {
     private boolean hosts;
     private boolean dirty;
     private boolean overflow;
+    /** A page was greeted while ZooKeeper was away: the watches' arrival tells every page to reload. */
+    private boolean greetedEarly;
     private long lastSent = System.currentTimeMillis();
     /** When a page was last connected: the watches go {@link #IDLE_MS} after. */
     private long lastClient = System.currentTimeMillis();
@@ -150,9 +152,18 @@ final class LiveFeed implements AutoCloseable {
      * lost, and every page reloads what it shows.
      */
     private void established(PersistentWatcher w) {
-        if (!established.add(w)) {
-            reset();
+        synchronized (this) {
+            if (!established.add(w) || greetedEarly) {
+                reset(); // a page greeted before the watches were in place may have missed changes since
+            }
+            greetedEarly &= !established.containsAll(watchers);
         }
+    }
+
+    /** Under this's lock: greets the pages waiting, noting a greeting made before the watches were in place. */
+    private void greet(long now) {
+        boolean live = !watchers.isEmpty() && established.containsAll(watchers);
+        greetedEarly |= pages.greet(live, now) && !live;
     }
 
     private void reset() {
@@ -168,7 +179,7 @@ final class LiveFeed implements AutoCloseable {
         Map<String, Object> msg = new LinkedHashMap<>();
         synchronized (this) {
             long now = System.currentTimeMillis();
-            pages.greet(!watchers.isEmpty() && established.containsAll(watchers), now);
+            greet(now);
             if (!pages.isEmpty()) {
                 lastClient = now;
             } else if (!watchers.isEmpty() && now - lastClient > idleMs) {
@@ -228,7 +239,7 @@ final class LiveFeed implements AutoCloseable {
             }
             lastClient = System.currentTimeMillis();
             watch();
-            pages.greet(!watchers.isEmpty() && established.containsAll(watchers), lastClient);
+            greet(lastClient);
         }
         return true;
     }

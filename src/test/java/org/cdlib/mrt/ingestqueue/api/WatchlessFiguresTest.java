@@ -148,6 +148,24 @@ class WatchlessFiguresTest {
         }
     }
 
+    @Test
+    void aPageConnectingWhileZooKeeperIsAwayIsGreetedAndToldToReloadOnceTheWatchesAreIn() throws Exception {
+        QueueStore store = ZK.store(dir);
+        LiveFeed feed = new LiveFeed(store, 300).start();
+        try {
+            ZK.server().stop();
+            Page page = new Page();
+            assertTrue(feed.subscribe(page.response, () -> true, null));
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.written().contains("event: hello"));
+            assertFalse(page.written().contains("\"reload\":true"), page.written());
+            ZK.server().restart();
+            // the page loaded (or failed to) before any watch was in place: it reloads once they are
+            await().atMost(Duration.ofSeconds(60)).until(() -> page.written().contains("\"reload\":true"));
+        } finally {
+            feed.close();
+        }
+    }
+
     @SuppressWarnings("unchecked")
     static List<String> recursiveWatches(ZooKeeper zk) throws Exception {
         Method m = ZooKeeper.class.getDeclaredMethod("getPersistentRecursiveWatches");
