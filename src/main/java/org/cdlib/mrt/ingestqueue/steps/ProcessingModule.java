@@ -68,7 +68,8 @@ public final class ProcessingModule implements QueueModule {
         ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
         ctx.bind("identifiersStep", new IdentifiersStep(ctx.store()));
         ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles()));
-        ctx.bind("storeStep", new StoreStep(ctx.store(), ctx.profiles(), addresses));
+        ctx.bind("storeStep", new StoreStep(ctx.store(), ctx.profiles(), addresses,
+                ctx.durationProperty("ingest.storage.settle", java.time.Duration.ofSeconds(60))));
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)

@@ -36,11 +36,18 @@ public final class StoreStep {
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final StorageAddresses addresses;
+    private final java.time.Duration settle;
 
     public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses) {
+        this(store, profiles, addresses, java.time.Duration.ofSeconds(60));
+    }
+
+    /** {@code settle}: how long an add begun by an earlier attempt, its answer lost, is given to land before storage is asked. */
+    public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses, java.time.Duration settle) {
         this.store = store;
         this.profiles = profiles;
         this.addresses = addresses;
+        this.settle = settle;
     }
 
     /**
@@ -112,6 +119,24 @@ public final class StoreStep {
      */
     public void fence(Exchange exchange) {
         SendDeadline.arm(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
+    }
+
+    /**
+     * Before asking storage for the object's version, when an earlier attempt's add has no answer
+     * recorded (begun, never done): that add may still be on its way into storage. Its files were
+     * fetched only while its lease held the job (the file gate), so before this attempt's claim; but
+     * storage makes the version a moment after its last fetch, and a version asked for in that
+     * moment reads none, so the object would be added twice. Waiting {@code ingest.storage.settle}
+     * from here (this attempt holds the job, so the earlier lease ended before it) lets such an add
+     * land first and be read as the lost answer.
+     */
+    public void settle(Exchange exchange) throws InterruptedException {
+        ObjectInProcess o = ObjectInProcess.of(exchange);
+        if (!settle.isZero() && store.records().effects(o.lock).unresolved(JobEffects.STORAGE)) {
+            LOG.info("job {} batch {}: an earlier attempt's storage add has no answer recorded; waiting {} s for it to land "
+                    + "before asking storage for {}'s version", o.job().id(), o.job().batchId(), settle.toSeconds(), o.ark);
+            Thread.sleep(settle.toMillis());
+        }
     }
 
     /**

@@ -67,7 +67,12 @@ class FollowerBehindTest {
         }
     }
 
-    /** Suspends the follower's quorum thread while it waits for the leader's next packet (holding nothing else). */
+    /**
+     * Suspends the follower's quorum thread while it waits for the leader's next packet (holding
+     * nothing else), as a paused or starved server would be. {@code Thread.suspend} still works on
+     * Java 17, this project's runtime (it throws from Java 20 on); nothing else stops one server of
+     * an in-process ensemble from applying the leader's commits while it keeps answering reads.
+     */
     @SuppressWarnings({"deprecation", "removal"})
     private static void holdWhileReadingFromLeader(QuorumPeer peer) {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).until(() -> {

@@ -205,6 +205,7 @@ class ChaosTest {
         config.put("ingest.ezid.password", "p");
         config.put("ingest.ezid.target", "https://example.org/m/");
         config.put("ingest.storage", "http");
+        config.put("ingest.storage.settle", "PT5S"); // the recording server makes a version within ms of its last fetch
         config.put("ingest.files.base-url", services.base() + "/files");
         config.put("ingest.inventory", "http");
         config.put("ingest.inventory.url", services.base() + "/inv");

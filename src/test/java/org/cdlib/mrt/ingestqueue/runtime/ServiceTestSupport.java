@@ -105,6 +105,7 @@ public final class ServiceTestSupport {
         c.put("ingest.home", dir.resolve("queue").toString());
         c.put("ingest.profiles", dir.resolve("profiles").toString());
         c.put("ingest.storage.local.root", dir.resolve("storage").toString());
+        c.put("ingest.storage.settle", "PT1S"); // the local storage commits within its call
         c.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
         c.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         c.put("ingest.http.port", "0");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -53,14 +54,12 @@ class ServiceCallRoutesTest {
                 + "Owner: ark:/99999/fk4own\nStorageNode: 7777\nStorageService: http://storage.example.org/store\n"
                 + "ObjectMinterURL: https://ezid.example.org/shoulder/ark:/99999/fk4\nCallbackURL: https://depositor.example.org/cb\n");
         profiles = new ProfileDirectory(p);
-        routes = new ServiceRoutes(store, profiles, ServiceRoutes.config("ingest.minter", "ezid", "ingest.ezid.user", "apitest",
-                "ingest.ezid.password", "secret", "ingest.ezid.target", "https://merritt.example.org/m/", "ingest.storage", "http",
-                "ingest.files.base-url", "http://queue.example.org/files", "ingest.inventory", "http",
-                "ingest.inventory.url", "http://inventory.example.org/inv"), Map.of(), camel -> {
-                    for (var call : CALLS.entrySet()) {
-                        AdviceWith.adviceWith(camel, call.getKey(), a -> a.weaveByToUri("http*").replace().to(call.getValue()));
-                    }
-                });
+        routes = routes();
+        answerAll();
+    }
+
+    /** What each service answers unless a test says otherwise. */
+    void answerAll() {
         answer("mock:ezid-mint", 201, "success: ark:/99999/fk4m1 | _target: x");
         answer("mock:ezid-update", 200, "success: ark:/99999/fk4m1");
         answer("mock:inventory-lookup", 404, "");
@@ -69,6 +68,20 @@ class ServiceCallRoutesTest {
         answer("mock:storage-add", 200, "{\"versionState\":{\"versionID\":1}}");
         answer("mock:inventory-add", 200, "{}");
         answer("mock:callback", 204, "");
+    }
+
+    /** The routes with every outside call on its mock; {@code settings}: more configuration, as key, value. */
+    ServiceRoutes routes(String... settings) throws Exception {
+        List<String> kv = new java.util.ArrayList<>(List.of("ingest.minter", "ezid", "ingest.ezid.user", "apitest",
+                "ingest.ezid.password", "secret", "ingest.ezid.target", "https://merritt.example.org/m/", "ingest.storage", "http",
+                "ingest.files.base-url", "http://queue.example.org/files", "ingest.inventory", "http",
+                "ingest.inventory.url", "http://inventory.example.org/inv"));
+        kv.addAll(List.of(settings));
+        return new ServiceRoutes(store, profiles, ServiceRoutes.config(kv.toArray(String[]::new)), Map.of(), camel -> {
+            for (var call : CALLS.entrySet()) {
+                AdviceWith.adviceWith(camel, call.getKey(), a -> a.weaveByToUri("http*").replace().to(call.getValue()));
+            }
+        });
     }
 
     @AfterEach
@@ -166,6 +179,41 @@ class ServiceCallRoutesTest {
         routes.processAndStore(downloadedJob());
         assertEquals(2, mock("mock:storage-state").getReceivedCounter(), "asking storage is safe to repeat");
         assertEquals(1, mock("mock:storage-add").getReceivedCounter());
+    }
+
+    /**
+     * An add whose answer was lost may still be landing in storage (storage makes the version a
+     * moment after its last fetch): the next attempt waits {@code ingest.storage.settle} before it
+     * asks for the version, finds it, and takes it as the lost answer. Asked at once, it would read
+     * no version and add the object again.
+     */
+    @Test
+    void anAddWhoseAnswerWasLostIsGivenTimeToLandBeforeStorageIsAsked() throws Exception {
+        routes.close();
+        routes = routes("ingest.storage.settle", "PT5S");
+        answerAll();
+        java.util.concurrent.atomic.AtomicLong landsAt = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+        mock("mock:storage-add").whenAnyExchangeReceived(e -> {
+            landsAt.set(System.currentTimeMillis() + 2_000); // storage still fetching: its version comes 2 s later
+            throw new java.net.SocketTimeoutException("Read timed out");
+        });
+        mock("mock:storage-state").whenAnyExchangeReceived(e -> {
+            boolean landed = System.currentTimeMillis() >= landsAt.get();
+            e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, landed ? 200 : 404);
+            e.getIn().setBody(landed ? "{\"versionState\":{\"versionID\":1}}" : "");
+        });
+        JobLock lock = downloadedJob();
+        routes.processing(lock);
+        Exception lost = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.storing(lock));
+        assertTrue(lost.getMessage().contains("it may have been applied, so it is not sent again"), lost.getMessage());
+        assertTrue(store.records().effects(lock).unresolved(JobEffects.STORAGE));
+
+        long before = System.currentTimeMillis();
+        Exchange again = routes.storing(lock);
+        assertTrue(System.currentTimeMillis() - before >= 5_000, "asked for the version before the settle time");
+        assertEquals("stored ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(again).reason());
+        assertEquals(1, mock("mock:storage-add").getReceivedCounter(), "the object was added again");
+        assertTrue(store.records().effects(lock).done(JobEffects.STORAGE));
     }
 
     @Test

@@ -29,7 +29,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
  */
 public final class ZooKeeperCalls {
     public static final byte[] EMPTY = new byte[0];
-    /** How long a commit waits for its connection to come back before its outcome is left to the session. */
 
     private final CuratorFramework client;
     private final AtomicLong operations = new AtomicLong();
