@@ -57,6 +57,7 @@ class StoringRouteTest extends RouteTestSupport {
         p.put("ingest.files.base-url", "http://queue.example.org/files");
         p.put("ingest.inventory.local.url", "jdbc:h2:mem:storing" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         p.put("ingest.services.retry-delay", "10");
+        p.put("ingest.storage.settle", "PT1S"); // an add whose answer was lost is given a second to land
         return p;
     }
 
