@@ -9,8 +9,9 @@ import java.util.Map;
 
 /**
  * What the charts show: jobs that arrived in each state per minute (counted from the state
- * folders' {@code Stat}s, {@link StateArrivals}, so every host's jobs count; arrivals in completed and failed are the charts' endings, and the
- * arrivals in a state's successor are the rate that state is left at), and a sample a minute of
+ * folders' {@code Stat}s, {@link StateArrivals}, so every host's jobs count; arrivals in completed
+ * and failed are the charts' endings, and the arrivals in a state's successor are the rate that
+ * state is left at), and a sample a minute of
  * the backlog per state and of how long the next job of each open state has waited. Fixed-size
  * rings of {@link #MINUTES}: nothing grows. The minutes are shared through ZooKeeper
  * ({@code ActivityRecords}, written by any host that watched a minute whole), so a restarted

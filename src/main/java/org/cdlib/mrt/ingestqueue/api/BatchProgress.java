@@ -251,10 +251,6 @@ final class BatchProgress implements AutoCloseable {
         open.closeIfIdle();
     }
 
-    boolean watching() {
-        return open.watching();
-    }
-
     @Override
     public void close() {
         open.close();

@@ -52,39 +52,33 @@ final class FileRoutes {
             throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
         }
         String lease = rc.queryParams().get("lease");
-        if (lease == null) {
-            rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
-            return;
+        if (lease != null) {
+            long signed = FileUrlSigner.lease(lease);
+            long holder = store.jobs().lockSession(jid);
+            if (holder != signed) {
+                throw new ApiError(409, refused(jid, bid, rest, lease, holder));
+            }
+            long size = sizeOf(file, rest, jid);
+            if (size >= ASKED_AGAIN_FROM) {
+                sendAskingAgain(rc, file, size, jid, bid, rest, lease, signed);
+                return;
+            }
+            // a smaller file leaves in one go: the window of its transfer is no longer than storage's own before its commit
         }
-        long signed = FileUrlSigner.lease(lease);
-        long holder = store.jobs().lockSession(jid);
-        if (holder != signed) {
-            throw new ApiError(409, refused(jid, bid, rest, lease, holder));
-        }
-        sendUnderLease(rc, file, jid, bid, rest, lease, signed);
+        rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
     }
 
     /**
-     * A file of {@link #ASKED_AGAIN_FROM} bytes or more: all of it but its last byte, then the lease
-     * asked again, then the last byte. A transfer during which the lease lost the job (a sender
-     * paused past its session while storage fetched a large file) ends short of its
+     * A file of {@link #ASKED_AGAIN_FROM} bytes or more under a lease: all of it but its last byte,
+     * then the lease asked again, then the last byte. A transfer during which the lease lost the job
+     * (a sender paused past its session while storage fetched a large file) ends short of its
      * {@code Content-Length}, so storage's fetch fails and makes no version, where checking at the
-     * start only would have let the whole file through to a late add. A smaller file is sent at
-     * once, checked at the start only: a second synced read per file slowed every fetch (a
-     * round trip to the leader each) for a window no longer than storage's own.
+     * start only would have let the whole file through to a late add. A smaller file is checked at
+     * the start only: a second synced read per file slowed every fetch (a round trip to the leader
+     * each) for a window no longer than storage's own.
      */
-    private void sendUnderLease(RoutingContext rc, Path file, String jid, String bid, String rest, String lease, long signed) {
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (java.io.IOException e) {
-            throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
-        }
-        if (size < ASKED_AGAIN_FROM) {
-            // leaves in one go: the window of its transfer is no longer than storage's own before its commit
-            rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
-            return;
-        }
+    private void sendAskingAgain(RoutingContext rc, Path file, long size, String jid, String bid, String rest, String lease,
+            long signed) {
         HttpServerResponse res = rc.response().putHeader("Content-Type", "application/octet-stream")
                 .putHeader("Content-Length", String.valueOf(size));
         Vertx vertx = rc.vertx();
@@ -98,6 +92,14 @@ final class FileRoutes {
                         res.reset(); // the body ends short: the fetch fails
                     }
                 });
+    }
+
+    private static long sizeOf(Path file, String rest, String jid) {
+        try {
+            return Files.size(file);
+        } catch (java.io.IOException e) {
+            throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
+        }
     }
 
     /** Whether the lease still holds the job's lock; a WARN line when it does not. */

@@ -21,11 +21,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 final class OpenStates implements AutoCloseable {
     static final List<JobState> OPEN = java.util.Arrays.stream(JobState.values())
             .filter(s -> s.batchRef() == BatchRef.PROCESSING).toList();
-    private final QueueStore store;
     static final long IDLE_MS = 120_000;
+    private final QueueStore store;
+    private final long idleMs;
     private final Map<JobState, org.cdlib.mrt.ingestqueue.queue.zk.StateView> views = new EnumMap<>(JobState.class);
     private long lastAsked;
-    private final long idleMs;
 
     OpenStates(QueueStore store) {
         this(store, IDLE_MS);

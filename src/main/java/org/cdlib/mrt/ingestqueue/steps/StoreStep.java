@@ -38,10 +38,6 @@ public final class StoreStep {
     private final StorageAddresses addresses;
     private final java.time.Duration settle;
 
-    public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses) {
-        this(store, profiles, addresses, java.time.Duration.ofSeconds(60));
-    }
-
     /** {@code settle}: how long an add begun by an earlier attempt, its answer lost, is given to land before storage is asked. */
     public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses, java.time.Duration settle) {
         this.store = store;
