@@ -124,6 +124,7 @@ final class RealPathBenchmark {
             }
             long cpu0 = QueueBenchmark.processCpuNanos();
             ThreadCpu threads0 = ThreadCpu.now();
+            ThreadGroups kinds0 = Boolean.getBoolean("bench.threads") ? ThreadGroups.now() : null;
             long t0 = System.nanoTime();
             synchronized (bid) {
                 bid.set(viaHttp ? submitOverHttp(service, base + "/batch.checkm") : store.batches().create(submission(base, "batch.checkm")));
@@ -139,6 +140,9 @@ final class RealPathBenchmark {
             System.out.printf("  process CPU per job (the local back-ends and the in-process ZooKeeper server included): %.1f ms%n",
                     (QueueBenchmark.processCpuNanos() - cpu0) / 1e6 / n);
             System.out.printf("    of it: %s%n", ThreadCpu.now().since(threads0).perJob(n));
+            if (kinds0 != null) {
+                ThreadGroups.now().printSince(kinds0, n);
+            }
             if (tally != null) {
                 tally.print(n);
             }
