@@ -81,6 +81,11 @@ final class LiveFeed implements AutoCloseable {
         return !watchers.isEmpty();
     }
 
+    /** Whether every watch is in place. */
+    boolean live() {
+        return !watchers.isEmpty() && established.containsAll(watchers);
+    }
+
     /** Under this's lock: a page connects. */
     private void watch() {
         if (!watchers.isEmpty()) {
@@ -162,7 +167,7 @@ final class LiveFeed implements AutoCloseable {
 
     /** Under this's lock: greets the pages waiting, noting a greeting made before the watches were in place. */
     private void greet(long now) {
-        boolean live = !watchers.isEmpty() && established.containsAll(watchers);
+        boolean live = live();
         greetedEarly |= pages.greet(live, now) && !live;
     }
 

@@ -166,6 +166,38 @@ class WatchlessFiguresTest {
         }
     }
 
+    /**
+     * ZooKeeper up but slow to answer: the watches are asked for and not yet in place when the
+     * page's greeting is due ({@link FeedPages#GREET_MS}), so the page loads what it shows before
+     * they are. Once they are, it must reload, or it misses what changed between its load and
+     * then. (Stopping the server does not show this: Curator sets the watches again on
+     * reconnecting, and that second setting alone makes every page reload.)
+     */
+    @Test
+    @SuppressWarnings("deprecation") // Thread.suspend: a server that is connected but does not answer
+    void aPageGreetedBeforeTheWatchesAnsweredReloadsOnceTheyHave() throws Exception {
+        CuratorFramework client = QueueTestSupport.client(ZK.server(), 40_000); // pings wait with the rest
+        QueueStore store = QueueTestSupport.store(client, dir);
+        LiveFeed feed = new LiveFeed(store, 300).start();
+        String port = ":" + ZK.server().getPort();
+        Thread requests = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("ProcessThread(") && t.getName().contains(port)).findFirst().orElseThrow();
+        try {
+            requests.suspend();
+            Page page = new Page();
+            assertTrue(feed.subscribe(page.response, () -> true, null));
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.written().contains("event: hello"));
+            assertFalse(feed.live(), "the watches were asked for and are not in place yet");
+            assertFalse(page.written().contains("\"reload\":true"), page.written());
+            requests.resume();
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.written().contains("\"reload\":true"));
+        } finally {
+            requests.resume();
+            feed.close();
+            client.close();
+        }
+    }
+
     @SuppressWarnings("unchecked")
     static List<String> recursiveWatches(ZooKeeper zk) throws Exception {
         Method m = ZooKeeper.class.getDeclaredMethod("getPersistentRecursiveWatches");
