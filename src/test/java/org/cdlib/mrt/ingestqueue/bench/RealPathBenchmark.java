@@ -32,7 +32,8 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000} ({@code -Dbench.tally=true}: against an
  * in-process server behind {@link ZooKeeperTally}, which prints the requests per job by type and path;
  * {@code -Dbench.http=true}: the measured batch is submitted through the service's own HTTP API, {@code POST /api/batches},
- * and timed from that request to the batch's completion, its report included). After the measured batch the ceiling
+ * and timed from that request to the batch's completion, its report included; {@code -Dbench.threads=true}: the measured
+ * batch's CPU and context switches by kind of thread, {@link ThreadGroups}). After the measured batch the ceiling
  * probe ({@link CeilingProbe}: the same number of jobs, 7 pipelined multis each) runs against the same server
  * {@code -Dbench.probes} times (3), and the service's rate is printed as a share of the median. Asserts nothing.
  */
