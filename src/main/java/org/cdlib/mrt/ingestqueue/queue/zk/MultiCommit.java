@@ -40,7 +40,9 @@ public final class MultiCommit {
      * handle whose session expired meanwhile answers {@link KeeperException.SessionExpiredException}.
      * {@code sent} (if not null) runs as soon as the first attempt is on its way, before its
      * answer: a later transaction of this session sent after that is applied after it (ZooKeeper
-     * keeps a session's order).
+     * keeps a session's order). Such a pipelined transaction whose answer was lost and which did
+     * not apply is not sent again: {@link StaleCounter}, and its caller builds it again from what
+     * it reads (DESIGN, "Pipelined counter updates").
      */
     List<OpResult> send(ZooKeeper zk, List<Op> ops, AppliedCheck applied, Runnable sent) throws KeeperException {
         checkSize(ops);
@@ -57,6 +59,11 @@ public final class MultiCommit {
             } catch (KeeperException.ConnectionLossException e) {
                 if (resolved(zk, applied, deadline)) {
                     return List.of();
+                }
+                if (sent != null) {
+                    // pipelined: later transactions were built on it and a fresh read may have built
+                    // another on the same versions; sent again, it could apply as that one's twin
+                    throw new StaleCounter();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

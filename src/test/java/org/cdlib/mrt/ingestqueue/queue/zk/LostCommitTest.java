@@ -1,0 +1,208 @@
+package org.cdlib.mrt.ingestqueue.queue.zk;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A commit whose request never reached the server, its connection cut under it (a relay holds
+ * what the client sends, then drops it): read back after reconnecting, it did not apply. A plain
+ * commit is then sent again and applies once. A pipelined one (the counters', which let the next
+ * transaction go out before its answer) is not: transactions built on it, or on a fresh read made
+ * meanwhile with the same versions, could let it apply as a twin, so its caller builds it again.
+ */
+class LostCommitTest {
+    @RegisterExtension
+    static TestZooKeeper server = new TestZooKeeper();
+
+    Relay relay;
+    CuratorFramework client;
+    ZooKeeper zk;
+    MultiCommit commits;
+    AtomicLong sentOps = new AtomicLong();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        relay = new Relay(server.server().getPort());
+        client = CuratorFrameworkFactory.builder().connectString("127.0.0.1:" + relay.port()).sessionTimeoutMs(30_000)
+                .connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
+        client.start();
+        client.blockUntilConnected(20, TimeUnit.SECONDS);
+        zk = client.getZookeeperClient().getZooKeeper();
+        if (client.checkExists().forPath("/lost") != null) {
+            client.delete().deletingChildrenIfNeeded().forPath("/lost");
+        }
+        client.create().forPath("/lost");
+        commits = new MultiCommit(client, sentOps);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        client.close();
+        relay.close();
+    }
+
+    /** Commits {@code path}'s creation while the relay holds what the client sends, then cuts the connection under it. */
+    CompletableFuture<List<OpResult>> commitLost(String path, boolean pipelined) throws Exception {
+        List<Op> ops = List.of(Op.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        CountDownLatch onItsWay = new CountDownLatch(1);
+        relay.hold();
+        CompletableFuture<List<OpResult>> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return commits.send(zk, ops, () -> client.checkExists().forPath(path) != null, pipelined ? onItsWay::countDown : null);
+            } catch (KeeperException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, r -> new Thread(r).start());
+        if (pipelined) {
+            onItsWay.await(20, TimeUnit.SECONDS);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> relay.held() > 24); // more than a ping: the commit
+        relay.cut(); // what was held never reaches the server
+        return f;
+    }
+
+    @Test
+    void aPlainCommitLostBeforeTheServerIsSentAgainAndAppliesOnce() throws Exception {
+        List<OpResult> results = commitLost("/lost/plain", false).get(60, TimeUnit.SECONDS);
+        assertEquals(1, results.size(), "answered by the second sending, not read back");
+        assertEquals(2, sentOps.get(), "sent twice: lost, then again");
+        assertEquals(0, client.checkExists().forPath("/lost/plain").getVersion());
+    }
+
+    @Test
+    void aPipelinedCommitLostBeforeTheServerIsNotSentAgainButBuiltAgainByItsCaller() throws Exception {
+        CompletableFuture<List<OpResult>> f = commitLost("/lost/pipelined", true);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(60, TimeUnit.SECONDS));
+        assertInstanceOf(StaleCounter.class, e.getCause());
+        assertNull(client.checkExists().forPath("/lost/pipelined"), "not sent again");
+        assertEquals(1, sentOps.get());
+    }
+
+    /** A TCP relay to the server that can hold what clients send and then cut every connection. */
+    static final class Relay implements AutoCloseable {
+        private final ServerSocket listener;
+        private final int serverPort;
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+        private final ByteArrayOutputStream heldBytes = new ByteArrayOutputStream();
+        private volatile boolean holding;
+
+        Relay(int serverPort) throws IOException {
+            this.serverPort = serverPort;
+            this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            Thread accept = new Thread(this::accept, "relay-accept");
+            accept.setDaemon(true);
+            accept.start();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        void hold() {
+            holding = true;
+        }
+
+        synchronized int held() {
+            return heldBytes.size();
+        }
+
+        /** Drops what was held and closes every connection; later ones pass through. */
+        void cut() {
+            synchronized (this) {
+                holding = false;
+                heldBytes.reset();
+            }
+            for (Socket s : sockets) {
+                try {
+                    s.close();
+                } catch (IOException e) {
+                    // closed already
+                }
+            }
+            sockets.clear();
+        }
+
+        private void accept() {
+            while (!listener.isClosed()) {
+                try {
+                    Socket in = listener.accept();
+                    Socket out = new Socket(InetAddress.getLoopbackAddress(), serverPort);
+                    sockets.add(in);
+                    sockets.add(out);
+                    pump(in, out, true);
+                    pump(out, in, false);
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }
+
+        private void pump(Socket from, Socket to, boolean toServer) {
+            Thread t = new Thread(() -> {
+                byte[] buf = new byte[8192];
+                try (InputStream is = from.getInputStream(); OutputStream os = to.getOutputStream()) {
+                    for (int n; (n = is.read(buf)) > 0; ) {
+                        synchronized (this) {
+                            if (toServer && holding) {
+                                heldBytes.write(buf, 0, n);
+                                continue;
+                            }
+                        }
+                        os.write(buf, 0, n);
+                        os.flush();
+                    }
+                } catch (IOException e) {
+                    // cut or closed
+                } finally {
+                    try {
+                        from.close();
+                        to.close();
+                    } catch (IOException e) {
+                        // closed already
+                    }
+                }
+            }, "relay-pump");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        @Override
+        public void close() throws IOException {
+            cut();
+            listener.close();
+        }
+    }
+}
