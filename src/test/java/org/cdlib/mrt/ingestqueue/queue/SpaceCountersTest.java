@@ -110,6 +110,78 @@ class SpaceCountersTest {
         assertEquals(Optional.empty(), SpaceCheck.run(p2, false));
     }
 
+    /**
+     * A lost connection with three counter transactions of one process on their way: the first
+     * (z) applied, its answer lost; the next two (a, then b built on a's counts) never reached the
+     * server. z's read-back says applied, so the counts are read again, and another thread's c is
+     * built on them and applies before a is dealt with: c expects the same chain version a did.
+     * Were a sent again it would fail as c's twin, and b, sent again behind it, would match c's
+     * chain and apply on a's counts, which never were (a counted twice, c lost). Both are built
+     * again from the counts instead.
+     */
+    @Test
+    void pipelinedTransactionsLostWithTheirConnectionAreBuiltAgainNotSentAgain() throws Exception {
+        try (ZooKeeperRelay relay = new ZooKeeperRelay(ZK.server().getPort())) {
+            CuratorFramework c = org.apache.curator.framework.CuratorFrameworkFactory.builder().connectString(relay.connectString())
+                    .sessionTimeoutMs(30_000).connectionTimeoutMs(5_000).retryPolicy(new org.apache.curator.retry.RetryOneTime(100)).build();
+            c.start();
+            clients.add(c);
+            c.blockUntilConnected(20, TimeUnit.SECONDS);
+            QueueStore p1 = QueueTestSupport.store(c, home);
+            List<String> jids = provisioned(p1, 1_000, 20_000, 300_000, 4_000_000, 50_000_000); // z, a, b, c, w
+            List<JobLock> locks = new ArrayList<>();
+            for (String jid : jids) {
+                locks.add(p1.claims().claim(JobState.PROVISIONING, p1.jobs().load(jid).refName(), "t").orElseThrow());
+            }
+            p1.transition(locks.get(4), JobState.DOWNLOADING, Change.because("w")); // the counts are known: z reads nothing before it sends
+            QueueStore observer = host();
+            java.util.concurrent.atomic.AtomicInteger sends = new java.util.concurrent.atomic.AtomicInteger();
+            p1.spaceCounters().afterSend = sends::incrementAndGet;
+            CountDownLatch cDone = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                relay.holdAnswers(); // z applies, its answer is lost
+                Future<?> z = pool.submit(() -> p1.transition(locks.get(0), JobState.DOWNLOADING, Change.because("z")));
+                await(() -> observer.jobs().load(jids.get(0)).state() == JobState.DOWNLOADING);
+                relay.holdRequests(); // a and b never reach the server
+                Future<?> a = pool.submit(() -> p1.transition(locks.get(1), JobState.DOWNLOADING, Change.because("a")));
+                await(() -> sends.get() == 2);
+                Future<?> b = pool.submit(() -> p1.transition(locks.get(2), JobState.DOWNLOADING, Change.because("b")));
+                await(() -> sends.get() == 3);
+                String aStatus = QueuePaths.jobStatus(jids.get(1));
+                String bStatus = QueuePaths.jobStatus(jids.get(2));
+                org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit.notApplied = ops -> {
+                    if (ops.stream().noneMatch(op -> op.getPath().equals(aStatus) || op.getPath().equals(bStatus))) {
+                        return;
+                    }
+                    if (ops.stream().anyMatch(op -> op.getPath().equals(aStatus))) {
+                        await(() -> p1.spaceCounters().guess() == null); // z read back as applied: the counts are read again
+                        pool.submit(() -> {
+                            p1.transition(locks.get(3), JobState.DOWNLOADING, Change.because("c"));
+                            cDone.countDown();
+                        });
+                    }
+                    await(cDone); // c is built on the counts read again, and applies first
+                };
+                relay.cut();
+                z.get(60, TimeUnit.SECONDS);
+                a.get(60, TimeUnit.SECONDS);
+                b.get(60, TimeUnit.SECONDS);
+                assertTrue(cDone.await(60, TimeUnit.SECONDS));
+            } finally {
+                org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit.notApplied = null;
+                p1.spaceCounters().afterSend = null;
+                pool.shutdownNow();
+            }
+            assertEquals(1_000 + 20_000 + 300_000 + 4_000_000 + 50_000_000, observer.jobs().spaceReserved().bytes());
+            assertEquals(Optional.empty(), SpaceCheck.run(observer, false));
+        }
+    }
+
+    private static void await(java.util.concurrent.Callable<Boolean> condition) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(condition);
+    }
+
     /** Three hosts, six threads each, 150 jobs of unequal sizes moving in and out of downloading at once. */
     @Test
     void threeHostsMovingUnequalJobsLeaveTheCountersExact() throws Exception {

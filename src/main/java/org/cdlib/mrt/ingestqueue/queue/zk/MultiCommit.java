@@ -25,6 +25,9 @@ public final class MultiCommit {
         boolean applied() throws Exception;
     }
 
+    /** Tests only: runs when a commit whose answer was lost is read back as not applied, before it is sent again or given up. */
+    public static volatile java.util.function.Consumer<List<Op>> notApplied;
+
     private final org.apache.curator.framework.CuratorFramework client;
     private final java.util.concurrent.atomic.AtomicLong operations;
 
@@ -59,6 +62,10 @@ public final class MultiCommit {
             } catch (KeeperException.ConnectionLossException e) {
                 if (resolved(zk, applied, deadline)) {
                     return List.of();
+                }
+                java.util.function.Consumer<List<Op>> hook = notApplied;
+                if (hook != null) {
+                    hook.accept(ops);
                 }
                 if (sent != null) {
                     // pipelined: later transactions were built on it and a fresh read may have built

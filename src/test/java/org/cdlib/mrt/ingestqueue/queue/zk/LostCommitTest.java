@@ -6,17 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +23,7 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.ZooKeeperRelay;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +40,7 @@ class LostCommitTest {
     @RegisterExtension
     static TestZooKeeper server = new TestZooKeeper();
 
-    Relay relay;
+    ZooKeeperRelay relay;
     CuratorFramework client;
     ZooKeeper zk;
     MultiCommit commits;
@@ -55,8 +48,8 @@ class LostCommitTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        relay = new Relay(server.server().getPort());
-        client = CuratorFrameworkFactory.builder().connectString("127.0.0.1:" + relay.port()).sessionTimeoutMs(30_000)
+        relay = new ZooKeeperRelay(server.server().getPort());
+        client = CuratorFrameworkFactory.builder().connectString(relay.connectString()).sessionTimeoutMs(30_000)
                 .connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
         client.start();
         client.blockUntilConnected(20, TimeUnit.SECONDS);
@@ -78,7 +71,7 @@ class LostCommitTest {
     CompletableFuture<List<OpResult>> commitLost(String path, boolean pipelined) throws Exception {
         List<Op> ops = List.of(Op.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
         CountDownLatch onItsWay = new CountDownLatch(1);
-        relay.hold();
+        relay.holdRequests();
         CompletableFuture<List<OpResult>> f = CompletableFuture.supplyAsync(() -> {
             try {
                 return commits.send(zk, ops, () -> client.checkExists().forPath(path) != null, pipelined ? onItsWay::countDown : null);
@@ -89,7 +82,7 @@ class LostCommitTest {
         if (pipelined) {
             onItsWay.await(20, TimeUnit.SECONDS);
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> relay.held() > 24); // more than a ping: the commit
+        await().atMost(Duration.ofSeconds(20)).until(() -> relay.heldRequests() > 24); // more than a ping: the commit
         relay.cut(); // what was held never reaches the server
         return f;
     }
@@ -109,100 +102,5 @@ class LostCommitTest {
         assertInstanceOf(StaleCounter.class, e.getCause());
         assertNull(client.checkExists().forPath("/lost/pipelined"), "not sent again");
         assertEquals(1, sentOps.get());
-    }
-
-    /** A TCP relay to the server that can hold what clients send and then cut every connection. */
-    static final class Relay implements AutoCloseable {
-        private final ServerSocket listener;
-        private final int serverPort;
-        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-        private final ByteArrayOutputStream heldBytes = new ByteArrayOutputStream();
-        private volatile boolean holding;
-
-        Relay(int serverPort) throws IOException {
-            this.serverPort = serverPort;
-            this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            Thread accept = new Thread(this::accept, "relay-accept");
-            accept.setDaemon(true);
-            accept.start();
-        }
-
-        int port() {
-            return listener.getLocalPort();
-        }
-
-        void hold() {
-            holding = true;
-        }
-
-        synchronized int held() {
-            return heldBytes.size();
-        }
-
-        /** Drops what was held and closes every connection; later ones pass through. */
-        void cut() {
-            synchronized (this) {
-                holding = false;
-                heldBytes.reset();
-            }
-            for (Socket s : sockets) {
-                try {
-                    s.close();
-                } catch (IOException e) {
-                    // closed already
-                }
-            }
-            sockets.clear();
-        }
-
-        private void accept() {
-            while (!listener.isClosed()) {
-                try {
-                    Socket in = listener.accept();
-                    Socket out = new Socket(InetAddress.getLoopbackAddress(), serverPort);
-                    sockets.add(in);
-                    sockets.add(out);
-                    pump(in, out, true);
-                    pump(out, in, false);
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }
-
-        private void pump(Socket from, Socket to, boolean toServer) {
-            Thread t = new Thread(() -> {
-                byte[] buf = new byte[8192];
-                try (InputStream is = from.getInputStream(); OutputStream os = to.getOutputStream()) {
-                    for (int n; (n = is.read(buf)) > 0; ) {
-                        synchronized (this) {
-                            if (toServer && holding) {
-                                heldBytes.write(buf, 0, n);
-                                continue;
-                            }
-                        }
-                        os.write(buf, 0, n);
-                        os.flush();
-                    }
-                } catch (IOException e) {
-                    // cut or closed
-                } finally {
-                    try {
-                        from.close();
-                        to.close();
-                    } catch (IOException e) {
-                        // closed already
-                    }
-                }
-            }, "relay-pump");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        @Override
-        public void close() throws IOException {
-            cut();
-            listener.close();
-        }
     }
 }
