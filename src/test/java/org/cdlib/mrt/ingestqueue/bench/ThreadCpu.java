@@ -52,7 +52,7 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos, long kernelNanos, l
     }
 
     /** A thread's context switches, voluntary (it waited) and not (it was preempted); 0 when it ended. */
-    private static long switches(Path task) {
+    static long switches(Path task) {
         try {
             long n = 0;
             for (String line : Files.readAllLines(task.resolve("status"))) {

@@ -27,12 +27,7 @@ final class ThreadGroups {
                     String stat = Files.readString(task.resolve("stat"));
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    long switches = 0;
-                    for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.contains("ctxt_switches")) {
-                            switches += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                        }
-                    }
+                    long switches = ThreadCpu.switches(task);
                     long[] sum = out.computeIfAbsent(name.replaceAll("[0-9]+", "N"), k -> new long[3]);
                     sum[0] += Long.parseLong(f[11]);
                     sum[1] += Long.parseLong(f[12]);

@@ -29,12 +29,17 @@ public final class QueueTestSupport {
     }
 
     public static CuratorFramework client(TestingServer server, int sessionTimeoutMs) {
-        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+        return client(server.getConnectString(), sessionTimeoutMs);
+    }
+
+    /** A started client of {@code connectString} (a server, or a relay in front of one), connected. */
+    public static CuratorFramework client(String connectString, int sessionTimeoutMs) {
+        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs(sessionTimeoutMs).connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
         c.start();
         try {
             if (!c.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                throw new IllegalStateException("no connection to " + server.getConnectString());
+                throw new IllegalStateException("no connection to " + connectString);
             }
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);

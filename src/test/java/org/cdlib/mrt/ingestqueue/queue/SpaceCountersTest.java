@@ -122,11 +122,8 @@ class SpaceCountersTest {
     @Test
     void pipelinedTransactionsLostWithTheirConnectionAreBuiltAgainNotSentAgain() throws Exception {
         try (ZooKeeperRelay relay = new ZooKeeperRelay(ZK.server().getPort())) {
-            CuratorFramework c = org.apache.curator.framework.CuratorFrameworkFactory.builder().connectString(relay.connectString())
-                    .sessionTimeoutMs(30_000).connectionTimeoutMs(5_000).retryPolicy(new org.apache.curator.retry.RetryOneTime(100)).build();
-            c.start();
+            CuratorFramework c = QueueTestSupport.client(relay.connectString(), 30_000);
             clients.add(c);
-            c.blockUntilConnected(20, TimeUnit.SECONDS);
             QueueStore p1 = QueueTestSupport.store(c, home);
             List<String> jids = provisioned(p1, 1_000, 20_000, 300_000, 4_000_000, 50_000_000); // z, a, b, c, w
             List<JobLock> locks = new ArrayList<>();

@@ -14,14 +14,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.ZooKeeperRelay;
 import org.junit.jupiter.api.AfterEach;
@@ -49,10 +48,7 @@ class LostCommitTest {
     @BeforeEach
     void setUp() throws Exception {
         relay = new ZooKeeperRelay(server.server().getPort());
-        client = CuratorFrameworkFactory.builder().connectString(relay.connectString()).sessionTimeoutMs(30_000)
-                .connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
-        client.start();
-        client.blockUntilConnected(20, TimeUnit.SECONDS);
+        client = QueueTestSupport.client(relay.connectString(), 30_000);
         zk = client.getZookeeperClient().getZooKeeper();
         if (client.checkExists().forPath("/lost") != null) {
             client.delete().deletingChildrenIfNeeded().forPath("/lost");
