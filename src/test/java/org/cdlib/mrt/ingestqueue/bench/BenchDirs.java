@@ -14,7 +14,15 @@ final class BenchDirs {
     }
 
     static Path temporary(String prefix) throws IOException {
-        Path dir = Files.createTempDirectory(prefix);
+        return keep(Files.createTempDirectory(prefix));
+    }
+
+    /** In {@code parent}: another filesystem than the default temporary one. */
+    static Path temporary(Path parent, String prefix) throws IOException {
+        return keep(Files.createTempDirectory(parent, prefix));
+    }
+
+    private static Path keep(Path dir) {
         if (!Boolean.getBoolean("bench.keep")) {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> org.apache.commons.io.FileUtils.deleteQuietly(dir.toFile())));
         }
