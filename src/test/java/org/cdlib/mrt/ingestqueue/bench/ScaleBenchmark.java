@@ -36,6 +36,7 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  * java -Xmx512m -cp target/test-classes:target/classes:$(cat target/cp.txt) \
  *     org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark [objects=1000000] [steady-seconds=120]
  * java -Xmx512m -cp ... org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark walk [objects=1000000] [print-every-seconds=60]
+ * java -Xmx12g -Dbench.report=true -cp ... ScaleBenchmark walk 1000000 60  (the batch's real report ends the walk)
  * java -Xmx512m -Dbench.zookeeper=localhost:2191 -Dbench.zookeeper.pid=N -cp ... ScaleBenchmark walk ...  (a ZooKeeper of its own)
  * </pre>
  */
@@ -98,10 +99,23 @@ public final class ScaleBenchmark {
         if (!external.isEmpty()) {
             config.put("zookeeper.connect", external);
         }
-        try (IngestService service = new IngestService(config, noOpSteps()).start()) {
+        // -Dbench.report=true: the batch's real report (its counting walk, the listed jobs, the mail to the outbox) ends the walk
+        boolean report = Boolean.getBoolean("bench.report");
+        Map<String, Object> beans = noOpSteps();
+        if (report) {
+            beans.remove("reportStep");
+            config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
+        }
+        try (IngestService service = new IngestService(config, beans).start()) {
             QueueStore store = service.store();
             String empty = mntr(service);
-            String bid = submit(store, dir, objects);
+            long[] reporting = new long[2];
+            store.addListener(e -> {
+                if (!org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent.JOB.equals(e.kind())) {
+                    reporting["reporting".equals(e.to()) ? 0 : 1] = System.currentTimeMillis();
+                }
+            });
+            String bid = submit(store, dir, objects, report ? "bench@example.org" : null);
             long t0 = System.currentTimeMillis();
             long last = t0;
             int lastDone = 0;
@@ -131,6 +145,19 @@ public final class ScaleBenchmark {
             System.out.printf("%nbatch %s %s in %.0f s (%.0f jobs/s): %,d jobs, %,d completed, %,d failed, %,d open%n", bid,
                     b.state().wire(), ms / 1000.0, objects * 1000.0 / ms, b.jobCount(), b.count(BatchRef.COMPLETED),
                     b.count(BatchRef.FAILED), b.count(BatchRef.PROCESSING));
+            if (report) {
+                Runtime rt = Runtime.getRuntime();
+                System.out.printf("its report: %.1f s from the last job's end to the batch's end; heap in use after it %d MB; %s%n",
+                        (reporting[1] - reporting[0]) / 1000.0, (rt.totalMemory() - rt.freeMemory()) >> 20,
+                        b.statusReport() == null ? "no status report" : "status report: " + b.statusReport().successfulCount()
+                                + " completed, " + b.statusReport().failedCount() + " failed, "
+                                + b.statusReport().successfulJobs().size() + " jobs listed");
+                try (var mails = Files.list(dir.resolve("outbox"))) {
+                    for (Path m : mails.sorted().toList()) {
+                        System.out.printf("  mail %s: %,d bytes%n", m.getFileName(), Files.size(m));
+                    }
+                }
+            }
             long added = znodes(mntr(service)) - znodes(empty);
             System.out.printf("the finished batch keeps %,d znodes: %.2f per job (ZooKeeper %s)%n", added, added / (double) objects,
                     mntr(service));
@@ -171,6 +198,10 @@ public final class ScaleBenchmark {
     }
 
     static String submit(QueueStore store, Path dir, int objects) throws Exception {
+        return submit(store, dir, objects, null);
+    }
+
+    static String submit(QueueStore store, Path dir, int objects, String notification) throws Exception {
         Path upload = Files.createDirectories(store.ingestHome().resolve("uploads").resolve("bench-" + objects));
         Path manifest = upload.resolve("batch.checkm");
         try (BufferedWriter w = Files.newBufferedWriter(manifest, StandardCharsets.UTF_8)) {
@@ -182,7 +213,7 @@ public final class ScaleBenchmark {
             w.write("#%eof\n");
         }
         return store.batches().create(new BatchSubmission("demo_content", "bench", manifest.toUri().toString(), null, null, null,
-                null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, null, null));
+                null, "single-file-batch-manifest", "add", null, null, null, null, null, notification, "json", null, null, null));
     }
 
     /**
