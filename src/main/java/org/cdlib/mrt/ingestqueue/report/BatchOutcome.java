@@ -16,6 +16,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  */
 record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job> completed, List<Job> failed) {
     static final int LISTED = 10_000;
+    /** Jobs whose statuses are read together: a thousand statuses of at most 8 KB, their read transactions sent at once. */
+    private static final int RUN = 1000;
 
     static BatchOutcome of(QueueStore store, Batch batch) {
         return of(store, batch, LISTED);
@@ -29,9 +31,9 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
         int c = 0;
         int f = 0;
         int open = 0;
-        for (int from = 0; from < ids.size(); from += 100) {
+        for (int from = 0; from < ids.size(); from += RUN) {
             List<String> toList = new ArrayList<>();
-            Jobs.Run run = store.jobs().run(ids.subList(from, Math.min(ids.size(), from + 100)));
+            Jobs.Run run = store.jobs().run(ids.subList(from, Math.min(ids.size(), from + RUN)));
             for (Map.Entry<String, JobState> e : run.states().entrySet()) {
                 if (e.getValue() == JobState.COMPLETED) {
                     if (c++ < listed) {

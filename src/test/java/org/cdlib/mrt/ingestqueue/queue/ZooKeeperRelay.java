@@ -22,6 +22,7 @@ public final class ZooKeeperRelay implements AutoCloseable {
     private final ByteArrayOutputStream heldRequests = new ByteArrayOutputStream();
     private boolean holdingRequests;
     private boolean holdingAnswers;
+    private long heldAnswers;
 
     public ZooKeeperRelay(int serverPort) throws IOException {
         this.serverPort = serverPort;
@@ -50,12 +51,18 @@ public final class ZooKeeperRelay implements AutoCloseable {
         return heldRequests.size();
     }
 
+    /** Bytes of answers kept back since the last cut. */
+    public synchronized long heldAnswers() {
+        return heldAnswers;
+    }
+
     /** Drops what was held and closes every connection; later ones pass through. */
     public void cut() {
         synchronized (this) {
             holdingRequests = false;
             holdingAnswers = false;
             heldRequests.reset();
+            heldAnswers = 0;
         }
         for (Socket s : sockets) {
             try {
@@ -93,6 +100,7 @@ public final class ZooKeeperRelay implements AutoCloseable {
                             continue;
                         }
                         if (!requests && holdingAnswers) {
+                            heldAnswers += n;
                             continue; // dropped at the cut
                         }
                     }

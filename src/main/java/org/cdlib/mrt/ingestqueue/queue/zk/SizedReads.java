@@ -5,9 +5,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -33,30 +36,79 @@ public final class SizedReads {
     private SizedReads() {
     }
 
-    /** One chunk of paths: missing nodes answer NONODE, oversized ones {@link #OVERSIZED}, the rest their data. */
+    /** The most paths one {@link #read} takes: its stats are asked at once. */
+    static final int UNIT = 1000;
+
+    /**
+     * One unit of paths: missing nodes answer NONODE, oversized ones {@link #OVERSIZED}, the rest
+     * their data. The data comes in read transactions of at most {@link QueueLimits#READ_BYTES}
+     * each, counted by what each node's kind may hold (a node can grow between its Stat and its
+     * read), all sent before the first answer is awaited: a report walking a million jobs waits
+     * two round trips per unit, not two per transaction.
+     */
     static Map<String, OpResult> read(ZooKeeper zk, List<String> paths) throws KeeperException, InterruptedException {
         Map<String, Stat> stats = stats(zk, paths);
-        List<String> readable = new ArrayList<>();
-        Map<String, OpResult> out = new LinkedHashMap<>();
+        List<List<String>> transactions = new ArrayList<>();
+        List<String> chunk = new ArrayList<>();
+        int budget = 0;
         for (String p : paths) {
             Stat st = stats.get(p);
-            if (st != null && st.getDataLength() <= QueueLimits.nodeBytes(p)) {
-                readable.add(p);
+            if (st == null || st.getDataLength() > QueueLimits.nodeBytes(p)) {
+                continue;
             }
+            int need = QueueLimits.nodeBytes(p) + p.length() + 64;
+            if (!chunk.isEmpty() && budget + need > QueueLimits.READ_BYTES) {
+                transactions.add(chunk);
+                chunk = new ArrayList<>();
+                budget = 0;
+            }
+            chunk.add(p);
+            budget += need;
+        }
+        if (!chunk.isEmpty()) {
+            transactions.add(chunk);
+        }
+        List<CompletableFuture<List<OpResult>>> answers = new ArrayList<>();
+        for (List<String> t : transactions) {
+            CompletableFuture<List<OpResult>> answer = new CompletableFuture<>();
+            // a read multi answers each op on its own (a missing node is an error result); no results: the request failed
+            zk.multi(t.stream().map(Op::getData).toList(), (rc, path, ctx, results) -> {
+                if (results != null && results.size() == t.size()) {
+                    answer.complete(results);
+                } else {
+                    answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(
+                            rc == KeeperException.Code.OK.intValue() ? KeeperException.Code.SYSTEMERROR.intValue() : rc)));
+                }
+            }, null);
+            answers.add(answer);
         }
         Map<String, OpResult> data = new HashMap<>();
-        if (!readable.isEmpty()) {
-            List<OpResult> results = zk.multi(readable.stream().map(Op::getData).toList());
-            for (int i = 0; i < readable.size(); i++) {
-                data.put(readable.get(i), results.get(i));
+        for (int i = 0; i < transactions.size(); i++) {
+            List<OpResult> results = await(answers.get(i));
+            for (int j = 0; j < results.size(); j++) {
+                data.put(transactions.get(i).get(j), results.get(j));
             }
         }
+        Map<String, OpResult> out = new LinkedHashMap<>();
         for (String p : paths) {
             Stat st = stats.get(p);
             out.put(p, st == null ? new OpResult.ErrorResult(KeeperException.Code.NONODE.intValue())
                     : data.getOrDefault(p, unread(st)));
         }
         return out;
+    }
+
+    private static List<OpResult> await(CompletableFuture<List<OpResult>> answer) throws KeeperException, InterruptedException {
+        try {
+            return answer.get(STAT_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new KeeperException.ConnectionLossException();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof KeeperException k) {
+                throw k;
+            }
+            throw new KeeperException.SystemErrorException();
+        }
     }
 
     /** The stats of {@code paths}, asked at once; a missing node has none. */

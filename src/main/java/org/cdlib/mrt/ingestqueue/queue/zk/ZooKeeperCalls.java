@@ -71,25 +71,14 @@ public final class ZooKeeperCalls {
     // ------------------------------------------------------------------ reads
 
     /**
-     * Reads many nodes, in as many read transactions as their size limits need; a missing node
-     * maps to an error result. The {@code Stat} of a folder read this way carries its child count.
+     * Reads many nodes, in as many read transactions as their size limits need, sent together
+     * ({@link SizedReads#read}); a missing node maps to an error result. The {@code Stat} of a
+     * folder read this way carries its child count.
      */
     public Map<String, OpResult> readMany(List<String> paths) {
         Map<String, OpResult> out = new LinkedHashMap<>();
-        List<String> chunk = new ArrayList<>();
-        int budget = 0;
-        for (String p : paths) {
-            int need = QueueLimits.nodeBytes(p) + p.length() + 64;
-            if (!chunk.isEmpty() && (budget + need > QueueLimits.READ_BYTES || chunk.size() >= 1000)) {
-                readChunk(chunk, out);
-                chunk = new ArrayList<>();
-                budget = 0;
-            }
-            chunk.add(p);
-            budget += need;
-        }
-        if (!chunk.isEmpty()) {
-            readChunk(chunk, out);
+        for (int from = 0; from < paths.size(); from += SizedReads.UNIT) {
+            readChunk(paths.subList(from, Math.min(paths.size(), from + SizedReads.UNIT)), out);
         }
         return out;
     }
