@@ -51,7 +51,7 @@ final class RealPathBenchmark {
         HttpServer http = ObjectFiles.serve(manifests);
         String base = "http://127.0.0.1:" + http.getAddress().getPort();
         int warmup = Integer.getInteger("bench.warmup", n);
-                Map<String, String> config = new HashMap<>();
+        Map<String, String> config = new HashMap<>();
         if (zookeeper != null) {
             config.put("zookeeper.connect", zookeeper);
         } else {

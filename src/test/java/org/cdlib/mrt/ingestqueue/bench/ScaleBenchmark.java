@@ -112,7 +112,11 @@ public final class ScaleBenchmark {
             long[] reporting = new long[2];
             store.addListener(e -> {
                 if (!org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent.JOB.equals(e.kind())) {
-                    reporting["reporting".equals(e.to()) ? 0 : 1] = System.currentTimeMillis();
+                    if ("reporting".equals(e.to())) {
+                        reporting[0] = System.currentTimeMillis();
+                    } else if ("completed".equals(e.to()) || "failed".equals(e.to())) {
+                        reporting[1] = System.currentTimeMillis();
+                    }
                 }
             });
             String bid = submit(store, dir, objects, report ? "bench@example.org" : null);

@@ -31,7 +31,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
  * cannot use.
  */
 public final class SizedReads {
-    private static final long STAT_WAIT_MS = 30_000;
+    private static final long ANSWER_WAIT_MS = 30_000;
 
     private SizedReads() {
     }
@@ -100,7 +100,7 @@ public final class SizedReads {
 
     private static List<OpResult> await(CompletableFuture<List<OpResult>> answer) throws KeeperException, InterruptedException {
         try {
-            return answer.get(STAT_WAIT_MS, TimeUnit.MILLISECONDS);
+            return answer.get(ANSWER_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw new KeeperException.ConnectionLossException();
         } catch (ExecutionException e) {
@@ -126,7 +126,7 @@ public final class SizedReads {
                 answered.countDown();
             }, null);
         }
-        if (!answered.await(STAT_WAIT_MS, TimeUnit.MILLISECONDS)) {
+        if (!answered.await(ANSWER_WAIT_MS, TimeUnit.MILLISECONDS)) {
             throw new KeeperException.ConnectionLossException();
         }
         if (failure.get() != 0) {

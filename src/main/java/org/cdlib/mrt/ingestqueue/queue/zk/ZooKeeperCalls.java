@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.queue.zk;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
