@@ -9,8 +9,9 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
 /**
  * What a {@link QueueModule} gets: the Camel context, the queue store (the only way to
- * ZooKeeper), the profiles, and the configuration (application.properties, then system
- * properties and environment, as camel-main resolves them).
+ * ZooKeeper), the profiles, and the configuration (the service's {@code runtime/Configuration}:
+ * the environment over {@code -D} over the working directory's application.properties over the jar's).
+ * A value that is not what its key needs stops the start naming the key.
  */
 public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry profiles) {
 
@@ -24,11 +25,11 @@ public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry
     }
 
     public int intProperty(String key, int defaultValue) {
-        return property(key).map(Integer::parseInt).orElse(defaultValue);
+        return property(key).map(v -> number(key, v, Integer::parseInt)).orElse(defaultValue);
     }
 
     public long longProperty(String key, long defaultValue) {
-        return property(key).map(Long::parseLong).orElse(defaultValue);
+        return property(key).map(v -> number(key, v, Long::parseLong)).orElse(defaultValue);
     }
 
     public boolean booleanProperty(String key, boolean defaultValue) {
@@ -37,8 +38,22 @@ public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry
 
     /** A duration written as ISO-8601 ({@code PT30S}) or as milliseconds. */
     public Duration durationProperty(String key, Duration defaultValue) {
-        return property(key).map(v -> v.startsWith("P") || v.startsWith("p") ? Duration.parse(v.toUpperCase())
-                : Duration.ofMillis(Long.parseLong(v))).orElse(defaultValue);
+        return property(key).map(v -> {
+            try {
+                return v.startsWith("P") || v.startsWith("p") ? Duration.parse(v.toUpperCase())
+                        : Duration.ofMillis(Long.parseLong(v));
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(key + " must be a duration (PT30S) or milliseconds, not '" + v + "'");
+            }
+        }).orElse(defaultValue);
+    }
+
+    private static <T> T number(String key, String value, java.util.function.Function<String, T> parse) {
+        try {
+            return parse.apply(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be a whole number, not '" + value + "'");
+        }
     }
 
     /** The root of the jobs' working directories. */

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The service: camel-main with the YAML routes of {@code routes/}, one Curator session for the
  * whole process, and an embedded ZooKeeper when {@code zookeeper.connect} is not set.
- * Configuration comes from {@code application.properties} in the working directory (over the
- * copy in the jar), then system properties, then the overrides given here (tests, the demo).
+ * Configuration ({@link Configuration}): the overrides given here (tests, the demo), over the
+ * environment, over {@code -D} system properties, over {@code application.properties} in the
+ * working directory (or {@code ingest.config.dir}), over the copy in the jar.
  */
 public final class IngestService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
@@ -40,6 +41,7 @@ public final class IngestService implements AutoCloseable {
             "inventory", "localServices", "expectedFailure", "unexpectedFailure");
 
     private final Main main = new Main();
+    private final Configuration configuration;
     private final Map<String, Object> beans;
     private EmbeddedZooKeeper zookeeper;
     private CuratorFramework client;
@@ -52,19 +54,39 @@ public final class IngestService implements AutoCloseable {
 
     /** With {@code beans} bound over what the modules bound (tests replace steps this way). */
     public IngestService(Map<String, String> overrides, Map<String, Object> beans) {
+        this(Configuration.load(overrides), beans);
+    }
+
+    /** With its configuration's sources given (tests: an environment and system properties of their own). */
+    IngestService(Configuration configuration, Map<String, Object> beans) {
+        this.configuration = configuration;
         this.beans = beans;
-        main.setDefaultPropertyPlaceholderLocation(
-                "classpath:application.properties;optional=true,file:application.properties;optional=true");
-        overrides.forEach(main::addOverrideProperty);
-        if (!overrides.containsKey("camel.main.routes-include-pattern")) {
+        // Camel's own lookup would let the jar's copy win over the working directory's file and -D win
+        // over the environment: every value is read from the Configuration instead, in its order
+        main.setDefaultPropertyPlaceholderLocation("false");
+        main.configure().setAutoConfigurationSystemPropertiesEnabled(false); // -D camel.* keys come through the Configuration
+        if (configuration.setting("camel.main.routes-include-pattern").isEmpty()) {
             main.configure().withRoutesIncludePattern(
                     Files.isDirectory(Path.of("routes")) ? "file:routes/*.yaml" : "classpath:routes/*.yaml");
         }
         main.addMainListener(new MainListenerSupport() {
             @Override
+            public void beforeInitialize(BaseMainSupport m) {
+                org.apache.camel.spi.PropertiesComponent pc = m.getCamelContext().getPropertiesComponent();
+                pc.addPropertiesSource(configuration.camelSource());
+                if (pc instanceof org.apache.camel.component.properties.PropertiesComponent p) {
+                    p.setSystemPropertiesMode(org.apache.camel.component.properties.PropertiesComponent.SYSTEM_PROPERTIES_MODE_NEVER);
+                    p.setEnvironmentVariableMode(org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
+                }
+            }
+
+            @Override
             public void beforeConfigure(BaseMainSupport m) {
                 try {
                     wire(m.getCamelContext());
+                } catch (StartupException e) {
+                    closeQueue();
+                    throw e;
                 } catch (Exception e) {
                     closeQueue(); // an embedded ZooKeeper or a session left running would keep the JVM alive
                     throw new StartupException(e.getMessage(), e);
@@ -116,7 +138,14 @@ public final class IngestService implements AutoCloseable {
         closeQueue();
     }
 
+    /** The configuration this service reads, and where each value came from. */
+    public Configuration configuration() {
+        return configuration;
+    }
+
     private void wire(CamelContext camel) throws Exception {
+        configuration.logSources();
+        OutsideServiceCheck.check(configuration); // a set outside service must be usable: never a silent local stand-in
         QueueContext cfg = new QueueContext(camel, null, null);
         // before anything starts: a service that cannot serve says why and stops, holding nothing open
         profiles = ProfileDirectory.forStartup(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
@@ -141,8 +170,8 @@ public final class IngestService implements AutoCloseable {
                 .build();
         client.start();
         if (!client.blockUntilConnected((int) connectTimeout.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
-            throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout
-                    + " (check zookeeper.connect)");
+            throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout + " (check "
+                    + configuration.setting("zookeeper.connect").map(Object::toString).orElse("zookeeper.connect") + ")");
         }
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
@@ -214,6 +243,10 @@ public final class IngestService implements AutoCloseable {
 
     /** The service cannot start (no usable profile, ZooKeeper unreachable, a bad setting); the message says why. */
     public static final class StartupException extends IllegalStateException {
+        public StartupException(String message) {
+            super(message);
+        }
+
         public StartupException(String message, Throwable cause) {
             super(message, cause);
         }
