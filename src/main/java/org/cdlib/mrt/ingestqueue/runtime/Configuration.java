@@ -46,7 +46,8 @@ public final class Configuration {
     static final String FILE_NAME = "application.properties";
     /** Only these -D properties and environment variables are configuration (the JVM's own are not). */
     private static final List<String> PREFIXES = List.of("ingest.", "zookeeper.", "camel.");
-    private static final List<String> SECRET_WORDS = List.of("password", "secret", "token", "users", "credentials",
+    /** Keys whose values a log shows as {@code (set)}: "user" also covers the command line's INGEST_USER (name:password). */
+    private static final List<String> SECRET_WORDS = List.of("password", "secret", "token", "user", "credentials",
             "passphrase", "signing.key");
     private static final Pattern URL_USER_INFO = Pattern.compile("(//[^/@\\s]*?):[^/@\\s]*@");
     private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;\\s]*");
