@@ -44,8 +44,12 @@ public final class Configuration {
     /** Where application.properties is read from; only the overrides, the environment and -D can say. */
     public static final String CONFIG_DIR = "ingest.config.dir";
     static final String FILE_NAME = "application.properties";
-    /** Only these -D properties and environment variables are configuration (the JVM's own are not). */
-    private static final List<String> PREFIXES = List.of("ingest.", "zookeeper.", "camel.");
+    /**
+     * Only these -D properties and environment variables are configuration (the JVM's own are not, nor the
+     * ZooKeeper client's and embedded server's own {@code zookeeper.*} system properties).
+     */
+    private static final List<String> PREFIXES = List.of("ingest.", "camel.", "zookeeper.connect", "zookeeper.embedded.",
+            "zookeeper.session-timeout", "zookeeper.connection-timeout");
     /** Keys whose values a log shows as {@code (set)}: "user" also covers the command line's INGEST_USER (name:password). */
     private static final List<String> SECRET_WORDS = List.of("password", "secret", "token", "user", "credentials",
             "passphrase", "signing.key");
@@ -96,13 +100,13 @@ public final class Configuration {
             Map<String, String> systemProperties) {
         Map<String, String> system = new LinkedHashMap<>();
         systemProperties.forEach((k, v) -> {
-            if (PREFIXES.stream().anyMatch(k::startsWith)) {
+            if (PREFIXES.stream().anyMatch(p -> p.endsWith(".") ? k.startsWith(p) : k.equals(p))) {
                 system.put(k, v);
             }
         });
         Map<String, String> env = new LinkedHashMap<>();
         environment.forEach((k, v) -> {
-            if (PREFIXES.stream().anyMatch(p -> k.startsWith(envName(p)))) {
+            if (PREFIXES.stream().anyMatch(p -> k.startsWith(envName(p)) && (p.endsWith(".") || k.equals(envName(p))))) {
                 env.put(k, v);
             }
         });
