@@ -83,11 +83,13 @@ class ConfigurationPrecedenceTest {
         Path conf = configDir(
                 "ingest.concurrency.pending = 3", // the jar's copy says 16
                 "ingest.concurrency.estimating = 5",
+                "camel.main.shutdown-timeout = 30", // camel-main's own options follow the same order
                 "zookeeper.connect = 127.0.0.1:" + dead); // the environment's wins: this one is never tried
         Map<String, String> system = Map.of(
                 Configuration.CONFIG_DIR, conf.toString(),
                 "ingest.concurrency.estimating", "6",
                 "ingest.concurrency.provisioning", "7",
+                "camel.main.shutdown-timeout", "45",
                 "zookeeper.connect", "127.0.0.1:" + dead);
         Map<String, String> env = Map.of(
                 "INGEST_CONCURRENCY_PROVISIONING", "9",
@@ -104,6 +106,7 @@ class ConfigurationPrecedenceTest {
             assertEquals(6, concurrency(service, "job-estimating"), "-D over the file");
             assertEquals(9, concurrency(service, "job-provisioning"), "the environment over -D");
             assertEquals(12, concurrency(service, "job-downloading"), "the service's overrides over the environment");
+            assertEquals(45, service.camel().getShutdownStrategy().getTimeout(), "-D over the file for camel-main's options");
 
             assertNotNull(zk.client().checkExists().forPath("/batches"), "the queue is on the environment's ZooKeeper");
             assertFalse(Files.exists(dir.resolve("embedded-zookeeper")), "no embedded ZooKeeper was started");
