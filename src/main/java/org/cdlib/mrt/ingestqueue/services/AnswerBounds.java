@@ -124,10 +124,12 @@ public final class AnswerBounds implements HttpClientConfigurer {
         public InputStream getContent() throws IOException {
             return new FilterInputStream(super.getContent()) {
                 private long n;
+                private boolean ended;
 
                 @Override
                 public int read() throws IOException {
                     int b = super.read();
+                    ended |= b < 0;
                     count(b < 0 ? 0 : 1);
                     return b;
                 }
@@ -135,8 +137,18 @@ public final class AnswerBounds implements HttpClientConfigurer {
                 @Override
                 public int read(byte[] buf, int off, int len) throws IOException {
                     int got = super.read(buf, off, len);
+                    ended |= got < 0;
                     count(Math.max(got, 0));
                     return got;
+                }
+
+                /** A body left unread is cut: HttpClient would read the rest (maybe without end) to keep the connection. */
+                @Override
+                public void close() throws IOException {
+                    if (!ended) {
+                        exchange.cancel();
+                    }
+                    super.close();
                 }
 
                 private void count(int got) throws IOException {
