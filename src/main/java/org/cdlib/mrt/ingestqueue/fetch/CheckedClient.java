@@ -153,10 +153,11 @@ final class CheckedClient {
         @Override
         public void close() throws IOException {
             watch.close();
-            if (!read) {
-                request.cancel();
+            if (read) {
+                response.close();
+            } else {
+                closeCut(request, response);
             }
-            response.close();
         }
     }
 
@@ -190,8 +191,7 @@ final class CheckedClient {
             }
             watch.close();
             Header location = r.getFirstHeader("Location");
-            request.cancel(); // the redirect's body is not read (nor drained by close)
-            r.close();
+            closeCut(request, r); // the redirect's body is not read (nor drained)
             if (location == null || hop >= MAX_REDIRECTS) {
                 throw new StatusException(code);
             }
@@ -214,6 +214,16 @@ final class CheckedClient {
                 throw new FetchException(at + ": redirected to " + e.getMessage());
             }
             at = next;
+        }
+    }
+
+    /** Drops the connection of a response whose body is not read, then closes it (which then fails, told by nothing). */
+    private static void closeCut(HttpUriRequestBase request, CloseableHttpResponse response) {
+        request.cancel();
+        try {
+            response.close();
+        } catch (IOException e) {
+            // the connection is gone, as meant
         }
     }
 

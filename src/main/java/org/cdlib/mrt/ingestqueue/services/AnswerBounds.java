@@ -87,7 +87,11 @@ public final class AnswerBounds implements HttpClientConfigurer {
             if (body != null) {
                 if (body.getContentLength() > maxAnswerBytes) {
                     exchange.cancel(); // not read, nor drained by closing
-                    r.close();
+                    try {
+                        r.close();
+                    } catch (IOException e) {
+                        // the connection is gone, as meant
+                    }
                     throw tooLarge(call, "the answer announces " + body.getContentLength() + " bytes, more than "
                             + maxAnswerBytes);
                 }
@@ -145,10 +149,16 @@ public final class AnswerBounds implements HttpClientConfigurer {
                 /** A body left unread is cut: HttpClient would read the rest (maybe without end) to keep the connection. */
                 @Override
                 public void close() throws IOException {
-                    if (!ended) {
-                        exchange.cancel();
+                    if (ended) {
+                        super.close();
+                        return;
                     }
-                    super.close();
+                    exchange.cancel();
+                    try {
+                        super.close();
+                    } catch (IOException e) {
+                        // the connection is gone, as meant
+                    }
                 }
 
                 private void count(int got) throws IOException {
