@@ -19,6 +19,7 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.MessageConstraintException;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.util.Timeout;
 
@@ -34,9 +35,13 @@ final class CheckedClient {
 
     private final UrlPolicy policy;
     private final CloseableHttpClient client;
+    private final int maxHeaderCount;
+    private final int maxLineLength;
 
     CheckedClient(FetchSettings settings, UrlPolicy policy) {
         this.policy = policy;
+        this.maxHeaderCount = settings.answers().maxHeaderCount();
+        this.maxLineLength = settings.answers().maxLineLength();
         AddressPolicy addresses = settings.addresses();
         PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
                 .setDnsResolver(new CheckedResolver(addresses))
@@ -44,6 +49,7 @@ final class CheckedClient {
                         .setSoTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis())).build())
                 .setMaxConnTotal(64)
                 .setMaxConnPerRoute(Math.max(8, settings.parallelism() * 2))
+                .setConnectionFactory(BoundedHeads.connections(maxHeaderCount, maxLineLength))
                 .build();
         this.client = HttpClients.custom()
                 .setConnectionManager(connections)
@@ -101,25 +107,91 @@ final class CheckedClient {
     }
 
     /**
+     * A response and the watch on its exchange's deadline. {@link #failure} tells what ended a read
+     * of it: the deadline, a broken limit, or the I/O error itself.
+     */
+    final class Answer implements AutoCloseable {
+        final CloseableHttpResponse response;
+        final URI at;
+        private final HttpUriRequestBase request;
+        private final Watch watch;
+        private final Deadline deadline;
+        private boolean read;
+
+        private Answer(CloseableHttpResponse response, URI at, HttpUriRequestBase request, Watch watch, Deadline deadline) {
+            this.response = response;
+            this.at = at;
+            this.request = request;
+            this.watch = watch;
+            this.deadline = deadline;
+        }
+
+        /** The body was read to its end (or there is none): the connection may serve the next request. */
+        void read() {
+            read = true;
+        }
+
+        /** The head has come: a download's body is bounded by the minimum rate from here, not the deadline. */
+        void headDone() {
+            watch.close();
+        }
+
+        /** What {@code e}, raised while reading the body, means: the deadline's cut, a limit, or itself. */
+        IOException failure(IOException e) {
+            return CheckedClient.this.failure(at, e, watch, deadline);
+        }
+
+        /** Whether the deadline cut the exchange short (a body that then ends early is not complete). */
+        boolean cut() {
+            return watch.fired();
+        }
+
+        /**
+         * Closing a response reads the rest of its body (to keep the connection): a body not read to
+         * its end, which may be endless, is cut instead, its connection dropped.
+         */
+        @Override
+        public void close() throws IOException {
+            watch.close();
+            if (read) {
+                response.close();
+            } else {
+                closeCut(request, response);
+            }
+        }
+    }
+
+    /**
      * Sends a request made by {@code method} for {@code uri}, following redirects itself: each
      * hop's URL is checked by the policy (and its connection by the address policy); https to
-     * http and more than {@link #MAX_REDIRECTS} hops end with the redirect status.
+     * http and more than {@link #MAX_REDIRECTS} hops end with the redirect status. Every hop is
+     * cancelled at {@code deadline}; the answer keeps that watch until closed (or its head is done).
      */
-    CloseableHttpResponse execute(URI uri, Function<URI, HttpUriRequestBase> method) throws IOException {
+    Answer execute(URI uri, Function<URI, HttpUriRequestBase> method, Deadline deadline) throws IOException {
         URI at = uri;
         for (int hop = 0; ; hop++) {
+            if (deadline.passed()) {
+                throw deadline.exceeded(at);
+            }
+            HttpUriRequestBase request = method.apply(at);
+            Watch watch = Watch.cancelling(request, deadline.remainingNanos());
             CloseableHttpResponse r;
             try {
-                r = client.execute(method.apply(at));
+                r = client.execute(request);
             } catch (AddressPolicy.RefusedAddressException e) {
+                watch.close();
                 throw new FetchException(at + ": " + e.getMessage());
+            } catch (IOException e) {
+                watch.close();
+                throw failure(at, e, watch, deadline);
             }
             int code = r.getCode();
             if (code / 100 != 3 || code == 304) {
-                return r;
+                return new Answer(r, at, request, watch, deadline);
             }
+            watch.close();
             Header location = r.getFirstHeader("Location");
-            r.close();
+            closeCut(request, r); // the redirect's body is not read (nor drained)
             if (location == null || hop >= MAX_REDIRECTS) {
                 throw new StatusException(code);
             }
@@ -143,6 +215,26 @@ final class CheckedClient {
             }
             at = next;
         }
+    }
+
+    /** Drops the connection of a response whose body is not read, then closes it (which then fails, told by nothing). */
+    private static void closeCut(HttpUriRequestBase request, CloseableHttpResponse response) {
+        request.cancel();
+        try {
+            response.close();
+        } catch (IOException e) {
+            // the connection is gone, as meant
+        }
+    }
+
+    private IOException failure(URI at, IOException e, Watch watch, Deadline deadline) {
+        if (watch.fired()) {
+            return deadline.exceeded(at); // the cancel's own error (aborted, socket closed) says nothing
+        }
+        if (e instanceof MessageConstraintException limit) {
+            return AnswerLimitException.of(at.toString(), limit, maxHeaderCount, maxLineLength, "ingest.download");
+        }
+        return e;
     }
 
     static OptionalLong length(CloseableHttpResponse r) {

@@ -1,6 +1,10 @@
 package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.io.IOException;
+import java.net.URI;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.util.OptionalLong;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -19,18 +23,70 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
  * are of the bytes on disk. A write that fails names the file, not the URL: the disk is at fault.
  */
 final class DownloadFile implements Source.Sink, AutoCloseable {
+    /** How often the filesystem's free space is asked while a body is written. */
+    static final long DISK_CHECK_BYTES = 16L * 1024 * 1024;
+
     private final Path file;
     private final List<DigestAlgorithm.Digester> digesters;
     private final FileChannel ch;
+    private final URI uri;
+    private final OptionalLong declared;
+    private final int minFreePercent;
+    private long written;
+    private long nextDiskCheck;
 
     DownloadFile(Path file, Collection<DigestAlgorithm> algorithms) throws FetchException {
+        this(file, algorithms, file.toUri(), OptionalLong.empty(), 0);
+    }
+
+    /**
+     * A file for the body at {@code uri}, refused beyond {@code declared} bytes (the size the
+     * depositor gave), and when the filesystem would keep less than {@code minFreePercent} free.
+     */
+    DownloadFile(Path file, Collection<DigestAlgorithm> algorithms, URI uri, OptionalLong declared, int minFreePercent)
+            throws FetchException {
         this.file = file;
         this.digesters = algorithms.stream().distinct().map(DigestAlgorithm::newDigester).toList();
+        this.uri = uri;
+        this.declared = declared;
+        this.minFreePercent = minFreePercent;
         this.ch = open();
     }
 
     @Override
+    public void announced(long bytes) throws IOException {
+        if (declared.isPresent() && bytes > declared.getAsLong()) {
+            throw new AnswerLimitException(uri + ": the server announces " + bytes + " bytes, more than the "
+                    + declared.getAsLong() + " declared for the file");
+        }
+        checkDisk(bytes);
+    }
+
+    /** Refuses a body that would leave the filesystem with less than its reserve free (a body without Content-Length is checked as it comes). */
+    private void checkDisk(long more) throws IOException {
+        if (minFreePercent <= 0) {
+            return;
+        }
+        FileStore store = Files.getFileStore(file);
+        long reserve = store.getTotalSpace() / 100 * minFreePercent;
+        if (store.getUsableSpace() - more < reserve) {
+            throw new AnswerLimitException(uri + ": the body would leave the working filesystem less than "
+                    + minFreePercent + "% free (" + store.getUsableSpace() + " bytes usable, " + more
+                    + " more to write; limit ingest.download.min-free-percent)");
+        }
+    }
+
+    @Override
     public void accept(ByteBuffer b) throws IOException {
+        written += b.remaining();
+        if (declared.isPresent() && written > declared.getAsLong()) {
+            throw new AnswerLimitException(uri + ": the body is larger than the " + declared.getAsLong()
+                    + " bytes declared for the file");
+        }
+        if (written >= nextDiskCheck) {
+            checkDisk(DISK_CHECK_BYTES);
+            nextDiskCheck = written + DISK_CHECK_BYTES;
+        }
         byte[] a = new byte[b.remaining()];
         b.get(a);
         for (DigestAlgorithm.Digester d : digesters) {

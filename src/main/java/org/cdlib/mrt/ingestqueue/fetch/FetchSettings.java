@@ -14,10 +14,42 @@ import java.time.Duration;
  * @param addresses      which addresses depositors' URLs may lead to ({@code ingest.fetch.allow})
  * @param containers     how large a container may unpack ({@code ingest.container.*})
  * @param minRate        the slowest a body may come, bytes a second over each {@code rateWindow} (0: no minimum)
+ * @param answers        the bounds every answer is held to: its head, a small read's total time, the disk
  */
 public record FetchSettings(Duration connectTimeout, Duration readTimeout, int retries, Duration backoff,
         int parallelism, boolean allowFileUrls, AddressPolicy addresses, Container.Limits containers,
-        long minRate, Duration rateWindow) {
+        long minRate, Duration rateWindow, Answers answers) {
+
+    /**
+     * The bounds of every answer a payload server gives.
+     *
+     * @param maxHeaderCount    header lines an answer may have ({@code ingest.download.max-header-count})
+     * @param maxLineLength     bytes a line of an answer's head may have ({@code ingest.download.max-line-length});
+     *                          with the count, it bounds the head's whole size
+     * @param probeTimeout      the total time of a small read, all its attempts together: a HEAD for the estimate,
+     *                          the first bytes that tell a payload's type, a manifest by URL
+     *                          ({@code ingest.download.probe-timeout})
+     * @param minFreePercent    a body stops (its job fails) rather than leave the working filesystem with less
+     *                          than this percent free ({@code ingest.download.min-free-percent})
+     */
+    public record Answers(int maxHeaderCount, int maxLineLength, Duration probeTimeout, int minFreePercent) {
+        public Answers {
+            if (maxHeaderCount < 1 || maxLineLength < 256) {
+                throw new IllegalArgumentException("ingest.download.max-header-count (" + maxHeaderCount
+                        + ") must be at least 1 and ingest.download.max-line-length (" + maxLineLength + ") at least 256");
+            }
+            if (probeTimeout.isNegative() || probeTimeout.isZero()) {
+                throw new IllegalArgumentException("ingest.download.probe-timeout must be positive, got " + probeTimeout);
+            }
+            if (minFreePercent < 0 || minFreePercent > 99) {
+                throw new IllegalArgumentException("ingest.download.min-free-percent must be 0..99, got " + minFreePercent);
+            }
+        }
+
+        public static Answers defaults() {
+            return new Answers(100, 8192, Duration.ofSeconds(30), 5);
+        }
+    }
 
     public FetchSettings {
         if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
@@ -53,39 +85,50 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                         ctx.intProperty("ingest.container.max-entries", d.containers().maxEntries()),
                         ctx.intProperty("ingest.container.max-ratio", d.containers().maxRatio())),
                 ctx.longProperty("ingest.download.min-rate", d.minRate()),
-                ctx.durationProperty("ingest.download.rate-window", d.rateWindow()));
+                ctx.durationProperty("ingest.download.rate-window", d.rateWindow()),
+                new Answers(
+                        ctx.intProperty("ingest.download.max-header-count", d.answers().maxHeaderCount()),
+                        ctx.intProperty("ingest.download.max-line-length", d.answers().maxLineLength()),
+                        ctx.durationProperty("ingest.download.probe-timeout", d.answers().probeTimeout()),
+                        ctx.intProperty("ingest.download.min-free-percent", d.answers().minFreePercent())));
     }
 
     public static FetchSettings defaults() {
         return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false,
-                AddressPolicy.defaults(), Container.Limits.defaults(), 1024, Duration.ofMinutes(1));
+                AddressPolicy.defaults(), Container.Limits.defaults(), 1024, Duration.ofMinutes(1), Answers.defaults());
     }
 
     public FetchSettings withTimeouts(Duration connect, Duration read) {
-        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow);
+        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow, answers);
     }
 
     public FetchSettings withRetries(int n, Duration firstBackoff) {
-        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow);
+        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow, answers);
     }
 
     public FetchSettings withAllowFileUrls(boolean allow) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow, addresses, containers, minRate, rateWindow);
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow, addresses, containers, minRate, rateWindow, answers);
     }
 
     /** With {@code ingest.fetch.allow} set to {@code spec} (e.g. {@link AddressPolicy#LOOPBACK}). */
     public FetchSettings withAllow(String spec) {
         return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls,
-                AddressPolicy.parse(spec), containers, minRate, rateWindow);
+                AddressPolicy.parse(spec), containers, minRate, rateWindow, answers);
     }
 
     /** With a minimum transfer rate of {@code bytesPerSecond} judged over each {@code window}. */
     public FetchSettings withMinRate(long bytesPerSecond, Duration window) {
         return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, containers,
-                bytesPerSecond, window);
+                bytesPerSecond, window, answers);
     }
 
     public FetchSettings withContainerLimits(Container.Limits limits) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, limits, minRate, rateWindow);
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, limits, minRate, rateWindow, answers);
+    }
+
+    /** With the bounds every answer is held to. */
+    public FetchSettings withAnswers(Answers a) {
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, containers,
+                minRate, rateWindow, a);
     }
 }

@@ -68,28 +68,38 @@ public final class Fetcher {
 
     /**
      * The size the source announces: a HEAD request's Content-Length (one attempt, since an
-     * estimate must not hold a job up), or a {@code file:} URL's length. Empty when none is given.
+     * estimate must not hold a job up, within {@code ingest.download.probe-timeout}), or a
+     * {@code file:} URL's length. Empty when none is given.
      */
     public OptionalLong size(URI uri) throws FetchException {
-        return source.size(uri);
+        return source.size(uri, probe());
     }
 
     /**
      * {@code bytes} bytes of {@code uri} by a Range request: from the start ({@code fromEnd}
      * false) or the last ones (a container's directory or trailer). Empty when the server does
-     * not serve ranges. At most {@code bytes} are read.
+     * not serve ranges. At most {@code bytes} are read, within {@code ingest.download.probe-timeout}.
      */
     public java.util.Optional<byte[]> range(URI uri, boolean fromEnd, int bytes) throws FetchException {
-        return source.range(uri, fromEnd, bytes);
+        return source.range(uri, fromEnd, bytes, probe());
     }
 
-    /** The first {@code max} bytes at {@code uri} (fewer when it is shorter): enough to tell what it is. */
+    /** The deadline of a small read, all its attempts together. */
+    private Deadline probe() {
+        return Deadline.in(settings.answers().probeTimeout(), "ingest.download.probe-timeout", false);
+    }
+
+    /**
+     * The first {@code max} bytes at {@code uri} (fewer when it is shorter): enough to tell what it
+     * is. The Range try and every attempt end within {@code ingest.download.probe-timeout} in all.
+     */
     public byte[] head(URI uri, int max) throws FetchException {
-        java.util.Optional<byte[]> ranged = range(uri, false, max);
+        Deadline deadline = probe();
+        java.util.Optional<byte[]> ranged = source.range(uri, false, max, deadline);
         if (ranged.isPresent()) {
             return ranged.get();
         }
-        return retries.run(uri, () -> {
+        return retries.run(uri, deadline, () -> {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             try {
                 source.stream(uri, b -> {
@@ -100,7 +110,7 @@ public final class Fetcher {
                     if (out.size() >= max) {
                         throw new Enough();
                     }
-                });
+                }, deadline);
             } catch (Enough enough) {
                 // read what was needed; the rest is not fetched
             }
@@ -115,18 +125,32 @@ public final class Fetcher {
         }
     }
 
-    /** The text at {@code uri} (a manifest), refused beyond {@code maxBytes}. */
+    /**
+     * The text at {@code uri} (a manifest), refused beyond {@code maxBytes}; every attempt ends
+     * within {@code ingest.download.probe-timeout} in all.
+     */
     public String text(URI uri, long maxBytes) throws FetchException {
-        return retries.run(uri, () -> {
+        Deadline deadline = probe();
+        return retries.run(uri, deadline, () -> {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            source.stream(uri, b -> {
-                if (out.size() + b.remaining() > maxBytes) {
-                    throw new FetchException(uri + ": larger than " + maxBytes + " bytes");
+            source.stream(uri, new Source.Sink() {
+                @Override
+                public void accept(ByteBuffer b) throws IOException {
+                    if (out.size() + b.remaining() > maxBytes) {
+                        throw new AnswerLimitException(uri + ": larger than " + maxBytes + " bytes");
+                    }
+                    byte[] a = new byte[b.remaining()];
+                    b.get(a);
+                    out.write(a, 0, a.length);
                 }
-                byte[] a = new byte[b.remaining()];
-                b.get(a);
-                out.write(a, 0, a.length);
-            });
+
+                @Override
+                public void announced(long bytes) throws IOException {
+                    if (bytes > maxBytes) {
+                        throw new AnswerLimitException(uri + ": announces " + bytes + " bytes, larger than " + maxBytes);
+                    }
+                }
+            }, deadline);
             return utf8(uri, out.toByteArray());
         });
     }
@@ -155,9 +179,20 @@ public final class Fetcher {
 
     /** Streams {@code uri} into {@code file} (created or truncated, flushed to disk) and digests it. */
     public Fetched download(URI uri, Path file, Collection<DigestAlgorithm> algorithms) throws FetchException {
+        return download(uri, file, algorithms, OptionalLong.empty());
+    }
+
+    /**
+     * As {@link #download(URI, Path, Collection)}, the body refused (the job's failure, not retried)
+     * beyond {@code declared} bytes (the size the depositor gave) or when it would leave the
+     * working filesystem less than {@code ingest.download.min-free-percent} free. The response
+     * head must come within the read timeout; the body then keeps to the minimum rate.
+     */
+    public Fetched download(URI uri, Path file, Collection<DigestAlgorithm> algorithms, OptionalLong declared)
+            throws FetchException {
         return retries.run(uri, () -> {
-            try (DownloadFile out = new DownloadFile(file, algorithms)) {
-                return out.finish(source.stream(uri, out));
+            try (DownloadFile out = new DownloadFile(file, algorithms, uri, declared, settings.answers().minFreePercent())) {
+                return out.finish(source.stream(uri, out, null));
             }
         });
     }

@@ -14,7 +14,8 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
 /**
  * Runs one fetch again when it may go better next time: connection errors, timeouts, 5xx and
  * 429 are retried {@code retries} times with an exponential backoff; any other status, a
- * {@link FetchException} or an interrupt ends it at once. Each attempt starts the fetch over
+ * {@link FetchException} (among them an {@link AnswerLimitException}: such a server would break the
+ * limit again) or an interrupt ends it at once. Each attempt starts the fetch over
  * (a body that broke half-way is fetched whole again), and the failure names the URL, the
  * reason and how many attempts were made.
  */
@@ -33,6 +34,14 @@ final class Retries {
     }
 
     <T> T run(URI uri, Attempt<T> attempt) throws FetchException {
+        return run(uri, null, attempt);
+    }
+
+    /**
+     * As {@link #run(URI, Attempt)}, all attempts within {@code deadline} (none: no bound): no
+     * attempt starts, nor a backoff is waited, that would end past it.
+     */
+    <T> T run(URI uri, Deadline deadline, Attempt<T> attempt) throws FetchException {
         int attempts = settings.retries() + 1;
         for (int n = 1; ; n++) {
             String reason;
@@ -61,6 +70,9 @@ final class Retries {
                 throw new FetchException(uri + ": " + reason + after(n));
             }
             Duration wait = settings.backoff().multipliedBy(1L << Math.min(n - 1, 16));
+            if (deadline != null && deadline.remainingNanos() <= wait.toNanos()) {
+                throw new FetchException(uri + ": " + reason + after(n) + "; no time for another within " + deadline.limit());
+            }
             LOG.warn("{}: {} (attempt {} of {}); retrying in {}", uri, reason, n, attempts, wait);
             try {
                 Thread.sleep(wait.toMillis());

@@ -26,6 +26,10 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.isFile;
 final class Source {
     interface Sink {
         void accept(ByteBuffer buffer) throws IOException;
+
+        /** Told, before the first byte, the length the server announced: a sink may refuse it at once. */
+        default void announced(long bytes) throws IOException {
+        }
     }
 
     private final CheckedClient client;
@@ -36,8 +40,13 @@ final class Source {
         this.settings = settings;
     }
 
-    /** See {@link Fetcher#size(URI)}. */
-    OptionalLong size(URI uri) throws FetchException {
+    /** The wait for a download's response head: the read timeout, in total (a server that trickles its head gains nothing). */
+    Deadline headDeadline() {
+        return Deadline.in(settings.readTimeout(), "ingest.download.read-timeout", true);
+    }
+
+    /** See {@link Fetcher#size(URI)}; the HEAD ends at {@code deadline}. */
+    OptionalLong size(URI uri, Deadline deadline) throws FetchException {
         if (isFile(uri)) {
             try {
                 return OptionalLong.of(Files.size(Path.of(uri)));
@@ -45,11 +54,12 @@ final class Source {
                 throw new FetchException(uri + ": " + describe(e));
             }
         }
-        try (CloseableHttpResponse r = client.execute(uri, HttpHead::new)) {
-            if (r.getCode() / 100 != 2) {
-                throw new FetchException(uri + ": HEAD answered HTTP " + r.getCode());
+        try (CheckedClient.Answer a = client.execute(uri, HttpHead::new, deadline)) {
+            a.read(); // a HEAD has no body
+            if (a.response.getCode() / 100 != 2) {
+                throw new FetchException(uri + ": HEAD answered HTTP " + a.response.getCode());
             }
-            return CheckedClient.length(r);
+            return CheckedClient.length(a.response);
         } catch (StatusException e) {
             throw new FetchException(uri + ": HEAD answered HTTP " + e.status + (e.status / 100 == 3 ? " (redirect not followed)" : ""));
         } catch (FetchException e) {
@@ -59,8 +69,8 @@ final class Source {
         }
     }
 
-    /** See {@link Fetcher#range(URI, boolean, int)}. */
-    java.util.Optional<byte[]> range(URI uri, boolean fromEnd, int bytes) throws FetchException {
+    /** See {@link Fetcher#range(URI, boolean, int)}; the whole exchange ends at {@code deadline}. */
+    java.util.Optional<byte[]> range(URI uri, boolean fromEnd, int bytes, Deadline deadline) throws FetchException {
         if (isFile(uri)) {
             try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(Path.of(uri))) {
                 long size = ch.size();
@@ -75,17 +85,25 @@ final class Source {
                 throw new FetchException(uri + ": " + describe(e));
             }
         }
-        try (CloseableHttpResponse r = client.execute(uri, u -> {
+        try (CheckedClient.Answer a = client.execute(uri, u -> {
             HttpGet g = new HttpGet(u);
             g.setHeader("Range", fromEnd ? "bytes=-" + bytes : "bytes=0-" + (bytes - 1));
             return g;
-        })) {
-            if (r.getCode() != 206 || r.getEntity() == null) {
+        }, deadline)) {
+            if (a.response.getCode() != 206 || a.response.getEntity() == null) {
                 return java.util.Optional.empty();
             }
-            try (InputStream in = r.getEntity().getContent()) {
+            try (InputStream in = a.response.getEntity().getContent()) {
                 byte[] got = in.readNBytes(bytes + 1);
+                if (a.cut()) {
+                    throw deadline.exceeded(a.at);
+                }
+                if (got.length <= bytes) {
+                    a.read();
+                }
                 return got.length > bytes ? java.util.Optional.empty() : java.util.Optional.of(got);
+            } catch (IOException e) {
+                throw a.failure(e);
             }
         } catch (StatusException e) {
             return java.util.Optional.empty();
@@ -96,45 +114,72 @@ final class Source {
         }
     }
 
-    /** Gives the whole body at {@code uri} to {@code sink}; returns its length. */
-    long stream(URI uri, Sink sink) throws IOException, InterruptedException {
+    /**
+     * Gives the whole body at {@code uri} to {@code sink}; returns its length. With a {@code probe}
+     * deadline the whole exchange ends there; without, the head must come within the read timeout
+     * and the body then as fast as the minimum rate.
+     */
+    long stream(URI uri, Sink sink, Deadline probe) throws IOException, InterruptedException {
         if (isFile(uri)) {
             return copyFile(uri, sink);
         }
         long n = 0;
         OptionalLong announced;
         java.util.concurrent.atomic.AtomicReference<HttpGet> sent = new java.util.concurrent.atomic.AtomicReference<>();
-        try (CloseableHttpResponse r = client.execute(uri, u -> {
+        try (CheckedClient.Answer a = client.execute(uri, u -> {
             sent.set(new HttpGet(u));
             return sent.get();
-        })) {
+        }, probe != null ? probe : headDeadline())) {
+            if (probe == null) {
+                a.headDone();
+            }
+            CloseableHttpResponse r = a.response;
             if (!isOk(r.getCode())) {
-                throw new StatusException(r.getCode());
+                throw new StatusException(r.getCode()); // its body is not read: closing the answer cuts it
             }
             announced = CheckedClient.length(r);
+            if (announced.isPresent()) {
+                sink.announced(announced.getAsLong());
+            }
             HttpEntity entity = r.getEntity();
             if (entity != null) {
                 // the socket timeout (the read timeout) bounds every silence while the body streams
-                // and the minimum rate a server that sends a little before each timeout
+                // and the minimum rate a server that sends a little before each timeout; a body is
+                // never read past its Content-Length (HttpClient's ContentLengthInputStream)
                 TransferRate rate = new TransferRate(settings.minRate(), settings.rateWindow(), System::nanoTime);
                 try (InputStream in = entity.getContent()) {
                     byte[] buf = new byte[64 * 1024];
-                    for (int got; (got = in.read(buf)) >= 0; ) {
-                        try {
+                    try {
+                        for (int got; (got = in.read(buf)) >= 0; ) {
                             rate.add(got);
-                        } catch (java.net.SocketTimeoutException e) {
-                            sent.get().cancel(); // the connection is dropped, not drained at the same slow pace
-                            throw e;
+                            if (got == 0) {
+                                continue;
+                            }
+                            n += got;
+                            sink.accept(ByteBuffer.wrap(buf, 0, got));
                         }
-                        if (got == 0) {
-                            continue;
-                        }
-                        n += got;
-                        sink.accept(ByteBuffer.wrap(buf, 0, got));
+                    } catch (IOException | RuntimeException e) {
+                        // closing the stream would read the rest of the body: the connection is dropped
+                        // instead (a slow body not drained at the same pace, an endless one not at all)
+                        sent.get().cancel();
+                        throw e;
                     }
+                    a.read();
                 } catch (org.apache.hc.core5.http.ConnectionClosedException e) {
-                    // a body shorter than announced: reported below
+                    // a body shorter than announced: reported below (or cut by the deadline)
+                    if (a.cut()) {
+                        throw a.failure(e);
+                    }
+                } catch (FetchException | java.net.SocketTimeoutException e) {
+                    throw e; // the sink's refusal, the rate's verdict: told as they are
+                } catch (IOException e) {
+                    throw a.failure(e);
                 }
+                if (a.cut()) {
+                    throw a.failure(new IOException("cut"));
+                }
+            } else {
+                a.read();
             }
         }
         if (announced.isPresent() && announced.getAsLong() != n) {

@@ -162,7 +162,9 @@ public final class DownloadStep implements Processor {
         Path part = null;
         try {
             part = Files.createTempFile(wd.downloads(), "fetch-", ".part");
-            Fetcher.Fetched got = fetcher.download(f.url(), part, f.hasDigest() ? List.of(f.digestType()) : List.of());
+            // a body beyond the size the depositor declared is cut there, not written whole and then refused
+            Fetcher.Fetched got = fetcher.download(f.url(), part, f.hasDigest() ? List.of(f.digestType()) : List.of(),
+                    f.size() != null ? java.util.OptionalLong.of(f.size()) : java.util.OptionalLong.empty());
             if (f.size() != null && got.bytes() != f.size()) {
                 throw new FetchException(label + ": size mismatch, expected " + f.size() + " bytes, got "
                         + got.bytes() + " (from " + f.url() + ")");

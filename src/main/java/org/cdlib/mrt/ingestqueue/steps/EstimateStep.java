@@ -5,6 +5,7 @@ import java.util.OptionalLong;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
@@ -18,8 +19,11 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code estimateStep}: sums the sizes of the object's files into space_needed, from HEAD
  * requests (in parallel, bounded, one attempt each) or, when a server gives no Content-Length,
- * the size a manifest row declares. It never fails (the design): what cannot be sized counts 0,
- * an unreadable payload gives 0, and both are logged. A job larger than {@code largeBytes}
+ * the size a manifest row declares. It does not fail for what cannot be sized (the design): that
+ * counts 0, an unreadable payload gives 0, and both are logged. An answer that breaks a limit
+ * ({@link AnswerLimitException}: endless header lines, a line without end, a manifest beyond its
+ * bound) fails the job with its message instead: the download would meet the same server, and a
+ * job left to be resumed would send the same request again. A job larger than {@code largeBytes}
  * is moved back to priority {@code largePriority} (a larger number runs later) so that it does
  * not hold up the queue.
  */
@@ -41,7 +45,7 @@ public final class EstimateStep implements Processor {
     }
 
     @Override
-    public void process(Exchange exchange) {
+    public void process(Exchange exchange) throws AnswerLimitException {
         Job job = JobExchange.job(exchange);
         long bytes = estimate(job.id(), job.configuration());
         JobExchange.change(exchange, c -> c.withSpaceNeeded(bytes));
@@ -52,11 +56,34 @@ public final class EstimateStep implements Processor {
         }
     }
 
-    /** The estimated bytes of a job's object; 0 when nothing can be sized. Never throws. */
-    public long estimate(String jid, JobConfiguration c) {
+    /** An answer beyond a limit, carried out of a parallel task. */
+    private static final class Refused extends RuntimeException {
+        final AnswerLimitException answer;
+
+        Refused(AnswerLimitException answer) {
+            super(answer.getMessage(), answer, false, false);
+            this.answer = answer;
+        }
+    }
+
+    /**
+     * The estimated bytes of a job's object; 0 when nothing can be sized. Throws only for an
+     * answer that broke a limit.
+     */
+    public long estimate(String jid, JobConfiguration c) throws AnswerLimitException {
         try {
             Payload payload = Payload.of(c, fetcher);
-            List<Long> sizes = fetcher.inParallel(payload.files(), f -> size(jid, f));
+            List<Long> sizes;
+            try {
+                sizes = fetcher.inParallel(payload.files(), f -> size(jid, f));
+            } catch (Refused r) { // one file: sized on this thread
+                throw r.answer;
+            } catch (IllegalStateException e) { // several: a pool's task failed
+                if (e.getCause() instanceof Refused r) {
+                    throw r.answer;
+                }
+                throw e;
+            }
             long total = sizes.stream().mapToLong(Long::longValue).sum();
             if (payload.type() == Payload.Type.CONTAINER && total > 0) {
                 total += unpacked(jid, payload.container(), total);
@@ -68,6 +95,8 @@ public final class EstimateStep implements Processor {
             Thread.currentThread().interrupt();
             LOG.warn("job {}: estimate interrupted; counting 0 bytes", jid);
             return 0;
+        } catch (AnswerLimitException e) {
+            throw e;
         } catch (FetchException | RuntimeException e) {
             LOG.warn("job {} batch {}: cannot estimate, counting 0 bytes: {}", jid, c.batchId(), e.getMessage());
             return 0;
@@ -83,7 +112,7 @@ public final class EstimateStep implements Processor {
      * container's own size is then the estimate). Downloading keeps the container while
      * unpacking, so both count.
      */
-    private long unpacked(String jid, ObjectFile container, long size) {
+    private long unpacked(String jid, ObjectFile container, long size) throws AnswerLimitException {
         try {
             var head = fetcher.range(container.url(), false, 8);
             var tail = head.isEmpty() ? java.util.Optional.<byte[]>empty() : fetcher.range(container.url(), true, TAIL_BYTES);
@@ -94,6 +123,8 @@ public final class EstimateStep implements Processor {
                     return declared.getAsLong();
                 }
             }
+        } catch (AnswerLimitException e) {
+            throw e;
         } catch (FetchException | RuntimeException e) {
             LOG.warn("job {}: cannot read the directory of container {}: {}", jid, container.name(), e.getMessage());
         }
@@ -105,6 +136,8 @@ public final class EstimateStep implements Processor {
         try {
             OptionalLong announced = fetcher.size(f.url());
             return announced.isPresent() ? announced.getAsLong() : declared;
+        } catch (AnswerLimitException e) {
+            throw new Refused(e);
         } catch (FetchException | RuntimeException e) {
             LOG.warn("job {}: cannot size {}, counting {} bytes: {}", jid, f.name(), declared, e.getMessage());
             return declared;

@@ -19,6 +19,12 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
  * <li>{@code ingest.download.parallelism} (4): files fetched (or HEAD-requested) at once for one job.</li>
  * <li>{@code ingest.download.allow-file-urls} (false): fetch {@code file:} URLs anywhere, not only under
  *     {@code <ingest.home>/uploads/}.</li>
+ * <li>{@code ingest.download.max-header-count} (100), {@code ingest.download.max-line-length} (8192): an answer's
+ *     head; beyond, the fetch fails naming the key (not retried).</li>
+ * <li>{@code ingest.download.probe-timeout} (PT30S): total time of a HEAD, a type probe or a manifest by URL,
+ *     all attempts together.</li>
+ * <li>{@code ingest.download.min-free-percent} (5): a body that would leave the working filesystem less free
+ *     than this is refused.</li>
  * <li>{@code ingest.estimate.large-bytes} (10737418240 = 10 GiB): an estimate above this is a large job.</li>
  * <li>{@code ingest.estimate.large-priority} (90): the priority a large job is moved back to (at least).</li>
  * <li>{@code ingest.provisioning.max-used-percent} (80): a job waits in provisioning while the working

@@ -5,6 +5,7 @@ import org.apache.camel.component.http.HttpComponent;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.queue.space.Counters;
+import org.cdlib.mrt.ingestqueue.services.AnswerBounds;
 import org.cdlib.mrt.ingestqueue.services.EzidMinter;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.HttpInventory;
@@ -79,6 +80,18 @@ public final class ProcessingModule implements QueueModule {
         // included (it does not ask whether the call is idempotent): a mint or a storage add was
         // then sent twice. Only routes/error-handling.yaml retries, and only what is repeatable.
         http.setAutomaticRetriesDisabled(true);
-        http.setHttpClientConfigurer(new SendDeadline()); // a fenced call goes out in time or not at all
+        // every answer bounded (head, body, time): one connection manager, its connections' heads limited
+        long responseTimeout = ctx.longProperty("camel.component.http.response-timeout", 120_000L);
+        AnswerBounds bounds = new AnswerBounds(ctx.intProperty("ingest.services.max-header-count", 100),
+                ctx.intProperty("ingest.services.max-line-length", 8192),
+                ctx.longProperty("ingest.services.max-answer-bytes", 16L * 1024 * 1024),
+                java.time.Duration.ofMillis(responseTimeout + ctx.longProperty("camel.component.http.connect-timeout", 10_000L)));
+        http.setClientConnectionManager(bounds.connections(http.getMaxTotalConnections(), http.getConnectionsPerRoute(),
+                ctx.longProperty("camel.component.http.so-timeout", responseTimeout)));
+        SendDeadline deadline = new SendDeadline(); // a fenced call goes out in time or not at all
+        http.setHttpClientConfigurer(b -> {
+            deadline.configureHttpClient(b);
+            bounds.configureHttpClient(b);
+        });
     }
 }

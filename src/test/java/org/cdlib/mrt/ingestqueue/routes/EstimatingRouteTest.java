@@ -70,4 +70,25 @@ class EstimatingRouteTest extends RouteTestSupport {
         assertEquals(5, job.priority());
         assertEquals(null, job.status().errorMessage());
     }
+
+    @Test
+    void aHeadAnsweredWithEndlessHeaderLinesFailsItsJobOnceAndTheServiceGoesOn() throws Exception {
+        try (org.cdlib.mrt.ingestqueue.fetch.HostileServer hostile = new org.cdlib.mrt.ingestqueue.fetch.HostileServer(
+                org.cdlib.mrt.ingestqueue.fetch.HostileServer.endlessHeaders())) {
+            MockEndpoint end = start("estimating.yaml", "job-estimating");
+            String jid = jobIn(JobState.ESTIMATING, fileJob(hostile.url("/o/endless.tif"), "f.tif", null, null, 77L), 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).state() == JobState.FAILED);
+            assertEquals("estimating: " + hostile.url("/o/endless.tif") + ": the server sent more than 100 header lines "
+                    + "(limit ingest.download.max-header-count)", store.jobs().load(jid).status().errorMessage());
+            assertEquals(1, hostile.requests.size(), "sent once, not retried: " + hostile.requests);
+            assertEquals(0, end.getReceivedCounter(), "the job did not go on");
+
+            // the service goes on: the next job is estimated as ever
+            HTTP.stubFor(head(urlEqualTo("/o/next.tif")).willReturn(ok().withHeader("Content-Length", "10")));
+            String next = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + "/o/next.tif", "f.tif", null, null, null), 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(next).state() == JobState.PROVISIONING);
+            assertEquals(10L, store.jobs().load(next).spaceNeeded());
+            assertEquals(1, hostile.requests.size(), "the failed job's request is not sent again");
+        }
+    }
 }

@@ -128,4 +128,20 @@ class EstimateStepTest extends WebStepTest {
         JobLock lock = lockedJob(store, config(upload.toUri().toString(), "file"), 5);
         assertEquals(1234L, step(1L << 40).estimate(lock.jid(), lock.job().configuration()));
     }
+
+    @Test
+    void aHeadBeyondTheHeaderLimitFailsTheJobWhereAnyOtherFailureCountsZero() throws Exception {
+        try (org.cdlib.mrt.ingestqueue.fetch.HostileServer hostile = new org.cdlib.mrt.ingestqueue.fetch.HostileServer(
+                org.cdlib.mrt.ingestqueue.fetch.HostileServer.endlessLine())) {
+            sized("/o/fine.txt", 10);
+            web.stubFor(get(urlEqualTo("/o/m2.checkm")).willReturn(ok(manifest(
+                    row(url("/o/fine.txt"), null, null, null, null), row(hostile.url("/o/endless.txt"), null, null, 5L, null)))));
+            JobLock lock = lockedJob(store, config(url("/o/m2.checkm"), "object_manifest"), 5);
+            org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException e = assertThrows(
+                    org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException.class, () -> step(1L << 40).process(exchange(lock)));
+            assertEquals(hostile.url("/o/endless.txt") + ": the server sent a line longer than 8192 bytes in its answer's head "
+                    + "(limit ingest.download.max-line-length)", e.getMessage());
+            assertEquals(1, hostile.requests.size());
+        }
+    }
 }
