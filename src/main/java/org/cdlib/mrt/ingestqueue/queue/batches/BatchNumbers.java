@@ -29,7 +29,6 @@ public final class BatchNumbers {
     static final int WALK_BUCKETS = 10_000;
 
     private final ZooKeeperCalls zk;
-    private volatile long ensuredBucket = -1; // the last bucket folder this process created or saw
 
     BatchNumbers(ZooKeeperCalls zk) {
         this.zk = zk;
@@ -79,12 +78,15 @@ public final class BatchNumbers {
         return new Page(out, nextTop);
     }
 
-    /** Makes sure the bucket folder of batch {@code number} exists (before a transaction creates an entry in it). */
+    /**
+     * Makes sure the bucket folder of batch {@code number} exists (before a transaction creates an
+     * entry in it): one read, asked each time rather than remembered, so a queue rebuilt under a
+     * running process (a restore, a test's wipe) never fails a creation.
+     */
     void ensureBucket(long number) {
-        long bucket = QueuePaths.bucketOf(number);
-        if (bucket != ensuredBucket) {
-            zk.createPersistent(QueuePaths.numberBucket(bucket), ZooKeeperCalls.EMPTY);
-            ensuredBucket = bucket;
+        String bucket = QueuePaths.numberBucket(QueuePaths.bucketOf(number));
+        if (!zk.exists(bucket)) {
+            zk.createPersistent(bucket, ZooKeeperCalls.EMPTY);
         }
     }
 
@@ -102,8 +104,11 @@ public final class BatchNumbers {
             return;
         }
         List<Op> ops = new ArrayList<>();
+        java.util.Set<Long> buckets = new java.util.HashSet<>();
         for (String bid : bids) {
-            ensureBucket(QueuePaths.batchNumber(bid));
+            if (buckets.add(QueuePaths.bucketOf(QueuePaths.batchNumber(bid)))) {
+                ensureBucket(QueuePaths.batchNumber(bid));
+            }
             ops.add(enter(bid));
         }
         try {
