@@ -14,6 +14,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Batches Merritt's ingest front end creates through mrt-zk's {@code Batch.createBatch}, taken
  * into this queue: a sequential {@code /batches/bidN} with its submission and a {@code Pending}
  * status, no {@code states} node (mrt-zk's sign that nobody picked it up) and no entry in our
- * indexes. Each pass reads only the batch numbers drawn since the last one, on any host: the
+ * indexes. Each pass reads only the batch numbers drawn since the last one ({@link #drawnUpTo}), on any host: the
  * cursor ({@link QueuePaths#BATCH_INTAKE}) is shared and kept in ZooKeeper, so each number is
  * looked at once in the queue's life, in bounded chunks of reads. Every batch a pass finds
  * without an entry in the number index ({@link BatchNumbers}) is entered there; a queue made
@@ -81,11 +82,33 @@ public final class MerrittBatches {
         }
     }
 
+    /**
+     * The highest number drawn under {@code /batches}: the number of a marker drawn now
+     * ({@link IdBlocks#reserve}, one create and delete), every number below it drawn before. Not
+     * {@code /batches}' {@code cversion}, which deletes move too (by about as much as creates:
+     * reserved id blocks, cleanup), so it runs ahead of the numbers mrt-zk will still draw: a cursor
+     * moved up to it would pass over mrt-zk's next batches. Drawn again only when {@code /batches}
+     * changed since the last marker, so an idle queue costs one read a pass.
+     */
+    private long drawnUpTo() {
+        org.apache.zookeeper.data.Stat st = zk.stat(QueuePaths.BATCHES);
+        if (st != null && st.getCversion() == markedCversion) {
+            return marked;
+        }
+        marked = IdBlocks.reserve(zk, zk.currentHandle(), QueuePaths.BATCHES, 1).first();
+        org.apache.zookeeper.data.Stat after = zk.stat(QueuePaths.BATCHES);
+        markedCversion = after == null ? -1 : after.getCversion();
+        return marked;
+    }
+
+    private long marked = -1; // guarded by this
+    private int markedCversion = -1; // guarded by this
+
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
         Cursor cursor = cursor();
         long next = cursor.next();
-        long newest = batches.newestNumber();
+        long newest = drawnUpTo();
         List<String> adopted = new ArrayList<>();
         int chunks = 0;
         try {
