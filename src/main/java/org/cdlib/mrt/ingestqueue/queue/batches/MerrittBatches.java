@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class MerrittBatches {
     private static final Logger LOG = LoggerFactory.getLogger(MerrittBatches.class);
-    private static final int CHUNK = 50;
+    private static final int CHUNK = 500;
     /** Chunks between two saves of the cursor (and one at the end of each pass). */
-    private static final int SAVE_EVERY = 20;
+    private static final int SAVE_EVERY = 4;
     private final Batches batches;
     private final ZooKeeperCalls zk;
 
@@ -113,14 +113,22 @@ public final class MerrittBatches {
         int chunks = 0;
         try {
             while (next <= newest) {
-                List<String> paths = new ArrayList<>();
+                // the roots first: most numbers were never batches (reserved ids, markers); the rest only of those that are
                 long to = Math.min(newest, next + CHUNK - 1);
+                List<String> roots = new ArrayList<>();
+                for (long n = next; n <= to; n++) {
+                    roots.add(QueuePaths.batch(QueuePaths.batchId(n)));
+                }
+                Map<String, OpResult> r = new java.util.HashMap<>(zk.readMany(roots));
+                List<String> paths = new ArrayList<>();
                 for (long n = next; n <= to; n++) {
                     String bid = QueuePaths.batchId(n);
-                    paths.addAll(List.of(QueuePaths.batch(bid), QueuePaths.batchStatus(bid), QueuePaths.batchStates(bid),
-                            QueuePaths.batchIndex(BatchState.PENDING, bid), QueuePaths.batchNumberEntry(bid)));
+                    if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) != null) {
+                        paths.addAll(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchStates(bid),
+                                QueuePaths.batchIndex(BatchState.PENDING, bid), QueuePaths.batchNumberEntry(bid)));
+                    }
                 }
-                Map<String, OpResult> r = zk.readMany(paths);
+                r.putAll(zk.readMany(paths));
                 List<String> unindexed = new ArrayList<>();
                 for (long n = next; n <= to; n++) {
                     String bid = QueuePaths.batchId(n);
