@@ -83,9 +83,7 @@ public final class BatchRecords {
         String depositor = BatchDepositors.name(submission.submitter());
         String depositorFolder = QueuePaths.depositorBatches(depositor);
         Stat held = zk.stat(depositorFolder);
-        if (held == null) {
-            zk.createPersistent(depositorFolder, ZooKeeperCalls.EMPTY); // one per depositor, kept: nothing lists them all
-        } else if (held.getNumChildren() >= maxPerDepositor) {
+        if (held != null && held.getNumChildren() >= maxPerDepositor) {
             BatchDepositors.pruneClosed(zk, depositor); // entries another writer's moves left: never a reason to refuse
         }
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
@@ -101,15 +99,19 @@ public final class BatchRecords {
             }
             String bid = QueuePaths.batchId(batchIds.next());
             numbers.ensureBucket(QueuePaths.batchNumber(bid));
-            List<Op> ops = List.of(
+            List<Op> ops = new ArrayList<>(List.of(
                     gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
                     ZooKeeperCalls.create(QueuePaths.batchSubmission(bid), submissionData),
                     ZooKeeperCalls.create(QueuePaths.batchUuid(uuid), bid.getBytes(StandardCharsets.UTF_8)),
                     ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
                     ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY),
-                    BatchNumbers.enter(bid),
-                    ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
+                    BatchNumbers.enter(bid)));
+            if (gate.depositorOpen() < 0) {
+                // the depositor's first batch: its folder with it (kept after: one per depositor, never listed all together)
+                ops.add(ZooKeeperCalls.create(depositorFolder, ZooKeeperCalls.EMPTY));
+            }
+            ops.add(ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
             try {
                 zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
                 log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()

@@ -40,7 +40,8 @@ final class CapGate {
      * @param number  the number it holds (the last id drawn)
      * @param version its version, which {@link #pass(long)} checks
      * @param open    jobs (or batches) in the open states
-     * @param depositorOpen the open batches of the submitting depositor (0 when not asked)
+     * @param depositorOpen the open batches of the submitting depositor (0 when not asked, -1 when the
+     *                      depositor has no folder yet: the creation makes it)
      */
     record Reading(String gate, long number, int version, int open, int depositorOpen) {
         /** How many more fit under {@code cap}; 0 when the cap is reached or passed. */
@@ -94,6 +95,6 @@ final class CapGate {
         }
         OpResult.GetDataResult dep = depositorFolder == null ? null : ZooKeeperCalls.dataOf(r.get(depositorFolder));
         return new Reading(gate, QueueJson.readLong(gate, g.getData()), g.getStat().getVersion(), open,
-                dep == null ? 0 : dep.getStat().getNumChildren());
+                dep == null ? (depositorFolder == null ? 0 : -1) : dep.getStat().getNumChildren());
     }
 }
