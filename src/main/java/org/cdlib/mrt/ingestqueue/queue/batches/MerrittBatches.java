@@ -14,7 +14,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,26 +82,22 @@ public final class MerrittBatches {
     }
 
     /**
-     * The highest number drawn under {@code /batches}: the number of a marker drawn now
-     * ({@link IdBlocks#reserve}, one create and delete), every number below it drawn before. Not
-     * {@code /batches}' {@code cversion}, which deletes move too (by about as much as creates:
-     * reserved id blocks, cleanup), so it runs ahead of the numbers mrt-zk will still draw: a cursor
-     * moved up to it would pass over mrt-zk's next batches. Drawn again only when {@code /batches}
-     * changed since the last marker, so an idle queue costs one read a pass.
+     * The highest number drawn under {@code /batches}, from its {@code Stat} alone. The server
+     * numbers a sequential child from a counter that every create of a child moves on by one
+     * (deletes do not: {@code IdBlocks}); the {@code cversion} counts creates and deletes, and the
+     * children left are creates less deletes, so the creates ever made are
+     * {@code (cversion + children) / 2} (the folder was made empty). Not the {@code cversion}
+     * itself, which deletes move too (reserved ids, cleanup), by about as much as creates: a cursor
+     * moved up to it passed over the numbers mrt-zk would still draw. No write: a pass changes nothing
+     * when no batch was made.
      */
     private long drawnUpTo() {
         org.apache.zookeeper.data.Stat st = zk.stat(QueuePaths.BATCHES);
-        if (st != null && st.getCversion() == markedCversion) {
-            return marked;
+        if (st == null) {
+            return -1;
         }
-        marked = IdBlocks.reserve(zk, zk.currentHandle(), QueuePaths.BATCHES, 1).first();
-        org.apache.zookeeper.data.Stat after = zk.stat(QueuePaths.BATCHES);
-        markedCversion = after == null ? -1 : after.getCversion();
-        return marked;
+        return (Integer.toUnsignedLong(st.getCversion()) + st.getNumChildren()) / 2 - 1;
     }
-
-    private long marked = -1; // guarded by this
-    private int markedCversion = -1; // guarded by this
 
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
