@@ -42,6 +42,9 @@ final class Errors {
             LOG.warn("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
             HttpApi.fail(rc, 409, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
                     + "damaged job or batch: POST /api/jobs/<jid>/delete, POST /api/batches/<bid>/delete)", List.of());
+        } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException) {
+            rc.response().putHeader("Retry-After", "60"); // this depositor's limit, not the service's: others are served
+            HttpApi.fail(rc, 429, e.getMessage(), List.of());
         } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.model.QueueFullException) {
             rc.response().putHeader("Retry-After", "60");
             HttpApi.fail(rc, 503, e.getMessage(), List.of());

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -28,8 +29,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
  * their own batches. Also the views of the queue and of one batch that other answers reuse.
  */
 final class ReadRoutes {
-    /** How many batch numbers one page of /api/batches looks at, at most, to fill itself. */
+    /** How many batches one page of /api/batches looks at, at most, to fill itself (then its next page goes on). */
     private static final int BATCH_PAGE_SCAN = 10_000;
+    /** Walks of the number index one page makes, at most (each bounded: {@code BatchNumbers.WALK_BUCKETS}). */
+    private static final int MAX_WALKS = 5;
 
     private final QueueStore store;
     /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
@@ -81,8 +84,12 @@ final class ReadRoutes {
 
     /**
      * Batches newest first, a page at a time: an open state is listed from its index; otherwise
-     * batch numbers are walked downward from {@code before} (or the newest), reading statuses in
-     * bounded transactions. A damaged batch appears as an entry naming the damage.
+     * from the number index ({@link org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers}), newest
+     * bucket first, below {@code before}, reading statuses in bounded transactions; at most
+     * {@link #BATCH_PAGE_SCAN} batches a page, then {@code next} goes on. Before it, the intake
+     * takes in the numbers drawn since its last pass (usually none: two reads), so a batch another
+     * writer made is listed at once. An entry whose batch is gone (removed behind our back) is
+     * skipped and dropped. A damaged batch appears as an entry naming the damage.
      */
     private void batches(RoutingContext rc) {
         String state = rc.queryParams().get("state");
@@ -101,7 +108,9 @@ final class ReadRoutes {
         BatchFilters filters = BatchFilters.of(rc);
         BatchFilters.OpenStates openStates = new BatchFilters.OpenStates(store);
         List<String> candidates = new ArrayList<>();
-        if (filter != null && QueueViews.OPEN_BATCH_STATES.contains(filter)) {
+        boolean open = filter != null && QueueViews.OPEN_BATCH_STATES.contains(filter);
+        long below = -1; // where the number index's walk goes on, -1 when it reached the oldest batch
+        if (open) {
             for (String bid : store.batches().ids(filter)) {
                 if (QueuePaths.batchNumber(bid) <= top) {
                     candidates.add(bid);
@@ -109,24 +118,44 @@ final class ReadRoutes {
             }
             candidates.sort(Comparator.reverseOrder());
         } else {
-            long bottom = Math.max(store.batches().oldestNumber(), top - BATCH_PAGE_SCAN + 1);
-            for (long n = top; n >= bottom; n--) {
-                candidates.add(QueuePaths.batchId(n));
-            }
+            catchUp();
+            below = top;
         }
+        long bottom = store.batches().oldestNumber();
         String next = null;
-        for (int from = 0; from < candidates.size() && out.size() < limit; from += 100) {
+        int scanned = 0;
+        int from = 0; // candidates before it were looked at
+        int walks = 0;
+        while (out.size() < limit && scanned < BATCH_PAGE_SCAN) {
+            if (from >= candidates.size()) {
+                if (below < 0 || walks++ == MAX_WALKS) {
+                    break;
+                }
+                BatchNumbers.Page page = store.batches().numbers().newest(below, bottom, 100);
+                candidates = page.bids();
+                from = 0;
+                below = page.nextTop();
+                continue; // none found: a walk's budget of empty buckets, the next goes on below
+            }
             List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + 100));
             List<Damaged> damaged = new ArrayList<>();
             Map<String, BatchStatus> statuses = store.batches().statuses(chunk, damaged::add);
+            List<String> gone = new ArrayList<>();
             for (String bid : chunk) {
                 if (out.size() >= limit) {
                     break;
                 }
                 next = bid;
-                damaged.stream().filter(d -> d.id().equals(bid)).findFirst()
-                        .ifPresent(d -> out.add(Map.of("batch_id", bid, "damaged", d.problem())));
+                scanned++;
+                from++;
+                Damaged d = damaged.stream().filter(x -> x.id().equals(bid)).findFirst().orElse(null);
+                if (d != null) {
+                    out.add(Map.of("batch_id", bid, "damaged", d.problem()));
+                }
                 BatchStatus st = statuses.get(bid);
+                if (st == null && d == null) {
+                    gone.add(bid);
+                }
                 if (st == null || (filter != null && st.state() != filter)) {
                     continue;
                 }
@@ -138,19 +167,36 @@ final class ReadRoutes {
                     Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
                     row.put("jobs_per_minute", batchRates.apply(b));
                     out.add(row);
-                } catch (org.cdlib.mrt.ingestqueue.queue.model.NotFoundException gone) {
-                    // removed meanwhile
+                } catch (org.cdlib.mrt.ingestqueue.queue.model.NotFoundException removed) {
+                    gone.add(bid);
                 } catch (CorruptNodeException e) {
                     out.add(Map.of("batch_id", bid, "damaged", e.getMessage()));
                 }
             }
+            if (!open) {
+                store.batches().numbers().forgetGone(gone);
+            }
+        }
+        if (from >= candidates.size() && below >= 0 && (next == null || QueuePaths.batchNumber(next) > below + 1)) {
+            next = QueuePaths.batchId(below + 1); // everything above the walk's stop was looked at
         }
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("batches", out);
-        if (out.size() >= limit && next != null) {
+        if ((from < candidates.size() || below >= 0) && next != null) {
             answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + filters.query() + "&before=" + next);
         }
         HttpApi.json(rc, 200, answer);
+    }
+
+    /** The intake's pass over the numbers drawn since its last one (usually none), so the list holds every batch made. */
+    private void catchUp() {
+        try {
+            store.adoptMerrittBatches();
+        } catch (org.cdlib.mrt.ingestqueue.queue.model.QueueException e) {
+            // the timer's pass takes them within seconds; the list shows what the index holds
+            org.slf4j.LoggerFactory.getLogger(ReadRoutes.class).info("batch list: the intake's pass failed ({}); listed what the "
+                    + "number index holds", e.getMessage());
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
@@ -16,7 +17,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 
 /**
  * Search by job id, batch id, local id, ARK or title. An id is looked up directly. Anything else
- * is matched by a bounded scan, newest batches first: each batch's submission (title, local id,
+ * is matched by a bounded scan of the batches that exist (the number index, {@link BatchNumbers}),
+ * newest first: each batch's submission (title, local id,
  * ARK, file name) and its jobs' identifiers and configuration nodes (ARK, local ids, the job's own
  * title from its manifest row). The queue keeps no index of local ids or
  * titles, and one would be a second write per transition; so one request reads at most
@@ -29,6 +31,8 @@ final class Search {
     /** Jobs read per request: their identifiers and configurations (a title may be a job's own, from a manifest row). */
     static final int SCAN_JOBS = 500;
     static final int MAX_RESULTS = 50;
+    /** Walks of the number index one request makes, at most (each bounded: {@code BatchNumbers.WALK_BUCKETS}). */
+    static final int MAX_WALKS = 5;
     private final QueueStore store;
 
     Search(QueueStore store) {
@@ -57,6 +61,11 @@ final class Search {
             return answer;
         }
         String needle = q.toLowerCase(Locale.ROOT);
+        try {
+            store.adoptMerrittBatches(); // the numbers drawn since the intake's last pass (usually none): every batch made is found
+        } catch (org.cdlib.mrt.ingestqueue.queue.model.QueueException e) {
+            // the timer's pass takes them within seconds; the search covers what the number index holds
+        }
         long top = store.batches().newestNumber();
         if (before != null) {
             long n = QueuePaths.batchNumber(before);
@@ -70,31 +79,50 @@ final class Search {
         int jobs = 0;
         String next = null;
         int nextSkip = 0;
-        for (long n = top; n >= bottom; n--) {
+        // the batches that exist, newest first, from the number index: never a number that was not a batch
+        BatchNumbers.Page page = new BatchNumbers.Page(List.of(), top);
+        int at = 0; // of page.bids()
+        for (int walks = 0; ; ) {
+            if (at >= page.bids().size()) {
+                if (page.nextTop() < 0) {
+                    break;
+                }
+                if (walks++ == MAX_WALKS) {
+                    next = QueuePaths.batchId(page.nextTop() + 1); // a long run of empty buckets: the next request goes on
+                    break;
+                }
+                page = store.batches().numbers().newest(page.nextTop(), bottom, 50);
+                at = 0;
+                continue;
+            }
+            String bid = page.bids().get(at++);
             if (batches >= SCAN_BATCHES || jobs >= SCAN_JOBS || results.size() >= MAX_RESULTS) {
-                next = QueuePaths.batchId(n + 1); // "before" the last batch read in full: this one comes next
+                next = QueuePaths.batchId(QueuePaths.batchNumber(bid) + 1); // "before" the last batch read in full: this one comes next
                 break;
             }
-            String bid = QueuePaths.batchId(n);
-            int at = before != null && bid.equals(before) ? skip : 0;
-            batches++; // a removed batch costs a read too, so it counts
+            int skipped = before != null && bid.equals(before) ? skip : 0;
+            batches++;
             Batch b;
             try {
                 b = store.batches().load(bid);
-            } catch (NotFoundException | CorruptNodeException gone) {
-                continue; // removed, or damaged (fsck names it)
+            } catch (NotFoundException gone) {
+                store.batches().numbers().forgetGone(List.of(bid)); // removed behind our back
+                continue;
+            } catch (CorruptNodeException damaged) {
+                continue; // fsck names it
             }
-            if (at == 0) {
+            if (skipped == 0) {
                 String why = batchMatch(b.submission(), needle);
                 if (why != null) {
                     results.add(hit("batch", bid, bid, why, b.state().wire(), b.submission().ercWhat()));
                 }
             }
             List<String> ids = b.jobIds();
+            int j = skipped;
             // whole chunks: the hits of the last chunk may take the results a little past MAX_RESULTS
-            while (at < ids.size() && jobs < SCAN_JOBS && results.size() < MAX_RESULTS) {
-                List<String> chunk = ids.subList(at, Math.min(ids.size(), at + Math.min(50, SCAN_JOBS - jobs)));
-                at += chunk.size();
+            while (j < ids.size() && jobs < SCAN_JOBS && results.size() < MAX_RESULTS) {
+                List<String> chunk = ids.subList(j, Math.min(ids.size(), j + Math.min(50, SCAN_JOBS - jobs)));
+                j += chunk.size();
                 jobs += chunk.size();
                 Map<String, Identifiers> idents = store.jobs().identifiers(chunk);
                 Map<String, JobConfiguration> configs = store.jobs().configurations(chunk);
@@ -107,9 +135,9 @@ final class Search {
                     }
                 }
             }
-            if (at < ids.size()) {
+            if (j < ids.size()) {
                 next = bid;
-                nextSkip = at;
+                nextSkip = j;
                 break;
             }
         }

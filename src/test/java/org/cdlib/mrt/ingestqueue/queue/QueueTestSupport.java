@@ -75,7 +75,7 @@ public final class QueueTestSupport {
 
     /** Removes every node of the queue, so a test starts from an empty tree on a shared server. */
     public static void wipe(CuratorFramework client) throws Exception {
-        for (String p : List.of("/batches", "/batch-states", "/jobs", "/ids", "/locks")) {
+        for (String p : List.of("/batches", "/batch-states", "/batch-numbers", "/batch-depositors", "/jobs", "/ids", "/locks")) {
             if (client.checkExists().forPath(p) != null) {
                 client.delete().deletingChildrenIfNeeded().forPath(p);
             }
@@ -123,7 +123,7 @@ public final class QueueTestSupport {
     /** Every node of the queue with its data, to show that a refused action wrote nothing. */
     public static java.util.SortedMap<String, String> tree(CuratorFramework client) throws Exception {
         java.util.SortedMap<String, String> out = new java.util.TreeMap<>();
-        for (String root : List.of("/batches", "/batch-states", "/jobs", "/ids", "/locks")) {
+        for (String root : List.of("/batches", "/batch-states", "/batch-numbers", "/batch-depositors", "/jobs", "/ids", "/locks")) {
             if (client.checkExists().forPath(root) != null) {
                 collect(client, root, out);
             }

@@ -21,6 +21,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
@@ -54,7 +55,11 @@ public final class BatchRecords {
         this.zk = zk;
         this.log = log;
         this.completion = new BatchCompletion(zk, log);
+        this.numbers = new BatchNumbers(zk);
     }
+
+    /** The index of the batches that exist, by number. */
+    final BatchNumbers numbers;
 
     private final java.nio.file.Path ingestHome;
     /** Batch ids from blocks of 16 reserved by this process ({@link IdBlocks}). */
@@ -65,29 +70,48 @@ public final class BatchRecords {
      * The id counter, the batch node, its submission, status and index entry, in one transaction.
      * Refused with {@link QueueFullException} when {@code maxOpen} batches are open: the counter is
      * the cap's gate ({@link CapGate}), read before the count, so submitters on any number of hosts
-     * cannot all pass on the same count.
+     * cannot all pass on the same count. Refused with {@link DepositorLimitException} when the
+     * submitter's depositor has {@code maxPerDepositor} open, counted in the same reading.
      */
-    String create(BatchSubmission submission, int maxOpen) {
+    String create(BatchSubmission submission, int maxOpen, int maxPerDepositor) {
         String uuid = MerrittSubmission.newBatchUuid(submission, ingestHome);
         if (zk.exists(QueuePaths.batchUuid(uuid))) {
             uuid = "bid-" + java.util.UUID.randomUUID(); // an upload submitted a second time: a batch of its own
         }
         byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), MerrittSubmission.write(submission, uuid));
         byte[] statusData = QueueJson.write(BatchStatus.pending());
+        String depositor = BatchDepositors.name(submission.submitter());
+        String depositorFolder = QueuePaths.depositorBatches(depositor);
+        Stat held = zk.stat(depositorFolder);
+        if (held != null && held.getNumChildren() >= maxPerDepositor) {
+            BatchDepositors.pruneClosed(zk, depositor); // entries another writer's moves left: never a reason to refuse
+        }
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
-            CapGate.Reading gate = CapGate.batches(zk);
+            CapGate.Reading gate = CapGate.batches(zk, depositorFolder);
             if (gate.room(maxOpen) == 0) {
                 throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
                         + maxOpen + "); submit again when some have finished");
             }
+            if (gate.depositorOpen() >= maxPerDepositor) {
+                throw new DepositorLimitException("depositor '" + depositor + "' has " + gate.depositorOpen()
+                        + " open batches, the limit for one depositor (ingest.queue.max-open-batches-per-depositor = "
+                        + maxPerDepositor + "); submit again when some of them have finished");
+            }
             String bid = QueuePaths.batchId(batchIds.next());
-            List<Op> ops = List.of(
+            numbers.ensureBucket(QueuePaths.batchNumber(bid));
+            List<Op> ops = new ArrayList<>(List.of(
                     gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
                     ZooKeeperCalls.create(QueuePaths.batchSubmission(bid), submissionData),
                     ZooKeeperCalls.create(QueuePaths.batchUuid(uuid), bid.getBytes(StandardCharsets.UTF_8)),
                     ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
-                    ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY));
+                    ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY),
+                    BatchNumbers.enter(bid)));
+            if (gate.depositorOpen() < 0) {
+                // the depositor's first batch: its folder with it (kept after: one per depositor, never listed all together)
+                ops.add(ZooKeeperCalls.create(depositorFolder, ZooKeeperCalls.EMPTY));
+            }
+            ops.add(ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
             try {
                 zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
                 log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()
@@ -227,6 +251,14 @@ public final class BatchRecords {
                     : ZooKeeperCalls.setData(QueuePaths.batchStatusReport(bid), data, -1));
         }
         addIndexMove(ops, bid, batch.state(), to);
+        if (BatchState.OPEN.contains(batch.state()) && !BatchState.OPEN.contains(to)) {
+            // out of the open states: its depositor's count goes down with it (a batch made before the
+            // count, or adopted without a submitter, has no entry; nobody but this move removes a live one)
+            String entry = BatchDepositors.entry(batch.submission() == null ? null : batch.submission().submitter(), bid);
+            if (zk.exists(entry)) {
+                ops.add(Op.delete(entry, -1));
+            }
+        }
         ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
         zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion());
         Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(), batch.statusVersion() + 1,
@@ -285,6 +317,21 @@ public final class BatchRecords {
             ops.add(Op.delete(QueuePaths.batch(bid), -1));
         }
         OpResult.GetDataResult sub = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchSubmission(bid)));
+        List<String> entries = new ArrayList<>(List.of(QueuePaths.batchNumberEntry(bid)));
+        if (sub != null) {
+            try {
+                entries.add(BatchDepositors.entry(MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub.getData(), ingestHome)
+                        .submitter(), bid));
+            } catch (RuntimeException damaged) {
+                // a damaged submission names no depositor: a left entry is dropped when that depositor reaches the cap
+            }
+        }
+        Map<String, OpResult> er = zk.readMany(entries);
+        for (String e : entries) {
+            if (er.get(e) instanceof OpResult.GetDataResult) {
+                ops.add(Op.delete(e, -1));
+            }
+        }
         String uuid = sub == null ? null : MerrittSubmission.batchUuid(sub.getData());
         if (uuid != null && !uuid.contains("/") && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
             ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1)); // as mrt-zk's Batch.delete: the id names no batch any more

@@ -15,6 +15,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
@@ -32,6 +33,7 @@ public final class Batches {
     private final JobCreation creation;
     private final Consumer<Damaged> damaged;
     private volatile int maxOpen = 10_000;
+    private volatile int maxOpenPerDepositor = Integer.MAX_VALUE;
 
     public Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchRecords records, JobCreation creation, Consumer<Damaged> damaged) {
         this.zk = zk;
@@ -46,9 +48,30 @@ public final class Batches {
         this.maxOpen = max;
     }
 
-    /** Creates a batch (refused with {@link QueueFullException} when the open batches are at their cap). */
+    /**
+     * Open batches of one depositor (the submitter the batch names) beyond which that depositor's
+     * submissions are refused with {@link org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException};
+     * at most {@link QueueLimits#LISTED_CHILDREN}, so a depositor's folder can always be listed.
+     */
+    public void maxOpenPerDepositor(int max) {
+        if (max < 1 || max > QueueLimits.LISTED_CHILDREN) {
+            throw new IllegalArgumentException("ingest.queue.max-open-batches-per-depositor must be 1 to "
+                    + QueueLimits.LISTED_CHILDREN + ", got " + max);
+        }
+        this.maxOpenPerDepositor = max;
+    }
+
+    /**
+     * Creates a batch (refused with {@link QueueFullException} when the open batches are at their
+     * cap, with {@link org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException} when its depositor's are).
+     */
     public String create(BatchSubmission submission) {
-        return records.create(submission, maxOpen);
+        return records.create(submission, maxOpen, maxOpenPerDepositor);
+    }
+
+    /** The index of the batches that exist, by number: what lists walk, newest first. */
+    public BatchNumbers numbers() {
+        return records.numbers;
     }
 
     /** Takes {@code /batches/BID/lock} if nobody holds it and loads the batch; never blocks. */

@@ -40,8 +40,10 @@ final class CapGate {
      * @param number  the number it holds (the last id drawn)
      * @param version its version, which {@link #pass(long)} checks
      * @param open    jobs (or batches) in the open states
+     * @param depositorOpen the open batches of the submitting depositor (0 when not asked, -1 when the
+     *                      depositor has no folder yet: the creation makes it)
      */
-    record Reading(String gate, long number, int version, int open) {
+    record Reading(String gate, long number, int version, int open, int depositorOpen) {
         /** How many more fit under {@code cap}; 0 when the cap is reached or passed. */
         int room(int cap) {
             return Math.max(0, cap - open);
@@ -55,20 +57,32 @@ final class CapGate {
 
     /** The job gate and the jobs in pending … notify and held (what {@code max-open-jobs} caps). */
     static Reading jobs(ZooKeeperCalls zk) {
-        return read(zk, QueuePaths.JOB_COUNTER, OPEN_JOB_FOLDERS);
+        return read(zk, QueuePaths.JOB_COUNTER, OPEN_JOB_FOLDERS, null);
     }
 
     /** The batch gate and the batches in pending … reporting, update-reporting (what {@code max-open-batches} caps). */
     static Reading batches(ZooKeeperCalls zk) {
-        return read(zk, QueuePaths.BATCH_COUNTER, OPEN_BATCH_FOLDERS);
+        return read(zk, QueuePaths.BATCH_COUNTER, OPEN_BATCH_FOLDERS, null);
     }
 
-    private static Reading read(ZooKeeperCalls zk, String gate, List<String> folders) {
-        List<String> paths = new ArrayList<>(folders.size() + 1);
+    /**
+     * As {@link #batches(ZooKeeperCalls)}, with the depositor's open batches ({@code depositorFolder}'s
+     * entries) counted in the same reading: every creation passes the one gate, so this count is
+     * exact across hosts as the queue's is.
+     */
+    static Reading batches(ZooKeeperCalls zk, String depositorFolder) {
+        return read(zk, QueuePaths.BATCH_COUNTER, OPEN_BATCH_FOLDERS, depositorFolder);
+    }
+
+    private static Reading read(ZooKeeperCalls zk, String gate, List<String> folders, String depositorFolder) {
+        List<String> paths = new ArrayList<>(folders.size() + 2);
         // the gate first: a read transaction's reads run in order, so every creation that passed the
         // gate before the version seen here is in the counts that follow it
         paths.add(gate);
         paths.addAll(folders);
+        if (depositorFolder != null) {
+            paths.add(depositorFolder);
+        }
         Map<String, OpResult> r = zk.readMany(paths);
         OpResult.GetDataResult g = ZooKeeperCalls.dataOf(r.get(gate));
         if (g == null) {
@@ -79,6 +93,8 @@ final class CapGate {
             OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(folder));
             open += d == null ? 0 : d.getStat().getNumChildren();
         }
-        return new Reading(gate, QueueJson.readLong(gate, g.getData()), g.getStat().getVersion(), open);
+        OpResult.GetDataResult dep = depositorFolder == null ? null : ZooKeeperCalls.dataOf(r.get(depositorFolder));
+        return new Reading(gate, QueueJson.readLong(gate, g.getData()), g.getStat().getVersion(), open,
+                dep == null ? (depositorFolder == null ? 0 : -1) : dep.getStat().getNumChildren());
     }
 }

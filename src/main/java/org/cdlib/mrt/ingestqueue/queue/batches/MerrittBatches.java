@@ -22,58 +22,145 @@ import org.slf4j.LoggerFactory;
  * Batches Merritt's ingest front end creates through mrt-zk's {@code Batch.createBatch}, taken
  * into this queue: a sequential {@code /batches/bidN} with its submission and a {@code Pending}
  * status, no {@code states} node (mrt-zk's sign that nobody picked it up) and no entry in our
- * index. Each pass reads only the batch numbers drawn since the last one (bounded chunks of
- * reads); a batch is adopted under its lock, in one transaction that checks its status version
- * and creates its {@code states} node (so mrt-zk's {@code acquirePendingBatch} passes it by from
- * then on), its reference folders and its index entry, after which our batch-pending consumer
- * works on it as on our own. A number whose batch is still being written (no status yet) is
- * looked at again by the next pass.
+ * indexes. Each pass reads only the batch numbers drawn since the last one ({@link #drawnUpTo}), on any host: the
+ * cursor ({@link QueuePaths#BATCH_INTAKE}) is shared and kept in ZooKeeper, so each number is
+ * looked at once in the queue's life, in bounded chunks of reads. Every batch a pass finds
+ * without an entry in the number index ({@link BatchNumbers}) is entered there; a queue made
+ * before that index has no cursor yet, and its first pass, from the oldest batch number, enters
+ * every batch it holds. A pending Merritt batch is adopted under its lock, in one transaction
+ * that checks its status version and creates its {@code states} node (so mrt-zk's
+ * {@code acquirePendingBatch} passes it by from then on), its reference folders, its state index
+ * entry and its depositor's entry, after which our batch-pending consumer works on it as on our
+ * own. A number whose batch is still being written (no status yet) stops the cursor: the next
+ * pass looks at it again.
  */
 public final class MerrittBatches {
     private static final Logger LOG = LoggerFactory.getLogger(MerrittBatches.class);
-    private static final int CHUNK = 50;
+    private static final int CHUNK = 500;
+    /** Chunks between two saves of the cursor (and one at the end of each pass). */
+    private static final int SAVE_EVERY = 4;
     private final Batches batches;
     private final ZooKeeperCalls zk;
-    private long next = -1; // guarded by this: the lowest number not looked at yet
 
     public MerrittBatches(Batches batches, ZooKeeperCalls zk) {
         this.batches = batches;
         this.zk = zk;
     }
 
+    /** The shared cursor and its version (-1: none yet, a queue made before the number index). */
+    private record Cursor(long next, int version) {
+    }
+
+    private Cursor cursor() {
+        org.apache.zookeeper.data.Stat st = new org.apache.zookeeper.data.Stat();
+        byte[] d;
+        try {
+            d = zk.client().getData().storingStatIn(st).forPath(QueuePaths.BATCH_INTAKE);
+        } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            return new Cursor(batches.oldestNumber(), -1);
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("read " + QueuePaths.BATCH_INTAKE, e);
+        }
+        return new Cursor(Math.max(0, QueueJson.readLong(QueuePaths.BATCH_INTAKE, d)), st.getVersion());
+    }
+
+    /** Moves the cursor on, if no other host's pass moved it since it was read; false when one did. */
+    private boolean save(Cursor read, long next) {
+        try {
+            if (read.version() < 0) {
+                zk.client().create().forPath(QueuePaths.BATCH_INTAKE, QueueJson.text(next));
+            } else {
+                zk.client().setData().withVersion(read.version()).forPath(QueuePaths.BATCH_INTAKE, QueueJson.text(next));
+            }
+            return true;
+        } catch (org.apache.zookeeper.KeeperException.NodeExistsException
+                 | org.apache.zookeeper.KeeperException.BadVersionException e) {
+            return false;
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("move " + QueuePaths.BATCH_INTAKE, e);
+        }
+    }
+
+    /**
+     * The highest number drawn under {@code /batches}, from its {@code Stat} alone. The server
+     * numbers a sequential child from a counter that every create of a child moves on by one
+     * (deletes do not: {@code IdBlocks}); the {@code cversion} counts creates and deletes, and the
+     * children left are creates less deletes, so the creates ever made are
+     * {@code (cversion + children) / 2} (the folder was made empty). Not the {@code cversion}
+     * itself, which deletes move too (reserved ids, cleanup), by about as much as creates: a cursor
+     * moved up to it passed over the numbers mrt-zk would still draw. No write: a pass changes nothing
+     * when no batch was made.
+     */
+    private long drawnUpTo() {
+        org.apache.zookeeper.data.Stat st = zk.stat(QueuePaths.BATCHES);
+        if (st == null) {
+            return -1;
+        }
+        return (Integer.toUnsignedLong(st.getCversion()) + st.getNumChildren()) / 2 - 1;
+    }
+
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
-        if (next < 0) {
-            next = batches.oldestNumber();
-        }
-        long newest = batches.newestNumber();
+        Cursor cursor = cursor();
+        long next = cursor.next();
+        long newest = drawnUpTo();
         List<String> adopted = new ArrayList<>();
-        while (next <= newest) {
-            List<String> paths = new ArrayList<>();
-            long to = Math.min(newest, next + CHUNK - 1);
-            for (long n = next; n <= to; n++) {
-                String bid = QueuePaths.batchId(n);
-                paths.addAll(List.of(QueuePaths.batch(bid), QueuePaths.batchStatus(bid), QueuePaths.batchStates(bid),
-                        QueuePaths.batchIndex(BatchState.PENDING, bid)));
+        int chunks = 0;
+        try {
+            while (next <= newest) {
+                // the roots first: most numbers were never batches (reserved ids, markers); the rest only of those that are
+                long to = Math.min(newest, next + CHUNK - 1);
+                List<String> roots = new ArrayList<>();
+                for (long n = next; n <= to; n++) {
+                    roots.add(QueuePaths.batch(QueuePaths.batchId(n)));
+                }
+                Map<String, OpResult> r = new java.util.HashMap<>(zk.readMany(roots));
+                List<String> paths = new ArrayList<>();
+                for (long n = next; n <= to; n++) {
+                    String bid = QueuePaths.batchId(n);
+                    if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) != null) {
+                        paths.addAll(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchStates(bid),
+                                QueuePaths.batchIndex(BatchState.PENDING, bid), QueuePaths.batchNumberEntry(bid)));
+                    }
+                }
+                r.putAll(zk.readMany(paths));
+                List<String> unindexed = new ArrayList<>();
+                for (long n = next; n <= to; n++) {
+                    String bid = QueuePaths.batchId(n);
+                    if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) != null
+                            && !(r.get(QueuePaths.batchNumberEntry(bid)) instanceof OpResult.GetDataResult)) {
+                        unindexed.add(bid);
+                    }
+                }
+                batches.numbers().enterAll(unindexed);
+                for (long n = next; n <= to; n++, next = n) {
+                    String bid = QueuePaths.batchId(n);
+                    if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) == null) {
+                        continue; // not a batch (a number of a reservation), or gone
+                    }
+                    OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
+                    if (status == null) {
+                        return adopted; // still being created: the next pass looks again
+                    }
+                    if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) == null
+                            && ZooKeeperCalls.dataOf(r.get(QueuePaths.batchIndex(BatchState.PENDING, bid))) == null
+                            && pending(bid, status.getData())) {
+                        take(bid).ifPresent(adopted::add);
+                    }
+                }
+                if (++chunks % SAVE_EVERY == 0) {
+                    if (!save(cursor, next)) {
+                        return adopted; // another host's pass is walking these numbers too: it goes on
+                    }
+                    cursor = new Cursor(next, cursor.version() + 1);
+                }
             }
-            Map<String, OpResult> r = zk.readMany(paths);
-            for (long n = next; n <= to; n++, next = n) {
-                String bid = QueuePaths.batchId(n);
-                if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) == null) {
-                    continue; // not a batch (a number of a reservation), or gone
-                }
-                OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
-                if (status == null) {
-                    return adopted; // still being created: the next pass looks again
-                }
-                if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) == null
-                        && ZooKeeperCalls.dataOf(r.get(QueuePaths.batchIndex(BatchState.PENDING, bid))) == null
-                        && pending(bid, status.getData())) {
-                    take(bid).ifPresent(adopted::add);
-                }
+            return adopted;
+        } finally {
+            if (next != cursor.next()) {
+                save(cursor, next);
             }
         }
-        return adopted;
     }
 
     private static boolean pending(String bid, byte[] status) {
@@ -104,6 +191,10 @@ public final class MerrittBatches {
                 ops.add(ZooKeeperCalls.create(QueuePaths.batchRefs(bid, ref), ZooKeeperCalls.EMPTY));
             }
             ops.add(ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY));
+            // open now, so its depositor's count holds it (the pass entered it in the number index)
+            String depositor = QueuePaths.depositorBatches(BatchDepositors.name(b.submission().submitter()));
+            zk.createPersistent(depositor, ZooKeeperCalls.EMPTY);
+            ops.add(ZooKeeperCalls.create(depositor + "/" + bid, ZooKeeperCalls.EMPTY));
             zk.commitUnlocked("adopt Merritt batch " + bid, ops);
             LOG.info("batch {}: created by Merritt's ingest (profile {}, {} by {}); taken into this queue", bid,
                     b.submission().profileName(), b.submission().fileName(), b.submission().submitter());

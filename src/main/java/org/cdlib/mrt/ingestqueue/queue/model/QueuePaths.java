@@ -31,6 +31,28 @@ public final class QueuePaths {
     /** One ephemeral node per session that writes the space counters ({@link SpaceCounters}). */
     public static final String SPACE_CHAIN = "/ids/space-chain";
 
+    /**
+     * The batches that exist, by number: {@code /batch-numbers/<bucket>/BID}, bucket the number
+     * divided by {@link #NUMBER_BUCKET}. Written with the batch's creation and removal, and healed
+     * by the intake for batches other writers create; lists walk it newest bucket first, so they
+     * never read numbers that were never batches. Not under {@code /batches}: mrt-zk takes every
+     * child of {@code /batches} for a batch.
+     */
+    public static final String BATCH_NUMBERS = "/batch-numbers";
+    /** Numbers per bucket of {@link #BATCH_NUMBERS}: a bucket holds at most this many entries, listed at once. */
+    public static final long NUMBER_BUCKET = 1000;
+    /**
+     * Each depositor's open batches: {@code /batch-depositors/<depositor>/BID}, what
+     * {@code ingest.queue.max-open-batches-per-depositor} counts ({@code Stat}), written in the
+     * batch's creation transaction and removed in the one that moves it out of the open states.
+     */
+    public static final String BATCH_DEPOSITORS = "/batch-depositors";
+    /**
+     * The intake's cursor: every batch number below it was looked at once by the intake
+     * ({@code MerrittBatches}), and its batch, if any, put in {@link #BATCH_NUMBERS}. Shared by the hosts.
+     */
+    public static final String BATCH_INTAKE = "/ids/batch-intake";
+
     /** mrt-zk's index of batches by the Merritt batch id ({@code bid-<uuid>}): each node holds the BID. */
     public static final String BATCH_UUIDS = "/batch-uuids";
 
@@ -39,6 +61,29 @@ public final class QueuePaths {
 
     public static String batchUuid(String uuid) {
         return BATCH_UUIDS + "/" + uuid;
+    }
+
+    public static String numberBucket(long bucket) {
+        String digits = Long.toString(bucket); // seven digits: buckets of numbers up to 2^32
+        return BATCH_NUMBERS + "/" + "0000000".substring(Math.min(7, digits.length())) + digits;
+    }
+
+    /** The bucket of a batch number ({@link #BATCH_NUMBERS}). */
+    public static long bucketOf(long number) {
+        return number / NUMBER_BUCKET;
+    }
+
+    public static String batchNumberEntry(String bid) {
+        return numberBucket(bucketOf(batchNumber(bid))) + "/" + bid;
+    }
+
+    /** A depositor's folder of open batches; {@code depositor} is a node name ({@code BatchDepositors#name}). */
+    public static String depositorBatches(String depositor) {
+        return BATCH_DEPOSITORS + "/" + depositor;
+    }
+
+    public static String depositorBatch(String depositor, String bid) {
+        return depositorBatches(depositor) + "/" + bid;
     }
 
     public static String batch(String bid) {

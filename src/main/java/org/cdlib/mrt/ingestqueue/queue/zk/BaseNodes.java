@@ -17,7 +17,7 @@ public final class BaseNodes {
     public static void create(ZooKeeperCalls zk) {
         List<String> paths = new ArrayList<>(List.of(QueuePaths.BATCHES, QueuePaths.JOBS, QueuePaths.JOB_STATES,
                 QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES, QueuePaths.OBJECT_LOCKS,
-                QueuePaths.BATCH_UUIDS));
+                QueuePaths.BATCH_UUIDS, QueuePaths.BATCH_NUMBERS, QueuePaths.BATCH_DEPOSITORS));
         for (JobState s : JobState.values()) {
             if (s != JobState.DELETED) {
                 paths.add(QueuePaths.jobState(s));
