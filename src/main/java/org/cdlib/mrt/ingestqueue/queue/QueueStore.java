@@ -94,8 +94,8 @@ public final class QueueStore implements Closeable {
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
-        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome);
-        JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
+        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome, locks);
+        JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters(), locks);
         this.holds = new QueueHolds(zk, locks, client);
         this.jobs = new Jobs(zk, jobRecords, this::damaged);
         this.claims = new JobClaims(locks, jobs, this.ingestHome);

@@ -102,7 +102,8 @@ public final class ConsistencyCheck {
                 for (String name : store.jobs().refs(s)) {
                     String path = QueuePaths.jobState(s) + "/" + name;
                     if (QueuePaths.priorityOfRef(name) < 0 || QueuePaths.jobNumber(QueuePaths.jidOfRef(name)) < 0) {
-                        p.found.add(unlocked(p, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1))));
+                        p.add(unlocked(p, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1)),
+                                () -> store.calls().syncedStat(path) != null));
                     } else {
                         p.openRefs.computeIfAbsent(QueuePaths.jidOfRef(name), k -> new ArrayList<>()).add(path);
                     }
@@ -130,9 +131,11 @@ public final class ConsistencyCheck {
             if (whole && !p.seen.contains(e.getKey())) { // a slice has not seen every batch
                 boolean exists = store.calls().exists(QueuePaths.job(e.getKey()));
                 for (String ref : e.getValue()) {
-                    p.found.add(exists ? new Violation("job-without-batch", QueuePaths.job(e.getKey()),
+                    String jid = e.getKey();
+                    p.add(exists ? new Violation("job-without-batch", QueuePaths.job(jid),
                             "referenced by " + ref + " but in no batch's run of job ids", false)
-                            : unlocked(p, "dangling-reference", ref, "no job " + e.getKey(), List.of(Op.delete(ref, -1))));
+                            : unlocked(p, "dangling-reference", ref, "no job " + jid, List.of(Op.delete(ref, -1)),
+                                    () -> store.calls().syncedStat(ref) != null && !store.calls().exists(QueuePaths.job(jid))));
                 }
             }
         }
@@ -218,10 +221,15 @@ public final class ConsistencyCheck {
             }
         }
         if (ops.size() > 1) {
-            p.found.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops));
+            // judged only if a synced re-read finds the status at the version read and the entries as they were
+            java.util.Set<String> seenEntries = new java.util.HashSet<>();
+            index.stream().filter(x -> ir.get(x) instanceof OpResult.GetDataResult).forEach(seenEntries::add);
+            p.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops,
+                    () -> sameVersion(QueuePaths.batchStatus(bid), version) && seenEntries.equals(present(index))));
         } else if (WireForm.oldStatus(r.get(QueuePaths.batchStatus(bid)) instanceof OpResult.GetDataResult d ? d.getData() : null)) {
-            p.found.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
-                    List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version))));
+            p.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
+                    List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version)),
+                    () -> sameVersion(QueuePaths.batchStatus(bid), version)));
         }
         List<String> all = new ArrayList<>(status.jobIds());
         all.addAll(foreignJobs(bid, status));
@@ -277,18 +285,73 @@ public final class ConsistencyCheck {
                 for (BatchRef ref : BatchRef.values()) {
                     String path = QueuePaths.batchRef(bid, ref, jid);
                     if (r.get(path) instanceof OpResult.GetDataResult) {
-                        p.found.add(unlocked(p, "dangling-batch-reference", path, "no job " + jid, List.of(Op.delete(path, -1),
-                                Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1))));
+                        p.add(unlocked(p, "dangling-batch-reference", path, "no job " + jid, List.of(Op.delete(path, -1),
+                                Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1)),
+                                () -> store.calls().syncedStat(path) != null && !store.calls().exists(QueuePaths.job(jid))));
                     }
                 }
                 continue;
             }
             p.jobs++;
-            new FsckJobCheck(store, p, bid, jid, r).run();
+            FsckJobCheck first = new FsckJobCheck(store, p, bid, jid, r);
+            first.judge();
+            if (first.local.isEmpty()) {
+                p.notices.addAll(first.notices);
+                continue;
+            }
+            confirmed(p, bid, jid, first);
         }
     }
 
-    private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops) {
-        return p.unlocked(store, kind, path, detail, ops);
+    /**
+     * A finding is a fact, not a race: what one read of a busy job shows wrong is judged only when a
+     * read after a {@code sync} shows it wrong still, with the job's status at the same version
+     * before, during and after that read (every move of a job rewrites its status, so nothing of the
+     * job moved between). A job that moved meanwhile is not judged; a later pass looks again.
+     */
+    private void confirmed(FsckPass p, String bid, String jid, FsckJobCheck first) {
+        List<String> paths = new ArrayList<>(List.of(QueuePaths.job(jid)));
+        for (String c : JobNodes.CHILDREN) {
+            paths.add(QueuePaths.jobNode(jid, c));
+        }
+        for (BatchRef ref : BatchRef.values()) {
+            paths.add(QueuePaths.batchRef(bid, ref, jid));
+        }
+        String status = QueuePaths.jobStatus(jid);
+        org.apache.zookeeper.data.Stat before = store.calls().syncedStat(status);
+        Map<String, OpResult> again = store.calls().readMany(paths);
+        org.apache.zookeeper.data.Stat after = store.calls().stat(status);
+        FsckJobCheck second = new FsckJobCheck(store, p, bid, jid, again);
+        second.judge();
+        int v = first.statusVersion();
+        boolean moved = (before == null ? -1 : before.getVersion()) != v || second.statusVersion() != v
+                || (after == null ? -1 : after.getVersion()) != v;
+        if (moved) {
+            LOG.debug("job {}: moved while it was checked ({}): not judged", jid, first.local.stream().map(Violation::kind).toList());
+            return;
+        }
+        if (second.local.isEmpty()) {
+            p.notices.addAll(second.notices);
+            return;
+        }
+        second.finish();
+    }
+
+    private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops,
+                               java.util.function.BooleanSupplier stillWrong) {
+        return p.unlocked(store, kind, path, detail, ops, stillWrong);
+    }
+
+    /** Whether a synced read finds the node at {@code version} still. */
+    private boolean sameVersion(String path, int version) {
+        org.apache.zookeeper.data.Stat st = store.calls().syncedStat(path);
+        return st != null && st.getVersion() == version;
+    }
+
+    private java.util.Set<String> present(List<String> paths) {
+        Map<String, OpResult> again = store.calls().readMany(paths);
+        java.util.Set<String> out = new java.util.HashSet<>();
+        paths.stream().filter(x -> again.get(x) instanceof OpResult.GetDataResult).forEach(out::add);
+        return out;
     }
 }
