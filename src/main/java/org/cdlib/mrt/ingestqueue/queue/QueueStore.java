@@ -265,11 +265,11 @@ public final class QueueStore implements Closeable {
 
     /** Whether the job's lock is taken, leaving a one-shot watch for its release. */
     public boolean watchJobLock(String jid, CuratorWatcher onRelease) {
-        return locks.watch(QueuePaths.jobLock(jid), onRelease);
+        return locks.watchLock(QueuePaths.jobLock(jid), onRelease);
     }
 
     public boolean watchBatchLock(String bid, CuratorWatcher onRelease) {
-        return locks.watch(QueuePaths.batchLock(bid), onRelease);
+        return locks.watchLock(QueuePaths.batchLock(bid), onRelease);
     }
 
     // ------------------------------------------------------------------ plumbing for fsck, admin and cleanup

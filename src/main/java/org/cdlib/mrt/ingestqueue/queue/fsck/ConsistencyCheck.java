@@ -293,48 +293,8 @@ public final class ConsistencyCheck {
                 continue;
             }
             p.jobs++;
-            FsckJobCheck first = new FsckJobCheck(store, p, bid, jid, r);
-            first.judge();
-            if (first.local.isEmpty()) {
-                p.notices.addAll(first.notices);
-                continue;
-            }
-            confirmed(p, bid, jid, first);
+            new FsckJobCheck(store, p, bid, jid, r).run();
         }
-    }
-
-    /**
-     * A finding is a fact, not a race: what one read of a busy job shows wrong is judged only when a
-     * read after a {@code sync} shows it wrong still, with the job's status at the same version
-     * before, during and after that read (every move of a job rewrites its status, so nothing of the
-     * job moved between). A job that moved meanwhile is not judged; a later pass looks again.
-     */
-    private void confirmed(FsckPass p, String bid, String jid, FsckJobCheck first) {
-        List<String> paths = new ArrayList<>(List.of(QueuePaths.job(jid)));
-        for (String c : JobNodes.CHILDREN) {
-            paths.add(QueuePaths.jobNode(jid, c));
-        }
-        for (BatchRef ref : BatchRef.values()) {
-            paths.add(QueuePaths.batchRef(bid, ref, jid));
-        }
-        String status = QueuePaths.jobStatus(jid);
-        org.apache.zookeeper.data.Stat before = store.calls().syncedStat(status);
-        Map<String, OpResult> again = store.calls().readMany(paths);
-        org.apache.zookeeper.data.Stat after = store.calls().stat(status);
-        FsckJobCheck second = new FsckJobCheck(store, p, bid, jid, again);
-        second.judge();
-        int v = first.statusVersion();
-        boolean moved = (before == null ? -1 : before.getVersion()) != v || second.statusVersion() != v
-                || (after == null ? -1 : after.getVersion()) != v;
-        if (moved) {
-            LOG.debug("job {}: moved while it was checked ({}): not judged", jid, first.local.stream().map(Violation::kind).toList());
-            return;
-        }
-        if (second.local.isEmpty()) {
-            p.notices.addAll(second.notices);
-            return;
-        }
-        second.finish();
     }
 
     private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops,

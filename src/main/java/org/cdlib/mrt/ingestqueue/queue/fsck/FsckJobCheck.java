@@ -63,6 +63,45 @@ final class FsckJobCheck {
         ops.addAll(List.of(fix));
     }
 
+    /**
+     * Checks the job. A finding is a fact, not a race: what this read of a busy job shows wrong is
+     * judged only when a read after a {@code sync} shows it wrong still, with the job's status at
+     * the same version before, during and after that read (every move of a job rewrites its status,
+     * so nothing of the job moved between). A job that moved meanwhile is not judged; a later pass
+     * looks again.
+     */
+    void run() {
+        judge();
+        if (local.isEmpty()) {
+            p.notices.addAll(notices);
+            return;
+        }
+        List<String> paths = new ArrayList<>(List.of(QueuePaths.job(jid)));
+        for (String c : JobNodes.CHILDREN) {
+            paths.add(QueuePaths.jobNode(jid, c));
+        }
+        for (org.cdlib.mrt.ingestqueue.queue.model.BatchRef ref : org.cdlib.mrt.ingestqueue.queue.model.BatchRef.values()) {
+            paths.add(QueuePaths.batchRef(bid, ref, jid));
+        }
+        String status = QueuePaths.jobStatus(jid);
+        org.apache.zookeeper.data.Stat before = store.calls().syncedStat(status);
+        Map<String, OpResult> again = store.calls().readMany(paths);
+        org.apache.zookeeper.data.Stat after = store.calls().stat(status);
+        FsckJobCheck second = new FsckJobCheck(store, p, bid, jid, again);
+        second.judge();
+        int v = statusVersion();
+        if ((before == null ? -1 : before.getVersion()) != v || second.statusVersion() != v
+                || (after == null ? -1 : after.getVersion()) != v) {
+            LOG.debug("job {}: moved while it was checked ({}): not judged", jid, local.stream().map(Violation::kind).toList());
+            return;
+        }
+        if (second.local.isEmpty()) {
+            p.notices.addAll(second.notices);
+            return;
+        }
+        second.finish();
+    }
+
     /** Judges this read of the job: its violations and their repairs, nothing reported or written yet. */
     void judge() {
         boolean oversized = false;

@@ -238,13 +238,23 @@ public final class EphemeralLocks implements AutoCloseable {
         }
     }
 
+    /** Watches a node that may not exist yet (a hold, a drain) until it is created, changed or deleted; whether it exists. */
+    public boolean watch(String path, CuratorWatcher onChange) {
+        try {
+            zk.counted(1);
+            return zk.client().checkExists().usingWatcher(onChange).forPath(path) != null;
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("watch " + path, e);
+        }
+    }
+
     /**
      * Watches a lock until it changes or goes; false when it is already gone (then nothing is left
      * watching). A {@code getData} watch, as Curator's {@code LockInternals} sets: it is set only on
      * a node that exists and fires when that node goes, where an {@code exists} watch on an absent
      * node would stay on the server until something creates that path, which may be never.
      */
-    public boolean watch(String path, CuratorWatcher onChange) {
+    public boolean watchLock(String path, CuratorWatcher onChange) {
         try {
             zk.counted(1);
             zk.client().getData().usingWatcher(onChange).forPath(path);
