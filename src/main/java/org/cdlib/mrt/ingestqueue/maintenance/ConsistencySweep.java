@@ -30,7 +30,8 @@ public final class ConsistencySweep implements Processor {
 
     @Override
     public synchronized void process(Exchange exchange) {
-        ConsistencyCheck.Slice s = check.repairSlice(next, batchesPerPass);
+        ConsistencyCheck.Slice s = check.repairSlice(next, batchesPerPass,
+                () -> org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange));
         next = s.next();
         Map<String, Integer> repaired = new TreeMap<>();
         Map<String, Integer> left = new TreeMap<>();

@@ -263,6 +263,11 @@ public final class AdminActions {
         return removal.cleanup(clock.instant(), retention, failedRetention);
     }
 
+    /** As above; {@code goOn} is asked between stretches of batch numbers (the cleanup leader's lead). */
+    public CleanupResult cleanup(Duration retention, Duration failedRetention, java.util.function.BooleanSupplier goOn) {
+        return removal.cleanup(clock.instant(), retention, failedRetention, goOn);
+    }
+
     private static IllegalTransitionException notIn(String what, Object state, Object expected,
             List<? extends Transition<?>> allowed) {
         return new IllegalTransitionException(what + " is " + state + ", not " + expected + "; allowed from " + state + ": "

@@ -74,13 +74,24 @@ public final class ConsistencyCheck {
      * more), as an operator would. Returns the report and the next batch number to go on from.
      */
     public Slice repairSlice(long from, int count) {
+        return repairSlice(from, count, () -> true);
+    }
+
+    /** As above; {@code goOn} is asked between batches (a singleton's lead), and the pass ends early when it says no. */
+    public Slice repairSlice(long from, int count, java.util.function.BooleanSupplier goOn) {
         long start = Math.max(from, store.batches().oldestNumber());
         long newest = store.batches().newestNumber();
         if (start > newest) {
             start = store.batches().oldestNumber(); // wrapped: the walk starts over
         }
         long end = Math.min(newest + 1, start + count);
-        Report r = run(new FsckPass(true, true), start, end - 1);
+        FsckPass pass = new FsckPass(true, true);
+        pass.goOn = goOn;
+        Report r = run(pass, start, end - 1);
+        if (pass.stoppedAt >= 0) {
+            LOG.info("consistency sweep: stopped at batch number {}: this host no longer leads", pass.stoppedAt);
+            return new Slice(r, start, pass.stoppedAt - 1, pass.stoppedAt);
+        }
         return new Slice(r, start, end - 1, end > newest ? store.batches().oldestNumber() : end);
     }
 
@@ -121,6 +132,10 @@ public final class ConsistencyCheck {
             }
             Map<String, OpResult> r = store.calls().readMany(bids.stream().map(QueuePaths::batch).toList());
             for (String bid : bids) {
+                if (!p.goOn.getAsBoolean()) {
+                    p.stoppedAt = QueuePaths.batchNumber(bid);
+                    return new Report(p.jobs, p.batches, List.copyOf(p.found), List.copyOf(p.notices));
+                }
                 if (r.get(QueuePaths.batch(bid)) instanceof OpResult.GetDataResult) {
                     p.batches++;
                     checkBatch(p, bid);

@@ -25,6 +25,10 @@ final class FsckPass {
     final Set<String> seen = new LinkedHashSet<>();
     int jobs;
     int batches;
+    /** Asked between batches: false ends the pass there (its host no longer leads). */
+    java.util.function.BooleanSupplier goOn = () -> true;
+    /** The batch number the pass stopped at, or -1. */
+    long stoppedAt = -1;
 
     FsckPass(boolean repair, boolean breakLocks) {
         this.repair = repair;
