@@ -88,6 +88,16 @@ class ConsistencyCheckTest {
         assertEquals(bid, store.jobs().load(jids.get(1)).batchId());
     }
 
+    /** Issue 49: a damaged space_needed is listed, naming its path; not rewritten (only estimating knows the size). */
+    @Test
+    void aDamagedSpaceNeededIsListedNamingItsPath() throws Exception {
+        ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "space_needed"), "lots".getBytes(StandardCharsets.UTF_8));
+        ConsistencyCheck.Report r = fsck.repair();
+        assertEquals(List.of("damaged-node"), kinds(r));
+        assertEquals(QueuePaths.jobNode(jids.get(1), "space_needed"), r.violations().get(0).path());
+        assertFalse(r.violations().get(0).repaired());
+    }
+
     @Test
     void aMissingConfigurationIsReportedNotGuessedAndTheJobCanBeDeleted() throws Exception {
         ZK.client().delete().forPath(QueuePaths.jobNode(jids.get(2), "configuration"));

@@ -69,9 +69,10 @@ public final class ConsistencyCheck {
      * One bounded pass of the periodic repair ({@code ConsistencySweep}, on the leader): the open
      * state folders, the batches numbered {@code from} .. {@code from + count - 1}, and, when the
      * pass reaches the newest batch, the checks that need every batch seen (open references in no
-     * batch, locks, the disk reservation). A damaged job a worker holds is repaired too: its lock
-     * is broken first (the status version moves with the break, so the old holder writes nothing
-     * more), as an operator would. Returns the report and the next batch number to go on from.
+     * batch, locks, the disk reservation). A damaged job whose lock no live holder has (this
+     * session's, in no holder's ledger) is repaired after that lock is broken through the one break
+     * path; one a live worker holds, here or elsewhere, is left to a later pass. Returns the report
+     * and the next batch number to go on from.
      */
     public Slice repairSlice(long from, int count) {
         return repairSlice(from, count, () -> true);
