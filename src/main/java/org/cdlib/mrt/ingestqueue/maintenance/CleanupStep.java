@@ -45,7 +45,8 @@ public final class CleanupStep implements Processor {
 
     @Override
     public void process(Exchange exchange) throws IOException {
-        CleanupResult r = admin.cleanup(retention, failedRetention);
+        CleanupResult r = admin.cleanup(retention, failedRetention,
+                () -> org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange));
         int uploads = pruneUploads();
         org.cdlib.mrt.ingestqueue.steps.StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {

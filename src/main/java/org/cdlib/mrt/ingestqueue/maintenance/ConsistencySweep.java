@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * every {@code ingest.fsck.period}: each pass walks the next {@code ingest.fsck.batches-per-pass}
  * batch numbers (and the open state folders), so a pass stays bounded at any queue size and the
  * walk comes round to every batch in turn. What can be derived is repaired without a person,
- * damaged jobs a worker holds included; what cannot is logged with the action that removes it,
+ * never by breaking a live holder's lock (LockBreaks); what cannot is logged with the action that removes it,
  * once per pass, for the operator (and listed by {@code GET /api/fsck}).
  */
 public final class ConsistencySweep implements Processor {
@@ -30,7 +30,8 @@ public final class ConsistencySweep implements Processor {
 
     @Override
     public synchronized void process(Exchange exchange) {
-        ConsistencyCheck.Slice s = check.repairSlice(next, batchesPerPass);
+        ConsistencyCheck.Slice s = check.repairSlice(next, batchesPerPass,
+                () -> org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange));
         next = s.next();
         Map<String, Integer> repaired = new TreeMap<>();
         Map<String, Integer> left = new TreeMap<>();

@@ -94,8 +94,8 @@ public final class QueueStore implements Closeable {
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
-        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome);
-        JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters());
+        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome, locks);
+        JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters(), locks);
         this.holds = new QueueHolds(zk, locks, client);
         this.jobs = new Jobs(zk, jobRecords, this::damaged);
         this.claims = new JobClaims(locks, jobs, this.ingestHome);
@@ -265,11 +265,11 @@ public final class QueueStore implements Closeable {
 
     /** Whether the job's lock is taken, leaving a one-shot watch for its release. */
     public boolean watchJobLock(String jid, CuratorWatcher onRelease) {
-        return locks.watch(QueuePaths.jobLock(jid), onRelease);
+        return locks.watchLock(QueuePaths.jobLock(jid), onRelease);
     }
 
     public boolean watchBatchLock(String bid, CuratorWatcher onRelease) {
-        return locks.watch(QueuePaths.batchLock(bid), onRelease);
+        return locks.watchLock(QueuePaths.batchLock(bid), onRelease);
     }
 
     // ------------------------------------------------------------------ plumbing for fsck, admin and cleanup

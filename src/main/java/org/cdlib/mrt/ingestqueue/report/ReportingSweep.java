@@ -23,6 +23,10 @@ public final class ReportingSweep implements Processor {
     @Override
     public void process(Exchange exchange) {
         for (String bid : store.batches().ids(BatchState.PROCESSING)) {
+            if (!org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange)) {
+                LOG.info("reporting sweep: the lead was lost; the rest is the new leader's");
+                return;
+            }
             if (store.batches().startReportingIfDone(bid)) {
                 LOG.info("batch {}: found finished by the sweep", bid);
             }

@@ -50,6 +50,8 @@ public final class ElectedRoutes implements RoutePolicy {
     private final AtomicBoolean electing = new AtomicBoolean();
     private final BiConsumer<String, Boolean> running;
     private volatile CamelContext camel;
+    /** Whether this host leads now: false from the moment the lead may be lost, before its routes are stopped. */
+    private volatile boolean leading;
 
     private ElectedRoutes(CuratorFramework client, String namespace, String memberId,
                           BiConsumer<String, Boolean> running) {
@@ -118,6 +120,7 @@ public final class ElectedRoutes implements RoutePolicy {
                 camel.getRouteController().startRoute(id);
                 running.accept(id, true);
             }
+            leading = true;
             new CountDownLatch(1).await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -135,6 +138,7 @@ public final class ElectedRoutes implements RoutePolicy {
     }
 
     private void stopRoutes(List<String> ids) {
+        leading = false; // work in hand stops at its next slice, not when the route's stop times out
         boolean interrupted = Thread.interrupted(); // a route stop waits; give the lead up cleanly first
         ids.forEach(id -> running.accept(id, false));
         try {
@@ -152,6 +156,25 @@ public final class ElectedRoutes implements RoutePolicy {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Whether the route of {@code exchange} may go on with its next slice of work: false once its
+     * host may have lost the lead of the route's election (a route under no election: always true).
+     * A singleton's work checks it between slices, so it stops as soon as the lead is lost, not when
+     * the route's stop gives up waiting for it.
+     */
+    public static boolean leads(Exchange exchange) {
+        org.apache.camel.Route route = exchange.getContext().getRoute(exchange.getFromRouteId());
+        if (route == null) {
+            return true;
+        }
+        for (RoutePolicy p : route.getRoutePolicyList()) {
+            if (p instanceof ElectedRoutes e && !e.leading) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void leave() {

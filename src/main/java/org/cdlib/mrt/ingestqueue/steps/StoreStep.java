@@ -123,15 +123,62 @@ public final class StoreStep {
      * fetched only while its lease held the job (the file gate), so before this attempt's claim; but
      * storage makes the version a moment after its last fetch, and a version asked for in that
      * moment reads none, so the object would be added twice. Waiting {@code ingest.storage.settle}
-     * from here (this attempt holds the job, so the earlier lease ended before it) lets such an add
-     * land first and be read as the lost answer.
+     * from the last moment that add could have fetched lets it land first and be read as the lost
+     * answer; a wait that has already passed is not waited again (an add begun hours ago, its job
+     * requeued after a storage outage, waits nothing).
      */
     public void settle(Exchange exchange) throws InterruptedException {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        if (!settle.isZero() && store.records().effects(o.lock).unresolved(JobEffects.STORAGE)) {
-            LOG.info("job {} batch {}: an earlier attempt's storage add has no answer recorded; waiting {} s for it to land "
-                    + "before asking storage for {}'s version", o.job().id(), o.job().batchId(), settle.toSeconds(), o.ark);
-            Thread.sleep(settle.toMillis());
+        if (settle.isZero()) {
+            return;
+        }
+        JobEffects fx = store.records().effects(o.lock);
+        if (!fx.unresolved(JobEffects.STORAGE)) {
+            return;
+        }
+        long waitMs = settleWaitMs(fx.effects().get(JobEffects.STORAGE).at(), o.job().status().history(), o.lock.owner().since(),
+                settle, java.time.Instant.now());
+        if (waitMs > 0) {
+            LOG.info("job {} batch {}: an earlier attempt's storage add has no answer recorded; waiting {} ms for it to land "
+                    + "before asking storage for {}'s version", o.job().id(), o.job().batchId(), waitMs, o.ark);
+            Thread.sleep(waitMs);
+        }
+    }
+
+    /**
+     * How long is left of the settle wait. The earlier add's files were served only while its lease
+     * held the job, so it fetched nothing after that lease ended: at the job's first move after the
+     * add began (that move let its lock go), or, with no move since (its session ended), before this
+     * lease chain's claim ({@code claimedAt}). The wait counts from then; an unreadable time counts
+     * from now (the whole wait).
+     */
+    static long settleWaitMs(String begunAt, java.util.List<org.cdlib.mrt.ingestqueue.queue.model.JobHistory.Entry> history,
+                             String claimedAt, java.time.Duration settle, java.time.Instant now) {
+        java.time.Instant leaseEnd;
+        try {
+            java.time.Instant begun = java.time.Instant.parse(begunAt);
+            leaseEnd = java.time.Instant.parse(claimedAt);
+            if (history != null) {
+                for (var e : history) {
+                    java.time.Instant at = parsedOrNull(e.at());
+                    if (at != null && at.isAfter(begun) && at.isBefore(leaseEnd)) {
+                        leaseEnd = at; // the first move after the add began ended its lease
+                        break;
+                    }
+                }
+            }
+        } catch (RuntimeException unreadable) {
+            leaseEnd = now;
+        }
+        long passed = java.time.Duration.between(leaseEnd, now).toMillis();
+        return Math.max(0, Math.min(settle.toMillis(), settle.toMillis() - passed));
+    }
+
+    private static java.time.Instant parsedOrNull(String at) {
+        try {
+            return at == null ? null : java.time.Instant.parse(at);
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 

@@ -118,6 +118,38 @@ class HandOffTest extends CamelTestSupport {
         return jids;
     }
 
+    /**
+     * A job handed over into a busy state's queue waits there locked, with a lock node created by the
+     * first claim (the hand-off rewrote it): it is in the ledger, and the sweep, run again and again
+     * with no grace at all, breaks neither it nor the busy one and reports nothing.
+     */
+    @Test
+    void theSweepNeverBreaksAJobWaitingLockedForABusyWorker() throws Exception {
+        List<String> jids = oneBusyOneWaiting();
+        java.util.Map<String, String> owners = new java.util.HashMap<>();
+        for (String j : jids) {
+            owners.put(j, new String(ZK.client().getData().forPath(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(j))));
+        }
+        org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck sweep = new org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck(store, 0);
+        long next = 0;
+        for (int pass = 0; pass < 5; pass++) {
+            var slice = sweep.repairSlice(next, 10);
+            next = slice.next();
+            assertEquals(List.of(), slice.report().violations(), "pass " + pass + ": nothing is wrong");
+        }
+        for (String j : jids) {
+            assertEquals(owners.get(j), new String(ZK.client().getData().forPath(
+                    org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(j))), "the lock of " + j + " is its holder's still");
+        }
+        assertEquals(0, store.claims().breaks().count(), "no lock broken");
+        assertEquals(1, estimatedBy.size(), "the waiting job did not start twice or elsewhere");
+        firstEstimateMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
+                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING && store.jobs().load(j).lockOwner() == null));
+        assertEquals(2, estimatedBy.size(), "each estimated once: " + estimatedBy);
+        assertEquals(0, store.claims().held().size(), "every lock let go is out of the ledger");
+    }
+
     /** A hold lets go of a job waiting for a busy worker: unlocked in its folder, taken once the hold is lifted. */
     @Test
     void aHoldLetsGoOfAJobWaitingForAWorker() throws Exception {

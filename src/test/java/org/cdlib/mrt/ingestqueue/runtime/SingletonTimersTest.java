@@ -36,6 +36,11 @@ class SingletonTimersTest {
         final IngestService service;
 
         Host(String name) throws Exception {
+            this(name, null);
+        }
+
+        /** {@code cleanup}: the cleanup route's work instead of counting its runs (null: counting). */
+        Host(String name, Processor cleanup) throws Exception {
             Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir.resolve(name)));
             config.put("ingest.cleanup.period", "100");
             config.put("ingest.cleanup.delay", "0");
@@ -43,7 +48,7 @@ class SingletonTimersTest {
             config.put("ingest.reporting.sweep-delay", "0");
             config.put("ingest.inventory.local.url", "jdbc:h2:mem:" + name + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
             Map<String, Object> beans = new ServiceTestSupport().beans();
-            beans.put("cleanupStep", (Processor) e -> cleanups.incrementAndGet());
+            beans.put("cleanupStep", cleanup != null ? cleanup : (Processor) e -> cleanups.incrementAndGet());
             beans.put("reportingSweep", (Processor) e -> sweeps.incrementAndGet());
             service = new IngestService(config, beans).start();
         }
@@ -118,6 +123,29 @@ class SingletonTimersTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> other.cleanups.get() >= taken + 30);
         assertEquals(cleanups, leader.cleanups.get(), "cleanup ran on the host that lost the lead");
         assertEquals(sweeps, leader.sweeps.get(), "the sweep ran on the host that lost the lead");
+    }
+
+    /**
+     * A singleton's work in slices stops at its next slice once its host loses the lead, within a
+     * second, not when the route's stop gives up on it (30 s) while the new leader already runs it.
+     */
+    @Test
+    void aSingletonStopsItsSliceLoopWithinASecondOfLosingTheLead() throws Exception {
+        java.util.concurrent.atomic.AtomicLong ended = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch working = new java.util.concurrent.CountDownLatch(1);
+        a = new Host("a", e -> {
+            working.countDown();
+            while (ElectedRoutes.leads(e) && ended.get() == 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000); // one slice of work
+            }
+            ended.compareAndSet(0, System.nanoTime());
+        });
+        assertTrue(working.await(30, java.util.concurrent.TimeUnit.SECONDS), "the only host leads and works");
+        long lost = System.nanoTime();
+        a.service.store().client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        await().atMost(Duration.ofSeconds(40)).until(() -> ended.get() != 0);
+        long tookMs = (ended.get() - lost) / 1_000_000;
+        assertTrue(tookMs < 1_000, "the slice loop went on " + tookMs + " ms after the lead was lost");
     }
 
     /** ZooKeeper restarts under both hosts: the timers stop while the lead is unknown, then run again on one host. */

@@ -118,14 +118,12 @@ public final class AdminActions {
             throw new ConfirmRequiredException("job " + jid + " is locked by " + holder + "; breaking the lock lets another "
                     + "worker take the job while that one may still be working on it. Break it with confirm to go ahead.");
         }
-        // the status's version moves with the break, so the old holder's next write under that lock fails as stale
-        org.apache.zookeeper.data.Stat lockStat = store.calls().stat(QueuePaths.jobLock(jid));
-        org.apache.zookeeper.data.Stat statusStat = new org.apache.zookeeper.data.Stat();
-        byte[] status = store.calls().read(QueuePaths.jobStatus(jid), statusStat);
-        if (lockStat != null) {
-            store.calls().commitUnlocked("break the lock of job " + jid, List.of(
-                    org.apache.zookeeper.Op.delete(QueuePaths.jobLock(jid), lockStat.getVersion()),
-                    org.apache.zookeeper.Op.setData(QueuePaths.jobStatus(jid), status, statusStat.getVersion())));
+        // the one break path: the status's version moves with the break, so the old holder's next write fails as stale
+        var outcome = store.claims().breaks().breakLock(jid, org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.By.OPERATOR, null,
+                "unlocked by " + by);
+        if (!outcome.broken() && outcome.holder() != null) {
+            throw new org.cdlib.mrt.ingestqueue.queue.model.QueueException("job " + jid + ": lock of " + holder
+                    + " not broken: " + outcome.why() + "; try again");
         }
         LOG.warn("job {}: lock of {} broken by {}", jid, holder, by);
         return holder;
@@ -263,6 +261,11 @@ public final class AdminActions {
     /** Completed and failed batches older than their retentions, and interrupted deletions: {@link BatchRemoval}. */
     public CleanupResult cleanup(Duration retention, Duration failedRetention) {
         return removal.cleanup(clock.instant(), retention, failedRetention);
+    }
+
+    /** As above; {@code goOn} is asked between stretches of batch numbers (the cleanup leader's lead). */
+    public CleanupResult cleanup(Duration retention, Duration failedRetention, java.util.function.BooleanSupplier goOn) {
+        return removal.cleanup(clock.instant(), retention, failedRetention, goOn);
     }
 
     private static IllegalTransitionException notIn(String what, Object state, Object expected,

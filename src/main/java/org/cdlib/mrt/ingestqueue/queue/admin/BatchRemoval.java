@@ -98,13 +98,24 @@ final class BatchRemoval {
      * numbers that are gone.
      */
     CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention) {
+        return cleanup(now, retention, failedRetention, () -> true);
+    }
+
+    /** As above; {@code goOn} is asked before each stretch of 100 numbers (a singleton's lead): no, and the run ends there. */
+    CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, java.util.function.BooleanSupplier goOn) {
         long oldest = store.batches().oldestNumber();
         long newest = store.batches().newestNumber();
         long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
         int batches = 0;
         int jobs = 0;
         long stillThere = -1;
+        long stoppedAt = -1;
         for (long from = oldest; from <= end; from += 100) {
+            if (!goOn.getAsBoolean()) {
+                stoppedAt = from; // the rest is the new leader's: the mark stays before what was not looked at
+                LOG.info("cleanup: stopped at batch number {}: this host no longer leads", from);
+                break;
+            }
             List<String> bids = new ArrayList<>();
             for (long n = from; n <= Math.min(end, from + 99); n++) {
                 bids.add(QueuePaths.batchId(n));
@@ -128,7 +139,7 @@ final class BatchRemoval {
                 }
             }
         }
-        long mark = stillThere >= 0 ? stillThere : end + 1;
+        long mark = stillThere >= 0 ? stillThere : stoppedAt >= 0 ? stoppedAt : end + 1;
         if (mark > oldest) {
             store.batches().oldestNumber(mark);
         }

@@ -69,18 +69,30 @@ public final class ConsistencyCheck {
      * One bounded pass of the periodic repair ({@code ConsistencySweep}, on the leader): the open
      * state folders, the batches numbered {@code from} .. {@code from + count - 1}, and, when the
      * pass reaches the newest batch, the checks that need every batch seen (open references in no
-     * batch, locks, the disk reservation). A damaged job a worker holds is repaired too: its lock
-     * is broken first (the status version moves with the break, so the old holder writes nothing
-     * more), as an operator would. Returns the report and the next batch number to go on from.
+     * batch, locks, the disk reservation). A damaged job whose lock no live holder has (this
+     * session's, in no holder's ledger) is repaired after that lock is broken through the one break
+     * path; one a live worker holds, here or elsewhere, is left to a later pass. Returns the report
+     * and the next batch number to go on from.
      */
     public Slice repairSlice(long from, int count) {
+        return repairSlice(from, count, () -> true);
+    }
+
+    /** As above; {@code goOn} is asked between batches (a singleton's lead), and the pass ends early when it says no. */
+    public Slice repairSlice(long from, int count, java.util.function.BooleanSupplier goOn) {
         long start = Math.max(from, store.batches().oldestNumber());
         long newest = store.batches().newestNumber();
         if (start > newest) {
             start = store.batches().oldestNumber(); // wrapped: the walk starts over
         }
         long end = Math.min(newest + 1, start + count);
-        Report r = run(new FsckPass(true, true), start, end - 1);
+        FsckPass pass = new FsckPass(true, true);
+        pass.goOn = goOn;
+        Report r = run(pass, start, end - 1);
+        if (pass.stoppedAt >= 0) {
+            LOG.info("consistency sweep: stopped at batch number {}: this host no longer leads", pass.stoppedAt);
+            return new Slice(r, start, pass.stoppedAt - 1, pass.stoppedAt);
+        }
         return new Slice(r, start, end - 1, end > newest ? store.batches().oldestNumber() : end);
     }
 
@@ -102,7 +114,8 @@ public final class ConsistencyCheck {
                 for (String name : store.jobs().refs(s)) {
                     String path = QueuePaths.jobState(s) + "/" + name;
                     if (QueuePaths.priorityOfRef(name) < 0 || QueuePaths.jobNumber(QueuePaths.jidOfRef(name)) < 0) {
-                        p.found.add(unlocked(p, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1))));
+                        p.add(unlocked(p, "bad-reference-name", path, "not PP-JID", List.of(Op.delete(path, -1)),
+                                () -> store.calls().syncedStat(path) != null));
                     } else {
                         p.openRefs.computeIfAbsent(QueuePaths.jidOfRef(name), k -> new ArrayList<>()).add(path);
                     }
@@ -120,6 +133,10 @@ public final class ConsistencyCheck {
             }
             Map<String, OpResult> r = store.calls().readMany(bids.stream().map(QueuePaths::batch).toList());
             for (String bid : bids) {
+                if (!p.goOn.getAsBoolean()) {
+                    p.stoppedAt = QueuePaths.batchNumber(bid);
+                    return new Report(p.jobs, p.batches, List.copyOf(p.found), List.copyOf(p.notices));
+                }
                 if (r.get(QueuePaths.batch(bid)) instanceof OpResult.GetDataResult) {
                     p.batches++;
                     checkBatch(p, bid);
@@ -130,9 +147,11 @@ public final class ConsistencyCheck {
             if (whole && !p.seen.contains(e.getKey())) { // a slice has not seen every batch
                 boolean exists = store.calls().exists(QueuePaths.job(e.getKey()));
                 for (String ref : e.getValue()) {
-                    p.found.add(exists ? new Violation("job-without-batch", QueuePaths.job(e.getKey()),
+                    String jid = e.getKey();
+                    p.add(exists ? new Violation("job-without-batch", QueuePaths.job(jid),
                             "referenced by " + ref + " but in no batch's run of job ids", false)
-                            : unlocked(p, "dangling-reference", ref, "no job " + e.getKey(), List.of(Op.delete(ref, -1))));
+                            : unlocked(p, "dangling-reference", ref, "no job " + jid, List.of(Op.delete(ref, -1)),
+                                    () -> store.calls().syncedStat(ref) != null && !store.calls().exists(QueuePaths.job(jid))));
                 }
             }
         }
@@ -218,10 +237,15 @@ public final class ConsistencyCheck {
             }
         }
         if (ops.size() > 1) {
-            p.found.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops));
+            // judged only if a synced re-read finds the status at the version read and the entries as they were
+            java.util.Set<String> seenEntries = new java.util.HashSet<>();
+            index.stream().filter(x -> ir.get(x) instanceof OpResult.GetDataResult).forEach(seenEntries::add);
+            p.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops,
+                    () -> sameVersion(QueuePaths.batchStatus(bid), version) && seenEntries.equals(present(index))));
         } else if (WireForm.oldStatus(r.get(QueuePaths.batchStatus(bid)) instanceof OpResult.GetDataResult d ? d.getData() : null)) {
-            p.found.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
-                    List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version))));
+            p.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
+                    List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version)),
+                    () -> sameVersion(QueuePaths.batchStatus(bid), version)));
         }
         List<String> all = new ArrayList<>(status.jobIds());
         all.addAll(foreignJobs(bid, status));
@@ -277,8 +301,9 @@ public final class ConsistencyCheck {
                 for (BatchRef ref : BatchRef.values()) {
                     String path = QueuePaths.batchRef(bid, ref, jid);
                     if (r.get(path) instanceof OpResult.GetDataResult) {
-                        p.found.add(unlocked(p, "dangling-batch-reference", path, "no job " + jid, List.of(Op.delete(path, -1),
-                                Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1))));
+                        p.add(unlocked(p, "dangling-batch-reference", path, "no job " + jid, List.of(Op.delete(path, -1),
+                                Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1)),
+                                () -> store.calls().syncedStat(path) != null && !store.calls().exists(QueuePaths.job(jid))));
                     }
                 }
                 continue;
@@ -288,7 +313,21 @@ public final class ConsistencyCheck {
         }
     }
 
-    private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops) {
-        return p.unlocked(store, kind, path, detail, ops);
+    private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops,
+                               java.util.function.BooleanSupplier stillWrong) {
+        return p.unlocked(store, kind, path, detail, ops, stillWrong);
+    }
+
+    /** Whether a synced read finds the node at {@code version} still. */
+    private boolean sameVersion(String path, int version) {
+        org.apache.zookeeper.data.Stat st = store.calls().syncedStat(path);
+        return st != null && st.getVersion() == version;
+    }
+
+    private java.util.Set<String> present(List<String> paths) {
+        Map<String, OpResult> again = store.calls().readMany(paths);
+        java.util.Set<String> out = new java.util.HashSet<>();
+        paths.stream().filter(x -> again.get(x) instanceof OpResult.GetDataResult).forEach(out::add);
+        return out;
     }
 }

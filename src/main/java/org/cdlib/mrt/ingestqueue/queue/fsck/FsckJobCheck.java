@@ -37,7 +37,11 @@ final class FsckJobCheck {
     final Map<String, OpResult> r;
     final List<Violation> local = new ArrayList<>();
     final List<Op> ops = new ArrayList<>();
+    /** The notices this read of the job gives (unused ARKs); added to the pass once the job is judged. */
+    final List<Violation> notices = new ArrayList<>();
     JobState repairedState;
+    /** The status as this read found it (null: missing or unreadable for its size). */
+    OpResult.GetDataResult statusData;
     /** Whether this pass broke a worker's lock on the job (the status's version moved by one). */
     private boolean broken;
 
@@ -59,7 +63,47 @@ final class FsckJobCheck {
         ops.addAll(List.of(fix));
     }
 
+    /**
+     * Checks the job. A finding is a fact, not a race: what this read of a busy job shows wrong is
+     * judged only when a read after a {@code sync} shows it wrong still, with the job's status at
+     * the same version before, during and after that read (every move of a job rewrites its status,
+     * so nothing of the job moved between). A job that moved meanwhile is not judged; a later pass
+     * looks again.
+     */
     void run() {
+        judge();
+        if (local.isEmpty()) {
+            p.notices.addAll(notices);
+            return;
+        }
+        List<String> paths = new ArrayList<>(List.of(QueuePaths.job(jid)));
+        for (String c : JobNodes.CHILDREN) {
+            paths.add(QueuePaths.jobNode(jid, c));
+        }
+        for (org.cdlib.mrt.ingestqueue.queue.model.BatchRef ref : org.cdlib.mrt.ingestqueue.queue.model.BatchRef.values()) {
+            paths.add(QueuePaths.batchRef(bid, ref, jid));
+        }
+        String status = QueuePaths.jobStatus(jid);
+        org.apache.zookeeper.data.Stat before = store.calls().syncedStat(status);
+        Map<String, OpResult> again = store.calls().readMany(paths);
+        org.apache.zookeeper.data.Stat after = store.calls().stat(status);
+        FsckJobCheck second = new FsckJobCheck(store, p, bid, jid, again);
+        second.judge();
+        int v = statusVersion();
+        if ((before == null ? -1 : before.getVersion()) != v || second.statusVersion() != v
+                || (after == null ? -1 : after.getVersion()) != v) {
+            LOG.debug("job {}: moved while it was checked ({}): not judged", jid, local.stream().map(Violation::kind).toList());
+            return;
+        }
+        if (second.local.isEmpty()) {
+            p.notices.addAll(second.notices);
+            return;
+        }
+        second.finish();
+    }
+
+    /** Judges this read of the job: its violations and their repairs, nothing reported or written yet. */
+    void judge() {
         boolean oversized = false;
         for (String child : JobNodes.CHILDREN) {
             String path = QueuePaths.jobNode(jid, child);
@@ -70,8 +114,7 @@ final class FsckJobCheck {
             }
         }
         if (oversized) {
-            finish(null); // listed; the rest of its checks would read the node as missing and "repair" what is there
-            return;
+            return; // listed; the rest of its checks would read the node as missing and "repair" what is there
         }
         JobSummary summary = summary();
         try {
@@ -90,6 +133,17 @@ final class FsckJobCheck {
         if (data("space_needed") == null) {
             note("missing-node", QueuePaths.jobNode(jid, "space_needed"), "missing; 0 until estimated again",
                     ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
+        } else {
+            try {
+                long needed = QueueJson.readLong(QueuePaths.jobNode(jid, "space_needed"), data("space_needed"));
+                if (needed < 0) {
+                    throw new CorruptNodeException(QueuePaths.jobNode(jid, "space_needed"), "negative: " + needed);
+                }
+            } catch (CorruptNodeException e) {
+                // the disk reservation sums it: listed for the operator (estimating writes it again when the job is requeued)
+                note("damaged-node", QueuePaths.jobNode(jid, "space_needed"), e.getMessage()
+                        + " (requeue the job to estimating, or write its size in bytes)");
+            }
         }
         try {
             Identifiers ids = summary != null && data("identifiers") == null ? summary.identifiers()
@@ -114,7 +168,7 @@ final class FsckJobCheck {
                 note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
             }
         }
-        OpResult.GetDataResult statusData = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
+        statusData = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
         JobState state = null;
         try {
             state = QueueJson.read(QueuePaths.jobStatus(jid), statusData == null ? null : statusData.getData(),
@@ -141,7 +195,12 @@ final class FsckJobCheck {
             new FsckJobReferences(this).check(state, priority, statusData);
         }
         repairedState = state;
-        finish(statusData);
+    }
+
+    /** The status's version this read found; -1: missing or unreadable. */
+    int statusVersion() {
+        OpResult st = r.get(QueuePaths.jobStatus(jid));
+        return st instanceof OpResult.GetDataResult d ? d.getStat().getVersion() : -1;
     }
 
     /** A job written before this queue spoke mrt-zk's form: its status and identifiers rewritten in it. */
@@ -191,40 +250,35 @@ final class FsckJobCheck {
     }
 
     private void unusedArk(JobEffects.UnusedArk u) {
-        p.notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid + ": " + u.detail(), false));
+        notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid + ": " + u.detail(), false));
     }
 
     /**
-     * Breaks the lock a worker holds on this damaged job, as an operator's unlock does: the lock
-     * deleted and the status rewritten as it is (its version moves, so the holder's next fenced
-     * write fails), in one transaction; a job without a readable status is fenced by the repair's
-     * own rewrite of it. False when the lock changed meanwhile.
+     * Breaks a lock on this damaged job that no live holder has (this session's, in no holder's
+     * ledger here: a lock that outlived its work), through the one break path, which moves the
+     * status version; a lock a worker holds, here or elsewhere, is left: the job is repaired by a
+     * later run. The status version after the break, or -2 when the lock was not broken.
      */
-    private boolean breakLock(OpResult.GetDataResult statusData) {
-        org.apache.zookeeper.data.Stat lock = store.calls().stat(QueuePaths.jobLock(jid));
-        if (lock == null) {
-            return true;
+    private int breakOrphanLock() {
+        OpResult.GetDataResult seen = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)));
+        if (seen == null) {
+            return -2; // locked since it was read: a worker took it, repaired by a later run
         }
-        List<Op> ops = new ArrayList<>(List.of(Op.delete(QueuePaths.jobLock(jid), lock.getVersion())));
-        if (statusData != null) {
-            ops.add(Op.setData(QueuePaths.jobStatus(jid), statusData.getData(), statusData.getStat().getVersion()));
-        }
-        try {
-            store.calls().commitUnlocked("break the lock of damaged job " + jid, ops);
-            LOG.warn("job {} batch {}: damaged while a worker held it; its lock broken to repair it", jid, bid);
-            return true;
-        } catch (QueueException e) {
-            return false;
-        }
+        org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.Outcome o = store.claims().breaks().breakLock(jid,
+                org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.By.UNATTENDED, seen.getStat(), "damaged job " + jid
+                        + " of batch " + bid + " repaired (fsck)");
+        return o.broken() ? o.statusVersion() : -2;
     }
 
-    /** Applies the job's repairs in one transaction under its lock (a worker's lock means: next time). */
-    void finish(OpResult.GetDataResult statusData) {
+    /** Reports the job's violations (confirmed by the caller) and applies its repairs in one transaction under its lock. */
+    void finish() {
         boolean applied = false;
         String why = null;
+        p.notices.addAll(notices);
         if (p.repair && !ops.isEmpty()) {
             Optional<JobLock> lock = store.claims().lockJobNode(jid, "fsck");
-            if (lock.isEmpty() && p.breakLocks && breakLock(statusData)) {
+            int afterBreak = lock.isEmpty() && p.breakLocks ? breakOrphanLock() : -2;
+            if (afterBreak != -2) {
                 broken = statusData != null;
                 lock = store.claims().lockJobNode(jid, "fsck");
             }
@@ -236,15 +290,18 @@ final class FsckJobCheck {
                     // the version read, or the one the lock's break left
                     all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion() + (broken ? 1 : 0)));
                 }
+                all.add(0, Op.check(QueuePaths.jobLock(jid), -1));
                 all.add(Op.delete(QueuePaths.jobLock(jid), -1));
                 try {
-                    store.moves().commitUnderLock(lock.get(), "repair job " + jid, all);
+                    // answered truthfully after a lost connection: read back after a sync
+                    store.calls().commit(lock.get().zk, all, ReadBack.of(lock.get().zk, all));
+                    store.claims().removed(lock.get());
                     applied = true;
                     LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());
                     if (repairedState != null) {
                         store.moves().repaired(jid, bid, repairedState);
                     }
-                } catch (QueueException e) {
+                } catch (org.apache.zookeeper.KeeperException | QueueException e) {
                     why = e.getMessage();
                     store.unlock(lock.get());
                 }
@@ -252,6 +309,7 @@ final class FsckJobCheck {
         }
         for (Violation v : local) {
             boolean fixed = applied && v.repaired();
+            FsckPass.finding(v.kind(), v.path(), v.detail() + (fixed ? " (repaired)" : ""));
             p.found.add(new Violation(v.kind(), v.path(), why != null && v.repaired() ? v.detail() + " (" + why + ")"
                     : v.detail(), fixed));
         }

@@ -30,12 +30,12 @@ final class FsckJobReferences {
      */
     void check(JobState state, int priority, OpResult.GetDataResult statusData) {
         List<String> probe = new ArrayList<>();
+        // every state at the job's priority, the open ones too: the open folders' listing is older than
+        // this job's read, so a job that entered a state since is found there, not taken for missing
         for (JobState s : JobState.values()) {
-            if (s.batchRef() != BatchRef.PROCESSING) {
-                probe.add(QueuePaths.jobRef(s, priority, job.jid));
-            }
+            probe.add(QueuePaths.jobRef(s, priority, job.jid));
         }
-        probe.addAll(job.p.openRefs.getOrDefault(job.jid, List.of()));
+        job.p.openRefs.getOrDefault(job.jid, List.of()).stream().filter(x -> !probe.contains(x)).forEach(probe::add);
         String want = QueuePaths.jobRef(state, priority, job.jid);
         Set<String> refs = present(probe, job.store.calls().readMany(probe));
         boolean moved = false;

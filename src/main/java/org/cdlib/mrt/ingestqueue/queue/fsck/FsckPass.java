@@ -25,24 +25,50 @@ final class FsckPass {
     final Set<String> seen = new LinkedHashSet<>();
     int jobs;
     int batches;
+    /** Asked between batches: false ends the pass there (its host no longer leads). */
+    java.util.function.BooleanSupplier goOn = () -> true;
+    /** The batch number the pass stopped at, or -1. */
+    long stoppedAt = -1;
 
     FsckPass(boolean repair, boolean breakLocks) {
         this.repair = repair;
         this.breakLocks = breakLocks;
     }
 
-    /** A violation whose repair needs no job's lock: applied in one transaction when the pass repairs. */
-    Violation unlocked(QueueStore store, String kind, String path, String detail, List<Op> ops) {
+    /**
+     * A violation whose repair needs no job's lock: judged only when {@code stillWrong} (a synced
+     * re-read) finds it still so, then applied in one transaction when the pass repairs; null when
+     * it was not confirmed (something moved meanwhile: not a finding).
+     */
+    Violation unlocked(QueueStore store, String kind, String path, String detail, List<Op> ops,
+                       java.util.function.BooleanSupplier stillWrong) {
+        if (!stillWrong.getAsBoolean()) {
+            LOG.debug("consistency check: {} at {} not confirmed by a synced re-read: not a finding", kind, path);
+            return null;
+        }
         boolean repaired = false;
         if (repair) {
             try {
-                store.calls().commitUnlocked("repair " + kind + " at " + path, ops);
+                ReadBack.commit(store.calls(), "repair " + kind + " at " + path, ops);
                 repaired = true;
                 LOG.info("repaired {} at {}: {}", kind, path, detail);
             } catch (QueueException e) {
                 LOG.warn("cannot repair {} at {}: {}", kind, path, e.getMessage());
             }
         }
+        finding(kind, path, detail);
         return new Violation(kind, path, detail, repaired);
+    }
+
+    /** Adds a confirmed violation (a null one was not confirmed). */
+    void add(Violation v) {
+        if (v != null) {
+            found.add(v);
+        }
+    }
+
+    /** One line per finding, for an operator and for a soak that counts them. */
+    static void finding(String kind, String path, String detail) {
+        LOG.info("fsck finding: {} at {}: {}", kind, path, detail);
     }
 }

@@ -30,6 +30,9 @@ public final class SpaceCheck {
     public static Optional<Violation> run(QueueStore store, boolean repair) {
         ZooKeeperCalls zk = store.calls();
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            // a consistent cut: after a sync, the counters and the downloading folder's children version
+            // read before and after the sum; a move into or out of downloading changes both
+            org.apache.zookeeper.data.Stat folderBefore = zk.syncedStat(QueuePaths.jobState(JobState.DOWNLOADING));
             SpaceReservation.Counts before = SpaceReservation.Counts.read(zk);
             List<String> jids = store.jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
             long needed = 0;
@@ -37,7 +40,9 @@ public final class SpaceCheck {
                 needed += store.jobs().spaceNeeded(jids.subList(i, Math.min(jids.size(), i + JOBS_PER_READ)));
             }
             SpaceReservation.Counts after = SpaceReservation.Counts.read(zk);
-            if (after.admittedVersion() != before.admittedVersion() || after.releasedVersion() != before.releasedVersion()) {
+            org.apache.zookeeper.data.Stat folderAfter = zk.stat(QueuePaths.jobState(JobState.DOWNLOADING));
+            boolean folderMoved = folderBefore == null || folderAfter == null || folderBefore.getCversion() != folderAfter.getCversion();
+            if (folderMoved || after.admittedVersion() != before.admittedVersion() || after.releasedVersion() != before.releasedVersion()) {
                 continue; // a job moved into or out of downloading meanwhile: sum again
             }
             long reserved = after.admitted() - after.released();
@@ -46,6 +51,7 @@ public final class SpaceCheck {
             }
             String detail = "the counters reserve " + reserved + " bytes; the " + jids.size() + " job(s) in downloading need "
                     + needed;
+            FsckPass.finding("space-reservation", QueuePaths.SPACE_RELEASED, detail);
             if (!repair) {
                 return Optional.of(new Violation("space-reservation", QueuePaths.SPACE_RELEASED, detail, false));
             }

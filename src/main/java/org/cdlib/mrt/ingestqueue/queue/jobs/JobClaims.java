@@ -158,6 +158,21 @@ public final class JobClaims {
         return lock;
     }
 
+    /** The ledger of the job locks this process holds on purpose (fsck never breaks one it names). */
+    public org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks held() {
+        return locks.held();
+    }
+
+    /** The one path by which a job lock that is not its holder's own is removed (fsck, repairs, an operator). */
+    public org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks breaks() {
+        return locks.breaks();
+    }
+
+    /** A lock taken here was removed by its holder's own transaction (a repair): out of the ledger. */
+    public void removed(JobLock lock) {
+        locks.removed(lock);
+    }
+
     /** Takes the lock without reading the job (to repair or delete a damaged one). */
     public Optional<JobLock> lockJobNode(String jid, String worker) {
         LockOwner owner = LockOwner.of(worker);

@@ -21,7 +21,16 @@ public final class JobDeletion {
     private final TransitionLog log;
     private final SpaceCounters spaceCounters;
 
+    private final org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks;
+
     public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters) {
+        this(zk, log, spaceCounters, null);
+    }
+
+    /** @param locks whose ledger hears that a deleted job's lock went with it (null: none kept) */
+    public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters,
+                       org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks) {
+        this.locks = locks;
         this.zk = zk;
         this.log = log;
         this.spaceCounters = spaceCounters;
@@ -84,6 +93,9 @@ public final class JobDeletion {
         ops.add(Op.delete(QueuePaths.jobLock(jid), -1));
         ops.add(Op.delete(QueuePaths.job(jid), -1));
         commit(lock, job, ops);
+        if (locks != null) {
+            locks.removed(lock);
+        }
         if (job == null) {
             log.damagedRemoved(jid, bid, reason);
         } else {

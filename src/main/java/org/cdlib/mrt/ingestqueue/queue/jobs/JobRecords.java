@@ -19,6 +19,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
@@ -41,7 +42,11 @@ public final class JobRecords {
     private final SpaceCounters spaceCounters;
     private final JobCompaction compaction;
 
-    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome) {
+    private final org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks;
+
+    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome,
+                      org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks) {
+        this.locks = locks;
         this.reads = new JobReads(zk, ingestHome);
         this.zk = zk;
         this.spaceCounters = new SpaceCounters(zk);
@@ -140,10 +145,31 @@ public final class JobRecords {
             ops.add(ZooKeeperCalls.setData(QueuePaths.jobLock(jid), QueueJson.write(keepFor), -1));
         }
         long sent = System.nanoTime();
-        List<OpResult> results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
-                ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
-                        SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
-                : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+        byte[] handedTo = keepFor == null ? null : QueueJson.write(keepFor);
+        if (handedTo != null) {
+            locks.held().hold(QueuePaths.jobLock(jid), handedTo); // in the ledger before the rewrite lands
+        }
+        List<OpResult> results;
+        try {
+            results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
+                    ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
+                            SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
+                    : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+        } catch (StaleLockException e) {
+            if (handedTo != null) {
+                locks.held().letGo(QueuePaths.jobLock(jid), handedTo);
+            }
+            // refused as stale (the status moved under us: another writer, or a break): the lock, if it is
+            // still ours, is let go now, not left to the orphan check a minute or more later
+            locks.release(lock);
+            throw e;
+        } catch (RuntimeException e) {
+            if (handedTo != null) {
+                locks.held().letGo(QueuePaths.jobLock(jid), handedTo);
+            }
+            throw e;
+        }
+        locks.removed(lock); // deleted, or rewritten as the next holder's (entered above)
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
         EffectRecords.written(lock, !results.isEmpty());
         lock.wrote(ops);

@@ -42,13 +42,41 @@ public final class EphemeralLocks implements AutoCloseable {
         return t;
     });
 
+    private final HeldLocks held = new HeldLocks();
+    private final LockBreaks breaks;
+
     public EphemeralLocks(ZooKeeperCalls zk) {
         this.zk = zk;
+        this.breaks = new LockBreaks(zk, held);
+    }
+
+    /** The ledger of the job locks this process holds on purpose. */
+    public HeldLocks held() {
+        return held;
+    }
+
+    /** The one path by which a lock that is not its holder's own is removed. */
+    public LockBreaks breaks() {
+        return breaks;
     }
 
     /** Creates the lock node if nobody holds it; the handle it was created through, or empty. */
     public Optional<ZooKeeper> take(String path, LockOwner owner) {
         byte[] data = QueueJson.write(owner);
+        held.hold(path, data); // entered before the create is sent: fsck never sees it unentered
+        try {
+            Optional<ZooKeeper> taken = create(path, owner, data);
+            if (taken.isEmpty()) {
+                held.letGo(path, data);
+            }
+            return taken;
+        } catch (RuntimeException e) {
+            held.letGo(path, data); // a create that may have applied was released by the create itself
+            throw e;
+        }
+    }
+
+    private Optional<ZooKeeper> create(String path, LockOwner owner, byte[] data) {
         long deadline = System.currentTimeMillis() + MultiCommit.CONNECT_WAIT_MS;
         while (true) {
             ZooKeeper handle = zk.currentHandle();
@@ -98,6 +126,7 @@ public final class EphemeralLocks implements AutoCloseable {
         ZooKeeper handle = zk.currentHandle();
         CompletableFuture<Integer> created = new CompletableFuture<>();
         CompletableFuture<List<OpResult>> read = new CompletableFuture<>();
+        held.hold(path, QueueJson.write(owner)); // entered before the create is sent
         handle.create(path, QueueJson.write(owner), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL,
                 (rc, p, ctx, name) -> created.complete(rc), null);
         if (paths.isEmpty()) {
@@ -127,10 +156,11 @@ public final class EphemeralLocks implements AutoCloseable {
             throw new QueueException("cannot lock " + p.path + ": " + e.getCause(), e.getCause());
         }
         if (rc == KeeperException.Code.NODEEXISTS.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+            held.letGo(p.path, QueueJson.write(p.owner));
             return Optional.empty();
         }
         if (rc != KeeperException.Code.OK.intValue()) {
-            return take(p.path, p.owner).map(h -> new Taken(h, null));
+            return take(p.path, p.owner).map(h -> new Taken(h, null)); // take enters it again, or lets go of it
         }
         List<OpResult> results = p.read.join(); // answered right after the create
         if (results == null || p.paths.isEmpty() || results.size() != p.paths.size()) {
@@ -148,8 +178,15 @@ public final class EphemeralLocks implements AutoCloseable {
         release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes);
     }
 
+    /** The lease's lock was removed by a transaction of its holder (a move, a deletion): out of the ledger. */
+    public void removed(Lease lease) {
+        held.letGo(lease.path, lease.ownerBytes);
+    }
+
     private void release(ZooKeeper handle, long sessionId, String path, byte[] owner) {
-        if (!tryRelease(handle, sessionId, path, owner)) {
+        if (tryRelease(handle, sessionId, path, owner)) {
+            held.letGo(path, owner);
+        } else {
             LOG.warn("lock {} not released yet (ZooKeeper unreachable): retrying until it is or the session ends", path);
             retries.schedule(() -> retry(handle, sessionId, path, owner, 1), 500, TimeUnit.MILLISECONDS);
         }
@@ -157,6 +194,7 @@ public final class EphemeralLocks implements AutoCloseable {
 
     private void retry(ZooKeeper handle, long sessionId, String path, byte[] owner, int attempt) {
         if (tryRelease(handle, sessionId, path, owner)) {
+            held.letGo(path, owner);
             LOG.info("lock {} released after {} retries", path, attempt);
         } else {
             retries.schedule(() -> retry(handle, sessionId, path, owner, attempt + 1), Math.min(5000, 500L * attempt),
@@ -200,10 +238,29 @@ public final class EphemeralLocks implements AutoCloseable {
         }
     }
 
+    /** Watches a node that may not exist yet (a hold, a drain) until it is created, changed or deleted; whether it exists. */
     public boolean watch(String path, CuratorWatcher onChange) {
         try {
             zk.counted(1);
             return zk.client().checkExists().usingWatcher(onChange).forPath(path) != null;
+        } catch (Exception e) {
+            throw ZooKeeperCalls.wrap("watch " + path, e);
+        }
+    }
+
+    /**
+     * Watches a lock until it changes or goes; false when it is already gone (then nothing is left
+     * watching). A {@code getData} watch, as Curator's {@code LockInternals} sets: it is set only on
+     * a node that exists and fires when that node goes, where an {@code exists} watch on an absent
+     * node would stay on the server until something creates that path, which may be never.
+     */
+    public boolean watchLock(String path, CuratorWatcher onChange) {
+        try {
+            zk.counted(1);
+            zk.client().getData().usingWatcher(onChange).forPath(path);
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
         } catch (Exception e) {
             throw ZooKeeperCalls.wrap("watch " + path, e);
         }
