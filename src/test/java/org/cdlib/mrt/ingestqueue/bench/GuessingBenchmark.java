@@ -73,7 +73,7 @@ public final class GuessingBenchmark {
                 String right = "Basic " + Base64.getEncoder().encodeToString("ops:right".getBytes(StandardCharsets.UTF_8));
                 client.send(HttpRequest.newBuilder(URI.create(base + "/api/queue")).header("Authorization", right)
                         .header("X-Forwarded-For", USUAL).build(), HttpResponse.BodyHandlers.discarding()); // the real user has logged in
-                health(client, base, 50); // warm-up
+                health(client, base, 500); // warm-up
                 long[] quiet = health(client, base, 200);
                 AtomicBoolean guessing = new AtomicBoolean(true);
                 AtomicLong guesses = new AtomicLong();
