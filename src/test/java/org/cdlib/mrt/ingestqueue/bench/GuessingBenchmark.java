@@ -108,6 +108,8 @@ public final class GuessingBenchmark {
                     Thread.onSpinWait(); // guesses are being answered: the guessing is under way
                 }
                 long start = System.nanoTime();
+                long hashedBefore = hashed.get();
+                long refusedBefore = refused.get();
                 List<Long> user = new ArrayList<>();
                 long[] busy = healthFor(client, base, 15, () -> {
                     long s = System.nanoTime();
@@ -128,7 +130,7 @@ public final class GuessingBenchmark {
                         busy[busy.length / 2] / 1e6, busy[busy.length * 95 / 100] / 1e6, busy.length,
                         (double) busy[busy.length / 2] / quiet[100]);
                 System.out.printf("  guesses answered in %.1f s: %d hashed (401), %d refused before any hash (429)%n", seconds,
-                        hashed.get(), refused.get());
+                        hashed.get() - hashedBefore, refused.get() - refusedBefore);
                 System.out.printf("  the real user meanwhile:   median %.1f ms over %d requests, %d refused%n",
                         users[Math.min(users.length - 1, users.length / 2)] / 1e6, users.length, userRefused);
             }
