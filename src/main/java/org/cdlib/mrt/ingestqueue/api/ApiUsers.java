@@ -6,7 +6,6 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HashMap;
@@ -50,13 +49,29 @@ public final class ApiUsers {
     }
 
     private final Map<String, Entry> users = new HashMap<>();
-    /** Credentials already checked against a hash (by their SHA-256), so that PBKDF2 runs once per client, not per request. */
-    private final Map<String, User> verified = java.util.Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+    /**
+     * Credentials checked against their hash lately, so that PBKDF2 runs once per client every
+     * {@link #VERIFIED_FOR}, not per request: held by an HMAC under a key made for this process
+     * (a memory dump holds no fast hash of a password to crack), each for {@link #VERIFIED_FOR}
+     * from its check, at most 1,000.
+     */
+    private final Map<String, Verified> verified = java.util.Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, User> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Verified> eldest) {
             return size() > 1000;
         }
     });
+    static final java.time.Duration VERIFIED_FOR = java.time.Duration.ofMinutes(15);
+    private final byte[] cacheKey = new byte[32];
+    /** How many PBKDF2 hashes this has computed (tests count them: a refused guess costs none). */
+    private final java.util.concurrent.atomic.AtomicLong hashes = new java.util.concurrent.atomic.AtomicLong();
+
+    private record Verified(User user, long until) {
+    }
+
+    private ApiUsers() {
+        new SecureRandom().nextBytes(cacheKey);
+    }
 
     /** Parses {@code spec}; without users, a generated admin whose password is not kept. */
     public static ApiUsers parse(String spec) {
@@ -183,7 +198,24 @@ public final class ApiUsers {
         if (e == null || password == null) {
             return Optional.empty();
         }
-        return Optional.ofNullable(verified.get(sha256(name + "\u0000" + password + "\u0000" + e.password())));
+        String k = cacheKey(name, password, e);
+        Verified v = verified.get(k);
+        if (v == null || v.until() - System.nanoTime() < 0) {
+            if (v != null) {
+                verified.remove(k);
+            }
+            return Optional.empty();
+        }
+        return Optional.of(v.user());
+    }
+
+    /** Forgets every verified credential, as {@link #VERIFIED_FOR} does (tests). */
+    void forgetVerified() {
+        verified.clear();
+    }
+
+    long hashesComputed() {
+        return hashes.get();
     }
 
     /**
@@ -194,20 +226,25 @@ public final class ApiUsers {
         Entry e = name == null ? null : users.get(name);
         String given = password == null ? "" : password;
         boolean hashed = e != null && Passwords.isHash(e.password());
+        hashes.incrementAndGet();
         boolean hashMatches = Passwords.matches(hashed ? e.password() : STAND_IN, given);
         boolean matches = e != null && password != null && (hashed ? hashMatches : e.matches(given));
         if (!matches) {
             return Optional.empty();
         }
-        verified.put(sha256(name + "\u0000" + password + "\u0000" + e.password()), e.user());
+        verified.put(cacheKey(name, password, e), new Verified(e.user(), System.nanoTime() + VERIFIED_FOR.toNanos()));
         return Optional.of(e.user());
     }
 
-    private static String sha256(String s) {
+    /** The cache's key of these credentials: an HMAC-SHA256 under this process's own key (the stored hash in it: a changed password misses). */
+    private String cacheKey(String name, String password, Entry e) {
         try {
-            return Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(cacheKey, "HmacSHA256"));
+            byte[] h = mac.doFinal((name + "\u0000" + password + "\u0000" + e.password()).getBytes(StandardCharsets.UTF_8));
+            return Base64.getEncoder().encodeToString(h);
+        } catch (java.security.GeneralSecurityException x) {
+            throw new IllegalStateException("HmacSHA256: " + x.getMessage(), x);
         }
     }
 }

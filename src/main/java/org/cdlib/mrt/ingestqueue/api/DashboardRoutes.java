@@ -114,7 +114,7 @@ final class DashboardRoutes implements Service {
         Batch b = store.batches().load(bid);
         // a depositor (a submitter who is not an operator) sees their own batches only
         if (BatchFilters.isDepositor(u) && !BatchFilters.ownedBy(b, u.name())) {
-            throw new ApiError(404, "no batch " + bid + " of user '" + u.name() + "'");
+            throw new ApiError(404, "no batch " + bid); // word for word what a missing batch answers
         }
         // counted in memory from the open states' views: the same cost for ten jobs and a million
         Map<String, Object> view = QueueViews.batch(b, progress.states(b));

@@ -13,6 +13,7 @@ import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
+import org.cdlib.mrt.ingestqueue.objects.UrlPaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
 /**
@@ -43,8 +44,7 @@ final class FileRoutes {
         }
         Path file;
         try {
-            file = SafeName.resolve(store.ingestHome().resolve(bid).resolve(jid), java.net.URLDecoder.decode(rest,
-                    java.nio.charset.StandardCharsets.UTF_8));
+            file = SafeName.resolve(store.ingestHome().resolve(bid).resolve(jid), path(rc));
         } catch (FetchException e) {
             throw new ApiError(400, e.getMessage());
         }
@@ -66,6 +66,19 @@ final class FileRoutes {
             // a smaller file leaves in one go: the window of its transfer is no longer than storage's own before its commit
         }
         rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
+    }
+
+    /**
+     * The file's path in the job's working directory, as the URL names it: decoded once, here, for
+     * the signature's check and the file served alike ({@link UrlPaths}: a {@code +} is a plus).
+     */
+    static String path(RoutingContext rc) {
+        String rest = rc.pathParam("*");
+        try {
+            return rest == null ? "" : UrlPaths.decode(rest);
+        } catch (IllegalArgumentException e) {
+            throw new ApiError(400, "no such file: " + e.getMessage());
+        }
     }
 
     /**

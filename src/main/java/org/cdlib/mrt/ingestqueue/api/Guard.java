@@ -3,7 +3,6 @@ package org.cdlib.mrt.ingestqueue.api;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.SecurityPolicyHandler;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.api.HttpApi.Endpoint;
@@ -93,8 +92,15 @@ final class Guard {
     private void decide(RoutingContext rc, Endpoint e, ApiUsers.User user, boolean onSession, boolean basic) {
         Access access = e.access();
         if (access == Access.STORAGE && user == null) {
+            String path;
+            try {
+                path = FileRoutes.path(rc);
+            } catch (ApiError bad) {
+                refuse(rc, bad.status(), bad.getMessage());
+                return;
+            }
             String why = signer == null ? "working files are not served without credentials here"
-                    : signer.verify(rc.pathParam("bid"), rc.pathParam("jid"), decodedRest(rc),
+                    : signer.verify(rc.pathParam("bid"), rc.pathParam("jid"), path,
                             rc.queryParams().get("expires"), rc.queryParams().get("signature"),
                             rc.queryParams().get("lease"));
             if (why == null) {
@@ -216,10 +222,5 @@ final class Guard {
         String result = status / 100 == 2 ? "ok" : "refused";
         AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(), e.method(),
                 e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note + "\"");
-    }
-
-    private static String decodedRest(RoutingContext rc) {
-        String rest = rc.pathParam("*");
-        return rest == null ? "" : java.net.URLDecoder.decode(rest.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 }

@@ -115,6 +115,11 @@ public final class HttpApi implements Service {
         return proxies;
     }
 
+    /** Who may use the API (tests count its password hashes). */
+    ApiUsers users() {
+        return users;
+    }
+
     /** The password checks (set when the server starts). */
     Logins logins() {
         return logins;

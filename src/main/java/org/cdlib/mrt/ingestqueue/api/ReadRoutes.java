@@ -282,8 +282,9 @@ final class ReadRoutes {
     /** A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing ones. */
     private void requireOwn(RoutingContext rc, String bid, String notFound) {
         ApiUsers.User u = rc.get("user");
-        if (BatchFilters.isDepositor(u) && (bid == null || !BatchFilters.ownedBy(store.batches().load(bid), u.name()))) {
-            throw new ApiError(404, notFound + " of user '" + u.name() + "'");
+        if (BatchFilters.isDepositor(u) && (bid == null || !store.batches().exists(bid)
+                || !BatchFilters.ownedBy(store.batches().load(bid), u.name()))) {
+            throw new ApiError(404, notFound); // word for word what a missing id answers: nothing tells others' ids apart
         }
     }
 

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.objects;
 
 import java.io.IOException;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -97,7 +96,7 @@ public final class FileUrlSigner {
             return url;
         }
         long expires = Instant.now(clock).plus(ttl).getEpochSecond();
-        String rest = URLDecoder.decode(m.group(4).replace("+", "%2B"), StandardCharsets.UTF_8);
+        String rest = UrlPaths.decode(m.group(4)); // as the server decodes it (FileRoutes.path)
         String leased = lease == 0 ? null : Long.toHexString(lease);
         return url + (leased == null ? "?" : "?lease=" + leased + "&") + "expires=" + expires + "&signature="
                 + mac(m.group(2), m.group(3), rest, expires, leased);
