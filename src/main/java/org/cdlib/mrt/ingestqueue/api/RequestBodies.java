@@ -41,29 +41,63 @@ final class RequestBodies {
         } else if (e.method() == HttpMethod.POST) {
             // bounded by ingest.api.max-upload and what the user's quota leaves
             route.handler(this::uploadBody);
+            route.handler(this::chargeNamedUser);
         }
     }
 
-    /** Reads an upload's body within ingest.api.max-upload and the user's remaining quota. */
+    /**
+     * Reads an upload's body within ingest.api.max-upload and the user's remaining quota. A
+     * poster's upload is for the user its form names, known once the body is read: it is read
+     * within what one user may upload at most, and counted for that user after ({@link #chargeNamedUser}).
+     */
     private void uploadBody(RoutingContext rc) {
         long limit = maxUpload;
         ApiUsers.User u = rc.get("user");
-        long left = u == null ? Long.MAX_VALUE : quota.left(u.name());
+        boolean poster = u != null && u.has("poster");
+        long left = u == null ? Long.MAX_VALUE : poster ? (quota.limit() > 0 ? quota.limit() : Long.MAX_VALUE) : quota.left(u.name());
         if (left < limit || limit <= 0) {
             limit = limit <= 0 ? left : Math.min(limit, left);
         }
         rc.put("bodyLimit", limit);
         // a body declared larger than the limit is refused by the body handler before it is read (413)
-        if (u != null && quota.limit() > 0) {
+        if (u != null && quota.limit() > 0 && !poster) {
             rc.addEndHandler(done -> quota.add(u.name(), rc.request().bytesRead()));
         }
         BodyHandler.create(uploadsTmp.toString()).setBodyLimit(limit == Long.MAX_VALUE ? -1 : limit)
                 .setDeleteUploadedFilesOnEnd(true).setHandleFileUploads(true).handle(rc);
     }
 
+    /**
+     * A poster's upload, read: counted for the user the form's {@code submitter} names (the poster's
+     * own account when it names nobody), or refused with 413 when that user's allowance is spent,
+     * the upload not kept. (Whether the poster may name that user is the submission's to check.)
+     */
+    private void chargeNamedUser(RoutingContext rc) {
+        ApiUsers.User u = rc.get("user");
+        long bytes = rc.fileUploads().stream().mapToLong(io.vertx.ext.web.FileUpload::size).sum();
+        if (u == null || !u.has("poster") || quota.limit() <= 0 || bytes == 0) {
+            rc.next();
+            return;
+        }
+        String account = UploadQuota.account(rc.request().getFormAttribute("submitter"), u.name());
+        if (!quota.take(account, bytes)) {
+            HttpApi.fail(rc, 413, "user '" + InputChecks.printable(account) + "' (for whom '" + u.name() + "' posts) may upload "
+                    + quota.limit() + " bytes per " + quota.window() + " (ingest.api.max-upload-per-user); "
+                    + quota.left(account) + " bytes are left and this upload is " + bytes + " bytes", List.of());
+            return;
+        }
+        rc.next();
+    }
+
     /** The 413's message: the request limit, or the user's quota when that is what is short. */
     String tooLarge(RoutingContext rc) {
         ApiUsers.User u = rc.get("user");
+        if (u != null && u.has("poster")) {
+            long most = quota.limit() > 0 && (maxUpload <= 0 || quota.limit() < maxUpload) ? quota.limit() : maxUpload;
+            return most == maxUpload ? "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)"
+                    : "the upload is larger than one user may upload per " + quota.window() + " (ingest.api.max-upload-per-user, "
+                    + quota.limit() + " bytes)";
+        }
         long left = u == null ? Long.MAX_VALUE : quota.left(u.name());
         if (u != null && quota.limit() > 0 && (maxUpload <= 0 || left < maxUpload)) {
             return "user '" + u.name() + "' may upload " + quota.limit() + " bytes per " + quota.window()

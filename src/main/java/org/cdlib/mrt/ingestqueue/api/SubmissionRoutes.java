@@ -10,6 +10,7 @@ import org.cdlib.mrt.ingestqueue.api.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 
 /**
@@ -43,7 +44,7 @@ final class SubmissionRoutes {
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, user, pathArk);
-        String bid = store.batches().create(s);
+        String bid = create(rc, s);
         auditOnBehalf(user, s, bid);
         UploadMark.write(store.ingestHome(), s.payloadUrl(), bid);
         rc.response().putHeader("BID", bid);
@@ -83,11 +84,27 @@ final class SubmissionRoutes {
         Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
         ApiUsers.User user = rc.get("user");
         BatchSubmission submission = submissions.fromJson(body, user);
-        String bid = store.batches().create(submission);
+        String bid = create(rc, submission);
         auditOnBehalf(user, submission, bid);
         UploadMark.write(store.ingestHome(), submission.payloadUrl(), bid);
         rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
         HttpApi.json(rc, 201, reads.batch(bid));
+    }
+
+    /**
+     * The batch, or the refusal: a submission the queue cannot take now (the counter busy, the
+     * queue full) keeps no upload, and a busy counter asks the client to send again shortly.
+     */
+    private String create(RoutingContext rc, BatchSubmission s) {
+        try {
+            return store.batches().create(s);
+        } catch (RuntimeException e) {
+            submissions.discard(s.payloadUrl());
+            if (e instanceof QueueBusyException) {
+                rc.response().putHeader("Retry-After", String.valueOf(QueueBusyException.RETRY_AFTER_SECONDS));
+            }
+            throw e;
+        }
     }
 
     /** A poster's batch is owned by the user it names; who posted it is kept in the audit log. */

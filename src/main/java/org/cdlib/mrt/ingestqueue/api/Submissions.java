@@ -40,6 +40,10 @@ final class Submissions {
     static final List<String> JSON_TEXT = List.of("profile", "submitter", "type", "submission_mode", "file_name", "title",
             "creator", "date", "local_identifier", "primary_identifier", "digest_type", "digest_value", "notification", "note");
 
+    /** The longest name one file may have on the file systems the queue writes to (ext4, XFS: 255 bytes). */
+    static final int NAME_BYTES = 255;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Submissions.class);
+
     private final ProfileRegistry profiles;
     private final Path uploads;
     private final UrlPolicy urls;
@@ -81,6 +85,7 @@ final class Submissions {
         }
         String url = first(f.get("url"), f.get("payloadUrl"));
         String fileName = first(f.get("filename"), file != null ? file.fileName() : null);
+        fileNameLength(first(f.get("filename"), null) != null ? "filename" : "file", fileName);
         if (fileName != null && fileName.indexOf('\uFFFD') >= 0) {
             // the form's decoder replaced bytes that are not UTF-8: the name cannot be kept as it was sent
             throw new ApiError(400, "the file name '" + InputChecks.printable(fileName) + "' is not UTF-8; send the name in UTF-8 "
@@ -139,8 +144,9 @@ final class Submissions {
             type = PayloadTypes.infer(null, first(str(j.get("file_name")), url));
         }
         String submitter = submitter(user, str(j.get("submitter")));
+        fileNameLength("file_name", str(j.get("file_name")));
         return build(str(j.get("profile")), submitter, checkUrl(url), type,
-                first(str(j.get("submission_mode")), "add"), str(j.get("file_name")), str(j.get("title")),
+                mode(str(j.get("submission_mode"))), str(j.get("file_name")), str(j.get("title")),
                 str(j.get("creator")), str(j.get("date")), str(j.get("local_identifier")), str(j.get("primary_identifier")),
                 str(j.get("digest_type")), str(j.get("digest_value")), str(j.get("notification")), "json",
                 str(j.get("note")), dc);
@@ -216,6 +222,42 @@ final class Submissions {
                 + user.name() + "/Display Name')");
     }
 
+    /**
+     * The JSON body's {@code submission_mode}: add (the default) or update, as Merritt's form has them
+     * ({@code /poster/add}, {@code /poster/update}). Anything else is refused, never run as add: files
+     * are deleted from an object by an update whose payload holds {@code mrt-delete.txt} (CONTRACTS §5).
+     */
+    static String mode(String given) {
+        if (given == null || given.isBlank()) {
+            return "add";
+        }
+        String m = given.strip().toLowerCase(Locale.ROOT);
+        if (!m.equals("add") && !m.equals("update")) {
+            throw new ApiError(400, "field 'submission_mode' is '" + InputChecks.printable(given.strip()) + "'; the accepted values "
+                    + "are add and update (to delete files from an object, submit an update whose payload holds "
+                    + "mrt-delete.txt listing them)");
+        }
+        return m;
+    }
+
+    /**
+     * Refuses a file name with a part longer than a file system keeps ({@link #NAME_BYTES} bytes),
+     * naming the field, before anything is written.
+     */
+    private static void fileNameLength(String field, String name) {
+        if (name == null) {
+            return;
+        }
+        for (String part : name.split("/")) {
+            int bytes = QueueLimits.utf8Length(part);
+            if (bytes > NAME_BYTES) {
+                throw new ApiError(400, "field '" + field + "': the file name " + (part.length() == name.length() ? "" : "part ")
+                        + "'" + InputChecks.printable(part.substring(0, Math.min(part.length(), 40))) + "...' is " + bytes
+                        + " bytes; a file name (each part between '/') may have at most " + NAME_BYTES + " bytes");
+            }
+        }
+    }
+
     /** Refuses (404) a profile this service does not have: holds are for collections that exist. */
     void requireProfile(String name) {
         if (profiles.find(name).isEmpty()) {
@@ -262,13 +304,21 @@ final class Submissions {
         }
     }
 
-    private static void keep(FileUpload upload, Path target) {
+    private void keep(FileUpload upload, Path target) {
         try {
             Files.createDirectories(target.getParent());
             Files.move(Path.of(upload.uploadedFileName()), target, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new ApiError(500, "cannot keep the uploaded file: " + e.getMessage());
+            // the service's trouble (a full disk): the paths are for the log, not the depositor
+            LOG.warn("cannot keep an upload as {}: {}", target, e.toString());
+            discard(target.toUri().toString());
+            throw new ApiError(500, "cannot keep the uploaded file (the service log has the details); nothing was kept");
         }
+    }
+
+    /** Removes what was kept of a submission that was then refused: a refused submission keeps no file. */
+    void discard(String payloadUrl) {
+        org.cdlib.mrt.ingestqueue.fetch.UploadMark.discard(uploads.getParent(), payloadUrl);
     }
 
     private String checkUrl(String url) {

@@ -11,7 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * How many bytes each user may upload within a rolling window
  * ({@code ingest.api.max-upload-per-user} per {@code ingest.api.upload-window}; 0: no limit).
- * Counted by this host, in memory, as bodies are received.
+ * Counted by this host, in memory, as bodies are received, for the user an upload is for: the
+ * user who sent it, or, for a poster (Merritt's UI, one account posting for its users), the user
+ * its form names in {@code submitter} ({@link #account}): each of those users has an allowance
+ * of their own, and the poster's account none to share among them.
  */
 final class UploadQuota {
     private record Upload(Instant at, long bytes) {
@@ -52,6 +55,34 @@ final class UploadQuota {
             }
             long used = d.stream().mapToLong(Upload::bytes).sum();
             return Math.max(0, limit - used);
+        }
+    }
+
+    /**
+     * The account a submitter names: Merritt's {@code user/Display Name} is {@code user}'s; blank
+     * is {@code poster}'s own.
+     */
+    static String account(String named, String poster) {
+        if (named == null || named.isBlank()) {
+            return poster;
+        }
+        String n = named.strip();
+        int slash = n.indexOf('/');
+        return slash > 0 ? n.substring(0, slash) : n;
+    }
+
+    /** Counts {@code bytes} for {@code user} if they fit in what is left; false (nothing counted) if not. */
+    boolean take(String user, long bytes) {
+        if (limit <= 0 || bytes <= 0) {
+            return true;
+        }
+        Deque<Upload> d = byUser.computeIfAbsent(user, u -> new ArrayDeque<>());
+        synchronized (d) {
+            if (left(user) < bytes) {
+                return false;
+            }
+            d.addLast(new Upload(clock.instant(), bytes));
+            return true;
         }
     }
 

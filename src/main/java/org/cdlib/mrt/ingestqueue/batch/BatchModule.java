@@ -7,7 +7,9 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
 
 /**
  * Binds {@code batchPendingStep} (submission → jobs, a window at a time: {@code ingest.batch.window}
- * open jobs per batch, {@code ingest.queue.max-open-jobs} in all) and {@code pendingStep} (job holds).
+ * open jobs per batch, {@code ingest.queue.max-open-jobs} in all; the depositor's server read on
+ * {@code ingest.batch.read-threads} threads of its own, at most {@code ingest.batch.reads-per-submitter}
+ * reads per depositor at once) and {@code pendingStep} (job holds).
  */
 public final class BatchModule implements QueueModule {
 
@@ -18,7 +20,10 @@ public final class BatchModule implements QueueModule {
                 ctx.intProperty("ingest.batch.window", 5_000),
                 ctx.intProperty("ingest.queue.max-open-jobs", 10_000),
                 ctx.intProperty("ingest.batch.refill-delay", 1_000),
-                Long.parseLong(ctx.property("ingest.batch.max-manifest-bytes", String.valueOf(256L << 20)))));
+                Long.parseLong(ctx.property("ingest.batch.max-manifest-bytes", String.valueOf(256L << 20))),
+                new OutsideReads(ctx.intProperty("ingest.batch.read-threads", BatchPendingStep.READ_THREADS),
+                        ctx.intProperty("ingest.batch.reads-per-submitter", BatchPendingStep.READS_PER_SUBMITTER),
+                        BatchPendingStep.READ_WAIT_MS)));
         ctx.bind("pendingStep", new PendingStep(ctx.store()));
         // batches Merritt's ingest front end creates through mrt-zk, taken into the pending folder (each host's timer)
         ctx.bind("merrittIntake", (org.apache.camel.Processor) exchange -> ctx.store().adoptMerrittBatches());

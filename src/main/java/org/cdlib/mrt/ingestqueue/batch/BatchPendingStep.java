@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
@@ -47,10 +50,24 @@ import org.slf4j.LoggerFactory;
  * decided here is an upper bound, and a host that created meanwhile leaves less. The batch stays
  * pending (tried again after {@code refillDelay}) until its last job exists, so the job state
  * folders stay small whatever a manifest lists, and creation resumes exactly after a crash.
+ * <p>
+ * Reading the depositor's server (the first bytes that choose a type, the manifest) happens on
+ * {@link OutsideReads}' threads, not the worker's: a worker waits for it a moment, and when the
+ * server is slow the batch stays pending while the read goes on, so several workers (and other
+ * hosts' workers) go on with other depositors' batches.
  */
 public final class BatchPendingStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(BatchPendingStep.class);
     static final String MANIFEST_FILE = "batch-manifest.checkm";
+    /** Defaults of ingest.batch.read-threads and ingest.batch.reads-per-submitter. */
+    static final int READ_THREADS = 8;
+    static final int READS_PER_SUBMITTER = 2;
+    /** How long a worker waits for a read before it lets the batch go (a quick server answers within it). */
+    static final long READ_WAIT_MS = 1_000;
+
+    /** A batch manifest saved beside the batch's and checked whole: how many objects it lists. */
+    private record Checked(Path part, int rows) {
+    }
 
     private final QueueStore store;
     private final ProfileRegistry profiles;
@@ -59,6 +76,8 @@ public final class BatchPendingStep implements Processor {
     private final int maxOpen;
     private final long refillDelay;
     private final long maxManifestBytes;
+    /** Reads of the depositor's server, off the worker's thread. */
+    private final OutsideReads reads;
 
     public BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher) {
         this(store, profiles, fetcher, 5_000, 10_000, 1_000, 256L << 20);
@@ -66,6 +85,14 @@ public final class BatchPendingStep implements Processor {
 
     public BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher, int window, int maxOpen,
                             long refillDelay, long maxManifestBytes) {
+        // called directly (tests, tools), the step decides every batch in one call: it waits for each read
+        this(store, profiles, fetcher, window, maxOpen, refillDelay, maxManifestBytes,
+                new OutsideReads(READ_THREADS, READS_PER_SUBMITTER, Long.MAX_VALUE));
+    }
+
+    /** As the service binds it ({@link BatchModule}): a worker waits {@code reads}' while for a read, then lets the batch go. */
+    BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher, int window, int maxOpen,
+                     long refillDelay, long maxManifestBytes, OutsideReads reads) {
         if (window < 1 || maxOpen < window || maxOpen > QueueLimits.MAX_OPEN_JOBS) {
             throw new IllegalArgumentException("need 1 <= ingest.batch.window (" + window + ") <= ingest.queue.max-open-jobs ("
                     + maxOpen + ") <= " + QueueLimits.MAX_OPEN_JOBS + ": a state folder must stay small enough to list");
@@ -77,6 +104,7 @@ public final class BatchPendingStep implements Processor {
         this.maxOpen = maxOpen;
         this.refillDelay = refillDelay;
         this.maxManifestBytes = maxManifestBytes;
+        this.reads = reads;
     }
 
     @Override
@@ -84,6 +112,11 @@ public final class BatchPendingStep implements Processor {
         BatchLock lock = BatchExchange.lock(exchange);
         Batch batch = lock.batch();
         BatchSubmission s = batch.submission();
+        reads.forgetOld(r -> {
+            if (r instanceof Checked c) {
+                deleteQuietly(c.part());
+            }
+        });
         Profile profile = profiles.find(s.profileName()).orElse(null);
         if (profile == null) {
             refuse(exchange, "unknown profile '" + s.profileName() + "'");
@@ -102,7 +135,12 @@ public final class BatchPendingStep implements Processor {
                             + " open job(s) of this batch (window " + window + "), at most " + maxOpen + " in the queue", refillDelay);
                     return;
                 }
-                createSome(lock, s, profile, room);
+                String reading = createSome(lock, s, profile, room);
+                if (reading != null) {
+                    // the read goes on without this worker: other batches are not held up by a slow server
+                    BatchExchange.stay(exchange, reading, refillDelay);
+                    return;
+                }
             }
         } catch (ManifestException | FetchException | IllegalArgumentException e) {
             if (before > 0) {
@@ -126,11 +164,18 @@ public final class BatchPendingStep implements Processor {
         BatchExchange.next(exchange, BatchState.PROCESSING, now.jobsTotal() + " job(s) created");
     }
 
-    private void createSome(BatchLock lock, BatchSubmission s, Profile profile, int room) throws FetchException, IOException {
+    /** Creates the next jobs that fit in {@code room}; or, while the depositor's server is still being read, says so. */
+    private String createSome(BatchLock lock, BatchSubmission s, Profile profile, int room) throws FetchException, IOException {
         String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
         if (PayloadTypes.AUTO.equals(type)) {
             // the submission named no type and its URL's name did not decide: its first bytes do, as Merritt infers it
-            type = PayloadTypes.byContent(fetcher.head(fetcher.policy().check(s.payloadUrl()), 8192));
+            URI uri = fetcher.policy().check(s.payloadUrl());
+            Optional<String> read = reads.result(lock.bid(), s.submitter(), "type", s.payloadUrl(),
+                    () -> PayloadTypes.byContent(fetcher.head(uri, 8192)));
+            if (read.isEmpty()) {
+                return "reading the first bytes of its payload URL to choose its type";
+            }
+            type = read.get();
             LOG.info("batch {}: no type given; {} is a {}", lock.bid(), s.payloadUrl(), type);
         }
         CheckmManifest.Kind kind = switch (type) {
@@ -148,7 +193,7 @@ public final class BatchPendingStep implements Processor {
                 default -> "object_manifest";
             };
             store.batches().createMoreJobs(lock, List.of(single(s, profile, payloadType)), 1, maxOpen);
-            return;
+            return null;
         }
         String payloadType = switch (kind) {
             case CONTAINER_BATCH -> "container";
@@ -159,7 +204,15 @@ public final class BatchPendingStep implements Processor {
         BatchStatus status = lock.batch().status();
         int total;
         if (status.jobsTotal() == null || !Files.exists(file)) {
-            total = fetchAndCheck(s, profile, kind, file);
+            // read into a file of its own, off this thread; put in place here, under the batch's lock
+            Path part = file.resolveSibling(MANIFEST_FILE + "." + UUID.randomUUID() + ".part");
+            Optional<Checked> read = reads.result(lock.bid(), s.submitter(), "manifest " + kind, s.payloadUrl(),
+                    () -> fetchAndCheck(s, profile, kind, part));
+            if (read.isEmpty()) {
+                return "reading its manifest from its payload URL";
+            }
+            Files.move(read.get().part(), file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            total = read.get().rows();
         } else {
             total = status.jobsTotal();
         }
@@ -172,17 +225,27 @@ public final class BatchPendingStep implements Processor {
             }
         }
         store.batches().createMoreJobs(lock, next, total, maxOpen);
+        return null;
     }
 
-    /** Saves the manifest under the batch's directory and checks every row in one streaming pass; returns how many. */
-    private int fetchAndCheck(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, Path file)
+    /** Saves the manifest as {@code part} and checks every row in one streaming pass; a manifest refused leaves no file. */
+    private Checked fetchAndCheck(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, Path part)
+            throws FetchException, IOException {
+        try {
+            return new Checked(part, saveAndCount(s, profile, expected, part));
+        } catch (IOException | RuntimeException e) { // a FetchException is an IOException
+            deleteQuietly(part);
+            throw e;
+        }
+    }
+
+    private int saveAndCount(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, Path file)
             throws FetchException, IOException {
         URI uri = fetcher.policy().check(s.payloadUrl());
         Files.createDirectories(file.getParent());
         fetcher.download(uri, file, List.of());
         long size = Files.size(file);
         if (size > maxManifestBytes) {
-            Files.deleteIfExists(file);
             throw new ManifestException(0, "the manifest is " + size + " bytes; the limit is " + maxManifestBytes
                     + " bytes (ingest.batch.max-manifest-bytes)");
         }
@@ -203,6 +266,14 @@ public final class BatchPendingStep implements Processor {
                 throw new ManifestException(0, "a " + kind.profileName() + " must list at least one object; this one lists none");
             }
             return rows;
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.warn("cannot delete {}: {}", file, e.getMessage());
         }
     }
 

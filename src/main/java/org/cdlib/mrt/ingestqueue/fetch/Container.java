@@ -14,8 +14,8 @@ import org.apache.commons.compress.compressors.CompressorStreamFactory;
  * Unpacks a container payload (zip, tar, tar.gz/tgz, tar.bz2; recognised by content, not by
  * name) into a directory. Entries keep their paths as they are, a single top-level folder
  * included. Every entry name is {@link SafeName checked} (no zip-slip); symbolic links, hard
- * links and device entries are refused, as is a name given twice. Nothing is written outside
- * the target directory.
+ * links and device entries are refused, as is a name given twice, and so is a container that
+ * holds no file at all. Nothing is written outside the target directory.
  * <p>
  * What a container may unpack to is bounded ({@link Limits}): the total of its files' bytes,
  * the number of entries, and the ratio of unpacked bytes to the container's size. All are
@@ -62,7 +62,13 @@ public final class Container {
         String format = format(container, name);
         try {
             UnpackTarget to = new UnpackTarget(target, name, limits, Files.size(container));
-            return format.equals("zip") ? Unpacker.unzip(container, to) : Unpacker.untar(container, name, to);
+            int files = format.equals("zip") ? Unpacker.unzip(container, to) : Unpacker.untar(container, name, to);
+            if (files == 0) {
+                // an object of no files is no object: the depositor hears it, rather than a version with nothing in it
+                throw new FetchException("container " + name + ": the container holds no files (only folders, or nothing); "
+                        + "there is nothing to ingest");
+            }
+            return files;
         } catch (FetchException e) {
             throw e;
         } catch (IOException e) {

@@ -36,6 +36,42 @@ public final class UploadMark {
         }
     }
 
+    /**
+     * Removes an upload kept for a submission that was then refused (the queue was busy or full):
+     * its directory under {@code <ingestHome>/uploads} and everything in it. Other URLs are left alone.
+     */
+    public static void discard(Path ingestHome, String payloadUrl) {
+        Path dir = uploadDir(ingestHome, payloadUrl);
+        if (dir == null) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("upload {}: cannot remove it after its submission was refused: {}", payloadUrl, e.getMessage());
+        }
+    }
+
+    /** The upload's own directory ({@code uploads/bid-<uuid>}) when {@code payloadUrl} names a file there, else null. */
+    private static Path uploadDir(Path ingestHome, String payloadUrl) {
+        if (payloadUrl == null || !payloadUrl.startsWith("file:")) {
+            return null;
+        }
+        try {
+            Path file = Path.of(java.net.URI.create(payloadUrl)).normalize();
+            Path uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
+            if (!file.startsWith(uploads) || file.getNameCount() <= uploads.getNameCount() + 1) {
+                return null;
+            }
+            Path dir = uploads.resolve(file.getName(uploads.getNameCount()));
+            return dir.getFileName().toString().startsWith("bid-") ? dir : null; // never .incoming, never uploads itself
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
     /** The batch the upload in {@code dir} became, if it was noted. */
     public static Optional<String> batchOf(Path dir) throws IOException {
         Path mark = dir.resolve(FILE);

@@ -131,4 +131,19 @@ class ContainerTest {
         org.junit.jupiter.api.Assertions.assertEquals(5_000L, Container.declaredSize(java.util.Arrays.copyOf(all, 8), all, all.length)
                 .getAsLong(), "the central directory's sizes");
     }
+
+    @Test
+    void aContainerOfNoFilesIsRefusedSayingSo() throws Exception {
+        Path empty = dir.resolve("empty.zip");
+        new ZipArchiveOutputStream(Files.newOutputStream(empty)).close();
+        FetchException e = assertThrows(FetchException.class, () -> Container.unpack(empty, "empty.zip", target()));
+        assertTrue(e.getMessage().startsWith("container empty.zip: the container holds no files"), e.getMessage());
+        Path folders = dir.resolve("folders.tar");
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(Files.newOutputStream(folders))) {
+            t.putArchiveEntry(new TarArchiveEntry("obj/"));
+            t.closeArchiveEntry();
+        }
+        e = assertThrows(FetchException.class, () -> Container.unpack(folders, "folders.tar", target()));
+        assertTrue(e.getMessage().startsWith("container folders.tar: the container holds no files"), e.getMessage());
+    }
 }

@@ -57,7 +57,8 @@ class BatchPendingRouteTest extends RouteTestSupport {
         HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(HEADER + rows + "#%eof\n")));
         String bid = store.batches().create(submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
         await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == until);
-        Exchange seen = end.getReceivedExchanges().get(0);
+        List<Exchange> all = end.getReceivedExchanges(); // the last decided: before it, the batch may have stayed while its manifest was read
+        Exchange seen = all.get(all.size() - 1);
         assertEquals(bid, seen.getIn().getHeader("batchId"));
         assertEquals(until, BatchExchange.next(seen));
         return store.batches().load(bid);
@@ -86,5 +87,43 @@ class BatchPendingRouteTest extends RouteTestSupport {
         assertEquals("submission refused: " + error, reasonOf(batch.id(), "reporting"));
         assertEquals(0, batch.jobCount());
         assertEquals(List.of(), mail.subjects(), "no queued mail for a refused submission");
+    }
+
+    static org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission by(String submitter, String url, String type) {
+        return new org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission("demo_content", submitter, url, "t", "w", null, null, type,
+                "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null);
+    }
+
+    /**
+     * One depositor's batches name no type and their server sends a byte every 2 s: choosing the
+     * type would take hours. Another depositor's batches, submitted after them, still get their
+     * jobs within seconds (the route's own defaults, no test setting): a slow server's read holds
+     * its own batches only, never the workers or the read threads every depositor shares.
+     */
+    @Test
+    void aTricklingPayloadServerHoldsUpOnlyItsOwnDepositorsBatches() throws Exception {
+        try (TrickleServer trickle = new TrickleServer(2_000)) {
+            start("batch-pending.yaml", "batch-pending");
+            List<String> slow = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) { // more than the workers and the depositor's share of read threads
+                slow.add(store.batches().create(by("slow", trickle.url("/payload-" + i), "auto")));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> trickle.requests.get() >= 2);
+            String f = HTTP.baseUrl() + "/files/";
+            HTTP.stubFor(get(urlEqualTo("/other.checkm")).willReturn(ok(HEADER + f + "c.txt | | | | | c.txt\n#%eof\n")));
+            String manifest = store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "single-file-batch-manifest"));
+            String guessed = store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "auto"));
+            String file = store.batches().create(by("other", HTTP.baseUrl() + "/files/d.txt", "file"));
+            // the trickle's 8 KB would take 4.5 hours; other depositors' batches are not behind it
+            await().atMost(Duration.ofSeconds(20)).until(() -> List.of(manifest, guessed, file).stream()
+                    .allMatch(b -> store.batches().load(b).state() == BatchState.PROCESSING));
+            assertEquals(1, store.batches().load(guessed).jobCount());
+            for (String b : slow) {
+                Batch batch = store.batches().load(b);
+                assertEquals(BatchState.PENDING, batch.state(), "still being read: " + b);
+                assertEquals(0, batch.jobCount());
+            }
+            assertTrue(trickle.requests.get() <= 2 + 2, "at most two reads at once for one depositor: " + trickle.requests.get());
+        }
     }
 }

@@ -91,4 +91,18 @@ class DownloadingRouteTest extends RouteTestSupport {
         assertFailedQuietly(job, "md5 mismatch", expected, md5("not what was deposited"));
         assertFalse(Files.exists(Path.of(job.configuration().workingDir(), "producer", "sign.txt")), "a file that fails its check is not kept");
     }
+
+    @Test
+    void anEmptyZipFailsTheJobSayingTheContainerHoldsNoFiles() throws Exception {
+        java.io.ByteArrayOutputStream zip = new java.io.ByteArrayOutputStream();
+        new java.util.zip.ZipOutputStream(zip).close(); // a zip of no entries
+        HTTP.stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
+        end = start("downloading.yaml", "job-downloading");
+        org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration container = new org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration(
+                null, "demo_content", "tester", HTTP.baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
+                "empty.zip", null, null, null, "who", "what", "when", null, java.util.Map.of());
+        String jid = jobIn(JobState.DOWNLOADING, container, 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);
+        assertFailedQuietly(store.jobs().load(jid), "container empty.zip: the container holds no files");
+    }
 }

@@ -23,6 +23,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
@@ -44,7 +45,11 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * entries are counted, never listed, and walks over all batches go by batch number.
  */
 public final class BatchRecords {
-    private static final int MAX_COUNTER_RETRIES = 50;
+    private static final int MAX_COUNTER_RETRIES = 60;
+    /** The most a submission waits between two tries at the counter, in ms (a random part of it: contenders spread out). */
+    private static final long MAX_COUNTER_BACKOFF_MS = 100;
+    /** Tests only: runs before each try's commit (another submission passing the counter is a write to it here). */
+    public static volatile Runnable beforeCounterPass;
 
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
@@ -112,6 +117,10 @@ public final class BatchRecords {
                 ops.add(ZooKeeperCalls.create(depositorFolder, ZooKeeperCalls.EMPTY));
             }
             ops.add(ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
+            Runnable hook = beforeCounterPass;
+            if (hook != null) {
+                hook.run();
+            }
             try {
                 zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
                 log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()
@@ -119,13 +128,25 @@ public final class BatchRecords {
                 return bid;
             } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
                 // another submission passed the gate (here or on another host), or another writer (mrt-zk) took
-                // the name: count again, take the next
+                // the name: count again, take the next, after a random pause that grows with the tries, so that
+                // twenty submitters at once do not all meet at the counter again
+                backOff(attempt);
             } catch (KeeperException e) {
                 throw new QueueException("cannot create batch: " + e.getMessage(), e);
             }
         }
-        throw new QueueException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
+        throw new QueueBusyException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
                 + " times in a row; submit again");
+    }
+
+    private static void backOff(int attempt) {
+        long most = Math.min(MAX_COUNTER_BACKOFF_MS, 1L << Math.min(attempt, 10));
+        try {
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(most + 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueueException("cannot create batch: interrupted");
+        }
     }
 
     /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
