@@ -2,7 +2,6 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.core.MultiMap;
-import io.vertx.ext.web.FileUpload;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Collection;
 import java.util.Iterator;
@@ -152,7 +151,7 @@ final class InputChecks {
      * (400 naming the field) if it holds a control character or a lone surrogate, or if a URL
      * field names a user or password.
      */
-    static void formText(MultiMap form, List<FileUpload> uploads) {
+    static void formText(MultiMap form) {
         List<String> known = new java.util.ArrayList<>(Submissions.fieldNames());
         known.add("payloadUrl");
         for (Map.Entry<String, String> e : form) {

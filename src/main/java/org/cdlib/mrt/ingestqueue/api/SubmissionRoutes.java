@@ -43,7 +43,8 @@ final class SubmissionRoutes {
         String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
-        InputChecks.formText(rc.request().formAttributes(), rc.fileUploads());
+        InputChecks.formText(rc.request().formAttributes());
+        InputChecks.text("primaryIdentifier (the ARK in the path)", pathArk);
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, user, pathArk);
         String bid = store.batches().create(s);
         auditOnBehalf(user, s, bid);

@@ -51,7 +51,7 @@ public final class Text {
         String code = String.format("U+%04X", (int) c);
         return switch (c) {
             case '\n' -> "a line break (" + code + ")";
-            case '\r' -> "a carriage return (" + code + ")";
+            case '\r' -> "a line break (a carriage return, " + code + ")";
             case '\t' -> "a tab (" + code + ")";
             case '\0' -> "a NUL character (" + code + ")";
             case '\u2028', '\u2029' -> "a line or paragraph separator (" + code + ")";
@@ -102,8 +102,8 @@ public final class Text {
     }
 
     /**
-     * {@code s} as XML 1.0 character data of an element: {@code & < >} escaped, a carriage return as {@code &#13;} (so it survives parsing), and each
-     * character XML 1.0 cannot hold (C0 controls but tab and line breaks, a lone surrogate,
+     * {@code s} as XML 1.0 character data of an element: {@code & < >} escaped, a carriage
+     * return as {@code &#13;} (so it survives parsing), and each character XML 1.0 cannot hold (C0 controls but tab and line breaks, a lone surrogate,
      * U+FFFE, U+FFFF) replaced by U+FFFD, so the document is always well-formed.
      */
     public static String xml(String s) {

@@ -176,13 +176,19 @@ class TextIsDataTest {
         long before = store.batches().newestNumber();
         String json = JSON.writeValueAsString(Map.of("profile", "demo_content", "payload_url", payloadBase + "/a.txt",
                 "submitter", "sam" + FORGED));
-        assertEquals("field 'submitter' contains a carriage return (U+000D) at character 4; it must be one line of text",
+        assertEquals("field 'submitter' contains a line break (a carriage return, U+000D) at character 4; "
+                + "it must be one line of text",
                 refusal(postJson(json)));
         json = JSON.writeValueAsString(Map.of("profile", "demo_content", "payload_url", payloadBase + "/a.txt",
                 "local_identifier", "loc-1\nuser=admin"));
         assertTrue(refusal(postJson(json)).startsWith("field 'local_identifier' contains a line break (U+000A) at character 6"));
-        assertTrue(refusal(poster(Map.of("submitter", "dep" + FORGED))).startsWith("field 'submitter' contains a carriage return"));
+        assertTrue(refusal(poster(Map.of("submitter", "dep" + FORGED)))
+                .startsWith("field 'submitter' contains a line break (a carriage return"));
         assertTrue(refusal(poster(Map.of("localIdentifier", "loc-1" + FORGED))).startsWith("field 'localIdentifier' contains"));
+        MultipartForm form = MultipartForm.of(Map.of("profile", "demo_content", "url", payloadBase + "/a.txt"), null, null);
+        HttpResponse<String> r = send(request("/poster/submit/ark/99999/fk4x%0Auser=admin", "ui", "pw-ui")
+                .header("Content-Type", form.contentType()).POST(form.publisher()));
+        assertTrue(refusal(r).startsWith("field 'primaryIdentifier (the ARK in the path)' contains a line break"), r.body());
         assertEquals(before, store.batches().newestNumber(), "nothing was created");
         oneLinePerEvent();
     }

@@ -28,7 +28,7 @@ class CheckmTextTest {
                 new Case("http://example.org/b.zip | b.zip | loc-b | Ann | A\u0000title | 2024",
                         "cell mrt:title contains a NUL character (U+0000) at character 2"),
                 new Case("http://example.org/b.zip | b.zip | loc\rb | Ann | T | 2024",
-                        "cell mrt:localIdentifier contains a carriage return (U+000D) at character 4"),
+                        "cell mrt:localIdentifier contains a line break (a carriage return, U+000D) at character 4"),
                 new Case("http://example.org/b.zip | b.zip | loc-b | Ann\u001b[31m | T | 2024",
                         "cell mrt:creator contains a control character (U+001B) at character 4"),
                 new Case("http://example.org/b.zip | b.zip | loc-b | Ann | T | 20\t24",

@@ -23,7 +23,7 @@ class TextTest {
         assertNull(Text.problem(null, false));
         assertEquals("a NUL character (U+0000) at character 2", Text.problem("a\u0000", false));
         assertEquals("a line break (U+000A) at character 4", Text.problem("sam\nuser=admin", false));
-        assertEquals("a carriage return (U+000D) at character 1", Text.problem("\r", false));
+        assertEquals("a line break (a carriage return, U+000D) at character 1", Text.problem("\r", false));
         assertEquals("a tab (U+0009) at character 1", Text.problem("\t", false));
         assertEquals("a control character (U+007F) at character 1", Text.problem("\u007F", false));
         assertEquals("a control character (U+0085) at character 1", Text.problem("\u0085", false));
