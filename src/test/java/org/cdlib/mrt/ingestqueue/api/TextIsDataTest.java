@@ -9,7 +9,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.read.ListAppender;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayInputStream;
@@ -355,9 +354,5 @@ class TextIsDataTest {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         return String.valueOf(content);
-    }
-
-    static JsonNode json(String body) throws Exception {
-        return JSON.readTree(body);
     }
 }
