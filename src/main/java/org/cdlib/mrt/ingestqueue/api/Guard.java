@@ -218,7 +218,9 @@ final class Guard {
 
     private static void audit(RoutingContext rc, ApiUsers.User user, Endpoint e, int status, String note) {
         StringBuilder target = new StringBuilder();
-        rc.pathParams().forEach((k, v) -> target.append(target.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        // a path's values are the client's: quoted when they hold more than an id's characters, so no key=value can be forged
+        rc.pathParams().forEach((k, v) -> target.append(target.length() == 0 ? "" : ",").append(k).append('=')
+                .append(v.matches("[\\w.:/-]*") ? v : org.cdlib.mrt.ingestqueue.text.Text.quoted(v)));
         String result = status / 100 == 2 ? "ok" : "refused";
         AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(), e.method(),
                 e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note + "\"");

@@ -1,18 +1,23 @@
 package org.cdlib.mrt.ingestqueue.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.MultiMap;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
+import org.cdlib.mrt.ingestqueue.text.Text;
+import org.cdlib.mrt.ingestqueue.text.Urls;
 
 /**
  * What a client sends, checked where it enters, before it reaches the queue (and ZooKeeper
- * paths): ids and names in paths, the types of a JSON body's fields, notification addresses.
- * Each refusal is a 400 whose message names the field and what is expected.
+ * paths): ids and names in paths, the types of a JSON body's fields, notification addresses,
+ * the characters of a submission's text (no control characters, no half of a surrogate pair)
+ * and its URLs (no user name or password in them). Each refusal is a 400 whose message names the field and what is expected.
  */
 final class InputChecks {
     static final Pattern BATCH_ID = Pattern.compile("bid\\d{10}");
@@ -24,6 +29,13 @@ final class InputChecks {
     /** RFC 5322 addr-spec with a dot-atom local part and a domain of host name labels. */
     private static final Pattern ADDRESS = Pattern.compile(ATOM + "(?:\\." + ATOM + ")*@" + LABEL + "(?:\\." + LABEL + ")*");
     static final int MAX_RECIPIENTS = 20;
+    /**
+     * The free-text fields that may span lines (tabs and line breaks allowed, no other control):
+     * the note and Dublin Core's description. Every other field is one line.
+     */
+    private static final Set<String> MULTI_LINE = Set.of("note", "description");
+    /** The fields that are URLs, in the form and in the JSON body. */
+    private static final Set<String> URL_FIELDS = Set.of("url", "payloadUrl", "payload_url");
 
     private InputChecks() {
     }
@@ -131,6 +143,75 @@ final class InputChecks {
             if (!ADDRESS.matcher(a).matches() || a.length() > 254) {
                 throw new ApiError(400, "field 'notification': '" + printable(a) + "' is not a mail address (name@example.org)");
             }
+        }
+    }
+
+    /**
+     * The text of a Merritt form (every field the form knows, {@code DC.*} among them): refused
+     * (400 naming the field) if it holds a control character or a lone surrogate, or if a URL
+     * field names a user or password.
+     */
+    static void formText(MultiMap form) {
+        List<String> known = new java.util.ArrayList<>(Submissions.fieldNames());
+        known.add("payloadUrl");
+        for (Map.Entry<String, String> e : form) {
+            String field = known.stream().filter(e.getKey()::equalsIgnoreCase).findFirst().orElse(null);
+            if (field != null) {
+                text(field, e.getValue());
+            }
+        }
+    }
+
+    /** The same for the JSON body: its {@code text} fields, {@code payload_url} and each {@code dublin_core} name and value. */
+    static void jsonText(JsonNode body, Collection<String> text) {
+        for (String name : text) {
+            JsonNode v = body.get(name);
+            if (v != null && v.isTextual()) {
+                text(name, v.asText());
+            }
+        }
+        JsonNode url = body.get("payload_url");
+        if (url != null && url.isTextual()) {
+            text("payload_url", url.asText());
+        }
+        JsonNode dc = body.get("dublin_core");
+        if (dc != null && dc.isObject()) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = dc.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                String problem = Text.problem(e.getKey(), false);
+                if (problem != null) {
+                    throw new ApiError(400, "field 'dublin_core' names an element '" + Text.oneLine(e.getKey()) + "' holding " + problem);
+                }
+                String field = "dublin_core." + e.getKey();
+                if (e.getValue().isTextual()) {
+                    text(field, e.getValue().asText());
+                } else {
+                    for (JsonNode v : e.getValue()) {
+                        text(field, v.asText());
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Refuses (400 naming the field) a value holding what {@link Text#problem} refuses, tabs and
+     * line breaks allowed in {@link #MULTI_LINE} fields; and a URL field naming a user or
+     * password, the password never repeated.
+     */
+    static void text(String field, String value) {
+        if (value == null) {
+            return;
+        }
+        String element = field.substring(field.indexOf('.') + 1).toLowerCase(Locale.ROOT);
+        String problem = Text.problem(value, MULTI_LINE.contains(element));
+        if (problem != null) {
+            throw new ApiError(400, "field '" + field + "' contains " + problem + "; "
+                    + (MULTI_LINE.contains(element) ? "only tabs and line breaks are allowed in it" : "it must be one line of text"));
+        }
+        if (URL_FIELDS.contains(field) && Urls.hasUserInfo(value.strip())) {
+            throw new ApiError(400, "field '" + field + "' names a user or password before its host (" + Urls.redacted(value.strip())
+                    + "): credentials are not accepted in URLs and are never kept; give a URL the queue can fetch without them");
         }
     }
 }

@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.text.Text;
 
 /**
  * Submitting a batch: Merritt's poster form (answered with Merritt's batch state, XML or JSON)
@@ -43,6 +44,8 @@ final class SubmissionRoutes {
         String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
+        InputChecks.formText(rc.request().formAttributes());
+        InputChecks.text("primaryIdentifier (the ARK in the path)", pathArk);
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, user, pathArk);
         String bid = create(rc, s);
         auditOnBehalf(user, s, bid);
@@ -81,6 +84,7 @@ final class SubmissionRoutes {
         }
         InputChecks.jsonTypes(json, Submissions.JSON_TEXT);
         InputChecks.jsonTypes(json, List.of("payload_url"));
+        InputChecks.jsonText(json, Submissions.JSON_TEXT);
         Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
         ApiUsers.User user = rc.get("user");
         BatchSubmission submission = submissions.fromJson(body, user);
@@ -110,12 +114,13 @@ final class SubmissionRoutes {
     /** A poster's batch is owned by the user it names; who posted it is kept in the audit log. */
     private static void auditOnBehalf(ApiUsers.User user, BatchSubmission s, String bid) {
         if (!BatchFilters.ownedBy(s.submitter(), user.name())) {
-            Guard.AUDIT.info("user={} action=\"submit\" target=bid={} result=ok status=200 on_behalf_of=\"{}\"", user.name(), bid,
-                    InputChecks.printable(s.submitter()));
+            Guard.AUDIT.info("user={} action=\"submit\" target=bid={} result=ok status=200 on_behalf_of={}", user.name(), bid,
+                    Text.quoted(s.submitter()));
         }
     }
 
+    /** Merritt's XML answer is XML 1.0 whatever a field holds (a neighbour's batch is not checked at our door). */
     private static String xml(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        return Text.xml(s);
     }
 }

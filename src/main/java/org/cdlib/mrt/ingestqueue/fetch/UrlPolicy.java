@@ -6,11 +6,14 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import org.cdlib.mrt.ingestqueue.text.Urls;
 
 /**
  * Which URLs the queue fetches: {@code http} and {@code https}; {@code file:} only inside
  * {@code <ingest.home>/uploads/} (where the submit form stores uploads) unless the operator
- * allows every file URL. Anything else is refused with a message naming the URL.
+ * allows every file URL. A URL naming a user or password ({@code https://user:password@host/})
+ * is refused: the queue keeps no credentials, and would otherwise write them wherever it names
+ * the URL. Anything else is refused with a message naming the URL, its user information hidden.
  */
 public final class UrlPolicy {
     private final Path uploads;
@@ -32,16 +35,21 @@ public final class UrlPolicy {
         return addresses;
     }
 
-    public URI check(String url) throws FetchException {
-        if (url == null || url.isBlank()) {
+    public URI check(String given) throws FetchException {
+        if (given == null || given.isBlank()) {
             throw new FetchException("no URL given");
         }
+        String url = Urls.redacted(given); // what messages name
         URI uri;
         try {
             // checkm cells decode %20 and %7c, so a manifest's URL may come back with blanks and bars
-            uri = new URI(url.strip().replace(" ", "%20").replace("|", "%7C"));
+            uri = new URI(given.strip().replace(" ", "%20").replace("|", "%7C"));
         } catch (URISyntaxException e) {
-            throw new FetchException(url + ": not a valid URL (" + e.getReason() + ")");
+            throw new FetchException(url + ": not a valid URL (" + Urls.redactedIn(e.getReason()) + ")");
+        }
+        if (uri.getRawUserInfo() != null || Urls.hasUserInfo(given.strip())) {
+            throw new FetchException(url + ": the URL names a user or password before its host; credentials are not accepted "
+                    + "in URLs (the queue would keep them and name them in its logs and reports)");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         switch (scheme) {

@@ -9,6 +9,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.cdlib.mrt.ingestqueue.text.Text;
+import org.cdlib.mrt.ingestqueue.text.Urls;
 
 /**
  * A checkm 0.7 manifest (CONTRACTS §1): the four Merritt profiles, cells split on {@code |},
@@ -219,13 +221,27 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         return row;
     }
 
-    /** Refuses a cell over {@link QueueLimits#FIELD_BYTES} ({@code nfo:fileUrl}: {@link QueueLimits#URL_BYTES}). */
+    /**
+     * Refuses a cell over {@link QueueLimits#FIELD_BYTES} ({@code nfo:fileUrl}:
+     * {@link QueueLimits#URL_BYTES}); one holding a control character (a carriage return, a
+     * NUL, a tab...), since every cell is one line of text that becomes a job's field, a file
+     * name or a line of {@code mrt-dc.xml}; and a URL naming a user or password (never repeated).
+     */
     private static void checkCell(int lineNo, String field, String cell) {
         int limit = field.equals("nfo:fileurl") ? QueueLimits.URL_BYTES : QueueLimits.FIELD_BYTES;
         int bytes = QueueLimits.utf8Length(cell);
         if (bytes > limit) {
             throw new ManifestException(lineNo, "cell " + MerrittFields.spelled(field) + " is " + bytes + " bytes; the limit is "
                     + limit + " bytes");
+        }
+        String problem = Text.problem(cell, false);
+        if (problem != null) {
+            throw new ManifestException(lineNo, "cell " + MerrittFields.spelled(field) + " contains " + problem
+                    + "; a cell is one line of text");
+        }
+        if (field.equals("nfo:fileurl") && Urls.hasUserInfo(cell)) {
+            throw new ManifestException(lineNo, "nfo:fileUrl " + Urls.redacted(cell) + " names a user or password before its host; "
+                    + "credentials are not accepted in URLs");
         }
     }
 

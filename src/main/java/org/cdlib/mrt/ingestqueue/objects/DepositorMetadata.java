@@ -18,6 +18,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.cdlib.mrt.ingestqueue.manifest.Ark;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.text.Text;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -100,6 +101,11 @@ public record DepositorMetadata(String who, String what, String when, String ark
             String value = unescape(p[1]);
             if (value.isEmpty() || value.startsWith("(:")) {
                 continue;
+            }
+            // who/what/when may span lines (%0A); a where is an id, one line; no NUL or other control anywhere
+            String unfit = Text.problem(value, !p[0].equals("where"));
+            if (unfit != null) {
+                throw new IllegalArgumentException(source + " line " + p[2] + ": " + p[0] + ": contains " + unfit);
             }
             switch (p[0]) {
                 case "who" -> who = who == null ? value : who + "; " + value;

@@ -9,8 +9,14 @@ import java.util.Map;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.text.Text;
 
-/** {@code system/mrt-erc.txt} and {@code system/mrt-dc.xml} (CONTRACTS §7). */
+/**
+ * {@code system/mrt-erc.txt} and {@code system/mrt-dc.xml} (CONTRACTS §7). Both are written
+ * from whatever the job holds, checked at the door or not (a neighbour may write jobs directly):
+ * the ERC's values each stay on their line, and the Dublin Core is well-formed XML 1.0 (a
+ * character it cannot hold is written U+FFFD, {@link Text#xml}).
+ */
 public final class SystemFiles {
     /** DC elements whose value is split on {@code ;} into repeated elements. */
     private static final Set<String> SPLIT = Set.of("creator", "subject", "relation", "identifier");
@@ -22,8 +28,7 @@ public final class SystemFiles {
 
     public static String erc(JobConfiguration c, Identifiers ids) {
         return "erc:\nwho: " + unas(c.ercWho()) + "\nwhat: " + unas(c.ercWhat()) + "\nwhen: " + unas(c.ercWhen())
-                + "\nwhere: " + ids.primary() + "\nwhere: " + (ids.localId().isEmpty() ? "(:unas)" : String.join("; ", ids.localId()))
-                + "\n";
+                + "\nwhere: " + unas(ids.primary()) + "\nwhere: " + unas(String.join("; ", ids.localId())) + "\n";
     }
 
     public static String dublinCore(Map<String, List<String>> dc) {
@@ -86,15 +91,15 @@ public final class SystemFiles {
 
     private static void putGiven(Map<String, List<String>> dc, String element, String value) {
         if (value != null && !value.isBlank() && !value.strip().startsWith("(:")) { // (:unas), (:unkn): Merritt's "no value"
-            dc.put(element, List.of(value.replace("\n", " ")));
+            dc.put(element, List.of(Text.blanked(value)));
         }
     }
 
     private static String unas(String v) {
-        return v == null || v.isBlank() ? "(:unas)" : v.replace("\n", " ");
+        return v == null || v.isBlank() ? "(:unas)" : Text.blanked(v); // a line break or control would start an ANVL line
     }
 
     private static String xml(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        return Text.xml(s);
     }
 }

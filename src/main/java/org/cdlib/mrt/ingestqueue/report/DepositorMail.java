@@ -19,8 +19,13 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.cdlib.mrt.ingestqueue.text.Text;
 
-/** The mails a depositor gets (CONTRACTS §9): "queued", and the completion or update report. */
+/**
+ * The mails a depositor gets (CONTRACTS §9): "queued", and the completion or update report.
+ * Each value taken from a submission or a job stays on its line ({@link Text#oneLine}): a
+ * submitter or an error holding a line break cannot add a line ("Status: COMPLETED") of its own.
+ */
 public final class DepositorMail {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final String from;
@@ -58,8 +63,8 @@ public final class DepositorMail {
     public MimeMessage queued(Batch batch, List<String> to) throws Exception {
         String body = "Submission ID: " + batch.id() + "\n"
                 + "Jobs queued: " + (batch.status().jobsTotal() != null ? batch.status().jobsTotal() : batch.status().jobsCreated()) + "\n"
-                + "Submitter: " + batch.submission().submitter() + "\n"
-                + "Submission date: " + batch.submission().submitted() + "\n"
+                + "Submitter: " + Text.oneLine(batch.submission().submitter()) + "\n"
+                + "Submission date: " + Text.oneLine(batch.submission().submitted()) + "\n"
                 + "Status: QUEUED\n"
                 + (statusLink.apply(batch.id()) == null ? "" : "Follow its progress: " + statusLink.apply(batch.id()) + "\n");
         MimeMessage m = message(to, "Ingest: OK -- Submission Queued: " + batch.id());
@@ -89,8 +94,8 @@ public final class DepositorMail {
                 .append("Pending jobs: ").append(outcome.openCount()).append('\n')
                 .append("Completed jobs: ").append(outcome.completedCount()).append('\n')
                 .append("Failed jobs: ").append(outcome.failedCount()).append('\n')
-                .append("Submitter: ").append(batch.submission().submitter()).append('\n')
-                .append("Submission date: ").append(batch.submission().submitted()).append('\n')
+                .append("Submitter: ").append(Text.oneLine(batch.submission().submitter())).append('\n')
+                .append("Submission date: ").append(Text.oneLine(batch.submission().submitted())).append('\n')
                 .append("Completion date: ").append(Instant.now()).append('\n')
                 .append("Status: ").append(ok ? "COMPLETED" : "FAILED").append('\n');
         if (!outcome.listsAll()) {
@@ -116,12 +121,12 @@ public final class DepositorMail {
             }
         }
         if (batch.status().errorMessage() != null) {
-            b.append("Error: ").append(DepositorPayload.of(batch.submission().payloadUrl(), batch.submission().fileName())
-                    .inText(batch.status().errorMessage())).append('\n');
+            b.append("Error: ").append(Text.oneLine(DepositorPayload.of(batch.submission().payloadUrl(),
+                    batch.submission().fileName()).inText(batch.status().errorMessage()))).append('\n');
         } else if (!failed.isEmpty()) {
             Job first = failed.get(0);
-            b.append("First failure: ").append(first.id()).append(": ").append(DepositorPayload.of(first).inText(first.status().errorMessage()))
-                    .append('\n');
+            b.append("First failure: ").append(first.id()).append(": ")
+                    .append(Text.oneLine(DepositorPayload.of(first).inText(first.status().errorMessage()))).append('\n');
         }
         MimeMessage m = message(to, "Ingest: " + (ok ? "OK" : "FAIL") + " -- Submission Processed: " + batch.id());
         MimeMultipart parts = new MimeMultipart();

@@ -75,8 +75,12 @@ public final class QueueLimits {
         return s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;
     }
 
-    /** Cuts a message to {@link #ERROR_MESSAGE_BYTES}, saying that it was cut. */
+    /**
+     * Cuts a message to {@link #ERROR_MESSAGE_BYTES}, saying that it was cut; a URL's user and
+     * password in it are hidden (the message is shown in the API, the dashboard and reports).
+     */
     public static String errorMessage(String message) {
+        message = org.cdlib.mrt.ingestqueue.text.Urls.redactedIn(message);
         if (message == null || utf8Length(message) <= ERROR_MESSAGE_BYTES) {
             return message;
         }

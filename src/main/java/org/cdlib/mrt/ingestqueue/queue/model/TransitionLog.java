@@ -4,10 +4,15 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.cdlib.mrt.ingestqueue.text.Text;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One log line per committed transition (job, batch, from, to, why), and the in-process listeners. */
+/**
+ * One log line per committed transition (job, batch, from, to, why), and the in-process
+ * listeners. The why may quote a depositor's text (an error naming their field): it is written
+ * on the line ({@link Text#oneLine}) whatever the logging configuration's pattern does.
+ */
 public final class TransitionLog {
     private static final Logger LOG = LoggerFactory.getLogger(TransitionLog.class);
     private static final Logger TRANSITIONS = LoggerFactory.getLogger("ingestqueue.transitions");
@@ -26,17 +31,17 @@ public final class TransitionLog {
     }
 
     public void job(String jid, String bid, JobState from, JobState to, String reason) {
-        TRANSITIONS.info("job {} batch {}: {} -> {}: {}", jid, bid, from, to, reason);
+        TRANSITIONS.info("job {} batch {}: {} -> {}: {}", jid, bid, from, to, Text.oneLine(reason));
         fire(TransitionEvent.JOB, jid, bid, from.wire(), to.wire(), reason);
     }
 
     public void damagedRemoved(String jid, String bid, String reason) {
-        TRANSITIONS.info("job {} batch {}: damaged -> deleted: {}", jid, bid, reason);
+        TRANSITIONS.info("job {} batch {}: damaged -> deleted: {}", jid, bid, Text.oneLine(reason));
         fire(TransitionEvent.JOB, jid, bid, null, JobState.DELETED.wire(), reason);
     }
 
     public void batch(String bid, BatchState from, BatchState to, String reason) {
-        TRANSITIONS.info("batch {}: {} -> {}: {}", bid, from, to, reason);
+        TRANSITIONS.info("batch {}: {} -> {}: {}", bid, from, to, Text.oneLine(reason));
         fire(TransitionEvent.BATCH, bid, bid, from == null ? null : from.wire(), to.wire(), reason);
     }
 
