@@ -28,7 +28,7 @@ final class QueueViews {
         ids.put("primary", j.identifiers().primary());
         ids.put("local_id", j.identifiers().localId());
         m.put("identifiers", ids);
-        m.put("configuration", j.configuration());
+        m.put("configuration", j.configuration() == null ? null : j.configuration().shown());
         m.put("lock", j.lockOwner());
         return m;
     }

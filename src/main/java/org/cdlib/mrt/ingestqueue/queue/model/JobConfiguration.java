@@ -38,6 +38,14 @@ public record JobConfiguration(
                 ercWhen, ercWhere, dublinCore);
     }
 
+    /** As shown to a reader (the API, the dashboard): a credential a neighbour left in the payload URL hidden. */
+    public JobConfiguration shown() {
+        String url = org.cdlib.mrt.ingestqueue.text.Urls.redacted(payloadUrl);
+        return url == null || url.equals(payloadUrl) ? this : new JobConfiguration(batchId, profileName, submitter, url,
+                payloadType, responseType, submissionMode, workingDir, localId, fileName, digestType, digestValue, fileSize,
+                ercWho, ercWhat, ercWhen, ercWhere, dublinCore);
+    }
+
     public JobConfiguration withBatchId(String bid) {
         return new JobConfiguration(bid, profileName, submitter, payloadUrl, payloadType, responseType,
                 submissionMode, workingDir, localId, fileName, digestType, digestValue, fileSize, ercWho, ercWhat,
