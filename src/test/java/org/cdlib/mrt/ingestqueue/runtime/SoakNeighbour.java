@@ -23,8 +23,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
  * ({@code MrtZk}: single calls, no multi, the 0-byte lock): the Admin Tool holds a pending job
  * under mrt-zk's lock and later releases it, half the time under the lock and half without it
  * (as its {@code set_status} does; nobody else touches a job it held); an mrt-zk daemon takes an
- * unlocked job of ours in estimating or downloading with its lock, reads it, and lets it go after
- * up to 1.5 s. Each action leaves the queue consistent, so any finding about these jobs is false.
+ * unlocked job of ours in pending (or, when one waits unlocked, in downloading) with its lock,
+ * reads it, and lets it go after up to 1.5 s. Each action leaves the queue consistent, so any finding about these jobs is false.
  * Every mrt-zk call that fails because another writer moved a job under mrt-zk's lock, and an
  * mrt-zk lock found gone or replaced at its unlock, is a failure: a healthy lock broken.
  */
@@ -74,10 +74,10 @@ final class SoakNeighbour implements AutoCloseable {
                 Thread.sleep(200 + random.nextInt(800)); // the neighbour's pace
                 releaseDue(false);
                 int pick = random.nextInt(10);
-                if (pick < 4) {
+                if (pick < 5) {
                     hold();
                 } else {
-                    take(pick < 7 ? JobState.ESTIMATING : JobState.DOWNLOADING);
+                    take(pick < 8 ? JobState.PENDING : JobState.DOWNLOADING);
                 }
             } catch (InterruptedException e) {
                 return;
@@ -89,32 +89,34 @@ final class SoakNeighbour implements AutoCloseable {
         }
     }
 
-    /** The Admin Tool's hold of a pending job, under mrt-zk's lock. */
+    /** The Admin Tool's hold of a pending job, under mrt-zk's lock: the first of a few pending jobs it can lock. */
     private void hold() throws Exception {
-        String jid = any(JobState.PENDING);
-        if (jid == null || !taken.add(jid)) {
-            return;
-        }
-        if (!wire.lock(jid)) {
-            taken.remove(jid);
-            busy.incrementAndGet();
-            return;
-        }
-        long session = zk().getSessionId();
-        boolean heldNow = false;
-        try {
-            if ("Pending".equals(wire.status(jid))) {
-                wire.setJobStatus(jid, "Held", "held by the Admin Tool (soak)");
-                heldNow = true;
+        for (String jid : some(JobState.PENDING)) {
+            if (!taken.add(jid)) {
+                continue;
             }
-        } finally {
-            unlockOwn(jid, session);
-            if (heldNow) {
-                held.put(jid, System.currentTimeMillis() + 2000 + random.nextInt(6000));
-                holds.incrementAndGet();
-            } else {
+            if (!wire.lock(jid)) {
                 taken.remove(jid);
+                busy.incrementAndGet();
+                continue;
             }
+            long session = zk().getSessionId();
+            boolean heldNow = false;
+            try {
+                if ("Pending".equals(wire.status(jid))) {
+                    wire.setJobStatus(jid, "Held", "held by the Admin Tool (soak)");
+                    heldNow = true;
+                }
+            } finally {
+                unlockOwn(jid, session);
+                if (heldNow) {
+                    held.put(jid, System.currentTimeMillis() + 2000 + random.nextInt(6000));
+                    holds.incrementAndGet();
+                } else {
+                    taken.remove(jid);
+                }
+            }
+            return;
         }
     }
 
@@ -157,23 +159,25 @@ final class SoakNeighbour implements AutoCloseable {
         wire.setJobStatus(jid, "Pending", "released by the Admin Tool (soak)");
     }
 
-    /** An mrt-zk daemon's acquireJob of an unlocked job in the state, read and let go. */
+    /** An mrt-zk daemon's acquireJob of the first unlocked job of a few in the state, read and let go. */
     private void take(JobState state) throws Exception {
-        String jid = any(state);
-        if (jid == null || taken.contains(jid)) {
+        for (String jid : some(state)) {
+            if (taken.contains(jid)) {
+                continue;
+            }
+            if (!wire.lock(jid)) {
+                busy.incrementAndGet();
+                continue;
+            }
+            long session = zk().getSessionId();
+            try {
+                wire.status(jid);
+                takes.incrementAndGet();
+                Thread.sleep(random.nextInt(1500)); // holding it, as a daemon deciding would
+            } finally {
+                unlockOwn(jid, session);
+            }
             return;
-        }
-        if (!wire.lock(jid)) {
-            busy.incrementAndGet();
-            return;
-        }
-        long session = zk().getSessionId();
-        try {
-            wire.status(jid);
-            takes.incrementAndGet();
-            Thread.sleep(random.nextInt(1500)); // holding it, as a daemon deciding would
-        } finally {
-            unlockOwn(jid, session);
         }
     }
 
@@ -200,9 +204,11 @@ final class SoakNeighbour implements AutoCloseable {
         }
     }
 
-    private String any(JobState state) {
-        List<String> refs = store.jobs().refs(state);
-        return refs.isEmpty() ? null : QueuePaths.jidOfRef(refs.get(random.nextInt(refs.size())));
+    /** Up to 8 of the state's jobs, in random order. */
+    private List<String> some(JobState state) {
+        List<String> refs = new ArrayList<>(store.jobs().refs(state));
+        java.util.Collections.shuffle(refs, new java.util.Random(random.nextLong()));
+        return refs.stream().limit(8).map(QueuePaths::jidOfRef).toList();
     }
 
     String counts() {

@@ -100,6 +100,7 @@ public final class SoakRig {
             config.put("ingest.fsck.period", "1000");
             config.put("ingest.fsck.delay", "1000");
             config.put("ingest.api.users", SoakOperator.USER + ":" + SoakOperator.PASSWORD + ":admin|submitter");
+            config.put("logback.configurationFile", logback(home).toString());
             try (ChaosInstances instances = new ChaosInstances(config, home, timeline);
                  CuratorFramework client = CuratorFrameworkFactory.newClient(cluster.getConnectString(), 30_000, 15_000,
                          new ExponentialBackoffRetry(200, 10, 2000))) {
@@ -127,6 +128,10 @@ public final class SoakRig {
                     SoakOperator operator = new SoakOperator(store, taken, log, instances::bases, () -> List.copyOf(batches.bids),
                             random.nextLong());
                     SoakNeighbour neighbour = new SoakNeighbour(cluster.getConnectString(), store, taken, log, random.nextLong());
+                    AtomicInteger ownChecks = new AtomicInteger();
+                    Thread fsck = new Thread(() -> fsckAlongside(store, log, ownChecks), "soak-fsck");
+                    fsck.setDaemon(true);
+                    fsck.start();
                     try {
                         while (System.nanoTime() < end) {
                             int done = batches.completed();
@@ -149,6 +154,9 @@ public final class SoakRig {
                         }
                         timeline.note("submissions stop: " + services.submitted + " objects in " + batches.bids.size() + " batches");
                     } finally {
+                        fsck.interrupt();
+                        fsck.join(120_000);
+                        timeline.note("fsck without repair in this JVM alongside: " + ownChecks.get() + " full checks");
                         operator.close();
                         neighbour.close();
                         timeline.note(operator.counts());
@@ -181,6 +189,46 @@ public final class SoakRig {
         return new Result(ledger.clean(), ledger.report(), String.join("\n", figures) + "\ntimeline:\n" + timeline.text(), counts);
     }
 
+    /**
+     * The hosts' logging as the service's own, with the sweep's clean passes and fsck's "not judged"
+     * (a job that moved while it was checked) at DEBUG: the figures count them.
+     */
+    private static Path logback(Path home) throws IOException {
+        Path file = home.resolve("logback-soak.xml");
+        Files.writeString(file, """
+                <configuration>
+                  <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
+                    <encoder><pattern>%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level [%thread] %logger{20} - %msg%n</pattern></encoder>
+                  </appender>
+                  <logger name="org.apache.zookeeper" level="WARN"/>
+                  <logger name="org.apache.curator" level="WARN"/>
+                  <logger name="io.vertx" level="WARN"/>
+                  <logger name="io.netty" level="WARN"/>
+                  <logger name="org.cdlib.mrt.ingestqueue.maintenance.ConsistencySweep" level="DEBUG"/>
+                  <logger name="org.cdlib.mrt.ingestqueue.queue.fsck" level="DEBUG"/>
+                  <root level="INFO"><appender-ref ref="STDOUT"/></root>
+                </configuration>
+                """);
+        return file;
+    }
+
+    /** fsck without repair from a fourth process, one full check after another: every violation is a false finding. */
+    private static void fsckAlongside(QueueStore store, SoakLog log, AtomicInteger checks) {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                ConsistencyCheck.Report r = new ConsistencyCheck(store).check();
+                checks.incrementAndGet();
+                r.violations().forEach(v -> log.fail("false-finding", "fsck in the soak's JVM: " + v.kind() + " at " + v.path()
+                        + ": " + v.detail()));
+                Thread.sleep(1000); // a check a second, as the sweep
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                log.fail("fsck", "fsck in the soak's JVM failed: " + e);
+            }
+        }
+    }
+
     /** The next {@code n} objects as one batch, a slow object's URL on the slow payload server. */
     private static void submit(ChaosBatches batches, ChaosServices services, SoakPayloads payloads, Map<Integer, Integer> slow, int n) {
         int from = services.submitted;
@@ -205,14 +253,25 @@ public final class SoakRig {
     private static String figures(ChaosTimeline timeline, ChaosInstances instances, QueueStore store, ChaosServices services,
                                   ChaosBatches batches, SoakOperator operator, SoakNeighbour neighbour) {
         String line = String.format("%5.0f s: %d jobs submitted, %d done; %d fsck findings, %d locks broken; %d job locks held now;"
-                        + " %s%s; load %.1f", timeline.seconds(), services.submitted, batches.completed(),
-                logLines(instances, "fsck finding:").size(), logLines(instances, "lock broken:").size(), jobLocks(store),
+                        + " sweep passes %s, %d jobs not judged as they moved; %s%s; load %.1f", timeline.seconds(), services.submitted,
+                batches.completed(), logLines(instances, "fsck finding:").size(), logLines(instances, "lock broken:").size(),
+                jobLocks(store), sweeps(instances), logLines(instances, "moved while it was checked").size(),
                 operator == null ? "" : operator.actions() + " operator actions, ",
                 neighbour == null ? "end" : (neighbour.holds.get() + neighbour.takes.get() + neighbour.releasesLocked.get()
                         + neighbour.releasesUnlocked.get()) + " neighbour actions",
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         timeline.note("figures " + line);
         return line;
+    }
+
+    /** The sweep's passes so far by host ("a=12 b=0 c=0"): it runs on the leader. */
+    private static String sweeps(ChaosInstances instances) {
+        StringBuilder b = new StringBuilder();
+        for (String name : ChaosInstances.NAMES) {
+            long n = logLines(instances, "consistency sweep: batches").stream().filter(l -> l.startsWith(name + ": ")).count();
+            b.append(b.length() == 0 ? "" : " ").append(name).append('=').append(n);
+        }
+        return b.toString();
     }
 
     /** The job locks present now on the open jobs (ours and mrt-zk's). */
