@@ -71,7 +71,7 @@ final class SoakNeighbour implements AutoCloseable {
     private void loop() {
         while (running) {
             try {
-                Thread.sleep(200 + random.nextInt(800)); // the neighbour's pace
+                Thread.sleep(100 + random.nextInt(400)); // the neighbour's pace
                 releaseDue(false);
                 int pick = random.nextInt(10);
                 if (pick < 5) {

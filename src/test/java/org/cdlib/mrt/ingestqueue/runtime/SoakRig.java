@@ -129,7 +129,8 @@ public final class SoakRig {
                             random.nextLong());
                     SoakNeighbour neighbour = new SoakNeighbour(cluster.getConnectString(), store, taken, log, random.nextLong());
                     AtomicInteger ownChecks = new AtomicInteger();
-                    Thread fsck = new Thread(() -> fsckAlongside(store, log, ownChecks), "soak-fsck");
+                    java.util.concurrent.atomic.AtomicBoolean checking = new java.util.concurrent.atomic.AtomicBoolean(true);
+                    Thread fsck = new Thread(() -> fsckAlongside(store, log, ownChecks, checking), "soak-fsck");
                     fsck.setDaemon(true);
                     fsck.start();
                     try {
@@ -154,7 +155,7 @@ public final class SoakRig {
                         }
                         timeline.note("submissions stop: " + services.submitted + " objects in " + batches.bids.size() + " batches");
                     } finally {
-                        fsck.interrupt();
+                        checking.set(false); // not interrupted: a check cut off mid-read is no finding
                         fsck.join(120_000);
                         timeline.note("fsck without repair in this JVM alongside: " + ownChecks.get() + " full checks");
                         operator.close();
@@ -213,8 +214,9 @@ public final class SoakRig {
     }
 
     /** fsck without repair from a fourth process, one full check after another: every violation is a false finding. */
-    private static void fsckAlongside(QueueStore store, SoakLog log, AtomicInteger checks) {
-        while (!Thread.currentThread().isInterrupted()) {
+    private static void fsckAlongside(QueueStore store, SoakLog log, AtomicInteger checks,
+                                      java.util.concurrent.atomic.AtomicBoolean checking) {
+        while (checking.get()) {
             try {
                 ConsistencyCheck.Report r = new ConsistencyCheck(store).check();
                 checks.incrementAndGet();
