@@ -149,15 +149,18 @@ public final class StoreStep {
      * How long is left of the settle wait. The earlier add's files were served only while its lease
      * held the job, so it fetched nothing after that lease ended: at the job's first move after the
      * add began (that move let its lock go), or, with no move since (its session ended), before this
-     * lease chain's claim ({@code claimedAt}). The wait counts from then; an unreadable time counts
-     * from now (the whole wait).
+     * lease chain's claim ({@code claimedAt}); an add begun under this lease chain itself may still be
+     * fetching (the whole wait). The wait counts from then; an unreadable time counts from now (the
+     * whole wait).
      */
     static long settleWaitMs(String begunAt, java.util.List<org.cdlib.mrt.ingestqueue.queue.model.JobHistory.Entry> history,
                              String claimedAt, java.time.Duration settle, java.time.Instant now) {
         java.time.Instant leaseEnd;
         try {
             java.time.Instant begun = java.time.Instant.parse(begunAt);
-            leaseEnd = java.time.Instant.parse(claimedAt);
+            java.time.Instant claimed = java.time.Instant.parse(claimedAt);
+            // begun under this very lease chain, with no move since: that add may be fetching still
+            leaseEnd = claimed.isAfter(begun) ? claimed : now;
             if (history != null) {
                 for (var e : history) {
                     java.time.Instant at = parsedOrNull(e.at());

@@ -39,4 +39,12 @@ class SettleWaitTest {
         assertEquals(40_000, StoreStep.settleWaitMs(begun.toString(), history, now.toString(), SETTLE, now));
         assertEquals(60_000, StoreStep.settleWaitMs("yesterday", history, now.toString(), SETTLE, now));
     }
+
+    @Test
+    void anAddBegunUnderThisVeryLeaseWithNoMoveSinceWaitsTheWholeTime() {
+        // the same holder asks again (its add's answer timed out): that add may be fetching still
+        Instant claimed = now.minusSeconds(30);
+        Instant begun = now.minusSeconds(3);
+        assertEquals(60_000, StoreStep.settleWaitMs(begun.toString(), List.of(), claimed.toString(), SETTLE, now));
+    }
 }
