@@ -62,7 +62,9 @@ public final class SpaceCheck {
                 return Optional.of(new Violation("space-reservation", QueuePaths.SPACE_RELEASED, detail, false));
             }
             try {
-                zk.commitUnlocked("repair the disk reservation", List.of(
+                // read back after a sync when a lost connection hid the answer: sent again, it would fail
+                // on its own write and the next look would find nothing, leaving the repair unreported
+                ReadBack.commit(zk, "repair the disk reservation", List.of(
                         Op.check(QueuePaths.SPACE_ADMITTED, after.admittedVersion()),
                         Op.setData(QueuePaths.SPACE_RELEASED, QueueJson.text(after.admitted() - needed), after.releasedVersion())));
                 return Optional.of(new Violation("space-reservation", QueuePaths.SPACE_RELEASED,
