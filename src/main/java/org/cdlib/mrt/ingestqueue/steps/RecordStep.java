@@ -22,11 +22,18 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 /**
  * Recording's domain steps ({@code routes/recording.yaml}): the job succeeds only once
  * inventory has the object, so a depositor is never told of an object that cannot be found.
- * The add is recorded under the job; the local index of local ids is updated as well, also when
- * inventory is Merritt's.
+ * The add is sent once, as storage's is: recorded under the job as begun before it is sent
+ * ({@link #beginAdd}), and an add begun with no answer recorded (a crash, a lost connection, a
+ * 5xx) is resolved by asking inventory for the object's version ({@link #sawVersion}) before it
+ * is ever sent again. The local index of local ids is updated as well, also when inventory is
+ * Merritt's.
  */
 public final class RecordStep {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RecordStep.class);
+    /** Exchange property: an add of this version was begun (by an earlier attempt, or sent by this one) with no answer known. */
+    static final String ADD_BEGUN = "inventoryAddBegun";
+    /** Exchange property: the add is to be sent (inventory does not have the version, or was not asked: nothing begun). */
+    static final String ADD_NEEDED = "inventoryAddNeeded";
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final H2Inventory localIndex;
@@ -65,7 +72,7 @@ public final class RecordStep {
 
     /** Storage's answer kept by processing; says whether an earlier attempt's add already reached inventory. */
     public void begin(Exchange exchange) throws Exception {
-        SendDeadline.disarm(); // inventory's calls are not fenced: a deadline this thread's last job left unused is not theirs
+        SendDeadline.disarm(); // this thread's last job may have left one unused
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -90,22 +97,73 @@ public final class RecordStep {
         exchange.setProperty(Recording.PROPERTY, r);
         exchange.setProperty(ServiceCall.PROFILE, profile);
         exchange.setProperty(ServiceCall.VERSION, v);
-        boolean done = fx.done(JobEffects.INVENTORY) && r.key().equals(fx.get(JobEffects.INVENTORY).detail());
+        JobEffects.Effect earlier = fx.get(JobEffects.INVENTORY);
+        boolean ours = earlier != null && r.key().equals(earlier.detail());
+        boolean done = ours && earlier.done();
         if (done) {
             LOG.info("job {} batch {}: inventory already has {} (an earlier attempt recorded it); not sent again",
                     job.id(), job.batchId(), r.key());
         }
         exchange.setProperty("recordedEarlier", done);
+        // begun by an earlier attempt and never answered: inventory is asked before anything is sent
+        exchange.setProperty(ADD_BEGUN, ours && !done);
+        exchange.setProperty(ADD_NEEDED, !done);
     }
 
     /**
-     * Inventory's add of a version it has is answered without a second record (checkVersion): an
-     * add whose answer was lost is sent again, so nothing is recorded before it (a "started" record
-     * would decide nothing) and its "done" rides with the job's move.
+     * After asking inventory for the object's version ({@code direct:inventory-version}), when an
+     * add of this version was begun and its answer is not known: inventory at this version or past
+     * it has the add, which is recorded as done and not sent again; below it, the add never took
+     * effect and is sent (again).
+     */
+    public void sawVersion(Exchange exchange) {
+        Recording r = Recording.of(exchange);
+        int has = exchange.getProperty(ServiceCall.RESULT, 0, Integer.class);
+        Job job = r.lock().job();
+        if (has >= r.version().version()) {
+            LOG.warn("job {} batch {}: an inventory add of {} had no answer recorded; inventory has version {} of it: "
+                    + "taken as that add's, not sent again", job.id(), job.batchId(), r.key(), has);
+            store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
+            exchange.setProperty(ADD_NEEDED, false);
+        } else {
+            LOG.info("job {} batch {}: an inventory add of {} had no answer recorded; inventory has {}: sending it again",
+                    job.id(), job.batchId(), r.key(), has == 0 ? "no version of it" : "only version " + has);
+            exchange.setProperty(ADD_NEEDED, true);
+        }
+    }
+
+    /**
+     * Before the add: recorded as begun ({@code started}, with the version's key) in one fenced
+     * transaction, so whoever finds it without an answer asks inventory before sending it again.
+     * An add this job already recorded as begun for the same version is not recorded again. From
+     * here on, a failure of this exchange leaves the answer unknown: its redelivery asks first.
+     */
+    public void beginAdd(Exchange exchange) {
+        Recording r = Recording.of(exchange);
+        JobEffects fx = store.records().effects(r.lock());
+        if (!(fx.unresolved(JobEffects.INVENTORY) && r.key().equals(fx.get(JobEffects.INVENTORY).detail()))) {
+            store.records().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
+        }
+        exchange.setProperty(ADD_BEGUN, true);
+    }
+
+    /**
+     * The last look before the add: this worker still holds the job (right after the begun
+     * record's transaction, nothing is read). A host paused past its session sends nothing when
+     * it wakes; the host that took the job over finds the add begun and asks inventory.
+     */
+    public void fence(Exchange exchange) {
+        SendDeadline.arm(Recording.of(exchange).lock().verifyHeldUntil());
+    }
+
+    /**
+     * The add answered: recorded as done with the job's next write (its move), not a transaction of
+     * its own. A crash before that write leaves it begun, and the next attempt asks inventory.
      */
     public void added(Exchange exchange) {
         Recording r = Recording.of(exchange);
         store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
+        exchange.setProperty(ADD_BEGUN, false);
     }
 
     public void finish(Exchange exchange) throws Exception {
