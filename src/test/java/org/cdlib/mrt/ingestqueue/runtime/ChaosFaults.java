@@ -31,7 +31,8 @@ final class ChaosFaults {
     /** Where a request is when a fault may hit; {@code answered}: after its answer was sent. */
     enum Moment {
         MINT_ANSWERED(true), BIND_ANSWERED(true), STORAGE_ADD_ARRIVED(false), STORAGE_ADD_APPLIED(false),
-        STORAGE_ADD_ANSWERED(true), DOWNLOAD_ARRIVED(false), DOWNLOAD_ANSWERED(true), INVENTORY_ADD_ARRIVED(false);
+        STORAGE_ADD_ANSWERED(true), DOWNLOAD_ARRIVED(false), DOWNLOAD_ANSWERED(true), INVENTORY_ADD_ARRIVED(false),
+        INVENTORY_ADD_APPLIED(false);
 
         final boolean answered;
 
@@ -92,6 +93,9 @@ final class ChaosFaults {
                 new Fault("kill -9 between a local id's bind and the ARK's record", Kind.KILL, Moment.BIND_ANSWERED, r.nextInt(4)),
                 new Fault("kill -9 between a storage add's send and its record", Kind.KILL,
                         pick(r, Moment.STORAGE_ADD_ARRIVED, Moment.STORAGE_ADD_APPLIED, Moment.STORAGE_ADD_ANSWERED), r.nextInt(4)),
+                // recorded by inventory, the answer lost: the job's next holder must ask, not add again
+                new Fault("kill -9 between an inventory add's record and its answer", Kind.KILL, Moment.INVENTORY_ADD_APPLIED,
+                        r.nextInt(4)),
                 new Fault("kill -9 while a job moves into or out of downloading (counter update)", Kind.KILL,
                         pick(r, Moment.DOWNLOAD_ARRIVED, Moment.DOWNLOAD_ANSWERED), r.nextInt(4)),
                 new Fault("ZooKeeper leader down past the session timeout", Kind.LEADER, pick(r, Moment.MINT_ANSWERED,

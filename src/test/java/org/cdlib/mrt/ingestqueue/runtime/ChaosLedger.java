@@ -17,7 +17,7 @@ import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
 /**
  * The end of a chaos run, checked call by call: every count is per key (object, ARK, local id,
  * callback key), so a second storage add, inventory add, EZID update or callback shows up as a
- * 2 wherever it happened, kept ARK or not. An extra mint is allowed only where the job's own
+ * 2 wherever it happened, kept ARK or not, and fails the run. An extra mint is allowed only where the job's own
  * effects node records a mint whose answer was lost — never because a log line says so. fsck
  * must be clean, the disk reservation counters included. Each failure names the object, its
  * job and its ARK.
@@ -78,23 +78,21 @@ final class ChaosLedger {
             if (addsOfObject.size() != 1) {
                 fail("storage-add", who + ": " + addsOfObject.size() + " storage adds for the object, to " + addsOfObject);
             }
-            // a repeat after a lost answer is the contract's case (checkVersion): one record, however many calls
+            // one add per object: an add begun and unanswered is resolved by asking inventory, never sent again blindly
+            // (Merritt's checkVersion would make a repeat no second record, but the call itself must not repeat)
+            exactlyOnce("inventory-add", who, services.inventoryAdds.get(ark));
             int records = services.inventoryRecords.getOrDefault(ark, 0);
             if (records != 1) {
                 fail("inventory-add", who + ": " + records + " inventory records from calls " + services.inventoryAdds.get(ark));
             }
-            // EZID's update sets the same metadata again: a worker paused between its fence and the send (no
-            // precondition can stop it) may repeat it; every kept ARK described is what must hold
-            List<String> updates = services.ezidUpdates.getOrDefault(ark, List.of());
-            if (updates.isEmpty()) {
-                fail("ezid-update", who + ": the kept ARK was never described");
-            }
+            // every kept ARK described, once
+            exactlyOnce("ezid-update", who, services.ezidUpdates.get(ark));
             List<String> keys = services.callbackKeysOf.containsKey(j.id()) ? services.callbackKeysOf.get(j.id()) : List.of();
             if (keys.size() != 1) {
                 fail("callback", who + ": callback keys " + keys);
             }
-            // a key sent again after a lost answer is the contract's case (the receiver drops repeats by
-            // Idempotency-Key): counted and printed, but one job has one key
+            // one job has one key, and the key is sent once (the receiver's drop of a repeat is not counted on)
+            keys.forEach(k -> exactlyOnce("callback", who + " key " + k, services.callbacks.get(k)));
 
             for (String id : o.localIds()) {
                 List<String> named = services.bindCalls.getOrDefault(id, List.of());
