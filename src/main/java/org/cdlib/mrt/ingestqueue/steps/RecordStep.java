@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
@@ -39,17 +41,21 @@ public final class RecordStep {
     private final H2Inventory localIndex;
     private final Storage storage;
     private final boolean merrittInventory;
+    private final Duration settle;
 
     /**
      * @param storage with it, an update version's files are listed from storage (carried-forward ones included); may be null
      * @param merrittInventory inventory is Merritt's: the local index is added to after it
+     * @param settle how long after it was begun an add with no answer is given to land before inventory is asked
      */
-    public RecordStep(QueueStore store, ProfileRegistry profiles, H2Inventory localIndex, Storage storage, boolean merrittInventory) {
+    public RecordStep(QueueStore store, ProfileRegistry profiles, H2Inventory localIndex, Storage storage, boolean merrittInventory,
+                      Duration settle) {
         this.store = store;
         this.profiles = profiles;
         this.localIndex = localIndex;
         this.storage = storage;
         this.merrittInventory = merrittInventory;
+        this.settle = settle;
     }
 
     /** What recording tells inventory. */
@@ -111,6 +117,49 @@ public final class RecordStep {
     }
 
     /**
+     * Before inventory is asked about an add begun with no answer: that add may still be on its way
+     * into inventory (an answer lost to a timeout while inventory was busy, a host killed right after
+     * sending). Merritt's inventory has no conditional add, so an add that lands after the read
+     * ("none") and before a resend would make two adds. The add is given until its begun record's
+     * time plus {@code ingest.inventory.settle} to land: no wait when that passed long ago (a job
+     * taken over after a session expired, requeued), the rest of it for a retry within the attempt
+     * that sent it. The local inventory commits within its call: nothing to wait for.
+     */
+    public void settle(Exchange exchange) throws InterruptedException {
+        if (!merrittInventory || settle.isZero()) {
+            return;
+        }
+        Recording r = Recording.of(exchange);
+        JobEffects.Effect begun = store.records().effects(r.lock()).get(JobEffects.INVENTORY);
+        if (begun == null || begun.done() || !r.key().equals(begun.detail())) {
+            return;
+        }
+        Duration left = settleLeft(begun.at(), settle, Instant.now());
+        if (!left.isZero()) {
+            Job job = r.lock().job();
+            LOG.info("job {} batch {}: an inventory add of {} begun at {} has no answer recorded; waiting {} ms for it to land "
+                    + "before asking inventory", job.id(), job.batchId(), r.key(), begun.at(), left.toMillis());
+            Thread.sleep(left.toMillis());
+        }
+    }
+
+    /**
+     * What is left of {@code settle} counted from {@code begunAt} (an effect's {@code at}): zero once
+     * it passed, never more than {@code settle} (a clock ahead of this host's); the whole of it when
+     * the time cannot be read (a record written by hand).
+     */
+    static Duration settleLeft(String begunAt, Duration settle, Instant now) {
+        Instant begun;
+        try {
+            begun = Instant.parse(begunAt);
+        } catch (RuntimeException e) {
+            return settle;
+        }
+        Duration left = Duration.between(now, begun.plus(settle));
+        return left.isNegative() ? Duration.ZERO : left.compareTo(settle) > 0 ? settle : left;
+    }
+
+    /**
      * After asking inventory for the object's version ({@code direct:inventory-version}), when an
      * add of this version was begun and its answer is not known: inventory at this version or past
      * it has the add, which is recorded as done and not sent again; below it, the add never took
@@ -135,15 +184,13 @@ public final class RecordStep {
     /**
      * Before the add: recorded as begun ({@code started}, with the version's key) in one fenced
      * transaction, so whoever finds it without an answer asks inventory before sending it again.
-     * An add this job already recorded as begun for the same version is not recorded again. From
-     * here on, a failure of this exchange leaves the answer unknown: its redelivery asks first.
+     * An add sent again (inventory had not got the one begun before) is recorded again: its time is
+     * what {@link #settle} counts from. From here on, a failure of this exchange leaves the answer
+     * unknown: its redelivery asks first.
      */
     public void beginAdd(Exchange exchange) {
         Recording r = Recording.of(exchange);
-        JobEffects fx = store.records().effects(r.lock());
-        if (!(fx.unresolved(JobEffects.INVENTORY) && r.key().equals(fx.get(JobEffects.INVENTORY).detail()))) {
-            store.records().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
-        }
+        store.records().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
         exchange.setProperty(ADD_BEGUN, true);
     }
 
