@@ -71,6 +71,12 @@ final class ChaosFaults {
         }
     }
 
+    /** A process a fault killed or paused, and when ({@link System#nanoTime}): what may excuse a repeated callback. */
+    record Stopped(long pid, String life, String how, long nanos) {
+    }
+
+    /** Every kill and pause of the run, in the order they were done. */
+    final List<Stopped> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ChaosInstances instances;
     private final TestingCluster cluster;
     private final ChaosTimeline timeline;
@@ -185,6 +191,7 @@ final class ChaosFaults {
                 case KILL, KILL_ALL -> {
                     for (String v : victims) {
                         long vpid = instances.pid(v);
+                        stopped.add(new Stopped(vpid, instances.lifeOf(vpid), "killed", System.nanoTime()));
                         instances.kill(v);
                         CountDownLatch dead = doomed.remove(vpid);
                         if (dead != null) {
@@ -192,7 +199,10 @@ final class ChaosFaults {
                         }
                     }
                 }
-                case STOP, STOP_HELD -> instances.signal(name, "STOP");
+                case STOP, STOP_HELD -> {
+                    stopped.add(new Stopped(pid, instances.lifeOf(pid), "paused", System.nanoTime()));
+                    instances.signal(name, "STOP");
+                }
                 case LEADER -> {
                     leader = cluster.getInstances().stream().filter(s -> "leader".equals(mode(s))).findFirst().orElse(null);
                     if (leader == null || !cluster.killServer(leader)) {
@@ -217,7 +227,8 @@ final class ChaosFaults {
         return String.format("%s@%.1fs", name == null ? "?" : name, timeline.seconds());
     }
 
-    private long requester(HttpExchange ex) {
+    /** The pid of the process that sent the request; negative when it cannot be told. */
+    long requester(HttpExchange ex) {
         return Requesters.pidOf(ex.getRemoteAddress().getPort(), serverPort, instances.pids());
     }
 

@@ -75,6 +75,8 @@ final class ChaosServices implements AutoCloseable {
     final Map<String, List<String>> bindCalls = new ConcurrentHashMap<>();
     final AtomicInteger lookups = new AtomicInteger();
     final Map<String, List<String>> callbacks = new ConcurrentHashMap<>();
+    /** Each callback key's sends: which process, when ({@link System#nanoTime}). */
+    final Map<String, List<Send>> callbackSends = new ConcurrentHashMap<>();
     final Map<String, CopyOnWriteArrayList<String>> callbackKeysOf = new ConcurrentHashMap<>();
     final Map<Integer, AtomicInteger> downloads = new ConcurrentHashMap<>();
 
@@ -153,11 +155,18 @@ final class ChaosServices implements AutoCloseable {
             String jid = path.substring("/cb/mc/".length());
             String key = String.valueOf(ex.getRequestHeaders().getFirst("Idempotency-Key"));
             call(callbacks, key, ex);
+            ChaosFaults f = faults;
+            callbackSends.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>())
+                    .add(new Send(f == null ? -1 : f.requester(ex), sender.apply(ex), System.nanoTime()));
             callbackKeysOf.computeIfAbsent(jid, k -> new CopyOnWriteArrayList<>()).addIfAbsent(key);
             answer(ex, 200, "{}");
         } else {
             answer(ex, 404, "no " + method + " " + path);
         }
+    }
+
+    /** One call: the sending process ({@code pid}, negative when unknown), "b@42.0s", and when it arrived. */
+    record Send(long pid, String who, long nanos) {
     }
 
     private void payload(HttpExchange ex, String method, int i) throws IOException {
