@@ -203,6 +203,21 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
         return out;
     }
 
+    /** The highest version recorded of the object, 0 for none: the read that resolves an add whose answer was lost. */
+    @Override
+    public int currentVersion(String ark) throws ServiceException {
+        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect();
+             PreparedStatement p = c.prepareStatement("SELECT COALESCE(MAX(version), 0) FROM versions WHERE ark = ?")) {
+            p.setString(1, ark);
+            try (ResultSet r = p.executeQuery()) {
+                r.next();
+                return r.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new ServiceException("local inventory " + url + ": cannot read " + ark + "'s versions: " + e.getMessage(), e);
+        }
+    }
+
     public int versions(String ark) throws SQLException {
         try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
             p.setString(1, ark);

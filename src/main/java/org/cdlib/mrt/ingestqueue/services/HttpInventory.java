@@ -16,8 +16,12 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
  * and {@code routes/processing.yaml}:
  * <ul>
  * <li>add: {@code POST <inventory>/add}, multipart {@code url}, {@code checkVersion},
- * {@code responseForm}; an add of a version inventory has is answered without a second record,
- * so it is safe to send again;</li>
+ * {@code responseForm}; with {@code checkVersion} an add of the version inventory has is answered
+ * without a second record (mrt-inventory {@code SaveObject.checkVersion}), but it is still never
+ * sent twice blindly: recording records it as begun and asks the version first;</li>
+ * <li>the object's version: {@code GET <inventory>/current/<ark>?t=json} answers 200
+ * {@code {"invv:versionsState":{…,"invv:currentVersion":N}}}, N the highest version recorded
+ * (0 for an object it does not know: mrt-inventory {@code InvService.getCurrent});</li>
  * <li>local ids: {@code GET <inventory>/primary/<owner>/<local id>} answers the bound ARK,
  * {@code POST <inventory>/primary/<ark>/<owner>/<local id>} binds one. The owner is the
  * profile's {@code Owner}. The answer bodies are not confirmed by the contract: the first ARK in
@@ -47,6 +51,62 @@ public final class HttpInventory {
 
     public void addAnswer(Exchange exchange) throws ServiceException {
         ServiceCall.expect(exchange, 200, "inventory");
+    }
+
+    /** The highest version inventory has of the object being recorded ({@link ServiceCall#VERSION}'s ARK). */
+    public void versionRequest(Exchange exchange) {
+        StoredVersion version = exchange.getProperty(ServiceCall.VERSION, StoredVersion.class);
+        ServiceCall.prepare(exchange, "GET", url + "/current/" + enc(version.ark()), null, null, true);
+        exchange.getIn().setHeader(Exchange.HTTP_QUERY, "t=json");
+    }
+
+    /** The version as the call's result (an {@code Integer}); 404 (an inventory without the call, or no object): 0. */
+    public void versionAnswer(Exchange exchange) throws ServiceException {
+        if (ServiceCall.status(exchange) == 404) {
+            exchange.setProperty(ServiceCall.RESULT, 0);
+            return;
+        }
+        String body = ServiceCall.expect(exchange, 200, "inventory");
+        exchange.setProperty(ServiceCall.RESULT, currentVersion(body).orElseThrow(() -> new ServiceException(
+                ServiceCall.what(exchange, "inventory") + ": the answer names no currentVersion" + ServiceCall.excerpt(body))));
+    }
+
+    private static final Pattern CURRENT_XML = Pattern.compile("currentVersion>\\s*(\\d+)\\s*<");
+
+    /** {@code currentVersion} in a JSON answer, whatever its namespace prefix ({@code invv:}), or in an XML one. */
+    static Optional<Integer> currentVersion(String body) {
+        if (body == null || body.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            JsonNode found = find(QueueJson.MAPPER.readTree(body));
+            if (found != null && (found.isIntegralNumber() || found.isTextual() && found.asText().strip().matches("\\d+"))) {
+                return Optional.of(Integer.parseInt(found.asText().strip()));
+            }
+            return Optional.empty();
+        } catch (Exception notJson) {
+            Matcher m = CURRENT_XML.matcher(body);
+            return m.find() ? Optional.of(Integer.parseInt(m.group(1))) : Optional.empty();
+        }
+    }
+
+    private static JsonNode find(JsonNode node) {
+        if (node == null || !node.isContainerNode()) {
+            return null;
+        }
+        for (var it = node.fields(); it.hasNext(); ) {
+            var e = it.next();
+            if (e.getKey().equals("currentVersion") || e.getKey().endsWith(":currentVersion")) {
+                return e.getValue();
+            }
+        }
+        for (JsonNode child : node) {
+            JsonNode f = find(child);
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
     }
 
     /** The ARK the local id ({@link ServiceCall#LOCAL_ID}) is bound to in the job's collection. */

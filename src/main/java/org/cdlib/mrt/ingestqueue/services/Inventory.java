@@ -12,4 +12,11 @@ public interface Inventory {
      */
     void add(Profile profile, StoredVersion version, List<String> localIds, List<ManifestFile> files)
             throws ServiceException, InterruptedException;
+
+    /**
+     * The highest version of the object inventory has recorded; 0 when it has none. What Merritt's
+     * inventory answers at {@code GET /current/<ark>} (its {@code max(number)} of the object's
+     * versions), asked before an add whose answer was lost is sent again.
+     */
+    int currentVersion(String ark) throws ServiceException;
 }

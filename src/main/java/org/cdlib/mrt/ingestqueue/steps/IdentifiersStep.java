@@ -14,16 +14,23 @@ import org.cdlib.mrt.ingestqueue.services.ServiceCall;
  * local ids and written to the job at once with the mint's record, so a restarted job never mints
  * twice. Every ARK this job minted and kept gets its EZID update exactly once: the update is
  * recorded as an effect, and an attempt that did not mint the ARK itself asks EZID whether an
- * earlier attempt's update arrived before sending it again. A mint whose answer was lost is
+ * earlier attempt's update arrived before sending it again, as does a retry of an update that got
+ * no answer; the update is fenced. A mint whose answer was lost is
  * recorded on the job ({@code lost_mint}) for the operator, who may find an unused ARK at EZID.
  */
 public final class IdentifiersStep {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IdentifiersStep.class);
 
-    private final QueueStore store;
+    /** Exchange property: when ({@link System#nanoTime}) this attempt sent the EZID update; its retry asks EZID first. */
+    static final String UPDATE_SENT_AT = "ezidUpdateSentAt";
 
-    public IdentifiersStep(QueueStore store) {
+    private final QueueStore store;
+    private final java.time.Duration settle;
+
+    /** {@code settle}: how long an update this attempt sent with no answer is given to land before EZID is asked. */
+    public IdentifiersStep(QueueStore store, java.time.Duration settle) {
         this.store = store;
+        this.settle = settle;
     }
 
     /** The local id the loop is at ({@code CamelLoopIndex}), for the local-id call that follows. */
@@ -150,18 +157,43 @@ public final class IdentifiersStep {
         exchange.setProperty("describedEarlier", false);
     }
 
-    /** After asking EZID: an update an earlier attempt sent (its answer lost) is recorded, not sent again. */
+    /**
+     * After asking EZID: an update sent before (its answer lost) is recorded, not sent again. It is
+     * known not to be sent before the record is tried: a record refused because the job is no
+     * longer this worker's must not end in a send either.
+     */
     public void viewed(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         if (Boolean.TRUE.equals(exchange.getProperty(ServiceCall.RESULT, Boolean.class))) {
-            LOG.info("job {} batch {}: {} already has its landing page at EZID (an earlier attempt's update); not sent again",
+            LOG.info("job {} batch {}: {} already has its landing page at EZID (an update whose answer was lost); not sent again",
                     o.job().id(), o.job().batchId(), o.ark);
-            store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
             exchange.setProperty("describedEarlier", true);
+            store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
         }
     }
 
-    /** EZID could not be asked: the update is sent anyway (it is idempotent; only its count at EZID suffers). */
+    /** Right before the update goes out: its retry in this attempt asks EZID first ({@link #settle}). */
+    public void sending(Exchange exchange) {
+        exchange.setProperty(UPDATE_SENT_AT, System.nanoTime());
+    }
+
+    /**
+     * Before a retry of this attempt's update asks EZID whether it arrived (it had no answer in time,
+     * or a 5xx): the update may still be on its way in, and read as "not there" it would be sent a
+     * second time. It is given until its send plus {@code ingest.ezid.settle} to land.
+     */
+    public void settle(Exchange exchange) throws InterruptedException {
+        Long sent = exchange.getProperty(UPDATE_SENT_AT, Long.class);
+        long left = sent == null ? 0 : sent + settle.toNanos() - System.nanoTime();
+        if (left > 0) {
+            ObjectInProcess o = ObjectInProcess.of(exchange);
+            LOG.info("job {} batch {}: the EZID update of {} had no answer; waiting {} ms for it to land before asking EZID",
+                    o.job().id(), o.job().batchId(), o.ark, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left));
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    /** EZID could not be asked (no connection, no answer, a 5xx): the update is sent anyway (it sets the same metadata). */
     public void notViewed(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);

@@ -65,6 +65,12 @@ public final class LocalServices {
         need(inventory, "ingest.inventory=local").add(r.profile(), r.version(), r.localIds(), r.files());
     }
 
+    /** The highest version the local inventory has of the object being recorded (0: none). */
+    public void inventoryVersion(Exchange exchange) throws Exception {
+        RecordStep.Recording r = RecordStep.Recording.of(exchange);
+        exchange.setProperty(ServiceCall.RESULT, need(inventory, "ingest.inventory=local").currentVersion(r.version().ark()));
+    }
+
     private static <T> T need(T service, String what) {
         if (service == null) {
             throw new IllegalStateException("this route calls " + what + ", which this configuration does not have");

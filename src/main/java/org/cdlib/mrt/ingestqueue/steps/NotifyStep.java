@@ -17,7 +17,10 @@ import org.cdlib.mrt.ingestqueue.services.ServiceCall;
  * Notify's domain steps ({@code routes/notify.yaml}): the profile's callback, when it has one
  * and its handlers include HandlerCallback ({@link Profile#callsBack()}). It carries a stable
  * idempotency key (job, status, retry count) so a receiver can drop a repeat, and a callback
- * recorded as sent for that key is not sent again.
+ * recorded as sent for that key is not sent again. A receiver cannot be asked whether a callback
+ * arrived, so the contract is at least once under one key: the answer is recorded the moment it
+ * is known (its own transaction), and the call is fenced, so a second send happens only when its
+ * sender died or was paused between the send and that record.
  */
 public final class NotifyStep {
     private final QueueStore store;
@@ -30,7 +33,7 @@ public final class NotifyStep {
 
     /** Says whether a callback is due ({@code callbackDue}); the job's reason when none is. */
     public void begin(Exchange exchange) {
-        SendDeadline.disarm(); // the callback is not fenced: a deadline this thread's last job left unused is not its
+        SendDeadline.disarm(); // a deadline this thread's last job left unused is not this one's
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -54,9 +57,22 @@ public final class NotifyStep {
         Callback.request(exchange, JobExchange.lock(exchange).job());
     }
 
+    /**
+     * The last look before the callback: this worker still holds the job. A host paused past its
+     * session sends nothing when it wakes (the host that took the job over has sent it, or will).
+     */
+    public void fence(Exchange exchange) {
+        SendDeadline.arm(JobExchange.lock(exchange).verifyHeldUntil());
+    }
+
+    /**
+     * The answer recorded at once, in a transaction of its own (one write a job with a callback):
+     * riding with the job's move, it was lost with a host killed or paused while the working
+     * directory was removed, and the next holder called back again.
+     */
     public void answer(Exchange exchange) throws Exception {
         Callback.answer(exchange);
         JobLock lock = JobExchange.lock(exchange);
-        store.records().effectDoneWithNextWrite(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
+        store.records().effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
     }
 }

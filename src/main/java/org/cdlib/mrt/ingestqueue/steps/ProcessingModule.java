@@ -67,11 +67,13 @@ public final class ProcessingModule implements QueueModule {
         }
         // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
         ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
-        ctx.bind("identifiersStep", new IdentifiersStep(ctx.store()));
+        ctx.bind("identifiersStep", new IdentifiersStep(ctx.store(),
+                ctx.durationProperty("ingest.ezid.settle", java.time.Duration.ofSeconds(30))));
         ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles()));
         ctx.bind("storeStep", new StoreStep(ctx.store(), ctx.profiles(), addresses,
                 ctx.durationProperty("ingest.storage.settle", java.time.Duration.ofSeconds(60))));
-        ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory));
+        ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory,
+                ctx.durationProperty("ingest.inventory.settle", java.time.Duration.ofSeconds(60))));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)
         HttpComponent http = ctx.camel().getComponent("http", HttpComponent.class);

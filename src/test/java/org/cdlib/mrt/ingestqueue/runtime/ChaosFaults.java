@@ -31,7 +31,8 @@ final class ChaosFaults {
     /** Where a request is when a fault may hit; {@code answered}: after its answer was sent. */
     enum Moment {
         MINT_ANSWERED(true), BIND_ANSWERED(true), STORAGE_ADD_ARRIVED(false), STORAGE_ADD_APPLIED(false),
-        STORAGE_ADD_ANSWERED(true), DOWNLOAD_ARRIVED(false), DOWNLOAD_ANSWERED(true), INVENTORY_ADD_ARRIVED(false);
+        STORAGE_ADD_ANSWERED(true), DOWNLOAD_ARRIVED(false), DOWNLOAD_ANSWERED(true), INVENTORY_ADD_ARRIVED(false),
+        INVENTORY_ADD_APPLIED(false);
 
         final boolean answered;
 
@@ -70,6 +71,12 @@ final class ChaosFaults {
         }
     }
 
+    /** A process a fault killed or paused, and when ({@link System#nanoTime}): what may excuse a repeated callback. */
+    record Stopped(long pid, String life, String how, long nanos) {
+    }
+
+    /** Every kill and pause of the run, in the order they were done. */
+    final List<Stopped> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ChaosInstances instances;
     private final TestingCluster cluster;
     private final ChaosTimeline timeline;
@@ -92,6 +99,9 @@ final class ChaosFaults {
                 new Fault("kill -9 between a local id's bind and the ARK's record", Kind.KILL, Moment.BIND_ANSWERED, r.nextInt(4)),
                 new Fault("kill -9 between a storage add's send and its record", Kind.KILL,
                         pick(r, Moment.STORAGE_ADD_ARRIVED, Moment.STORAGE_ADD_APPLIED, Moment.STORAGE_ADD_ANSWERED), r.nextInt(4)),
+                // recorded by inventory, the answer lost: the job's next holder must ask, not add again
+                new Fault("kill -9 between an inventory add's record and its answer", Kind.KILL, Moment.INVENTORY_ADD_APPLIED,
+                        r.nextInt(4)),
                 new Fault("kill -9 while a job moves into or out of downloading (counter update)", Kind.KILL,
                         pick(r, Moment.DOWNLOAD_ARRIVED, Moment.DOWNLOAD_ANSWERED), r.nextInt(4)),
                 new Fault("ZooKeeper leader down past the session timeout", Kind.LEADER, pick(r, Moment.MINT_ANSWERED,
@@ -181,6 +191,7 @@ final class ChaosFaults {
                 case KILL, KILL_ALL -> {
                     for (String v : victims) {
                         long vpid = instances.pid(v);
+                        stopped.add(new Stopped(vpid, instances.lifeOf(vpid), "killed", System.nanoTime()));
                         instances.kill(v);
                         CountDownLatch dead = doomed.remove(vpid);
                         if (dead != null) {
@@ -188,7 +199,10 @@ final class ChaosFaults {
                         }
                     }
                 }
-                case STOP, STOP_HELD -> instances.signal(name, "STOP");
+                case STOP, STOP_HELD -> {
+                    stopped.add(new Stopped(pid, instances.lifeOf(pid), "paused", System.nanoTime()));
+                    instances.signal(name, "STOP");
+                }
                 case LEADER -> {
                     leader = cluster.getInstances().stream().filter(s -> "leader".equals(mode(s))).findFirst().orElse(null);
                     if (leader == null || !cluster.killServer(leader)) {
@@ -213,7 +227,8 @@ final class ChaosFaults {
         return String.format("%s@%.1fs", name == null ? "?" : name, timeline.seconds());
     }
 
-    private long requester(HttpExchange ex) {
+    /** The pid of the process that sent the request; negative when it cannot be told. */
+    long requester(HttpExchange ex) {
         return Requesters.pidOf(ex.getRemoteAddress().getPort(), serverPort, instances.pids());
     }
 

@@ -17,7 +17,9 @@ import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
 /**
  * The end of a chaos run, checked call by call: every count is per key (object, ARK, local id,
  * callback key), so a second storage add, inventory add, EZID update or callback shows up as a
- * 2 wherever it happened, kept ARK or not. An extra mint is allowed only where the job's own
+ * 2 wherever it happened, kept ARK or not, and fails the run — a callback sent again under its
+ * key only when the process that sent it was killed or paused before it could record the answer
+ * (counted in the summary as allowed repeats); a second key for one job always fails. An extra mint is allowed only where the job's own
  * effects node records a mint whose answer was lost — never because a log line says so. fsck
  * must be clean, the disk reservation counters included. Each failure names the object, its
  * job and its ARK.
@@ -78,23 +80,23 @@ final class ChaosLedger {
             if (addsOfObject.size() != 1) {
                 fail("storage-add", who + ": " + addsOfObject.size() + " storage adds for the object, to " + addsOfObject);
             }
-            // a repeat after a lost answer is the contract's case (checkVersion): one record, however many calls
+            // one add per object: an add begun and unanswered is resolved by asking inventory, never sent again blindly
+            // (Merritt's checkVersion would make a repeat no second record, but the call itself must not repeat)
+            exactlyOnce("inventory-add", who, services.inventoryAdds.get(ark));
             int records = services.inventoryRecords.getOrDefault(ark, 0);
             if (records != 1) {
                 fail("inventory-add", who + ": " + records + " inventory records from calls " + services.inventoryAdds.get(ark));
             }
-            // EZID's update sets the same metadata again: a worker paused between its fence and the send (no
-            // precondition can stop it) may repeat it; every kept ARK described is what must hold
-            List<String> updates = services.ezidUpdates.getOrDefault(ark, List.of());
-            if (updates.isEmpty()) {
-                fail("ezid-update", who + ": the kept ARK was never described");
-            }
+            // every kept ARK described, once
+            exactlyOnce("ezid-update", who, services.ezidUpdates.get(ark));
             List<String> keys = services.callbackKeysOf.containsKey(j.id()) ? services.callbackKeysOf.get(j.id()) : List.of();
             if (keys.size() != 1) {
                 fail("callback", who + ": callback keys " + keys);
             }
-            // a key sent again after a lost answer is the contract's case (the receiver drops repeats by
-            // Idempotency-Key): counted and printed, but one job has one key
+            // one job has one key (a second key is always a failure), and the key is sent once, but for a repeat
+            // whose first sender was killed or paused before it could record the answer: a receiver cannot be
+            // asked, so the callback is at least once under one key (the receiver drops the repeat by it)
+            keys.forEach(k -> callbackSends(who + " key " + k, k));
 
             for (String id : o.localIds()) {
                 List<String> named = services.bindCalls.getOrDefault(id, List.of());
@@ -144,6 +146,49 @@ final class ChaosLedger {
                 .forEach(v -> fail("fsck", v.kind() + " at " + v.path() + ": " + v.detail()
                         + (v.kind().equals("space-reservation") ? "; jobs whose history does not show one move into and one out of "
                         + "downloading: " + downloadingMoves : "")));
+    }
+
+    /** Repeated callbacks the rule allows: "key: a#2 sent at …, killed at …; sent again by b@…". */
+    final List<String> allowedRepeats = new ArrayList<>();
+
+    /**
+     * One callback key's sends: each after the first must follow a kill or pause of the previous
+     * send's process, before the second send (the previous sender could not record the answer);
+     * anything else (a live host's second send, a host that lost the job sending on waking) fails.
+     * A send whose process the server could not name was taken up after that process died, and is
+     * excused by a kill shortly before it was seen (which process, the harness cannot tell).
+     */
+    void callbackSends(String who, String key) {
+        List<ChaosServices.Send> sends = new ArrayList<>(services.callbackSends.getOrDefault(key, List.of()));
+        if (sends.isEmpty()) {
+            fail("callback", who + ": never sent");
+            return;
+        }
+        sends.sort(java.util.Comparator.comparingLong(ChaosServices.Send::nanos));
+        List<ChaosFaults.Stopped> stopped = services.faults == null ? List.of() : services.faults.stopped;
+        for (int n = 1; n < sends.size(); n++) {
+            ChaosServices.Send first = sends.get(n - 1);
+            ChaosServices.Send again = sends.get(n);
+            // the recording server may take a request up late (its threads starved): a send is seen up to the hosts' call
+            // timeout after it left. A kill of its process at any time before the second send excuses it (a dead process
+            // sends nothing, so it sent before); a pause only from one call timeout before it was seen
+            // sends of a process the server could not name (pid -1) were taken up after it died: no live instance owned
+            // the socket; they are excused by a kill within one call timeout before they were seen
+            long slack = ChaosTest.CALL_TIMEOUT.toNanos();
+            ChaosFaults.Stopped excuse = stopped.stream().filter(s -> first.pid() >= 0
+                    ? s.pid() == first.pid() && s.nanos() <= again.nanos() && (s.how().equals("killed") || s.nanos() >= first.nanos() - slack)
+                    : s.how().equals("killed") && s.nanos() <= first.nanos() && s.nanos() >= first.nanos() - slack)
+                    .min(java.util.Comparator.comparingLong(s -> Math.abs(s.nanos() - first.nanos()))).orElse(null);
+            if (excuse == null) {
+                fail("callback", who + ": sent again by " + again.who() + " after " + first.who() + " (pid " + first.pid()
+                        + "), which was neither killed nor paused in between (sends " + sends.stream().map(ChaosServices.Send::who).toList()
+                        + "; kills and pauses of that pid: " + stopped.stream().filter(s -> s.pid() == first.pid())
+                        .map(s -> s.how() + String.format(" %+.1f s", (s.nanos() - first.nanos()) / 1e9)).toList() + ")");
+            } else {
+                allowedRepeats.add(key + ": " + first.who() + " (" + excuse.life() + ") " + excuse.how() + String.format(" %.1f s",
+                        (excuse.nanos() - first.nanos()) / 1e9) + " after sending it; sent again by " + again.who());
+            }
+        }
     }
 
     /** @param calls who sent each call and when */
@@ -203,12 +248,14 @@ final class ChaosLedger {
     String counts() {
         int extra = services.mintedFor.values().stream().mapToInt(l -> l.size() - 1).sum();
         return String.format("%d objects, %d bytes; %d mints (%d extra); %d storage adds (+%d dropped with their sender, +%d refused at the files' fetch) to %d ARKs;"
-                + " %d inventory adds to %d ARKs; %d local-id lookups, %d binds of %d local ids; %d callbacks with %d keys;"
+                + " %d inventory adds to %d ARKs; %d local-id lookups, %d binds of %d local ids; %d callbacks with %d keys"
+                + " (%d repeats allowed: the first sender killed or paused before recording the answer);"
                 + " %d EZID updates of %d ARKs; %d payload downloads", services.submitted, ChaosObjects.bytes(services.submittedObjects()),
                 services.mints.get(), extra, sum(services.storageAdds), services.storageAddsDropped.get(), services.storageAddsRefused.size(),
                 services.storageAdds.size(),
                 sum(services.inventoryAdds), services.inventoryAdds.size(), services.lookups.get(),
                 sum(services.bindCalls), services.bindCalls.size(), sum(services.callbacks), services.callbacks.size(),
+                allowedRepeats.size(),
                 sum(services.ezidUpdates), services.ezidUpdates.size(),
                 services.downloads.values().stream().mapToInt(AtomicInteger::get).sum());
     }

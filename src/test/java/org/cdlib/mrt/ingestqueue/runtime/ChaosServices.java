@@ -27,7 +27,8 @@ import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
  * object they were asked for (the ERC's {@code what}), EZID updates, storage adds and inventory
  * adds by ARK (storage adds also by the object's local id), local-id binds by local id, callbacks
  * by {@code Idempotency-Key}. Inventory answers a bound local id with its ARK and keeps the first
- * binding, as an index with a unique key does. At each risky moment it asks the faults whether
+ * binding, as an index with a unique key does; its add and its {@code /current/<ark>} read behave
+ * as mrt-inventory's (checkVersion: an add of the version it has makes no record). At each risky moment it asks the faults whether
  * this request is the one that fires the armed fault.
  */
 final class ChaosServices implements AutoCloseable {
@@ -68,10 +69,14 @@ final class ChaosServices implements AutoCloseable {
     final Map<String, List<String>> inventoryAdds = new ConcurrentHashMap<>();
     /** Inventory's records per ARK (an add of a version it has, with checkVersion, is none). */
     final Map<String, Integer> inventoryRecords = new ConcurrentHashMap<>();
+    /** The highest version inventory has recorded per ARK: what {@code GET /inv/current/<ark>} answers. */
+    final Map<String, Integer> inventoryVersions = new ConcurrentHashMap<>();
     final Map<String, String> bindings = new ConcurrentHashMap<>();
     final Map<String, List<String>> bindCalls = new ConcurrentHashMap<>();
     final AtomicInteger lookups = new AtomicInteger();
     final Map<String, List<String>> callbacks = new ConcurrentHashMap<>();
+    /** Each callback key's sends: which process, when ({@link System#nanoTime}). */
+    final Map<String, List<Send>> callbackSends = new ConcurrentHashMap<>();
     final Map<String, CopyOnWriteArrayList<String>> callbackKeysOf = new ConcurrentHashMap<>();
     final Map<Integer, AtomicInteger> downloads = new ConcurrentHashMap<>();
 
@@ -137,23 +142,31 @@ final class ChaosServices implements AutoCloseable {
             String ark = i < 0 ? "?" : decode(last(text.substring(i, text.indexOf('\r', i))));
             if (!shot(Moment.INVENTORY_ADD_ARRIVED, ex, objectOfArk(ark))) {
                 call(inventoryAdds, ark, ex);
-                // as Merritt's inventory: with checkVersion, an add of a version it has makes no second record
-                boolean checked = java.util.regex.Pattern.compile("name=\"checkVersion\"\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\ntrue\\r?\\n")
-                        .matcher(text).find();
-                inventoryRecords.merge(ark, 1, (had, one) -> checked ? had : had + one);
-                answer(ex, 200, "{}");
+                inventoryAdd(ex, ark, text);
             }
+        } else if (method.equals("GET") && path.startsWith("/inv/current/")) {
+            // as Merritt's inventory (InvService.getCurrent): 200 with the highest version recorded, 0 for none
+            String ark = decode(path.substring("/inv/current/".length()));
+            answer(ex, 200, "{\"invv:versionsState\":{\"invv:objectID\":\"" + ark + "\",\"invv:currentVersion\":"
+                    + inventoryVersions.getOrDefault(ark, 0) + "}}");
         } else if (path.startsWith("/inv/primary/")) {
             localIds(ex, method, path.substring("/inv/primary/".length()).split("/"));
         } else if (method.equals("POST") && path.startsWith("/cb/mc/")) {
             String jid = path.substring("/cb/mc/".length());
             String key = String.valueOf(ex.getRequestHeaders().getFirst("Idempotency-Key"));
             call(callbacks, key, ex);
+            ChaosFaults f = faults;
+            callbackSends.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>())
+                    .add(new Send(f == null ? -1 : f.requester(ex), sender.apply(ex), System.nanoTime()));
             callbackKeysOf.computeIfAbsent(jid, k -> new CopyOnWriteArrayList<>()).addIfAbsent(key);
             answer(ex, 200, "{}");
         } else {
             answer(ex, 404, "no " + method + " " + path);
         }
+    }
+
+    /** One call: the sending process ({@code pid}, negative when unknown), "b@42.0s", and when it arrived. */
+    record Send(long pid, String who, long nanos) {
     }
 
     private void payload(HttpExchange ex, String method, int i) throws IOException {
@@ -248,6 +261,30 @@ final class ChaosServices implements AutoCloseable {
         Shot answered = at(Moment.STORAGE_ADD_ANSWERED, ex, i);
         answer(ex, 200, "{\"versionState\":{\"identifier\":\"" + ark + "\",\"versionID\":" + v + "}}");
         answered.fire();
+    }
+
+    /**
+     * As Merritt's inventory ({@code SaveObject.process} / {@code checkVersion}): the version is the
+     * manifest's current one (storage's); with {@code checkVersion}, an add of the version it has
+     * makes no record, one behind it is refused (400); otherwise the version is recorded. The
+     * record is made before the answer, which a kill may lose ({@code INVENTORY_ADD_APPLIED}).
+     */
+    private void inventoryAdd(HttpExchange ex, String ark, String text) throws IOException {
+        boolean checked = Pattern.compile("name=\"checkVersion\"\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\ntrue\\r?\\n").matcher(text).find();
+        int map = versions.getOrDefault(ark, 0);
+        int db = inventoryVersions.getOrDefault(ark, 0);
+        if (checked && db > map) {
+            answer(ex, 400, "SaveObject-checkVersion - db version count exceeds passed map version: " + ark);
+            return;
+        }
+        if (!(checked && db == map)) {
+            inventoryVersions.put(ark, map);
+            inventoryRecords.merge(ark, 1, Integer::sum);
+        }
+        if (shot(Moment.INVENTORY_ADD_APPLIED, ex, objectOfArk(ark))) {
+            return; // recorded; the answer is lost with its sender
+        }
+        answer(ex, 200, "{\"invp:invProcessState\":{\"invp:objectID\":\"" + ark + "\"}}");
     }
 
     /** GET {@code <owner>/<local id>}: the bound ARK or 404; POST {@code <ark>/<owner>/<local id>}: binds unless bound. */

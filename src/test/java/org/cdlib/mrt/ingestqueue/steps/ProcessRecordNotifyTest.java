@@ -3,7 +3,9 @@ package org.cdlib.mrt.ingestqueue.steps;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.exactly;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
@@ -245,13 +247,47 @@ class ProcessRecordNotifyTest {
         routes.processAndStore(lock);
         http.verify(postRequestedFor(urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
+        http.stubFor(get(urlPathMatching("/inv/current/.*")).willReturn(aResponse().withStatus(200)
+                .withBody("{\"invv:versionsState\":{\"invv:currentVersion\":0}}")));
         Exception e = assertThrows(Exception.class, () -> routes.recording(lock));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/inv/add: HTTP 500"), e.getMessage());
-        http.verify(4, postRequestedFor(urlEqualTo("/inv/add"))); // an inventory add is safe to repeat: 3 retries
+        // a 5xx leaves the add's effect unknown: each of the 3 retries asks inventory first (it has none) and sends again
+        http.verify(exactly(4), postRequestedFor(urlEqualTo("/inv/add")));
+        http.verify(exactly(3), getRequestedFor(urlPathMatching("/inv/current/.*")));
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(200)));
         routes.recording(lock);
         http.verify(postRequestedFor(urlEqualTo("/inv/add")).withRequestBody(containing("name=\"checkVersion\""))
                 .withRequestBody(containing("name=\"responseForm\"")).withRequestBody(containing("name=\"url\"")));
+    }
+
+    /**
+     * Inventory as Merritt's (mrt-inventory): the add is made when it arrives, {@code GET /current/<ark>}
+     * answers the highest version made (0 for none). An add whose answer does not come back in time
+     * is made once: the retry asks inventory, finds the version, and sends nothing more.
+     */
+    @Test
+    void anInventoryAddWhoseAnswerIsLostIsMadeOnceAndAskedAboutOnce() throws Exception {
+        ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", http.baseUrl() + "/inv",
+                "camel.component.http.response-timeout", "1000", "camel.component.http.so-timeout", "1000");
+        http.stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
+        JobLock lock = downloadedJob();
+        routes.processAndStore(lock);
+        String current = "/inv/current/" + java.net.URLEncoder.encode(store.jobs().load(lock.jid()).identifiers().primary(),
+                java.nio.charset.StandardCharsets.UTF_8);
+        http.stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs(Scenario.STARTED)
+                .willSetStateTo("added").willReturn(aResponse().withStatus(200).withBody("{}").withFixedDelay(3_000)));
+        http.stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs("added")
+                .willReturn(aResponse().withStatus(200).withBody("{}")));
+        for (String[] state : new String[][] {{Scenario.STARTED, "0"}, {"added", "1"}}) {
+            http.stubFor(get(urlPathMatching("/inv/current/.*")).inScenario("inv").whenScenarioStateIs(state[0])
+                    .willReturn(aResponse().withStatus(200).withBody("{\"invv:versionsState\":{\"invv:currentVersion\":"
+                            + state[1] + "}}")));
+        }
+        routes.recording(lock);
+        http.verify(exactly(1), postRequestedFor(urlEqualTo("/inv/add")));
+        http.verify(exactly(1), getRequestedFor(urlEqualTo(current + "?t=json")));
+        assertTrue(store.records().effects(lock).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.INVENTORY));
     }
 
     @Test

@@ -38,7 +38,7 @@ class ServiceCallRoutesTest {
     static final Map<String, String> CALLS = Map.of("mint", "mock:ezid-mint", "ezid-update-call", "mock:ezid-update",
             "local-id-lookup", "mock:inventory-lookup", "local-id-bind", "mock:inventory-bind",
             "storage-version", "mock:storage-state", "storage-add", "mock:storage-add", "inventory-add", "mock:inventory-add",
-            "callback", "mock:callback");
+            "inventory-version", "mock:inventory-version", "callback", "mock:callback");
 
     @TempDir
     Path dir;
@@ -67,6 +67,7 @@ class ServiceCallRoutesTest {
         answer("mock:storage-state", 404, "");
         answer("mock:storage-add", 200, "{\"versionState\":{\"versionID\":1}}");
         answer("mock:inventory-add", 200, "{}");
+        answer("mock:inventory-version", 200, "{\"invv:versionsState\":{\"invv:currentVersion\":0}}");
         answer("mock:callback", 204, "");
     }
 
@@ -230,12 +231,97 @@ class ServiceCallRoutesTest {
                 add.getBody(String.class));
         routes.recording(lock);
         assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "recorded as done: not sent again");
+        assertEquals(0, mock("mock:inventory-version").getReceivedCounter(), "nothing lost: inventory is not asked");
 
         JobLock other = downloadedJob();
         routes.processAndStore(other);
         answer("mock:inventory-add", 400, "bad url");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.recording(other));
         assertEquals("inventory POST http://inventory.example.org/inv/add: HTTP 400: bad url", e.getMessage());
+    }
+
+    /** Inventory as Merritt's: an add makes the version (once, checkVersion), {@code /current/<ark>} answers the highest. */
+    java.util.concurrent.atomic.AtomicInteger inventoryAnswersAsMerritts() {
+        java.util.concurrent.atomic.AtomicInteger has = new java.util.concurrent.atomic.AtomicInteger();
+        mock("mock:inventory-version").whenAnyExchangeReceived(e -> {
+            e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
+            e.getIn().setBody("{\"invv:versionsState\":{\"invv:objectID\":\"ark:/99999/fk4m1\",\"invv:currentVersion\":" + has.get() + "}}");
+        });
+        return has;
+    }
+
+    /**
+     * An inventory add whose answer is lost (no answer in time) is not sent again by the
+     * redelivery: it asks inventory's version first, finds the add made, and records it.
+     */
+    @Test
+    void anInventoryAddWhoseAnswerWasLostIsNotSentAgainWhenInventoryHasTheVersion() throws Exception {
+        JobLock lock = downloadedJob();
+        routes.processAndStore(lock);
+        java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
+        mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
+            has.set(1); // made; the answer never comes back
+            throw new java.net.SocketTimeoutException("Read timed out");
+        });
+        Exchange done = routes.recording(lock);
+        assertEquals("inventory has ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
+        assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "an add whose answer was lost was sent again");
+        assertEquals(1, mock("mock:inventory-version").getReceivedCounter());
+        assertEquals("http://inventory.example.org/inv/current/ark%3A%2F99999%2Ffk4m1",
+                sent("mock:inventory-version", 0).getHeader(Exchange.HTTP_URI));
+        assertEquals("t=json", sent("mock:inventory-version", 0).getHeader(Exchange.HTTP_QUERY));
+        assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY));
+    }
+
+    /**
+     * A host that dies after its add reached inventory and before it recorded the answer: the
+     * next holder finds the add begun (in ZooKeeper, not in the dead host's memory), asks
+     * inventory, and does not add again.
+     */
+    @Test
+    void anAddBegunByAHostThatDiedIsResolvedByAskingInventoryAndNotSentAgain() throws Exception {
+        JobLock lock = downloadedJob();
+        routes.processAndStore(lock);
+        java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
+        mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
+            has.set(1);
+            throw new org.cdlib.mrt.ingestqueue.queue.model.StaleLockException("the host died with the add sent");
+        });
+        assertThrows(org.cdlib.mrt.ingestqueue.queue.model.StaleLockException.class, () -> routes.recording(lock));
+        lock.effects = null; // the next holder knows only what ZooKeeper has
+        assertTrue(store.records().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
+        answer("mock:inventory-add", 200, "{}");
+
+        Exchange done = routes.recording(lock);
+        assertEquals("inventory has ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
+        assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "added again after the host died");
+        assertEquals(1, mock("mock:inventory-version").getReceivedCounter());
+        assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY));
+    }
+
+    /** An add begun whose request never reached inventory: inventory has no version, so it is sent once more, and only once. */
+    @Test
+    void anAddBegunThatInventoryDoesNotHaveIsSentOnceMore() throws Exception {
+        JobLock lock = downloadedJob();
+        routes.processAndStore(lock);
+        java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
+        mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
+            throw new org.cdlib.mrt.ingestqueue.queue.model.StaleLockException("the host died before the add left");
+        });
+        assertThrows(org.cdlib.mrt.ingestqueue.queue.model.StaleLockException.class, () -> routes.recording(lock));
+        lock.effects = null;
+        mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
+            has.set(1);
+            e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
+            e.getIn().setBody("{}");
+        });
+        routes.recording(lock);
+        assertEquals(2, mock("mock:inventory-add").getReceivedCounter(), "the lost one and one more");
+        assertEquals(1, mock("mock:inventory-version").getReceivedCounter());
+        assertEquals(1, has.get());
+        routes.recording(lock);
+        assertEquals(2, mock("mock:inventory-add").getReceivedCounter(), "recorded as done: never sent again");
+        assertEquals(1, mock("mock:inventory-version").getReceivedCounter(), "recorded as done: inventory not asked");
     }
 
     @Test

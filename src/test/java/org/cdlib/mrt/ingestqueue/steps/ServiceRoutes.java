@@ -73,6 +73,7 @@ final class ServiceRoutes implements AutoCloseable {
     /** The configuration tests use: retries quick, the local inventory in memory. */
     static Map<String, String> config(String... keyValues) {
         Map<String, String> c = new java.util.HashMap<>(Map.of("ingest.services.retry-delay", "10", "ingest.storage.settle", "PT0S",
+                "ingest.inventory.settle", "PT0S", "ingest.ezid.settle", "PT0S",
                 "ingest.inventory.local.url", "jdbc:h2:mem:inv" + System.nanoTime() + ";DB_CLOSE_DELAY=-1"));
         for (int i = 0; i < keyValues.length; i += 2) {
             c.put(keyValues[i], keyValues[i + 1]);
