@@ -282,6 +282,11 @@ public final class QueueStore implements Closeable {
         return merrittBatches.adopt();
     }
 
+    /** The intake of Merritt's batches, for the batch watch ({@code BatchWatch}) and its grace setting. */
+    public MerrittBatches merrittBatches() {
+        return merrittBatches;
+    }
+
     ObjectLocks objectLocks() {
         return objects;
     }

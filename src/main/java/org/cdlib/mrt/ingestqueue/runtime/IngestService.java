@@ -46,6 +46,7 @@ public final class IngestService implements AutoCloseable {
     private EmbeddedZooKeeper zookeeper;
     private CuratorFramework client;
     private QueueStore store;
+    private org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch batchWatch;
     private ProfileDirectory profiles;
 
     public IngestService(Map<String, String> overrides) {
@@ -127,6 +128,11 @@ public final class IngestService implements AutoCloseable {
         return store;
     }
 
+    /** The watch on Merritt's batch writes (tests). */
+    public org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch batchWatch() {
+        return batchWatch;
+    }
+
     /** Stops taking work, lets work in hand reach its transition, closes the session. */
     @Override
     public void close() {
@@ -178,6 +184,9 @@ public final class IngestService implements AutoCloseable {
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
+        // Merritt's batch writes heard within a moment on every host (issue 42): intake, index heals, removed roots
+        store.merrittBatches().grace(cfg.durationProperty("ingest.merritt.status-grace", Duration.ofSeconds(60)));
+        batchWatch = new org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch(store.calls(), store.batches(), store.merrittBatches()).start();
         // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files);
         // the elections name this host as the hosts page does
         ElectedRoutes.install(camel, client, store.hosts().id(),
@@ -227,6 +236,10 @@ public final class IngestService implements AutoCloseable {
     private synchronized void closeQueue() {
         if (profiles != null) {
             profiles.close();
+        }
+        if (batchWatch != null) {
+            batchWatch.close();
+            batchWatch = null;
         }
         if (store != null) {
             store.close();

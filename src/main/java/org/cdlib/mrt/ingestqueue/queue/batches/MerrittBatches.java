@@ -31,20 +31,41 @@ import org.slf4j.LoggerFactory;
  * that checks its status version and creates its {@code states} node (so mrt-zk's
  * {@code acquirePendingBatch} passes it by from then on), its reference folders, its state index
  * entry and its depositor's entry, after which our batch-pending consumer works on it as on our
- * own. A number whose batch is still being written (no status yet) stops the cursor: the next
- * pass looks at it again.
+ * own. The passes are the safety net: {@link BatchWatch} takes a batch the moment its root or status
+ * is created ({@link #takeNow}), whatever number it drew. A number whose batch is still being
+ * written (no status yet) stops the cursor for a grace ({@link #grace}, from the root's creation
+ * time, the server's clock); after it the root is passed over and kept in a bounded list that each
+ * pass looks at again, so a front end that died mid-create never stops the intake.
  */
 public final class MerrittBatches {
     private static final Logger LOG = LoggerFactory.getLogger(MerrittBatches.class);
     private static final int CHUNK = 500;
     /** Chunks between two saves of the cursor (and one at the end of each pass). */
     private static final int SAVE_EVERY = 4;
+    /** Status-less roots passed over that each pass looks at again, at most this many (the oldest dropped: the watch still hears them). */
+    static final int LATER_MAX = 1_000;
     private final Batches batches;
     private final ZooKeeperCalls zk;
+    private volatile long graceMs = 60_000;
+    /** Status-less roots the cursor passed over after the grace, looked at again by each pass; guarded by this. */
+    private final java.util.LinkedHashSet<String> later = new java.util.LinkedHashSet<>();
 
     public MerrittBatches(Batches batches, ZooKeeperCalls zk) {
         this.batches = batches;
         this.zk = zk;
+    }
+
+    /** How long a root without a status stops the cursor ({@code ingest.merritt.status-grace}), from the root's creation. */
+    public void grace(java.time.Duration grace) {
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("ingest.merritt.status-grace must not be negative, got " + grace);
+        }
+        this.graceMs = grace.toMillis();
+    }
+
+    /** The roots without a status the cursor passed over (tests, the dashboard). */
+    public synchronized List<String> passedOver() {
+        return List.copyOf(later);
     }
 
     /** The shared cursor and its version (-1: none yet, a queue made before the number index). */
@@ -101,10 +122,17 @@ public final class MerrittBatches {
 
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
+        List<String> adopted = new ArrayList<>();
+        for (String bid : List.copyOf(later)) {
+            Intake seen = takeNow(bid);
+            if (seen != Intake.NO_STATUS_YET) {
+                later.remove(bid); // a status came (taken, or someone else's), or the root is gone
+                seen.taken(bid, adopted);
+            }
+        }
         Cursor cursor = cursor();
         long next = cursor.next();
         long newest = drawnUpTo();
-        List<String> adopted = new ArrayList<>();
         int chunks = 0;
         try {
             while (next <= newest) {
@@ -140,7 +168,12 @@ public final class MerrittBatches {
                     }
                     OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
                     if (status == null) {
-                        return adopted; // still being created: the next pass looks again
+                        long age = System.currentTimeMillis() - ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))).getStat().getCtime();
+                        if (age < graceMs) {
+                            return adopted; // still being created: the next pass looks again
+                        }
+                        passOver(bid, age);
+                        continue;
                     }
                     if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) == null
                             && ZooKeeperCalls.dataOf(r.get(QueuePaths.batchIndex(BatchState.PENDING, bid))) == null
@@ -161,6 +194,57 @@ public final class MerrittBatches {
                 save(cursor, next);
             }
         }
+    }
+
+    /** Under this's lock: a root without a status past the grace, kept for later passes (bounded). */
+    private void passOver(String bid, long ageMs) {
+        if (later.add(bid)) {
+            LOG.warn("batch {}: a root without a status for {} s (a front end that died while creating it?): passed over by the"
+                    + " intake, looked at again by each pass and taken when its status appears", bid, ageMs / 1000);
+            if (later.size() > LATER_MAX) {
+                String oldest = later.iterator().next();
+                later.remove(oldest);
+                LOG.warn("batch {}: dropped from the intake's list of roots without a status (more than {}); the batch watch"
+                        + " still takes it when its status is created", oldest, LATER_MAX);
+            }
+        }
+    }
+
+    /** What {@link #takeNow} found. */
+    public enum Intake {
+        TAKEN, NOT_OURS_TO_TAKE, NO_STATUS_YET, GONE;
+
+        void taken(String bid, List<String> adopted) {
+            if (this == TAKEN) {
+                adopted.add(bid);
+            }
+        }
+    }
+
+    /**
+     * One batch, at once (the batch watch heard its root or its status created): entered in the
+     * number index if it is not, and taken if it is a pending Merritt batch nobody picked up yet.
+     * Idempotent, on any host: the take is under the batch lock and checks the status version.
+     */
+    public Intake takeNow(String bid) {
+        Map<String, OpResult> r = zk.readMany(List.of(QueuePaths.batch(bid), QueuePaths.batchStatus(bid),
+                QueuePaths.batchStates(bid), QueuePaths.batchIndex(BatchState.PENDING, bid), QueuePaths.batchNumberEntry(bid)));
+        if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) == null) {
+            return Intake.GONE;
+        }
+        if (!(r.get(QueuePaths.batchNumberEntry(bid)) instanceof OpResult.GetDataResult)) {
+            batches.numbers().enterAll(List.of(bid));
+        }
+        OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
+        if (status == null) {
+            return Intake.NO_STATUS_YET;
+        }
+        if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) == null
+                && ZooKeeperCalls.dataOf(r.get(QueuePaths.batchIndex(BatchState.PENDING, bid))) == null
+                && pending(bid, status.getData()) && take(bid).isPresent()) {
+            return Intake.TAKEN;
+        }
+        return Intake.NOT_OURS_TO_TAKE;
     }
 
     private static boolean pending(String bid, byte[] status) {
