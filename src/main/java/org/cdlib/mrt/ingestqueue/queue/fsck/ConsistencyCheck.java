@@ -142,6 +142,7 @@ public final class ConsistencyCheck {
                     checkBatch(p, bid);
                 }
             }
+            checkRemoved(p, bids.stream().filter(b -> !(r.get(QueuePaths.batch(b)) instanceof OpResult.GetDataResult)).toList());
         }
         for (var e : p.openRefs.entrySet()) {
             if (whole && !p.seen.contains(e.getKey())) { // a slice has not seen every batch
@@ -168,6 +169,32 @@ public final class ConsistencyCheck {
             LOG.info("consistency check: {} job(s) may have left an unused ARK at the minter (notices)", p.notices.size());
         }
         return report;
+    }
+
+    /**
+     * Numbers whose root is gone but our indexes still list (a root Merritt's cleanup removed while
+     * no host's watch heard it): its number entry and state index entries are dropped. Only the
+     * number entries are read for every absent number (one exists each); the index only for those.
+     */
+    private void checkRemoved(FsckPass p, List<String> absent) {
+        if (absent.isEmpty()) {
+            return;
+        }
+        Map<String, OpResult> numbered = store.calls().readMany(absent.stream().map(QueuePaths::batchNumberEntry).toList());
+        for (String bid : absent) {
+            if (!(numbered.get(QueuePaths.batchNumberEntry(bid)) instanceof OpResult.GetDataResult)) {
+                continue;
+            }
+            List<String> entries = new ArrayList<>(List.of(QueuePaths.batchNumberEntry(bid)));
+            for (BatchState s : BatchState.values()) {
+                entries.add(QueuePaths.batchIndex(s, bid));
+            }
+            java.util.Set<String> there = present(entries);
+            List<Op> ops = there.stream().map(x -> Op.delete(x, -1)).toList();
+            p.add(unlocked(p, "index-of-removed-batch", QueuePaths.batch(bid), "no batch " + bid + " but " + there.size()
+                    + " index entr" + (there.size() == 1 ? "y" : "ies") + " name it (removed by another writer)", ops,
+                    () -> store.calls().syncedStat(QueuePaths.batch(bid)) == null && there.equals(present(entries))));
+        }
     }
 
     /** How long a lock must have been held before it is judged: a claim registers its work a moment after locking. */
