@@ -47,7 +47,7 @@ public final class ReportStep implements Processor {
      * jobs. Merritt's batch reporter ({@code acquireBatchForReporting}) reports it once its
      * batch-processing is empty, so reporting it here too would mail the depositor twice (issue 42).
      */
-    static boolean merrittReports(Batch batch) {
+    public static boolean merrittReports(Batch batch) {
         return batch.jobIds().isEmpty() && batch.status().jobsCreated() == 0 && batch.jobCount() > 0;
     }
 
