@@ -39,6 +39,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.outcome.Moves;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
 import org.cdlib.mrt.ingestqueue.queue.zk.BaseNodes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -81,6 +82,7 @@ public final class QueueStore implements Closeable {
     private final DamagedItems damaged = new DamagedItems();
     private final QueueHealth health = new QueueHealth();
     private final ThisHost thisHost;
+    private volatile SpaceHeal spaceHeal;
 
     /**
      * @param client        a started Curator client; its one session serves the whole process
@@ -115,6 +117,22 @@ public final class QueueStore implements Closeable {
         BaseNodes.create(zk);
         batchRecords.batchIds.forget();
         return this;
+    }
+
+    /**
+     * Starts healing the disk counters from mrt-zk's moves into and out of downloading (a watch,
+     * {@link SpaceHeal}); provisioning then waits for them to be accounted. The running service's.
+     */
+    public synchronized SpaceHeal healSpace() {
+        if (spaceHeal == null) {
+            spaceHeal = new SpaceHeal(zk, org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck.downloading(this)).start(zk.client());
+        }
+        return spaceHeal;
+    }
+
+    /** The disk counters' healer, or null when this store does not heal them ({@link #healSpace}). */
+    public SpaceHeal spaceHeal() {
+        return spaceHeal;
     }
 
     public CuratorFramework client() {
@@ -198,6 +216,9 @@ public final class QueueStore implements Closeable {
     @Override
     public void close() {
         log.clear();
+        if (spaceHeal != null) {
+            spaceHeal.close();
+        }
         holds.close();
         locks.close();
         thisHost.close();

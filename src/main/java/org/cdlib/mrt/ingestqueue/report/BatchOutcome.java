@@ -5,7 +5,11 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
+import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
@@ -25,7 +29,8 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
 
     /** Each job's status node says what it came to; only the jobs the lists still take are read whole. */
     static BatchOutcome of(QueueStore store, Batch batch, int listed) {
-        List<String> ids = batch.jobIds();
+        List<String> ids = new ArrayList<>(batch.jobIds());
+        ids.addAll(othersJobs(store, batch));
         List<Job> completed = new ArrayList<>();
         List<Job> failed = new ArrayList<>();
         int c = 0;
@@ -57,6 +62,32 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
             }
         }
         return new BatchOutcome(c, f, open, completed, failed);
+    }
+
+    /**
+     * Jobs another writer added to the batch (mrt-zk's {@code Job.createJob}: Merritt's batch consumer,
+     * or a neighbour adding to one of ours): not in the batch's runs of ids, only in its reference
+     * folders. Listed only when those hold more jobs than the batch created (each listing bounded);
+     * ours alone never do, so our own batches cost one read here (issue 42).
+     */
+    static List<String> othersJobs(QueueStore store, Batch batch) {
+        String bid = batch.id();
+        List<String> folders = java.util.Arrays.stream(BatchRef.values()).map(r -> QueuePaths.batchRefs(bid, r)).toList();
+        Map<String, OpResult> r = store.calls().readMany(folders);
+        int referenced = 0;
+        for (String f : folders) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(f));
+            referenced += d == null ? 0 : d.getStat().getNumChildren();
+        }
+        if (referenced <= batch.status().jobsCreated()) {
+            return List.of();
+        }
+        java.util.Set<String> ours = new java.util.HashSet<>(batch.jobIds());
+        List<String> extra = new ArrayList<>();
+        for (BatchRef ref : BatchRef.values()) {
+            store.batches().jobs(bid, ref).stream().filter(j -> !ours.contains(j)).forEach(extra::add);
+        }
+        return extra;
     }
 
     boolean listsAll() {

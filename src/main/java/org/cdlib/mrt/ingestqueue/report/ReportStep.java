@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReportStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ReportStep.class);
+    /** How long a batch Merritt reports is left before this host looks at it again (Merritt's reporter moves it on). */
+    static final long MERRITTS_BATCH_LOOK_AGAIN_MS = 10 * 60_000L;
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final DepositorMail mail;
@@ -39,9 +41,24 @@ public final class ReportStep implements Processor {
         this.update = update;
     }
 
+    /**
+     * A batch Merritt's own batch consumer took ({@code Batch.acquirePendingBatch}) and made into jobs
+     * ({@code Job.createJob}): none of its jobs is ours (no runs of ids), yet its reference folders list
+     * jobs. Merritt's batch reporter ({@code acquireBatchForReporting}) reports it once its
+     * batch-processing is empty, so reporting it here too would mail the depositor twice (issue 42).
+     */
+    public static boolean merrittReports(Batch batch) {
+        return batch.jobIds().isEmpty() && batch.status().jobsCreated() == 0 && batch.jobCount() > 0;
+    }
+
     @Override
     public void process(Exchange exchange) throws Exception {
         Batch batch = BatchExchange.batch(exchange);
+        if (merrittReports(batch)) {
+            LOG.info("batch {}: its jobs were made by Merritt's batch consumer; Merritt's batch reporter reports it", batch.id());
+            BatchExchange.stay(exchange, "reported by Merritt's batch reporter", MERRITTS_BATCH_LOOK_AGAIN_MS);
+            return;
+        }
         BatchOutcome outcome = BatchOutcome.of(store, batch);
         List<String> recovered = null;
         StatusReport previous = batch.statusReport();

@@ -181,6 +181,7 @@ public final class IngestService implements AutoCloseable {
         }
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
+        store.healSpace(); // mrt-zk's workers move jobs into and out of downloading without the disk counters (issue 42)
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain

@@ -7,6 +7,7 @@ import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
 public final class ProvisionStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ProvisionStep.class);
 
+    /** How long an admission waits for the disk counters to be accounted before it is decided again later. */
+    private static final long ACCOUNTED_WITHIN_MS = 5_000;
     private final QueueStore store;
     private final FreeSpace disk;
     private final int maxUsedPercent;
@@ -47,6 +50,17 @@ public final class ProvisionStep implements Processor {
             LOG.info("job {} batch {}: fails: {}", job.id(), job.batchId(), never);
             JobExchange.fail(exchange, never);
             return;
+        }
+        // never on counters a move of mrt-zk's workers skipped (issue 42): one synced look, shared, healed first if need be
+        var heal = store.spaceHeal();
+        if (heal != null) {
+            try {
+                heal.awaitAccounted(ACCOUNTED_WITHIN_MS);
+            } catch (SpaceHeal.Stale e) {
+                LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), e.getMessage());
+                JobExchange.stay(exchange, e.getMessage());
+                return;
+            }
         }
         // a first look from the counts this process's own moves left (no read): a job they admit goes on, and its
         // move checks the counter's version; one they would refuse is looked at again on the counts as read

@@ -82,6 +82,10 @@ public final class JobRecords {
         try {
             return moveOnce(lock, to, change, by, keepFor, openLeft);
         } catch (CorruptNodeException e) {
+            if (e.path().startsWith(QueuePaths.batchStates(lock.job().batchId()) + "/") && addBatchRefFolders(lock.job().batchId())) {
+                // a batch Merritt's batch consumer took has only the folders mrt-zk's createJob made (issue 42)
+                return moveOnce(lock, to, change, by, keepFor, openLeft);
+            }
             if (childrenKnown && e.path().startsWith(QueuePaths.job(lock.jid()) + "/")) {
                 lock.children(null); // the job's children not as this lease chain knew them (changed by hand): listed
                 return moveOnce(lock, to, change, by, keepFor, openLeft);
@@ -182,6 +186,30 @@ public final class JobRecords {
         lock.job(moved);
         log.job(jid, job.batchId(), from, to, change.reason());
         return moved;
+    }
+
+    /**
+     * Creates the batch's reference folders that are missing, as mrt-zk's {@code Job.setBatchStatePath}
+     * does (empty structural nodes, no state of their own): Merritt's {@code Batch.acquirePendingBatch}
+     * creates only {@code states}, and its {@code createJob} only {@code batch-processing}. Never a
+     * batch root or {@code states} that is gone. True when one was created.
+     */
+    private boolean addBatchRefFolders(String bid) {
+        boolean created = false;
+        for (BatchRef r : List.of(BatchRef.PROCESSING, BatchRef.COMPLETED, BatchRef.FAILED)) {
+            try {
+                zk.counted(1);
+                zk.client().create().forPath(QueuePaths.batchRefs(bid, r), ZooKeeperCalls.EMPTY);
+                created = true;
+            } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
+                // there already
+            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+                return false; // the batch's states node is gone: the move stays refused
+            } catch (Exception e) {
+                throw ZooKeeperCalls.wrap("create " + QueuePaths.batchRefs(bid, r), e);
+            }
+        }
+        return created;
     }
 
     /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */

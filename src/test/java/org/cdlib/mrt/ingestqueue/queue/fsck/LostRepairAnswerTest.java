@@ -182,15 +182,16 @@ class LostRepairAnswerTest {
     @Test
     void aCounterRepairWhoseAnswerWasLostIsReportedAsRepaired() throws Exception {
         ZK.client().setData().forPath(QueuePaths.SPACE_RELEASED, "5".getBytes(StandardCharsets.UTF_8)); // 5 released, none admitted
-        int version = ZK.client().checkExists().forPath(QueuePaths.SPACE_RELEASED).getVersion();
-        spotter.onMulti(QueuePaths.SPACE_RELEASED, relay::holdAnswers);
+        int version = ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion();
+        spotter.onMulti(QueuePaths.SPACE_ADMITTED, relay::holdAnswers);
         CompletableFuture<ConsistencyCheck.Report> repair = repairing();
-        loseTheAnswer(() -> ZK.client().checkExists().forPath(QueuePaths.SPACE_RELEASED).getVersion() == version + 1);
+        loseTheAnswer(() -> ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion() == version + 1);
 
         ConsistencyCheck.Report r = repair.get(90, TimeUnit.SECONDS);
         assertEquals(List.of("space-reservation (repaired)"), kinds(r), r.toString());
-        assertEquals("0", new String(ZK.client().getData().forPath(QueuePaths.SPACE_RELEASED), StandardCharsets.UTF_8));
-        assertEquals(version + 1, ZK.client().checkExists().forPath(QueuePaths.SPACE_RELEASED).getVersion(), "written once");
+        // too little reserved (-5): admitted raised to match, no counter lowered
+        assertEquals("5", new String(ZK.client().getData().forPath(QueuePaths.SPACE_ADMITTED), StandardCharsets.UTF_8));
+        assertEquals(version + 1, ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion(), "written once");
         assertTrue(fsck.check().clean());
     }
 

@@ -1,0 +1,380 @@
+package org.cdlib.mrt.ingestqueue.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
+import org.cdlib.mrt.ingestqueue.report.ReportStep;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Merritt's ingest daemons beside ours on one ensemble (issue 42), through the raw ZooKeeper
+ * calls mrt-zk's Java makes (CDLUC3/mrt-zk at f113b84: {@code Batch.acquirePendingBatch},
+ * {@code Job.createJob}, {@code Job.acquireJob}, {@code QueueItem.setStatus}, {@code lock}/{@code unlock};
+ * every call on its own, no multi), on a session of their own.
+ */
+class MerrittDaemonsTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final String CONFIGURATION = "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
+            + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}";
+
+    @TempDir
+    Path dir;
+    QueueStore store;
+    CuratorFramework merrittClient;
+    ZooKeeper merritt;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = ZK.store(dir);
+        merrittClient = QueueTestSupport.client(ZK.server());
+        merritt = merrittClient.getZookeeperClient().getZooKeeper();
+    }
+
+    @AfterEach
+    void close() {
+        merrittClient.close();
+        store.close();
+    }
+
+    // ---- mrt-zk's calls, one by one -------------------------------------------------------------
+
+    static byte[] bytes(String s) {
+        return s == null ? new byte[0] : s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    String text(String path) throws Exception {
+        return new String(merritt.getData(path, false, null), StandardCharsets.UTF_8);
+    }
+
+    void create(String path, String data, CreateMode mode) throws Exception {
+        merritt.create(path, bytes(data), ZooDefs.Ids.OPEN_ACL_UNSAFE, mode);
+    }
+
+    /** {@code QueueItemHelper.createIfNeededForgiving}. */
+    void ensure(String path) throws Exception {
+        if (merritt.exists(path, false) == null) {
+            try {
+                create(path, null, CreateMode.PERSISTENT);
+            } catch (KeeperException.NodeExistsException raced) {
+                // forgiven
+            }
+        }
+    }
+
+    /** {@code QueueItem.lock}: an exists check, then an empty ephemeral create; false when held. */
+    boolean lock(String item) throws Exception {
+        if (merritt.exists(item + "/lock", false) != null) {
+            return false;
+        }
+        try {
+            create(item + "/lock", null, CreateMode.EPHEMERAL);
+            return true;
+        } catch (KeeperException e) {
+            return false;
+        }
+    }
+
+    void unlock(String item) throws Exception {
+        merritt.delete(item + "/lock", -1);
+    }
+
+    static String now() {
+        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss Z").format(java.time.ZonedDateTime.now());
+    }
+
+    /** {@code QueueItem.setStatus}: the status rewritten whole, unversioned. */
+    void setStatus(String item, String status) throws Exception {
+        String old = text(item + "/status");
+        String json = old.replaceFirst("\"status\":\"[A-Za-z]+\"", "\"status\":\"" + status + "\"");
+        merritt.setData(item + "/status", bytes(json), -1);
+    }
+
+    /** {@code Batch.createBatch} as Merritt's front end calls it. */
+    String createBatch() throws Exception {
+        String path = merritt.create("/batches/bid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        create(path + "/submission", "{\"batchID\":\"bid-1\",\"profile\":\"demo_content\",\"type\":\"file\","
+                + "\"filename\":\"a.txt\",\"update\":false,\"submitter\":\"merritt\"}", CreateMode.PERSISTENT);
+        create(path + "/status", "{\"message\":\"\",\"last_modified\":\"" + now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
+        return path.substring("/batches/".length());
+    }
+
+    /** {@code Batch.acquirePendingBatch} on that batch: locked, {@code states} created (nothing under it), Processing. */
+    void acquirePendingBatch(String bid) throws Exception {
+        assertNull(merritt.exists("/batches/" + bid + "/states", false));
+        assertTrue(lock("/batches/" + bid));
+        create("/batches/" + bid + "/states", null, CreateMode.PERSISTENT);
+        setStatus("/batches/" + bid, "Processing");
+    }
+
+    /** {@code Job.createJob}: root, lock, bid, priority, space, configuration, status, batch reference, state reference, unlock. */
+    String createJob(String bid) throws Exception {
+        String path = merritt.create("/jobs/jid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        String jid = path.substring("/jobs/".length());
+        create(path + "/lock", null, CreateMode.EPHEMERAL);
+        create(path + "/bid", bid, CreateMode.PERSISTENT);
+        create(path + "/priority", "5", CreateMode.PERSISTENT);
+        create(path + "/space_needed", "0", CreateMode.PERSISTENT);
+        create(path + "/configuration", CONFIGURATION, CreateMode.PERSISTENT);
+        create(path + "/status", "{\"retry_count\":0,\"last_successful_status\":null,\"message\":\"\",\"last_modified\":\""
+                + now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
+        ensure("/batches/" + bid + "/states/batch-processing"); // setBatchStatePath: the parent if needed, then the reference
+        ensure("/batches/" + bid + "/states/batch-processing/" + jid);
+        create("/jobs/states/pending/05-" + jid, null, CreateMode.PERSISTENT);
+        unlock(path);
+        return jid;
+    }
+
+    /** {@code Job.acquireJob(state)}: the state's references in name order, the first one it can lock. */
+    String acquireJob(JobState state) throws Exception {
+        List<String> refs = new ArrayList<>(merritt.getChildren("/jobs/states/" + state.wire(), false));
+        Collections.sort(refs);
+        for (String ref : refs) {
+            String jid = ref.substring(3);
+            if (lock("/jobs/" + jid)) {
+                return jid;
+            }
+        }
+        return null;
+    }
+
+    /** An mrt-zk worker's move of a job it holds: status, then the state reference deleted and created, then unlock. */
+    void mrtZkMove(String jid, JobState from, JobState to) throws Exception {
+        setStatus("/jobs/" + jid, to.zk());
+        merritt.delete("/jobs/states/" + from.wire() + "/05-" + jid, -1);
+        merritt.create("/jobs/states/" + to.wire() + "/05-" + jid, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        unlock("/jobs/" + jid);
+    }
+
+    static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 30 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Our workers: claim the job from its state's folder and move it on, up to {@code to}. */
+    void work(String jid, JobState to) {
+        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
+                    () -> new AssertionError("our worker could not claim " + jid));
+            store.transition(lock, s.successor(), Change.because("step succeeded"));
+        }
+    }
+
+    // ---- 1: jobs of a batch Merritt's batch consumer took --------------------------------------
+
+    @Test
+    void jobsOfABatchMerrittsBatchConsumerTookCompleteAndMerrittsReporterReportsThemOnce() throws Exception {
+        String bid = createBatch();
+        acquirePendingBatch(bid);
+        List<String> jids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            jids.add(createJob(bid));
+        }
+        setStatus("/batches/" + bid, "Reporting"); // mrt-ingest's BatchConsumer, once the jobs are made
+        unlock("/batches/" + bid);
+        assertNull(merritt.exists("/batches/" + bid + "/states/batch-completed", false), "mrt-zk made no such folder");
+
+        for (String jid : jids) {
+            work(jid, JobState.COMPLETED); // notify → completed was refused: NONODE on states/batch-completed/JID
+        }
+        for (String jid : jids) {
+            assertEquals(JobState.COMPLETED, store.jobs().load(jid).state());
+        }
+        assertEquals(0, merritt.getChildren("/batches/" + bid + "/states/batch-processing", false).size());
+        assertTrue(ReportStep.merrittReports(store.batches().load(bid)), "Merritt's batch: its reporter's, not ours");
+        assertTrue(store.calls().stat(QueuePaths.batchIndex(org.cdlib.mrt.ingestqueue.queue.model.BatchState.REPORTING, bid)) == null,
+                "not in our reporting index: no report of ours");
+
+        // mrt-ingest's BatchReportConsumer: Batch.acquireBatchForReporting takes it, reads its jobs, completes it
+        assertTrue(lock("/batches/" + bid), "nobody of ours holds it");
+        setStatus("/batches/" + bid, "Reporting");
+        List<String> reported = new ArrayList<>(merritt.getChildren("/batches/" + bid + "/states/batch-completed", false));
+        Collections.sort(reported);
+        assertEquals(jids, reported, "its report lists every job");
+        assertTrue(merritt.getChildren("/batches/" + bid + "/states/batch-failed", false).isEmpty());
+        setStatus("/batches/" + bid, "Completed");
+        unlock("/batches/" + bid);
+    }
+
+    // ---- 2: the disk counters beside mrt-zk's workers ------------------------------------------
+
+    /** Jobs estimated at distinct sizes, in provisioning. */
+    List<String> provisioning(int n) {
+        String bid = QueueTestSupport.batchWithJobs(store, n, 5);
+        List<String> jids = new ArrayList<>(store.batches().jobs(bid, BatchRef.PROCESSING));
+        Collections.sort(jids);
+        for (int i = 0; i < jids.size(); i++) {
+            QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
+            JobLock l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
+            store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000L + 37L * i));
+        }
+        return jids;
+    }
+
+    boolean exact() {
+        return SpaceCheck.run(store, false).isEmpty();
+    }
+
+    @Test
+    void mrtZkWorkersMovesIntoAndOutOfDownloadingKeepOurCountersExactWithinSeconds() throws Exception {
+        SpaceHeal heal = store.healSpace();
+        List<String> jids = provisioning(40);
+        List<String> theirs = jids.subList(0, 20);
+        List<String> ours = jids.subList(20, 40);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            // ours: admitted into downloading and on out of it, concurrently with theirs
+            Future<?> ourWork = pool.submit(() -> {
+                for (String jid : ours) {
+                    JobLock l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
+                    store.transition(l, JobState.DOWNLOADING, Change.because("admitted").admittedWhileReservedAtMost(Long.MAX_VALUE / 4));
+                    JobLock d = store.claims().tryLockJob(jid, "downloader").orElseThrow();
+                    store.transition(d, JobState.PROCESSING, Change.because("downloaded"));
+                }
+                return null;
+            });
+            Future<?> theirWork = pool.submit(() -> {
+                for (int i = 0; i < theirs.size(); i++) {
+                    String jid = acquireJob(JobState.PROVISIONING);
+                    mrtZkMove(jid, JobState.PROVISIONING, JobState.DOWNLOADING);
+                    if (i % 2 == 0) { // half of theirs stay in downloading
+                        assertTrue(lock("/jobs/" + jid));
+                        mrtZkMove(jid, JobState.DOWNLOADING, JobState.PROCESSING);
+                    }
+                }
+                return null;
+            });
+            ourWork.get();
+            theirWork.get();
+        } finally {
+            pool.shutdownNow();
+        }
+        long start = System.nanoTime();
+        waitFor("the counters exact", this::exact);
+        System.out.printf("counters exact %d ms after the last move; %d heal(s), %d evaluation(s)%n",
+                (System.nanoTime() - start) / 1_000_000, heal.heals(), heal.evaluations());
+        assertTrue(heal.heals() > 0, "healed: mrt-zk's moves skipped the counters");
+        assertEquals(10, store.jobs().count(JobState.DOWNLOADING), "theirs left in downloading");
+        long needed = store.jobs().spaceNeeded(store.jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList());
+        assertEquals(needed, store.jobs().spaceReserved().bytes());
+        assertTrue(counter(QueuePaths.SPACE_ADMITTED) >= 0 && counter(QueuePaths.SPACE_RELEASED) >= 0, "never negative");
+        ConsistencyCheck.Report fsck = new ConsistencyCheck(store).check();
+        assertTrue(fsck.violations().stream().noneMatch(v -> v.kind().equals("space-reservation")), fsck.toString());
+    }
+
+    long counter(String path) throws Exception {
+        return Long.parseLong(text(path));
+    }
+
+    /** Provisioning's wait: once it returns, a move mrt-zk made just before is in the counters. */
+    @Test
+    void anAdmissionWaitsUntilAMoveThatSkippedTheCountersIsAccounted() throws Exception {
+        SpaceHeal heal = store.healSpace();
+        List<String> jids = provisioning(3);
+        heal.awaitAccounted(10_000);
+        long before = store.jobs().spaceReserved().bytes();
+        String jid = acquireJob(JobState.PROVISIONING);
+        mrtZkMove(jid, JobState.PROVISIONING, JobState.DOWNLOADING);
+        heal.awaitAccounted(10_000); // what ProvisionStep does before it decides
+        assertEquals(before + store.jobs().load(jid).spaceNeeded(), store.jobs().spaceReserved().bytes(),
+                "admission decides on the healed counters");
+        assertTrue(exact());
+        assertEquals(jids.get(0), jid);
+    }
+
+    /**
+     * The cost of the healing: ZooKeeper operations this store issued per mrt-zk move into and out
+     * of downloading (the watch's evaluation, the cut, the repair), with {@code n} jobs downloading.
+     */
+    @Test
+    void healingCostPerMrtZkMove() throws Exception {
+        SpaceHeal heal = store.healSpace();
+        List<String> jids = provisioning(201);
+        for (String jid : jids.subList(1, 201)) {
+            JobLock l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
+            store.transition(l, JobState.DOWNLOADING, Change.because("admitted"));
+        }
+        String jid = jids.get(0);
+        heal.awaitAccounted(10_000);
+        int moves = 10;
+        long ops = store.operations();
+        long evaluations = heal.evaluations();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < moves; i++) {
+            long heals = heal.heals();
+            assertTrue(lock("/jobs/" + jid));
+            mrtZkMove(jid, JobState.PROVISIONING, JobState.DOWNLOADING);
+            waitFor("healed in", () -> heal.heals() > heals);
+            long heals2 = heal.heals();
+            assertTrue(lock("/jobs/" + jid));
+            mrtZkMove(jid, JobState.DOWNLOADING, JobState.PROVISIONING);
+            waitFor("healed out", () -> heal.heals() > heals2);
+        }
+        long perMove = (store.operations() - ops) / (2L * moves);
+        System.out.printf("BENCH heal: 200 jobs downloading, %d mrt-zk moves: %d ZooKeeper ops per move, %d evaluations, %.1f ms per move%n",
+                2 * moves, perMove, heal.evaluations() - evaluations, (System.nanoTime() - t0) / 1e6 / (2 * moves));
+        // our own moves: the mark stays, so an evaluation is one synced stat and one counters read
+        long ops2 = store.operations();
+        long ev2 = heal.evaluations();
+        long heals = heal.heals();
+        for (String j : jids.subList(1, 21)) {
+            JobLock l = store.claims().tryLockJob(j, "downloader").orElseThrow();
+            store.transition(l, JobState.PROCESSING, Change.because("downloaded"));
+        }
+        heal.awaitAccounted(10_000);
+        System.out.printf("BENCH heal: 20 moves of ours out of downloading: %d ZooKeeper ops in all (moves included), %d evaluations, %d heals%n",
+                store.operations() - ops2, heal.evaluations() - ev2, heal.heals() - heals);
+        assertEquals(heals, heal.heals(), "our own moves need no heal");
+        assertTrue(exact());
+    }
+
+    // ---- 3: a job one side holds is never worked by the other ----------------------------------
+
+    @Test
+    void mrtZkAcquireJobPassesAJobWeHoldAndOursPassesOneItHolds() throws Exception {
+        String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
+        List<String> jids = new ArrayList<>(store.batches().jobs(bid, BatchRef.PROCESSING));
+        Collections.sort(jids);
+        JobLock ours = store.claims().tryLockJob(jids.get(0), "our-worker").orElseThrow();
+        assertEquals(jids.get(1), acquireJob(JobState.PENDING), "acquireJob(Pending) passes the job we hold, takes the next");
+        assertNull(acquireJob(JobState.PENDING), "and nothing else");
+        assertEquals(Optional.empty(), store.claims().tryLockJob(jids.get(1), "our-worker"), "the one it holds is not ours to take");
+        assertFalse(store.claims().claim(JobState.PENDING, "05-" + jids.get(1), "our-worker").isPresent());
+        store.unlock(ours);
+        unlock("/jobs/" + jids.get(1));
+    }
+}
