@@ -1,0 +1,135 @@
+package org.cdlib.mrt.ingestqueue.runtime;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every JOB-level action of Merritt's Admin Tool, made through the Ruby gem's calls exactly
+ * ({@link RubyAdminTool}: the status rewritten whole with {@code setData(-1)}, the state reference
+ * moved by a delete and a create, no multi), on a running service: its effect within 10 s, as
+ * Merritt's operators expect, and our API shows it (issue 42).
+ */
+class AdminToolJobActionsTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Duration TEN_SECONDS = Duration.ofSeconds(10);
+    static final String ARK = "ark:/99999/fk4admintool";
+
+    @TempDir
+    Path dir;
+    RunningService service;
+    QueueStore store;
+    RubyAdminTool tool;
+    ZooKeeper raw;
+
+    @BeforeEach
+    void start() throws Exception {
+        service = RunningService.start(ZK.server().getConnectString(), dir);
+        store = service.store();
+        raw = ZK.client().getZookeeperClient().getZooKeeper(); // another session, as the Admin Tool's
+        tool = new RubyAdminTool(raw);
+    }
+
+    @AfterEach
+    void stop() {
+        service.close();
+    }
+
+    JsonNode ok(String method, String path) throws Exception {
+        HttpResponse<String> r = service.call(method, path);
+        assertEquals(200, r.statusCode(), method + " " + path + ": " + r.body());
+        return JSON.readTree(r.body());
+    }
+
+    JsonNode job(String jid) throws Exception {
+        return ok("GET", "/api/jobs/" + jid);
+    }
+
+    ServiceTestSupport.RecordingStep step(String name) {
+        return service.support().steps.get(name);
+    }
+
+    /** A batch of {@code n} jobs made while the queue is held; {@code before} runs before it is let go. */
+    List<String> jobs(int n, java.util.function.Consumer<List<String>> before) {
+        store.holds().holdQueue("test");
+        String bid = QueueTestSupport.batchWithJobs(store, n, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        before.accept(jids);
+        store.holds().releaseQueue();
+        return jids;
+    }
+
+    @Test
+    void theAdminToolsFailOfAJobOurWorkerHoldsStopsItLetsGoOfEverythingAndOurRequeueWorks() throws Exception {
+        CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch failed = new CountDownLatch(1);
+        AtomicInteger outsideCalls = new AtomicInteger();
+        List<String> jids = jobs(1, ids -> step("processStep").behaviour.put(ids.get(0), e -> {
+            if (step("processStep").seen.size() > 1) {
+                return; // the requeued run goes through
+            }
+            JobLock lock = JobExchange.lock(e);
+            store.records().writeIdentifiers(lock, new Identifiers(ARK, List.of("loc0")));
+            assertNull(store.records().lockObject(lock, ARK));
+            inStep.countDown();
+            try {
+                failed.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            lock.verifyHeld(); // the fence before an outside call
+            outsideCalls.incrementAndGet();
+        }));
+        String jid = jids.get(0);
+        assertTrue(inStep.await(30, TimeUnit.SECONDS));
+        assertTrue(raw.exists(QueuePaths.objectLock(ARK), false) != null);
+
+        tool.fail(jid);
+        failed.countDown();
+
+        await().atMost(TEN_SECONDS).untilAsserted(() -> {
+            assertNull(raw.exists(QueuePaths.jobLock(jid), false), "no lock left on the job");
+            assertNull(raw.exists(QueuePaths.objectLock(ARK), false), "nor on its object");
+            assertEquals(0, store.claims().held().size(), "nothing of the job in our ledger");
+        });
+        assertEquals(0, outsideCalls.get(), "the worker made no outside call after the Fail");
+        JsonNode shown = job(jid);
+        assertEquals("failed", shown.at("/status/status").asText(), shown.toString());
+        assertEquals("", shown.at("/status/error_message").asText(""), "the Admin Tool's message (none), not ours: " + shown);
+        assertEquals(JobState.FAILED, store.jobs().find(jid).orElseThrow().state());
+
+        ok("POST", "/api/jobs/" + jid + "/requeue");
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().find(jid).orElseThrow().state() == JobState.COMPLETED);
+        assertNull(raw.exists(QueuePaths.jobLock(jid), false));
+        assertFalse(store.claims().held().size() > 0);
+    }
+}
