@@ -1,5 +1,8 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -40,6 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminToolJobActionsTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();
+    @RegisterExtension
+    static final WireMockExtension http = WireMockExtension.newInstance()
+            .options(WireMockConfiguration.options().dynamicPort()).build();
     static final ObjectMapper JSON = new ObjectMapper();
     static final Duration TEN_SECONDS = Duration.ofSeconds(10);
     static final String ARK = "ark:/99999/fk4admintool";
@@ -131,5 +140,61 @@ class AdminToolJobActionsTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().find(jid).orElseThrow().state() == JobState.COMPLETED);
         assertNull(raw.exists(QueuePaths.jobLock(jid), false));
         assertFalse(store.claims().held().size() > 0);
+    }
+
+    String fileBatch(String name) {
+        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
+    }
+
+    String onlyJob(String bid) {
+        List<String> all = new java.util.ArrayList<>();
+        for (BatchRef r : BatchRef.values()) {
+            all.addAll(store.batches().jobs(bid, r));
+        }
+        assertEquals(1, all.size(), bid + ": " + all);
+        return all.get(0);
+    }
+
+    String shownState(String jid) throws Exception {
+        return job(jid).at("/status/status").asText();
+    }
+
+    @Test
+    void aCollectionLockHoldsEachJobAsMerrittsAndTheAdminToolsReleaseAllReleasesThem() throws Exception {
+        assertTrue(tool.lockCollection("demo_content"));
+        String first = fileBatch("first.txt");
+        String second = fileBatch("second.txt");
+
+        // the batches' jobs are made; each pending job of the locked collection goes to held
+        await().atMost(TEN_SECONDS).until(() -> store.batches().load(first).jobCount() == 1
+                && store.batches().load(second).jobCount() == 1);
+        String a = onlyJob(first);
+        String b = onlyJob(second);
+        await().atMost(TEN_SECONDS).untilAsserted(() -> {
+            assertEquals("held", shownState(a));
+            assertEquals("held", shownState(b));
+        });
+        assertTrue(ok("GET", "/api/queue").at("/holds/collections").toString().contains("demo_content"));
+
+        // release-all while the collection is still locked: each released job goes back to held, as Merritt's
+        assertEquals(2, tool.releaseAllHeld());
+        await().atMost(TEN_SECONDS).untilAsserted(() -> {
+            assertEquals("held", shownState(a));
+            assertEquals("held", shownState(b));
+            assertTrue(step("estimateStep").seen.isEmpty(), "no job was worked");
+        });
+
+        // the unlock alone releases nothing (mrt-ingest's consumers never release a held job)
+        tool.unlockCollection("demo_content");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> store.jobs().refs(JobState.HELD).size() == 2);
+        assertTrue(step("estimateStep").seen.isEmpty());
+
+        // our API releases one, the Admin Tool's release-all the other: both batches complete
+        ok("POST", "/api/jobs/" + a + "/release");
+        assertEquals(1, tool.releaseAllHeld());
+        await().atMost(TEN_SECONDS).until(() -> store.batches().load(first).state() == BatchState.COMPLETED
+                && store.batches().load(second).state() == BatchState.COMPLETED);
+        assertEquals("completed", shownState(b));
     }
 }
