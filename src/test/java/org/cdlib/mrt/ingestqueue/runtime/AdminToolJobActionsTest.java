@@ -97,10 +97,13 @@ class AdminToolJobActionsTest {
         return jids;
     }
 
-    @Test
-    void theAdminToolsFailOfAJobOurWorkerHoldsStopsItLetsGoOfEverythingAndOurRequeueWorks() throws Exception {
+    /** A job our processing worker holds, its ARK's object lock taken; it waits for {@code go}, then fences and counts an outside call. */
+    record HeldByOurWorker(String jid, CountDownLatch go, AtomicInteger outsideCalls) {
+    }
+
+    HeldByOurWorker heldByOurWorker() throws Exception {
         CountDownLatch inStep = new CountDownLatch(1);
-        CountDownLatch failed = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
         AtomicInteger outsideCalls = new AtomicInteger();
         List<String> jids = jobs(1, ids -> step("processStep").behaviour.put(ids.get(0), e -> {
             if (step("processStep").seen.size() > 1) {
@@ -111,35 +114,60 @@ class AdminToolJobActionsTest {
             assertNull(store.records().lockObject(lock, ARK));
             inStep.countDown();
             try {
-                failed.await(30, TimeUnit.SECONDS);
+                go.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
             }
             lock.verifyHeld(); // the fence before an outside call
             outsideCalls.incrementAndGet();
         }));
-        String jid = jids.get(0);
         assertTrue(inStep.await(30, TimeUnit.SECONDS));
         assertTrue(raw.exists(QueuePaths.objectLock(ARK), false) != null);
+        return new HeldByOurWorker(jids.get(0), go, outsideCalls);
+    }
 
-        tool.fail(jid);
-        failed.countDown();
-
+    /** The worker stopped and let go of everything it held for the job; the job failed; our requeue works. */
+    void stoppedAndRequeued(HeldByOurWorker w, String message) throws Exception {
+        String jid = w.jid();
         await().atMost(TEN_SECONDS).untilAsserted(() -> {
             assertNull(raw.exists(QueuePaths.jobLock(jid), false), "no lock left on the job");
             assertNull(raw.exists(QueuePaths.objectLock(ARK), false), "nor on its object");
             assertEquals(0, store.claims().held().size(), "nothing of the job in our ledger");
+            assertEquals(1, step("processStep").seen.size());
         });
-        assertEquals(0, outsideCalls.get(), "the worker made no outside call after the Fail");
+        assertEquals(0, w.outsideCalls().get(), "the worker made no outside call after the Fail");
         JsonNode shown = job(jid);
         assertEquals("failed", shown.at("/status/status").asText(), shown.toString());
-        assertEquals("", shown.at("/status/error_message").asText(""), "the Admin Tool's message (none), not ours: " + shown);
+        assertEquals(message, shown.at("/status/error_message").asText(""), shown.toString());
         assertEquals(JobState.FAILED, store.jobs().find(jid).orElseThrow().state());
 
         ok("POST", "/api/jobs/" + jid + "/requeue");
         await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().find(jid).orElseThrow().state() == JobState.COMPLETED);
         assertNull(raw.exists(QueuePaths.jobLock(jid), false));
-        assertFalse(store.claims().held().size() > 0);
+        assertEquals(0, store.claims().held().size());
+    }
+
+    @Test
+    void theAdminToolsFailOfAJobOurWorkerHoldsStopsItLetsGoOfEverythingAndOurRequeueWorks() throws Exception {
+        HeldByOurWorker w = heldByOurWorker();
+        tool.fail(w.jid());
+        w.go().countDown();
+        stoppedAndRequeued(w, ""); // the Admin Tool's message: none
+    }
+
+    @Test
+    void ourApisFailStopsTheWorkerTheSameWayAndIsRefusedForAFinishedJob() throws Exception {
+        HeldByOurWorker w = heldByOurWorker();
+        JsonNode failed = ok("POST", "/api/jobs/" + w.jid() + "/fail?reason=stuck+at+storage");
+        assertEquals("failed", failed.at("/status/status").asText(), failed.toString());
+        w.go().countDown();
+        stoppedAndRequeued(w, "failed by alice: stuck at storage");
+
+        HttpResponse<String> again = service.call("POST", "/api/jobs/" + w.jid() + "/fail");
+        assertEquals(409, again.statusCode(), again.body());
+        assertTrue(again.body().contains("completed"), again.body());
+        assertEquals(404, service.call("POST", "/api/jobs/jid0000999999/fail").statusCode());
+        assertEquals(400, service.call("POST", "/api/jobs/" + w.jid() + "/fail?reason=a%00b").statusCode());
     }
 
     String fileBatch(String name) {
