@@ -36,6 +36,14 @@ final class AdminRoutes {
         api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc, admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
         api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc, admin.releaseJob(rc.pathParam("jid"), HttpApi.user(rc))));
         api.add(POST, "/api/jobs/:jid/requeue", Access.ADMIN, "Requeue a failed job", rc -> job(rc, admin.requeueJob(rc.pathParam("jid"), HttpApi.user(rc))));
+        api.add(POST, "/api/jobs/:jid/fail", Access.ADMIN, "Force a job into failed, stopping the worker that holds it (reason=…), as the Admin Tool's Fail", rc -> {
+            String reason = rc.queryParams().get("reason");
+            InputChecks.text("reason", reason);
+            if (reason != null && reason.length() > 1_000) {
+                throw new ApiError(400, "field 'reason' is " + reason.length() + " characters long; at most 1000");
+            }
+            job(rc, admin.failJob(rc.pathParam("jid"), reason, HttpApi.user(rc)));
+        });
         api.add(POST, "/api/jobs/:jid/delete", Access.ADMIN, "Delete a failed or held job (confirm=true when its batch is open)", rc -> {
             admin.deleteJob(rc.pathParam("jid"), "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("jid")));

@@ -123,10 +123,8 @@ public final class BatchPendingStep implements Processor {
             return;
         }
         int before = batch.status().jobsCreated();
-        if (before == 0 && store.holds().isCollectionHeld(profile.id())) {
-            BatchExchange.next(exchange, BatchState.HELD, "collection " + profile.id() + " is held");
-            return;
-        }
+        // a held collection holds its jobs, not its batches, as Merritt does (issue 42): the jobs are
+        // made, and each one's pending step moves it to held, where the Admin Tool's release reaches it
         try {
             if (!batch.status().allJobsCreated()) {
                 int room = Math.min(window - batch.count(BatchRef.PROCESSING), maxOpen - store.jobs().openCount());

@@ -184,11 +184,13 @@ class BatchPendingStepTest {
     }
 
     @Test
-    void aBatchOfAHeldCollectionIsHeldBeforeAnyJobIsMade() throws Exception {
+    void aBatchOfAHeldCollectionHasItsJobsMadeAsMerrittsDoes() throws Exception {
+        // Merritt holds per job (its job consumer moves a pending job of a locked collection to held):
+        // the batch goes on to processing and each job's pending step holds it (issue 42)
         store.holds().holdCollection("demo_content", "operator");
         Exchange ex = run(submission("demo_content", "http://example.org/f.txt", "file"));
-        assertEquals(BatchState.HELD, BatchExchange.next(ex));
-        assertTrue(jobs(ex).isEmpty());
+        assertEquals(BatchState.PROCESSING, BatchExchange.next(ex));
+        assertEquals(1, jobs(ex).size());
     }
 
     @Test

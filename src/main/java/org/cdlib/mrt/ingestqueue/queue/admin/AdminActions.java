@@ -77,6 +77,62 @@ public final class AdminActions {
         return moveJob(jid, JobState.FAILED, s -> JobState.resumeAfter(s.lastSuccessful()), "requeued by " + by);
     }
 
+    /** How many times a fail breaks a worker's lock and tries to take the job, before it answers 409. */
+    private static final int FAIL_ATTEMPTS = 5;
+
+    /**
+     * Forces a job into failed, as Merritt's Admin Tool "Fail" does (issue 42), from any working
+     * state (pending … notify). A worker's lock (ours or an mrt-zk host's) is broken first, through the
+     * one break path, so its holder's next fence or commit fails as stale and it stops, letting go of
+     * what it holds; then the job is moved under an operator's lock in one transaction (references,
+     * space counters, object lock). Held, failed, completed and deleted jobs are refused, naming why.
+     */
+    public Job failJob(String jid, String reason, String by) {
+        String message = "failed by " + by + (reason == null || reason.isBlank() ? "" : ": " + reason.strip());
+        for (int attempt = 1; ; attempt++) {
+            Job seen = store.jobs().find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
+            requireFailable(jid, seen.state());
+            Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
+            if (lock.isEmpty()) {
+                if (attempt >= FAIL_ATTEMPTS) {
+                    throw new LockedException("job " + jid + " (" + seen.state() + "): its lock was broken but a worker took it "
+                            + "again each time; try again");
+                }
+                var outcome = store.claims().breaks().breakLock(jid, org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.By.OPERATOR,
+                        null, "to fail the job, by " + by);
+                if (outcome.broken()) {
+                    LOG.warn("job {}: lock of {} broken to fail it, by {}", jid, outcome.holder(), by);
+                }
+                continue;
+            }
+            try {
+                Job job = lock.get().job();
+                requireFailable(jid, job.state());
+                Job failed = store.moves().move(lock.get(), JobState.FAILED, Change.failure(message), Transition.By.ADMIN);
+                LOG.info("job {}: failed from {} by {}", jid, job.state(), by);
+                return failed;
+            } catch (RuntimeException e) {
+                unlockQuietly(lock.get());
+                throw e;
+            }
+        }
+    }
+
+    private static void requireFailable(String jid, JobState state) {
+        String why = switch (state) {
+            case COMPLETED -> "it is completed: its object is stored and recorded, nothing is left to stop";
+            case DELETED -> "it is deleted";
+            case FAILED -> "it has failed already; nothing changed";
+            case HELD -> "it is held: no worker runs it (release it, or delete it)";
+            default -> null;
+        };
+        if (why != null) {
+            throw new IllegalTransitionException("job " + jid + " cannot be failed: " + why,
+                    Transitions.allowedFrom(Transitions.JOB, state));
+        }
+        Transitions.requireJob(jid, state, JobState.FAILED, Transition.By.ADMIN);
+    }
+
     public void deleteJob(String jid, boolean confirm, String by) {
         JobLock lock;
         try {

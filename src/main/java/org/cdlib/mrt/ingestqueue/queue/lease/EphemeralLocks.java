@@ -175,7 +175,12 @@ public final class EphemeralLocks implements AutoCloseable {
 
     /** Deletes the lease's lock node if it is still its own; retried in the background while the session lives. */
     public void release(Lease lease) {
-        release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes);
+        if (release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes) == Released.NOT_OURS && lease instanceof JobLock job) {
+            // someone else removed it (Merritt's Admin Tool "Fail" deletes the lock of a job a worker
+            // holds; an operator's break): the object lock the lease took is let go too, once the job
+            // no longer writes the object
+            ObjectLocks.letGoAbandoned(zk, job);
+        }
     }
 
     /** The lease's lock was removed by a transaction of its holder (a move, a deletion): out of the ledger. */
@@ -183,17 +188,19 @@ public final class EphemeralLocks implements AutoCloseable {
         held.letGo(lease.path, lease.ownerBytes);
     }
 
-    private void release(ZooKeeper handle, long sessionId, String path, byte[] owner) {
-        if (tryRelease(handle, sessionId, path, owner)) {
+    private Released release(ZooKeeper handle, long sessionId, String path, byte[] owner) {
+        Released r = tryRelease(handle, sessionId, path, owner);
+        if (r != Released.AGAIN) {
             held.letGo(path, owner);
         } else {
             LOG.warn("lock {} not released yet (ZooKeeper unreachable): retrying until it is or the session ends", path);
             retries.schedule(() -> retry(handle, sessionId, path, owner, 1), 500, TimeUnit.MILLISECONDS);
         }
+        return r;
     }
 
     private void retry(ZooKeeper handle, long sessionId, String path, byte[] owner, int attempt) {
-        if (tryRelease(handle, sessionId, path, owner)) {
+        if (tryRelease(handle, sessionId, path, owner) != Released.AGAIN) {
             held.letGo(path, owner);
             LOG.info("lock {} released after {} retries", path, attempt);
         } else {
@@ -202,39 +209,43 @@ public final class EphemeralLocks implements AutoCloseable {
         }
     }
 
+    /** How a release ended: deleted (or gone with its session), found removed or someone else's, or to be tried again. */
+    private enum Released { DONE, NOT_OURS, AGAIN }
+
     /**
-     * True when our lock is gone (released, gone with its session, or broken and now someone
-     * else's, which is left alone); false when it must be tried again. The node is deleted only
-     * when both its session and its owner bytes are ours, at the version read with them.
+     * DONE when our lock is deleted or went with its session; NOT_OURS when it is gone or someone
+     * else's (a break, an outside writer's unlock, and maybe a new claim: left alone); AGAIN when it
+     * must be tried again. The node is deleted only when both its session and its owner bytes are
+     * ours, at the version read with them.
      */
-    private boolean tryRelease(ZooKeeper handle, long sessionId, String path, byte[] owner) {
+    private Released tryRelease(ZooKeeper handle, long sessionId, String path, byte[] owner) {
         if (handle.getSessionId() != sessionId || !handle.getState().isAlive()) {
-            return true; // the session is over, and its ephemeral lock with it
+            return Released.DONE; // the session is over, and its ephemeral lock with it
         }
         try {
             for (int attempt = 0; attempt < 3; attempt++) {
                 Stat st = new Stat();
                 byte[] data = handle.getData(path, false, st);
                 if (st.getEphemeralOwner() != sessionId || !Arrays.equals(owner, data)) {
-                    return true; // not ours (any more): a lock break, and maybe a new claim
+                    return Released.NOT_OURS; // not ours (any more): a lock break, and maybe a new claim
                 }
                 try {
                     handle.delete(path, st.getVersion());
-                    return true;
+                    return Released.DONE;
                 } catch (KeeperException.BadVersionException e) {
                     // handed on in this process meanwhile (a kept lock is rewritten): read it again
                 }
             }
-            return false;
+            return Released.AGAIN;
         } catch (KeeperException.NoNodeException e) {
-            return true;
+            return Released.NOT_OURS;
         } catch (KeeperException.SessionExpiredException e) {
-            return true;
+            return Released.DONE;
         } catch (KeeperException e) {
-            return false;
+            return Released.AGAIN;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return Released.AGAIN;
         }
     }
 

@@ -127,6 +127,47 @@ public final class ObjectLocks {
     }
 
     /**
+     * A lease whose job lock someone else removed (Merritt's Admin Tool "Fail" deletes the lock of a
+     * job a worker holds; an operator's break) leaves its object lock behind, since no move of its
+     * holder ever ends its writing. It is let go here, when the lock names this job and the job is
+     * no longer writing (failed, held, deleted, pending again): deleted at the version read, with a
+     * check of the job's status at the version that said so, so a requeue meanwhile (which moves the
+     * status, and whose new holder keeps the same node for the same job) makes it a no-op.
+     */
+    static void letGoAbandoned(ZooKeeperCalls zk, JobLock lock) {
+        Held known = lock.heldObject();
+        lock.heldObject(null);
+        Job job = lock.job();
+        String ark = known != null ? known.ark() : job == null ? null : job.identifiers().primary();
+        if (ark == null || ark.isEmpty() || (known == null && !WRITING.contains(job.state()))) {
+            return; // a lease that took none, or whose state holds none
+        }
+        String path = QueuePaths.objectLock(ark);
+        try {
+            org.apache.zookeeper.data.Stat objectStat = new org.apache.zookeeper.data.Stat();
+            byte[] holder = zk.read(path, objectStat);
+            if (!lock.jid().equals(QueueJson.text(holder))) {
+                return;
+            }
+            org.apache.zookeeper.data.Stat statusStat = new org.apache.zookeeper.data.Stat();
+            JobState now = QueueJson.read(QueuePaths.jobStatus(lock.jid()), zk.read(QueuePaths.jobStatus(lock.jid()), statusStat),
+                    JobStatus.class).state();
+            if (WRITING.contains(now)) {
+                return; // still writing the object (requeued, or its lock lost with a session): its holder keeps it
+            }
+            zk.commit(zk.currentHandle(), List.of(
+                    Op.check(QueuePaths.jobStatus(lock.jid()), statusStat.getVersion()),
+                    Op.delete(path, objectStat.getVersion())), () -> zk.readOrNull(path) == null);
+        } catch (NotFoundException e) {
+            // the job or the lock is gone: nothing held
+        } catch (KeeperException e) {
+            // moved meanwhile: whoever moved it decides
+        } catch (RuntimeException e) {
+            // a damaged status or an unreachable ZooKeeper: the next holder of the object takes it over
+        }
+    }
+
+    /**
      * The delete of the job's object lock, when a move ends its writing of the object and it holds
      * one: anything but processing → storing → recording (a failure, a hold, recording's success).
      */

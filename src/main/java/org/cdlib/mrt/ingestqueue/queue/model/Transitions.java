@@ -27,6 +27,8 @@ public final class Transitions {
                 t.add(new Transition<>(s, FAILED, WORKER, "step failed"));
                 t.add(new Transition<>(s, HELD, ADMIN, "hold"));
                 t.add(new Transition<>(HELD, s, ADMIN, "release"));
+                // Merritt's Admin Tool "Fail" (issue 42): forced from any working state, a worker's hold broken
+                t.add(new Transition<>(s, FAILED, ADMIN, "fail"));
             }
         }
         t.add(new Transition<>(PENDING, HELD, WORKER, "collection or queue hold"));

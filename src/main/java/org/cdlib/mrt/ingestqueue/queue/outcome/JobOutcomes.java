@@ -111,6 +111,7 @@ final class JobOutcomes extends OutcomeStrategy<JobLock, JobState> {
     private Applied abandoned(JobLock lock, Throwable e) {
         LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
                 lock.jid(), lock.job().batchId(), state, e.getMessage());
+        release(lock); // out of the ledger, its node deleted only if still ours, its object lock let go if the job stopped writing
         return Applied.NOTHING;
     }
 
