@@ -176,6 +176,12 @@ public final class IngestService implements AutoCloseable {
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
+        // a completed job keeps what mrt-zk's tools read unless no Merritt tool shares this ZooKeeper (issue 42)
+        String neighbours = cfg.property("ingest.merritt.neighbours", "true").trim();
+        if (!neighbours.equals("true") && !neighbours.equals("false")) {
+            throw new IllegalArgumentException("ingest.merritt.neighbours must be true or false, not '" + neighbours + "'");
+        }
+        store.jobs().merrittNeighbours(neighbours.equals("true"));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
         // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files);
