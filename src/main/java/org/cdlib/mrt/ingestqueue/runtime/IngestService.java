@@ -183,6 +183,12 @@ public final class IngestService implements AutoCloseable {
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
         store.healSpace(); // mrt-zk's workers move jobs into and out of downloading without the disk counters (issue 42)
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
+        // a completed job keeps what mrt-zk's tools read unless no Merritt tool shares this ZooKeeper (issue 42)
+        String neighbours = cfg.property("ingest.merritt.neighbours", "true").trim();
+        if (!neighbours.equals("true") && !neighbours.equals("false")) {
+            throw new IllegalArgumentException("ingest.merritt.neighbours must be true or false, not '" + neighbours + "'");
+        }
+        store.jobs().merrittNeighbours(neighbours.equals("true"));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
         // Merritt's batch writes heard within a moment on every host (issue 42): intake, index heals, removed roots

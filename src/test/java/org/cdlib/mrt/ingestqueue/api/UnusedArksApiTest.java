@@ -22,6 +22,8 @@ import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -80,9 +82,12 @@ class UnusedArksApiTest {
         }
     }
 
-    @Test
-    void aCompletedJobsViewSearchAndFsckAnswerAreWhatTheyWereBeforeItWasCompacted() throws Exception {
+    /** In both shapes of a completed job (issue 42): Merritt's (every node kept) and compacted (its status alone). */
+    @ParameterizedTest(name = "merritt neighbours {0}")
+    @ValueSource(booleans = {true, false})
+    void aCompletedJobsViewSearchAndFsckAnswerAreWhatTheyWereBeforeItWasCompacted(boolean merrittNeighbours) throws Exception {
         QueueStore store = ZK.store(dir.resolve("queue"));
+        store.jobs().merrittNeighbours(merrittNeighbours);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().load(bid).jobIds().get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(org.cdlib.mrt.ingestqueue.queue.model.JobState.PROCESSING));
@@ -100,7 +105,8 @@ class UnusedArksApiTest {
             Object searchBefore = new Search(store).find("loc0", null, 0);
             JsonNode fsckBefore = get(api, "/api/fsck");
             QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.COMPLETED);
-            assertEquals(List.of("bid", "identifiers", "priority", "space_needed", "status"), ZK.client().getChildren()
+            assertEquals(merrittNeighbours ? List.of("bid", "configuration", "effects", "identifiers", "metadata", "priority",
+                    "space_needed", "status") : List.of("status"), ZK.client().getChildren()
                     .forPath("/jobs/" + jid).stream().sorted().toList(), "compacted");
 
             com.fasterxml.jackson.databind.node.ObjectNode after = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);

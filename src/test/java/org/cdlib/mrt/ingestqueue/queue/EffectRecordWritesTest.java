@@ -130,7 +130,20 @@ class EffectRecordWritesTest {
     }
 
     @Test
-    void aCompletionPutsItInTheSummary() throws Exception {
+    void aCompletionBesideMerrittWritesItToTheEffectsNode() throws Exception {
+        JobLock recording = inRecording();
+        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        JobLock notify = claim(JobState.NOTIFY);
+        store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
+        store.transition(notify, JobState.COMPLETED, Change.because("notified"));
+        assertEquals("cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail());
+        assertEquals(null, store.jobs().load(jid).status().summary(), "nothing of ours in mrt-zk's status");
+        assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")) != null, "its own node");
+    }
+
+    @Test
+    void aCompletionWithoutMerrittNeighboursPutsItInTheSummary() throws Exception {
+        store.jobs().merrittNeighbours(false);
         JobLock recording = inRecording();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         JobLock notify = claim(JobState.NOTIFY);

@@ -106,7 +106,8 @@ class MrtZkNeighbourTest {
 
         work(theirs, JobState.COMPLETED);
 
-        assertEquals(Set.of("status", "bid", "priority", "space_needed", "identifiers"),
+        // Merritt neighbours (the default): every node mrt-zk wrote stays (issue 42)
+        assertEquals(Set.of("status", "bid", "priority", "space_needed", "identifiers", "configuration", "metadata"),
                 Set.copyOf(neighbourClient.getChildren().forPath("/jobs/" + theirs)));
         MrtZk.Loaded done = mrtZk.loadJob(theirs);
         assertEquals("Completed", done.status());

@@ -208,7 +208,7 @@ class WireFormatTest {
             ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(i)), oldStatus(s, j.status().lastSuccessful(),
                     j.status().retryCount(), j.status().errorMessage()));
             if (s == JobState.COMPLETED) { // the previous build kept a completed job's nodes (no summary: see CompactionTest)
-                ZK.client().create().forPath(QueuePaths.jobNode(jids.get(i), "configuration"), configuration);
+                ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(i), "configuration"), configuration);
             }
             ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(i), "identifiers"),
                     ("{\"primary\":null,\"local_id\":[\"loc" + i + "\"]}").getBytes(StandardCharsets.UTF_8));

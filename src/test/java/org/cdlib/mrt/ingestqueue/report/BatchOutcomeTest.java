@@ -8,6 +8,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A batch's outcome: whole counts, the listed jobs bounded, and a job past the lists read by its status node alone. */
@@ -15,6 +16,12 @@ class BatchOutcomeTest extends StoreTest {
 
     /** An outcome and the ZooKeeper operations its reading took. */
     record Measured(BatchOutcome outcome, long operations) {
+    }
+
+    /** The status-alone reads below are those of a job compacted without Merritt neighbours (issue 42). */
+    @BeforeEach
+    void compacted() {
+        store.jobs().merrittNeighbours(false);
     }
 
     Measured measured(Batch batch, int listed) {
@@ -87,5 +94,28 @@ class BatchOutcomeTest extends StoreTest {
         // a Stat and the data of each node read: every status (a completed job's summary holds all of it,
         // priority and space_needed included); then the failed job's eight nodes (its status again among them)
         assertEquals(20 * 2 + 8 * 2, all.operations());
+    }
+
+    /**
+     * Beside Merritt (the default), a completed job keeps mrt-zk's nodes and the report reads a
+     * listed one whole, as it reads a failed one (8 nodes); one past the lists is still its status alone.
+     */
+    @Test
+    void besideMerrittAListedCompletedJobIsReadWholeAndOnePastTheListsByItsStatus() throws Exception {
+        store.jobs().merrittNeighbours(true);
+        String bid = QueueTestSupport.batchWithJobs(store, 50, 5);
+        for (String jid : store.batches().load(bid).jobIds()) {
+            QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
+        }
+        Batch batch = store.batches().load(bid);
+        Measured all = measured(batch, BatchOutcome.LISTED);
+        Measured listed = measured(batch, 1);
+        assertEquals(50, all.outcome().completed().size());
+        for (var j : all.outcome().completed()) {
+            assertEquals(store.jobs().load(j.id()), j, "read as a whole read reads it");
+        }
+        assertEquals(50, listed.outcome().completedCount());
+        assertEquals(50 * 2 + 50 * 8 * 2, all.operations(), "every status, then each listed job's 8 nodes");
+        assertEquals(50 * 2 + 8 * 2, listed.operations(), "one listed: the others by their status alone");
     }
 }

@@ -22,6 +22,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,9 +38,12 @@ class DepositorPayloadCompactionTest {
     @TempDir
     Path dir;
 
-    @Test
-    void theReportOfACompactedJobSaysWhatTheJobSaidBefore() throws Exception {
+    /** In both shapes of a completed job (issue 42): Merritt's (every node kept) and compacted (its status alone). */
+    @ParameterizedTest(name = "merritt neighbours {0}")
+    @ValueSource(booleans = {true, false})
+    void theReportOfACompactedJobSaysWhatTheJobSaidBefore(boolean merrittNeighbours) throws Exception {
         QueueStore store = ZK.store(dir);
+        store.jobs().merrittNeighbours(merrittNeighbours);
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
         String upload = dir.resolve("uploads/bid-1234/my thesis.pdf").toUri().toString();
@@ -55,7 +60,8 @@ class DepositorPayloadCompactionTest {
         Job before = store.jobs().load(jid);
 
         QueueTestSupport.walk(store, jid, JobState.COMPLETED);
-        assertNull(ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "configuration")), "compacted");
+        assertEquals(merrittNeighbours, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "configuration")) != null,
+                "kept beside Merritt, else compacted");
         Job after = store.jobs().load(jid);
 
         assertEquals(DepositorPayload.of(before), DepositorPayload.of(after));

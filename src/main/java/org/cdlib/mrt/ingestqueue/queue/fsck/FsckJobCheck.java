@@ -124,13 +124,19 @@ final class FsckJobCheck {
         } catch (CorruptNodeException e) {
             note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
         }
+        // compacted without Merritt neighbours, the job's status alone holds its bid, priority and space_needed
+        JobSummary holds = summary != null && summary.configuration() != null && summary.priority() != null
+                && summary.spaceNeeded() != null ? summary : null;
         String bidNode = QueuePaths.jobNode(jid, "bid");
-        if (!bid.equals(QueueJson.text(data("bid")))) {
+        boolean bidInSummary = holds != null && data("bid") == null && bid.equals(holds.configuration().batchId());
+        if (!bidInSummary && !bid.equals(QueueJson.text(data("bid")))) {
             note("wrong-bid", bidNode, "is '" + QueueJson.text(data("bid")) + "', the job is in batch " + bid + "'s run of ids",
                     data("bid") == null ? ZooKeeperCalls.create(bidNode, QueueJson.text(bid))
                             : Op.setData(bidNode, QueueJson.text(bid), -1));
         }
-        if (data("space_needed") == null) {
+        if (data("space_needed") == null && holds != null) {
+            // in the summary
+        } else if (data("space_needed") == null) {
             note("missing-node", QueuePaths.jobNode(jid, "space_needed"), "missing; 0 until estimated again",
                     ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
         } else {
@@ -153,19 +159,23 @@ final class FsckJobCheck {
             note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
         }
         Integer priority = null;
-        try {
-            priority = QueuePaths.checkPriorityNode(QueuePaths.jobNode(jid, "priority"),
-                    QueueJson.readInt(QueuePaths.jobNode(jid, "priority"), data("priority")));
-        } catch (CorruptNodeException e) {
-            List<String> refs = p.openRefs.getOrDefault(jid, List.of());
-            if (refs.size() == 1) {
-                priority = QueuePaths.priorityOfRef(refs.get(0).substring(refs.get(0).lastIndexOf('/') + 1));
-                byte[] text = QueueJson.text(priority);
-                note("corrupt-priority", QueuePaths.jobNode(jid, "priority"), e.getMessage() + "; taken from " + refs.get(0),
-                        data("priority") == null ? ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), text)
-                                : Op.setData(QueuePaths.jobNode(jid, "priority"), text, -1));
-            } else {
-                note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
+        if (holds != null && data("priority") == null) {
+            priority = holds.priority();
+        } else {
+            try {
+                priority = QueuePaths.checkPriorityNode(QueuePaths.jobNode(jid, "priority"),
+                        QueueJson.readInt(QueuePaths.jobNode(jid, "priority"), data("priority")));
+            } catch (CorruptNodeException e) {
+                List<String> refs = p.openRefs.getOrDefault(jid, List.of());
+                if (refs.size() == 1) {
+                    priority = QueuePaths.priorityOfRef(refs.get(0).substring(refs.get(0).lastIndexOf('/') + 1));
+                    byte[] text = QueueJson.text(priority);
+                    note("corrupt-priority", QueuePaths.jobNode(jid, "priority"), e.getMessage() + "; taken from " + refs.get(0),
+                            data("priority") == null ? ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), text)
+                                    : Op.setData(QueuePaths.jobNode(jid, "priority"), text, -1));
+                } else {
+                    note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
+                }
             }
         }
         statusData = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));

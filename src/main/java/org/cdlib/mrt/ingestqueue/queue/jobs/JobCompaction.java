@@ -17,12 +17,21 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
- * A job compacted as it completes, by the transaction that moves it: its {@code configuration}
- * and {@code effects} go into its status's {@link JobSummary}, and those nodes and mrt-zk's
- * {@code metadata}, {@code inventory} and {@code store} are deleted. It keeps what mrt-zk's
- * {@code Job.load} requires ({@code status}, {@code bid}, {@code priority}, {@code space_needed}),
- * its {@code identifiers} (the ARK and local ids Merritt's Admin Tool shows) and its two
- * references: 8 znodes instead of ~13.
+ * What a job keeps as it completes, decided by the transaction that moves it, in one of two shapes
+ * (DESIGN "A completed job as Merritt's tools read it (issue 42)"):
+ * <ul>
+ * <li>{@link #merrittNeighbours} (the default, {@code ingest.merritt.neighbours}): every node
+ * mrt-zk's loaders read stays as it is ({@code configuration}, {@code metadata}, {@code identifiers},
+ * {@code status}, {@code bid}, {@code priority}, {@code space_needed}, {@code inventory},
+ * {@code store}, the references), and what only this queue reads stays in its own {@code effects}
+ * node, which mrt-zk never writes. Nothing of ours is put into {@code status}: mrt-zk rewrites it
+ * whole, unlocked, and a racing write there would lose it. Nothing is deleted.</li>
+ * <li>without Merritt neighbours: the job keeps two znodes of its own, {@code /jobs/JID} and its
+ * {@code status}, whose {@link JobSummary} holds the configuration, identifiers, effects, priority
+ * and space_needed; every other child is deleted (its two state references stay, as every job's).</li>
+ * </ul>
+ * Jobs completed before (their summary in status, bid/priority/space_needed/identifiers kept) are
+ * read as they are.
  *
  * <p>Which children exist is known without a request when the claim's read found them all (every
  * child a job may have was read, and their number is the job node's) and the lease chain kept
@@ -33,17 +42,40 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * again with the children listed ({@code JobRecords.move}).
  */
 final class JobCompaction {
-    /** The children a completed job loses; its status carries the first two. */
-    static final Set<String> REMOVED = Set.of("configuration", "effects", "metadata", "inventory", "store");
+    /** The children a completed job loses without Merritt neighbours: all but its status (its summary holds them). */
+    static final Set<String> REMOVED = Set.of("configuration", "effects", "metadata", "inventory", "store",
+            "identifiers", "bid", "priority", "space_needed");
 
     private final ZooKeeperCalls zk;
+    private volatile boolean merrittNeighbours = true;
 
     JobCompaction(ZooKeeperCalls zk) {
         this.zk = zk;
     }
 
-    /** The status with the job's summary, and the deletes that go with it into the move's transaction. */
+    /** Whether mrt-zk's tools share the queue: a completed job then keeps every node they read ({@code ingest.merritt.neighbours}). */
+    void merrittNeighbours(boolean on) {
+        merrittNeighbours = on;
+    }
+
+    boolean merrittNeighbours() {
+        return merrittNeighbours;
+    }
+
+    /**
+     * Whether the completing move takes the job's nodes into its status's summary (no Merritt
+     * neighbours): then the effects not written yet go there, and no other node of the job is
+     * written by that move.
+     */
+    boolean summarises() {
+        return !merrittNeighbours;
+    }
+
+    /** The status the completing move writes, and the deletes that go with it into the move's transaction. */
     JobStatus compact(JobLock lock, JobStatus status, int priority, long spaceNeeded, List<Op> ops) {
+        if (merrittNeighbours) {
+            return status; // Merritt's shape: nothing deleted, nothing of ours in status (the effects keep their node)
+        }
         Job job = lock.job();
         String jid = job.id();
         Set<String> listed = lock.children(); // known since the claim's read: no request
@@ -67,7 +99,8 @@ final class JobCompaction {
             effects = known.effects();
         }
         int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
-        JobSummary summary = JobSummary.of(job.configuration(), job.identifiers(), effects, priority, spaceNeeded, budget);
+        JobSummary summary = JobSummary.of(job.configuration().withBatchId(job.batchId()), job.identifiers(), effects,
+                priority, spaceNeeded, budget); // priority and space_needed always: no node holds them any more
         ops.addAll(deletes);
         return new JobStatus(status.status(), status.lastSuccessfulStatus(), status.lastModified(), status.retryCount(),
                 status.message(), status.history(), summary);

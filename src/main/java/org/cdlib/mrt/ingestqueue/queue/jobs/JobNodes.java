@@ -28,7 +28,7 @@ public final class JobNodes {
             "identifiers", "bid", "lock", "effects");
     /**
      * Children mrt-zk gives a job that no step here reads back; a job's deletion removes them too.
-     * A completed job has none of these, nor configuration, identifiers or effects ({@link JobCompaction}).
+     * A completed job keeps them while Merritt neighbours are configured ({@link JobCompaction}).
      */
     static final List<String> NOT_READ = List.of("metadata", "inventory", "store");
 
@@ -44,7 +44,10 @@ public final class JobNodes {
         return paths;
     }
 
-    /** The nodes a compacted job keeps besides its status ({@link JobCompaction}). */
+    /**
+     * The nodes a job compacted before issue 42 keeps besides its status, read when its summary
+     * lacks its priority (it was cut); one compacted since has none of them, and is read from its status.
+     */
     static List<String> keptPaths(String jid) {
         return List.of(QueuePaths.jobNode(jid, "bid"), QueuePaths.jobNode(jid, "priority"),
                 QueuePaths.jobNode(jid, "space_needed"), QueuePaths.jobNode(jid, "identifiers"));
@@ -66,7 +69,7 @@ public final class JobNodes {
 
     /**
      * A compacted job from its status alone (its summary carries its configuration, identifiers,
-     * priority and space_needed; the kept nodes hold the same, for mrt-zk); null when the summary
+     * priority and space_needed; nodes kept beside, by a job compacted before issue 42, hold the same); null when the summary
      * lacks any of them (written before they were) or the status cannot be read here: then the job
      * is read from its nodes, and named damaged there if it is.
      */
@@ -144,12 +147,18 @@ public final class JobNodes {
                 required(pc, r.get(pc)).getData(), ingestHome, bid != null ? QueueJson.text(bid.getData()) : null, jid);
         Identifiers identifiers = ids != null ? QueueJson.read(pi, ids.getData(), Identifiers.class)
                 : summary != null ? summary.identifiers() : new Identifiers(null, List.of());
+        // compacted without Merritt neighbours, the job has no priority or space_needed node: its summary holds them
+        OpResult.GetDataResult priorityNode = compacted && summary.priority() != null ? optional(pp, r.get(pp)) : null;
+        int priority = priorityNode == null && compacted && summary.priority() != null ? summary.priority()
+                : QueuePaths.checkPriorityNode(pp, QueueJson.readInt(pp, required(pp, r.get(pp)).getData()));
+        long spaceNeeded = space != null ? QueueJson.readLong(ps, space.getData())
+                : compacted && summary.spaceNeeded() != null ? summary.spaceNeeded() : 0;
         return new Job(jid,
                 bid != null ? QueueJson.text(bid.getData()) : configuration.batchId(),
                 configuration,
                 jobStatus,
-                QueuePaths.checkPriorityNode(pp, QueueJson.readInt(pp, required(pp, r.get(pp)).getData())),
-                space == null ? 0 : QueueJson.readLong(ps, space.getData()),
+                priority,
+                spaceNeeded,
                 identifiers,
                 status.getStat().getVersion(),
                 lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));

@@ -55,6 +55,11 @@ public final class JobRecords {
         this.objects = objects;
     }
 
+    /** Whether a completed job keeps every node mrt-zk's tools read ({@link JobCompaction}); true unless set. */
+    void merrittNeighbours(boolean on) {
+        compaction.merrittNeighbours(on);
+    }
+
     /** The reads of jobs, on the same ZooKeeper layer. */
     JobReads reads() {
         return reads;
@@ -128,14 +133,15 @@ public final class JobRecords {
         List<Op> ops = new ArrayList<>();
         ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
         ops.addAll(compacted);
-        Op records = to == JobState.COMPLETED ? null : EffectRecords.unwritten(lock); // completing: in the summary
+        boolean summarised = to == JobState.COMPLETED && compaction.summarises(); // the job's nodes go into its status
+        Op records = summarised ? null : EffectRecords.unwritten(lock); // summarised: in the summary
         if (records != null) {
             ops.add(records);
         }
-        if (priority != job.priority()) {
+        if (priority != job.priority() && !summarised) {
             ops.add(Op.setData(QueuePaths.jobNode(jid, "priority"), QueueJson.text(priority), -1));
         }
-        if (space != job.spaceNeeded()) {
+        if (space != job.spaceNeeded() && !summarised) {
             ops.add(Op.setData(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(space), -1));
         }
         ops.add(Op.delete(QueuePaths.jobRef(from, job.priority(), jid), -1));

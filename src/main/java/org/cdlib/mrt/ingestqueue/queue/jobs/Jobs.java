@@ -38,6 +38,15 @@ public final class Jobs {
         this.damaged = damaged;
     }
 
+    /**
+     * {@code ingest.merritt.neighbours}: true (the default) keeps a completed job in the shape
+     * mrt-zk's tools read (every node they read; our effects in their own node); false compacts it
+     * to {@code /jobs/JID} and its status ({@link JobCompaction}).
+     */
+    public void merrittNeighbours(boolean on) {
+        records.merrittNeighbours(on);
+    }
+
     /** Reference names {@code PP-JID} of a state, in run order (a terminal state only while it is small). */
     public List<String> refs(JobState state) {
         return reads.refs(state);

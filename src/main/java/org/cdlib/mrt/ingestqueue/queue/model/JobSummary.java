@@ -11,10 +11,11 @@ import java.util.function.UnaryOperator;
  * report, update-reporting, search and fsck read a completed job from here. The effects are kept
  * whole (the ledger of what the job did outside); the configuration and the local ids are cut to
  * fit the status node ({@link #of}): whole for any ordinary job, each long value cut with
- * {@code ...} and the Dublin Core left out only when a job's values are unusually long. A summary
- * kept whole carries the job's priority and space_needed too, so that a report reads the job from
- * its status alone (the nodes stay, for mrt-zk); a cut one (or one written before) has them null,
- * and its job is read from its nodes.
+ * {@code ...} and the Dublin Core left out only when a job's values are unusually long. It carries
+ * the job's priority and space_needed too (no node holds them once the job is compacted: {@code
+ * JobCompaction}), so a report reads the job from its status alone. A summary written before issue
+ * 42 beside kept bid/priority/space_needed/identifiers nodes may have them null (it was cut): its
+ * job is read from those nodes.
  */
 public record JobSummary(JobConfiguration configuration, Identifiers identifiers, Map<String, JobEffects.Effect> effects,
                          Integer priority, Long spaceNeeded) {
@@ -43,7 +44,7 @@ public record JobSummary(JobConfiguration configuration, Identifiers identifiers
             UnaryOperator<String> f = v -> cut == Integer.MAX_VALUE ? v : JobHistory.cut(v, cut);
             List<String> local = ids.localId().stream().limit(LOCAL_IDS[level]).map(f).toList();
             s = new JobSummary(c == null ? null : cut(c, f, level == 0), new Identifiers(f.apply(ids.primaryId()), local),
-                    fx.effects(), level == 0 ? priority : null, level == 0 ? spaceNeeded : null);
+                    fx.effects(), priority, spaceNeeded);
             if (QueueJson.write(s).length <= budget) {
                 return s;
             }
