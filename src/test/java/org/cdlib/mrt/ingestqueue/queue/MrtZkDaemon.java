@@ -373,6 +373,11 @@ public final class MrtZkDaemon {
         setBatchStatePath(j);
     }
 
+    /** The success of a job state in states.yml (Estimating -> Provisioning …). */
+    public static String next(String state) {
+        return JOB_MOVES.get(state).stream().filter(s -> !s.equals("Failed") && !s.equals("Held")).findFirst().orElseThrow();
+    }
+
     public void unlock(DaemonJob j) throws Exception {
         unlock(j.path());
     }
