@@ -254,14 +254,14 @@ class BesideMerrittAdminToolTest {
      */
     @Test
     void collectionLockHoldsEachJobAndReleaseAllReleasesThem() throws Exception {
-        assertTrue(rig.adminTool.lockCollection("demo_content"));
         String bid;
         List<String> jids;
         try {
+            // the batch's jobs made (our queue held meanwhile), then the collection locked before any is taken
+            jids = pendingBatch(3, j -> assertTrue(rig.adminTool.lockCollection("demo_content")));
+            bid = bidOf(jids.get(0));
             within("our API shows the collection held", () -> rig.get("/api/queue").get("holds").get("collections").toString()
                     .contains("demo_content"), () -> rig.get("/api/queue").get("holds"));
-            bid = QueueTestSupport.batchWithJobs(rig.store, 3, 5);
-            jids = rig.store.batches().jobs(bid, BatchRef.PROCESSING);
             for (String jid : jids) {
                 within("job " + jid + " Held, as Merritt holds a locked collection's jobs", () -> "Held".equals(
                         rig.adminTool.loadJob(jid).status()), () -> rig.adminTool.loadJob(jid).status());
