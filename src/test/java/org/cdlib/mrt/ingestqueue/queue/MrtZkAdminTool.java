@@ -545,7 +545,7 @@ public final class MrtZkAdminTool {
         setJobStatus(j, "Failed", "", false);
         JsonNode ids = jsonProperty(j.path(), "identifiers");
         String ark = ids.has("primary_id") && ids.get("primary_id").isTextual() ? ids.get("primary_id").textValue() : null;
-        if (ark != null) {
+        if (ark != null && !ark.isEmpty()) { // (Ruby's `if ark` also takes "": it would then ask for "/locks/storage/", which ZooKeeper refuses)
             if (exists(storeLockPath(ark))) {
                 deleteQuietly(storeLockPath(ark));
             }

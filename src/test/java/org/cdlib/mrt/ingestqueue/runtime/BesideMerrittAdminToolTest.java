@@ -49,7 +49,7 @@ class BesideMerrittAdminToolTest {
     List<String> pendingBatch(int n, java.util.function.Consumer<List<String>> beforeRelease) {
         rig.store.holds().holdQueue("test");
         try {
-            String bid = QueueTestSupport.batchWithJobs(rig.store, n, 5);
+            String bid = rig.ourBatch(n);
             List<String> jids = rig.store.batches().jobs(bid, BatchRef.PROCESSING);
             beforeRelease.accept(jids);
             return jids;
@@ -77,7 +77,7 @@ class BesideMerrittAdminToolTest {
 
     @Test
     void listShowsEveryJobAndBatchOfOursCompletedOnesIncluded() throws Exception {
-        String bid = QueueTestSupport.batchWithJobs(rig.store, 3, 5);
+        String bid = rig.ourBatch(3);
         List<String> jids = rig.store.batches().jobs(bid, BatchRef.PROCESSING);
         awaitApiBatch(bid, "completed");
 
@@ -208,7 +208,7 @@ class BesideMerrittAdminToolTest {
 
     @Test
     void batchDeleteOfACompletedAndOfAFailedBatch() throws Exception {
-        String done = QueueTestSupport.batchWithJobs(rig.store, 2, 5);
+        String done = rig.ourBatch(2);
         awaitApiBatch(done, "completed");
         List<String> failing = pendingBatch(1, j -> rig.support.failOnce("estimateStep", j.get(0), "refused"));
         String failed = bidOf(failing.get(0));
@@ -231,8 +231,8 @@ class BesideMerrittAdminToolTest {
         try {
             within("our API shows the queue held", () -> rig.get("/api/queue").get("holds").get("queue").asBoolean(),
                     () -> rig.get("/api/queue").get("holds"));
-            bid = QueueTestSupport.batchWithJobs(rig.store, 2, 5);
-            String other = QueueTestSupport.batchWithJobs(rig.store, 1, 5);
+            bid = rig.ourBatch(2);
+            String other = rig.ourBatch(1);
             within("both batches' jobs waiting pending", () -> rig.store.batches().jobs(bid, BatchRef.PROCESSING).size() == 2
                     && rig.store.batches().jobs(other, BatchRef.PROCESSING).size() == 1, () -> "");
             for (String jid : rig.store.batches().jobs(bid, BatchRef.PROCESSING)) {
@@ -282,7 +282,7 @@ class BesideMerrittAdminToolTest {
     /** The Admin Tool's cleanup ({@code delete_completed_batches}): our views agree at once, fsck clean. */
     @Test
     void cleanupRemovesCompletedBatchesAndOurViewsAgreeAtOnce() throws Exception {
-        String bid = QueueTestSupport.batchWithJobs(rig.store, 2, 5);
+        String bid = rig.ourBatch(2);
         List<String> jids = rig.store.batches().jobs(bid, BatchRef.PROCESSING);
         awaitApiBatch(bid, "completed");
 

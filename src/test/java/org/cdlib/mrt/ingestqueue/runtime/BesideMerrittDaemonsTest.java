@@ -72,7 +72,7 @@ class BesideMerrittDaemonsTest {
             String scratch = rig.merrittClient.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath("/batches/bid");
             rig.merrittClient.delete().forPath(scratch);
         }
-        QueueTestSupport.batchWithJobs(rig.store, 1, 5);
+        rig.ourBatch(1);
         String bid = merrittBatch();
         within("createBatch batch " + bid + " taken into our queue", () -> !"Pending".equals(rig.adminTool.loadBatch(bid).status())
                 && !"404".equals(rig.apiBatchState(bid)), () -> rig.adminTool.loadBatch(bid).status());
@@ -127,7 +127,7 @@ class BesideMerrittDaemonsTest {
     /** Their estimate consumer sets space_needed and moves jobs on, beside ours: our counters stay exact. */
     @Test
     void theirMovesKeepOurCountersExact() throws Exception {
-        String bid = QueueTestSupport.batchWithJobs(rig.store, 12, 5);
+        String bid = rig.ourBatch(12);
         List<String> jids = rig.store.batches().jobs(bid, BatchRef.PROCESSING);
         Thread theirs = new Thread(() -> {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -166,7 +166,7 @@ class BesideMerrittDaemonsTest {
         List<String> jids;
         MrtZkDaemon.DaemonJob theirs;
         try {
-            bid = QueueTestSupport.batchWithJobs(rig.store, 2, 5);
+            bid = rig.ourBatch(2);
             jids = rig.store.batches().jobs(bid, BatchRef.PROCESSING);
             theirs = rig.daemon.acquireJob("Pending");
             assertTrue(theirs != null && jids.contains(theirs.id), "their InitializeConsumer took one of ours");

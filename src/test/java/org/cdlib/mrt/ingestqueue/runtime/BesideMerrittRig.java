@@ -117,6 +117,22 @@ final class BesideMerrittRig implements AutoCloseable {
         }
     }
 
+    /**
+     * A batch of ours with n jobs ({@link QueueTestSupport#batchWithJobs}), made again when our own
+     * running intake locked the pending batch first (that one fails on its made-up manifest URL).
+     */
+    String ourBatch(int n) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return QueueTestSupport.batchWithJobs(store, n, 5);
+            } catch (java.util.NoSuchElementException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     ConsistencyCheck.Report fsck() {
         return new ConsistencyCheck(store).check();
     }

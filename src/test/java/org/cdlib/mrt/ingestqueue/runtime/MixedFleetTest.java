@@ -80,7 +80,7 @@ class MixedFleetTest {
             List<String> bids = new ArrayList<>();
             List<String> jids = new ArrayList<>();
             for (int size : new int[] {3, 17, 40, 60, 80}) {
-                String bid = QueueTestSupport.batchWithJobs(rig.store, size, 5);
+                String bid = rig.ourBatch(size);
                 bids.add(bid);
                 jids.addAll(rig.store.batches().jobs(bid, BatchRef.PROCESSING));
             }
