@@ -33,6 +33,8 @@ final class Backlog {
     private volatile boolean stale = true;
     private volatile long fetchedAt;
     private volatile long refreshAt;
+    /** When the earliest grace of a candidate passed over as just moved on ends (0: none): a pass is due then. */
+    private volatile long graceEndsAt;
     private long relistAt;
 
     Backlog(String name, UnaryOperator<String> idOf) {
@@ -74,6 +76,12 @@ final class Backlog {
             return false;
         }
         if (until > System.currentTimeMillis()) {
+            // it may be back already (another writer, e.g. Merritt's Admin Tool requeuing it, with no event
+            // of ours to clear this): look again when the grace ends
+            long at = graceEndsAt;
+            if (at == 0 || until < at) {
+                graceEndsAt = until;
+            }
             return true;
         }
         movedOn.remove(id, until);
@@ -95,6 +103,11 @@ final class Backlog {
         if (refreshAt > 0) {
             due = Math.min(due, refreshAt);
             refreshAt = 0;
+        }
+        if (graceEndsAt > 0) {
+            due = Math.min(due, graceEndsAt);
+            graceEndsAt = 0;
+            stale = true; // the pass then lists afresh: the candidate is either gone or back
         }
         return due;
     }
