@@ -68,17 +68,11 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
      * Jobs another writer added to the batch (mrt-zk's {@code Job.createJob}: Merritt's batch consumer,
      * or a neighbour adding to one of ours): not in the batch's runs of ids, only in its reference
      * folders. Listed only when those hold more jobs than the batch created (each listing bounded);
-     * ours alone never do, so our own batches cost one read here (issue 42).
+     * ours alone never do, so our own batches cost no read here (issue 42).
      */
     static List<String> othersJobs(QueueStore store, Batch batch) {
         String bid = batch.id();
-        List<String> folders = java.util.Arrays.stream(BatchRef.values()).map(r -> QueuePaths.batchRefs(bid, r)).toList();
-        Map<String, OpResult> r = store.calls().readMany(folders);
-        int referenced = 0;
-        for (String f : folders) {
-            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(f));
-            referenced += d == null ? 0 : d.getStat().getNumChildren();
-        }
+        int referenced = batch.jobCount(); // the reference folders' children, counted when the batch was read
         if (referenced <= batch.status().jobsCreated()) {
             return List.of();
         }

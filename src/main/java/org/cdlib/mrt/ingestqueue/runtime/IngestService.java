@@ -47,6 +47,8 @@ public final class IngestService implements AutoCloseable {
     private CuratorFramework client;
     private QueueStore store;
     private org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch batchWatch;
+    /** Removes batches Merritt's tools set Deleted, one at a time, off the watch's thread (a large batch takes a while). */
+    private java.util.concurrent.ExecutorService deletions;
     private ProfileDirectory profiles;
 
     public IngestService(Map<String, String> overrides) {
@@ -193,7 +195,16 @@ public final class IngestService implements AutoCloseable {
         store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
         // Merritt's batch writes heard within a moment on every host (issue 42): intake, index heals, removed roots
         store.merrittBatches().grace(cfg.durationProperty("ingest.merritt.status-grace", Duration.ofSeconds(60)));
-        batchWatch = new org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch(store.calls(), store.batches(), store.merrittBatches()).start();
+        deletions = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "merritt-deletions");
+            t.setDaemon(true);
+            return t;
+        });
+        org.cdlib.mrt.ingestqueue.queue.admin.AdminActions admin = new org.cdlib.mrt.ingestqueue.queue.admin.AdminActions(store,
+                java.time.Clock.systemUTC());
+        batchWatch = new org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch(store.calls(), store.batches(), store.merrittBatches())
+                .onDeleted(bid -> deletions.execute(() -> admin.finishDeletedBatch(bid, "Merritt's tools")))
+                .start();
         // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files);
         // the elections name this host as the hosts page does
         ElectedRoutes.install(camel, client, store.hosts().id(),
@@ -247,6 +258,10 @@ public final class IngestService implements AutoCloseable {
         if (batchWatch != null) {
             batchWatch.close();
             batchWatch = null;
+        }
+        if (deletions != null) {
+            deletions.shutdownNow(); // a removal cut short is finished by the next cleanup
+            deletions = null;
         }
         if (store != null) {
             store.close();

@@ -280,6 +280,22 @@ public final class AdminActions {
         removal.finishDeletion(bid, "deleted by " + by);
     }
 
+    /**
+     * A batch Merritt's tools set Deleted (the Admin Tool's "delete batch"): removed now with its
+     * jobs, as Merritt's own cleanup (its batch consumer runs it on every poll) would; a job still
+     * locked leaves the rest to our next cleanup, which finishes any Deleted batch.
+     */
+    public void finishDeletedBatch(String bid, String by) {
+        try {
+            if (store.batches().load(bid).state() != BatchState.DELETED) {
+                return;
+            }
+            removal.finishDeletion(bid, "deleted by " + by);
+        } catch (QueueException e) {
+            LOG.warn("batch {}: deleted by {}; its removal is left to the next cleanup: {}", bid, by, e.getMessage());
+        }
+    }
+
     private Batch moveBatch(String bid, BatchState to, String reason) {
         return move(lockBatch(bid), to, reason);
     }

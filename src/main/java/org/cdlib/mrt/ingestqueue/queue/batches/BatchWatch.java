@@ -77,6 +77,8 @@ public final class BatchWatch implements Closeable {
     private final AtomicLong heals = new AtomicLong();
     private final AtomicLong resyncs = new AtomicLong();
     private volatile boolean closed;
+    /** Told of a batch Merritt's tools set Deleted once the index follows (the service removes it then). */
+    private volatile java.util.function.Consumer<String> onDeleted = bid -> { };
 
     public BatchWatch(ZooKeeperCalls zk, Batches batches, MerrittBatches intake) {
         this.zk = zk;
@@ -85,6 +87,12 @@ public final class BatchWatch implements Closeable {
         this.watcher = new PersistentWatcher(zk.client(), QueuePaths.BATCHES, true);
         watcher.getListenable().addListener(this::event);
         watcher.getResetListenable().addListener(this::resyncSoon);
+    }
+
+    /** What to do with a batch Merritt's tools set Deleted, once this watch healed its index (on this host only). */
+    public BatchWatch onDeleted(java.util.function.Consumer<String> then) {
+        this.onDeleted = then;
+        return this;
     }
 
     public BatchWatch start() {
@@ -293,6 +301,9 @@ public final class BatchWatch implements Closeable {
         LOG.info("batch {}: {} -> {}: set by Merritt's tools; our batch index follows its status", bid,
                 indexed.isEmpty() ? "not indexed" : indexed.stream().map(BatchState::wire).collect(java.util.stream.Collectors.joining("+")),
                 state.wire());
+        if (state == BatchState.DELETED) {
+            onDeleted.accept(bid);
+        }
     }
 
     /** The root is gone (mrt-zk's cleanup, or ours): its index, number and depositor entries go, in one transaction. */

@@ -122,6 +122,9 @@ public final class MerrittBatches {
 
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
+        if (zk.exists(QueuePaths.QUEUE_HOLD)) {
+            return List.of(); // the queue is paused (ours, or the Admin Tool's): as Merritt's BatchConsumer, nothing taken
+        }
         List<String> adopted = new ArrayList<>();
         for (String bid : List.copyOf(later)) {
             Intake seen = takeNow(bid);
@@ -239,9 +242,11 @@ public final class MerrittBatches {
         if (status == null) {
             return Intake.NO_STATUS_YET;
         }
+        // a paused queue takes nothing (Merritt's BatchConsumer checks the same lock): the first pass
+        // after the pause ends takes it, its cursor not having moved past it meanwhile
         if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStates(bid))) == null
                 && ZooKeeperCalls.dataOf(r.get(QueuePaths.batchIndex(BatchState.PENDING, bid))) == null
-                && pending(bid, status.getData()) && take(bid).isPresent()) {
+                && pending(bid, status.getData()) && !zk.exists(QueuePaths.QUEUE_HOLD) && take(bid).isPresent()) {
             return Intake.TAKEN;
         }
         return Intake.NOT_OURS_TO_TAKE;

@@ -198,15 +198,14 @@ public final class JobRecords {
      * Creates the batch's reference folders that are missing, as mrt-zk's {@code Job.setBatchStatePath}
      * does (empty structural nodes, no state of their own): Merritt's {@code Batch.acquirePendingBatch}
      * creates only {@code states}, and its {@code createJob} only {@code batch-processing}. Never a
-     * batch root or {@code states} that is gone. True when one was created.
+     * batch root or {@code states} that is gone. True when they are all there now (created here, or
+     * by a move of another job of the batch a moment before: the move is then made again once).
      */
     private boolean addBatchRefFolders(String bid) {
-        boolean created = false;
         for (BatchRef r : List.of(BatchRef.PROCESSING, BatchRef.COMPLETED, BatchRef.FAILED)) {
             try {
                 zk.counted(1);
                 zk.client().create().forPath(QueuePaths.batchRefs(bid, r), ZooKeeperCalls.EMPTY);
-                created = true;
             } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
                 // there already
             } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
@@ -215,7 +214,7 @@ public final class JobRecords {
                 throw ZooKeeperCalls.wrap("create " + QueuePaths.batchRefs(bid, r), e);
             }
         }
-        return created;
+        return true;
     }
 
     /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */
