@@ -77,6 +77,8 @@ final class ChaosServices implements AutoCloseable {
     final Map<String, List<String>> callbacks = new ConcurrentHashMap<>();
     /** Each callback key's sends: which process, when ({@link System#nanoTime}). */
     final Map<String, List<Send>> callbackSends = new ConcurrentHashMap<>();
+    /** EZID updates per ARK with their senders' pids and arrival times (a repeat is judged by the faults). */
+    final Map<String, List<Send>> ezidSends = new ConcurrentHashMap<>();
     final Map<String, CopyOnWriteArrayList<String>> callbackKeysOf = new ConcurrentHashMap<>();
     final Map<Integer, AtomicInteger> downloads = new ConcurrentHashMap<>();
 
@@ -126,6 +128,9 @@ final class ChaosServices implements AutoCloseable {
         } else if (method.equals("POST") && path.startsWith("/id/")) {
             String ark = decode(path.substring("/id/".length()));
             call(ezidUpdates, ark, ex);
+            ChaosFaults f = faults;
+            ezidSends.computeIfAbsent(ark, k -> new CopyOnWriteArrayList<>())
+                    .add(new Send(f == null ? -1 : f.requester(ex), sender.apply(ex), System.nanoTime()));
             described.put(ark, text);
             answer(ex, 200, "success: " + ark);
         } else if (method.equals("GET") && path.startsWith("/id/")) {

@@ -55,6 +55,13 @@ class MixedFleetTest {
                                     Thread.onSpinWait();
                                     continue;
                                 }
+                                if (!state.equals(j.status)) {
+                                    // mrt-zk's acquireJob lists the state, then locks and loads without checking the
+                                    // status: a job its sibling worker moved on since the listing is let go here
+                                    // (their own race between two of their workers, not one with ours)
+                                    daemon.unlock(j);
+                                    continue;
+                                }
                                 theirMoves.computeIfAbsent(j.id, k -> new ConcurrentHashMap<>())
                                         .computeIfAbsent(state, k -> new AtomicInteger()).incrementAndGet();
                                 if (state.equals("Estimating")) {
