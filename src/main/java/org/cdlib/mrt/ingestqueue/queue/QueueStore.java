@@ -125,7 +125,7 @@ public final class QueueStore implements Closeable {
      */
     public synchronized SpaceHeal healSpace() {
         if (spaceHeal == null) {
-            spaceHeal = new SpaceHeal(zk, org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck.downloading(this)).start(zk.client());
+            spaceHeal = new SpaceHeal(zk, downloading()).start(zk.client());
         }
         return spaceHeal;
     }
@@ -314,6 +314,21 @@ public final class QueueStore implements Closeable {
 
     SpaceCounters spaceCounters() {
         return jobRecords.spaceCounters();
+    }
+
+    /** The jobs in downloading as this store reads them: what the disk reservation is judged against. */
+    public SpaceHeal.Downloading downloading() {
+        return new SpaceHeal.Downloading() {
+            @Override
+            public List<String> jids() {
+                return jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
+            }
+
+            @Override
+            public long spaceNeeded(List<String> jids) {
+                return jobs().spaceNeeded(jids);
+            }
+        };
     }
 
     /** The bounded ZooKeeper calls, for fsck, admin actions and cleanup in this package. */

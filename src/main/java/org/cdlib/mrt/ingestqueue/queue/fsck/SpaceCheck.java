@@ -22,24 +22,9 @@ public final class SpaceCheck {
     private SpaceCheck() {
     }
 
-    /** The jobs in downloading as the store reads them. */
-    public static SpaceHeal.Downloading downloading(QueueStore store) {
-        return new SpaceHeal.Downloading() {
-            @Override
-            public java.util.List<String> jids() {
-                return store.jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
-            }
-
-            @Override
-            public long spaceNeeded(java.util.List<String> jids) {
-                return store.jobs().spaceNeeded(jids);
-            }
-        };
-    }
-
     public static Optional<Violation> run(QueueStore store, boolean repair) {
         ZooKeeperCalls zk = store.calls();
-        SpaceHeal.Result r = SpaceHeal.check(zk, downloading(store), repair, () -> {
+        SpaceHeal.Result r = SpaceHeal.check(zk, store.downloading(), repair, () -> {
             Runnable hook = beforeSecondCut;
             if (hook != null) {
                 hook.run();
