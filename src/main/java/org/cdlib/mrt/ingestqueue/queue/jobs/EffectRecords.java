@@ -29,7 +29,7 @@ public final class EffectRecords {
     }
 
     private KnownEffects known(JobLock lock) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k != null) {
             return k;
         }
@@ -69,12 +69,12 @@ public final class EffectRecords {
      */
     void recordWithNextWrite(JobLock lock, String name, String state, String detail) {
         KnownEffects base = known(lock);
-        lock.effects = new KnownEffects(base.effects().with(name, state, detail), base.version(), true);
+        lock.chain(c -> c.withEffects(new KnownEffects(base.effects().with(name, state, detail), base.version(), true)));
     }
 
     /** The write of records not written yet ({@link #recordWithNextWrite}), for a transaction under the lease; null: none. */
     static Op unwritten(JobLock lock) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k == null || !k.unwritten()) {
             return null;
         }
@@ -85,15 +85,15 @@ public final class EffectRecords {
 
     /** After a transaction that carried {@link #unwritten}: answered, the node's version is known; read back, it is not. */
     static void written(JobLock lock, boolean answered) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k != null && k.unwritten()) {
-            lock.effects = answered ? new KnownEffects(k.effects(), k.version() + 1) : null;
+            lock.chain(c -> c.withEffects(answered ? new KnownEffects(k.effects(), k.version() + 1) : null));
         }
     }
 
     /** Writes the records not written yet on their own (the lock is let go without a move). */
     public void flush(JobLock lock) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k != null && k.unwritten()) {
             record(lock, "records", fx -> fx, List.of());
         }
@@ -136,19 +136,19 @@ public final class EffectRecords {
                 Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), base.version() < 0
                 ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, base.version())));
         ops.addAll(also);
-        lock.effects = null; // unknown until the outcome is
+        lock.chain(c -> c.withEffects(null)); // unknown until the outcome is
         try {
             long sent = System.nanoTime();
             List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
             if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
-                lock.effects = new KnownEffects(next, base.version() + 1);
-                lock.confirmed(sent); // it checked the lock and the status: the fence before the send reads nothing
+                // it checked the lock and the status: the fence before the send reads nothing
+                lock.chain(c -> c.withEffects(new KnownEffects(next, base.version() + 1)).confirmed(sent));
             }
-            lock.wrote(ops); // applied, answered or read back: the children it created are there
+            lock.chain(c -> c.wrote(lock.jid(), ops)); // applied, answered or read back: the children it created are there
         } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException e) {
             int failed = MultiCommit.firstFailed(e);
             if (guessed && failed >= ops.size() - also.size()) { // past the fence and the records: a node written with them
-                lock.effects = base;
+                lock.chain(c -> c.withEffects(base));
                 throw new WrongGuess();
             }
             throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");

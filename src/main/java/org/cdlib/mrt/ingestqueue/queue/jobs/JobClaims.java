@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
@@ -74,6 +75,22 @@ public final class JobClaims {
         return names.size() == count ? names : null;
     }
 
+    /** What the lease chain knows from the claim's read behind the lock (only the job, without one). */
+    private static JobChain claimed(String jid, Job job, Map<String, OpResult> read) {
+        if (read == null) {
+            return JobChain.claimed(job, null, null, -1);
+        }
+        OpResult.GetDataResult jobNode = ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid)));
+        int count = jobNode == null ? -1 : jobNode.getStat().getNumChildren();
+        Set<String> children = jobNode == null ? null : present(jid, read, count);
+        String path = QueuePaths.jobNode(jid, "effects");
+        KnownEffects effects = KnownEffects.of(path, read.get(path));
+        if (effects != null && effects.version() < 0) {
+            effects = new KnownEffects(EffectRecords.summarised(job), -1);
+        }
+        return JobChain.claimed(job, effects, children, count);
+    }
+
     /** A job found damaged when claimed; bounded. */
     private void damaged(String jid) {
         if (readSized.size() >= READ_SIZED_MAX) {
@@ -104,18 +121,8 @@ public final class JobClaims {
                 locks.release(lock.get());
                 return Optional.empty();
             }
-            lock.get().job(job.get());
-            OpResult.GetDataResult jobNode = read == null ? null : ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid)));
-            if (jobNode != null) {
-                lock.get().childCount(jobNode.getStat().getNumChildren());
-                lock.get().children(present(jid, read, jobNode.getStat().getNumChildren()));
-            }
-            if (read != null) {
-                String effects = QueuePaths.jobNode(jid, "effects");
-                KnownEffects known = KnownEffects.of(effects, read.get(effects));
-                lock.get().effects = known != null && known.version() < 0
-                        ? new KnownEffects(EffectRecords.summarised(job.get()), -1) : known;
-            }
+            JobChain claimed = claimed(jid, job.get(), read);
+            lock.get().chain(none -> claimed);
             return lock;
         } catch (RuntimeException e) {
             locks.release(lock.get());

@@ -7,6 +7,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -76,23 +77,27 @@ public final class JobRecords {
     }
 
     /**
-     * Moves a locked job; the lock is released by the same transaction. {@code openLeft} hears how
+     * Moves a locked job; the lock is released by the same transaction, or rewritten for
+     * {@code keepFor}. Returns what the lease chain knows after the move: the moved job, and for a
+     * lock kept, all the next holder takes on ({@link JobChain#handedOn}). {@code openLeft} hears how
      * many jobs its batch still has open when the move took one out of batch-processing (the
      * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
      */
-    public Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+    public JobChain move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
              java.util.function.IntConsumer openLeft) {
-        boolean objectKnown = lock.heldObject() != null;
-        boolean childrenKnown = to == JobState.COMPLETED && lock.children() != null;
+        boolean objectKnown = lock.chain().object() != null;
+        boolean childrenKnown = to == JobState.COMPLETED && lock.chain().children() != null;
         try {
             return moveOnce(lock, to, change, by, keepFor, openLeft);
         } catch (CorruptNodeException e) {
-            if (e.path().startsWith(QueuePaths.batchStates(lock.job().batchId()) + "/") && addBatchRefFolders(lock.job().batchId())) {
+            String bid = lock.job().batchId();
+            if (e.path().startsWith(QueuePaths.batchStates(bid) + "/") && addBatchRefFolders(bid)) {
                 // a batch Merritt's batch consumer took has only the folders mrt-zk's createJob made (issue 42)
                 return moveOnce(lock, to, change, by, keepFor, openLeft);
             }
             if (childrenKnown && e.path().startsWith(QueuePaths.job(lock.jid()) + "/")) {
-                lock.children(null); // the job's children not as this lease chain knew them (changed by hand): listed
+                // the job's children not as this lease chain knew them (changed by hand): listed
+                lock.chain(c -> c.withChildren(null));
                 return moveOnce(lock, to, change, by, keepFor, openLeft);
             }
             // the object lock not as this lease knew it (changed by hand): read it this time
@@ -103,7 +108,7 @@ public final class JobRecords {
         }
     }
 
-    private Job moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+    private JobChain moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
              java.util.function.IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
@@ -182,16 +187,20 @@ public final class JobRecords {
         locks.removed(lock); // deleted, or rewritten as the next holder's (entered above)
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
         EffectRecords.written(lock, !results.isEmpty());
-        lock.wrote(ops);
-        if (!results.isEmpty() && keepFor != null) {
-            lock.confirmed(sent); // the status at its version and the lock renamed: the next state's first fence reads nothing
-        }
-
+        // the status at its version and the lock renamed: the next state's first fence reads nothing
+        boolean confirms = !results.isEmpty() && keepFor != null;
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
                 job.statusVersion() + 1, keepFor);
-        lock.job(moved);
+        JobChain after = lock.chain(c -> {
+            JobChain wrote = c.wrote(jid, ops).withJob(moved);
+            return confirms ? wrote.confirmed(sent) : wrote;
+        });
         log.job(jid, job.batchId(), from, to, change.reason());
-        return moved;
+        if (keepFor == null) {
+            return after;
+        }
+        lock.chain(JobChain::handedOff); // the lock is the next holder's: this lease's transactions confirm nothing
+        return after.handedOn(to);
     }
 
     /**

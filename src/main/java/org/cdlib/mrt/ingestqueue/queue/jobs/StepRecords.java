@@ -122,7 +122,7 @@ public final class StepRecords {
         try {
             long sent = System.nanoTime();
             if (!zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class))).isEmpty()) {
-                lock.confirmed(sent);
+                lock.chain(c -> c.confirmed(sent));
             }
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
             throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
@@ -140,8 +140,10 @@ public final class StepRecords {
 
     /** The lock's job carries the identifiers a transaction under it wrote. */
     static void identifiersWritten(JobLock lock, Identifiers identifiers) {
-        Job j = lock.job();
-        lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
-                identifiers, j.statusVersion(), j.lockOwner()));
+        lock.chain(c -> {
+            Job j = c.job();
+            return c.withJob(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
+                    identifiers, j.statusVersion(), j.lockOwner()));
+        });
     }
 }

@@ -43,7 +43,7 @@ public final class ObjectLocks {
      * (in processing, storing or recording). Returns null when taken (or already ours), else the holder.
      */
     public String lock(JobLock lock, String ark) {
-        Held known = lock.heldObject();
+        Held known = lock.chain().object();
         if (known != null && known.ark().equals(ark)) {
             return null; // taken under this lease, which has kept the job in a writing state since: nobody could take it over
         }
@@ -67,7 +67,8 @@ public final class ObjectLocks {
             } else {
                 String holder = QueueJson.text(held);
                 if (holder.equals(lock.jid())) {
-                    lock.heldObject(new Held(ark, stat.getVersion()));
+                    Held ours = new Held(ark, stat.getVersion());
+                    lock.chain(c -> c.withObject(ours));
                     return null;
                 }
                 org.apache.zookeeper.data.Stat holderStat = new org.apache.zookeeper.data.Stat();
@@ -102,8 +103,9 @@ public final class ObjectLocks {
                 List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops,
                         () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
                 if (!results.isEmpty()) { // answered, not read back: the version it left is known
-                    lock.heldObject(new Held(ark, held == null ? 0 : stat.getVersion() + 1));
-                    lock.confirmed(sent); // it checked the job's lock and status: the fence of the writes after it reads nothing
+                    Held taken = new Held(ark, held == null ? 0 : stat.getVersion() + 1);
+                    // it checked the job's lock and status: the fence of the writes after it reads nothing
+                    lock.chain(c -> c.withObject(taken).confirmed(sent));
                 }
                 return null;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
@@ -135,8 +137,8 @@ public final class ObjectLocks {
      * status, and whose new holder keeps the same node for the same job) makes it a no-op.
      */
     static void letGoAbandoned(ZooKeeperCalls zk, JobLock lock) {
-        Held known = lock.heldObject();
-        lock.heldObject(null);
+        Held known = lock.chain().object();
+        lock.chain(c -> c.withObject(null));
         Job job = lock.job();
         String ark = known != null ? known.ark() : job == null ? null : job.identifiers().primary();
         if (ark == null || ark.isEmpty() || (known == null && !WRITING.contains(job.state()))) {
@@ -177,8 +179,8 @@ public final class ObjectLocks {
         if (ark == null || !WRITING.contains(from) || (to == from.successor() && WRITING.contains(to))) {
             return;
         }
-        Held known = lock.heldObject();
-        lock.heldObject(null); // released by the move, or (if it fails) to be read again
+        Held known = lock.chain().object();
+        lock.chain(c -> c.withObject(null)); // released by the move, or (if it fails) to be read again
         if (known != null && known.ark().equals(ark)) {
             ops.add(Op.delete(QueuePaths.objectLock(ark), known.version()));
             return;
