@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -7,11 +8,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -27,12 +32,12 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 public final class JobClaims {
     private final EphemeralLocks locks;
     private final Jobs jobs;
-    private final java.nio.file.Path ingestHome;
+    private final Path ingestHome;
     /** Jobs read with their sizes looked at first when claimed ({@link #readBehindLock}). */
     private final Set<String> readSized = ConcurrentHashMap.newKeySet();
     private static final int READ_SIZED_MAX = 10_000;
 
-    public JobClaims(EphemeralLocks locks, Jobs jobs, java.nio.file.Path ingestHome) {
+    public JobClaims(EphemeralLocks locks, Jobs jobs, Path ingestHome) {
         this.locks = locks;
         this.jobs = jobs;
         this.ingestHome = ingestHome;
@@ -68,10 +73,10 @@ public final class JobClaims {
     }
 
     /** The job's children the read found, when they are all it has (their count is the node's); else null. */
-    private static java.util.Set<String> present(String jid, Map<String, OpResult> read, int count) {
-        java.util.Set<String> names = java.util.stream.Stream.concat(JobNodes.CHILDREN.stream(), JobNodes.NOT_READ.stream())
+    private static Set<String> present(String jid, Map<String, OpResult> read, int count) {
+        Set<String> names = Stream.concat(JobNodes.CHILDREN.stream(), JobNodes.NOT_READ.stream())
                 .filter(c -> ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null)
-                .collect(java.util.stream.Collectors.toSet());
+                .collect(Collectors.toSet());
         return names.size() == count ? names : null;
     }
 
@@ -109,7 +114,8 @@ public final class JobClaims {
             Map<String, OpResult> read = taken.get().read();
             Optional<Job> job;
             try {
-                job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome)) : jobs.find(jid);
+                job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome))
+                        : jobs.find(jid);
             } catch (CorruptNodeException e) {
                 damaged(jid);
                 throw e;
@@ -166,12 +172,12 @@ public final class JobClaims {
     }
 
     /** The ledger of the job locks this process holds on purpose (fsck never breaks one it names). */
-    public org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks held() {
+    public HeldLocks held() {
         return locks.held();
     }
 
     /** The one path by which a job lock that is not its holder's own is removed (fsck, repairs, an operator). */
-    public org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks breaks() {
+    public LockBreaks breaks() {
         return locks.breaks();
     }
 

@@ -54,7 +54,10 @@ final class JobCompaction {
         this.zk = zk;
     }
 
-    /** Whether mrt-zk's tools share the queue: a completed job then keeps every node they read ({@code ingest.merritt.neighbours}). */
+    /**
+     * Whether mrt-zk's tools share the queue: a completed job then keeps every node they read
+     * ({@code ingest.merritt.neighbours}).
+     */
     void merrittNeighbours(boolean on) {
         merrittNeighbours = on;
     }
@@ -81,7 +84,8 @@ final class JobCompaction {
         String jid = job.id();
         JobChain chain = lock.chain();
         Set<String> listed = chain.children(); // known since the claim's read: no request
-        List<String> children = listed != null ? List.copyOf(listed) : zk.children(QueuePaths.job(jid), chain.childCount());
+        List<String> children = listed != null ? List.copyOf(listed)
+                : zk.children(QueuePaths.job(jid), chain.childCount());
         JobEffects effects = JobEffects.none();
         List<Op> deletes = new ArrayList<>();
         for (String child : children) {
@@ -97,10 +101,12 @@ final class JobCompaction {
             deletes.add(Op.delete(QueuePaths.jobNode(jid, child), version));
         }
         KnownEffects known = lock.chain().effects();
-        if (known != null && known.unwritten()) { // records this move would have written: into the summary (no node had them)
+        // records this move would have written: into the summary (no node had them)
+        if (known != null && known.unwritten()) {
             effects = known.effects();
         }
-        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
+        // less the key's bytes
+        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64;
         JobSummary summary = JobSummary.of(job.configuration().withBatchId(job.batchId()), job.identifiers(), effects,
                 priority, spaceNeeded, budget); // priority and space_needed always: no node holds them any more
         ops.addAll(deletes);

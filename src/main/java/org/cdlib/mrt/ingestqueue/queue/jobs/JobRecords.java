@@ -1,12 +1,16 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntConsumer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
@@ -20,8 +24,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
@@ -43,10 +47,10 @@ public final class JobRecords {
     private final SpaceCounters spaceCounters;
     private final JobCompaction compaction;
 
-    private final org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks;
+    private final EphemeralLocks locks;
 
-    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome,
-                      org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks) {
+    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, Path ingestHome,
+                      EphemeralLocks locks) {
         this.locks = locks;
         this.reads = new JobReads(zk, ingestHome);
         this.zk = zk;
@@ -84,7 +88,7 @@ public final class JobRecords {
      * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
      */
     public JobChain move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
-             java.util.function.IntConsumer openLeft) {
+             IntConsumer openLeft) {
         boolean objectKnown = lock.chain().object() != null;
         boolean childrenKnown = to == JobState.COMPLETED && lock.chain().children() != null;
         try {
@@ -109,7 +113,7 @@ public final class JobRecords {
     }
 
     private JobChain moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
-             java.util.function.IntConsumer openLeft) {
+             IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
         JobState from = job.state();
@@ -123,11 +127,13 @@ public final class JobRecords {
             lastSuccessful = from;
         }
         int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
-        String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
+        String error = to == JobState.FAILED
+                ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
         // the history rides in the status node, so it is written by this same transaction
+        String holder = lock.owner().worker() + "@" + lock.owner().host();
         JobStatus status = new JobStatus(to.zk(), lastSuccessful == null ? null : lastSuccessful.zk(),
                 QueueTime.now(), retries, error, JobHistory.append(old.history(),
-                        JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
+                        JobHistory.entry(from, to, holder, change.reason())));
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
         List<Op> compacted = new ArrayList<>();
@@ -167,9 +173,11 @@ public final class JobRecords {
         List<OpResult> results;
         try {
             results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
-                    ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
-                            SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
-                    : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+                    ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(),
+                            (now, all) -> SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space,
+                                    change.admission()))
+                    : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
+                            job.statusVersion());
         } catch (StaleLockException e) {
             if (handedTo != null) {
                 locks.held().letGo(QueuePaths.jobLock(jid), handedTo);
@@ -215,9 +223,9 @@ public final class JobRecords {
             try {
                 zk.counted(1);
                 zk.client().create().forPath(QueuePaths.batchRefs(bid, r), ZooKeeperCalls.EMPTY);
-            } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
+            } catch (KeeperException.NodeExistsException e) {
                 // there already
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            } catch (KeeperException.NoNodeException e) {
                 return false; // the batch's states node is gone: the move stays refused
             } catch (Exception e) {
                 throw ZooKeeperCalls.wrap("create " + QueuePaths.batchRefs(bid, r), e);
@@ -226,7 +234,10 @@ public final class JobRecords {
         return true;
     }
 
-    /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */
+    /**
+     * The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when
+     * unknown.
+     */
     private static int openLeft(List<Op> ops, List<OpResult> results, String bid) {
         String processing = QueuePaths.batchRefs(bid, BatchRef.PROCESSING);
         for (int i = 0; i < ops.size() && i < results.size(); i++) {

@@ -76,7 +76,8 @@ public final class Moves {
     public void unlock(JobLock lock) {
         try {
             records.flush(lock);
-        } catch (RuntimeException e) { // a lock already lost writes nothing; the records stay as the next holder finds them
+        } catch (RuntimeException e) {
+            // a lock already lost writes nothing; the records stay as the next holder finds them
             LOG.warn("job {}: records not written before its lock was let go: {}", lock.jid(), e.getMessage());
         }
         locks.release(lock);
