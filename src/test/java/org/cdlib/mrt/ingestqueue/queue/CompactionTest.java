@@ -118,13 +118,14 @@ class CompactionTest {
         for (int i = 0; i < 3; i++) {
             String jid = jids.get(i);
             JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
-            assertEquals(Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), lock.children(), "its lock included");
-            assertEquals(lock.children().size(), lock.childCount());
+            assertEquals(Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), lock.chain().children(),
+                    "its lock included");
+            assertEquals(lock.chain().children().size(), lock.chain().childCount());
             if (i > 0) {
-                lock.children(null); // as after a claim whose read was damaged: listed
+                lock.chain(c -> c.withChildren(null)); // as after a claim whose read was damaged: listed
             }
             if (i > 1) {
-                lock.childCount(-1); // nor counted: the folder's Stat is asked first
+                lock.chain(c -> c.withChildCount(-1)); // nor counted: the folder's Stat is asked first
             }
             long before = store.operations();
             store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
@@ -141,7 +142,7 @@ class CompactionTest {
     void aChildGoneUnknownToTheLeaseIsListedAndTheJobStillCompletes() throws Exception {
         String jid = jobInNotifyWithEffects();
         JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
-        assertTrue(lock.children().contains("store"));
+        assertTrue(lock.chain().children().contains("store"));
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store")); // an operator's hand, under the lock
         store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
         assertEquals(JobState.COMPLETED, store.jobs().load(jid).state());

@@ -288,7 +288,7 @@ class ServiceCallRoutesTest {
             throw new org.cdlib.mrt.ingestqueue.queue.model.StaleLockException("the host died with the add sent");
         });
         assertThrows(org.cdlib.mrt.ingestqueue.queue.model.StaleLockException.class, () -> routes.recording(lock));
-        lock.effects = null; // the next holder knows only what ZooKeeper has
+        lock.chain(c -> c.withEffects(null)); // the next holder knows only what ZooKeeper has
         assertTrue(store.records().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
         answer("mock:inventory-add", 200, "{}");
 
@@ -309,7 +309,7 @@ class ServiceCallRoutesTest {
             throw new org.cdlib.mrt.ingestqueue.queue.model.StaleLockException("the host died before the add left");
         });
         assertThrows(org.cdlib.mrt.ingestqueue.queue.model.StaleLockException.class, () -> routes.recording(lock));
-        lock.effects = null;
+        lock.chain(c -> c.withEffects(null));
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
             has.set(1);
             e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);

@@ -13,6 +13,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -65,9 +66,10 @@ final class BatchRemoval {
                 throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
             }
             try {
-                lock.get().job(store.jobs().find(jid).orElse(null));
+                Job job = store.jobs().find(jid).orElse(null);
+                lock.get().chain(c -> c.withJob(job));
             } catch (CorruptNodeException damaged) {
-                lock.get().job(null);
+                lock.get().chain(c -> c.withJob(null));
             }
             store.moves().deleteJobNodes(lock.get(), bid, reason);
             n++;

@@ -1,8 +1,14 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -15,7 +21,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
-/** {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock (a completed job's: its summary). */
+/**
+ * {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock (a completed
+ * job's: its summary).
+ */
 public final class EffectRecords {
     private final ZooKeeperCalls zk;
 
@@ -29,12 +38,12 @@ public final class EffectRecords {
     }
 
     private KnownEffects known(JobLock lock) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k != null) {
             return k;
         }
         String path = QueuePaths.jobNode(lock.jid(), "effects");
-        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        Stat stat = new Stat();
         try {
             return new KnownEffects(QueueJson.read(path, zk.read(path, stat), JobEffects.class), stat.getVersion());
         } catch (NotFoundException e) {
@@ -42,7 +51,10 @@ public final class EffectRecords {
         }
     }
 
-    /** A completed job's effects, from its status's summary ({@link JobCompaction}); none for any other without the node. */
+    /**
+     * A completed job's effects, from its status's summary ({@link JobCompaction}); none for any other without the
+     * node.
+     */
     static JobEffects summarised(Job job) {
         return job == null || job.status().summary() == null ? JobEffects.none() : job.status().summary().jobEffects();
     }
@@ -69,12 +81,16 @@ public final class EffectRecords {
      */
     void recordWithNextWrite(JobLock lock, String name, String state, String detail) {
         KnownEffects base = known(lock);
-        lock.effects = new KnownEffects(base.effects().with(name, state, detail), base.version(), true);
+        KnownEffects next = new KnownEffects(base.effects().with(name, state, detail), base.version(), true);
+        lock.chain(c -> c.withEffects(next));
     }
 
-    /** The write of records not written yet ({@link #recordWithNextWrite}), for a transaction under the lease; null: none. */
+    /**
+     * The write of records not written yet ({@link #recordWithNextWrite}), for a transaction under the lease;
+     * null: none.
+     */
     static Op unwritten(JobLock lock) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k == null || !k.unwritten()) {
             return null;
         }
@@ -83,17 +99,20 @@ public final class EffectRecords {
         return k.version() < 0 ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, k.version());
     }
 
-    /** After a transaction that carried {@link #unwritten}: answered, the node's version is known; read back, it is not. */
+    /**
+     * After a transaction that carried {@link #unwritten}: answered, the node's version is known; read back, it
+     * is not.
+     */
     static void written(JobLock lock, boolean answered) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k != null && k.unwritten()) {
-            lock.effects = answered ? new KnownEffects(k.effects(), k.version() + 1) : null;
+            lock.chain(c -> c.withEffects(answered ? new KnownEffects(k.effects(), k.version() + 1) : null));
         }
     }
 
     /** Writes the records not written yet on their own (the lock is let go without a move). */
     public void flush(JobLock lock) {
-        KnownEffects k = lock.effects;
+        KnownEffects k = lock.chain().effects();
         if (k != null && k.unwritten()) {
             record(lock, "records", fx -> fx, List.of());
         }
@@ -105,7 +124,7 @@ public final class EffectRecords {
      * {@code exists} is the caller's guess, so no read of the node is sent. A wrong guess fails
      * the transaction on that node alone (nothing was written) and the other form is sent once.
      */
-    JobEffects record(JobLock lock, String name, String state, String detail, java.util.function.Function<Boolean, Op> node,
+    JobEffects record(JobLock lock, String name, String state, String detail, Function<Boolean, Op> node,
             boolean exists) {
         try {
             return record(lock, name, fx -> fx.with(name, state, detail), List.of(node.apply(exists)), true);
@@ -121,34 +140,39 @@ public final class EffectRecords {
         }
     }
 
-    /** Writes what {@code change} makes of the records (more than one effect at once), fenced alike; {@code name} for messages. */
-    JobEffects record(JobLock lock, String name, java.util.function.UnaryOperator<JobEffects> change, List<Op> also) {
+    /**
+     * Writes what {@code change} makes of the records (more than one effect at once), fenced alike; {@code name}
+     * for messages.
+     */
+    JobEffects record(JobLock lock, String name, UnaryOperator<JobEffects> change, List<Op> also) {
         return record(lock, name, change, also, false);
     }
 
-    private JobEffects record(JobLock lock, String name, java.util.function.UnaryOperator<JobEffects> change, List<Op> also,
+    private JobEffects record(JobLock lock, String name, UnaryOperator<JobEffects> change, List<Op> also,
             boolean guessed) {
         String path = QueuePaths.jobNode(lock.jid(), "effects");
         KnownEffects base = known(lock);
         JobEffects next = change.apply(base.effects());
         byte[] data = QueueJson.write(next);
-        List<Op> ops = new java.util.ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
+        List<Op> ops = new ArrayList<>(List.of(Op.check(QueuePaths.jobLock(lock.jid()), -1),
                 Op.check(QueuePaths.jobStatus(lock.jid()), lock.job().statusVersion()), base.version() < 0
                 ? ZooKeeperCalls.create(path, data) : ZooKeeperCalls.setData(path, data, base.version())));
         ops.addAll(also);
-        lock.effects = null; // unknown until the outcome is
+        lock.chain(c -> c.withEffects(null)); // unknown until the outcome is
         try {
             long sent = System.nanoTime();
-            List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops, () -> java.util.Arrays.equals(data, zk.readOrNull(path)));
+            List<OpResult> results = zk.commit(lock.zk, ops, () -> Arrays.equals(data, zk.readOrNull(path)));
             if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
-                lock.effects = new KnownEffects(next, base.version() + 1);
-                lock.confirmed(sent); // it checked the lock and the status: the fence before the send reads nothing
+                // it checked the lock and the status: the fence before the send reads nothing
+                lock.chain(c -> c.withEffects(new KnownEffects(next, base.version() + 1)).confirmed(sent));
             }
-            lock.wrote(ops); // applied, answered or read back: the children it created are there
+            // applied, answered or read back: the children it created are there
+            lock.chain(c -> c.wrote(lock.jid(), ops));
         } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException e) {
             int failed = MultiCommit.firstFailed(e);
-            if (guessed && failed >= ops.size() - also.size()) { // past the fence and the records: a node written with them
-                lock.effects = base;
+            // past the fence and the records: a node written with them
+            if (guessed && failed >= ops.size() - also.size()) {
+                lock.chain(c -> c.withEffects(base));
                 throw new WrongGuess();
             }
             throw new StaleLockException("job " + lock.jid() + ": the lock is gone; effect " + name + " not recorded");

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -7,10 +8,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
+import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -26,12 +32,12 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 public final class JobClaims {
     private final EphemeralLocks locks;
     private final Jobs jobs;
-    private final java.nio.file.Path ingestHome;
+    private final Path ingestHome;
     /** Jobs read with their sizes looked at first when claimed ({@link #readBehindLock}). */
     private final Set<String> readSized = ConcurrentHashMap.newKeySet();
     private static final int READ_SIZED_MAX = 10_000;
 
-    public JobClaims(EphemeralLocks locks, Jobs jobs, java.nio.file.Path ingestHome) {
+    public JobClaims(EphemeralLocks locks, Jobs jobs, Path ingestHome) {
         this.locks = locks;
         this.jobs = jobs;
         this.ingestHome = ingestHome;
@@ -67,11 +73,27 @@ public final class JobClaims {
     }
 
     /** The job's children the read found, when they are all it has (their count is the node's); else null. */
-    private static java.util.Set<String> present(String jid, Map<String, OpResult> read, int count) {
-        java.util.Set<String> names = java.util.stream.Stream.concat(JobNodes.CHILDREN.stream(), JobNodes.NOT_READ.stream())
+    private static Set<String> present(String jid, Map<String, OpResult> read, int count) {
+        Set<String> names = Stream.concat(JobNodes.CHILDREN.stream(), JobNodes.NOT_READ.stream())
                 .filter(c -> ZooKeeperCalls.dataOf(read.get(QueuePaths.jobNode(jid, c))) != null)
-                .collect(java.util.stream.Collectors.toSet());
+                .collect(Collectors.toSet());
         return names.size() == count ? names : null;
+    }
+
+    /** What the lease chain knows from the claim's read behind the lock (only the job, without one). */
+    private static JobChain claimed(String jid, Job job, Map<String, OpResult> read) {
+        if (read == null) {
+            return JobChain.claimed(job, null, null, -1);
+        }
+        OpResult.GetDataResult jobNode = ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid)));
+        int count = jobNode == null ? -1 : jobNode.getStat().getNumChildren();
+        Set<String> children = jobNode == null ? null : present(jid, read, count);
+        String path = QueuePaths.jobNode(jid, "effects");
+        KnownEffects effects = KnownEffects.of(path, read.get(path));
+        if (effects != null && effects.version() < 0) {
+            effects = new KnownEffects(EffectRecords.summarised(job), -1);
+        }
+        return JobChain.claimed(job, effects, children, count);
     }
 
     /** A job found damaged when claimed; bounded. */
@@ -92,7 +114,8 @@ public final class JobClaims {
             Map<String, OpResult> read = taken.get().read();
             Optional<Job> job;
             try {
-                job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome)) : jobs.find(jid);
+                job = read != null ? Jobs.one(JobNodes.parse(List.of(jid), read, Jobs::corrupt, ingestHome))
+                        : jobs.find(jid);
             } catch (CorruptNodeException e) {
                 damaged(jid);
                 throw e;
@@ -104,18 +127,8 @@ public final class JobClaims {
                 locks.release(lock.get());
                 return Optional.empty();
             }
-            lock.get().job(job.get());
-            OpResult.GetDataResult jobNode = read == null ? null : ZooKeeperCalls.dataOf(read.get(QueuePaths.job(jid)));
-            if (jobNode != null) {
-                lock.get().childCount(jobNode.getStat().getNumChildren());
-                lock.get().children(present(jid, read, jobNode.getStat().getNumChildren()));
-            }
-            if (read != null) {
-                String effects = QueuePaths.jobNode(jid, "effects");
-                KnownEffects known = KnownEffects.of(effects, read.get(effects));
-                lock.get().effects = known != null && known.version() < 0
-                        ? new KnownEffects(EffectRecords.summarised(job.get()), -1) : known;
-            }
+            JobChain claimed = claimed(jid, job.get(), read);
+            lock.get().chain(none -> claimed);
             return lock;
         } catch (RuntimeException e) {
             locks.release(lock.get());
@@ -159,12 +172,12 @@ public final class JobClaims {
     }
 
     /** The ledger of the job locks this process holds on purpose (fsck never breaks one it names). */
-    public org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks held() {
+    public HeldLocks held() {
         return locks.held();
     }
 
     /** The one path by which a job lock that is not its holder's own is removed (fsck, repairs, an operator). */
-    public org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks breaks() {
+    public LockBreaks breaks() {
         return locks.breaks();
     }
 

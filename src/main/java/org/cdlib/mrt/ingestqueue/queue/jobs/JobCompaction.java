@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -35,7 +36,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  *
  * <p>Which children exist is known without a request when the claim's read found them all (every
  * child a job may have was read, and their number is the job node's) and the lease chain kept
- * up its own creates and deletes since ({@link JobLock#wrote}); else they are listed once, under
+ * up its own creates and deletes since ({@link JobChain#wrote}); else they are listed once, under
  * the job's lock, before the transaction is built. Only the lock's holder adds or removes them
  * (mrt-zk's hosts take the same lock), so either holds until the commit; were it wrong anyway, a
  * delete of a missing node fails the whole transaction, nothing is written, and the move is made
@@ -53,7 +54,10 @@ final class JobCompaction {
         this.zk = zk;
     }
 
-    /** Whether mrt-zk's tools share the queue: a completed job then keeps every node they read ({@code ingest.merritt.neighbours}). */
+    /**
+     * Whether mrt-zk's tools share the queue: a completed job then keeps every node they read
+     * ({@code ingest.merritt.neighbours}).
+     */
     void merrittNeighbours(boolean on) {
         merrittNeighbours = on;
     }
@@ -78,8 +82,10 @@ final class JobCompaction {
         }
         Job job = lock.job();
         String jid = job.id();
-        Set<String> listed = lock.children(); // known since the claim's read: no request
-        List<String> children = listed != null ? List.copyOf(listed) : zk.children(QueuePaths.job(jid), lock.childCount());
+        JobChain chain = lock.chain();
+        Set<String> listed = chain.children(); // known since the claim's read: no request
+        List<String> children = listed != null ? List.copyOf(listed)
+                : zk.children(QueuePaths.job(jid), chain.childCount());
         JobEffects effects = JobEffects.none();
         List<Op> deletes = new ArrayList<>();
         for (String child : children) {
@@ -94,11 +100,13 @@ final class JobCompaction {
             }
             deletes.add(Op.delete(QueuePaths.jobNode(jid, child), version));
         }
-        KnownEffects known = lock.effects;
-        if (known != null && known.unwritten()) { // records this move would have written: into the summary (no node had them)
+        KnownEffects known = lock.chain().effects();
+        // records this move would have written: into the summary (no node had them)
+        if (known != null && known.unwritten()) {
             effects = known.effects();
         }
-        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64; // the key's bytes
+        // less the key's bytes
+        int budget = QueueLimits.nodeBytes(QueuePaths.jobStatus(jid)) - QueueJson.write(status).length - 64;
         JobSummary summary = JobSummary.of(job.configuration().withBatchId(job.batchId()), job.identifiers(), effects,
                 priority, spaceNeeded, budget); // priority and space_needed always: no node holds them any more
         ops.addAll(deletes);
@@ -108,7 +116,7 @@ final class JobCompaction {
 
     /** The effects node as the lock knows it, else read with its version (it exists: it was just listed). */
     private KnownEffects effects(JobLock lock) {
-        KnownEffects known = lock.effects;
+        KnownEffects known = lock.chain().effects();
         if (known != null && known.version() >= 0) {
             return known;
         }

@@ -1,12 +1,17 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntConsumer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -19,8 +24,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
+import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
@@ -42,10 +47,10 @@ public final class JobRecords {
     private final SpaceCounters spaceCounters;
     private final JobCompaction compaction;
 
-    private final org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks;
+    private final EphemeralLocks locks;
 
-    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, java.nio.file.Path ingestHome,
-                      org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks) {
+    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, Path ingestHome,
+                      EphemeralLocks locks) {
         this.locks = locks;
         this.reads = new JobReads(zk, ingestHome);
         this.zk = zk;
@@ -76,23 +81,27 @@ public final class JobRecords {
     }
 
     /**
-     * Moves a locked job; the lock is released by the same transaction. {@code openLeft} hears how
+     * Moves a locked job; the lock is released by the same transaction, or rewritten for
+     * {@code keepFor}. Returns what the lease chain knows after the move: the moved job, and for a
+     * lock kept, all the next holder takes on ({@link JobChain#handedOn}). {@code openLeft} hears how
      * many jobs its batch still has open when the move took one out of batch-processing (the
      * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
      */
-    public Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
-             java.util.function.IntConsumer openLeft) {
-        boolean objectKnown = lock.heldObject() != null;
-        boolean childrenKnown = to == JobState.COMPLETED && lock.children() != null;
+    public JobChain move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+             IntConsumer openLeft) {
+        boolean objectKnown = lock.chain().object() != null;
+        boolean childrenKnown = to == JobState.COMPLETED && lock.chain().children() != null;
         try {
             return moveOnce(lock, to, change, by, keepFor, openLeft);
         } catch (CorruptNodeException e) {
-            if (e.path().startsWith(QueuePaths.batchStates(lock.job().batchId()) + "/") && addBatchRefFolders(lock.job().batchId())) {
+            String bid = lock.job().batchId();
+            if (e.path().startsWith(QueuePaths.batchStates(bid) + "/") && addBatchRefFolders(bid)) {
                 // a batch Merritt's batch consumer took has only the folders mrt-zk's createJob made (issue 42)
                 return moveOnce(lock, to, change, by, keepFor, openLeft);
             }
             if (childrenKnown && e.path().startsWith(QueuePaths.job(lock.jid()) + "/")) {
-                lock.children(null); // the job's children not as this lease chain knew them (changed by hand): listed
+                // the job's children not as this lease chain knew them (changed by hand): listed
+                lock.chain(c -> c.withChildren(null));
                 return moveOnce(lock, to, change, by, keepFor, openLeft);
             }
             // the object lock not as this lease knew it (changed by hand): read it this time
@@ -103,8 +112,8 @@ public final class JobRecords {
         }
     }
 
-    private Job moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
-             java.util.function.IntConsumer openLeft) {
+    private JobChain moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+             IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
         JobState from = job.state();
@@ -118,11 +127,13 @@ public final class JobRecords {
             lastSuccessful = from;
         }
         int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
-        String error = to == JobState.FAILED ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
+        String error = to == JobState.FAILED
+                ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
         // the history rides in the status node, so it is written by this same transaction
+        String holder = lock.owner().worker() + "@" + lock.owner().host();
         JobStatus status = new JobStatus(to.zk(), lastSuccessful == null ? null : lastSuccessful.zk(),
                 QueueTime.now(), retries, error, JobHistory.append(old.history(),
-                        JobHistory.entry(from, to, lock.owner().worker() + "@" + lock.owner().host(), change.reason())));
+                        JobHistory.entry(from, to, holder, change.reason())));
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
         List<Op> compacted = new ArrayList<>();
@@ -162,9 +173,11 @@ public final class JobRecords {
         List<OpResult> results;
         try {
             results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
-                    ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(), (now, all) ->
-                            SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space, change.admission()))
-                    : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid), job.statusVersion());
+                    ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(),
+                            (now, all) -> SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space,
+                                    change.admission()))
+                    : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
+                            job.statusVersion());
         } catch (StaleLockException e) {
             if (handedTo != null) {
                 locks.held().letGo(QueuePaths.jobLock(jid), handedTo);
@@ -182,16 +195,20 @@ public final class JobRecords {
         locks.removed(lock); // deleted, or rewritten as the next holder's (entered above)
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
         EffectRecords.written(lock, !results.isEmpty());
-        lock.wrote(ops);
-        if (!results.isEmpty() && keepFor != null) {
-            lock.confirmed(sent); // the status at its version and the lock renamed: the next state's first fence reads nothing
-        }
-
+        // the status at its version and the lock renamed: the next state's first fence reads nothing
+        boolean confirms = !results.isEmpty() && keepFor != null;
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),
                 job.statusVersion() + 1, keepFor);
-        lock.job(moved);
+        JobChain after = lock.chain(c -> {
+            JobChain wrote = c.wrote(jid, ops).withJob(moved);
+            return confirms ? wrote.confirmed(sent) : wrote;
+        });
         log.job(jid, job.batchId(), from, to, change.reason());
-        return moved;
+        if (keepFor == null) {
+            return after;
+        }
+        lock.chain(JobChain::handedOff); // the lock is the next holder's: this lease's transactions confirm nothing
+        return after.handedOn(to);
     }
 
     /**
@@ -206,9 +223,9 @@ public final class JobRecords {
             try {
                 zk.counted(1);
                 zk.client().create().forPath(QueuePaths.batchRefs(bid, r), ZooKeeperCalls.EMPTY);
-            } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
+            } catch (KeeperException.NodeExistsException e) {
                 // there already
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            } catch (KeeperException.NoNodeException e) {
                 return false; // the batch's states node is gone: the move stays refused
             } catch (Exception e) {
                 throw ZooKeeperCalls.wrap("create " + QueuePaths.batchRefs(bid, r), e);
@@ -217,7 +234,10 @@ public final class JobRecords {
         return true;
     }
 
-    /** The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when unknown. */
+    /**
+     * The children batch-processing has after a commit that bumped it, from the commit's own answer; -1 when
+     * unknown.
+     */
     private static int openLeft(List<Op> ops, List<OpResult> results, String bid) {
         String processing = QueuePaths.batchRefs(bid, BatchRef.PROCESSING);
         for (int i = 0; i < ops.size() && i < results.size(); i++) {

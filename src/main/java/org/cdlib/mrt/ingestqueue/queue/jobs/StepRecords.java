@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,8 @@ public final class StepRecords {
         JobEffects fx = effects.record(lock, JobEffects.MINT, "done", minted,
                 List.of(identifiersWrite(lock.jid(), identifiers)));
         identifiersWritten(lock, identifiers);
-        LOG.info("job {} batch {}: identifiers {} {} (minted{})", lock.jid(), lock.job().batchId(), identifiers.primary(),
+        LOG.info("job {} batch {}: identifiers {} {} (minted{})", lock.jid(), lock.job().batchId(),
+                identifiers.primary(),
                 identifiers.localId(), minted.equals(identifiers.primary()) ? "" : " " + minted + ", not used");
         return fx;
     }
@@ -60,7 +62,8 @@ public final class StepRecords {
      * lost (its ARK, if EZID made one, is never used) and this one as started, in one transaction.
      */
     public JobEffects mintAgain(JobLock lock, String detail) {
-        return effects.record(lock, JobEffects.MINT, fx -> fx.withLostMint().with(JobEffects.MINT, "started", detail), List.of());
+        return effects.record(lock, JobEffects.MINT, fx -> fx.withLostMint().with(JobEffects.MINT, "started", detail),
+                List.of());
     }
 
     /**
@@ -92,7 +95,10 @@ public final class StepRecords {
                 exists -> MerrittJobNodes.store(lock.jid(), manifestUrl, mode, deleted, exists), written);
     }
 
-    /** The add's answer recorded as done, and the version's inventory record described as mrt-zk does, in one transaction. */
+    /**
+     * The add's answer recorded as done, and the version's inventory record described as mrt-zk does, in one
+     * transaction.
+     */
     public JobEffects storeDone(JobLock lock, String detail, String inventoryManifestUrl) {
         boolean written = effects.read(lock).done(JobEffects.STORAGE);
         return effects.record(lock, JobEffects.STORAGE, "done", detail,
@@ -121,8 +127,10 @@ public final class StepRecords {
                 identifiersWrite(jid, identifiers));
         try {
             long sent = System.nanoTime();
-            if (!zk.commit(lock.zk, ops, () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class))).isEmpty()) {
-                lock.confirmed(sent);
+            MultiCommit.AppliedCheck applied =
+                    () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class));
+            if (!zk.commit(lock.zk, ops, applied).isEmpty()) {
+                lock.chain(c -> c.confirmed(sent));
             }
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
             throw new StaleLockException("job " + jid + ": lock lost before identifiers were written");
@@ -140,8 +148,10 @@ public final class StepRecords {
 
     /** The lock's job carries the identifiers a transaction under it wrote. */
     static void identifiersWritten(JobLock lock, Identifiers identifiers) {
-        Job j = lock.job();
-        lock.job(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
-                identifiers, j.statusVersion(), j.lockOwner()));
+        lock.chain(c -> {
+            Job j = c.job();
+            return c.withJob(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),
+                    identifiers, j.statusVersion(), j.lockOwner()));
+        });
     }
 }

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.lease;
 
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 
@@ -16,11 +17,11 @@ public record KnownEffects(JobEffects effects, int version, boolean unwritten) {
     }
 
     /** From a claim's read of the job's nodes; null when that read did not answer for it. */
-    public static KnownEffects of(String path, org.apache.zookeeper.OpResult r) {
-        if (r instanceof org.apache.zookeeper.OpResult.GetDataResult d) {
+    public static KnownEffects of(String path, OpResult r) {
+        if (r instanceof OpResult.GetDataResult d) {
             return new KnownEffects(QueueJson.read(path, d.getData(), JobEffects.class), d.getStat().getVersion());
         }
-        if (r instanceof org.apache.zookeeper.OpResult.ErrorResult e && e.getErr() == KeeperException.Code.NONODE.intValue()) {
+        if (r instanceof OpResult.ErrorResult e && e.getErr() == KeeperException.Code.NONODE.intValue()) {
             return new KnownEffects(JobEffects.none(), -1);
         }
         return null;

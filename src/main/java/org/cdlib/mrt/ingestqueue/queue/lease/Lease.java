@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.lease;
 
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -25,13 +26,6 @@ public abstract sealed class Lease permits JobLock, BatchLock {
     final byte[] ownerBytes;
     public final ZooKeeper zk;
     public final long sessionId;
-    /**
-     * How long a transaction under this lease that checked its lock stands for a fence read: no
-     * more than the steps between a record and its send take (a bean or two), so the window in
-     * which an operator's break goes unseen stays what a read's answer and the send leave anyway.
-     */
-    private static final long CONFIRMED_RECENT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20);
-    private volatile Confirmed confirmed;
 
     Lease(String path, LockOwner owner, ZooKeeper zk) {
         this.path = path;
@@ -74,12 +68,12 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      */
     public long verifyHeldUntil() {
         long began = System.nanoTime();
-        Confirmed c = confirmed;
-        long half = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
+        JobChain.Confirmed c = confirmation();
+        long half = TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
         // a transaction that took long to be answered (a lost connection, retried) leaves little of
         // its margin: a read then gives the send a whole one
-        if (c != null && began - c.answered < CONFIRMED_RECENT_NANOS && c.sent + half - began > half / 2 && isAlive()) {
-            return c.sent + half;
+        if (c != null && c.stands(began, half) && isAlive()) {
+            return c.sent() + half;
         }
         long deadline = System.currentTimeMillis() + MultiCommit.CONNECT_WAIT_MS;
         while (isAlive()) {
@@ -113,25 +107,11 @@ public abstract sealed class Lease permits JobLock, BatchLock {
     }
 
     /**
-     * A transaction sent under this lease at {@code sentNanos} that checked the lock node and the
-     * status version (which a break moves), through this lease's session, was answered: it
-     * confirms the hold as {@link #verifyHeldUntil}'s read would, from when it was sent. A fence
-     * right after it (the effect record written just before a mint or a storage add) needs no read.
+     * The last transaction under this lease that checked its lock and status and was answered, the
+     * fence's shortcut (kept by a job lease's chain, {@link JobChain#confirmed(long)}); null: none.
      */
-    public void confirmed(long sentNanos) {
-        confirmed = new Confirmed(sentNanos, System.nanoTime());
-    }
-
-    /**
-     * The transaction that handed the lock on from {@code before} to this lease (writing this
-     * one's owner into it) confirmed this one's hold; {@code before} holds nothing since.
-     */
-    public void takeConfirmation(Lease before) {
-        confirmed = before.confirmed;
-        before.confirmed = null;
-    }
-
-    private record Confirmed(long sent, long answered) {
+    JobChain.Confirmed confirmation() {
+        return null;
     }
 
     abstract String what();

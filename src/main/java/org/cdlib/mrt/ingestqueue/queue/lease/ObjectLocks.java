@@ -1,9 +1,14 @@
 package org.cdlib.mrt.ingestqueue.queue.lease;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
@@ -22,7 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  */
 public final class ObjectLocks {
     /** The states in which a job is writing its object: it keeps the lock from one to the next. */
-    private static final java.util.Set<JobState> WRITING = java.util.EnumSet.of(JobState.PROCESSING, JobState.STORING,
+    private static final Set<JobState> WRITING = EnumSet.of(JobState.PROCESSING, JobState.STORING,
             JobState.RECORDING);
 
     /** An object lock a lease took: its ARK and the version it left the node at. */
@@ -43,14 +48,15 @@ public final class ObjectLocks {
      * (in processing, storing or recording). Returns null when taken (or already ours), else the holder.
      */
     public String lock(JobLock lock, String ark) {
-        Held known = lock.heldObject();
+        Held known = lock.chain().object();
         if (known != null && known.ark().equals(ark)) {
-            return null; // taken under this lease, which has kept the job in a writing state since: nobody could take it over
+            // taken under this lease, which has kept the job in a writing state since: nobody could take it over
+            return null;
         }
         String path = QueuePaths.objectLock(ark);
         byte[] mine = QueueJson.text(lock.jid());
         for (int attempt = 0; attempt < 5; attempt++) {
-            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            Stat stat = new Stat();
             byte[] held = null;
             // entering processing, the object is rarely locked: the create is sent unread, and fails whole if it is
             if (attempt > 0 || lock.job().state() != JobState.PROCESSING) {
@@ -67,10 +73,11 @@ public final class ObjectLocks {
             } else {
                 String holder = QueueJson.text(held);
                 if (holder.equals(lock.jid())) {
-                    lock.heldObject(new Held(ark, stat.getVersion()));
+                    Held ours = new Held(ark, stat.getVersion());
+                    lock.chain(c -> c.withObject(ours));
                     return null;
                 }
-                org.apache.zookeeper.data.Stat holderStat = new org.apache.zookeeper.data.Stat();
+                Stat holderStat = new Stat();
                 byte[] st;
                 try {
                     st = zk.read(QueuePaths.jobStatus(holder), holderStat);
@@ -79,7 +86,8 @@ public final class ObjectLocks {
                 }
                 JobState state = null;
                 try {
-                    state = st == null ? null : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
+                    state = st == null ? null
+                            : QueueJson.read(QueuePaths.jobStatus(holder), st, JobStatus.class).state();
                 } catch (RuntimeException e) {
                     // a damaged holder cannot be writing: take the object over
                 }
@@ -99,18 +107,20 @@ public final class ObjectLocks {
             }
             try {
                 long sent = System.nanoTime();
-                List<org.apache.zookeeper.OpResult> results = zk.commit(lock.zk, ops,
-                        () -> java.util.Arrays.equals(mine, zk.readOrNull(path)));
+                List<OpResult> results = zk.commit(lock.zk, ops,
+                        () -> Arrays.equals(mine, zk.readOrNull(path)));
                 if (!results.isEmpty()) { // answered, not read back: the version it left is known
-                    lock.heldObject(new Held(ark, held == null ? 0 : stat.getVersion() + 1));
-                    lock.confirmed(sent); // it checked the job's lock and status: the fence of the writes after it reads nothing
+                    Held taken = new Held(ark, held == null ? 0 : stat.getVersion() + 1);
+                    // it checked the job's lock and status: the fence of the writes after it reads nothing
+                    lock.chain(c -> c.withObject(taken).confirmed(sent));
                 }
                 return null;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
                 // the job's own status moved (stale), or another job or the holder moved first: look again
-                org.apache.zookeeper.data.Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
+                Stat status = zk.stat(QueuePaths.jobStatus(lock.jid()));
                 if (status == null || status.getVersion() != lock.job().statusVersion()) {
-                    throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark + " not locked");
+                    throw new StaleLockException("job " + lock.jid() + ": moved or its lock broken; object " + ark
+                            + " not locked");
                 }
                 // another job took the object meanwhile: look again
             } catch (KeeperException.NoNodeException e) {
@@ -120,7 +130,8 @@ public final class ObjectLocks {
                 }
                 throw new StaleLockException("job " + lock.jid() + ": the lock is gone; object " + ark + " not locked");
             } catch (KeeperException e) {
-                throw new QueueException("job " + lock.jid() + ": cannot lock object " + ark + ": " + e.getMessage(), e);
+                throw new QueueException("job " + lock.jid() + ": cannot lock object " + ark + ": " + e.getMessage(),
+                        e);
             }
         }
         throw new QueueException("job " + lock.jid() + ": object lock " + path + " is too contended");
@@ -135,8 +146,8 @@ public final class ObjectLocks {
      * status, and whose new holder keeps the same node for the same job) makes it a no-op.
      */
     static void letGoAbandoned(ZooKeeperCalls zk, JobLock lock) {
-        Held known = lock.heldObject();
-        lock.heldObject(null);
+        Held known = lock.chain().object();
+        lock.chain(c -> c.withObject(null));
         Job job = lock.job();
         String ark = known != null ? known.ark() : job == null ? null : job.identifiers().primary();
         if (ark == null || ark.isEmpty() || (known == null && !WRITING.contains(job.state()))) {
@@ -144,14 +155,14 @@ public final class ObjectLocks {
         }
         String path = QueuePaths.objectLock(ark);
         try {
-            org.apache.zookeeper.data.Stat objectStat = new org.apache.zookeeper.data.Stat();
+            Stat objectStat = new Stat();
             byte[] holder = zk.read(path, objectStat);
             if (!lock.jid().equals(QueueJson.text(holder))) {
                 return;
             }
-            org.apache.zookeeper.data.Stat statusStat = new org.apache.zookeeper.data.Stat();
-            JobState now = QueueJson.read(QueuePaths.jobStatus(lock.jid()), zk.read(QueuePaths.jobStatus(lock.jid()), statusStat),
-                    JobStatus.class).state();
+            Stat statusStat = new Stat();
+            String status = QueuePaths.jobStatus(lock.jid());
+            JobState now = QueueJson.read(status, zk.read(status, statusStat), JobStatus.class).state();
             if (WRITING.contains(now)) {
                 return; // still writing the object (requeued, or its lock lost with a session): its holder keeps it
             }
@@ -177,13 +188,13 @@ public final class ObjectLocks {
         if (ark == null || !WRITING.contains(from) || (to == from.successor() && WRITING.contains(to))) {
             return;
         }
-        Held known = lock.heldObject();
-        lock.heldObject(null); // released by the move, or (if it fails) to be read again
+        Held known = lock.chain().object();
+        lock.chain(c -> c.withObject(null)); // released by the move, or (if it fails) to be read again
         if (known != null && known.ark().equals(ark)) {
             ops.add(Op.delete(QueuePaths.objectLock(ark), known.version()));
             return;
         }
-        org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+        Stat stat = new Stat();
         try {
             if (job.id().equals(QueueJson.text(zk.read(QueuePaths.objectLock(ark), stat)))) {
                 ops.add(Op.delete(QueuePaths.objectLock(ark), stat.getVersion()));

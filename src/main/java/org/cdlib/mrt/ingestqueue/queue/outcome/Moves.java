@@ -10,6 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -75,7 +76,8 @@ public final class Moves {
     public void unlock(JobLock lock) {
         try {
             records.flush(lock);
-        } catch (RuntimeException e) { // a lock already lost writes nothing; the records stay as the next holder finds them
+        } catch (RuntimeException e) {
+            // a lock already lost writes nothing; the records stay as the next holder finds them
             LOG.warn("job {}: records not written before its lock was let go: {}", lock.jid(), e.getMessage());
         }
         locks.release(lock);
@@ -94,29 +96,21 @@ public final class Moves {
      */
     public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
         LockOwner owner = LockOwner.of(nextWorker);
-        Job moved = move(lock, to, change, Transition.By.WORKER, owner);
-        JobLock next = new JobLock(lock.jid(), owner, lock.zk);
-        next.job(moved);
-        // a move does not touch them, but completing moves them into the status (JobCompaction)
-        next.effects = to == JobState.COMPLETED ? null : lock.effects;
-        next.heldObject(lock.heldObject()); // none once the move let it go
-        next.childCount(lock.childCount());
-        next.takeConfirmation(lock); // the move wrote the lock as next's
-        next.children(lock.children());
-        return next;
+        JobChain handed = move(lock, to, change, Transition.By.WORKER, owner);
+        return new JobLock(lock.jid(), owner, lock.zk, handed);
     }
 
     public Job move(JobLock lock, JobState to, Change change, Transition.By by) {
-        return move(lock, to, change, by, null);
+        return move(lock, to, change, by, null).job();
     }
 
-    private Job move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
+    private JobChain move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
         JobState from = lock.job().state();
         int[] openLeft = {-1};
-        Job moved = jobRecords.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
+        JobChain moved = jobRecords.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
         // the commit's answer says whether jobs are still open: only the last one's move reads the batch
         if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING && openLeft[0] <= 0) {
-            reportIfDone(moved.batchId());
+            reportIfDone(moved.job().batchId());
         }
         return moved;
     }
@@ -141,7 +135,7 @@ public final class Moves {
     public void commitUnderLock(JobLock lock, String what, List<Op> ops) {
         List<Op> all = new ArrayList<>(ops);
         all.add(0, Op.check(QueuePaths.jobLock(lock.jid()), -1));
-        lock.children(null); // a repair may change anything: completing lists the children again
+        lock.chain(c -> c.withChildren(null)); // a repair may change anything: completing lists the children again
         try {
             zk.commit(lock.zk, all, () -> false);
         } catch (KeeperException e) {
