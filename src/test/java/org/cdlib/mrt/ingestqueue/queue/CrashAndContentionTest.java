@@ -33,6 +33,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -214,12 +215,12 @@ class CrashAndContentionTest {
             jobs.add(QueueTestSupport.newJob("loc" + i, 5));
         }
         // the process dies right after the first chunk committed
-        chunked.batches().creation().afterChunk = () -> {
+        chunked.probes().set(Probes.Point.AFTER_CHUNK, () -> {
             throw new QueueException("killed between chunks");
-        };
+        });
         BatchLock lock = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertThrows(QueueException.class, () -> chunked.batches().createJobs(lock, jobs));
-        chunked.batches().creation().afterChunk = null;
+        chunked.probes().clear();
         chunked.unlock(lock);
         assertEquals(2, chunked.batches().load(bid).status().jobsCreated());
         assertEquals(2, chunked.batches().jobs(bid, BatchRef.PROCESSING).size());

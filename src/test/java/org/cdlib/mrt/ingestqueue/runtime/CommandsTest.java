@@ -164,7 +164,9 @@ class CommandsTest {
         assertTrue(run("job", jid).out().contains("held"));
         Result released = run("release", jid);
         assertEquals(0, released.code(), released.err());
-        assertTrue(run("jobs", "--state", "held").out().lines().noneMatch(l -> l.contains(jid)));
+        Result heldNow = run("jobs", "--state", "held"); // a list that failed to come would show no job either
+        assertEquals(0, heldNow.code(), heldNow.err());
+        assertTrue(heldNow.out().lines().noneMatch(l -> l.contains(jid)), heldNow.out());
         assertEquals(0, run("hold", jid).code());
         Result deleted = run("delete", jid);
         assertEquals(0, deleted.code(), deleted.err());

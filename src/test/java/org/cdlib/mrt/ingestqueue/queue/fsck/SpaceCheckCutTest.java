@@ -21,6 +21,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,7 +71,7 @@ class SpaceCheckCutTest {
 
     @AfterEach
     void noHook() {
-        SpaceCheck.beforeSecondCut = null;
+        store.probes().clear();
     }
 
     /** As the Admin Tool's set_status: the status and the state reference moved, one call each, no counter touched. */
@@ -91,10 +92,10 @@ class SpaceCheckCutTest {
         return Long.parseLong(new String(ZK.client().getData().forPath(QueuePaths.SPACE_RELEASED), StandardCharsets.UTF_8));
     }
 
-    /** The hook runs {@code move} once, on the first pass only. */
-    static AtomicInteger once(ThrowingRunnable move) {
+    /** The probe runs {@code move} once, on the first pass only. */
+    AtomicInteger once(ThrowingRunnable move) {
         AtomicInteger runs = new AtomicInteger();
-        SpaceCheck.beforeSecondCut = () -> {
+        store.probes().set(Probes.Point.BEFORE_SECOND_CUT, () -> {
             if (runs.incrementAndGet() == 1) {
                 try {
                     move.run();
@@ -102,7 +103,7 @@ class SpaceCheckCutTest {
                     throw new IllegalStateException(e);
                 }
             }
-        };
+        });
         return runs;
     }
 

@@ -54,7 +54,7 @@ class LostCommitTest {
             client.delete().deletingChildrenIfNeeded().forPath("/lost");
         }
         client.create().forPath("/lost");
-        commits = new MultiCommit(client, sentOps);
+        commits = new MultiCommit(client, sentOps, new Probes());
     }
 
     @AfterEach
