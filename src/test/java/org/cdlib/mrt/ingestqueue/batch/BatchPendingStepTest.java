@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,35 +18,30 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Batch Pending against a real ZooKeeper, with manifests served over real HTTP. */
 class BatchPendingStepTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
             + "nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n";
 
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     QueueStore store;
     BatchPendingStep step;
 
     @BeforeEach
     void setUp() throws Exception {
-        store = ZK.store(dir.resolve("queue"));
+        store = FIXTURE.store(dir.resolve("queue"));
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), """
                 ProfileID: demo_content
@@ -73,8 +66,8 @@ class BatchPendingStepTest {
         }
         m.append("#%eof\n");
         String path = "/m" + System.nanoTime() + ".checkm";
-        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
-        return http.baseUrl() + path;
+        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
+        return FIXTURE.http().baseUrl() + path;
     }
 
     static BatchSubmission submission(String profile, String url, String type) {
@@ -166,10 +159,10 @@ class BatchPendingStepTest {
         String object = serve("mrt-ingest-manifest", "http://example.org/a.txt | | | | | a.txt | | | | | ");
         assertTrue(BatchExchange.error(run(submission("demo_content", object, "batch-manifest")))
                 .contains("mrt-ingest-manifest"));
-        http.stubFor(get(urlEqualTo("/truncated.checkm")).willReturn(aResponse().withBody("#%checkm_0.7\n" + FIELDS)));
-        assertTrue(BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/truncated.checkm", "batch-manifest")))
+        FIXTURE.http().stubFor(get(urlEqualTo("/truncated.checkm")).willReturn(aResponse().withBody("#%checkm_0.7\n" + FIELDS)));
+        assertTrue(BatchExchange.error(run(submission("demo_content", FIXTURE.http().baseUrl() + "/truncated.checkm", "batch-manifest")))
                 .contains("#%eof"));
-        String missing = BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/nothing-here.checkm",
+        String missing = BatchExchange.error(run(submission("demo_content", FIXTURE.http().baseUrl() + "/nothing-here.checkm",
                 "batch-manifest")));
         assertTrue(missing.contains("/nothing-here.checkm") && missing.contains("404"), missing);
     }

@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,17 +29,16 @@ import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Batch Pending on three hosts at once (three stores on three ZooKeeper clients, a step each),
@@ -51,15 +48,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OpenJobsCapAcrossHostsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     static final int WINDOW = 6;
     static final int CAP = 10;
 
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     final List<CuratorFramework> clients = new ArrayList<>();
     final List<QueueStore> hosts = new ArrayList<>();
     final List<BatchPendingStep> steps = new ArrayList<>();
@@ -70,7 +63,7 @@ class OpenJobsCapAcrossHostsTest {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4demo\nStorageNode: 7777\n");
         for (int i = 0; i < 3; i++) {
-            CuratorFramework c = QueueTestSupport.client(ZK.server());
+            CuratorFramework c = QueueTestSupport.client(FIXTURE.server());
             clients.add(c);
             QueueStore host = new QueueStore(c, dir.resolve("queue"), 2).start();
             hosts.add(host);
@@ -173,7 +166,7 @@ class OpenJobsCapAcrossHostsTest {
         }
         m.append("#%eof\n");
         String path = "/cap-" + i + ".checkm";
-        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
-        return http.baseUrl() + path;
+        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
+        return FIXTURE.http().baseUrl() + path;
     }
 }

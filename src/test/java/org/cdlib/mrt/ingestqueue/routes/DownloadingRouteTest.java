@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,9 +29,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class DownloadingRouteTest extends RouteTestSupport {
     @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
-    @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
     MockEndpoint end;
 
@@ -44,7 +39,7 @@ class DownloadingRouteTest extends RouteTestSupport {
     /** Runs the route on a job of the one file at {@code path}; returns the job once it left downloading. */
     Job downloaded(String path, String md5) throws Exception {
         end = start("downloading.yaml", "job-downloading");
-        String jid = jobIn(JobState.DOWNLOADING, fileJob(HTTP.baseUrl() + path, "sign.txt", "MD5", md5, null), 0);
+        String jid = jobIn(JobState.DOWNLOADING, fileJob(FIXTURE.http().baseUrl() + path, "sign.txt", "MD5", md5, null), 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);
         return store.jobs().load(jid);
     }
@@ -65,10 +60,10 @@ class DownloadingRouteTest extends RouteTestSupport {
 
     @Test
     void theFileIsFetchedIntoTheWorkingDirectoryWithItsDigestCheckedAndTheJobGoesOn() throws Exception {
-        HTTP.stubFor(get(urlEqualTo("/files/dragon.txt")).willReturn(ok("golden dragon")));
+        FIXTURE.http().stubFor(get(urlEqualTo("/files/dragon.txt")).willReturn(ok("golden dragon")));
         Job job = downloaded("/files/dragon.txt", md5("golden dragon").toUpperCase());
         assertEquals(JobState.PROCESSING, job.state(), String.valueOf(job.status().errorMessage()));
-        HTTP.verify(1, getRequestedFor(urlEqualTo("/files/dragon.txt")));
+        FIXTURE.http().verify(1, getRequestedFor(urlEqualTo("/files/dragon.txt")));
         Path file = Path.of(job.configuration().workingDir(), "producer", "sign.txt");
         assertEquals("golden dragon", Files.readString(file));
         assertEquals(13L, job.spaceNeeded(), "the bytes actually in producer/");
@@ -77,15 +72,15 @@ class DownloadingRouteTest extends RouteTestSupport {
 
     @Test
     void aDepositorsMissingFileFailsTheJobInOneLineNamingTheUrlAndStatus() throws Exception {
-        HTTP.stubFor(get(urlEqualTo("/files/gone.txt")).willReturn(notFound()));
+        FIXTURE.http().stubFor(get(urlEqualTo("/files/gone.txt")).willReturn(notFound()));
         Job job = downloaded("/files/gone.txt", md5("whatever"));
-        assertFailedQuietly(job, HTTP.baseUrl() + "/files/gone.txt", "HTTP 404");
+        assertFailedQuietly(job, FIXTURE.http().baseUrl() + "/files/gone.txt", "HTTP 404");
         assertFalse(Files.exists(Path.of(job.configuration().workingDir(), "producer", "sign.txt")));
     }
 
     @Test
     void aDigestMismatchFailsTheJobNamingIt() throws Exception {
-        HTTP.stubFor(get(urlEqualTo("/files/changed.txt")).willReturn(ok("not what was deposited")));
+        FIXTURE.http().stubFor(get(urlEqualTo("/files/changed.txt")).willReturn(ok("not what was deposited")));
         String expected = md5("what was deposited");
         Job job = downloaded("/files/changed.txt", expected);
         assertFailedQuietly(job, "md5 mismatch", expected, md5("not what was deposited"));
@@ -96,10 +91,10 @@ class DownloadingRouteTest extends RouteTestSupport {
     void anEmptyZipFailsTheJobSayingTheContainerHoldsNoFiles() throws Exception {
         java.io.ByteArrayOutputStream zip = new java.io.ByteArrayOutputStream();
         new java.util.zip.ZipOutputStream(zip).close(); // a zip of no entries
-        HTTP.stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
+        FIXTURE.http().stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
         end = start("downloading.yaml", "job-downloading");
         org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration container = new org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration(
-                null, "demo_content", "tester", HTTP.baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
+                null, "demo_content", "tester", FIXTURE.http().baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
                 "empty.zip", null, null, null, "who", "what", "when", null, java.util.Map.of());
         String jid = jobIn(JobState.DOWNLOADING, container, 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);

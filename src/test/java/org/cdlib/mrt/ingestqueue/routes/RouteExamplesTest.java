@@ -16,8 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,16 +28,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -58,14 +55,10 @@ class RouteExamplesTest {
     private static final Pattern EXAMPLE_HOST = Pattern.compile("https?://[a-z0-9.-]+\\.example\\.org");
 
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     IngestService service;
 
     /** {@code first}: the anchor line may be there more than once, the first is meant. */
@@ -135,9 +128,9 @@ class RouteExamplesTest {
         boolean monitor = pasted.contains("monitor");
         boolean retried = pasted.contains("name: repeatable, constant: true");
         // a monitor whose first answer is a 503 when the example has the call retried; 200 otherwise
-        HTTP.stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(retried ? aResponse().withStatus(503) : ok()).willSetStateTo("up"));
-        HTTP.stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs("up").willReturn(ok()));
+        FIXTURE.http().stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs("up").willReturn(ok()));
 
         QueueStore store = start(routes);
         String bid = submit(store, 3);
@@ -156,15 +149,15 @@ class RouteExamplesTest {
             for (Job j : jobs) {
                 String ark = j.identifiers().primary();
                 assertNotNull(ark);
-                HTTP.verify(retried ? moreThanOrExactly(1)
+                FIXTURE.http().verify(retried ? moreThanOrExactly(1)
                         : exactly(1),
                         postRequestedFor(urlEqualTo("/stored?job=" + j.id()))
                                 .withRequestBody(equalTo(ark)));
             }
             // jobs storing at once may both be answered the first 503
-            long refused = HTTP.getAllServeEvents().stream().filter(s -> s.getResponse().getStatus() == 503).count();
+            long refused = FIXTURE.http().getAllServeEvents().stream().filter(s -> s.getResponse().getStatus() == 503).count();
             assertEquals(retried, refused > 0);
-            assertEquals(jobs.size() + refused, HTTP.findAll(postRequestedFor(urlPathEqualTo("/stored"))).size(),
+            assertEquals(jobs.size() + refused, FIXTURE.http().findAll(postRequestedFor(urlPathEqualTo("/stored"))).size(),
                     "one call a job" + (retried ? ", and each call answered 503 sent again" : ""));
             assertTrue(logs.messagesOf("stored").stream().anyMatch(l -> l.startsWith("stored ark:/")), logs.messagesOf("stored").toString());
         }
@@ -193,7 +186,7 @@ class RouteExamplesTest {
         }
         String text = String.join("\n", lines) + "\n";
         Matcher host = EXAMPLE_HOST.matcher(text);
-        Files.writeString(file, host.replaceAll(HTTP.baseUrl()));
+        Files.writeString(file, host.replaceAll(FIXTURE.http().baseUrl()));
     }
 
     /** A route text's lines that say something: no comments, no blank lines, no indentation. */
@@ -214,7 +207,7 @@ class RouteExamplesTest {
     QueueStore start(Path routes) throws Exception {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(FIXTURE.connectString(), dir));
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.services.retry-delay", "100");
@@ -228,10 +221,10 @@ class RouteExamplesTest {
     String submit(QueueStore store, int files) {
         StringBuilder rows = new StringBuilder(BatchPendingRouteTest.HEADER);
         for (int i = 0; i < files; i++) {
-            HTTP.stubFor(get(urlEqualTo("/f" + i + ".txt")).willReturn(ok("file " + i)));
-            rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+            FIXTURE.http().stubFor(get(urlEqualTo("/f" + i + ".txt")).willReturn(ok("file " + i)));
+            rows.append(FIXTURE.http().baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
-        HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        FIXTURE.http().stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
+        return store.batches().create(RouteTestSupport.submission(FIXTURE.http().baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
     }
 }

@@ -23,7 +23,6 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -36,9 +35,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.report.ReportingModule;
 import org.cdlib.mrt.ingestqueue.steps.FetchModule;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One route file of {@code routes/} (with {@code routes/error-handling.yaml}) in camel-test-junit5,
@@ -48,13 +47,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class RouteTestSupport extends CamelTestSupport {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     /** The modules that bind the steps of every route under test (not processing, storing, recording, notify). */
     private static final List<QueueModule> MODULES = List.of(new FetchModule(), new BatchModule(), new ReportingModule(),
             new MaintenanceModule());
 
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     QueueStore store;
     ProfileDirectory profiles;
     /** Every transition the store commits in this process, as its log line says it. */
@@ -69,7 +67,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext c = super.createCamelContext();
-        org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
+        org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.install(c, FIXTURE.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
         return c;
     }
 
@@ -108,7 +106,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
         Files.writeString(profileDir.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
                 + profileLines());
         profiles = new ProfileDirectory(profileDir);
-        store = ZK.store(dir.resolve("queue"));
+        store = FIXTURE.store(dir.resolve("queue"));
         store.addListener(transitions::add);
         context.getRegistry().bind("queueStore", store);
         context.getRegistry().bind("profiles", profiles);

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,24 +17,19 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.cli.Commands;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The operator's command line against a running service: tables, actions, refusals and exit codes. */
 class CommandsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
-    @TempDir
-    Path dir;
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    final Path dir = FIXTURE.dir();
     RunningService service;
     ServiceTestSupport support;
     QueueStore store;
@@ -44,7 +37,7 @@ class CommandsTest {
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(ZK.server().getConnectString(), dir,
+        service = RunningService.start(FIXTURE.connectString(), dir,
                 Map.of("ingest.api.users", "alice:pw-a:admin|submitter, rita:pw-r"));
         support = service.support();
         store = service.store();
@@ -69,7 +62,7 @@ class CommandsTest {
 
     @Test
     void statusHoldsFsckAndRequeueFailedWorkAgainstARunningService() {
-        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         Result status = run("status");
         assertEquals(0, status.code(), status.err());
         assertTrue(status.out().contains("pending") && status.out().contains("queue held: no"), status.out());
@@ -85,7 +78,7 @@ class CommandsTest {
 
         String jid = "jid0000000001"; // the first job of a fresh queue
         support.failOnce("downloadStep", jid, "the server said 404");
-        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+        String bid = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         Result failed = run("jobs", "--state", "failed");
         assertEquals(0, failed.code());
@@ -127,9 +120,9 @@ class CommandsTest {
 
     /** A one-file batch whose job fails in downloading, ended (reported FAILED); its job id. */
     String failedJob(String jid) {
-        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         support.failOnce("downloadStep", jid, "the server said 404");
-        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+        String bid = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         return bid;
     }
@@ -141,7 +134,7 @@ class CommandsTest {
         Result shown = run("job", jid);
         assertEquals(0, shown.code(), shown.err());
         assertTrue(shown.out().contains("failed (last successful: provisioning)") && shown.out().contains("the server said 404")
-                && shown.out().contains("provisioning  downloading") && shown.out().contains(http.baseUrl() + "/a.txt")
+                && shown.out().contains("provisioning  downloading") && shown.out().contains(FIXTURE.http().baseUrl() + "/a.txt")
                 && shown.out().contains("demo_content"), shown.out());
         var json = JSON.readTree(run("job", jid, "--json").out());
         assertEquals(jid, json.get("job_id").asText());
@@ -176,7 +169,7 @@ class CommandsTest {
         assertTrue(gone.err().contains("HTTP 404"), gone.err());
 
         // a batch waits in pending while the queue is held: held and released there, then run
-        String next = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+        String next = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
         assertEquals(0, run("hold", next).code());
         assertEquals(BatchState.HELD, store.batches().load(next).state());
         assertEquals(0, run("release", next).code());
@@ -208,7 +201,7 @@ class CommandsTest {
 
     @Test
     void aStuckLockIsBrokenOnlyWhenConfirmed() throws Exception {
-        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         String jid = "jid0000000001"; // stuck in downloading with its lock held
         java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
         support.steps.get("downloadStep").behaviour.put(jid, e -> {
@@ -219,7 +212,7 @@ class CommandsTest {
             }
         });
         try {
-            store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
+            store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
             await().atMost(Duration.ofSeconds(30)).until(() -> run("job", jid).out().contains("downloading")
                     && store.jobs().load(jid).lockOwner() != null);
             assertTrue(run("job", jid).out().lines().anyMatch(l -> l.startsWith("lock") && l.length() > "lock".length()));

@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,15 +18,14 @@ import java.util.List;
 import java.util.stream.StreamSupport;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One damaged node harms no other item: the running service skips the damaged job or batch
@@ -37,21 +34,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DamagedNodesTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     static final ObjectMapper JSON = new ObjectMapper();
     static final byte[] GARBAGE = "{not json".getBytes(StandardCharsets.UTF_8);
 
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     RunningService service;
     QueueStore store;
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(ZK.server().getConnectString(), dir);
+        service = RunningService.start(FIXTURE.connectString(), dir);
         store = service.store();
     }
 
@@ -71,8 +64,8 @@ class DamagedNodesTest {
     }
 
     String fileBatch(String name) {
-        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
+        FIXTURE.http().stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/" + name, "file"));
     }
 
     void awaitState(String bid, BatchState state) {
@@ -87,7 +80,7 @@ class DamagedNodesTest {
     void aDamagedBatchStatusStopsNothingElseIsNamedInListsAndIsDeletedThroughTheApi() throws Exception {
         String old = fileBatch("old.txt");
         awaitState(old, BatchState.COMPLETED);
-        ZK.client().setData().forPath(QueuePaths.batchStatus(old), GARBAGE);
+        FIXTURE.client().setData().forPath(QueuePaths.batchStatus(old), GARBAGE);
 
         String fresh = fileBatch("fresh.txt");
         awaitState(fresh, BatchState.COMPLETED);
@@ -109,7 +102,7 @@ class DamagedNodesTest {
         store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), GARBAGE);
+        FIXTURE.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), GARBAGE);
         store.holds().releaseQueue();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 2);
@@ -131,7 +124,7 @@ class DamagedNodesTest {
         store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        ZK.client().delete().forPath(QueuePaths.jobNode(jids.get(1), "configuration"));
+        FIXTURE.client().delete().forPath(QueuePaths.jobNode(jids.get(1), "configuration"));
         store.holds().releaseQueue();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 1);
@@ -143,7 +136,7 @@ class DamagedNodesTest {
         assertTrue(read.body().contains("/delete"), "the answer says how to fix it: " + read.body());
 
         ok("POST", "/api/jobs/" + jids.get(1) + "/delete?confirm=true");
-        assertTrue(ZK.client().checkExists().forPath(QueuePaths.job(jids.get(1))) == null);
+        assertTrue(FIXTURE.client().checkExists().forPath(QueuePaths.job(jids.get(1))) == null);
         awaitState(bid, BatchState.COMPLETED);
         assertTrue(kinds(ok("GET", "/api/fsck")).isEmpty());
     }

@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
 import java.io.ByteArrayOutputStream;
@@ -33,17 +31,16 @@ import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole service with its real steps (local minter, OCFL storage, H2 inventory, outbox mail)
@@ -55,22 +52,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MerrittRubyClientTest {
     @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp().freshServerEachTest();
     static final HttpClient CLIENT = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path dir;
-    TestingServer zk;
+    final Path dir = FIXTURE.dir();
     IngestService service;
     QueueStore store;
     String base;
 
     @BeforeEach
     void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(FIXTURE.connectString(), dir));
         config.put("ingest.api.users", "ruby:pw-r:poster"); // Merritt posts for its users, naming each as submitter
         config.remove("camel.main.routes-include-pattern"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
@@ -85,7 +78,6 @@ class MerrittRubyClientTest {
     @AfterEach
     void stop() throws Exception {
         service.close();
-        zk.close();
     }
 
     static String md5(byte[] b) throws Exception {
@@ -161,16 +153,16 @@ class MerrittRubyClientTest {
         // Component.from_hash: "erc:\n" then "k: v\n" per pair, served by the client's OneTimeServer
         byte[] erc = "erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
                 .getBytes(StandardCharsets.UTF_8);
-        http.stubFor(any(urlEqualTo("/a7f3k2")).willReturn(aResponse().withBody(hello))); // GET and HEAD, as WEBrick answers
-        http.stubFor(any(urlEqualTo("/q9x1m0")).willReturn(aResponse().withBody(erc)));
+        FIXTURE.http().stubFor(any(urlEqualTo("/a7f3k2")).willReturn(aResponse().withBody(hello))); // GET and HEAD, as WEBrick answers
+        FIXTURE.http().stubFor(any(urlEqualTo("/q9x1m0")).willReturn(aResponse().withBody(erc)));
         // IObject#mk_manifest, byte for byte, with Component#to_manifest_entry rows
         String manifest = "#%checkm_0.7\n"
                 + "#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n"
                 + "#%prefix | mrt: | http://uc3.cdlib.org/ontology/mom#\n"
                 + "#%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#\n"
                 + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:mimeType\n"
-                + http.baseUrl() + "/a7f3k2 | md5 | " + md5(hello) + " | " + hello.length + " | | hello.txt | \n"
-                + http.baseUrl() + "/q9x1m0 | md5 | " + md5(erc) + " |  | | mrt-erc.txt | \n"
+                + FIXTURE.http().baseUrl() + "/a7f3k2 | md5 | " + md5(hello) + " | " + hello.length + " | | hello.txt | \n"
+                + FIXTURE.http().baseUrl() + "/q9x1m0 | md5 | " + md5(erc) + " |  | | mrt-erc.txt | \n"
                 + "#%EOF\n";
         // Request#mk_args (nil and '' dropped), in its order
         List<Part> parts = List.of(

@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,18 +20,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.state.ConnectionState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The queue at production size on a real ZooKeeper whose clients take at most 512 KB a packet
@@ -42,21 +39,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ScaleTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     RunningService service;
     QueueStore store;
     final List<ConnectionState> states = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(ZK.server().getConnectString(), dir);
+        service = RunningService.start(FIXTURE.connectString(), dir);
         store = service.store();
         store.client().getConnectionStateListenable().addListener((c, s) -> states.add(s));
     }
@@ -75,8 +68,8 @@ class ScaleTest {
     }
 
     String fileBatch(String name) {
-        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
+        FIXTURE.http().stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/" + name, "file"));
     }
 
     BatchState awaitEnd(String bid, Duration within) {
@@ -139,12 +132,12 @@ class ScaleTest {
                 #%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title
                 """);
         for (int i = 0; i < 100_000; i++) {
-            m.append(http.baseUrl()).append("/f/").append(i).append(" | f").append(i).append(".txt | local-").append(i)
+            m.append(FIXTURE.http().baseUrl()).append("/f/").append(i).append(" | f").append(i).append(".txt | local-").append(i)
                     .append(" | Object ").append(i).append('\n');
         }
         m.append("#%eof\n");
-        http.stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
-        String big = store.batches().create(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
+        FIXTURE.http().stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
+        String big = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/big.checkm", "single-file-batch-manifest"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> store.batches().load(big).status().jobsCreated() >= 5000);
         BatchStatus status = store.batches().load(big).status();

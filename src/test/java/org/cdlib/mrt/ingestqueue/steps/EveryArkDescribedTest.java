@@ -13,9 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.http.Fault;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,17 +22,16 @@ import java.util.Map;
 import org.apache.camel.builder.AdviceWith;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue #27, every ARK described: processing on a real ZooKeeper with EZID and storage on
@@ -43,14 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EveryArkDescribedTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
     static final String TARGET = "https://merritt.example.org/m/";
 
-    @TempDir
-    Path dir;
+    final Path dir = FIXTURE.dir();
     QueueStore store;
     ProfileDirectory profiles;
     Map<String, String> config;
@@ -58,16 +51,16 @@ class EveryArkDescribedTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        store = ZK.store(dir.resolve("queue"));
-        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), http.baseUrl());
+        store = FIXTURE.store(dir.resolve("queue"));
+        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), FIXTURE.http().baseUrl());
         // one local-id index for every start: it is the inventory's database, which outlives a host; a
         // long response timeout: on a loaded machine a slow answer must not look like a lost one
         config = ServiceRoutes.config("ingest.minter", "ezid", "ingest.ezid.target", TARGET, "ingest.storage", "http",
                 "ingest.files.base-url", "http://queue.example.org/files", "camel.component.http.response-timeout", "15000");
-        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
-        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+        FIXTURE.http().stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
+        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
-        http.stubFor(post(urlPathMatching("/id/.*")).willReturn(aResponse().withStatus(200).withBody("success: ok")));
+        FIXTURE.http().stubFor(post(urlPathMatching("/id/.*")).willReturn(aResponse().withStatus(200).withBody("success: ok")));
     }
 
     @AfterEach
@@ -100,7 +93,7 @@ class EveryArkDescribedTest {
     }
 
     static int calls(String method, String url) {
-        return http.findAll(method.equals("GET") ? getRequestedFor(urlEqualTo(url)) : postRequestedFor(urlEqualTo(url))).size();
+        return FIXTURE.http().findAll(method.equals("GET") ? getRequestedFor(urlEqualTo(url)) : postRequestedFor(urlEqualTo(url))).size();
     }
 
     static int mints() {
@@ -108,12 +101,12 @@ class EveryArkDescribedTest {
     }
 
     static int storageAdds() {
-        return http.findAll(postRequestedFor(urlPathMatching("/store/add/.*"))).size();
+        return FIXTURE.http().findAll(postRequestedFor(urlPathMatching("/store/add/.*"))).size();
     }
 
     @Test
     void anUnresolvedMintWithAnArkBoundToTheLocalIdIsThisJobsMintAndGetsOneEzidUpdate() throws Exception {
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4bound")));
         JobLock lock = downloadedJob();
         // the first host mints and binds the local id, then dies before the ARK is written to the job
@@ -129,7 +122,7 @@ class EveryArkDescribedTest {
         assertEquals(0, calls("GET", "/id/ark:/99999/fk4bound"), "no update can have been sent before its mint was recorded");
         assertEquals(1, storageAdds());
         // every outside call: the first host's mint; the second's update, storage state and add (local ids are local)
-        assertEquals(4, http.findAll(anyRequestedFor(anyUrl())).size(), http.getAllServeEvents().toString());
+        assertEquals(4, FIXTURE.http().findAll(anyRequestedFor(anyUrl())).size(), FIXTURE.http().getAllServeEvents().toString());
         JobEffects fx = store.jobs().effects(again.jid());
         assertEquals("ark:/99999/fk4bound", fx.get(JobEffects.MINT).detail());
         assertTrue(fx.done(JobEffects.MINT) && fx.done(JobEffects.EZID_UPDATE), fx.toString());
@@ -146,11 +139,11 @@ class EveryArkDescribedTest {
      */
     @Test
     void anArkTheLostMintBoundFirstIsKeptAndDescribed() throws Exception {
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4first")).willSetStateTo("again"));
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("again")
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("again")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
-        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
+        FIXTURE.http().stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4first\n_target: https://ezid.example/default")));
         JobLock lock = downloadedJob();
         // the first attempt's mint is answered, and it stops before recording or binding it
@@ -168,7 +161,7 @@ class EveryArkDescribedTest {
         second.processing(again);
         store.unlock(again); // the update's record rides with the job's next write: here, before its lock is let go
 
-        assertEquals(2, mints(), http.getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
+        assertEquals(2, mints(), FIXTURE.http().getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
                 + e.getRequest().getUrl()).toList().toString());
         assertEquals("ark:/99999/fk4first", store.jobs().load(again.jid()).identifiers().primary());
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4first"), "EZID asked first: another job of the object may have described it");
@@ -183,9 +176,9 @@ class EveryArkDescribedTest {
     @Test
     void aLostMintAnswerIsRecordedListedByFsckAndTheNextAttemptMintsOnce() throws Exception {
         // EZID makes an ARK, then the connection breaks before its answer (a host killed mid-mint loses it alike)
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("answering"));
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("answering")
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("answering")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
         JobLock lock = downloadedJob();
         assertThrows(ServiceRoutes.JobFailed.class, () -> host(null).processing(lock));
@@ -195,7 +188,7 @@ class EveryArkDescribedTest {
         host(null).processing(again);
         assertEquals(2, mints(), "the next attempt mints exactly once");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4second"));
-        assertEquals(1, http.findAll(postRequestedFor(urlPathMatching("/id/.*"))).size(), "only the used ARK is described");
+        assertEquals(1, FIXTURE.http().findAll(postRequestedFor(urlPathMatching("/id/.*"))).size(), "only the used ARK is described");
         JobEffects fx = store.jobs().effects(again.jid());
         assertEquals(1, fx.lostMints(), fx.toString());
         assertEquals("lost", fx.get(JobEffects.LOST_MINT).state());
@@ -212,14 +205,14 @@ class EveryArkDescribedTest {
 
     @Test
     void noEzidUpdateIsSentTwiceForAnArkAcrossRestarts() throws Exception {
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4once")));
         // EZID applies the update; the host dies before recording it
         JobLock lock = downloadedJob();
         host("described").processAndStore(lock);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"));
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
-        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
+        FIXTURE.http().stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4once\n_target: " + TARGET + "ark:/99999/fk4once\n_profile: erc\n")));
 
         JobLock again = claimedAgain(lock);
@@ -238,18 +231,18 @@ class EveryArkDescribedTest {
 
     @Test
     void anEzidUpdateThatDidNotArriveIsSentByTheNextAttemptAfterAskingEzid() throws Exception {
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4later")));
-        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(503)));
         JobLock lock = downloadedJob();
         host(null).processAndStore(lock); // the object goes on without its landing page
         int sent = calls("POST", "/id/ark:/99999/fk4later"); // the first try and its retries
         assertEquals(4, sent);
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
-        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4later")));
-        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
+        FIXTURE.http().stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4later\n_target: https://ezid.example.org/id/ark:/99999/fk4later\n")));
 
         // each retry of this attempt's own update asked EZID first (a 5xx may come after the update landed)

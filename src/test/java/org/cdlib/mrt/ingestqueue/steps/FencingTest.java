@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,11 +16,10 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fencing: a worker whose session ended while it worked (a host paused past its session
@@ -30,20 +27,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FencingTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
-    @TempDir
-    Path home;
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    final Path home = FIXTURE.dir();
 
     @Test
     void aWorkerWhoseSessionExpiredKeepsNoDownloadAndAnotherHostTakesTheJob() throws Exception {
-        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("stale")));
-        CuratorFramework paused = QueueTestSupport.client(ZK.server());
+        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("stale")));
+        CuratorFramework paused = QueueTestSupport.client(FIXTURE.server());
         try {
             QueueStore store = QueueTestSupport.store(paused, home);
-            JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt",
+            JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config(FIXTURE.http().baseUrl() + "/a.txt", "file", "a.txt",
                     null, null, null), 5);
             paused.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());
@@ -55,7 +48,7 @@ class FencingTest {
             Path producer = Path.of(lock.job().configuration().workingDir()).resolve("producer");
             assertFalse(Files.exists(producer.resolve("a.txt")), "nothing kept in the working directory");
 
-            QueueStore other = ZK.store(home);
+            QueueStore other = FIXTURE.store(home);
             // the server ends the session (and its ephemeral lock) once the session timeout has passed
             await().atMost(Duration.ofSeconds(60)).until(() -> other.claims().tryLockJob(lock.jid(), "other-host").isPresent());
         } finally {

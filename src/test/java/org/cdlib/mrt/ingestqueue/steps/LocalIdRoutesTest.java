@@ -10,19 +10,16 @@ import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The local-id sub-routes of processing.yaml against Merritt inventory (WireMock): the lookup
@@ -31,12 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LocalIdRoutesTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
-    @TempDir
-    Path dir;
+    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    final Path dir = FIXTURE.dir();
 
     @Test
     void anUnboundLocalIdIsBoundAndReadBackAndABoundOneIsNotRebound() throws Exception {
@@ -45,23 +38,23 @@ class LocalIdRoutesTest {
         ProfileDirectory profiles = new ProfileDirectory(p);
         String lookup = "/inv/primary/ark%3A%2F99999%2Ffk4own/my%20id";
         String bind = "/inv/primary/ark%3A%2F99999%2Ffk4new/ark%3A%2F99999%2Ffk4own/my%20id";
-        http.stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
-        http.stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs("bound").willReturn(aResponse()
+        FIXTURE.http().stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs("bound").willReturn(aResponse()
                 .withStatus(200).withBody("{\"invl:localContainerState\":{\"primaryIdentifier\":\"ark:/99999/fk4new\"}}")));
-        http.stubFor(post(urlPathEqualTo(bind)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
+        FIXTURE.http().stubFor(post(urlPathEqualTo(bind)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200)).willSetStateTo("bound"));
-        try (ServiceRoutes routes = new ServiceRoutes(ZK.store(dir.resolve("queue")), profiles, ServiceRoutes.config(
+        try (ServiceRoutes routes = new ServiceRoutes(FIXTURE.store(dir.resolve("queue")), profiles, ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage").toString(), "ingest.inventory", "http",
-                "ingest.inventory.url", http.baseUrl() + "/inv"))) {
+                "ingest.inventory.url", FIXTURE.http().baseUrl() + "/inv"))) {
             assertNull(call(routes, profiles, "direct:local-id-lookup", "ark:/99999/fk4new").getProperty(ServiceCall.RESULT));
             assertEquals("ark:/99999/fk4new", call(routes, profiles, "direct:local-id-bind", "ark:/99999/fk4new")
                     .getProperty(ServiceCall.RESULT));
             assertEquals("ark:/99999/fk4new", call(routes, profiles, "direct:local-id-bind", "ark:/99999/fk4other")
                     .getProperty(ServiceCall.RESULT), "bound already: kept");
         }
-        http.verify(1, postRequestedFor(urlPathEqualTo(bind)));
-        http.verify(getRequestedFor(urlPathEqualTo(lookup)).withQueryParam("responseForm", equalTo("json"))
+        FIXTURE.http().verify(1, postRequestedFor(urlPathEqualTo(bind)));
+        FIXTURE.http().verify(getRequestedFor(urlPathEqualTo(lookup)).withQueryParam("responseForm", equalTo("json"))
                 .withoutHeader("jobId"));
     }
 
