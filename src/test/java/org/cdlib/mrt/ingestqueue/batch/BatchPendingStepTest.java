@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,17 +32,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Batch Pending against a real ZooKeeper, with manifests served over real HTTP. */
 class BatchPendingStepTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
             + "nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n";
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     QueueStore store;
     BatchPendingStep step;
 
     @BeforeEach
     void setUp() throws Exception {
-        store = FIXTURE.store(dir.resolve("queue"));
+        store = ZK.store(dir.resolve("queue"));
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), """
                 ProfileID: demo_content
@@ -66,8 +68,8 @@ class BatchPendingStepTest {
         }
         m.append("#%eof\n");
         String path = "/m" + System.nanoTime() + ".checkm";
-        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
-        return FIXTURE.http().baseUrl() + path;
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
+        return http.baseUrl() + path;
     }
 
     static BatchSubmission submission(String profile, String url, String type) {
@@ -159,10 +161,10 @@ class BatchPendingStepTest {
         String object = serve("mrt-ingest-manifest", "http://example.org/a.txt | | | | | a.txt | | | | | ");
         assertTrue(BatchExchange.error(run(submission("demo_content", object, "batch-manifest")))
                 .contains("mrt-ingest-manifest"));
-        FIXTURE.http().stubFor(get(urlEqualTo("/truncated.checkm")).willReturn(aResponse().withBody("#%checkm_0.7\n" + FIELDS)));
-        assertTrue(BatchExchange.error(run(submission("demo_content", FIXTURE.http().baseUrl() + "/truncated.checkm", "batch-manifest")))
+        http.stubFor(get(urlEqualTo("/truncated.checkm")).willReturn(aResponse().withBody("#%checkm_0.7\n" + FIELDS)));
+        assertTrue(BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/truncated.checkm", "batch-manifest")))
                 .contains("#%eof"));
-        String missing = BatchExchange.error(run(submission("demo_content", FIXTURE.http().baseUrl() + "/nothing-here.checkm",
+        String missing = BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/nothing-here.checkm",
                 "batch-manifest")));
         assertTrue(missing.contains("/nothing-here.checkm") && missing.contains("404"), missing);
     }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,11 +49,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OpenJobsCapAcrossHostsTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final int WINDOW = 6;
     static final int CAP = 10;
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     final List<CuratorFramework> clients = new ArrayList<>();
     final List<QueueStore> hosts = new ArrayList<>();
     final List<BatchPendingStep> steps = new ArrayList<>();
@@ -63,7 +65,7 @@ class OpenJobsCapAcrossHostsTest {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4demo\nStorageNode: 7777\n");
         for (int i = 0; i < 3; i++) {
-            CuratorFramework c = QueueTestSupport.client(FIXTURE.server());
+            CuratorFramework c = QueueTestSupport.client(ZK.server());
             clients.add(c);
             QueueStore host = new QueueStore(c, dir.resolve("queue"), 2).start();
             hosts.add(host);
@@ -166,7 +168,7 @@ class OpenJobsCapAcrossHostsTest {
         }
         m.append("#%eof\n");
         String path = "/cap-" + i + ".checkm";
-        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
-        return FIXTURE.http().baseUrl() + path;
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
+        return http.baseUrl() + path;
     }
 }

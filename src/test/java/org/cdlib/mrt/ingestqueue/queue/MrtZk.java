@@ -21,8 +21,8 @@ import org.apache.zookeeper.ZooKeeper;
  * (the Admin Tool's); none of its code is used.
  */
 public final class MrtZk {
-    public static final List<String> JOB_STATES = List.of("Pending", "Held", "Estimating", "Provisioning", "Downloading",
-            "Processing", "Storing", "Recording", "Notify", "Failed", "Completed", "Deleted");
+    public static final List<String> JOB_STATES = List.of("Pending", "Held", "Estimating", "Provisioning",
+            "Downloading", "Processing", "Storing", "Recording", "Notify", "Failed", "Completed", "Deleted");
     public static final List<String> BATCH_STATES = List.of("Pending", "Held", "Processing", "Reporting", "Failed",
             "UpdateReporting", "Completed", "Deleted");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -79,8 +79,8 @@ public final class MrtZk {
     }
 
     /** {@code Job.load} as mrt-zk's Java does it: fails as it fails on anything it cannot read. */
-    public record Loaded(String status, String lastSuccessful, int retryCount, int priority, long spaceNeeded, String bid,
-                  String primaryId, List<String> localIds) {
+    public record Loaded(String status, String lastSuccessful, int retryCount, int priority, long spaceNeeded,
+            String bid, String primaryId, List<String> localIds) {
     }
 
     public Loaded loadJob(String jid) throws Exception {

@@ -25,10 +25,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The disk reservation counters under several writers: they must say exactly what the jobs in
@@ -37,9 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SpaceCountersTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path home;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path home = ZK.dir();
     final List<CuratorFramework> clients = new ArrayList<>();
 
     @AfterEach

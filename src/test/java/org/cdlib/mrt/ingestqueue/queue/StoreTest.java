@@ -7,17 +7,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** A test on a real queue store: the queue fixture's ZooKeeper, wiped before each test, and a client of the test's own. */
+/** A test on a real queue store: the queue fixture's ZooKeeper, wiped before each test, and a client of its own. */
 public abstract class StoreTest {
     @RegisterExtension
-    protected static final QueueFixture FIXTURE = new QueueFixture();
+    protected static final QueueFixture ZK = new QueueFixture();
     protected CuratorFramework client;
     protected QueueStore store;
-    protected final Path home = FIXTURE.dir();
+    protected final Path home = ZK.dir();
 
     @BeforeEach
     void openStore() throws Exception {
-        client = QueueTestSupport.client(FIXTURE.server());
+        client = QueueTestSupport.client(ZK.server());
         store = QueueTestSupport.store(client, home);
     }
 

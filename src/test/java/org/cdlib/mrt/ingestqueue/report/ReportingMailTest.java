@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import jakarta.mail.BodyPart;
 import jakarta.mail.Multipart;
 import jakarta.mail.internet.MimeMessage;
@@ -36,9 +37,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Batch reports and depositor mail through a real SMTP server (GreenMail) and the real service. */
 class ReportingMailTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp().withMail();
+    static final QueueFixture ZK = new QueueFixture().withHttp().withMail();
+    static final WireMockServer http = ZK.http();
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     ServiceTestSupport support;
     IngestService service;
     QueueStore store;
@@ -51,8 +53,8 @@ class ReportingMailTest {
                     + "Notification.1: curator@example.org\nNotification.2: second@example.org\nNotificationSuppression: " + p[1] + "\n");
         }
         support = new ServiceTestSupport();
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(FIXTURE.connectString(), dir));
-        FIXTURE.mail().addTo(config);
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
+        ZK.mail().addTo(config);
         service = new IngestService(config, support.beans(true)).start();
         store = service.store();
     }
@@ -70,8 +72,8 @@ class ReportingMailTest {
             m.append("http://example.org/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
         String path = "/b" + System.nanoTime() + ".checkm";
-        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
-        return store.batches().create(new BatchSubmission(profile, "depositor", FIXTURE.http().baseUrl() + path, "t", "w", null, null,
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
+        return store.batches().create(new BatchSubmission(profile, "depositor", http.baseUrl() + path, "t", "w", null, null,
                 "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
     }
 
@@ -105,9 +107,10 @@ class ReportingMailTest {
     }
 
     MimeMessage mailWithSubject(String subject) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> FIXTURE.mail().received().stream()
+        await().atMost(Duration.ofSeconds(20)).until(() -> ZK.mail().received().stream()
                 .anyMatch(m -> MailServer.subjectOf(m).equals(subject)));
-        return FIXTURE.mail().received().stream().filter(m -> MailServer.subjectOf(m).equals(subject)).findFirst().orElseThrow();
+        return ZK.mail().received().stream().filter(m -> MailServer.subjectOf(m).equals(subject)).findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -119,7 +122,7 @@ class ReportingMailTest {
         MimeMessage done = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
         assertEquals("ingest@example.org", done.getFrom()[0].toString());
         // GreenMail delivers one copy per recipient
-        assertEquals(2, FIXTURE.mail().received().stream()
+        assertEquals(2, ZK.mail().received().stream()
                 .filter(m -> MailServer.subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)).count());
         String body = text(done);
         assertTrue(body.contains("Submission ID: " + bid) && body.contains("Completed jobs: 2") && body.contains("Failed jobs: 0")
@@ -149,7 +152,7 @@ class ReportingMailTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).size() == 2);
         admin.updateReporting(bid, "op");
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));
-        await().atMost(Duration.ofSeconds(20)).until(() -> FIXTURE.mail().received().stream()
+        await().atMost(Duration.ofSeconds(20)).until(() -> ZK.mail().received().stream()
                 .anyMatch(m -> MailServer.subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)));
         MimeMessage update = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
         assertTrue(text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"), text(update));
@@ -182,18 +185,18 @@ class ReportingMailTest {
         mailWithSubject("Ingest: OK -- Submission Processed: " + partial);
         String full = submit("full_content", 1);
         assertEquals(BatchState.COMPLETED, awaitEnd(full));
-        assertTrue(FIXTURE.mail().received().stream().map(MailServer::subjectOf)
+        assertTrue(ZK.mail().received().stream().map(MailServer::subjectOf)
                 .noneMatch(s -> s.contains("Queued: " + partial) || s.endsWith(full)));
     }
 
     @Test
     void whileTheMailServerIsDownTheBatchWaitsInReportingAndIsReportedWhenItIsBack() throws Exception {
-        FIXTURE.mail().down();
+        ZK.mail().down();
         String bid = submit("demo_content", 1);
         await().atMost(Duration.ofSeconds(20)).until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
         await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3))
                 .until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
-        FIXTURE.mail().up();
+        ZK.mail().up();
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));
         mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
     }

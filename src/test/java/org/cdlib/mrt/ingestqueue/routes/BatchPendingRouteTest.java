@@ -50,8 +50,8 @@ class BatchPendingRouteTest extends RouteTestSupport {
     /** A single-file batch manifest with {@code rows}, served by WireMock, submitted; the route consumes it. */
     Batch submitted(String rows, BatchState until) throws Exception {
         MockEndpoint end = start("batch-pending.yaml", "batch-pending");
-        FIXTURE.http().stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(HEADER + rows + "#%eof\n")));
-        String bid = store.batches().create(submission(FIXTURE.http().baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(HEADER + rows + "#%eof\n")));
+        String bid = store.batches().create(submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
         await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == until);
         List<Exchange> all = end.getReceivedExchanges(); // the last decided: before it, the batch may have stayed while its manifest was read
         Exchange seen = all.get(all.size() - 1);
@@ -62,7 +62,7 @@ class BatchPendingRouteTest extends RouteTestSupport {
 
     @Test
     void aManifestBatchBecomesOneJobPerRowAndTheDepositorHearsItIsQueued() throws Exception {
-        String f = FIXTURE.http().baseUrl() + "/files/";
+        String f = HTTP.baseUrl() + "/files/";
         Batch batch = submitted(f + "a.txt | md5 | 0cc175b9c0f1b6a831c399e269772661 | 1 | | a.txt\n"
                 + f + "b.txt | | | | | b.txt\n", BatchState.PROCESSING);
         List<Job> jobs = store.jobs().load(store.batches().jobs(batch.id(), BatchRef.PROCESSING));
@@ -77,7 +77,7 @@ class BatchPendingRouteTest extends RouteTestSupport {
 
     @Test
     void aCorruptManifestSendsTheBatchToReportingNamingTheLineWithNoJobAndNoQueuedMail() throws Exception {
-        Batch batch = submitted(FIXTURE.http().baseUrl() + "/files/a.txt | crc99 | 1234 | | | a.txt\n", BatchState.REPORTING);
+        Batch batch = submitted(HTTP.baseUrl() + "/files/a.txt | crc99 | 1234 | | | a.txt\n", BatchState.REPORTING);
         String error = batch.status().errorMessage();
         assertTrue(error.startsWith("manifest line 4: ") && error.contains("crc99"), error);
         assertEquals("submission refused: " + error, reasonOf(batch.id(), "reporting"));
@@ -105,11 +105,11 @@ class BatchPendingRouteTest extends RouteTestSupport {
                 slow.add(store.batches().create(by("slow", trickle.url("/payload-" + i), "auto")));
             }
             await().atMost(Duration.ofSeconds(20)).until(() -> trickle.requests.get() >= 2);
-            String f = FIXTURE.http().baseUrl() + "/files/";
-            FIXTURE.http().stubFor(get(urlEqualTo("/other.checkm")).willReturn(ok(HEADER + f + "c.txt | | | | | c.txt\n#%eof\n")));
-            String manifest = store.batches().create(by("other", FIXTURE.http().baseUrl() + "/other.checkm", "single-file-batch-manifest"));
-            String guessed = store.batches().create(by("other", FIXTURE.http().baseUrl() + "/other.checkm", "auto"));
-            String file = store.batches().create(by("other", FIXTURE.http().baseUrl() + "/files/d.txt", "file"));
+            String f = HTTP.baseUrl() + "/files/";
+            HTTP.stubFor(get(urlEqualTo("/other.checkm")).willReturn(ok(HEADER + f + "c.txt | | | | | c.txt\n#%eof\n")));
+            String manifest = store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "single-file-batch-manifest"));
+            String guessed = store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "auto"));
+            String file = store.batches().create(by("other", HTTP.baseUrl() + "/files/d.txt", "file"));
             // the trickle's 8 KB would take 4.5 hours; other depositors' batches are not behind it
             await().atMost(Duration.ofSeconds(20)).until(() -> List.of(manifest, guessed, file).stream()
                     .allMatch(b -> store.batches().load(b).state() == BatchState.PROCESSING));

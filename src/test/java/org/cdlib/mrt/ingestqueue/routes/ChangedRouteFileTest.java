@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,10 +39,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ChangedRouteFileTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer HTTP = ZK.http();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     Path routes;
     IngestService service;
 
@@ -74,7 +76,7 @@ class ChangedRouteFileTest {
 
     /** The service on the edited copy of routes/, with recording job steps and {@code beans} over them. */
     QueueStore startService(Map<String, Object> beans) throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(FIXTURE.connectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         // the recording stand-in steps go with the stand-in routes of the four that call outside services
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
         Map<String, Object> all = new HashMap<>(new ServiceTestSupport().beans());
@@ -87,10 +89,10 @@ class ChangedRouteFileTest {
     String submit(QueueStore store, int files) {
         StringBuilder rows = new StringBuilder(BatchPendingRouteTest.HEADER);
         for (int i = 0; i < files; i++) {
-            rows.append(FIXTURE.http().baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+            rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
-        FIXTURE.http().stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.batches().create(RouteTestSupport.submission(FIXTURE.http().baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
+        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
     }
 
     static String builtCopy(String file) throws Exception {

@@ -39,7 +39,7 @@ class DownloadingRouteTest extends RouteTestSupport {
     /** Runs the route on a job of the one file at {@code path}; returns the job once it left downloading. */
     Job downloaded(String path, String md5) throws Exception {
         end = start("downloading.yaml", "job-downloading");
-        String jid = jobIn(JobState.DOWNLOADING, fileJob(FIXTURE.http().baseUrl() + path, "sign.txt", "MD5", md5, null), 0);
+        String jid = jobIn(JobState.DOWNLOADING, fileJob(HTTP.baseUrl() + path, "sign.txt", "MD5", md5, null), 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);
         return store.jobs().load(jid);
     }
@@ -60,10 +60,10 @@ class DownloadingRouteTest extends RouteTestSupport {
 
     @Test
     void theFileIsFetchedIntoTheWorkingDirectoryWithItsDigestCheckedAndTheJobGoesOn() throws Exception {
-        FIXTURE.http().stubFor(get(urlEqualTo("/files/dragon.txt")).willReturn(ok("golden dragon")));
+        HTTP.stubFor(get(urlEqualTo("/files/dragon.txt")).willReturn(ok("golden dragon")));
         Job job = downloaded("/files/dragon.txt", md5("golden dragon").toUpperCase());
         assertEquals(JobState.PROCESSING, job.state(), String.valueOf(job.status().errorMessage()));
-        FIXTURE.http().verify(1, getRequestedFor(urlEqualTo("/files/dragon.txt")));
+        HTTP.verify(1, getRequestedFor(urlEqualTo("/files/dragon.txt")));
         Path file = Path.of(job.configuration().workingDir(), "producer", "sign.txt");
         assertEquals("golden dragon", Files.readString(file));
         assertEquals(13L, job.spaceNeeded(), "the bytes actually in producer/");
@@ -72,15 +72,15 @@ class DownloadingRouteTest extends RouteTestSupport {
 
     @Test
     void aDepositorsMissingFileFailsTheJobInOneLineNamingTheUrlAndStatus() throws Exception {
-        FIXTURE.http().stubFor(get(urlEqualTo("/files/gone.txt")).willReturn(notFound()));
+        HTTP.stubFor(get(urlEqualTo("/files/gone.txt")).willReturn(notFound()));
         Job job = downloaded("/files/gone.txt", md5("whatever"));
-        assertFailedQuietly(job, FIXTURE.http().baseUrl() + "/files/gone.txt", "HTTP 404");
+        assertFailedQuietly(job, HTTP.baseUrl() + "/files/gone.txt", "HTTP 404");
         assertFalse(Files.exists(Path.of(job.configuration().workingDir(), "producer", "sign.txt")));
     }
 
     @Test
     void aDigestMismatchFailsTheJobNamingIt() throws Exception {
-        FIXTURE.http().stubFor(get(urlEqualTo("/files/changed.txt")).willReturn(ok("not what was deposited")));
+        HTTP.stubFor(get(urlEqualTo("/files/changed.txt")).willReturn(ok("not what was deposited")));
         String expected = md5("what was deposited");
         Job job = downloaded("/files/changed.txt", expected);
         assertFailedQuietly(job, "md5 mismatch", expected, md5("not what was deposited"));
@@ -91,10 +91,10 @@ class DownloadingRouteTest extends RouteTestSupport {
     void anEmptyZipFailsTheJobSayingTheContainerHoldsNoFiles() throws Exception {
         java.io.ByteArrayOutputStream zip = new java.io.ByteArrayOutputStream();
         new java.util.zip.ZipOutputStream(zip).close(); // a zip of no entries
-        FIXTURE.http().stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
+        HTTP.stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
         end = start("downloading.yaml", "job-downloading");
         org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration container = new org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration(
-                null, "demo_content", "tester", FIXTURE.http().baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
+                null, "demo_content", "tester", HTTP.baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
                 "empty.zip", null, null, null, "who", "what", "when", null, java.util.Map.of());
         String jid = jobIn(JobState.DOWNLOADING, container, 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);

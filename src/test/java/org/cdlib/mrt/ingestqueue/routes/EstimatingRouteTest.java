@@ -33,7 +33,7 @@ class EstimatingRouteTest extends RouteTestSupport {
     /** Runs the route on a job of one file at {@code path} that declares {@code declared} bytes; returns it once in provisioning. */
     Job estimated(String path, Long declared) throws Exception {
         MockEndpoint end = start("estimating.yaml", "job-estimating");
-        String jid = jobIn(JobState.ESTIMATING, fileJob(FIXTURE.http().baseUrl() + path, "f.tif", null, null, declared), 0);
+        String jid = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + path, "f.tif", null, null, declared), 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() == JobState.PROVISIONING);
         assertEquals(1, end.getReceivedCounter(), "the route ran to its end once");
         return store.jobs().load(jid);
@@ -41,7 +41,7 @@ class EstimatingRouteTest extends RouteTestSupport {
 
     /** The one request the step sent: a HEAD of the file's URL. */
     static void assertOneHeadOf(String path) {
-        List<LoggedRequest> sent = FIXTURE.http().getAllServeEvents().stream().map(ServeEvent::getRequest).toList();
+        List<LoggedRequest> sent = HTTP.getAllServeEvents().stream().map(ServeEvent::getRequest).toList();
         assertEquals(1, sent.size(), "one attempt, no GET: " + sent);
         assertEquals(RequestMethod.HEAD, sent.get(0).getMethod());
         assertEquals(path, sent.get(0).getUrl());
@@ -49,7 +49,7 @@ class EstimatingRouteTest extends RouteTestSupport {
 
     @Test
     void theHeadAnswersContentLengthIsRecordedAsTheSpaceNeededAndALargeJobMovesBack() throws Exception {
-        FIXTURE.http().stubFor(head(urlEqualTo("/o/big.tif")).willReturn(ok().withHeader("Content-Length", "12345")));
+        HTTP.stubFor(head(urlEqualTo("/o/big.tif")).willReturn(ok().withHeader("Content-Length", "12345")));
         Job job = estimated("/o/big.tif", null);
         assertOneHeadOf("/o/big.tif");
         assertEquals(12345L, job.spaceNeeded());
@@ -58,7 +58,7 @@ class EstimatingRouteTest extends RouteTestSupport {
 
     @Test
     void aFailingHeadCountsTheDeclaredSizeAndTheJobGoesOn() throws Exception {
-        FIXTURE.http().stubFor(head(urlEqualTo("/o/broken.tif")).willReturn(serverError()));
+        HTTP.stubFor(head(urlEqualTo("/o/broken.tif")).willReturn(serverError()));
         Job job = estimated("/o/broken.tif", 77L);
         assertOneHeadOf("/o/broken.tif");
         assertEquals(77L, job.spaceNeeded(), "the manifest's declared size stands in");
@@ -79,8 +79,8 @@ class EstimatingRouteTest extends RouteTestSupport {
             assertEquals(0, end.getReceivedCounter(), "the job did not go on");
 
             // the service goes on: the next job is estimated as ever
-            FIXTURE.http().stubFor(head(urlEqualTo("/o/next.tif")).willReturn(ok().withHeader("Content-Length", "10")));
-            String next = jobIn(JobState.ESTIMATING, fileJob(FIXTURE.http().baseUrl() + "/o/next.tif", "f.tif", null, null, null), 0);
+            HTTP.stubFor(head(urlEqualTo("/o/next.tif")).willReturn(ok().withHeader("Content-Length", "10")));
+            String next = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + "/o/next.tif", "f.tif", null, null, null), 0);
             await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(next).state() == JobState.PROVISIONING);
             assertEquals(10L, store.jobs().load(next).spaceNeeded());
             assertEquals(1, hostile.requests.size(), "the failed job's request is not sent again");

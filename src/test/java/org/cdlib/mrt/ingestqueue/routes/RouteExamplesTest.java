@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,10 +56,11 @@ class RouteExamplesTest {
     private static final Pattern EXAMPLE_HOST = Pattern.compile("https?://[a-z0-9.-]+\\.example\\.org");
 
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer HTTP = ZK.http();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     IngestService service;
 
     /** {@code first}: the anchor line may be there more than once, the first is meant. */
@@ -128,9 +130,9 @@ class RouteExamplesTest {
         boolean monitor = pasted.contains("monitor");
         boolean retried = pasted.contains("name: repeatable, constant: true");
         // a monitor whose first answer is a 503 when the example has the call retried; 200 otherwise
-        FIXTURE.http().stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs(Scenario.STARTED)
+        HTTP.stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(retried ? aResponse().withStatus(503) : ok()).willSetStateTo("up"));
-        FIXTURE.http().stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs("up").willReturn(ok()));
+        HTTP.stubFor(post(urlPathEqualTo("/stored")).inScenario("monitor").whenScenarioStateIs("up").willReturn(ok()));
 
         QueueStore store = start(routes);
         String bid = submit(store, 3);
@@ -149,15 +151,15 @@ class RouteExamplesTest {
             for (Job j : jobs) {
                 String ark = j.identifiers().primary();
                 assertNotNull(ark);
-                FIXTURE.http().verify(retried ? moreThanOrExactly(1)
+                HTTP.verify(retried ? moreThanOrExactly(1)
                         : exactly(1),
                         postRequestedFor(urlEqualTo("/stored?job=" + j.id()))
                                 .withRequestBody(equalTo(ark)));
             }
             // jobs storing at once may both be answered the first 503
-            long refused = FIXTURE.http().getAllServeEvents().stream().filter(s -> s.getResponse().getStatus() == 503).count();
+            long refused = HTTP.getAllServeEvents().stream().filter(s -> s.getResponse().getStatus() == 503).count();
             assertEquals(retried, refused > 0);
-            assertEquals(jobs.size() + refused, FIXTURE.http().findAll(postRequestedFor(urlPathEqualTo("/stored"))).size(),
+            assertEquals(jobs.size() + refused, HTTP.findAll(postRequestedFor(urlPathEqualTo("/stored"))).size(),
                     "one call a job" + (retried ? ", and each call answered 503 sent again" : ""));
             assertTrue(logs.messagesOf("stored").stream().anyMatch(l -> l.startsWith("stored ark:/")), logs.messagesOf("stored").toString());
         }
@@ -186,7 +188,7 @@ class RouteExamplesTest {
         }
         String text = String.join("\n", lines) + "\n";
         Matcher host = EXAMPLE_HOST.matcher(text);
-        Files.writeString(file, host.replaceAll(FIXTURE.http().baseUrl()));
+        Files.writeString(file, host.replaceAll(HTTP.baseUrl()));
     }
 
     /** A route text's lines that say something: no comments, no blank lines, no indentation. */
@@ -207,7 +209,7 @@ class RouteExamplesTest {
     QueueStore start(Path routes) throws Exception {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(FIXTURE.connectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.services.retry-delay", "100");
@@ -221,10 +223,10 @@ class RouteExamplesTest {
     String submit(QueueStore store, int files) {
         StringBuilder rows = new StringBuilder(BatchPendingRouteTest.HEADER);
         for (int i = 0; i < files; i++) {
-            FIXTURE.http().stubFor(get(urlEqualTo("/f" + i + ".txt")).willReturn(ok("file " + i)));
-            rows.append(FIXTURE.http().baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+            HTTP.stubFor(get(urlEqualTo("/f" + i + ".txt")).willReturn(ok("file " + i)));
+            rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
-        FIXTURE.http().stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.batches().create(RouteTestSupport.submission(FIXTURE.http().baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
+        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
     }
 }

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.routes;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -47,12 +48,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 abstract class RouteTestSupport extends CamelTestSupport {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer HTTP = ZK.http();
     /** The modules that bind the steps of every route under test (not processing, storing, recording, notify). */
     private static final List<QueueModule> MODULES = List.of(new FetchModule(), new BatchModule(), new ReportingModule(),
             new MaintenanceModule());
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     /** Every transition the store commits in this process, as its log line says it. */
@@ -67,7 +69,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext c = super.createCamelContext();
-        org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.install(c, FIXTURE.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
+        org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
         return c;
     }
 
@@ -106,7 +108,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
         Files.writeString(profileDir.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
                 + profileLines());
         profiles = new ProfileDirectory(profileDir);
-        store = FIXTURE.store(dir.resolve("queue"));
+        store = ZK.store(dir.resolve("queue"));
         store.addListener(transitions::add);
         context.getRegistry().bind("queueStore", store);
         context.getRegistry().bind("profiles", profiles);

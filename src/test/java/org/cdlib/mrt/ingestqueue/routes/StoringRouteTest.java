@@ -63,7 +63,7 @@ class StoringRouteTest extends RouteTestSupport {
 
     @Override
     protected String profileLines() {
-        return "StorageNode: 7777\nStorageService: " + FIXTURE.http().baseUrl() + "/store\n";
+        return "StorageNode: 7777\nStorageService: " + HTTP.baseUrl() + "/store\n";
     }
 
     /** A job in processing whose download is done (producer/a.txt), with the two routes consuming. */
@@ -84,7 +84,7 @@ class StoringRouteTest extends RouteTestSupport {
     /** The job the object's lock names, or null when the object is not locked. */
     String objectLockHolder(String ark) throws Exception {
         String path = QueuePaths.objectLock(ark);
-        return FIXTURE.client().checkExists().forPath(path) == null ? null : QueueJson.text(FIXTURE.client().getData().forPath(path));
+        return ZK.client().checkExists().forPath(path) == null ? null : QueueJson.text(ZK.client().getData().forPath(path));
     }
 
     long moves(String jid, String from, String to) {
@@ -93,14 +93,14 @@ class StoringRouteTest extends RouteTestSupport {
     }
 
     static int adds() {
-        return FIXTURE.http().findAll(postRequestedFor(urlPathMatching(ADDS))).size();
+        return HTTP.findAll(postRequestedFor(urlPathMatching(ADDS))).size();
     }
 
     @Test
     void processingHandsTheObjectToStoringWhichSendsTheAddOnceHoldingTheObjectsLock() throws Exception {
-        FIXTURE.http().stubFor(get(urlPathMatching(STATES)).willReturn(aResponse().withStatus(404)));
+        HTTP.stubFor(get(urlPathMatching(STATES)).willReturn(aResponse().withStatus(404)));
         // slow enough to see the job in storing, its add under way
-        FIXTURE.http().stubFor(post(urlPathMatching(ADDS)).willReturn(aResponse().withStatus(200).withFixedDelay(1500)
+        HTTP.stubFor(post(urlPathMatching(ADDS)).willReturn(aResponse().withStatus(200).withFixedDelay(1500)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
         String jid = processingJob();
 
@@ -114,7 +114,7 @@ class StoringRouteTest extends RouteTestSupport {
         Job recording = awaitState(jid, JobState.RECORDING);
         assertEquals(JobState.STORING, recording.status().lastSuccessful());
         assertEquals(1, adds(), "one add, sent from storing");
-        assertEquals(1, FIXTURE.http().findAll(getRequestedFor(urlPathMatching(STATES))).size());
+        assertEquals(1, HTTP.findAll(getRequestedFor(urlPathMatching(STATES))).size());
         assertEquals("prepared " + ark + " for storing (add mode)", reasonOf(jid, "storing"));
         assertEquals("stored " + ark + " version 1 (add mode)", reasonOf(jid, "recording"));
         assertEquals(jid, objectLockHolder(ark), "and kept into recording");
@@ -122,32 +122,32 @@ class StoringRouteTest extends RouteTestSupport {
         String manifest = Files.readString(Path.of(recording.configuration().workingDir(), "system", "mrt-manifest.txt"));
         assertTrue(manifest.contains("http://queue.example.org/files/") && manifest.contains("producer/a.txt"), manifest);
         // mrt-zk's description of the add and of the inventory record (Job.storeManifestUrl/storeMode, inventoryManifestUrl)
-        com.fasterxml.jackson.databind.JsonNode stored = QueueJson.MAPPER.readTree(FIXTURE.client().getData().forPath("/jobs/" + jid + "/store"));
+        com.fasterxml.jackson.databind.JsonNode stored = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/store"));
         assertEquals("add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8), stored.get("mode").asText());
         assertEquals("", stored.get("delete").asText());
         assertTrue(stored.get("manifest_url").asText().startsWith("http://queue.example.org/files/")
                 && stored.get("manifest_url").asText().contains("system/mrt-manifest.txt"), stored.toString());
-        com.fasterxml.jackson.databind.JsonNode inventory = QueueJson.MAPPER.readTree(FIXTURE.client().getData().forPath("/jobs/" + jid + "/inventory"));
-        assertEquals(FIXTURE.http().baseUrl() + "/store/manifest/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8),
+        com.fasterxml.jackson.databind.JsonNode inventory = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/inventory"));
+        assertEquals(HTTP.baseUrl() + "/store/manifest/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8),
                 inventory.get("manifest_url").asText());
         assertEquals("", inventory.get("mode").asText());
     }
 
     @Test
     void aStorageFailureFailsTheJobInStoringAndARequeueResumesThereWithoutProcessingAgain() throws Exception {
-        FIXTURE.http().stubFor(get(urlPathMatching(STATES)).willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching(ADDS)).willReturn(aResponse().withStatus(500).withBody("disk full")));
+        HTTP.stubFor(get(urlPathMatching(STATES)).willReturn(aResponse().withStatus(404)));
+        HTTP.stubFor(post(urlPathMatching(ADDS)).willReturn(aResponse().withStatus(500).withBody("disk full")));
         String jid = processingJob();
 
         Job failed = awaitState(jid, JobState.FAILED);
         String ark = failed.identifiers().primary();
         assertEquals(JobState.PROCESSING, failed.status().lastSuccessful());
-        assertEquals("storing: POST " + FIXTURE.http().baseUrl() + "/store/add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8)
+        assertEquals("storing: POST " + HTTP.baseUrl() + "/store/add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8)
                 + ": HTTP 500: disk full; it may have been applied, so it is not sent again", failed.status().errorMessage());
         assertEquals(1, adds(), "an add that may have been applied is not sent again by the route");
         assertNull(objectLockHolder(ark), "a failure in storing lets the object go");
 
-        FIXTURE.http().stubFor(post(urlPathMatching(ADDS)).willReturn(aResponse().withStatus(200)
+        HTTP.stubFor(post(urlPathMatching(ADDS)).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
         assertEquals(JobState.STORING, new AdminActions(store, Clock.systemUTC()).requeueJob(jid, "op").state());
         Job recording = awaitState(jid, JobState.RECORDING);
@@ -163,11 +163,11 @@ class StoringRouteTest extends RouteTestSupport {
     @Test
     void anAddWhoseAnswerWasLostIsNotSentAgainWhenTheRequeuedJobFindsTheVersionStored() throws Exception {
         // storage applies the add, then the connection breaks before its answer
-        FIXTURE.http().stubFor(get(urlPathMatching(STATES)).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+        HTTP.stubFor(get(urlPathMatching(STATES)).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching(ADDS)).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+        HTTP.stubFor(post(urlPathMatching(ADDS)).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("applied"));
-        FIXTURE.http().stubFor(get(urlPathMatching(STATES)).inScenario("store").whenScenarioStateIs("applied")
+        HTTP.stubFor(get(urlPathMatching(STATES)).inScenario("store").whenScenarioStateIs("applied")
                 .willReturn(aResponse().withStatus(200).withBody("{\"versionState\":{\"currentVersion\":1}}")));
         String jid = processingJob();
 

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,12 +43,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AdminToolJobActionsTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final ObjectMapper JSON = new ObjectMapper();
     static final Duration TEN_SECONDS = Duration.ofSeconds(10);
     static final String ARK = "ark:/99999/fk4admintool";
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
     RubyAdminTool tool;
@@ -55,9 +57,9 @@ class AdminToolJobActionsTest {
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(FIXTURE.connectString(), dir);
+        service = RunningService.start(ZK.connectString(), dir);
         store = service.store();
-        raw = FIXTURE.client().getZookeeperClient().getZooKeeper(); // another session, as the Admin Tool's
+        raw = ZK.client().getZookeeperClient().getZooKeeper(); // another session, as the Admin Tool's
         tool = new RubyAdminTool(raw);
     }
 
@@ -174,8 +176,8 @@ class AdminToolJobActionsTest {
     }
 
     String fileBatch(String name) {
-        FIXTURE.http().stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/" + name, "file"));
+        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
     }
 
     String onlyJob(String bid) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The operator's command line against a running service: tables, actions, refusals and exit codes. */
 class CommandsTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
-    final Path dir = FIXTURE.dir();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
+    final Path dir = ZK.dir();
     RunningService service;
     ServiceTestSupport support;
     QueueStore store;
@@ -37,7 +39,7 @@ class CommandsTest {
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(FIXTURE.connectString(), dir,
+        service = RunningService.start(ZK.connectString(), dir,
                 Map.of("ingest.api.users", "alice:pw-a:admin|submitter, rita:pw-r"));
         support = service.support();
         store = service.store();
@@ -62,7 +64,7 @@ class CommandsTest {
 
     @Test
     void statusHoldsFsckAndRequeueFailedWorkAgainstARunningService() {
-        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         Result status = run("status");
         assertEquals(0, status.code(), status.err());
         assertTrue(status.out().contains("pending") && status.out().contains("queue held: no"), status.out());
@@ -78,7 +80,7 @@ class CommandsTest {
 
         String jid = "jid0000000001"; // the first job of a fresh queue
         support.failOnce("downloadStep", jid, "the server said 404");
-        String bid = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
+        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         Result failed = run("jobs", "--state", "failed");
         assertEquals(0, failed.code());
@@ -120,9 +122,9 @@ class CommandsTest {
 
     /** A one-file batch whose job fails in downloading, ended (reported FAILED); its job id. */
     String failedJob(String jid) {
-        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         support.failOnce("downloadStep", jid, "the server said 404");
-        String bid = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
+        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         return bid;
     }
@@ -134,7 +136,7 @@ class CommandsTest {
         Result shown = run("job", jid);
         assertEquals(0, shown.code(), shown.err());
         assertTrue(shown.out().contains("failed (last successful: provisioning)") && shown.out().contains("the server said 404")
-                && shown.out().contains("provisioning  downloading") && shown.out().contains(FIXTURE.http().baseUrl() + "/a.txt")
+                && shown.out().contains("provisioning  downloading") && shown.out().contains(http.baseUrl() + "/a.txt")
                 && shown.out().contains("demo_content"), shown.out());
         var json = JSON.readTree(run("job", jid, "--json").out());
         assertEquals(jid, json.get("job_id").asText());
@@ -169,7 +171,7 @@ class CommandsTest {
         assertTrue(gone.err().contains("HTTP 404"), gone.err());
 
         // a batch waits in pending while the queue is held: held and released there, then run
-        String next = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
+        String next = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
         assertEquals(0, run("hold", next).code());
         assertEquals(BatchState.HELD, store.batches().load(next).state());
         assertEquals(0, run("release", next).code());
@@ -201,7 +203,7 @@ class CommandsTest {
 
     @Test
     void aStuckLockIsBrokenOnlyWhenConfirmed() throws Exception {
-        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         String jid = "jid0000000001"; // stuck in downloading with its lock held
         java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
         support.steps.get("downloadStep").behaviour.put(jid, e -> {
@@ -212,7 +214,7 @@ class CommandsTest {
             }
         });
         try {
-            store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
+            store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
             await().atMost(Duration.ofSeconds(30)).until(() -> run("job", jid).out().contains("downloading")
                     && store.jobs().load(jid).lockOwner() != null);
             assertTrue(run("job", jid).out().lines().anyMatch(l -> l.startsWith("lock") && l.length() > "lock".length()));

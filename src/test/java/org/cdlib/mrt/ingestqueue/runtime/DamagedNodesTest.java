@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,17 +35,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class DamagedNodesTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final ObjectMapper JSON = new ObjectMapper();
     static final byte[] GARBAGE = "{not json".getBytes(StandardCharsets.UTF_8);
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(FIXTURE.connectString(), dir);
+        service = RunningService.start(ZK.connectString(), dir);
         store = service.store();
     }
 
@@ -64,8 +66,8 @@ class DamagedNodesTest {
     }
 
     String fileBatch(String name) {
-        FIXTURE.http().stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/" + name, "file"));
+        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
     }
 
     void awaitState(String bid, BatchState state) {
@@ -80,7 +82,7 @@ class DamagedNodesTest {
     void aDamagedBatchStatusStopsNothingElseIsNamedInListsAndIsDeletedThroughTheApi() throws Exception {
         String old = fileBatch("old.txt");
         awaitState(old, BatchState.COMPLETED);
-        FIXTURE.client().setData().forPath(QueuePaths.batchStatus(old), GARBAGE);
+        ZK.client().setData().forPath(QueuePaths.batchStatus(old), GARBAGE);
 
         String fresh = fileBatch("fresh.txt");
         awaitState(fresh, BatchState.COMPLETED);
@@ -102,7 +104,7 @@ class DamagedNodesTest {
         store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        FIXTURE.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), GARBAGE);
+        ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), GARBAGE);
         store.holds().releaseQueue();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 2);
@@ -124,7 +126,7 @@ class DamagedNodesTest {
         store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        FIXTURE.client().delete().forPath(QueuePaths.jobNode(jids.get(1), "configuration"));
+        ZK.client().delete().forPath(QueuePaths.jobNode(jids.get(1), "configuration"));
         store.holds().releaseQueue();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 1);
@@ -136,7 +138,7 @@ class DamagedNodesTest {
         assertTrue(read.body().contains("/delete"), "the answer says how to fix it: " + read.body());
 
         ok("POST", "/api/jobs/" + jids.get(1) + "/delete?confirm=true");
-        assertTrue(FIXTURE.client().checkExists().forPath(QueuePaths.job(jids.get(1))) == null);
+        assertTrue(ZK.client().checkExists().forPath(QueuePaths.job(jids.get(1))) == null);
         awaitState(bid, BatchState.COMPLETED);
         assertTrue(kinds(ok("GET", "/api/fsck")).isEmpty());
     }

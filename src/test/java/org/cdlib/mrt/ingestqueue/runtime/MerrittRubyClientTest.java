@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
 import java.io.ByteArrayOutputStream;
@@ -52,18 +53,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class MerrittRubyClientTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp().freshServerEachTest();
+    static final QueueFixture ZK = new QueueFixture().withHttp().freshServerEachTest();
+    static final WireMockServer http = ZK.http();
     static final HttpClient CLIENT = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     IngestService service;
     QueueStore store;
     String base;
 
     @BeforeEach
     void start() throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(FIXTURE.connectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("ingest.api.users", "ruby:pw-r:poster"); // Merritt posts for its users, naming each as submitter
         config.remove("camel.main.routes-include-pattern"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
@@ -153,16 +155,16 @@ class MerrittRubyClientTest {
         // Component.from_hash: "erc:\n" then "k: v\n" per pair, served by the client's OneTimeServer
         byte[] erc = "erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
                 .getBytes(StandardCharsets.UTF_8);
-        FIXTURE.http().stubFor(any(urlEqualTo("/a7f3k2")).willReturn(aResponse().withBody(hello))); // GET and HEAD, as WEBrick answers
-        FIXTURE.http().stubFor(any(urlEqualTo("/q9x1m0")).willReturn(aResponse().withBody(erc)));
+        http.stubFor(any(urlEqualTo("/a7f3k2")).willReturn(aResponse().withBody(hello))); // GET and HEAD, as WEBrick answers
+        http.stubFor(any(urlEqualTo("/q9x1m0")).willReturn(aResponse().withBody(erc)));
         // IObject#mk_manifest, byte for byte, with Component#to_manifest_entry rows
         String manifest = "#%checkm_0.7\n"
                 + "#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n"
                 + "#%prefix | mrt: | http://uc3.cdlib.org/ontology/mom#\n"
                 + "#%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#\n"
                 + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:mimeType\n"
-                + FIXTURE.http().baseUrl() + "/a7f3k2 | md5 | " + md5(hello) + " | " + hello.length + " | | hello.txt | \n"
-                + FIXTURE.http().baseUrl() + "/q9x1m0 | md5 | " + md5(erc) + " |  | | mrt-erc.txt | \n"
+                + http.baseUrl() + "/a7f3k2 | md5 | " + md5(hello) + " | " + hello.length + " | | hello.txt | \n"
+                + http.baseUrl() + "/q9x1m0 | md5 | " + md5(erc) + " |  | | mrt-erc.txt | \n"
                 + "#%EOF\n";
         // Request#mk_args (nil and '' dropped), in its order
         List<Part> parts = List.of(

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,9 +37,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class PipelineTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     ServiceTestSupport support;
     IngestService service;
     QueueStore store;
@@ -46,7 +48,7 @@ class PipelineTest {
     @BeforeEach
     void start() throws Exception {
         support = new ServiceTestSupport();
-        service = new IngestService(ServiceTestSupport.config(FIXTURE.connectString(), dir), support.beans()).start();
+        service = new IngestService(ServiceTestSupport.config(ZK.connectString(), dir), support.beans()).start();
         store = service.store();
     }
 
@@ -62,13 +64,13 @@ class PipelineTest {
                 #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
                 """);
         for (int i = 0; i < n; i++) {
-            m.append(FIXTURE.http().baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i)
+            m.append(http.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i)
                     .append(".txt | | local-").append(i).append(" | A. Author | Title ").append(i).append(" | 2026\n");
         }
         m.append("#%eof\n");
         String path = "/batch-" + System.nanoTime() + ".checkm";
-        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
-        return store.batches().create(submission(FIXTURE.http().baseUrl() + path, "single-file-batch-manifest"));
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.toString())));
+        return store.batches().create(submission(http.baseUrl() + path, "single-file-batch-manifest"));
     }
 
     static BatchSubmission submission(String url, String type) {
@@ -87,11 +89,11 @@ class PipelineTest {
     @Test
     void aUrlSubmittedWithoutATypeIsTakenForWhatItsFirstBytesSay() {
         String manifest = "#%checkm_0.7\n#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
-                + "#%fields | nfo:fileUrl | nfo:fileName\n" + FIXTURE.http().baseUrl() + "/x1.txt | x1.txt\n" + FIXTURE.http().baseUrl() + "/x2.txt | x2.txt\n#%eof\n";
-        FIXTURE.http().stubFor(get(urlEqualTo("/untyped-manifest")).willReturn(aResponse().withBody(manifest)));
-        FIXTURE.http().stubFor(get(urlEqualTo("/untyped-photo")).willReturn(aResponse().withBody("not a manifest, not a zip")));
-        String batch = store.batches().create(submission(FIXTURE.http().baseUrl() + "/untyped-manifest", "auto"));
-        String single = store.batches().create(submission(FIXTURE.http().baseUrl() + "/untyped-photo", "auto"));
+                + "#%fields | nfo:fileUrl | nfo:fileName\n" + http.baseUrl() + "/x1.txt | x1.txt\n" + http.baseUrl() + "/x2.txt | x2.txt\n#%eof\n";
+        http.stubFor(get(urlEqualTo("/untyped-manifest")).willReturn(aResponse().withBody(manifest)));
+        http.stubFor(get(urlEqualTo("/untyped-photo")).willReturn(aResponse().withBody("not a manifest, not a zip")));
+        String batch = store.batches().create(submission(http.baseUrl() + "/untyped-manifest", "auto"));
+        String single = store.batches().create(submission(http.baseUrl() + "/untyped-photo", "auto"));
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(batch));
         assertEquals(BatchState.COMPLETED, awaitBatchEnds(single));
         List<Job> jobs = store.jobs().load(store.batches().jobs(batch, BatchRef.COMPLETED));
@@ -224,14 +226,14 @@ class PipelineTest {
     @Test
     void aCorruptManifestSendsTheBatchToReportingWithTheLineAndNoJobs() {
         String path = "/corrupt.checkm";
-        FIXTURE.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody("""
+        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody("""
                 #%checkm_0.7
                 #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest
                 #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue
                 http://example.org/a.checkm | md9 | 00
                 #%eof
                 """)));
-        String bid = store.batches().create(submission(FIXTURE.http().baseUrl() + path, "batch-manifest"));
+        String bid = store.batches().create(submission(http.baseUrl() + path, "batch-manifest"));
         assertEquals(BatchState.FAILED, awaitBatchEnds(bid));
         Batch batch = store.batches().load(bid);
         assertTrue(batch.status().errorMessage().contains("manifest line 4"), batch.status().errorMessage());

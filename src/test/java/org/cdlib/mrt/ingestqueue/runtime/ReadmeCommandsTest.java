@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -38,14 +39,15 @@ class ReadmeCommandsTest {
     private static final String JAR = "java -jar target/ingest-queue.jar ";
 
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
-    final Path dir = FIXTURE.dir();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
+    final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(FIXTURE.connectString(), dir, Map.of("ingest.api.users", "admin:pw-a:admin|submitter, alice:pw-a:admin"));
+        service = RunningService.start(ZK.connectString(), dir, Map.of("ingest.api.users", "admin:pw-a:admin|submitter, alice:pw-a:admin"));
         store = service.store();
     }
 
@@ -81,10 +83,10 @@ class ReadmeCommandsTest {
     @Test
     void theReadmesCommandLinesRunAgainstAService() throws Exception {
         // a failed job, requeued while the queue is held: an open, unlocked job for the per-item lines
-        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         String jid = "jid0000000001";
         service.support().failOnce("downloadStep", jid, "the server said 404");
-        String bid = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/a.txt", "file"));
+        String bid = store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         assertEquals(200, service.call("POST", "/api/queue/hold").statusCode());
         assertEquals(200, service.call("POST", "/api/jobs/" + jid + "/requeue").statusCode());

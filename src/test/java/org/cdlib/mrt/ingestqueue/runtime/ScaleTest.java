@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,17 +40,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ScaleTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final ObjectMapper JSON = new ObjectMapper();
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
     final List<ConnectionState> states = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(FIXTURE.connectString(), dir);
+        service = RunningService.start(ZK.connectString(), dir);
         store = service.store();
         store.client().getConnectionStateListenable().addListener((c, s) -> states.add(s));
     }
@@ -68,8 +70,8 @@ class ScaleTest {
     }
 
     String fileBatch(String name) {
-        FIXTURE.http().stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
-        return store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/" + name, "file"));
+        http.stubFor(get(urlEqualTo("/" + name)).willReturn(aResponse().withBody("x")));
+        return store.batches().create(PipelineTest.submission(http.baseUrl() + "/" + name, "file"));
     }
 
     BatchState awaitEnd(String bid, Duration within) {
@@ -132,12 +134,12 @@ class ScaleTest {
                 #%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title
                 """);
         for (int i = 0; i < 100_000; i++) {
-            m.append(FIXTURE.http().baseUrl()).append("/f/").append(i).append(" | f").append(i).append(".txt | local-").append(i)
+            m.append(http.baseUrl()).append("/f/").append(i).append(" | f").append(i).append(".txt | local-").append(i)
                     .append(" | Object ").append(i).append('\n');
         }
         m.append("#%eof\n");
-        FIXTURE.http().stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
-        String big = store.batches().create(PipelineTest.submission(FIXTURE.http().baseUrl() + "/big.checkm", "single-file-batch-manifest"));
+        http.stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
+        String big = store.batches().create(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> store.batches().load(big).status().jobsCreated() >= 5000);
         BatchStatus status = store.batches().load(big).status();

@@ -44,9 +44,9 @@ class ConcurrentAdmissionTest {
     };
 
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().freshServerEachTest();
+    static final QueueFixture ZK = new QueueFixture().freshServerEachTest();
     final List<CuratorFramework> clients = new ArrayList<>();
-    final Path home = FIXTURE.dir();
+    final Path home = ZK.dir();
 
     @AfterEach
     void stop() throws Exception {
@@ -54,7 +54,7 @@ class ConcurrentAdmissionTest {
     }
 
     QueueStore store() {
-        CuratorFramework c = QueueTestSupport.client(FIXTURE.server());
+        CuratorFramework c = QueueTestSupport.client(ZK.server());
         clients.add(c);
         return QueueTestSupport.store(c, home);
     }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Path;
@@ -40,10 +41,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class EveryArkDescribedTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final String TARGET = "https://merritt.example.org/m/";
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     Map<String, String> config;
@@ -51,16 +53,16 @@ class EveryArkDescribedTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        store = FIXTURE.store(dir.resolve("queue"));
-        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), FIXTURE.http().baseUrl());
+        store = ZK.store(dir.resolve("queue"));
+        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), http.baseUrl());
         // one local-id index for every start: it is the inventory's database, which outlives a host; a
         // long response timeout: on a loaded machine a slow answer must not look like a lost one
         config = ServiceRoutes.config("ingest.minter", "ezid", "ingest.ezid.target", TARGET, "ingest.storage", "http",
                 "ingest.files.base-url", "http://queue.example.org/files", "camel.component.http.response-timeout", "15000");
-        FIXTURE.http().stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
-        FIXTURE.http().stubFor(post(urlPathMatching("/id/.*")).willReturn(aResponse().withStatus(200).withBody("success: ok")));
+        http.stubFor(post(urlPathMatching("/id/.*")).willReturn(aResponse().withStatus(200).withBody("success: ok")));
     }
 
     @AfterEach
@@ -93,7 +95,7 @@ class EveryArkDescribedTest {
     }
 
     static int calls(String method, String url) {
-        return FIXTURE.http().findAll(method.equals("GET") ? getRequestedFor(urlEqualTo(url)) : postRequestedFor(urlEqualTo(url))).size();
+        return http.findAll(method.equals("GET") ? getRequestedFor(urlEqualTo(url)) : postRequestedFor(urlEqualTo(url))).size();
     }
 
     static int mints() {
@@ -101,12 +103,12 @@ class EveryArkDescribedTest {
     }
 
     static int storageAdds() {
-        return FIXTURE.http().findAll(postRequestedFor(urlPathMatching("/store/add/.*"))).size();
+        return http.findAll(postRequestedFor(urlPathMatching("/store/add/.*"))).size();
     }
 
     @Test
     void anUnresolvedMintWithAnArkBoundToTheLocalIdIsThisJobsMintAndGetsOneEzidUpdate() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4bound")));
         JobLock lock = downloadedJob();
         // the first host mints and binds the local id, then dies before the ARK is written to the job
@@ -122,7 +124,7 @@ class EveryArkDescribedTest {
         assertEquals(0, calls("GET", "/id/ark:/99999/fk4bound"), "no update can have been sent before its mint was recorded");
         assertEquals(1, storageAdds());
         // every outside call: the first host's mint; the second's update, storage state and add (local ids are local)
-        assertEquals(4, FIXTURE.http().findAll(anyRequestedFor(anyUrl())).size(), FIXTURE.http().getAllServeEvents().toString());
+        assertEquals(4, http.findAll(anyRequestedFor(anyUrl())).size(), http.getAllServeEvents().toString());
         JobEffects fx = store.jobs().effects(again.jid());
         assertEquals("ark:/99999/fk4bound", fx.get(JobEffects.MINT).detail());
         assertTrue(fx.done(JobEffects.MINT) && fx.done(JobEffects.EZID_UPDATE), fx.toString());
@@ -139,11 +141,11 @@ class EveryArkDescribedTest {
      */
     @Test
     void anArkTheLostMintBoundFirstIsKeptAndDescribed() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4first")).willSetStateTo("again"));
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("again")
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("again")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
-        FIXTURE.http().stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
+        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4first\n_target: https://ezid.example/default")));
         JobLock lock = downloadedJob();
         // the first attempt's mint is answered, and it stops before recording or binding it
@@ -161,7 +163,7 @@ class EveryArkDescribedTest {
         second.processing(again);
         store.unlock(again); // the update's record rides with the job's next write: here, before its lock is let go
 
-        assertEquals(2, mints(), FIXTURE.http().getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
+        assertEquals(2, mints(), http.getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
                 + e.getRequest().getUrl()).toList().toString());
         assertEquals("ark:/99999/fk4first", store.jobs().load(again.jid()).identifiers().primary());
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4first"), "EZID asked first: another job of the object may have described it");
@@ -176,9 +178,9 @@ class EveryArkDescribedTest {
     @Test
     void aLostMintAnswerIsRecordedListedByFsckAndTheNextAttemptMintsOnce() throws Exception {
         // EZID makes an ARK, then the connection breaks before its answer (a host killed mid-mint loses it alike)
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("answering"));
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("answering")
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("answering")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
         JobLock lock = downloadedJob();
         assertThrows(ServiceRoutes.JobFailed.class, () -> host(null).processing(lock));
@@ -188,7 +190,7 @@ class EveryArkDescribedTest {
         host(null).processing(again);
         assertEquals(2, mints(), "the next attempt mints exactly once");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4second"));
-        assertEquals(1, FIXTURE.http().findAll(postRequestedFor(urlPathMatching("/id/.*"))).size(), "only the used ARK is described");
+        assertEquals(1, http.findAll(postRequestedFor(urlPathMatching("/id/.*"))).size(), "only the used ARK is described");
         JobEffects fx = store.jobs().effects(again.jid());
         assertEquals(1, fx.lostMints(), fx.toString());
         assertEquals("lost", fx.get(JobEffects.LOST_MINT).state());
@@ -205,14 +207,14 @@ class EveryArkDescribedTest {
 
     @Test
     void noEzidUpdateIsSentTwiceForAnArkAcrossRestarts() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4once")));
         // EZID applies the update; the host dies before recording it
         JobLock lock = downloadedJob();
         host("described").processAndStore(lock);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"));
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
-        FIXTURE.http().stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
+        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4once\n_target: " + TARGET + "ark:/99999/fk4once\n_profile: erc\n")));
 
         JobLock again = claimedAgain(lock);
@@ -231,18 +233,18 @@ class EveryArkDescribedTest {
 
     @Test
     void anEzidUpdateThatDidNotArriveIsSentByTheNextAttemptAfterAskingEzid() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4later")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(503)));
         JobLock lock = downloadedJob();
         host(null).processAndStore(lock); // the object goes on without its landing page
         int sent = calls("POST", "/id/ark:/99999/fk4later"); // the first try and its retries
         assertEquals(4, sent);
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4later")));
-        FIXTURE.http().stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
+        http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4later\n_target: https://ezid.example.org/id/ark:/99999/fk4later\n")));
 
         // each retry of this attempt's own update asked EZID first (a 5xx may come after the update landed)

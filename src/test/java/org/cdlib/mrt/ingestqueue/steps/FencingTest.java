@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,16 +28,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FencingTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
-    final Path home = FIXTURE.dir();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
+    final Path home = ZK.dir();
 
     @Test
     void aWorkerWhoseSessionExpiredKeepsNoDownloadAndAnotherHostTakesTheJob() throws Exception {
-        FIXTURE.http().stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("stale")));
-        CuratorFramework paused = QueueTestSupport.client(FIXTURE.server());
+        http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("stale")));
+        CuratorFramework paused = QueueTestSupport.client(ZK.server());
         try {
             QueueStore store = QueueTestSupport.store(paused, home);
-            JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config(FIXTURE.http().baseUrl() + "/a.txt", "file", "a.txt",
+            JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt",
                     null, null, null), 5);
             paused.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());
@@ -48,7 +50,7 @@ class FencingTest {
             Path producer = Path.of(lock.job().configuration().workingDir()).resolve("producer");
             assertFalse(Files.exists(producer.resolve("a.txt")), "nothing kept in the working directory");
 
-            QueueStore other = FIXTURE.store(home);
+            QueueStore other = ZK.store(home);
             // the server ends the session (and its ephemeral lock) once the session timeout has passed
             await().atMost(Duration.ofSeconds(60)).until(() -> other.claims().tryLockJob(lock.jid(), "other-host").isPresent());
         } finally {

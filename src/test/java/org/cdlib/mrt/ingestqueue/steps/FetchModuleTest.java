@@ -16,14 +16,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class FetchModuleTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture();
-    final Path home = FIXTURE.dir();
+    static final QueueFixture ZK = new QueueFixture();
+    final Path home = ZK.dir();
 
     @Test
     void theModuleIsFoundAndBindsItsFourSteps() throws Exception {
         assertTrue(ServiceLoader.load(QueueModule.class).stream().anyMatch(p -> p.type() == FetchModule.class));
         try (CamelContext camel = new DefaultCamelContext()) {
-            QueueStore store = FIXTURE.store(home);
+            QueueStore store = ZK.store(home);
             Properties p = new Properties();
             p.setProperty("ingest.download.read-timeout", "PT30S");
             p.setProperty("ingest.download.parallelism", "2");
@@ -39,7 +39,7 @@ class FetchModuleTest {
     @Test
     void aBadValueIsRefusedNamingTheKey() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
-            QueueStore store = FIXTURE.store(home);
+            QueueStore store = ZK.store(home);
             Properties p = new Properties();
             p.setProperty("ingest.download.parallelism", "0");
             camel.getPropertiesComponent().setInitialProperties(p);

@@ -7,6 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -23,28 +24,29 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The notify step calls a Merritt profile back only when its handlers include HandlerCallback. */
 class HandlerCallbackTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
 
     @Test
     void aProfileWhoseCallbackHandlerIsCommentedOutIsNotCalledBackAndOneListingItIs() throws Exception {
-        QueueStore store = FIXTURE.store(dir.resolve("queue"));
+        QueueStore store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
-        String profile = "ProfileID: %s\nCollection.1: ark:/99999/fk4c\nStorageNode: 7777\nCallbackURL: " + FIXTURE.http().baseUrl() + "/cb\n"
+        String profile = "ProfileID: %s\nCollection.1: ark:/99999/fk4c\nStorageNode: 7777\nCallbackURL: " + http.baseUrl() + "/cb\n"
                 + "HandlerInitialize.1: org.cdlib.mrt.ingest.handlers.initialize.HandlerInitialize\n"
                 + "HandlerNotification.1: org.cdlib.mrt.ingest.handlers.notification.HandlerNotification\n"
                 + "%sHandlerNotification.2: org.cdlib.mrt.ingest.handlers.notification.HandlerCallback\n";
         Files.writeString(p.resolve("demo_content"), profile.formatted("demo_content", "# "));
         Files.writeString(p.resolve("with_callback"), profile.formatted("with_callback", ""));
         ProfileDirectory profiles = new ProfileDirectory(p);
-        FIXTURE.http().stubFor(post(anyUrl()).willReturn(aResponse().withStatus(200)));
+        http.stubFor(post(anyUrl()).willReturn(aResponse().withStatus(200)));
         ServiceRoutes notify = new ServiceRoutes(store, profiles, ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage").toString()));
 
         JobLock silent = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file"), 5);
         Exchange ex = notify.notify(silent);
-        FIXTURE.http().verify(0, postRequestedFor(anyUrl()));
+        http.verify(0, postRequestedFor(anyUrl()));
         assertEquals("no HandlerCallback in profile demo_content: not called back", JobExchange.change(ex).reason());
 
         JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
@@ -54,7 +56,7 @@ class HandlerCallbackTest {
         // a deadline another job's fence armed on this thread and never used (seen when an earlier test left one)
         org.cdlib.mrt.ingestqueue.services.SendDeadline.arm(System.nanoTime() - 1);
         notify.notify(loud);
-        FIXTURE.http().verify(1, postRequestedFor(urlEqualTo("/cb/mc/" + loud.jid())));
+        http.verify(1, postRequestedFor(urlEqualTo("/cb/mc/" + loud.jid())));
         notify.close();
     }
 }

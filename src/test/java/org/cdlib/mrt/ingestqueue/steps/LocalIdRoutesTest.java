@@ -10,6 +10,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class LocalIdRoutesTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
-    final Path dir = FIXTURE.dir();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
+    final Path dir = ZK.dir();
 
     @Test
     void anUnboundLocalIdIsBoundAndReadBackAndABoundOneIsNotRebound() throws Exception {
@@ -38,23 +40,23 @@ class LocalIdRoutesTest {
         ProfileDirectory profiles = new ProfileDirectory(p);
         String lookup = "/inv/primary/ark%3A%2F99999%2Ffk4own/my%20id";
         String bind = "/inv/primary/ark%3A%2F99999%2Ffk4new/ark%3A%2F99999%2Ffk4own/my%20id";
-        FIXTURE.http().stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs("bound").willReturn(aResponse()
+        http.stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs("bound").willReturn(aResponse()
                 .withStatus(200).withBody("{\"invl:localContainerState\":{\"primaryIdentifier\":\"ark:/99999/fk4new\"}}")));
-        FIXTURE.http().stubFor(post(urlPathEqualTo(bind)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlPathEqualTo(bind)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200)).willSetStateTo("bound"));
-        try (ServiceRoutes routes = new ServiceRoutes(FIXTURE.store(dir.resolve("queue")), profiles, ServiceRoutes.config(
+        try (ServiceRoutes routes = new ServiceRoutes(ZK.store(dir.resolve("queue")), profiles, ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage").toString(), "ingest.inventory", "http",
-                "ingest.inventory.url", FIXTURE.http().baseUrl() + "/inv"))) {
+                "ingest.inventory.url", http.baseUrl() + "/inv"))) {
             assertNull(call(routes, profiles, "direct:local-id-lookup", "ark:/99999/fk4new").getProperty(ServiceCall.RESULT));
             assertEquals("ark:/99999/fk4new", call(routes, profiles, "direct:local-id-bind", "ark:/99999/fk4new")
                     .getProperty(ServiceCall.RESULT));
             assertEquals("ark:/99999/fk4new", call(routes, profiles, "direct:local-id-bind", "ark:/99999/fk4other")
                     .getProperty(ServiceCall.RESULT), "bound already: kept");
         }
-        FIXTURE.http().verify(1, postRequestedFor(urlPathEqualTo(bind)));
-        FIXTURE.http().verify(getRequestedFor(urlPathEqualTo(lookup)).withQueryParam("responseForm", equalTo("json"))
+        http.verify(1, postRequestedFor(urlPathEqualTo(bind)));
+        http.verify(getRequestedFor(urlPathEqualTo(lookup)).withQueryParam("responseForm", equalTo("json"))
                 .withoutHeader("jobId"));
     }
 

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,9 +40,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ProcessRecordNotifyTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     ServiceRoutes ezid;
@@ -49,8 +51,8 @@ class ProcessRecordNotifyTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        store = FIXTURE.store(dir.resolve("queue"));
-        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), FIXTURE.http().baseUrl());
+        store = ZK.store(dir.resolve("queue"));
+        profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), http.baseUrl());
     }
 
     @AfterEach
@@ -90,7 +92,7 @@ class ProcessRecordNotifyTest {
      */
     @Test
     void anArkMintedAfterTheJobWasLostIsNamedForTheOperatorAndRecordedNowhere() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withFixedDelay(1500)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withFixedDelay(1500)
                 .withBody("success: ark:/99999/fk4lost1")));
         JobLock lock = downloadedJob();
         ServiceRoutes routes = ezidAndHttpStorage();
@@ -108,8 +110,8 @@ class ProcessRecordNotifyTest {
                 }
             });
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
-                    .until(() -> !FIXTURE.http().findAll(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))).isEmpty());
-            FIXTURE.client().delete().forPath(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(lock.jid())); // broken while EZID answers
+                    .until(() -> !http.findAll(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))).isEmpty());
+            ZK.client().delete().forPath(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(lock.jid())); // broken while EZID answers
             Exception e = processed.get(60, java.util.concurrent.TimeUnit.SECONDS);
             assertTrue(e != null && String.valueOf(e.getMessage()).contains("lock"), String.valueOf(e));
         } finally {
@@ -123,24 +125,24 @@ class ProcessRecordNotifyTest {
 
     @Test
     void anArkMintedByEzidIsWrittenAtOnceAndNotMintedAgainWhenStorageFailsAndTheJobIsRetried() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4abc123")));
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("disk full")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4abc123")).willReturn(aResponse().withStatus(200)
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("disk full")));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4abc123")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4abc123")));
         JobLock lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
-        assertTrue(e.getMessage().contains("POST " + FIXTURE.http().baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
+        assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
         assertEquals("ark:/99999/fk4abc123", store.jobs().load(lock.jid()).identifiers().primary(), "written before storage");
-        FIXTURE.http().verify(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))
+        http.verify(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))
                 .withHeader("Authorization", equalTo(ServiceCall.basic("apitest:secret")))
                 .withHeader("Content-Type", containing("text/plain"))
                 .withRequestBody(containing("erc: who: who%0Awhat: what%0Awhen: when")));
 
-        FIXTURE.http().verify(postRequestedFor(urlEqualTo("/id/ark:/99999/fk4abc123"))
+        http.verify(postRequestedFor(urlEqualTo("/id/ark:/99999/fk4abc123"))
                 .withRequestBody(containing("_target: https://merritt.example.org/m/ark:/99999/fk4abc123"))
                 .withRequestBody(containing("%0Awhere: ark:/99999/fk4abc123")));
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
         store.unlock(lock);
         JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
@@ -151,8 +153,8 @@ class ProcessRecordNotifyTest {
         } finally {
             FileUrlSigner.unregister(store.ingestHome(), signer);
         }
-        FIXTURE.http().verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
-        FIXTURE.http().verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
+        http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        http.verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
                 .withRequestBody(containing("manifest=%23%25checkm_0.7"))
                 .withRequestBody(containing(java.net.URLEncoder.encode("http://queue.example.org/files/" + again.job().batchId()
                         + "/" + again.jid() + "/producer/a.txt", java.nio.charset.StandardCharsets.UTF_8))));
@@ -167,18 +169,18 @@ class ProcessRecordNotifyTest {
 
     @Test
     void ezidErrorsAndMalformedAnswersFailNamingTheAnswer() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(400)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(400)
                 .withBody("error: bad request - no such shoulder")));
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("EZID") && e.getMessage().contains("HTTP 400")
                 && e.getMessage().contains("no such shoulder"), e.getMessage());
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withBody("ok then")));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withBody("ok then")));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("no 'success: ark:/...' line"), e.getMessage());
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(503)));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(503)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("HTTP 503"), e.getMessage()); // a mint is not sent again: it may have applied
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/1/x").withFixedDelay(3000)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("no answer within the response timeout"), e.getMessage());
@@ -186,25 +188,25 @@ class ProcessRecordNotifyTest {
 
     @Test
     void anArkWhoseDescriptionFailsIsKeptAndTheObjectIsStoredAnyway() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4def456")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4def456")).willReturn(aResponse().withStatus(500)));
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4def456")).willReturn(aResponse().withStatus(500)));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
         JobLock lock = downloadedJob();
         ezidAndHttpStorage().processAndStore(lock);
         assertEquals("ark:/99999/fk4def456", store.jobs().load(lock.jid()).identifiers().primary());
-        FIXTURE.http().verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
     }
 
     @Test
     void storageAnsweringSomethingOtherThanAVersionStateFails() throws Exception {
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
+        http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
         JobLock lock = downloadedJob();
         store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
         assertTrue(e.getMessage().contains("not a version state"), e.getMessage());
-        FIXTURE.http().verify(0, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        http.verify(0, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
     }
 
     @Test
@@ -233,23 +235,23 @@ class ProcessRecordNotifyTest {
 
     @Test
     void merrittInventoryGetsTheManifestUrlAndAFailureFailsRecording() throws Exception {
-        ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", FIXTURE.http().baseUrl() + "/inv");
-        FIXTURE.http().stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
+        ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", http.baseUrl() + "/inv");
+        http.stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
         JobLock lock = downloadedJob();
         routes.processAndStore(lock);
-        FIXTURE.http().verify(postRequestedFor(urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
-        FIXTURE.http().stubFor(get(urlPathMatching("/inv/current/.*")).willReturn(aResponse().withStatus(200)
+        http.verify(postRequestedFor(urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
+        http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
+        http.stubFor(get(urlPathMatching("/inv/current/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"invv:versionsState\":{\"invv:currentVersion\":0}}")));
         Exception e = assertThrows(Exception.class, () -> routes.recording(lock));
-        assertTrue(e.getMessage().contains("POST " + FIXTURE.http().baseUrl() + "/inv/add: HTTP 500"), e.getMessage());
+        assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/inv/add: HTTP 500"), e.getMessage());
         // a 5xx leaves the add's effect unknown: each of the 3 retries asks inventory first (it has none) and sends again
-        FIXTURE.http().verify(exactly(4), postRequestedFor(urlEqualTo("/inv/add")));
-        FIXTURE.http().verify(exactly(3), getRequestedFor(urlPathMatching("/inv/current/.*")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(200)));
+        http.verify(exactly(4), postRequestedFor(urlEqualTo("/inv/add")));
+        http.verify(exactly(3), getRequestedFor(urlPathMatching("/inv/current/.*")));
+        http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(200)));
         routes.recording(lock);
-        FIXTURE.http().verify(postRequestedFor(urlEqualTo("/inv/add")).withRequestBody(containing("name=\"checkVersion\""))
+        http.verify(postRequestedFor(urlEqualTo("/inv/add")).withRequestBody(containing("name=\"checkVersion\""))
                 .withRequestBody(containing("name=\"responseForm\"")).withRequestBody(containing("name=\"url\"")));
     }
 
@@ -260,93 +262,93 @@ class ProcessRecordNotifyTest {
      */
     @Test
     void anInventoryAddWhoseAnswerIsLostIsMadeOnceAndAskedAboutOnce() throws Exception {
-        ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", FIXTURE.http().baseUrl() + "/inv",
+        ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", http.baseUrl() + "/inv",
                 "camel.component.http.response-timeout", "1000", "camel.component.http.so-timeout", "1000");
-        FIXTURE.http().stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
+        http.stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
         JobLock lock = downloadedJob();
         routes.processAndStore(lock);
         String current = "/inv/current/" + java.net.URLEncoder.encode(store.jobs().load(lock.jid()).identifiers().primary(),
                 java.nio.charset.StandardCharsets.UTF_8);
-        FIXTURE.http().stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs(Scenario.STARTED)
                 .willSetStateTo("added").willReturn(aResponse().withStatus(200).withBody("{}").withFixedDelay(3_000)));
-        FIXTURE.http().stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs("added")
+        http.stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs("added")
                 .willReturn(aResponse().withStatus(200).withBody("{}")));
         for (String[] state : new String[][] {{Scenario.STARTED, "0"}, {"added", "1"}}) {
-            FIXTURE.http().stubFor(get(urlPathMatching("/inv/current/.*")).inScenario("inv").whenScenarioStateIs(state[0])
+            http.stubFor(get(urlPathMatching("/inv/current/.*")).inScenario("inv").whenScenarioStateIs(state[0])
                     .willReturn(aResponse().withStatus(200).withBody("{\"invv:versionsState\":{\"invv:currentVersion\":"
                             + state[1] + "}}")));
         }
         routes.recording(lock);
-        FIXTURE.http().verify(exactly(1), postRequestedFor(urlEqualTo("/inv/add")));
-        FIXTURE.http().verify(exactly(1), getRequestedFor(urlEqualTo(current + "?t=json")));
+        http.verify(exactly(1), postRequestedFor(urlEqualTo("/inv/add")));
+        http.verify(exactly(1), getRequestedFor(urlEqualTo(current + "?t=json")));
         assertTrue(store.records().effects(lock).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.INVENTORY));
     }
 
     @Test
     void theCallbackIsRetriedOn5xxAndA4xxFailsTheJob() throws Exception {
         JobLock lock = downloadedJob();
-        FIXTURE.http().stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(502)).willSetStateTo("up"));
-        FIXTURE.http().stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs("up")
+        http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200)));
         ServiceRoutes notify = localRoutes();
         notify.notify(lock);
-        FIXTURE.http().verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))
+        http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))
                 .withHeader("Content-Type", equalTo("application/json"))
                 .withHeader("Idempotency-Key", equalTo(lock.jid() + "-completed-0"))
                 .withRequestBody(containing("\"job_id\":\"" + lock.jid() + "\"")));
         notify.notify(lock);
-        FIXTURE.http().verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))); // recorded as sent: not sent again
+        http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))); // recorded as sent: not sent again
 
         JobLock other = downloadedJob();
-        FIXTURE.http().stubFor(post(urlEqualTo("/cb/mc/" + other.jid())).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlEqualTo("/cb/mc/" + other.jid())).willReturn(aResponse().withStatus(404)));
         Exception e = assertThrows(Exception.class, () -> notify.notify(other));
         assertTrue(e.getMessage().contains("callback POST") && e.getMessage().contains("HTTP 404"), e.getMessage());
     }
 
     @Test
     void aStorageAddWhoseAnswerWasLostIsNotSentAgainWhenStorageHasTheVersion() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4lost1")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4lost1")).willReturn(aResponse().withStatus(200)));
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4lost1")).willReturn(aResponse().withStatus(200)));
         // storage applies the add, then the connection breaks before its answer
-        FIXTURE.http().stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/add/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withFault(com.github.tomakehurst.wiremock.http.Fault.CONNECTION_RESET_BY_PEER))
                 .willSetStateTo("applied"));
-        FIXTURE.http().stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
                 .willReturn(aResponse().withStatus(200).withBody("{\"versionState\":{\"currentVersion\":1}}")));
         JobLock lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
         assertTrue(e.getMessage().contains("may have been applied, so it is not sent again"), e.getMessage());
-        FIXTURE.http().verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
 
         store.unlock(lock);
         JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().storing(again); // storing again, as a requeue resumes it
-        FIXTURE.http().verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
-        FIXTURE.http().verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
+        http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         assertEquals(1, StoredVersions.of(store.jobs().effects(again.jid())).version());
         assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.STORAGE));
     }
 
     @Test
     void theEzidUpdateOfAMintedArkIsMadeByTheNextAttemptWhenTheFirstCouldNot() throws Exception {
-        FIXTURE.http().stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4upd1")));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(400).withBody("error: busy")).willSetStateTo("up"));
-        FIXTURE.http().stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs("up")
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4upd1")));
         JobLock lock = downloadedJob();
         ezidAndHttpStorage().processing(lock); // the object goes on without its landing page
         store.unlock(lock);
         JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().processing(again); // processing again (a host died before its transition, say)
-        FIXTURE.http().verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
-        FIXTURE.http().verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
+        http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
+        http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
         assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.EZID_UPDATE));
     }
 

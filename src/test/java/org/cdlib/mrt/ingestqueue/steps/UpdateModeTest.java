@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
 import java.io.InputStream;
@@ -44,10 +45,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class UpdateModeTest {
     @RegisterExtension
-    static final QueueFixture FIXTURE = new QueueFixture().withHttp();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final String ARK = "ark:/99999/fk4upd";
 
-    final Path dir = FIXTURE.dir();
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     H2Inventory local;
@@ -57,10 +59,10 @@ class UpdateModeTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        store = FIXTURE.store(dir.resolve("queue"));
+        store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
-                + "StorageNode: 7777\nStorageService: " + FIXTURE.http().baseUrl() + "/store\n");
+                + "StorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n");
         profiles = new ProfileDirectory(p);
         process = new ServiceRoutes(store, profiles, ServiceRoutes.config("ingest.storage.local.root", dir.resolve("storage").toString()));
         local = process.localIndex();
@@ -146,7 +148,7 @@ class UpdateModeTest {
         assertEquals(List.of("producer/b.txt", "producer/docs/c.txt"), v3.deleted());
         // as mrt-zk's Job.storeMode/storeDelete read it: update mode, one producer/ line per deleted file
         com.fasterxml.jackson.databind.JsonNode mrt = org.cdlib.mrt.ingestqueue.queue.model.QueueJson.MAPPER.readTree(
-                FIXTURE.client().getData().forPath("/jobs/" + u2.jid() + "/store"));
+                ZK.client().getData().forPath("/jobs/" + u2.jid() + "/store"));
         assertTrue(mrt.get("mode").asText().startsWith("update/"), mrt.toString());
         assertEquals("producer/b.txt\nproducer/docs/c.txt\n", mrt.get("delete").asText());
         assertEquals(Map.of("producer/a.txt", "ALPHA", "producer/d.txt", "delta"), head());
@@ -180,30 +182,30 @@ class UpdateModeTest {
     void merrittStorageGetsAddInAddModeAndUpdateWithTheDeleteFieldInUpdateMode() throws Exception {
         viaHttp = new ServiceRoutes(store, profiles, ServiceRoutes.config("ingest.storage", "http",
                 "ingest.files.base-url", "http://queue.example.org/files"));
-        FIXTURE.http().stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/(add|update)/7777/.*")).willReturn(aResponse().withStatus(200)
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
+        http.stubFor(post(urlPathMatching("/store/(add|update)/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":4}}")));
         String path = "/7777/" + URLEncoder.encode(ARK, StandardCharsets.UTF_8);
 
         JobLock add = job("add", Map.of("a.txt", "alpha"));
         viaHttp.processAndStore(add);
-        FIXTURE.http().verify(1, postRequestedFor(urlEqualTo("/store/add" + path)).withRequestBody(notContaining("delete=")));
-        FIXTURE.http().verify(0, postRequestedFor(urlPathMatching("/store/update/.*")));
+        http.verify(1, postRequestedFor(urlEqualTo("/store/add" + path)).withRequestBody(notContaining("delete=")));
+        http.verify(0, postRequestedFor(urlPathMatching("/store/update/.*")));
 
         JobLock update = job("update", Map.of("a.txt", "ALPHA", "mrt-delete.txt", "b.txt\nproducer/docs/c.txt\n"));
         viaHttp.processAndStore(update);
-        FIXTURE.http().verify(1, postRequestedFor(urlEqualTo("/store/update" + path))
+        http.verify(1, postRequestedFor(urlEqualTo("/store/update" + path))
                 .withRequestBody(containing("delete=" + URLEncoder.encode("producer/b.txt\nproducer/docs/c.txt\n", StandardCharsets.UTF_8)))
                 .withRequestBody(containing("manifest=%23%25checkm_0.7"))
                 .withRequestBody(containing(URLEncoder.encode("system/mrt-delete.txt", StandardCharsets.UTF_8)))
                 .withRequestBody(notContaining(URLEncoder.encode("producer/mrt-delete.txt", StandardCharsets.UTF_8))));
-        FIXTURE.http().verify(1, postRequestedFor(urlPathMatching("/store/add/.*")));
+        http.verify(1, postRequestedFor(urlPathMatching("/store/add/.*")));
         StoredVersion v = StoredVersions.of(store.jobs().effects(update.jid()));
         assertEquals("update", v.mode());
         assertEquals(4, v.version());
 
         // storage refusing a delete line (400) fails the job naming the lines sent
-        FIXTURE.http().stubFor(post(urlPathMatching("/store/update/7777/.*")).willReturn(aResponse().withStatus(400)
+        http.stubFor(post(urlPathMatching("/store/update/7777/.*")).willReturn(aResponse().withStatus(400)
                 .withBody("no such file: producer/zz.txt")));
         JobLock wrong = job("update", Map.of("mrt-delete.txt", "zz.txt\n"));
         Exception e = assertThrows(Exception.class, () -> viaHttp.processAndStore(wrong));

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The one fixture of a test class that runs the queue against real servers
- * ({@code @RegisterExtension static final QueueFixture FIXTURE = new QueueFixture().withHttp();}):
+ * ({@code @RegisterExtension static final QueueFixture ZK = new QueueFixture().withHttp();}):
  * a ZooKeeper server for the class with a connected client, the queue's nodes wiped before each
  * test; a fresh directory for each test; and on request a WireMock server for the class (its stubs
  * reset before each test) and an SMTP server (GreenMail) for each test.
@@ -31,7 +31,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * a relay that cuts connections, a session of its own length ({@link QueueTestSupport#client}).
  */
 public class QueueFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
-    private boolean withHttp;
     private boolean withMail;
     private boolean serverEachTest;
     private TestingServer server;
@@ -40,9 +39,12 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
     private MailServer mail;
     private Path dir;
 
-    /** Adds a WireMock server on a free loopback port, kept for the class, its stubs and requests reset before each test. */
+    /**
+     * Adds a WireMock server on a free loopback port, kept for the class, its stubs and requests reset
+     * before each test. Made here, started before the class: a test may keep it in a static field.
+     */
     public QueueFixture withHttp() {
-        withHttp = true;
+        http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
         return this;
     }
 
@@ -63,8 +65,7 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
         if (!serverEachTest) {
             startZooKeeper();
         }
-        if (withHttp) {
-            http = new WireMockServer(WireMockConfiguration.options().dynamicPort());
+        if (http != null) {
             http.start();
         }
     }

@@ -20,18 +20,17 @@ import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Merritt's tools' batch writes (mrt-zk's Ruby {@code set_status}: the status node rewritten whole
@@ -41,11 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BatchWatchTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final ObjectMapper JSON = new ObjectMapper();
     static final Duration SECONDS = Duration.ofSeconds(30); // "within seconds", generous on a loaded machine
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     BatchWatch watch;
     CuratorFramework merrittClient;

@@ -8,11 +8,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Who may make each move (the design's table: worker, operator, the queue itself) is checked,
@@ -21,9 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TransitionActorsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     @Test
     void everyRowOfBothTablesIsAllowedToItsActorAndRefusedToTheOthersNamingWhoMay() {
