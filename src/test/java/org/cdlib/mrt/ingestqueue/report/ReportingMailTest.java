@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import jakarta.mail.BodyPart;
 import jakarta.mail.Multipart;
 import jakarta.mail.internet.MimeMessage;
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReportingMailTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture().withHttp().withMail();
-    static final WireMockServer http = ZK.http();
 
     final Path dir = ZK.dir();
     ServiceTestSupport support;
@@ -72,8 +70,9 @@ class ReportingMailTest {
             m.append("http://example.org/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
         String path = "/b" + System.nanoTime() + ".checkm";
-        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
-        return store.batches().create(new BatchSubmission(profile, "depositor", http.baseUrl() + path, "t", "w", null, null,
+        ZK.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
+        String manifest = ZK.http().baseUrl() + path;
+        return store.batches().create(new BatchSubmission(profile, "depositor", manifest, "t", "w", null, null,
                 "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
     }
 

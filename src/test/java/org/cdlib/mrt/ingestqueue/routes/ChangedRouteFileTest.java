@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,7 +39,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ChangedRouteFileTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture().withHttp();
-    static final WireMockServer HTTP = ZK.http();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
     final Path dir = ZK.dir();
@@ -89,10 +87,12 @@ class ChangedRouteFileTest {
     String submit(QueueStore store, int files) {
         StringBuilder rows = new StringBuilder(BatchPendingRouteTest.HEADER);
         for (int i = 0; i < files; i++) {
-            rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+            String file = "f" + i + ".txt";
+            rows.append(ZK.http().baseUrl()).append("/").append(file).append(" | | | | | ").append(file).append("\n");
         }
-        HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        ZK.http().stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
+        String manifest = ZK.http().baseUrl() + "/batch.checkm";
+        return store.batches().create(RouteTestSupport.submission(manifest, "single-file-batch-manifest"));
     }
 
     static String builtCopy(String file) throws Exception {
