@@ -21,7 +21,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.testing.MailServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * routes/batch-pending.yaml with the real batchPendingStep and queuedMailStep: a manifest from

@@ -17,7 +17,6 @@ import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** routes/estimating.yaml with the real estimateStep: HEAD requests to WireMock size the job; a failing HEAD never fails it. */
 class EstimatingRouteTest extends RouteTestSupport {
