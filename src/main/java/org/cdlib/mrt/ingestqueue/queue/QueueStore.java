@@ -41,6 +41,7 @@ import org.cdlib.mrt.ingestqueue.queue.outcome.Moves;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
 import org.cdlib.mrt.ingestqueue.queue.zk.BaseNodes;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
@@ -329,6 +330,11 @@ public final class QueueStore implements Closeable {
                 return jobs().spaceNeeded(jids);
             }
         };
+    }
+
+    /** Where a test steps in between two of this store's calls to ZooKeeper; nothing sets them in production. */
+    public Probes probes() {
+        return zk.probes();
     }
 
     /** The bounded ZooKeeper calls, for fsck, admin actions and cleanup in this package. */

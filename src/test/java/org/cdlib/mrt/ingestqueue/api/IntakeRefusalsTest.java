@@ -19,9 +19,9 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,7 +56,7 @@ class IntakeRefusalsTest extends ApiServiceTest {
 
     @AfterEach
     void noHook() {
-        BatchRecords.beforeCounterPass = null;
+        store.probes().clear();
         store.removeListener(listener);
     }
 
@@ -117,14 +117,14 @@ class IntakeRefusalsTest extends ApiServiceTest {
 
     /** Another submission passes the batch counter before every try of this one. */
     static void counterAlwaysTaken() {
-        BatchRecords.beforeCounterPass = () -> {
+        store.probes().set(Probes.Point.BEFORE_COUNTER_PASS, () -> {
             try {
                 byte[] data = store.client().getData().forPath(QueuePaths.BATCH_COUNTER);
                 store.client().setData().forPath(QueuePaths.BATCH_COUNTER, data);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        };
+        });
     }
 
     @Test
@@ -134,7 +134,7 @@ class IntakeRefusalsTest extends ApiServiceTest {
         assertEquals("cannot create batch: other submissions passed the batch counter 60 times in a row; submit again", error(r, 503));
         assertEquals("2", r.headers().firstValue("Retry-After").orElse(null), r.headers().toString());
         assertEquals(List.of(), submitted, "no batch was created");
-        BatchRecords.beforeCounterPass = null;
+        store.probes().clear();
         assertEquals(201, json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\"}").statusCode());
     }
 

@@ -13,7 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class WorkersTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
     @Test
     void aCancelledRunKeepsItsWorkerUntilItsThreadReturns() throws Exception {

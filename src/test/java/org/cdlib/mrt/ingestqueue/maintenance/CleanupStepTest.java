@@ -12,18 +12,16 @@ import java.time.Duration;
 import java.time.Instant;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 class CleanupStepTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     Path upload(String name, Duration age) throws Exception {
         Path d = Files.createDirectories(dir.resolve("uploads").resolve(name));

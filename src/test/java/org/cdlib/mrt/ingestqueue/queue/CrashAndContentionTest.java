@@ -33,10 +33,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,10 +47,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CrashAndContentionTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     ConsistencyCheck fsck;
 
@@ -214,12 +214,12 @@ class CrashAndContentionTest {
             jobs.add(QueueTestSupport.newJob("loc" + i, 5));
         }
         // the process dies right after the first chunk committed
-        chunked.batches().creation().afterChunk = () -> {
+        chunked.probes().set(Probes.Point.AFTER_CHUNK, () -> {
             throw new QueueException("killed between chunks");
-        };
+        });
         BatchLock lock = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertThrows(QueueException.class, () -> chunked.batches().createJobs(lock, jobs));
-        chunked.batches().creation().afterChunk = null;
+        chunked.probes().clear();
         chunked.unlock(lock);
         assertEquals(2, chunked.batches().load(bid).status().jobsCreated());
         assertEquals(2, chunked.batches().jobs(bid, BatchRef.PROCESSING).size());

@@ -29,11 +29,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
 import org.cdlib.mrt.ingestqueue.report.ReportStep;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Merritt's ingest daemons beside ours on one ensemble (issue 42), through the raw ZooKeeper
@@ -43,12 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MerrittDaemonsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final String CONFIGURATION = "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
             + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}";
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     CuratorFramework merrittClient;
     ZooKeeper merritt;

@@ -20,19 +20,19 @@ import org.apache.zookeeper.ZooKeeper;
  * facts are from mrt-zk's Java {@code Batch}, {@code Job}, {@code QueueItem} and its Ruby client
  * (the Admin Tool's); none of its code is used.
  */
-final class MrtZk {
-    static final List<String> JOB_STATES = List.of("Pending", "Held", "Estimating", "Provisioning", "Downloading",
-            "Processing", "Storing", "Recording", "Notify", "Failed", "Completed", "Deleted");
-    static final List<String> BATCH_STATES = List.of("Pending", "Held", "Processing", "Reporting", "Failed",
+public final class MrtZk {
+    public static final List<String> JOB_STATES = List.of("Pending", "Held", "Estimating", "Provisioning",
+            "Downloading", "Processing", "Storing", "Recording", "Notify", "Failed", "Completed", "Deleted");
+    public static final List<String> BATCH_STATES = List.of("Pending", "Held", "Processing", "Reporting", "Failed",
             "UpdateReporting", "Completed", "Deleted");
     private static final ObjectMapper JSON = new ObjectMapper();
     private final ZooKeeper zk;
 
-    MrtZk(ZooKeeper zk) {
+    public MrtZk(ZooKeeper zk) {
         this.zk = zk;
     }
 
-    static String now() {
+    public static String now() {
         return new SimpleDateFormat("yyyy-MM-dd HH:mm:ss Z", Locale.ROOT).format(new Date());
     }
 
@@ -48,16 +48,16 @@ final class MrtZk {
         }
     }
 
-    String text(String path) throws Exception {
+    public String text(String path) throws Exception {
         return new String(zk.getData(path, false, null), StandardCharsets.UTF_8);
     }
 
-    JsonNode json(String path) throws Exception {
+    public JsonNode json(String path) throws Exception {
         return JSON.readTree(zk.getData(path, false, null));
     }
 
     /** {@code Batch.createBatch}: the sequential root, its uuid, submission and Pending status; no states node, no lock. */
-    String createBatch(String uuid, String submission) throws Exception {
+    public String createBatch(String uuid, String submission) throws Exception {
         ensure("/batch-uuids");
         String path = zk.create("/batches/bid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
         String bid = path.substring("/batches/".length());
@@ -68,7 +68,7 @@ final class MrtZk {
     }
 
     /** {@code Batch.findByUuid}: the BID its {@code /batch-uuids} node names, the batch loaded (null when none). */
-    String findByUuid(String uuid) throws Exception {
+    public String findByUuid(String uuid) throws Exception {
         if (zk.exists("/batch-uuids/" + uuid, false) == null) {
             return null;
         }
@@ -79,11 +79,11 @@ final class MrtZk {
     }
 
     /** {@code Job.load} as mrt-zk's Java does it: fails as it fails on anything it cannot read. */
-    record Loaded(String status, String lastSuccessful, int retryCount, int priority, long spaceNeeded, String bid,
-                  String primaryId, List<String> localIds) {
+    public record Loaded(String status, String lastSuccessful, int retryCount, int priority, long spaceNeeded,
+            String bid, String primaryId, List<String> localIds) {
     }
 
-    Loaded loadJob(String jid) throws Exception {
+    public Loaded loadJob(String jid) throws Exception {
         String p = "/jobs/" + jid;
         JsonNode s = json(p + "/status");
         String status = s.get("status").textValue();
@@ -104,7 +104,7 @@ final class MrtZk {
                 ids == null ? null : JSON.convertValue(ids.get("local_id"), JSON.getTypeFactory().constructCollectionType(List.class, String.class)));
     }
 
-    String batchStatus(String bid) throws Exception {
+    public String batchStatus(String bid) throws Exception {
         String status = json("/batches/" + bid + "/status").get("status").textValue();
         if (!BATCH_STATES.contains(status)) {
             throw new IllegalArgumentException("No enum constant BatchState." + status);
@@ -113,7 +113,7 @@ final class MrtZk {
     }
 
     /** {@code Job.createJob}: root, lock, bid, priority 5, space 0, configuration, identifiers, status, references, unlock. */
-    String createJob(String bid, int priority, String configuration, String identifiers) throws Exception {
+    public String createJob(String bid, int priority, String configuration, String identifiers) throws Exception {
         String path = zk.create("/jobs/jid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
         String jid = path.substring("/jobs/".length());
         create(path + "/lock", null, CreateMode.EPHEMERAL);
@@ -136,7 +136,7 @@ final class MrtZk {
     }
 
     /** {@code lock()}: an exists check, then a 0-byte ephemeral create; false when held. */
-    boolean lock(String itemPath) throws Exception {
+    public boolean lock(String itemPath) throws Exception {
         if (zk.exists(itemPath + "/lock", false) != null) {
             return false;
         }
@@ -149,7 +149,7 @@ final class MrtZk {
     }
 
     /** {@code unlock()}: deletes the lock whoever holds it, as mrt-zk does. */
-    void unlock(String itemPath) throws Exception {
+    public void unlock(String itemPath) throws Exception {
         try {
             zk.delete(itemPath + "/lock", -1);
         } catch (KeeperException.NoNodeException e) {
@@ -163,7 +163,7 @@ final class MrtZk {
      * the new one is, {@code retry_count} + 1 on a retry, {@code last_modified} kept; then the
      * job's state reference and its batch reference moved.
      */
-    void setJobStatus(String jid, String to, String message, boolean retry) throws Exception {
+    public void setJobStatus(String jid, String to, String message, boolean retry) throws Exception {
         String p = "/jobs/" + jid;
         ObjectNode s = (ObjectNode) json(p + "/status");
         String from = s.get("status").textValue();
@@ -191,7 +191,7 @@ final class MrtZk {
     }
 
     /** The Admin Tool's requeue: the step after the last success, under the job's lock, counting a retry. */
-    void requeue(String jid) throws Exception {
+    public void requeue(String jid) throws Exception {
         JsonNode s = json("/jobs/" + jid + "/status");
         String lss = s.get("last_successful_status").isNull() ? "" : s.get("last_successful_status").textValue();
         String next = switch (lss) {

@@ -14,6 +14,10 @@ public final class MrtZkBatches {
 
     /** A submission as mrt-ingest's {@code batchProcess.HandlerSubmit} writes it. */
     public static String submission(String uuid, String file) {
-        return MerrittBatchIntakeTest.submission(uuid, file);
+        return "{\"submitter\":\"merritt/Merritt Depositor\",\"filename\":\"" + file + "\","
+                + "\"notificationFormat\":\"xml\",\"size\":5,\"profile\":\"demo_content\",\"update\":false,"
+                + "\"submissionDate\":\"Tue Nov 24 10:00:00 UTC 2026\","
+                + "\"batchID\":\"" + uuid + "\",\"type\":\"file\",\"title\":\"A greeting\",\"creator\":\"Someone\","
+                + "\"localID\":\"greeting-1\"}";
     }
 }

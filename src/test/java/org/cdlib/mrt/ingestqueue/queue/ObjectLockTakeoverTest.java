@@ -13,6 +13,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,13 +48,13 @@ class ObjectLockTakeoverTest {
         store.calls().createPersistent(QueuePaths.objectLock(ark), QueueJson.text(holder));
 
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
-        store.objectLocks().afterHolderRead = () -> admin.requeueJob(holder, "operator");
+        store.probes().set(Probes.Point.AFTER_HOLDER_READ, () -> admin.requeueJob(holder, "operator"));
         try {
             JobLock t = store.claims().claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t").orElseThrow();
             assertEquals(holder, store.records().lockObject(t, ark), "the requeued holder keeps the object");
             store.unlock(t);
         } finally {
-            store.objectLocks().afterHolderRead = null;
+            store.probes().clear();
         }
         assertEquals(JobState.PROCESSING, store.jobs().load(holder).state());
         assertEquals(holder, QueueJson.text(store.calls().readOrNull(QueuePaths.objectLock(ark))));

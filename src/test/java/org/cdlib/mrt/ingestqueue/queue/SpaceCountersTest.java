@@ -24,10 +24,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The disk reservation counters under several writers: they must say exactly what the jobs in
@@ -36,9 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SpaceCountersTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path home;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path home = ZK.dir();
     final List<CuratorFramework> clients = new ArrayList<>();
 
     @AfterEach
@@ -87,12 +87,12 @@ class SpaceCountersTest {
         CountDownLatch aSent = new CountDownLatch(1);
         CountDownLatch bDone = new CountDownLatch(1);
         AtomicBoolean first = new AtomicBoolean(true);
-        p1.spaceCounters().afterSend = () -> {
+        p1.probes().set(Probes.Point.AFTER_SEND, () -> {
             if (first.getAndSet(false)) {
                 aSent.countDown();
                 await(bDone); // A's answer is not looked at until B is through
             }
-        };
+        });
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<?> a = pool.submit(() -> move(p1, jids.get(1), JobState.PROVISIONING, JobState.DOWNLOADING));
@@ -104,7 +104,7 @@ class SpaceCountersTest {
         } finally {
             bDone.countDown();
             pool.shutdownNow();
-            p1.spaceCounters().afterSend = null;
+            p1.probes().clear();
         }
         assertEquals(7 + 1_000 + 20 + 300, p2.jobs().spaceReserved().bytes());
         assertEquals(Optional.empty(), SpaceCheck.run(p2, false));
@@ -133,7 +133,7 @@ class SpaceCountersTest {
             p1.transition(locks.get(4), JobState.DOWNLOADING, Change.because("w")); // the counts are known: z reads nothing before it sends
             QueueStore observer = host();
             java.util.concurrent.atomic.AtomicInteger sends = new java.util.concurrent.atomic.AtomicInteger();
-            p1.spaceCounters().afterSend = sends::incrementAndGet;
+            p1.probes().set(Probes.Point.AFTER_SEND, sends::incrementAndGet);
             CountDownLatch cDone = new CountDownLatch(1);
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
@@ -147,7 +147,7 @@ class SpaceCountersTest {
                 await(() -> sends.get() == 3);
                 String aStatus = QueuePaths.jobStatus(jids.get(1));
                 String bStatus = QueuePaths.jobStatus(jids.get(2));
-                org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit.notApplied = ops -> {
+                p1.probes().setNotApplied(ops -> {
                     if (ops.stream().noneMatch(op -> op.getPath().equals(aStatus) || op.getPath().equals(bStatus))) {
                         return;
                     }
@@ -159,15 +159,14 @@ class SpaceCountersTest {
                         });
                     }
                     await(cDone); // c is built on the counts read again, and applies first
-                };
+                });
                 relay.cut();
                 z.get(60, TimeUnit.SECONDS);
                 a.get(60, TimeUnit.SECONDS);
                 b.get(60, TimeUnit.SECONDS);
                 assertTrue(cDone.await(60, TimeUnit.SECONDS));
             } finally {
-                org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit.notApplied = null;
-                p1.spaceCounters().afterSend = null;
+                p1.probes().clear();
                 pool.shutdownNow();
             }
             assertEquals(1_000 + 20_000 + 300_000 + 4_000_000 + 50_000_000, observer.jobs().spaceReserved().bytes());

@@ -2,35 +2,22 @@ package org.cdlib.mrt.ingestqueue.queue;
 
 import java.nio.file.Path;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** A test on a real queue store: an in-process ZooKeeper for the class, wiped before each test. */
+/** A test on a real queue store: the queue fixture's ZooKeeper, wiped before each test, and a client of its own. */
 public abstract class StoreTest {
-    protected static TestingServer zk;
+    @RegisterExtension
+    protected static final QueueFixture ZK = new QueueFixture();
     protected CuratorFramework client;
     protected QueueStore store;
-    @TempDir
-    protected Path home;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    protected final Path home = ZK.dir();
 
     @BeforeEach
     void openStore() throws Exception {
-        client = QueueTestSupport.client(zk);
-        QueueTestSupport.wipe(client);
+        client = QueueTestSupport.client(ZK.server());
         store = QueueTestSupport.store(client, home);
     }
 

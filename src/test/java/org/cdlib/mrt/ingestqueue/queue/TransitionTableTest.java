@@ -27,24 +27,23 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every transition of the design's tables is made and leaves a consistent tree; every other move is refused. */
 class TransitionTableTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     CuratorFramework client;
     QueueStore store;
     AdminActions admin;
     ConsistencyCheck fsck;
-    @TempDir
-    Path home;
+    final Path home = ZK.dir();
 
     @BeforeEach
     void setUp() throws Exception {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -21,11 +20,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The depositor's report of a completed job, read from its summary once its completion removed its
@@ -34,9 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DepositorPayloadCompactionTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     /** In both shapes of a completed job (issue 42): Merritt's (every node kept) and compacted (its status alone). */
     @ParameterizedTest(name = "merritt neighbours {0}")

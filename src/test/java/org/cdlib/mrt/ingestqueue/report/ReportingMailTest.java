@@ -8,10 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
-import com.icegreen.greenmail.util.GreenMail;
-import com.icegreen.greenmail.util.ServerSetup;
 import jakarta.mail.BodyPart;
 import jakarta.mail.Multipart;
 import jakarta.mail.internet.MimeMessage;
@@ -24,50 +20,39 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.MailServer;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Batch reports and depositor mail through a real SMTP server (GreenMail) and the real service. */
 class ReportingMailTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp().withMail();
 
-    @TempDir
-    Path dir;
-    GreenMail smtp;
-    int smtpPort;
+    final Path dir = ZK.dir();
     ServiceTestSupport support;
     IngestService service;
     QueueStore store;
 
     @BeforeEach
     void start() throws Exception {
-        smtp = new GreenMail(new ServerSetup(0, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
-        smtp.start();
-        smtpPort = smtp.getSmtp().getPort();
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         for (String[] p : new String[][] {{"demo_content", "none"}, {"partial_content", "partial"}, {"full_content", "full"}}) {
             Files.writeString(profiles.resolve(p[0]), "ProfileID: " + p[0] + "\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n"
                     + "Notification.1: curator@example.org\nNotification.2: second@example.org\nNotificationSuppression: " + p[1] + "\n");
         }
         support = new ServiceTestSupport();
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
-        config.put("ingest.mail.smtp.host", "127.0.0.1");
-        config.put("ingest.mail.smtp.port", Integer.toString(smtpPort));
-        config.put("ingest.mail.from", "ingest@example.org");
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
+        ZK.mail().addTo(config);
         service = new IngestService(config, support.beans(true)).start();
         store = service.store();
     }
@@ -75,7 +60,6 @@ class ReportingMailTest {
     @AfterEach
     void stop() {
         service.close();
-        smtp.stop();
     }
 
     String submit(String profile, int files) {
@@ -86,8 +70,9 @@ class ReportingMailTest {
             m.append("http://example.org/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
         String path = "/b" + System.nanoTime() + ".checkm";
-        http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
-        return store.batches().create(new BatchSubmission(profile, "depositor", http.baseUrl() + path, "t", "w", null, null,
+        ZK.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
+        String manifest = ZK.http().baseUrl() + path;
+        return store.batches().create(new BatchSubmission(profile, "depositor", manifest, "t", "w", null, null,
                 "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
     }
 
@@ -121,17 +106,10 @@ class ReportingMailTest {
     }
 
     MimeMessage mailWithSubject(String subject) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> List.of(smtp.getReceivedMessages()).stream()
-                .anyMatch(m -> subjectOf(m).equals(subject)));
-        return List.of(smtp.getReceivedMessages()).stream().filter(m -> subjectOf(m).equals(subject)).findFirst().orElseThrow();
-    }
-
-    static String subjectOf(MimeMessage m) {
-        try {
-            return m.getSubject();
-        } catch (Exception e) {
-            return "";
-        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> ZK.mail().received().stream()
+                .anyMatch(m -> MailServer.subjectOf(m).equals(subject)));
+        return ZK.mail().received().stream().filter(m -> MailServer.subjectOf(m).equals(subject)).findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -143,8 +121,8 @@ class ReportingMailTest {
         MimeMessage done = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
         assertEquals("ingest@example.org", done.getFrom()[0].toString());
         // GreenMail delivers one copy per recipient
-        assertEquals(2, List.of(smtp.getReceivedMessages()).stream()
-                .filter(m -> subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)).count());
+        assertEquals(2, ZK.mail().received().stream()
+                .filter(m -> MailServer.subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)).count());
         String body = text(done);
         assertTrue(body.contains("Submission ID: " + bid) && body.contains("Completed jobs: 2") && body.contains("Failed jobs: 0")
                 && body.contains("Pending jobs: 0") && body.contains("Submitter: depositor")
@@ -173,8 +151,8 @@ class ReportingMailTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).size() == 2);
         admin.updateReporting(bid, "op");
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));
-        await().atMost(Duration.ofSeconds(20)).until(() -> List.of(smtp.getReceivedMessages()).stream()
-                .anyMatch(m -> subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ZK.mail().received().stream()
+                .anyMatch(m -> MailServer.subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)));
         MimeMessage update = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
         assertTrue(text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"), text(update));
         assertEquals(2, store.batches().load(bid).statusReport().reports());
@@ -206,19 +184,18 @@ class ReportingMailTest {
         mailWithSubject("Ingest: OK -- Submission Processed: " + partial);
         String full = submit("full_content", 1);
         assertEquals(BatchState.COMPLETED, awaitEnd(full));
-        assertTrue(List.of(smtp.getReceivedMessages()).stream().map(ReportingMailTest::subjectOf)
+        assertTrue(ZK.mail().received().stream().map(MailServer::subjectOf)
                 .noneMatch(s -> s.contains("Queued: " + partial) || s.endsWith(full)));
     }
 
     @Test
     void whileTheMailServerIsDownTheBatchWaitsInReportingAndIsReportedWhenItIsBack() throws Exception {
-        smtp.stop();
+        ZK.mail().down();
         String bid = submit("demo_content", 1);
         await().atMost(Duration.ofSeconds(20)).until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
         await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3))
                 .until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
-        smtp = new GreenMail(new ServerSetup(smtpPort, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
-        smtp.start();
+        ZK.mail().up();
         assertEquals(BatchState.COMPLETED, awaitEnd(bid));
         mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
     }

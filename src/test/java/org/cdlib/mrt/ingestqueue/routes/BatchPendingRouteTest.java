@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +18,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.testing.MailServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * routes/batch-pending.yaml with the real batchPendingStep and queuedMailStep: a manifest from
@@ -30,9 +28,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a corrupt manifest sends the batch to reporting with the line and the problem, and no job, no mail.
  */
 class BatchPendingRouteTest extends RouteTestSupport {
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
     final MailServer mail = new MailServer();
 
     @Override

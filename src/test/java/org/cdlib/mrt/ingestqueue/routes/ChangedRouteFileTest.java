@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,15 +23,14 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An operator edits a copy of routes/ and starts the service on it: the edit takes effect with
@@ -41,14 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ChangedRouteFileTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     Path routes;
     IngestService service;
 
@@ -81,7 +74,7 @@ class ChangedRouteFileTest {
 
     /** The service on the edited copy of routes/, with recording job steps and {@code beans} over them. */
     QueueStore startService(Map<String, Object> beans) throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         // the recording stand-in steps go with the stand-in routes of the four that call outside services
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
         Map<String, Object> all = new HashMap<>(new ServiceTestSupport().beans());
@@ -94,10 +87,12 @@ class ChangedRouteFileTest {
     String submit(QueueStore store, int files) {
         StringBuilder rows = new StringBuilder(BatchPendingRouteTest.HEADER);
         for (int i = 0; i < files; i++) {
-            rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+            String file = "f" + i + ".txt";
+            rows.append(ZK.http().baseUrl()).append("/").append(file).append(" | | | | | ").append(file).append("\n");
         }
-        HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        ZK.http().stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
+        String manifest = ZK.http().baseUrl() + "/batch.checkm";
+        return store.batches().create(RouteTestSupport.submission(manifest, "single-file-batch-manifest"));
     }
 
     static String builtCopy(String file) throws Exception {

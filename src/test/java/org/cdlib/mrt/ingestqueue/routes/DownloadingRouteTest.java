@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,9 +28,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * one line, through error-handling.yaml's expected failures, with no stack trace logged.
  */
 class DownloadingRouteTest extends RouteTestSupport {
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
     MockEndpoint end;

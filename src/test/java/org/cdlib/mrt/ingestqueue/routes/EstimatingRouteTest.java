@@ -7,9 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.http.RequestMethod;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import java.time.Duration;
@@ -19,13 +17,9 @@ import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** routes/estimating.yaml with the real estimateStep: HEAD requests to WireMock size the job; a failing HEAD never fails it. */
 class EstimatingRouteTest extends RouteTestSupport {
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
 
     @Override
     protected Map<String, String> properties() {

@@ -16,8 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,16 +29,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -58,14 +56,11 @@ class RouteExamplesTest {
     private static final Pattern EXAMPLE_HOST = Pattern.compile("https?://[a-z0-9.-]+\\.example\\.org");
 
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer HTTP = ZK.http();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     IngestService service;
 
     /** {@code first}: the anchor line may be there more than once, the first is meant. */
@@ -214,7 +209,7 @@ class RouteExamplesTest {
     QueueStore start(Path routes) throws Exception {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.services.retry-delay", "100");

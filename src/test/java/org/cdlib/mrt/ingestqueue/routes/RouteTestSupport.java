@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.routes;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -23,7 +24,6 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -36,9 +36,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.report.ReportingModule;
 import org.cdlib.mrt.ingestqueue.steps.FetchModule;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One route file of {@code routes/} (with {@code routes/error-handling.yaml}) in camel-test-junit5,
@@ -48,13 +48,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class RouteTestSupport extends CamelTestSupport {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer HTTP = ZK.http();
     /** The modules that bind the steps of every route under test (not processing, storing, recording, notify). */
     private static final List<QueueModule> MODULES = List.of(new FetchModule(), new BatchModule(), new ReportingModule(),
             new MaintenanceModule());
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     /** Every transition the store commits in this process, as its log line says it. */

@@ -11,9 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.http.Fault;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +31,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.steps.ProcessingModule;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * routes/processing.yaml and routes/storing.yaml on their zkqueue consumers, with the service's
@@ -44,9 +41,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * processing (and minting) again.
  */
 class StoringRouteTest extends RouteTestSupport {
-    @RegisterExtension
-    static final WireMockExtension HTTP = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
     static final String ADDS = "/store/add/7777/.*";
     static final String STATES = "/store/state/7777/.*";
 

@@ -11,8 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,18 +23,17 @@ import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every JOB-level action of Merritt's Admin Tool, made through the Ruby gem's calls exactly
@@ -45,16 +43,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AdminToolJobActionsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final ObjectMapper JSON = new ObjectMapper();
     static final Duration TEN_SECONDS = Duration.ofSeconds(10);
     static final String ARK = "ark:/99999/fk4admintool";
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
     RubyAdminTool tool;
@@ -62,7 +57,7 @@ class AdminToolJobActionsTest {
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(ZK.server().getConnectString(), dir);
+        service = RunningService.start(ZK.connectString(), dir);
         store = service.store();
         raw = ZK.client().getZookeeperClient().getZooKeeper(); // another session, as the Admin Tool's
         tool = new RubyAdminTool(raw);

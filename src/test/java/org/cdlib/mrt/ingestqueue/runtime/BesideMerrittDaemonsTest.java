@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
 import org.cdlib.mrt.ingestqueue.queue.MrtZkDaemon;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 42: Merritt's ingest daemons (mrt-ingest through mrt-zk's Java, {@code MrtZkDaemon}) on
@@ -32,22 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * consumer's batches complete and report, its workers' moves keep our counters exact, and a job
  * one side holds is never worked by the other.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class BesideMerrittDaemonsTest {
-    @TempDir
-    static Path dir;
-    BesideMerrittRig rig;
-
-    @BeforeAll
-    void start() throws Exception {
-        rig = new BesideMerrittRig(dir, Map.of());
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        rig.close();
-    }
-
+class BesideMerrittDaemonsTest extends BesideMerrittTest {
     static final String CONFIGURATION = "{\"submissionDate\":\"2026-11-24T10:00:00+00:00\",\"batchID\":\"%s\","
             + "\"jobID\":\"jid-%s\",\"profile\":\"demo_content\",\"type\":\"file\",\"submitter\":\"merritt\","
             + "\"filename\":\"hello.txt\",\"update\":false,\"title\":\"T\",\"creator\":\"C\",\"localID\":\"%s\","

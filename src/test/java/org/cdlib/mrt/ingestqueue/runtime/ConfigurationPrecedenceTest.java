@@ -14,12 +14,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.camel.ZkQueueEndpoint;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -29,10 +28,9 @@ import org.slf4j.LoggerFactory;
  */
 class ConfigurationPrecedenceTest {
     @RegisterExtension
-    static TestZooKeeper zk = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
 
     ListAppender<ILoggingEvent> log;
 
@@ -94,7 +92,7 @@ class ConfigurationPrecedenceTest {
         Map<String, String> env = Map.of(
                 "INGEST_CONCURRENCY_PROVISIONING", "9",
                 "INGEST_CONCURRENCY_DOWNLOADING", "11",
-                "ZOOKEEPER_CONNECT", zk.server().getConnectString(),
+                "ZOOKEEPER_CONNECT", ZK.connectString(),
                 "INGEST_API_USERS", "ops:plain-s3cret:admin",
                 "PATH", "/not/configuration");
         Map<String, String> overrides = overrides();
@@ -108,7 +106,7 @@ class ConfigurationPrecedenceTest {
             assertEquals(12, concurrency(service, "job-downloading"), "the service's overrides over the environment");
             assertEquals(45, service.camel().getShutdownStrategy().getTimeout(), "-D over the file for camel-main's options");
 
-            assertNotNull(zk.client().checkExists().forPath("/batches"), "the queue is on the environment's ZooKeeper");
+            assertNotNull(ZK.client().checkExists().forPath("/batches"), "the queue is on the environment's ZooKeeper");
             assertFalse(Files.exists(dir.resolve("embedded-zookeeper")), "no embedded ZooKeeper was started");
 
             assertTrue(logged("ingest.concurrency.pending").endsWith("= 3 (file " + conf.resolve("application.properties")
@@ -118,7 +116,7 @@ class ConfigurationPrecedenceTest {
             assertEquals("configuration ingest.concurrency.estimating = 6 (-D)", logged("ingest.concurrency.estimating"));
             assertEquals("configuration ingest.concurrency.provisioning = 9 (environment INGEST_CONCURRENCY_PROVISIONING)",
                     logged("ingest.concurrency.provisioning"));
-            assertEquals("configuration zookeeper.connect = " + zk.server().getConnectString()
+            assertEquals("configuration zookeeper.connect = " + ZK.connectString()
                     + " (environment ZOOKEEPER_CONNECT)", logged("zookeeper.connect"));
             assertEquals("configuration ingest.concurrency.downloading = 12 (the service's overrides)",
                     logged("ingest.concurrency.downloading"));
@@ -131,11 +129,11 @@ class ConfigurationPrecedenceTest {
     /** The defect as measured: the working directory's zookeeper.connect was ignored for an embedded server. */
     @Test
     void theConfigurationFilesZooKeeperIsUsedNotAnEmbeddedOne() throws Exception {
-        Path conf = configDir("zookeeper.connect = " + zk.server().getConnectString(), "ingest.concurrency.pending = 4");
+        Path conf = configDir("zookeeper.connect = " + ZK.connectString(), "ingest.concurrency.pending = 4");
         Map<String, String> overrides = overrides();
         overrides.put(Configuration.CONFIG_DIR, conf.toString());
         try (IngestService service = new IngestService(Configuration.load(overrides, Map.of(), Map.of()), Map.of()).start()) {
-            assertNotNull(zk.client().checkExists().forPath("/batches"), "the queue is on the file's ZooKeeper");
+            assertNotNull(ZK.client().checkExists().forPath("/batches"), "the queue is on the file's ZooKeeper");
             assertFalse(Files.exists(dir.resolve("embedded-zookeeper")), "no embedded ZooKeeper was started");
             assertEquals(4, concurrency(service, "job-pending"));
         }

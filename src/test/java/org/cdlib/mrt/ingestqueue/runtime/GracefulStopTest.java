@@ -16,14 +16,13 @@ import java.util.concurrent.TimeUnit;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A stop (SIGTERM) never fails work: work in hand has camel.main.shutdown-timeout to reach its
@@ -32,13 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GracefulStopTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     /** Starts the service with an estimate step that runs until {@code finish} opens (or it is interrupted). */
     IngestService startWithSlowEstimate(CountDownLatch finish, int shutdownTimeoutS, CountDownLatch entered) throws Exception {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("camel.main.shutdown-timeout", String.valueOf(shutdownTimeoutS));
         Map<String, Object> beans = new ServiceTestSupport().beans();
         beans.put("estimateStep", (Processor) e -> {

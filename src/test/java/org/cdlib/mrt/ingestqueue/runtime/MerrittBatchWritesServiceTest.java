@@ -15,12 +15,11 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * On a running service, an update report asked through mrt-zk (the Admin Tool's "update reporting":
@@ -30,17 +29,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MerrittBatchWritesServiceTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final ObjectMapper JSON = new ObjectMapper();
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
 
     @Test
     void updateReportingThroughMrtZkLeadsToOurUpdateReport() throws Exception {
         Map<String, String> slow = Map.of("ingest.merritt.batch-period", "3600000", "ingest.merritt.batch-delay", "3600000",
                 "ingest.fsck.period", "3600000", "ingest.fsck.delay", "3600000",
                 "ingest.reporting.sweep-period", "3600000", "ingest.reporting.sweep-delay", "3600000");
-        try (RunningService service = RunningService.start(ZK.server().getConnectString(), dir, slow);
+        try (RunningService service = RunningService.start(ZK.connectString(), dir, slow);
              CuratorFramework merrittClient = QueueTestSupport.client(ZK.server())) {
             ZooKeeper merritt = merrittClient.getZookeeperClient().getZooKeeper();
             // a batch Merritt's own batch consumer took and reported failed (createBatch, acquirePendingBatch, ...)

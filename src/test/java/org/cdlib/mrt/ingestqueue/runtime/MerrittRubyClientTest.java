@@ -10,8 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
 import java.io.ByteArrayOutputStream;
@@ -33,17 +32,16 @@ import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole service with its real steps (local minter, OCFL storage, H2 inventory, outbox mail)
@@ -55,22 +53,19 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MerrittRubyClientTest {
     @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp().freshServerEachTest();
+    static final WireMockServer http = ZK.http();
     static final HttpClient CLIENT = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path dir;
-    TestingServer zk;
+    final Path dir = ZK.dir();
     IngestService service;
     QueueStore store;
     String base;
 
     @BeforeEach
     void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("ingest.api.users", "ruby:pw-r:poster"); // Merritt posts for its users, naming each as submitter
         config.remove("camel.main.routes-include-pattern"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
@@ -85,7 +80,6 @@ class MerrittRubyClientTest {
     @AfterEach
     void stop() throws Exception {
         service.close();
-        zk.close();
     }
 
     static String md5(byte[] b) throws Exception {

@@ -8,8 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,18 +16,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -39,13 +37,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class PipelineTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     ServiceTestSupport support;
     IngestService service;
     QueueStore store;
@@ -53,7 +48,7 @@ class PipelineTest {
     @BeforeEach
     void start() throws Exception {
         support = new ServiceTestSupport();
-        service = new IngestService(ServiceTestSupport.config(ZK.server().getConnectString(), dir), support.beans()).start();
+        service = new IngestService(ServiceTestSupport.config(ZK.connectString(), dir), support.beans()).start();
         store = service.store();
     }
 

@@ -7,8 +7,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,14 +19,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.cdlib.mrt.ingestqueue.cli.Commands;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.routes.ReadmeBlocks;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's command lines against a running service, read from its {@code sh} blocks: each
@@ -41,18 +39,15 @@ class ReadmeCommandsTest {
     private static final String JAR = "java -jar target/ingest-queue.jar ";
 
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
+    final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(ZK.server().getConnectString(), dir, Map.of("ingest.api.users", "admin:pw-a:admin|submitter, alice:pw-a:admin"));
+        service = RunningService.start(ZK.connectString(), dir, Map.of("ingest.api.users", "admin:pw-a:admin|submitter, alice:pw-a:admin"));
         store = service.store();
     }
 

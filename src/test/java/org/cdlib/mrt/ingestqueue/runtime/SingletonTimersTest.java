@@ -10,11 +10,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.camel.Processor;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Cleanup and the reporting sweep run on one host at a time (ElectedRoutes: a route policy on
@@ -23,9 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SingletonTimersTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
     Host a;
     Host b;
 
@@ -41,7 +39,7 @@ class SingletonTimersTest {
 
         /** {@code cleanup}: the cleanup route's work instead of counting its runs (null: counting). */
         Host(String name, Processor cleanup) throws Exception {
-            Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir.resolve(name)));
+            Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir.resolve(name)));
             config.put("ingest.cleanup.period", "100");
             config.put("ingest.cleanup.delay", "0");
             config.put("ingest.reporting.sweep-period", "100");

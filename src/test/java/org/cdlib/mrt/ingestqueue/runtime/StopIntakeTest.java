@@ -23,15 +23,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * SIGTERM to a service JVM whose steps are slow ({@link SlowStepsMain}): intake stops at once in
@@ -42,14 +41,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StopIntakeTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     private static final Pattern STEP = Pattern.compile("slow step (\\w+) (\\w+) (started|ended|interrupted) (\\d+)");
     private static final String STOP_BEGAN = "stopping: taking no new work";
     private static final Map<String, JobState> STATE_OF = Map.of("estimateStep", JobState.ESTIMATING,
             "provisionStep", JobState.PROVISIONING, "downloadStep", JobState.DOWNLOADING, "processStep", JobState.PROCESSING,
             "storeStep", JobState.STORING, "recordStep", JobState.RECORDING, "notifyStep", JobState.NOTIFY);
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
 
     /** A step's line: which step, which job, what happened, when (ms). */
     record StepLine(String step, String jid, String what, long at) {
@@ -177,7 +175,7 @@ class StopIntakeTest {
     }
 
     private Process start(String name, long stepMs, int shutdownTimeoutS) throws IOException {
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.server().getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("camel.main.shutdown-timeout", String.valueOf(shutdownTimeoutS));
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.camel.Exchange;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
@@ -20,10 +19,10 @@ import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fenced provisioning on a real ZooKeeper: two stores (two sessions, as two hosts) with four
@@ -44,24 +43,18 @@ class ConcurrentAdmissionTest {
         }
     };
 
-    TestingServer zk;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().freshServerEachTest();
     final List<CuratorFramework> clients = new ArrayList<>();
-    @TempDir
-    Path home;
-
-    @BeforeEach
-    void start() throws Exception {
-        zk = new TestingServer(true);
-    }
+    final Path home = ZK.dir();
 
     @AfterEach
     void stop() throws Exception {
         clients.forEach(CuratorFramework::close);
-        zk.close();
     }
 
     QueueStore store() {
-        CuratorFramework c = QueueTestSupport.client(zk);
+        CuratorFramework c = QueueTestSupport.client(ZK.server());
         clients.add(c);
         return QueueTestSupport.store(c, home);
     }

@@ -7,25 +7,23 @@ import java.util.Properties;
 import java.util.ServiceLoader;
 import org.apache.camel.CamelContext;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class FetchModuleTest {
-    @TempDir
-    Path home;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture();
+    final Path home = ZK.dir();
 
     @Test
     void theModuleIsFoundAndBindsItsFourSteps() throws Exception {
         assertTrue(ServiceLoader.load(QueueModule.class).stream().anyMatch(p -> p.type() == FetchModule.class));
-        try (TestingServer zk = new TestingServer(true); CuratorFramework client = QueueTestSupport.client(zk);
-                CamelContext camel = new DefaultCamelContext()) {
-            QueueStore store = QueueTestSupport.store(client, home);
+        try (CamelContext camel = new DefaultCamelContext()) {
+            QueueStore store = ZK.store(home);
             Properties p = new Properties();
             p.setProperty("ingest.download.read-timeout", "PT30S");
             p.setProperty("ingest.download.parallelism", "2");
@@ -40,9 +38,8 @@ class FetchModuleTest {
 
     @Test
     void aBadValueIsRefusedNamingTheKey() throws Exception {
-        try (TestingServer zk = new TestingServer(true); CuratorFramework client = QueueTestSupport.client(zk);
-                CamelContext camel = new DefaultCamelContext()) {
-            QueueStore store = QueueTestSupport.store(client, home);
+        try (CamelContext camel = new DefaultCamelContext()) {
+            QueueStore store = ZK.store(home);
             Properties p = new Properties();
             p.setProperty("ingest.download.parallelism", "0");
             camel.getPropertiesComponent().setInitialProperties(p);

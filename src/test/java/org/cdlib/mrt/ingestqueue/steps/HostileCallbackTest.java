@@ -10,12 +10,11 @@ import java.util.Map;
 import org.cdlib.mrt.ingestqueue.fetch.HostileServer;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The callback's URL is the depositor's (their profile's): its answer is bounded like a payload
@@ -24,10 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HostileCallbackTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
 
     ServiceRoutes routes(QueueStore store, String callbackUrl) throws Exception {
         Path p = Files.createDirectories(dir.resolve("profiles"));

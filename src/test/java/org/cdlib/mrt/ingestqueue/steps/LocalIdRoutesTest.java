@@ -10,19 +10,17 @@ import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The local-id sub-routes of processing.yaml against Merritt inventory (WireMock): the lookup
@@ -31,12 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LocalIdRoutesTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
+    final Path dir = ZK.dir();
 
     @Test
     void anUnboundLocalIdIsBoundAndReadBackAndABoundOneIsNotRebound() throws Exception {

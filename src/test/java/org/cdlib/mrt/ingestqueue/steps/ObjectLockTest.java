@@ -24,7 +24,6 @@ import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -37,9 +36,9 @@ import org.cdlib.mrt.ingestqueue.services.OcflStorage;
 import org.cdlib.mrt.ingestqueue.services.ServiceException;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One writer per object: two jobs of one object (two batches naming one local id) never write
@@ -48,9 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ObjectLockTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     /** OCFL storage that fails the test if two versions of one object are written at once. */
     static final class OneWriterStorage implements Storage {

@@ -14,8 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,16 +24,15 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Processing, storing, recording and notify against real HTTP services (WireMock for EZID, storage,
@@ -42,13 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProcessRecordNotifyTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     ServiceRoutes ezid;

@@ -90,7 +90,7 @@ class ProvisionStepTest extends StoreTest {
 
         JobLock third = jobIn(JobState.PROVISIONING, 300);
         store.unlock(third);
-        try (var otherClient = QueueTestSupport.client(zk)) { // another host
+        try (var otherClient = QueueTestSupport.client(ZK.server())) { // another host
             QueueStore other = QueueTestSupport.store(otherClient, home);
             JobLock elsewhere = other.claims().claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
                     .orElseThrow();

@@ -16,15 +16,14 @@ import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * processing.yaml, storing.yaml, recording.yaml and notify.yaml with every camel-http call replaced by a mock
@@ -33,15 +32,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServiceCallRoutesTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     /** Sub-route → the mock its http call goes to. */
     static final Map<String, String> CALLS = Map.of("mint", "mock:ezid-mint", "ezid-update-call", "mock:ezid-update",
             "local-id-lookup", "mock:inventory-lookup", "local-id-bind", "mock:inventory-bind",
             "storage-version", "mock:storage-state", "storage-add", "mock:storage-add", "inventory-add", "mock:inventory-add",
             "inventory-version", "mock:inventory-version", "callback", "mock:callback");
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     ServiceRoutes routes;

@@ -13,8 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
-import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
 import java.io.InputStream;
@@ -29,16 +28,15 @@ import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Add and update mode through the processing, storing and recording steps: ocfl-java's real store (carry
@@ -47,14 +45,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UpdateModeTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @RegisterExtension
-    static final WireMockExtension http = WireMockExtension.newInstance()
-            .options(WireMockConfiguration.options().dynamicPort()).build();
+    static final QueueFixture ZK = new QueueFixture().withHttp();
+    static final WireMockServer http = ZK.http();
     static final String ARK = "ark:/99999/fk4upd";
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
     H2Inventory local;

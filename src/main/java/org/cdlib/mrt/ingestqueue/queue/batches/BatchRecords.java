@@ -35,6 +35,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
@@ -48,8 +49,6 @@ public final class BatchRecords {
     private static final int MAX_COUNTER_RETRIES = 60;
     /** The most a submission waits between two tries at the counter, in ms (a random part of it: contenders spread out). */
     private static final long MAX_COUNTER_BACKOFF_MS = 100;
-    /** Tests only: runs before each try's commit (another submission passing the counter is a write to it here). */
-    public static volatile Runnable beforeCounterPass;
 
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
@@ -117,10 +116,7 @@ public final class BatchRecords {
                 ops.add(ZooKeeperCalls.create(depositorFolder, ZooKeeperCalls.EMPTY));
             }
             ops.add(ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
-            Runnable hook = beforeCounterPass;
-            if (hook != null) {
-                hook.run();
-            }
+            zk.probes().reached(Probes.Point.BEFORE_COUNTER_PASS); // a test's other submission passes the counter here
             try {
                 zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
                 log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()

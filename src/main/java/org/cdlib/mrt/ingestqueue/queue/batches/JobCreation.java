@@ -27,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StaleCounter;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
@@ -51,8 +52,6 @@ public final class JobCreation {
     private final TransitionLog log;
     private final Path ingestHome;
     private final int maxJobsPerTransaction;
-    /** Tests only: runs after each committed chunk (a crash between chunks is a throw here). */
-    public volatile Runnable afterChunk;
 
     public JobCreation(ZooKeeperCalls zk, TransitionLog log, Path ingestHome, int maxJobsPerTransaction) {
         this.zk = zk;
@@ -98,10 +97,7 @@ public final class JobCreation {
             }
             List<String> made = chunk(lock, next.subList(from, to), total, maxOpen);
             created.addAll(made);
-            Runnable hook = afterChunk;
-            if (hook != null) {
-                hook.run();
-            }
+            zk.probes().reached(Probes.Point.AFTER_CHUNK);
             if (made.size() < to - from) {
                 break; // the queue reached its cap: the rest waits for room
             }

@@ -5,6 +5,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
@@ -16,20 +17,16 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * cut, repaired as it heals (a counter only ever raised, checked against both versions read).
  */
 public final class SpaceCheck {
-    /** Tests only: runs after the jobs are summed, before the second cut is read (a move there must not be judged). */
-    static volatile Runnable beforeSecondCut;
-
     private SpaceCheck() {
     }
 
     public static Optional<Violation> run(QueueStore store, boolean repair) {
         ZooKeeperCalls zk = store.calls();
-        SpaceHeal.Result r = SpaceHeal.check(zk, store.downloading(), repair, () -> {
-            Runnable hook = beforeSecondCut;
-            if (hook != null) {
-                hook.run();
-            }
-        }, ops -> ReadBack.commit(zk, "repair the disk reservation", ops)); // a lost answer read back, so the repair is reported
+        // a move between the sum and the second cut must not be judged: a test makes one at the probe
+        // a repair's lost answer is read back, so the repair is reported
+        SpaceHeal.Result r = SpaceHeal.check(zk, store.downloading(), repair,
+                () -> zk.probes().reached(Probes.Point.BEFORE_SECOND_CUT),
+                ops -> ReadBack.commit(zk, "repair the disk reservation", ops));
         if (r.detail() == null) {
             return Optional.empty();
         }

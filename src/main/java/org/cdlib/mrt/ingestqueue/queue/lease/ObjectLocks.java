@@ -17,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
@@ -35,8 +36,6 @@ public final class ObjectLocks {
     }
 
     private final ZooKeeperCalls zk;
-    /** Tests only: runs between reading a holder's status and the takeover's commit. */
-    public volatile Runnable afterHolderRead;
 
     public ObjectLocks(ZooKeeperCalls zk) {
         this.zk = zk;
@@ -94,10 +93,7 @@ public final class ObjectLocks {
                 if (state != null && WRITING.contains(state)) {
                     return holder;
                 }
-                Runnable hook = afterHolderRead;
-                if (hook != null) {
-                    hook.run();
-                }
+                zk.probes().reached(Probes.Point.AFTER_HOLDER_READ);
                 // the holder moved on without letting go: taken over only if it is still where it was read
                 // (a requeue into processing or storing meanwhile moves its status, and this transaction fails)
                 if (st != null) { // a holder that is gone cannot come back

@@ -13,6 +13,7 @@ import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StaleCounter;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
@@ -39,8 +40,6 @@ public final class SpaceCounters {
     private volatile SpaceReservation.Counts known;
     private long chainSession;
     private int chainVersion;
-    /** Tests only: runs right after a transaction is sent, before its answer is awaited. */
-    public volatile Runnable afterSend;
 
     public SpaceCounters(ZooKeeperCalls zk) {
         this.zk = zk;
@@ -141,10 +140,7 @@ public final class SpaceCounters {
                         chainVersion++;
                     }
                     turn.unlock(); // the next transaction of this process may go out now
-                    Runnable hook = afterSend;
-                    if (hook != null) {
-                        hook.run();
-                    }
+                    zk.probes().reached(Probes.Point.AFTER_SEND);
                 });
                 committed = !results.isEmpty(); // empty: read back after a lost connection, the versions unknown
                 return results;

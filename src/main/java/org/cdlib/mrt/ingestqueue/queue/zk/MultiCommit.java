@@ -25,15 +25,15 @@ public final class MultiCommit {
         boolean applied() throws Exception;
     }
 
-    /** Tests only: runs when a commit whose answer was lost is read back as not applied, before it is sent again or given up. */
-    public static volatile java.util.function.Consumer<List<Op>> notApplied;
-
     private final org.apache.curator.framework.CuratorFramework client;
     private final java.util.concurrent.atomic.AtomicLong operations;
+    private final Probes probes;
 
-    MultiCommit(org.apache.curator.framework.CuratorFramework client, java.util.concurrent.atomic.AtomicLong operations) {
+    MultiCommit(org.apache.curator.framework.CuratorFramework client, java.util.concurrent.atomic.AtomicLong operations,
+            Probes probes) {
         this.client = client;
         this.operations = operations;
+        this.probes = probes;
     }
 
     /**
@@ -63,10 +63,7 @@ public final class MultiCommit {
                 if (resolved(zk, applied, deadline)) {
                     return List.of();
                 }
-                java.util.function.Consumer<List<Op>> hook = notApplied;
-                if (hook != null) {
-                    hook.accept(ops);
-                }
+                probes.notApplied(ops);
                 if (sent != null) {
                     // pipelined: later transactions were built on it and a fresh read may have built
                     // another on the same versions; sent again, it could apply as that one's twin

@@ -32,10 +32,23 @@ public final class ZooKeeperCalls {
     private final CuratorFramework client;
     private final AtomicLong operations = new AtomicLong();
     private final MultiCommit commits;
+    private final Probes probes;
 
+    /** Calls with probes of their own, which nothing sets. */
     public ZooKeeperCalls(CuratorFramework client) {
+        this(client, new Probes());
+    }
+
+    /** Calls whose points between two calls run {@code probes} (a store's: {@code QueueStore.probes()}). */
+    public ZooKeeperCalls(CuratorFramework client, Probes probes) {
         this.client = client;
-        this.commits = new MultiCommit(client, operations);
+        this.probes = probes;
+        this.commits = new MultiCommit(client, operations, probes);
+    }
+
+    /** Where a test steps in between two of these calls ({@link Probes}). */
+    public Probes probes() {
+        return probes;
     }
 
     public CuratorFramework client() {

@@ -26,16 +26,15 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.ZooKeeperRelay;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A repair of fsck whose transaction applied but whose answer a lost connection hid is known as
@@ -51,9 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LostRepairAnswerTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
     ZooKeeperRelay relay;
     MultiSpotter spotter;
     CuratorFramework client;

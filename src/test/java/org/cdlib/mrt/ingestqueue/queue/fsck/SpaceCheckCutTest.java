@@ -15,17 +15,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * fsck judges the disk counters against a consistent cut: a job that moves into or out of
@@ -39,12 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SpaceCheckCutTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PRIORITY = 5;
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     /** Sizes unequal, so a job counted twice or not at all shows. */
     final long[] sizes = {7, 1_000, 20_000, 300_000};
@@ -70,7 +69,7 @@ class SpaceCheckCutTest {
 
     @AfterEach
     void noHook() {
-        SpaceCheck.beforeSecondCut = null;
+        store.probes().clear();
     }
 
     /** As the Admin Tool's set_status: the status and the state reference moved, one call each, no counter touched. */
@@ -91,10 +90,10 @@ class SpaceCheckCutTest {
         return Long.parseLong(new String(ZK.client().getData().forPath(QueuePaths.SPACE_RELEASED), StandardCharsets.UTF_8));
     }
 
-    /** The hook runs {@code move} once, on the first pass only. */
-    static AtomicInteger once(ThrowingRunnable move) {
+    /** The probe runs {@code move} once, on the first pass only. */
+    AtomicInteger once(ThrowingRunnable move) {
         AtomicInteger runs = new AtomicInteger();
-        SpaceCheck.beforeSecondCut = () -> {
+        store.probes().set(Probes.Point.BEFORE_SECOND_CUT, () -> {
             if (runs.incrementAndGet() == 1) {
                 try {
                     move.run();
@@ -102,7 +101,7 @@ class SpaceCheckCutTest {
                     throw new IllegalStateException(e);
                 }
             }
-        };
+        });
         return runs;
     }
 

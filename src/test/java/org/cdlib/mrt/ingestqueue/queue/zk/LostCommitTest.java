@@ -21,8 +21,8 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.ZooKeeperRelay;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class LostCommitTest {
     @RegisterExtension
-    static TestZooKeeper server = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
     ZooKeeperRelay relay;
     CuratorFramework client;
@@ -47,14 +47,14 @@ class LostCommitTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        relay = new ZooKeeperRelay(server.server().getPort());
+        relay = new ZooKeeperRelay(ZK.server().getPort());
         client = QueueTestSupport.client(relay.connectString(), 30_000);
         zk = client.getZookeeperClient().getZooKeeper();
         if (client.checkExists().forPath("/lost") != null) {
             client.delete().deletingChildrenIfNeeded().forPath("/lost");
         }
         client.create().forPath("/lost");
-        commits = new MultiCommit(client, sentOps);
+        commits = new MultiCommit(client, sentOps, new Probes());
     }
 
     @AfterEach

@@ -17,10 +17,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.ZooKeeperRelay;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,14 +34,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SizedReadsTest {
     @RegisterExtension
-    static TestZooKeeper server = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
     ZooKeeperRelay relay;
     CuratorFramework client;
 
     @BeforeEach
     void setUp() throws Exception {
-        relay = new ZooKeeperRelay(server.server().getPort());
+        relay = new ZooKeeperRelay(ZK.server().getPort());
         client = QueueTestSupport.client(relay.connectString(), 30_000);
         if (client.checkExists().forPath(QueuePaths.JOBS) != null) {
             client.delete().deletingChildrenIfNeeded().forPath(QueuePaths.JOBS);

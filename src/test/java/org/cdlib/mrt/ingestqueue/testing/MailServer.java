@@ -1,57 +1,64 @@
-package org.cdlib.mrt.ingestqueue.routes;
+package org.cdlib.mrt.ingestqueue.testing;
 
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetup;
+import jakarta.mail.MessagingException;
+import jakarta.mail.Multipart;
 import jakarta.mail.internet.MimeMessage;
 import java.util.List;
 import java.util.Map;
 
 /** A real SMTP server (GreenMail) on a free loopback port, and the properties that send the service's mail to it. */
-final class MailServer implements AutoCloseable {
+public final class MailServer implements AutoCloseable {
     private GreenMail smtp;
     private final int port;
 
-    MailServer() {
+    public MailServer() {
         smtp = new GreenMail(new ServerSetup(0, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
         smtp.start();
         port = smtp.getSmtp().getPort();
     }
 
-    void addTo(Map<String, String> properties) {
+    public void addTo(Map<String, String> properties) {
         properties.put("ingest.mail.smtp.host", "127.0.0.1");
         properties.put("ingest.mail.smtp.port", Integer.toString(port));
         properties.put("ingest.mail.from", "ingest@example.org");
     }
 
     /** The server goes down; nothing listens on its port. */
-    void down() {
+    public void down() {
         smtp.stop();
     }
 
     /** Back on the same port. */
-    void up() {
+    public void up() {
         smtp = new GreenMail(new ServerSetup(port, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
         smtp.start();
     }
 
-    List<String> subjects() {
+    /** Every message received, one per recipient. */
+    public List<MimeMessage> received() {
+        return List.of(smtp.getReceivedMessages());
+    }
+
+    public List<String> subjects() {
         return List.of(smtp.getReceivedMessages()).stream().map(MailServer::subjectOf).toList();
     }
 
-    MimeMessage withSubject(String subject) {
+    public MimeMessage withSubject(String subject) {
         return List.of(smtp.getReceivedMessages()).stream().filter(m -> subjectOf(m).equals(subject)).findFirst()
                 .orElseThrow(() -> new AssertionError("no mail '" + subject + "' in " + subjects()));
     }
 
-    static String text(MimeMessage m) throws Exception {
+    public static String text(MimeMessage m) throws Exception {
         Object c = m.getContent();
-        return c instanceof jakarta.mail.Multipart mp ? (String) mp.getBodyPart(0).getContent() : (String) c;
+        return c instanceof Multipart mp ? (String) mp.getBodyPart(0).getContent() : (String) c;
     }
 
-    private static String subjectOf(MimeMessage m) {
+    public static String subjectOf(MimeMessage m) {
         try {
             return m.getSubject();
-        } catch (jakarta.mail.MessagingException e) {
+        } catch (MessagingException e) {
             return "";
         }
     }

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,8 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
-import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
@@ -25,20 +25,19 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Every admin action of the design on a real ZooKeeper, and every refusal writing nothing. */
 class AdminActionsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     AdminActions admin;
     ConsistencyCheck fsck;

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.zk;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -19,6 +19,10 @@ import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
+import org.cdlib.mrt.ingestqueue.queue.MrtZk;
+import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -26,11 +30,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A batch Merritt's ingest front end creates through mrt-zk ({@code Batch.createBatch} with the
@@ -40,9 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MerrittBatchIntakeTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
     QueueStore store;
     BatchPendingStep step;
     CuratorFramework neighbourClient;
@@ -65,19 +68,12 @@ class MerrittBatchIntakeTest {
         neighbourClient.close();
     }
 
-    static String submission(String uuid, String file) {
-        return "{\"submitter\":\"merritt/Merritt Depositor\",\"filename\":\"" + file + "\",\"notificationFormat\":\"xml\","
-                + "\"size\":5,\"profile\":\"demo_content\",\"update\":false,\"submissionDate\":\"Tue Nov 24 10:00:00 UTC 2026\","
-                + "\"batchID\":\"" + uuid + "\",\"type\":\"file\",\"title\":\"A greeting\",\"creator\":\"Someone\","
-                + "\"localID\":\"greeting-1\"}";
-    }
-
     @Test
     void aBatchMerrittCreatesIsTakenOnceAndMadeIntoJobsHere() throws Exception {
         String uuid = "bid-5b0e6f0e-2c1e-4d8e-9b0a-1f1f1f1f1f1f";
         Path upload = Files.createDirectories(dir.resolve("queue/uploads").resolve(uuid)).resolve("hello.txt");
         Files.writeString(upload, "hello");
-        String bid = mrtZk.createBatch(uuid, submission(uuid, "hello.txt"));
+        String bid = mrtZk.createBatch(uuid, MrtZkBatches.submission(uuid, "hello.txt"));
 
         assertEquals(List.of(bid), store.adoptMerrittBatches());
         assertEquals(List.of(), store.adoptMerrittBatches(), "taken once; the next pass reads only newer numbers");
@@ -129,11 +125,11 @@ class MerrittBatchIntakeTest {
                 .substring("/batches/".length());
         assertEquals(List.of(), store.adoptMerrittBatches(), "no status yet: not taken, not passed");
         neighbourClient.create().forPath("/batches/" + half + "/submission",
-                submission("bid-a", "a.txt").getBytes(StandardCharsets.UTF_8));
+                MrtZkBatches.submission("bid-a", "a.txt").getBytes(StandardCharsets.UTF_8));
         neighbourClient.create().forPath("/batches/" + half + "/status", ("{\"message\":\"\",\"last_modified\":\""
                 + MrtZk.now() + "\",\"status\":\"Pending\"}").getBytes(StandardCharsets.UTF_8));
 
-        String taken = mrtZk.createBatch("bid-b", submission("bid-b", "b.txt"));
+        String taken = mrtZk.createBatch("bid-b", MrtZkBatches.submission("bid-b", "b.txt"));
         // an mrt-zk host's acquirePendingBatch: lock, states, Processing
         assertTrue(mrtZk.lock("/batches/" + taken));
         neighbourClient.create().forPath("/batches/" + taken + "/states");

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,16 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
-import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.Transition;
-import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Who may make each move (the design's table: worker, operator, the queue itself) is checked,
@@ -24,9 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TransitionActorsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     @Test
     void everyRowOfBothTablesIsAllowedToItsActorAndRefusedToTheOthersNamingWhoMay() {

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.fsck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,18 +8,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The disk reservation stays what the jobs in downloading need: a job deleted while downloading
@@ -29,10 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SpaceReservationRepairTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     List<String> jids;
     String bid;

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,15 +13,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ingest.queue.max-open-batches-per-depositor} across two hosts on one ZooKeeper: one
@@ -31,11 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DepositorCapTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final int LIMIT = 5;
 
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     final List<CuratorFramework> clients = new ArrayList<>();
     final List<QueueStore> hosts = new ArrayList<>();
 

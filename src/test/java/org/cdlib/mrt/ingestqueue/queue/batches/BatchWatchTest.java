@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,18 +17,20 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Merritt's tools' batch writes (mrt-zk's Ruby {@code set_status}: the status node rewritten whole
@@ -38,11 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BatchWatchTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final ObjectMapper JSON = new ObjectMapper();
     static final Duration SECONDS = Duration.ofSeconds(30); // "within seconds", generous on a loaded machine
-    @TempDir
-    Path dir;
+    final Path dir = ZK.dir();
     QueueStore store;
     BatchWatch watch;
     CuratorFramework merrittClient;
@@ -78,7 +79,7 @@ class BatchWatchTest {
     String createBatch(String uuid) throws Exception {
         String bid = createRoot();
         merritt.create("/batch-uuids/" + uuid, bid.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-        merritt.create("/batches/" + bid + "/submission", MerrittBatchIntakeTest.submission(uuid, "hello.txt")
+        merritt.create("/batches/" + bid + "/submission", MrtZkBatches.submission(uuid, "hello.txt")
                 .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         createStatus(bid);
         return bid;
@@ -207,7 +208,7 @@ class BatchWatchTest {
         assertEquals(List.of(bid), store.adoptMerrittBatches(), "the status-less root before it does not stop the intake");
         assertEquals(List.of(stuck), store.merrittBatches().passedOver());
         createStatus(stuck);
-        merritt.create("/batches/" + stuck + "/submission", MerrittBatchIntakeTest.submission("bid-x", "x.txt")
+        merritt.create("/batches/" + stuck + "/submission", MrtZkBatches.submission("bid-x", "x.txt")
                 .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         assertEquals(List.of(stuck), store.adoptMerrittBatches(), "looked at again by the next pass");
         assertEquals(List.of(), store.merrittBatches().passedOver());

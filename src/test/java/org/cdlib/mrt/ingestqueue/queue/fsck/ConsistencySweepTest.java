@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.fsck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
-import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.MrtZk;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -15,9 +17,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The periodic repair: bounded passes that come round to every batch, and a job damaged while a
@@ -25,9 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConsistencySweepTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
-    @TempDir
-    Path dir;
+    static final QueueFixture ZK = new QueueFixture();
+    final Path dir = ZK.dir();
 
     @Test
     void aJobDamagedUnderALiveWorkersLockIsLeftToItAndRepairedOnceItLetsGo() throws Exception {
