@@ -21,7 +21,7 @@ public final class Main {
             System.exit(Demo.run(Arrays.copyOfRange(args, 1, args.length)));
         }
         if (args.length > 0 && args[0].equals("hash-password")) {
-            System.exit(org.cdlib.mrt.ingestqueue.api.Passwords.main());
+            System.exit(org.cdlib.mrt.ingestqueue.api.auth.Passwords.main());
         }
         // a command, or the command line's options before it (--json, --url, --user)
         if (args.length > 0 && (org.cdlib.mrt.ingestqueue.cli.Commands.NAMES.contains(args[0]) || args[0].startsWith("--"))) {

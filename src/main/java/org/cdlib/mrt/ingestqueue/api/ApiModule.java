@@ -2,8 +2,18 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Clock;
 import java.time.Duration;
+import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
+import org.cdlib.mrt.ingestqueue.api.auth.LoginThrottle;
+import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
+import org.cdlib.mrt.ingestqueue.api.dashboard.DashboardRoutes;
+import org.cdlib.mrt.ingestqueue.api.http.ConnectionLimits;
+import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.http.Proxies;
+import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
+import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
+import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
@@ -65,7 +75,7 @@ public final class ApiModule implements QueueModule {
                         AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),
                 metrics, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)));
         routes.register(api);
-        DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, routes, StatusLinks.forHome(ctx.ingestHome(),
+        DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, StatusLinks.forHome(ctx.ingestHome(),
                 ctx.property("ingest.status.signing-key").orElse(null),
                 org.cdlib.mrt.ingestqueue.report.ReportingModule.statusBase(ctx)));
         dashboard.register(api);

@@ -1,7 +1,14 @@
 package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Duration;
-import java.util.Map;
+import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
+import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
+import org.cdlib.mrt.ingestqueue.api.service.FileRoutes;
+import org.cdlib.mrt.ingestqueue.api.service.ServiceRoutes;
+import org.cdlib.mrt.ingestqueue.api.submissions.SubmissionRoutes;
+import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
+import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
@@ -39,10 +46,5 @@ final class ApiRoutes {
         actions.register(api);
         service.register(api);
         files.register(api);
-    }
-
-    /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
-    Map<String, Object> batch(Batch b) {
-        return reads.batch(b);
     }
 }
