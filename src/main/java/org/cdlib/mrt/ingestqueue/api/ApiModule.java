@@ -22,6 +22,7 @@ import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
+import org.cdlib.mrt.ingestqueue.report.ReportingModule;
 
 /**
  * Binds the HTTP API ({@code httpApi}) and the metrics ({@code queueMetrics}); the server starts
@@ -77,7 +78,7 @@ public final class ApiModule implements QueueModule {
         routes.register(api);
         DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, StatusLinks.forHome(ctx.ingestHome(),
                 ctx.property("ingest.status.signing-key").orElse(null),
-                org.cdlib.mrt.ingestqueue.report.ReportingModule.statusBase(ctx)));
+                ReportingModule.statusBase(ctx)));
         dashboard.register(api);
         routes.batchRates(dashboard::batchRate);
         ctx.bind("statusLinks", dashboard.links());

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Duration;
+import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
@@ -35,7 +36,7 @@ final class ApiRoutes {
     }
 
     /** Each batch's rate in the rows of /api/batches: the dashboard's live feed knows it. */
-    ApiRoutes batchRates(java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> rates) {
+    ApiRoutes batchRates(Function<Batch, Double> rates) {
         reads.batchRates(rates);
         return this;
     }

@@ -1,12 +1,20 @@
 package org.cdlib.mrt.ingestqueue.figures;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /**
  * What the charts show: jobs that arrived in each state per minute (counted from the state
@@ -21,8 +29,8 @@ import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 public final class Activity {
     public static final int MINUTES = 360;
     /** The job states' wire names: the only keys counted (a hostile node or a foreign path adds none). */
-    private static final java.util.Set<String> STATES = java.util.Arrays.stream(org.cdlib.mrt.ingestqueue.queue.model.JobState.values())
-            .map(org.cdlib.mrt.ingestqueue.queue.model.JobState::wire).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    private static final Set<String> STATES = Arrays.stream(JobState.values())
+            .map(JobState::wire).collect(Collectors.toUnmodifiableSet());
     private final Clock clock;
     /** Per job state (its wire name), how many jobs arrived in it per minute: the rate each state is left at. */
     private final Map<String, long[]> arrivals = new LinkedHashMap<>();
@@ -68,9 +76,9 @@ public final class Activity {
 
     /** Minutes other hosts (or this one before a restart) recorded, for those this instance did not watch. */
     @SuppressWarnings("unchecked")
-    public synchronized void fill(Map<Long, com.fasterxml.jackson.databind.JsonNode> minutes) {
+    public synchronized void fill(Map<Long, JsonNode> minutes) {
         List<Map<String, Object>> earlier = new ArrayList<>();
-        for (Map.Entry<Long, com.fasterxml.jackson.databind.JsonNode> e : new java.util.TreeMap<>(minutes).entrySet()) {
+        for (Map.Entry<Long, JsonNode> e : new TreeMap<>(minutes).entrySet()) {
             long m = e.getKey();
             if (m >= watchedFrom || m <= minute() - MINUTES) {
                 continue;
@@ -140,9 +148,9 @@ public final class Activity {
     /** The window of a batch's current rate, in minutes. */
     static final int RATE_MINUTES = 10;
     /** Per batch asked about: its ended count as seen, at most one sample a minute, over the window ({time, ended}). */
-    private final Map<String, java.util.ArrayDeque<long[]>> batchSamples = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+    private final Map<String, ArrayDeque<long[]>> batchSamples = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, java.util.ArrayDeque<long[]>> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, ArrayDeque<long[]>> eldest) {
             return size() > RATED_BATCHES;
         }
     };
@@ -150,14 +158,14 @@ public final class Activity {
     /**
      * Jobs of the batch ended per minute over the last {@link #RATE_MINUTES} minutes (at least one
      * minute counted), null when none ended in what this instance can tell. {@code ended}: the
-     * batch's endings so far ({@link org.cdlib.mrt.ingestqueue.queue.model.Batch#ended}, exact from
+     * batch's endings so far ({@link Batch#ended}, exact from
      * its folders' {@code Stat}), sampled whenever the batch is shown; a batch created within the
      * window started at none, one older is measured from the first time it was shown in the window.
      */
     public synchronized Double batchRate(String bid, long ended, long createdAt) {
         long now = clock.millis();
         long window = RATE_MINUTES * 60_000L;
-        java.util.ArrayDeque<long[]> samples = batchSamples.computeIfAbsent(bid, k -> new java.util.ArrayDeque<>());
+        ArrayDeque<long[]> samples = batchSamples.computeIfAbsent(bid, k -> new ArrayDeque<>());
         while (!samples.isEmpty() && samples.peekFirst()[0] < now - window) {
             samples.pollFirst();
         }

@@ -3,10 +3,13 @@ package org.cdlib.mrt.ingestqueue.figures;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -59,7 +62,7 @@ public final class BatchProgress implements AutoCloseable {
             try {
                 if (!order.isEmpty()) {
                     store.jobs().find(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
-                            Duration.between(java.util.Objects.requireNonNullElse(QueueTime.parse(j.status().lastModified()),
+                            Duration.between(Objects.requireNonNullElse(QueueTime.parse(j.status().lastModified()),
                                     clock.instant()), clock.instant()).toSeconds()));
                 }
             } catch (RuntimeException e) {
@@ -75,7 +78,7 @@ public final class BatchProgress implements AutoCloseable {
 
     /** The batch's jobs per state, counted in memory from the open states' views and the batch's Stat counts. */
     public Map<JobState, Integer> states(Batch b) {
-        Map<JobState, Integer> out = new java.util.EnumMap<>(JobState.class);
+        Map<JobState, Integer> out = new EnumMap<>(JobState.class);
         open.snapshot().forEach((s, refs) -> refs.forEach(ref -> {
             if (b.status().holds(QueuePaths.jidOfRef(ref))) {
                 out.merge(s, 1, Integer::sum);
@@ -190,7 +193,7 @@ public final class BatchProgress implements AutoCloseable {
         Map<String, Place> out = new HashMap<>();
         int later = 0;
         List<JobState> pipeline = new ArrayList<>(OpenStates.OPEN);
-        java.util.Collections.reverse(pipeline);
+        Collections.reverse(pipeline);
         for (JobState s : pipeline) {
             List<String> refs = states.getOrDefault(s, List.of());
             if (s == JobState.HELD) {

@@ -1,14 +1,17 @@
 package org.cdlib.mrt.ingestqueue.figures;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 
 /**
  * The open job states as this instance sees them: a watched view of each state's folder (kept
@@ -19,12 +22,12 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * a job, which a host nobody asks has no use for.
  */
 public final class OpenStates implements AutoCloseable {
-    public static final List<JobState> OPEN = java.util.Arrays.stream(JobState.values())
+    public static final List<JobState> OPEN = Arrays.stream(JobState.values())
             .filter(s -> s.batchRef() == BatchRef.PROCESSING).toList();
     static final long IDLE_MS = 120_000;
     private final QueueStore store;
     private final long idleMs;
-    private final Map<JobState, org.cdlib.mrt.ingestqueue.queue.zk.StateView> views = new EnumMap<>(JobState.class);
+    private final Map<JobState, StateView> views = new EnumMap<>(JobState.class);
     private long lastAsked;
 
     OpenStates(QueueStore store) {
@@ -83,7 +86,7 @@ public final class OpenStates implements AutoCloseable {
         for (Map<String, Object> h : store.hosts().list()) {
             if (h.get("work") instanceof List<?> work) {
                 for (Object w : work) {
-                    if (w instanceof org.cdlib.mrt.ingestqueue.queue.hosts.Hosts.Work item) {
+                    if (w instanceof Hosts.Work item) {
                         out.add(item.jobId());
                     }
                 }
@@ -94,7 +97,7 @@ public final class OpenStates implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        views.values().forEach(org.cdlib.mrt.ingestqueue.queue.zk.StateView::close);
+        views.values().forEach(StateView::close);
         views.clear();
     }
 }

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.figures;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -8,10 +9,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 
 /**
@@ -39,7 +42,7 @@ public final class QueueMetrics implements StepObserver {
             Gauge.builder("ingest.batches", () -> batches.getOrDefault(s, 0)).tag("state", s.wire())
                     .description("batches in each state").register(registry);
         }
-        io.micrometer.core.instrument.FunctionCounter.builder("ingest.damaged.skips", store, QueueStore::damagedSkips)
+        FunctionCounter.builder("ingest.damaged.skips", store, QueueStore::damagedSkips)
                 .description("times a damaged job or batch was skipped by a consumer or a read").register(registry);
         Gauge.builder("ingest.consumers.failing", () -> store.health().problems().size())
                 .description("consumers whose last scan of the queue failed").register(registry);
@@ -62,7 +65,7 @@ public final class QueueMetrics implements StepObserver {
                 .tag("queue", queue).tag("outcome", failed ? "failed" : "ok").register(registry)).record(took);
     }
 
-    private double worker(String queue, java.util.function.ToDoubleFunction<org.cdlib.mrt.ingestqueue.queue.model.QueueHealth.Workers> f) {
+    private double worker(String queue, ToDoubleFunction<QueueHealth.Workers> f) {
         var w = store.health().workers().get(queue);
         return w == null ? 0 : f.applyAsDouble(w);
     }
@@ -76,7 +79,7 @@ public final class QueueMetrics implements StepObserver {
                     .description("workers busy now, per consumer").register(registry);
             Gauge.builder("ingest.workers.capacity", () -> worker(q, w -> w.capacity())).tag("queue", q)
                     .description("workers per consumer (its concurrency)").register(registry);
-            io.micrometer.core.instrument.FunctionCounter.builder("ingest.workers.busy.seconds", q,
+            FunctionCounter.builder("ingest.workers.busy.seconds", q,
                     x -> worker(x, w -> w.busyNanos().getAsLong() / 1e9)).tag("queue", q)
                     .description("time workers were busy; rate() / capacity = utilisation").register(registry);
             return Boolean.TRUE;

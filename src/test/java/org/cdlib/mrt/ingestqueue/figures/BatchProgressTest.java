@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -90,7 +91,7 @@ class BatchProgressTest {
         assertEquals(clock.instant().plusSeconds(210).toString(), p.get("estimated_completion"), "7 jobs at 2 a minute: 3.5 minutes");
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rows = (List<Map<String, Object>>) p.get("open_jobs");
-        Map<String, Map<String, Object>> byJob = new java.util.HashMap<>();
+        Map<String, Map<String, Object>> byJob = new HashMap<>();
         rows.forEach(r -> byJob.put((String) r.get("job_id"), r));
         assertEquals("held by an operator", byJob.get(aj.get(0)).get("estimate_note"));
         assertNull(byJob.get(aj.get(0)).get("estimated_completion"));

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.api.dashboard.DashboardWatchesTest;
@@ -130,7 +131,7 @@ class WatchlessFiguresTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Long> arrived(Activity activity) {
         long m = activity.minuteNow();
-        Map<String, Long> out = new java.util.TreeMap<>();
+        Map<String, Long> out = new TreeMap<>();
         for (long minute = m - 1; minute <= m; minute++) { // the minute may have turned between the counts
             ((Map<String, Long>) activity.figures(minute).get("arrived")).forEach((k, v) -> out.merge(k, v, Long::sum));
         }

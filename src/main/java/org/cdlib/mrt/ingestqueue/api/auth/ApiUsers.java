@@ -5,14 +5,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.cdlib.mrt.ingestqueue.objects.Secrets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,16 +62,16 @@ public final class ApiUsers {
      * (a memory dump holds no fast hash of a password to crack), each for {@link #VERIFIED_FOR}
      * from its check, at most 1,000.
      */
-    private final Map<String, Verified> verified = java.util.Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+    private final Map<String, Verified> verified = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Verified> eldest) {
             return size() > 1000;
         }
     });
-    static final java.time.Duration VERIFIED_FOR = java.time.Duration.ofMinutes(15);
+    static final Duration VERIFIED_FOR = Duration.ofMinutes(15);
     private final byte[] cacheKey = new byte[32];
     /** How many PBKDF2 hashes this has computed (tests count them: a refused guess costs none). */
-    private final java.util.concurrent.atomic.AtomicLong hashes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong hashes = new AtomicLong();
 
     private record Verified(User user, long until) {
     }
@@ -130,7 +137,7 @@ public final class ApiUsers {
                     }
                 }
                 String password = newPassword();
-                org.cdlib.mrt.ingestqueue.objects.Secrets.writePrivate(file, password + "\n");
+                Secrets.writePrivate(file, password + "\n");
                 LOG.warn("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter), "
                         + "kept in {}; configure ingest.api.users for production", password, file.toAbsolutePath());
                 return password;
@@ -239,11 +246,11 @@ public final class ApiUsers {
     /** The cache's key of these credentials: an HMAC-SHA256 under this process's own key (the stored hash in it: a changed password misses). */
     private String cacheKey(String name, String password, Entry e) {
         try {
-            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-            mac.init(new javax.crypto.spec.SecretKeySpec(cacheKey, "HmacSHA256"));
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(cacheKey, "HmacSHA256"));
             byte[] h = mac.doFinal((name + "\u0000" + password + "\u0000" + e.password()).getBytes(StandardCharsets.UTF_8));
             return Base64.getEncoder().encodeToString(h);
-        } catch (java.security.GeneralSecurityException x) {
+        } catch (GeneralSecurityException x) {
             throw new IllegalStateException("HmacSHA256: " + x.getMessage(), x);
         }
     }

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.api.auth;
 
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.SecurityPolicyHandler;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Endpoint;
 import org.cdlib.mrt.ingestqueue.api.http.Proxies;
 import org.cdlib.mrt.ingestqueue.api.service.FileRoutes;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
+import org.cdlib.mrt.ingestqueue.text.Text;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -180,7 +182,7 @@ public final class Guard {
             HttpApi.fail(rc, status, message, List.of());
             return;
         }
-        if (rc.request().version() == io.vertx.core.http.HttpVersion.HTTP_2) {
+        if (rc.request().version() == HttpVersion.HTTP_2) {
             HttpApi.fail(rc, status, message, List.of());
             rc.response().reset(0x8); // CANCEL: no more of this stream's body
             return;
@@ -224,7 +226,7 @@ public final class Guard {
         StringBuilder target = new StringBuilder();
         // a path's values are the client's: quoted when they hold more than an id's characters, so no key=value can be forged
         rc.pathParams().forEach((k, v) -> target.append(target.length() == 0 ? "" : ",").append(k).append('=')
-                .append(v.matches("[\\w.:/-]*") ? v : org.cdlib.mrt.ingestqueue.text.Text.quoted(v)));
+                .append(v.matches("[\\w.:/-]*") ? v : Text.quoted(v)));
         String result = status / 100 == 2 ? "ok" : "refused";
         AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(), e.method(),
                 e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note + "\"");

@@ -1,8 +1,11 @@
 package org.cdlib.mrt.ingestqueue.api.auth;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -212,13 +215,13 @@ public final class LoginThrottle {
             return address;
         }
         try {
-            byte[] b = java.net.InetAddress.getByName(address).getAddress();
+            byte[] b = InetAddress.getByName(address).getAddress();
             if (b.length == 16) {
-                java.util.Arrays.fill(b, 8, 16, (byte) 0);
-                return java.net.InetAddress.getByAddress(b).getHostAddress() + "/64";
+                Arrays.fill(b, 8, 16, (byte) 0);
+                return InetAddress.getByAddress(b).getHostAddress() + "/64";
             }
             return address;
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return address;
         }
     }

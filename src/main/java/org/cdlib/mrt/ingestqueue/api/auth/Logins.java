@@ -5,6 +5,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -94,7 +95,7 @@ public final class Logins {
             return later(Outcome.throttled(Duration.ofSeconds(1), "too many logins are being checked"));
         }
         Promise<Outcome> answer = Promise.promise();
-        Runnable hash = () -> lane.pool().<java.util.Optional<ApiUsers.User>>executeBlocking(() -> users.check(name, password), false)
+        Runnable hash = () -> lane.pool().<Optional<ApiUsers.User>>executeBlocking(() -> users.check(name, password), false)
                 .onComplete(r -> {
                     lane.leave();
                     if (r.succeeded() && r.result().isPresent()) {

@@ -1,9 +1,12 @@
 package org.cdlib.mrt.ingestqueue.api.auth;
 
+import java.io.Console;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
@@ -72,13 +75,13 @@ public final class Passwords {
     }
 
     /** {@code hash-password}: prints the hash of the password read from the console (or stdin). */
-    public static int main() throws java.io.IOException {
+    public static int main() throws IOException {
         String password;
-        java.io.Console console = System.console();
+        Console console = System.console();
         if (console != null) {
             char[] a = console.readPassword("password: ");
             char[] b = console.readPassword("again: ");
-            if (a == null || b == null || !java.util.Arrays.equals(a, b)) {
+            if (a == null || b == null || !Arrays.equals(a, b)) {
                 System.err.println("the passwords differ");
                 return 1;
             }

@@ -3,9 +3,13 @@ package org.cdlib.mrt.ingestqueue.api.auth;
 import static io.vertx.core.http.HttpMethod.GET;
 import static io.vertx.core.http.HttpMethod.POST;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
@@ -29,7 +33,7 @@ public final class SessionRoutes {
         ApiUsers.User u = rc.get("user");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("user", u.name());
-        body.put("roles", new java.util.TreeSet<>(u.roles()));
+        body.put("roles", new TreeSet<>(u.roles()));
         HttpApi.json(rc, 200, body);
     }
 
@@ -45,7 +49,7 @@ public final class SessionRoutes {
         if (site != null && !site.equals("same-origin") && !site.equals("none")) {
             throw new ApiError(403, "refused: a " + site + " login");
         }
-        com.fasterxml.jackson.databind.JsonNode j;
+        JsonNode j;
         try {
             j = HttpApi.JSON.readTree(HttpApi.text(rc));
         } catch (Exception e) {
@@ -66,7 +70,7 @@ public final class SessionRoutes {
                 if (o.retryAfter() > 0) {
                     rc.response().putHeader("Retry-After", Long.toString(o.retryAfter()));
                 }
-                HttpApi.fail(rc, o.status(), o.message(), java.util.List.of());
+                HttpApi.fail(rc, o.status(), o.message(), List.of());
                 return;
             }
             loggedIn(rc, http, o.user(), from);
@@ -77,7 +81,7 @@ public final class SessionRoutes {
         http.sessions().login(rc, user).onComplete(r -> {
             if (r.failed()) {
                 if (r.cause() instanceof ApiError err) {
-                    HttpApi.fail(rc, err.status(), err.getMessage(), java.util.List.of());
+                    HttpApi.fail(rc, err.status(), err.getMessage(), List.of());
                 } else {
                     rc.fail(r.cause());
                 }
@@ -86,7 +90,7 @@ public final class SessionRoutes {
             Guard.AUDIT.info("user={} action=\"login\" via=session target=- result=ok status=200 from={}", user.name(), from);
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("user", user.name());
-            body.put("roles", new java.util.TreeSet<>(user.roles()));
+            body.put("roles", new TreeSet<>(user.roles()));
             HttpApi.json(rc, 200, body);
         });
     }
@@ -94,7 +98,7 @@ public final class SessionRoutes {
     private void logout(RoutingContext rc, Sessions sessions) {
         ApiUsers.User u = rc.get("user");
         boolean onSession = rc.get(Guard.CSRF_CHECKED) != null; // logged in on the session, not with Basic
-        (onSession ? sessions.logout(rc) : io.vertx.core.Future.<Void>succeededFuture()).onComplete(r -> {
+        (onSession ? sessions.logout(rc) : Future.<Void>succeededFuture()).onComplete(r -> {
             if (r.failed()) {
                 rc.fail(r.cause());
                 return;

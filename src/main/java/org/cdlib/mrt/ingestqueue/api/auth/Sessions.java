@@ -10,6 +10,7 @@ import io.vertx.ext.web.handler.CSRFHandler;
 import io.vertx.ext.web.handler.PlatformHandler;
 import io.vertx.ext.web.handler.SessionHandler;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -72,7 +73,7 @@ public final class Sessions {
         plain = sessionHandler(store, false);
         secure = sessionHandler(store, true);
         // the tokens' signing key is one for all hosts: a token issued by one is checked by another
-        String secret = java.util.Base64.getEncoder().encodeToString(nodes.secret());
+        String secret = Base64.getEncoder().encodeToString(nodes.secret());
         csrfPlain = csrfHandler(vertx, secret, false);
         csrfSecure = csrfHandler(vertx, secret, true);
         // every session is looked at about once per idle limit, one folder at a time

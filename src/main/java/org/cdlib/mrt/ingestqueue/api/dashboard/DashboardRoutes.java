@@ -4,6 +4,7 @@ import static io.vertx.core.http.HttpMethod.GET;
 import static io.vertx.core.http.HttpMethod.POST;
 
 import io.vertx.ext.web.RoutingContext;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -51,7 +52,7 @@ public final class DashboardRoutes implements Service {
     private final QueueStore store;
     private final AdminActions admin;
     private final StatusLinks links;
-    private final Activity activity = new Activity(java.time.Clock.systemUTC());
+    private final Activity activity = new Activity(Clock.systemUTC());
     private final BatchProgress progress;
     private final LiveFeed live;
     private final StateArrivals arrivals;
@@ -62,9 +63,9 @@ public final class DashboardRoutes implements Service {
         this.store = store;
         this.admin = admin;
         this.links = links;
-        this.progress = new BatchProgress(store, activity, java.time.Clock.systemUTC());
+        this.progress = new BatchProgress(store, activity, Clock.systemUTC());
         this.live = new LiveFeed(store);
-        this.arrivals = new StateArrivals(store, activity, java.time.Clock.systemUTC());
+        this.arrivals = new StateArrivals(store, activity, Clock.systemUTC());
         this.search = new Search(store);
     }
 

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.api.dashboard;
 
 import io.vertx.core.http.HttpServerResponse;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ final class FeedPages {
 
     /** {@code message}: what a page is sent, given the depositor it is scoped to (null: an operator's page). */
     void send(Function<String, String> message) {
-        Map<String, String> own = new java.util.HashMap<>(); // one message per depositor, however many pages they have open
+        Map<String, String> own = new HashMap<>(); // one message per depositor, however many pages they have open
         for (HttpServerResponse page : pages) {
             String user = depositors.get(page);
             String data = own.computeIfAbsent(user == null ? "" : user, u -> message.apply(user));

@@ -6,10 +6,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.recipes.watch.PersistentWatcher;
 import org.apache.zookeeper.WatchedEvent;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
@@ -44,7 +46,7 @@ final class LiveFeed implements AutoCloseable {
     private final long idleMs;
     private final List<PersistentWatcher> watchers = new CopyOnWriteArrayList<>();
     /** The watches that were in place at least once since they were started. */
-    private final Set<PersistentWatcher> established = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<PersistentWatcher> established = ConcurrentHashMap.newKeySet();
     private final FeedPages pages;
     private final Set<String> jobs = new LinkedHashSet<>();
     private final Set<String> batches = new LinkedHashSet<>();
@@ -240,7 +242,7 @@ final class LiveFeed implements AutoCloseable {
      * Starts a client's stream; false (and a 503) when there are {@link #MAX_CLIENTS} already.
      * {@code depositor}: the user whose own ids alone the stream carries; null for an operator's.
      */
-    boolean subscribe(HttpServerResponse r, java.util.function.BooleanSupplier loggedIn, String depositor) {
+    boolean subscribe(HttpServerResponse r, BooleanSupplier loggedIn, String depositor) {
         synchronized (this) {
             if (!pages.add(r, loggedIn, depositor)) {
                 return false;

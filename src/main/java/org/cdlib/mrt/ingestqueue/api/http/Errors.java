@@ -2,15 +2,18 @@ package org.cdlib.mrt.ingestqueue.api.http;
 
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.cdlib.mrt.ingestqueue.api.auth.Guard;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +29,7 @@ final class Errors {
 
     /** A short id that ties an answer to its log line. */
     private static String reference() {
-        return "ref-" + Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 40, 1L << 41), 36);
+        return "ref-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 41), 36);
     }
 
     static void answer(RoutingContext rc, RuntimeException e) {
@@ -44,10 +47,10 @@ final class Errors {
             LOG.warn("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
             HttpApi.fail(rc, 409, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
                     + "damaged job or batch: POST /api/jobs/<jid>/delete, POST /api/batches/<bid>/delete)", List.of());
-        } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException) {
+        } else if (e instanceof DepositorLimitException) {
             rc.response().putHeader("Retry-After", "60"); // this depositor's limit, not the service's: others are served
             HttpApi.fail(rc, 429, e.getMessage(), List.of());
-        } else if (e instanceof org.cdlib.mrt.ingestqueue.queue.model.QueueFullException) {
+        } else if (e instanceof QueueFullException) {
             rc.response().putHeader("Retry-After", "60");
             HttpApi.fail(rc, 503, e.getMessage(), List.of());
         } else if (e instanceof QueueException) {

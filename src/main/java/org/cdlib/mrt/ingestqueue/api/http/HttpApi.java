@@ -3,20 +3,32 @@ package org.cdlib.mrt.ingestqueue.api.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.camel.Service;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.auth.Guard;
@@ -26,6 +38,8 @@ import org.cdlib.mrt.ingestqueue.api.auth.SessionRoutes;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
 import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
 import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
+import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.slf4j.Logger;
@@ -75,14 +89,14 @@ public final class HttpApi implements Service {
     private final Path uploadsTmp;
     private final List<Endpoint> endpoints = new ArrayList<>();
     /** Endpoints whose handlers do not block (they wait on futures): run on the event loop, not a worker. */
-    private final java.util.Set<Endpoint> nonBlocking = new java.util.HashSet<>();
-    private LoginThrottle throttle = new LoginThrottle(10, 20, java.time.Clock.systemUTC());
+    private final Set<Endpoint> nonBlocking = new HashSet<>();
+    private LoginThrottle throttle = new LoginThrottle(10, 20, Clock.systemUTC());
     private Proxies proxies = Proxies.none();
     private Logins logins;
     private ConnectionLimits.Settings connections = ConnectionLimits.Settings.defaults();
-    private Sessions sessions = new Sessions(null, java.time.Duration.ofHours(1), Proxies.none());
-    private UploadQuota quota = new UploadQuota(0, java.time.Duration.ofDays(1), java.time.Clock.systemUTC());
-    private org.cdlib.mrt.ingestqueue.objects.FileUrlSigner signer;
+    private Sessions sessions = new Sessions(null, Duration.ofHours(1), Proxies.none());
+    private UploadQuota quota = new UploadQuota(0, Duration.ofDays(1), Clock.systemUTC());
+    private FileUrlSigner signer;
     private Vertx vertx;
     private HttpServer server;
 
@@ -139,7 +153,7 @@ public final class HttpApi implements Service {
     }
 
     /** Working files answer to URLs this signer signed (and to users with the role storage). */
-    public HttpApi fileSigner(org.cdlib.mrt.ingestqueue.objects.FileUrlSigner s) {
+    public HttpApi fileSigner(FileUrlSigner s) {
         this.signer = s;
         return this;
     }
@@ -160,7 +174,7 @@ public final class HttpApi implements Service {
     }
 
     /** Whether the request's login still holds later on: its session is open (Basic credentials always hold). */
-    public java.util.function.BooleanSupplier loginHolds(RoutingContext rc) {
+    public BooleanSupplier loginHolds(RoutingContext rc) {
         return rc.get(Guard.CSRF_CHECKED) == null ? () -> true : sessions.holds(rc);
     }
 
@@ -169,10 +183,10 @@ public final class HttpApi implements Service {
     }
 
     /** A route path ({@code /api/jobs/:jid/hold}, {@code /files/:bid/:jid/*}) as a pattern over request paths. */
-    static java.util.regex.Pattern pattern(String routePath) {
-        return java.util.regex.Pattern.compile(java.util.Arrays.stream(routePath.split("/", -1))
-                .map(part -> part.startsWith(":") ? "[^/]+" : part.equals("*") ? ".*" : java.util.regex.Pattern.quote(part))
-                .collect(java.util.stream.Collectors.joining("/")));
+    static Pattern pattern(String routePath) {
+        return Pattern.compile(Arrays.stream(routePath.split("/", -1))
+                .map(part -> part.startsWith(":") ? "[^/]+" : part.equals("*") ? ".*" : Pattern.quote(part))
+                .collect(Collectors.joining("/")));
     }
 
     /** The port the server listens on (the requested one, or the one picked for port 0). */
@@ -184,7 +198,7 @@ public final class HttpApi implements Service {
     public void start() {
         try {
             Files.createDirectories(uploadsTmp);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("cannot create " + uploadsTmp + ": " + e.getMessage(), e);
         }
         // the sessions, the upload quota and the file signer are set before the server starts
@@ -198,7 +212,7 @@ public final class HttpApi implements Service {
         limits.start(vertx);
         router.route().handler(rc -> {
             limits.started(rc.request());
-            io.vertx.core.http.HttpConnection connection = rc.request().connection();
+            HttpConnection connection = rc.request().connection();
             rc.addEndHandler(v -> limits.answered(connection));
             rc.response().putHeader("X-Content-Type-Options", "nosniff")
                     .putHeader("Content-Security-Policy", CSP)
@@ -237,7 +251,7 @@ public final class HttpApi implements Service {
         // a known resource asked with another method: 405 naming the methods it takes, not a 404
         router.route().handler(rc -> {
             String path = rc.request().path();
-            java.util.Set<String> allow = new java.util.TreeSet<>();
+            Set<String> allow = new TreeSet<>();
             for (Endpoint e : endpoints) {
                 if (pattern(e.path()).matcher(path).matches() && e.method() != rc.request().method()) {
                     allow.add(e.method().name());
@@ -265,7 +279,7 @@ public final class HttpApi implements Service {
             vertx.close();
             throw new IllegalStateException("cannot listen on " + host + ":" + requestedPort + " (ingest.http.port): " + e.getMessage(), e);
         }
-        org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.registerOwnPort(server.actualPort());
+        AddressPolicy.registerOwnPort(server.actualPort());
         LOG.info("HTTP API and dashboard on http://{}:{}/", host, server.actualPort());
     }
 
@@ -273,7 +287,7 @@ public final class HttpApi implements Service {
     public void stop() {
         if (vertx != null) {
             if (server != null) {
-                org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.unregisterOwnPort(server.actualPort());
+                AddressPolicy.unregisterOwnPort(server.actualPort());
             }
             try {
                 vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -292,7 +306,7 @@ public final class HttpApi implements Service {
     public static void json(RoutingContext rc, int status, Object body) {
         try {
             rc.response().setStatusCode(status).putHeader("Content-Type", "application/json; charset=UTF-8")
-                    .end(io.vertx.core.buffer.Buffer.buffer(JSON.writeValueAsBytes(body)));
+                    .end(Buffer.buffer(JSON.writeValueAsBytes(body)));
         } catch (Exception e) {
             rc.response().setStatusCode(500).end();
         }

@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.api.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.core.MultiMap;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -153,7 +154,7 @@ public final class InputChecks {
      * field names a user or password.
      */
     public static void formText(MultiMap form) {
-        List<String> known = new java.util.ArrayList<>(Submissions.fieldNames());
+        List<String> known = new ArrayList<>(Submissions.fieldNames());
         known.add("payloadUrl");
         for (Map.Entry<String, String> e : form) {
             String field = known.stream().filter(e.getKey()::equalsIgnoreCase).findFirst().orElse(null);

@@ -1,6 +1,8 @@
 package org.cdlib.mrt.ingestqueue.api.http;
 
+import io.netty.handler.codec.http.multipart.HttpPostRequestDecoder;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.FileUpload;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -76,7 +78,7 @@ final class RequestBodies {
      */
     private void chargeNamedUser(RoutingContext rc) {
         ApiUsers.User u = rc.get("user");
-        long bytes = rc.fileUploads().stream().mapToLong(io.vertx.ext.web.FileUpload::size).sum();
+        long bytes = rc.fileUploads().stream().mapToLong(FileUpload::size).sum();
         if (u == null || !u.has("poster") || quota.limit() <= 0 || bytes == 0) {
             rc.next();
             return;
@@ -110,7 +112,7 @@ final class RequestBodies {
 
     /** Netty's refusal of a form field over {@link HttpApi#MAX_FORM_ATTRIBUTE_BYTES} (or of a field it cannot buffer). */
     static boolean formFieldTooLarge(Throwable t) {
-        return t instanceof io.netty.handler.codec.http.multipart.HttpPostRequestDecoder.TooLongFormFieldException
+        return t instanceof HttpPostRequestDecoder.TooLongFormFieldException
                 || t != null && String.valueOf(t.getMessage()).contains("Size exceed allowed maximum capacity");
     }
 
@@ -120,7 +122,7 @@ final class RequestBodies {
      * reaches the route is this ("Streaming aborted"), not the field's (seen in CI); a client that
      * cut the upload off ends the same way. Either way it is the request's fault: 400, not 500.
      */
-    static boolean uploadAborted(io.vertx.ext.web.RoutingContext rc) {
+    static boolean uploadAborted(RoutingContext rc) {
         Throwable t = rc.failure();
         boolean multipart = String.valueOf(rc.request().getHeader("Content-Type")).startsWith("multipart/");
         return t != null && ("Streaming aborted".equals(t.getMessage()) || t instanceof IllegalStateException

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 
 /**
  * Who submitted a batch, and which batch a job belongs to, remembered for the live feed's
@@ -46,7 +47,7 @@ public final class BatchOwners {
     public synchronized boolean ownsJob(String user, String jid) {
         String bid = batchOf.computeIfAbsent(jid, j -> {
             try {
-                return store.jobs().find(j).map(org.cdlib.mrt.ingestqueue.queue.model.Job::batchId).orElse(null);
+                return store.jobs().find(j).map(Job::batchId).orElse(null);
             } catch (RuntimeException gone) {
                 return null;
             }

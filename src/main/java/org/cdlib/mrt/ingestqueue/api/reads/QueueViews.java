@@ -1,13 +1,23 @@
 package org.cdlib.mrt.ingestqueue.api.reads;
 
+import java.time.Instant;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.cdlib.mrt.ingestqueue.figures.OpenStates;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 
 /**
  * What the API shows of jobs and batches: every node, in the API's own field names and lower-case
@@ -39,17 +49,17 @@ public final class QueueViews {
      * it may have left unused at the minter ({@code unused_arks}: a lost mint answer, an ARK
      * another job's binding displaced), to be removed there.
      */
-    static Map<String, Object> job(Job j, org.cdlib.mrt.ingestqueue.queue.model.JobEffects effects) {
+    static Map<String, Object> job(Job j, JobEffects effects) {
         Map<String, Object> m = job(j);
         m.put("effects", effects.effects());
         m.put("unused_arks", effects.unusedArks(j.identifiers().primary()));
         return m;
     }
 
-    static final java.util.Set<org.cdlib.mrt.ingestqueue.queue.model.BatchState> OPEN_BATCH_STATES = java.util.EnumSet.of(
-            org.cdlib.mrt.ingestqueue.queue.model.BatchState.PENDING, org.cdlib.mrt.ingestqueue.queue.model.BatchState.HELD,
-            org.cdlib.mrt.ingestqueue.queue.model.BatchState.PROCESSING, org.cdlib.mrt.ingestqueue.queue.model.BatchState.REPORTING,
-            org.cdlib.mrt.ingestqueue.queue.model.BatchState.UPDATE_REPORTING);
+    static final Set<BatchState> OPEN_BATCH_STATES = EnumSet.of(
+            BatchState.PENDING, BatchState.HELD,
+            BatchState.PROCESSING, BatchState.REPORTING,
+            BatchState.UPDATE_REPORTING);
 
     public static Map<String, Object> batch(Batch b, Map<JobState, Integer> jobStates) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -76,7 +86,7 @@ public final class QueueViews {
         return m;
     }
 
-    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.model.JobStatus s) {
+    static Map<String, Object> status(JobStatus s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", wire(s.status()));
         m.put("last_successful_status", s.lastSuccessfulStatus() == null ? null : wire(s.lastSuccessfulStatus()));
@@ -87,7 +97,7 @@ public final class QueueViews {
         return m;
     }
 
-    static Map<String, Object> status(org.cdlib.mrt.ingestqueue.queue.model.BatchStatus s) {
+    static Map<String, Object> status(BatchStatus s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", s.status() == null ? null : safeBatchState(s.status()));
         m.put("last_modified", iso(s.lastModified()));
@@ -109,7 +119,7 @@ public final class QueueViews {
 
     private static String safeBatchState(String state) {
         try {
-            return org.cdlib.mrt.ingestqueue.queue.model.BatchState.fromWire(state).wire();
+            return BatchState.fromWire(state).wire();
         } catch (IllegalArgumentException e) {
             return state;
         }
@@ -117,12 +127,12 @@ public final class QueueViews {
 
     /** A node's stamp as ISO-8601, as the API always gave it; as stored when it cannot be read. */
     public static String iso(String stamp) {
-        java.time.Instant at = org.cdlib.mrt.ingestqueue.queue.model.QueueTime.parse(stamp);
+        Instant at = QueueTime.parse(stamp);
         return at == null ? stamp : at.toString();
     }
 
     /** Jobs and batches per state, each folder counted by its {@code Stat}: what every live update carries. */
-    public static Map<String, Object> counts(org.cdlib.mrt.ingestqueue.queue.QueueStore store) {
+    public static Map<String, Object> counts(QueueStore store) {
         Map<String, Integer> jobs = new LinkedHashMap<>();
         store.jobs().counts().forEach((s, n) -> jobs.put(s.wire(), n));
         Map<String, Integer> batches = new LinkedHashMap<>();
@@ -138,23 +148,23 @@ public final class QueueViews {
      * Open jobs by what is happening to them: {@code active}, a worker holds them (every host's
      * published work); {@code waiting}, open, not held, no worker has them yet (pending or between steps).
      */
-    static Map<String, Integer> work(org.cdlib.mrt.ingestqueue.queue.QueueStore store, Map<String, Integer> jobs) {
+    static Map<String, Integer> work(QueueStore store, Map<String, Integer> jobs) {
         int working = 0;
         for (Map<String, Object> h : store.hosts().list()) {
             working += h.get("work") instanceof List<?> w ? w.size() : 0;
         }
         int open = 0;
-        for (org.cdlib.mrt.ingestqueue.queue.model.JobState s : OpenStates.OPEN) {
-            open += s == org.cdlib.mrt.ingestqueue.queue.model.JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
+        for (JobState s : OpenStates.OPEN) {
+            open += s == JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
         }
         Map<String, Integer> out = new LinkedHashMap<>();
         out.put("active", Math.min(working, open));
         out.put("waiting", Math.max(0, open - working));
-        out.put("held", jobs.getOrDefault(org.cdlib.mrt.ingestqueue.queue.model.JobState.HELD.wire(), 0));
+        out.put("held", jobs.getOrDefault(JobState.HELD.wire(), 0));
         return out;
     }
 
-    public static List<String> wire(List<? extends org.cdlib.mrt.ingestqueue.queue.model.Transition<?>> allowed) {
+    public static List<String> wire(List<? extends Transition<?>> allowed) {
         return allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct().toList();
     }
 }

@@ -6,9 +6,12 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
@@ -23,8 +26,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.slf4j.LoggerFactory;
 
 /**
  * What any user reads of the queue: its counts and holds, batches newest first, the jobs of a
@@ -39,13 +45,13 @@ public final class ReadRoutes {
 
     private final QueueStore store;
     /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
-    private java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> batchRates = b -> null;
+    private Function<Batch, Double> batchRates = b -> null;
 
     public ReadRoutes(QueueStore store) {
         this.store = store;
     }
 
-    public void batchRates(java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> rates) {
+    public void batchRates(Function<Batch, Double> rates) {
         this.batchRates = rates;
     }
 
@@ -87,7 +93,7 @@ public final class ReadRoutes {
 
     /**
      * Batches newest first, a page at a time: an open state is listed from its index; otherwise
-     * from the number index ({@link org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers}), newest
+     * from the number index ({@link BatchNumbers}), newest
      * bucket first, below {@code before}, reading statuses in bounded transactions; at most
      * {@link #BATCH_PAGE_SCAN} batches a page, then {@code next} goes on. Before it, the intake
      * takes in the numbers drawn since its last pass (usually none: two reads), so a batch another
@@ -170,7 +176,7 @@ public final class ReadRoutes {
                     Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
                     row.put("jobs_per_minute", batchRates.apply(b));
                     out.add(row);
-                } catch (org.cdlib.mrt.ingestqueue.queue.model.NotFoundException removed) {
+                } catch (NotFoundException removed) {
                     gone.add(bid);
                 } catch (CorruptNodeException e) {
                     out.add(Map.of("batch_id", bid, "damaged", e.getMessage()));
@@ -195,9 +201,9 @@ public final class ReadRoutes {
     private void catchUp() {
         try {
             store.adoptMerrittBatches();
-        } catch (org.cdlib.mrt.ingestqueue.queue.model.QueueException e) {
+        } catch (QueueException e) {
             // the timer's pass takes them within seconds; the list shows what the index holds
-            org.slf4j.LoggerFactory.getLogger(ReadRoutes.class).info("batch list: the intake's pass failed ({}); listed what the "
+            LoggerFactory.getLogger(ReadRoutes.class).info("batch list: the intake's pass failed ({}); listed what the "
                     + "number index holds", e.getMessage());
         }
     }
@@ -240,7 +246,7 @@ public final class ReadRoutes {
             List<String> chunk = jids.subList(from, Math.min(jids.size(), from + 100));
             List<Damaged> damaged = new ArrayList<>();
             List<Job> loaded = store.jobs().load(chunk, damaged::add);
-            Map<String, Job> byId = new java.util.HashMap<>();
+            Map<String, Job> byId = new HashMap<>();
             loaded.forEach(j -> byId.put(j.id(), j));
             for (String jid : chunk) {
                 at = from + chunk.indexOf(jid) + 1;
@@ -272,7 +278,7 @@ public final class ReadRoutes {
      * the batch's reference folder when it is listable; else the batch's runs of ids, read a page
      * at a time (an ended state too large to list holds most of the batch: its pages fill at once).
      */
-    private List<String> batchJobs(org.cdlib.mrt.ingestqueue.queue.model.Batch b, JobState s) {
+    private List<String> batchJobs(Batch b, JobState s) {
         if (s != null && s.batchRef() == BatchRef.PROCESSING) {
             return store.jobs().refs(s).stream().map(QueuePaths::jidOfRef).filter(b.status()::holds).sorted().toList();
         }
@@ -316,7 +322,7 @@ public final class ReadRoutes {
         }
     }
 
-    private static <T> T parse(java.util.function.Supplier<T> p, String what) {
+    private static <T> T parse(Supplier<T> p, String what) {
         try {
             return p.get();
         } catch (IllegalArgumentException e) {

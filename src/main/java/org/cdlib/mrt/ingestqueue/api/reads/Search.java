@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.api.reads;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 
 /**
@@ -65,7 +68,7 @@ public final class Search {
         String needle = q.toLowerCase(Locale.ROOT);
         try {
             store.adoptMerrittBatches(); // the numbers drawn since the intake's last pass (usually none): every batch made is found
-        } catch (org.cdlib.mrt.ingestqueue.queue.model.QueueException e) {
+        } catch (QueueException e) {
             // the timer's pass takes them within seconds; the search covers what the number index holds
         }
         long top = store.batches().newestNumber();
@@ -146,7 +149,7 @@ public final class Search {
         answer.put("results", results);
         answer.put("scanned", Map.of("batches", batches, "jobs", jobs));
         if (next != null) {
-            answer.put("next", "/api/search?q=" + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8)
+            answer.put("next", "/api/search?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8)
                     + "&before=" + next + (nextSkip > 0 ? "&skip=" + nextSkip : ""));
         }
         return answer;

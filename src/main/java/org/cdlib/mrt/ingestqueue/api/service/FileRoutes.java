@@ -7,6 +7,8 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.file.OpenOptions;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
@@ -17,6 +19,8 @@ import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.objects.UrlPaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A job's working files, which Merritt storage fetches (by the signed URL of the storage
@@ -24,7 +28,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
  * for a URL that names a lease, only while that lease's session holds the job's lock.
  */
 public final class FileRoutes {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileRoutes.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FileRoutes.class);
     static final long ASKED_AGAIN_FROM = 1 << 20;
     private final QueueStore store;
 
@@ -112,7 +116,7 @@ public final class FileRoutes {
     private static long sizeOf(Path file, String rest, String jid) {
         try {
             return Files.size(file);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new ApiError(404, "no file " + rest + " in the working directory of " + jid);
         }
     }
@@ -138,8 +142,8 @@ public final class FileRoutes {
                 + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own";
     }
 
-    private static Buffer lastByte(Path file, long size) throws java.io.IOException {
-        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+    private static Buffer lastByte(Path file, long size) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
             f.seek(size - 1);
             return Buffer.buffer(new byte[] {(byte) f.read()});
         }

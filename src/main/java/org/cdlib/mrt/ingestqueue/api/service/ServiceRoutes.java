@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.api.service;
 
 import static io.vertx.core.http.HttpMethod.GET;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -67,7 +68,7 @@ public final class ServiceRoutes {
 
     private void openApi(RoutingContext rc) {
         try (InputStream in = ServiceRoutes.class.getResourceAsStream("/api/openapi.json")) {
-            rc.response().putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(in.readAllBytes()));
+            rc.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(in.readAllBytes()));
         } catch (Exception e) {
             throw new ApiError(500, "cannot read the OpenAPI document: " + e.getMessage());
         }

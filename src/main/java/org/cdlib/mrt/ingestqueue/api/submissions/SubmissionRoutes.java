@@ -2,9 +2,11 @@ package org.cdlib.mrt.ingestqueue.api.submissions;
 
 import static io.vertx.core.http.HttpMethod.POST;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.auth.Guard;
@@ -78,7 +80,7 @@ public final class SubmissionRoutes {
 
     @SuppressWarnings("unchecked")
     private void submitJson(RoutingContext rc) {
-        com.fasterxml.jackson.databind.JsonNode json;
+        JsonNode json;
         try {
             json = HttpApi.JSON.readTree(HttpApi.text(rc));
         } catch (Exception e) {
@@ -86,7 +88,7 @@ public final class SubmissionRoutes {
         }
         if (json == null || !json.isObject()) {
             throw new ApiError(400, "the body is not a JSON object but " + (json == null || json.isMissingNode() ? "empty"
-                    : json.isNull() ? "null" : "a JSON " + json.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
+                    : json.isNull() ? "null" : "a JSON " + json.getNodeType().name().toLowerCase(Locale.ROOT))
                     + ": send the submission's fields as one object, e.g. {\"profile\": ..., \"payload_url\": ...}");
         }
         InputChecks.jsonTypes(json, Submissions.JSON_TEXT);

@@ -13,18 +13,24 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
+import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
+import org.cdlib.mrt.ingestqueue.manifest.Ark;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.manifest.PayloadTypes;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a Merritt submission form (CONTRACTS §2) or its JSON equivalent into a batch
@@ -45,7 +51,7 @@ public final class Submissions {
 
     /** The longest name one file may have on the file systems the queue writes to (ext4, XFS: 255 bytes). */
     static final int NAME_BYTES = 255;
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Submissions.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Submissions.class);
 
     private final ProfileRegistry profiles;
     private final Path uploads;
@@ -167,15 +173,15 @@ public final class Submissions {
         }
         String t = type == null ? "file" : PayloadTypes.AUTO.equals(type) ? PayloadTypes.AUTO : PayloadTypes.canonical(type);
         if (t == null || !TYPES.contains(t) && !PayloadTypes.AUTO.equals(t)) {
-            throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ", new java.util.TreeSet<>(TYPES))
+            throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ", new TreeSet<>(TYPES))
                     + ", or Merritt's " + String.join(", ", PayloadTypes.MERRITT_NAMES) + ")");
         }
         digestType = blankToNull(digestType);
         digestValue = blankToNull(digestValue);
         if (digestType != null) {
-            org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm algorithm;
+            DigestAlgorithm algorithm;
             try {
-                algorithm = org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm.fromName(digestType);
+                algorithm = DigestAlgorithm.fromName(digestType);
             } catch (IllegalArgumentException e) {
                 throw new ApiError(400, "field 'digestType': " + e.getMessage());
             }
@@ -199,7 +205,7 @@ public final class Submissions {
                     + " bytes (shorten its text fields)");
         }
         if (primaryId != null && !primaryId.isBlank()) {
-            String problem = org.cdlib.mrt.ingestqueue.manifest.Ark.problem(primaryId.strip());
+            String problem = Ark.problem(primaryId.strip());
             if (problem != null) {
                 throw new ApiError(400, "field 'primaryIdentifier': " + problem);
             }
@@ -321,7 +327,7 @@ public final class Submissions {
 
     /** Removes what was kept of a submission that was then refused: a refused submission keeps no file. */
     void discard(String payloadUrl) {
-        org.cdlib.mrt.ingestqueue.fetch.UploadMark.discard(uploads.getParent(), payloadUrl);
+        UploadMark.discard(uploads.getParent(), payloadUrl);
     }
 
     private String checkUrl(String url) {

@@ -20,6 +20,7 @@ import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class GuessingAndOwnershipTest {
     @BeforeAll
     static void start() throws Exception {
         zk = new TestingServer(true);
-        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.fetch.allow", "127.0.0.2");
         config.put("ingest.api.users", "ops:" + Passwords.hash("pw-ops") + ":admin|submitter, dep:" + Passwords.hash("pw-d")
                 + ":submitter, dep2:" + Passwords.hash("pw-d2") + ":submitter, store:" + Passwords.hash("pw-st") + ":storage");

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.curator.test.TestingServer;
@@ -19,7 +20,9 @@ import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
 import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +50,7 @@ class IdentityAndLoginsTest {
     @BeforeAll
     static void start() throws Exception {
         zk = new TestingServer(true);
-        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.fetch.allow", "127.0.0.2");
         config.put("ingest.api.users", "dep:pw-d:submitter, dep2:pw-d2:submitter, ui:" + Passwords.hash("pw-ui") + ":poster, "
                 + "ops:" + Passwords.hash("pw-ops") + ":admin|submitter");
@@ -194,7 +197,7 @@ class IdentityAndLoginsTest {
     void aUserHoldsAtMostTwentySessionsAndCannotEndAnyoneElses() throws Exception {
         String others = sessionCookie(login("127.0.0.28", "dep2", "pw-d2", List.of()));
         List<String> mine = new ArrayList<>();
-        for (int i = 0; i < org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes.MAX_PER_USER + 5; i++) {
+        for (int i = 0; i < SessionNodes.MAX_PER_USER + 5; i++) {
             mine.add(sessionCookie(login("127.0.0.28", "ops", "pw-ops", List.of())));
         }
         assertEquals(401, session(mine.get(0)), "the oldest of ops's sessions went");
@@ -228,7 +231,7 @@ class IdentityAndLoginsTest {
             }
         }
         for (long[] a : t) {
-            java.util.Arrays.sort(a);
+            Arrays.sort(a);
         }
         long known = t[0][4];
         long unknown = t[1][4];

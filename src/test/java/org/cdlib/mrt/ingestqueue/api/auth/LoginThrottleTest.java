@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ class LoginThrottleTest {
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
 
@@ -122,7 +124,7 @@ class LoginThrottleTest {
             assertEquals(200, logins.check("ops", "pw-ops", "198.51.100.1", "basic").toCompletionStage().toCompletableFuture()
                     .get(60, TimeUnit.SECONDS).status());
             users.forgetVerified();
-            List<io.vertx.core.Future<Logins.Outcome>> guesses = new ArrayList<>();
+            List<Future<Logins.Outcome>> guesses = new ArrayList<>();
             for (int i = 0; i < 80; i++) {
                 guesses.add(logins.check("nobody", "guess", "192.0.2." + i, "basic"));
             }
@@ -132,7 +134,7 @@ class LoginThrottleTest {
             long checked = guesses.stream().filter(f -> f.isComplete() && f.result().status() == 401).count();
             assertTrue(checked < Logins.MAX_WAITING / 2, "ops was answered after " + checked + " of the "
                     + Logins.MAX_WAITING + " guesses' hashes, not behind them");
-            io.vertx.core.Future.all(guesses).toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+            Future.all(guesses).toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
             long full = guesses.stream().filter(f -> f.result().status() == 429).count();
             assertEquals(80 - Logins.MAX_WAITING, full, "past the other lane's waiting places a guess is refused");
             logins.close();

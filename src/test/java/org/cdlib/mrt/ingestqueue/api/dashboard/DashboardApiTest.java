@@ -12,6 +12,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -20,7 +22,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.retry.RetryOneTime;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
 import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
 import org.cdlib.mrt.ingestqueue.api.reads.Search;
@@ -32,6 +36,7 @@ import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
@@ -136,8 +141,8 @@ class DashboardApiTest extends ApiServiceTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("event: hello"));
             // another host's change: its own session, nothing of it in this process's listeners
             String bid;
-            try (var other = org.apache.curator.framework.CuratorFrameworkFactory.newClient(zk.getConnectString(),
-                    new org.apache.curator.retry.RetryOneTime(100))) {
+            try (var other = CuratorFrameworkFactory.newClient(zk.getConnectString(),
+                    new RetryOneTime(100))) {
                 other.start();
                 QueueStore elsewhere = new QueueStore(other, dir.resolve("other-host")).start();
                 bid = elsewhere.batches().create(QueueTestSupport.submission("demo_content"));
@@ -376,7 +381,7 @@ class DashboardApiTest extends ApiServiceTest {
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         for (String jid : jids) {
             var lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-            store.transition(lock, JobState.FAILED, org.cdlib.mrt.ingestqueue.queue.model.Change.failure("download failed: 404"));
+            store.transition(lock, JobState.FAILED, Change.failure("download failed: 404"));
         }
         // one of them is locked by a worker: refused, the other requeued
         var busy = store.claims().tryLockJob(jids.get(0), "worker").orElseThrow();
@@ -420,7 +425,7 @@ class DashboardApiTest extends ApiServiceTest {
             assertEquals("sam", b.get("submission").get("submitter").asText(), page2.toString());
         }
         assertTrue(page2.toString().contains(mine), page2.toString());
-        String today = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+        String today = LocalDate.now(ZoneOffset.UTC).toString();
         assertTrue(json(send("GET", "/api/batches?from=" + today + "&to=" + today + "&profile=demo_content", "rita"))
                 .get("batches").size() >= 3);
         assertEquals(0, json(send("GET", "/api/batches?from=2999-01-01", "rita")).get("batches").size());

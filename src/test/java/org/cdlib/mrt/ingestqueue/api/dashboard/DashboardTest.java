@@ -12,18 +12,24 @@ import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
 import com.microsoft.playwright.assertions.LocatorAssertions;
 import com.microsoft.playwright.assertions.PlaywrightAssertions;
+import com.microsoft.playwright.options.SameSiteAttribute;
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
 import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
@@ -74,7 +80,7 @@ class DashboardTest {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.port", "0");
-        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the demo files on loopback
+        config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // the demo files on loopback
         config.put("ingest.download.retries", "0");
         config.put("ingest.api.users", "operator:secret:admin|submitter");
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
@@ -103,8 +109,8 @@ class DashboardTest {
     }
 
     /** A batch of two objects whose second file answers 404 until {@link #FIXED}: a download that fails, then is fixed. */
-    static HttpServer fixableFiles() throws java.io.IOException {
-        HttpServer s = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    static HttpServer fixableFiles() throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         s.createContext("/fix/", ex -> {
             String name = ex.getRequestURI().getPath().substring("/fix/".length());
             String root = "http://127.0.0.1:" + s.getAddress().getPort() + "/fix";
@@ -142,7 +148,7 @@ class DashboardTest {
 
     static BatchSubmission manifest(String url, String title) {
         return new BatchSubmission("demo_content", "operator", url, title, "demo", null, null, "batch-manifest", "add", null,
-                null, null, null, null, null, "json", null, java.time.Instant.now().toString(), null);
+                null, null, null, null, null, "json", null, Instant.now().toString(), null);
     }
 
     static String demoBatch() {
@@ -185,12 +191,12 @@ class DashboardTest {
                     .hasText("3 completed · 0 failed · 0 held · 0 open of 3");
             PlaywrightAssertions.assertThat(row).containsText("Demo");
             PlaywrightAssertions.assertThat(row).containsText("batch.checkm");
-            PlaywrightAssertions.assertThat(row).containsText(java.util.regex.Pattern.compile("[0-9.]+ jobs/min now"));
+            PlaywrightAssertions.assertThat(row).containsText(Pattern.compile("[0-9.]+ jobs/min now"));
             assertEquals(true, page.evaluate("window.notReloaded === true"), "the row changed by live updates, not a reload");
             PlaywrightAssertions.assertThat(page.locator("#job-summary [data-summary='completed'] b")).not().hasText("0");
             PlaywrightAssertions.assertThat(page.locator(".chart svg")).hasCount(3);
             PlaywrightAssertions.assertThat(page.locator(".chart svg").first()).hasAttribute("aria-label",
-                    java.util.regex.Pattern.compile("[1-9]\\d* completed"));
+                    Pattern.compile("[1-9]\\d* completed"));
             shot(page, "overview");
 
             // the batch's page at its address, then a job's page with its timeline
@@ -318,7 +324,7 @@ class DashboardTest {
                 return mails.anyMatch(m -> {
                     try {
                         return Files.readString(m).contains(mailed);
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         return false;
                     }
                 });
@@ -360,7 +366,7 @@ class DashboardTest {
             var hold = page.locator("#job-actions button[data-action='hold']");
             PlaywrightAssertions.assertThat(hold).isDisabled();
             PlaywrightAssertions.assertThat(page.locator("#locked-why")).containsText("locked by worker-7@");
-            PlaywrightAssertions.assertThat(hold).hasAttribute("title", java.util.regex.Pattern.compile("worker-7@"));
+            PlaywrightAssertions.assertThat(hold).hasAttribute("title", Pattern.compile("worker-7@"));
             shot(page, "job-locked");
             store.unlock(lock);
             page.reload();
@@ -400,7 +406,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
             var cookie = context.cookies().stream().filter(c -> c.name.equals(Sessions.COOKIE)).findFirst().orElseThrow();
             assertEquals(true, cookie.httpOnly);
-            assertEquals(com.microsoft.playwright.options.SameSiteAttribute.STRICT, cookie.sameSite);
+            assertEquals(SameSiteAttribute.STRICT, cookie.sameSite);
             assertEquals(false, String.valueOf(page.evaluate("document.cookie")).contains(Sessions.COOKIE), "scripts cannot read it");
             // the page's own action goes through (after its confirmation): it sends the session's CSRF token
             page.click("#queue-toggle");
@@ -419,8 +425,8 @@ class DashboardTest {
     }
 
     /** A page on another site (localhost is not 127.0.0.1) that posts a form to the queue's hold action as soon as it opens. */
-    static HttpServer attacker() throws java.io.IOException {
-        HttpServer evil = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    static HttpServer attacker() throws IOException {
+        HttpServer evil = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         evil.createContext("/", ex -> {
             byte[] b = ("<!doctype html><html><body><form method=\"POST\" action=\"" + base + "/api/queue/hold\"></form>"
                     + "<script>document.forms[0].submit()</script></body></html>").getBytes(StandardCharsets.UTF_8);

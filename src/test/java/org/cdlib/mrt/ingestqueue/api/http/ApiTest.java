@@ -17,9 +17,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -90,7 +92,7 @@ class ApiTest extends ApiServiceTest {
         assertEquals("sam/Sam Depositor", b.submission().submitter());
         assertEquals("hello.txt", b.submission().fileName());
         assertEquals("loc-77", b.submission().localIdentifier());
-        assertEquals(java.util.List.of("maps; roads"), b.submission().dublinCore().get("subject"));
+        assertEquals(List.of("maps; roads"), b.submission().dublinCore().get("subject"));
         Path kept = Path.of(URI.create(b.submission().payloadUrl()));
         assertTrue(kept.startsWith(dir.resolve("queue").resolve("uploads").toAbsolutePath()), kept.toString());
         assertEquals("hello", Files.readString(kept));
@@ -238,7 +240,7 @@ class ApiTest extends ApiServiceTest {
 
     /** {@code path} signed as the storage manifest of a job in this service's ingest home would sign it. */
     static String signed(String path) {
-        String url = org.cdlib.mrt.ingestqueue.objects.FileUrlSigner.signIfServed(dir.resolve("queue/bid0000000001/jid0000000001"),
+        String url = FileUrlSigner.signIfServed(dir.resolve("queue/bid0000000001/jid0000000001"),
                 base + path);
         assertTrue(url.contains("&signature="), url);
         return url.substring(base.length());

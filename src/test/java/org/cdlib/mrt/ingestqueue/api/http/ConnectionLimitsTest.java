@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,7 +40,7 @@ class ConnectionLimitsTest {
     @BeforeAll
     static void start() throws Exception {
         zk = new TestingServer(true);
-        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.api.users", "ops:pw-o:admin");
         config.put("ingest.http.header-timeout", "PT10S");
         config.put("ingest.http.max-connections-per-address", Integer.toString(CAP));
@@ -136,7 +138,7 @@ class ConnectionLimitsTest {
                     s.getOutputStream().flush();
                     s.setSoTimeout(100);
                     closed = s.getInputStream().read() < 0; // the tick: a read that waits 100 ms
-                } catch (java.net.SocketTimeoutException stillOpen) {
+                } catch (SocketTimeoutException stillOpen) {
                     // not closed yet
                 } catch (IOException e) {
                     closed = true;

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -53,7 +54,7 @@ public record RawHttp(int status, List<String> headers, String body) {
             }
             return true;
         } catch (IOException e) {
-            return !(e instanceof java.net.SocketTimeoutException);
+            return !(e instanceof SocketTimeoutException);
         }
     }
 

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -25,11 +26,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
@@ -43,11 +50,14 @@ import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.auth.Passwords;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
+import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,7 +104,7 @@ class SecurityTest {
             ex.close();
         });
         allowed.start();
-        Map<String, String> config = org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.provisioning.max-used-percent", "100");
         config.put("ingest.download.retries", "0");
         config.put("ingest.fetch.allow", "127.0.0.2"); // loopback 127.0.0.1 stays forbidden
@@ -262,8 +272,8 @@ class SecurityTest {
         Path keyFile = dir.resolve("queue/.secrets/files-signing.key");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile)));
         byte[] key = Base64.getDecoder().decode(Files.readString(keyFile).strip());
-        String old = new FileUrlSigner(key, Duration.ofSeconds(1), java.time.Clock.fixed(java.time.Instant.parse("2020-01-01T00:00:00Z"),
-                java.time.ZoneOffset.UTC)).sign(base + path);
+        String old = new FileUrlSigner(key, Duration.ofSeconds(1), Clock.fixed(Instant.parse("2020-01-01T00:00:00Z"),
+                ZoneOffset.UTC)).sign(base + path);
         assertTrue(error(send(HttpRequest.newBuilder(URI.create(old))), 403).contains("expired at 2020-01-01T00:00:01Z"));
         // storage's own credentials
         HttpResponse<String> byUser = send(request(path, "store", "pw-st"));
@@ -323,7 +333,7 @@ class SecurityTest {
         Files.createDirectories(f.getParent());
         int size = 40 << 20; // more than the sockets between the two ends hold
         byte[] content = new byte[size];
-        new java.util.Random(7).nextBytes(content);
+        new Random(7).nextBytes(content);
         Files.write(f, content);
         String path = "/files/bid0000009995/" + jid + "/producer/large.bin";
         try (CuratorFramework a = client(); CuratorFramework b = client()) {
@@ -335,14 +345,14 @@ class SecurityTest {
             // held throughout: every byte, as written
             HttpResponse<byte[]> whole = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(), HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(200, whole.statusCode());
-            assertTrue(java.util.Arrays.equals(content, whole.body()), "the file as written: " + whole.body().length + " bytes");
+            assertTrue(Arrays.equals(content, whole.body()), "the file as written: " + whole.body().length + " bytes");
 
-            HttpResponse<java.io.InputStream> r = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(),
+            HttpResponse<InputStream> r = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(),
                     HttpResponse.BodyHandlers.ofInputStream());
             assertEquals(200, r.statusCode());
             assertEquals(String.valueOf(size), r.headers().firstValue("Content-Length").orElse(""));
             long read = 0;
-            try (java.io.InputStream in = r.body()) {
+            try (InputStream in = r.body()) {
                 read += in.readNBytes(1 << 20).length;
                 // A's session ends mid-transfer, and another host takes the job
                 a.getZookeeperClient().getZooKeeper().close();
@@ -352,7 +362,7 @@ class SecurityTest {
                 for (int n; (n = in.read(buffer)) > 0; ) {
                     read += n;
                 }
-            } catch (java.io.IOException cut) {
+            } catch (IOException cut) {
                 // the connection closed short of its Content-Length
             }
             assertTrue(read < size, "the whole file went to a fetch whose lease had lost the job: " + read + " bytes");
@@ -373,7 +383,7 @@ class SecurityTest {
         Path wd = dir.resolve("queue/bid0000009997/jid0000009997");
         Files.createDirectories(wd.resolve("producer"));
         Files.writeString(wd.resolve("producer/x.txt"), "x");
-        String text = org.cdlib.mrt.ingestqueue.objects.StorageManifest.build(wd,
+        String text = StorageManifest.build(wd,
                 (file, name) -> base + "/files/bid0000009997/jid0000009997/" + name).text();
         String url = text.lines().filter(l -> l.startsWith("http")).findFirst().orElseThrow().split(" \\| ")[0];
         assertTrue(url.contains("?expires=") && url.contains("&signature="), url);
@@ -520,13 +530,13 @@ class SecurityTest {
         HttpResponse<String> ok = send(login.header("X-Requested-By", "test"));
         assertEquals(200, ok.statusCode(), ok.body());
         String setCookie = ok.headers().firstValue("Set-Cookie").orElseThrow();
-        assertTrue(setCookie.startsWith(Sessions.COOKIE + "=") && setCookie.toLowerCase(java.util.Locale.ROOT).contains("; httponly") && setCookie.contains("SameSite=Strict"),
+        assertTrue(setCookie.startsWith(Sessions.COOKIE + "=") && setCookie.toLowerCase(Locale.ROOT).contains("; httponly") && setCookie.contains("SameSite=Strict"),
                 setCookie);
         String cookie = setCookie.split(";")[0];
         // the session's first read issues its CSRF token as a cookie the page reads (not HttpOnly)
         HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(base + "/api/session")).header("Cookie", cookie));
         String csrfCookie = read.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "=")).findFirst().orElseThrow();
-        assertFalse(csrfCookie.toLowerCase(java.util.Locale.ROOT).contains("httponly"), csrfCookie);
+        assertFalse(csrfCookie.toLowerCase(Locale.ROOT).contains("httponly"), csrfCookie);
         String csrf = csrfCookie.split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
         String cookies = cookie + "; " + Sessions.CSRF_COOKIE + "=" + csrf;
         HttpResponse<String> without = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookies)
@@ -571,7 +581,7 @@ class SecurityTest {
         ApiUsers users = ApiUsers.parse("a:" + hash + ":admin", null, true);
         assertTrue(users.authenticate(auth("a", "s3cret")).isPresent());
         assertTrue(users.authenticate(auth("a", "guess")).isEmpty());
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class,
                 () -> ApiUsers.parse("b:plain:admin", null, true));
         assertTrue(e.getMessage().contains("the password of 'b' is plain text"), e.getMessage());
         // the service here runs with a hashed admin password

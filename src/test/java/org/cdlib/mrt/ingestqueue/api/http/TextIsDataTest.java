@@ -12,6 +12,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -120,7 +121,7 @@ class TextIsDataTest {
     }
 
     static Logger root() {
-        return (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        return (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
     }
 
     static HttpRequest.Builder request(String path, String user, String pw) {
@@ -350,7 +351,7 @@ class TextIsDataTest {
             }
             return b.toString();
         }
-        if (content instanceof java.io.InputStream in) {
+        if (content instanceof InputStream in) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         return String.valueOf(content);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
@@ -24,6 +26,7 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,26 +96,26 @@ class UnusedArksApiTest {
         store.jobs().merrittNeighbours(merrittNeighbours);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().load(bid).jobIds().get(0);
-        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(org.cdlib.mrt.ingestqueue.queue.model.JobState.PROCESSING));
+        QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
         JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
         store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")), "ark:/99999/fk4mine");
         store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4winner");
         store.unlock(lock);
-        QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.STORING,
-                org.cdlib.mrt.ingestqueue.queue.model.JobState.RECORDING, org.cdlib.mrt.ingestqueue.queue.model.JobState.NOTIFY);
+        QueueTestSupport.walk(store, jid, JobState.STORING,
+                JobState.RECORDING, JobState.NOTIFY);
 
         HttpApi api = readAndAdminApi(store);
         try {
-            com.fasterxml.jackson.databind.node.ObjectNode before = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);
+            ObjectNode before = (ObjectNode) get(api, "/api/jobs/" + jid);
             Object searchBefore = new Search(store).find("loc0", null, 0);
             JsonNode fsckBefore = get(api, "/api/fsck");
-            QueueTestSupport.walk(store, jid, org.cdlib.mrt.ingestqueue.queue.model.JobState.COMPLETED);
+            QueueTestSupport.walk(store, jid, JobState.COMPLETED);
             assertEquals(merrittNeighbours ? List.of("bid", "configuration", "effects", "identifiers", "metadata", "priority",
                     "space_needed", "status") : List.of("status"), ZK.client().getChildren()
                     .forPath("/jobs/" + jid).stream().sorted().toList(), "compacted");
 
-            com.fasterxml.jackson.databind.node.ObjectNode after = (com.fasterxml.jackson.databind.node.ObjectNode) get(api, "/api/jobs/" + jid);
+            ObjectNode after = (ObjectNode) get(api, "/api/jobs/" + jid);
             assertEquals("completed", after.at("/status/status").asText());
             before.remove("status");
             after.remove("status");
@@ -130,7 +133,7 @@ class UnusedArksApiTest {
     private static JsonNode get(HttpApi api, String path) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + api.port() + path))
-                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("alice:pw-a".getBytes()))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes()))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
         return new ObjectMapper().readTree(r.body());

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -216,7 +217,7 @@ class SubmissionLimitsTest extends ApiServiceTest {
     void aFormFieldOverTwoMegabytesAfterTheFileIsRefusedWith400AndKeepsNoUpload() throws Exception {
         List<Path> uploadsBefore = uploads();
         String boundary = "----after-the-file";
-        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
         body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
                 + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hello.txt\"\r\n"
                 + "Content-Type: application/octet-stream\r\n\r\nhello\r\n"
@@ -248,7 +249,7 @@ class SubmissionLimitsTest extends ApiServiceTest {
 
     static HttpResponse<String> formWithRawFileName(byte[] name) throws Exception {
         String boundary = "----raw-name";
-        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
         body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
                 + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"").getBytes(StandardCharsets.UTF_8));
         body.writeBytes(name);
