@@ -31,7 +31,8 @@ import org.cdlib.mrt.ingestqueue.report.ReportingModule;
  * (10 GiB), {@code ingest.http.enabled} (true); and the security keys: {@code ingest.api.plain-passwords}
  * (warn | refuse), {@code ingest.api.session-idle} (PT1H), {@code ingest.api.max-upload-per-user} (0: none)
  * per {@code ingest.api.upload-window} (P1D), {@code ingest.files.signing-key} (generated and kept
- * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D), {@code ingest.api.login-failures-per-user}
+ * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D), {@code
+ * ingest.api.login-failures-per-user}
  * (10) and {@code -per-address} (20), {@code ingest.http.trusted-proxies} (none), {@code ingest.http.idle-timeout}
  * (PT60S), {@code ingest.http.header-timeout} (PT20S), {@code ingest.http.min-body-rate} (1024 bytes/s),
  * {@code ingest.http.max-connections-per-address} (64).
@@ -41,7 +42,8 @@ public final class ApiModule implements QueueModule {
     @Override
     public void bind(QueueContext ctx) throws Exception {
         // the storage manifest signs the URLs of working files whether or not this host serves them
-        FileUrlSigner signer = FileUrlSigner.forHome(ctx.ingestHome(), ctx.property("ingest.files.signing-key").orElse(null),
+        FileUrlSigner signer = FileUrlSigner.forHome(ctx.ingestHome(), ctx.property("ingest.files.signing-key")
+                .orElse(null),
                 ctx.durationProperty("ingest.files.url-ttl", Duration.ofDays(1))).register(ctx.ingestHome());
         if (!ctx.booleanProperty("ingest.http.enabled", true)) {
             return;
@@ -51,7 +53,8 @@ public final class ApiModule implements QueueModule {
         QueueMetrics metrics = new QueueMetrics(ctx.store());
         String plain = ctx.property("ingest.api.plain-passwords", "warn");
         if (!plain.equals("warn") && !plain.equals("refuse")) {
-            throw new IllegalArgumentException("ingest.api.plain-passwords must be warn or refuse, got '" + plain + "'");
+            throw new IllegalArgumentException("ingest.api.plain-passwords must be warn or refuse, got '" + plain
+                    + "'");
         }
         HttpApi api = new HttpApi(ApiUsers.parse(ctx.property("ingest.api.users").orElse(null),
                 Secrets.directory(ctx.ingestHome()), plain.equals("refuse")),
@@ -67,7 +70,8 @@ public final class ApiModule implements QueueModule {
                 .loginThrottle(new LoginThrottle(ctx.intProperty("ingest.api.login-failures-per-user", 10),
                         ctx.intProperty("ingest.api.login-failures-per-address", 20), Clock.systemUTC()))
                 .proxies(proxies)
-                .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout", Duration.ofSeconds(60)),
+                .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout",
+                Duration.ofSeconds(60)),
                         ctx.durationProperty("ingest.http.header-timeout", Duration.ofSeconds(20)),
                         ctx.longProperty("ingest.http.min-body-rate", 1024),
                         ctx.intProperty("ingest.http.max-connections-per-address", 64)));

@@ -26,7 +26,8 @@ final class ApiRoutes {
     private final ServiceRoutes service;
     private final FileRoutes files;
 
-    ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions, QueueMetrics metrics,
+    ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions,
+            QueueMetrics metrics,
             Duration retention) {
         this.reads = new ReadRoutes(store);
         this.submit = new SubmissionRoutes(store, submissions, reads);

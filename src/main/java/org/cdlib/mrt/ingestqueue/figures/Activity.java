@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 
 /**
  * What the charts show: jobs that arrived in each state per minute (counted from the state
@@ -90,7 +90,7 @@ public final class Activity {
                 }
             });
             if (e.getValue().has("sample")) {
-                earlier.add(HttpApi.JSON.convertValue(e.getValue().get("sample"), Map.class));
+                earlier.add(QueueJson.MAPPER.convertValue(e.getValue().get("sample"), Map.class));
             }
             startedMinute = Math.min(startedMinute, m);
         }
@@ -127,7 +127,9 @@ public final class Activity {
         arrived(state, 1);
     }
 
-    /** {@code n} job references were created in {@code state} since the last count (counted in the minute under way). */
+    /**
+     * {@code n} job references were created in {@code state} since the last count (counted in the minute under way).
+     */
     synchronized void arrived(String state, long n) {
         if (STATES.contains(state) && n > 0) {
             int i = slot(minute());
@@ -197,7 +199,10 @@ public final class Activity {
         return arrivedPerMinute("completed", minutes);
     }
 
-    /** Jobs that arrived in {@code state} per minute over the last {@code minutes} minutes and the one under way (0: none). */
+    /**
+     * Jobs that arrived in {@code state} per minute over the last {@code minutes} minutes and the one under way (0:
+     * none).
+     */
     synchronized double arrivedPerMinute(String state, int minutes) {
         long now = minute();
         long sum = 0;

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.figures;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -11,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -72,6 +72,12 @@ public final class BatchProgress implements AutoCloseable {
         return out;
     }
 
+    /** A node's stamp as ISO-8601, as the API gives it; as stored when it cannot be read. */
+    private static String iso(String stamp) {
+        Instant at = QueueTime.parse(stamp);
+        return at == null ? stamp : at.toString();
+    }
+
     /** Where each open job of the queue stands: its state, and how many jobs are ahead of it. */
     private record Place(JobState state, int ahead, boolean active) {
     }
@@ -101,7 +107,7 @@ public final class BatchProgress implements AutoCloseable {
         m.put("submitter", b.submission().submitter());
         m.put("submitted", b.submission().submitted());
         m.put("file_name", b.submission().fileName());
-        m.put("last_modified", QueueViews.iso(b.status().lastModified()));
+        m.put("last_modified", iso(b.status().lastModified()));
 
         Map<JobState, List<String>> states = open.snapshot();
         Set<String> workedOn = open.workedOn();
@@ -155,7 +161,8 @@ public final class BatchProgress implements AutoCloseable {
                 m.put("estimate_note", worst.note());
             }
         } else if (held > 0) {
-            m.put("estimate_note", "every open job of the batch is held by an operator: no estimate until they are released");
+            m.put("estimate_note",
+                    "every open job of the batch is held by an operator: no estimate until they are released");
         }
         List<Map<String, Object>> jobs = new ArrayList<>();
         for (Job j : store.jobs().load(mine.subList(0, Math.min(mine.size(), LISTED_JOBS)))) {
@@ -227,7 +234,8 @@ public final class BatchProgress implements AutoCloseable {
         }
         double slowest = Double.MAX_VALUE;
         for (JobState s = p.state(); s != null && s != JobState.COMPLETED; s = s.successor()) {
-            double rate = activity.arrivedPerMinute(s.successor() == null ? "completed" : s.successor().wire(), RATE_MINUTES);
+            double rate = activity.arrivedPerMinute(s.successor() == null ? "completed" : s.successor().wire(),
+                    RATE_MINUTES);
             if (rate <= 0) {
                 return new Estimate(null, "no job has left " + s.wire() + " in the last " + RATE_MINUTES
                         + " minutes, so there is no rate to estimate from yet");

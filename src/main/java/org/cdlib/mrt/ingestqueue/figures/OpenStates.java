@@ -40,7 +40,9 @@ public final class OpenStates implements AutoCloseable {
         this.idleMs = idleMs;
     }
 
-    /** Each open state's references (PP-JID) in run order; the watched view once it has listed, a listing until then. */
+    /**
+     * Each open state's references (PP-JID) in run order; the watched view once it has listed, a listing until then.
+     */
     synchronized Map<JobState, List<String>> snapshot() {
         lastAsked = System.currentTimeMillis();
         Map<JobState, List<String>> out = new EnumMap<>(JobState.class);

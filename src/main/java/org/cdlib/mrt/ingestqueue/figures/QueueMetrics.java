@@ -61,7 +61,8 @@ public final class QueueMetrics implements StepObserver {
 
     @Override
     public void stepEnded(String queue, Duration took, boolean failed) {
-        timers.computeIfAbsent(queue + failed, k -> Timer.builder("ingest.step.duration").description("time a route run took")
+        timers.computeIfAbsent(queue + failed, k -> Timer.builder("ingest.step.duration")
+                .description("time a route run took")
                 .tag("queue", queue).tag("outcome", failed ? "failed" : "ok").register(registry)).record(took);
     }
 

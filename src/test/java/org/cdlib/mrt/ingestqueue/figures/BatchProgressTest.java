@@ -65,12 +65,15 @@ class BatchProgressTest {
         work(store, bj.get(0), JobState.PROCESSING);
         work(store, bj.get(1), JobState.PROCESSING);
         // a host works on A's job in processing (what Hosts publishes)
-        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1", ("{\"id\":\"h1\",\"host\":\"x\",\"pid\":1,"
-                + "\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[{\"job_id\":\"" + aj.get(1)
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1",
+                ("{\"id\":\"h1\",\"host\":\"x\",\"pid\":1,"
+                + "\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[{\"job_id\":\""
+                + aj.get(1)
                 + "\",\"since\":\"2026-11-24T10:00:00Z\"}],\"leads\":[]}").getBytes());
 
         Activity activity = new Activity(clock);
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify", "completed")) {
+        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify",
+                "completed")) {
             for (int i = 0; i < 10; i++) {
                 activity.arrived(s); // 20 a minute leave each state ...
             }
@@ -88,7 +91,8 @@ class BatchProgressTest {
         // A's last pending job: the three jobs in processing (B's two, A's one) and A's first three pending are ahead
         // of it (B's pending jobs are behind it in run order): 6 ahead, seventh in line
         assertEquals(7, p.get("last_position"));
-        assertEquals(clock.instant().plusSeconds(210).toString(), p.get("estimated_completion"), "7 jobs at 2 a minute: 3.5 minutes");
+        assertEquals(clock.instant().plusSeconds(210).toString(), p.get("estimated_completion"),
+                "7 jobs at 2 a minute: 3.5 minutes");
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rows = (List<Map<String, Object>>) p.get("open_jobs");
         Map<String, Map<String, Object>> byJob = new HashMap<>();

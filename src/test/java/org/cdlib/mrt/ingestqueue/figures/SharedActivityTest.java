@@ -86,7 +86,8 @@ class SharedActivityTest {
         assertEquals(Map.of("pending", 7), samples.get(0).get("jobs"));
 
         // a hostile node adds no keys; minutes older than the kept ones go
-        ZK.client().create().forPath(QueuePaths.ACTIVITY + "/" + (m1 - 1), "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
+        ZK.client().create().forPath(QueuePaths.ACTIVITY + "/" + (m1 - 1),
+                "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
         Activity c = new Activity(new Moving("2026-11-24T10:02:15Z"));
         c.fill(store.activity().read(m1 - 5, m1));
         assertEquals(0.0, c.arrivedPerMinute("x1", 15));

@@ -54,7 +54,8 @@ class WatchlessFiguresTest {
             QueueTestSupport.walk(b, jids.get(5), JobState.FAILED);
             arrivals.count();
             Map<String, Long> counted = arrived(activity);
-            assertEquals(Map.of("pending", 6L, "estimating", 4L, "provisioning", 1L, "downloading", 1L, "failed", 1L), counted);
+            assertEquals(Map.of("pending", 6L, "estimating", 4L, "provisioning", 1L, "downloading", 1L, "failed", 1L),
+                    counted);
             arrivals.count(); // nothing moved since: nothing more
             assertEquals(counted, arrived(activity));
             b.close();
@@ -70,14 +71,16 @@ class WatchlessFiguresTest {
         clock.now = Instant.parse("2026-11-24T10:01:01Z");
         arrivals.count();
         QueueTestSupport.batchWithJobs(store, 3, 5);
-        clock.now = Instant.parse("2026-11-24T10:01:40Z"); // ZooKeeper away for 39 s: what arrived meanwhile is not counted
+        // ZooKeeper away for 39 s: what arrived meanwhile is not counted
+        clock.now = Instant.parse("2026-11-24T10:01:40Z");
         arrivals.count();
         long m = clock.now.toEpochMilli() / 60_000;
         assertEquals(Map.of(), activity.figures(m).get("arrived"));
         QueueTestSupport.batchWithJobs(store, 2, 5);
         clock.now = Instant.parse("2026-11-24T10:01:45Z");
         arrivals.count();
-        assertEquals(Map.of("pending", 2L), activity.figures(m).get("arrived"), "counted again from the count after the gap");
+        assertEquals(Map.of("pending", 2L), activity.figures(m).get("arrived"),
+                "counted again from the count after the gap");
         clock.now = Instant.parse("2026-11-24T10:02:05Z");
         assertFalse(activity.watchedWhole(m), "a minute with a gap is not shared as every host's");
     }
@@ -85,7 +88,8 @@ class WatchlessFiguresTest {
     @Test
     void aFoldersChangesAreCountedAcrossTheCountersWrapAndNotAcrossItsRecreation() {
         // 4 changes across 2^31: 3 created, 1 deleted
-        assertEquals(3, new FolderChanges(Integer.MIN_VALUE + 1, 5).createdSince(new FolderChanges(Integer.MAX_VALUE - 2, 3)));
+        assertEquals(3, new FolderChanges(Integer.MIN_VALUE + 1, 5).createdSince(new FolderChanges(
+                Integer.MAX_VALUE - 2, 3)));
         assertEquals(0, new FolderChanges(2, 2).createdSince(new FolderChanges(90, 7)), "a folder made anew");
         assertEquals(5, new FolderChanges(7, 3).created(), "5 created, 2 deleted");
     }
@@ -104,7 +108,8 @@ class WatchlessFiguresTest {
         clock.now = Instant.parse("2026-11-24T10:03:00Z");
         assertEquals(12.0, activity.batchRate("bid0000000002", 512, old));
         clock.now = Instant.parse("2026-11-24T10:03:30Z");
-        assertEquals(16.0, activity.batchRate("bid0000000002", 524, old), "24 in the 1.5 minutes since it was first shown");
+        assertEquals(16.0, activity.batchRate("bid0000000002", 524, old),
+                "24 in the 1.5 minutes since it was first shown");
         clock.now = Instant.parse("2026-11-24T10:20:00Z");
         assertNull(activity.batchRate("bid0000000002", 524, old), "none ended in the window");
     }

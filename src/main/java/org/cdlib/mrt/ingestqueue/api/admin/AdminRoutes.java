@@ -31,7 +31,8 @@ public final class AdminRoutes {
     private final ReadRoutes reads;
     private final Duration retention;
 
-    public AdminRoutes(AdminActions admin, ConsistencyCheck fsck, Submissions submissions, ReadRoutes reads, Duration retention) {
+    public AdminRoutes(AdminActions admin, ConsistencyCheck fsck, Submissions submissions, ReadRoutes reads,
+            Duration retention) {
         this.admin = admin;
         this.fsck = fsck;
         this.submissions = submissions;
@@ -40,10 +41,15 @@ public final class AdminRoutes {
     }
 
     public void register(HttpApi api) {
-        api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc, admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
-        api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc, admin.releaseJob(rc.pathParam("jid"), HttpApi.user(rc))));
-        api.add(POST, "/api/jobs/:jid/requeue", Access.ADMIN, "Requeue a failed job", rc -> job(rc, admin.requeueJob(rc.pathParam("jid"), HttpApi.user(rc))));
-        api.add(POST, "/api/jobs/:jid/fail", Access.ADMIN, "Force a job into failed, stopping the worker that holds it (reason=…), as the Admin Tool's Fail", rc -> {
+        api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc,
+                admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
+        api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc,
+                admin.releaseJob(rc.pathParam("jid"), HttpApi.user(rc))));
+        api.add(POST, "/api/jobs/:jid/requeue", Access.ADMIN, "Requeue a failed job", rc -> job(rc,
+                admin.requeueJob(rc.pathParam("jid"), HttpApi.user(rc))));
+        api.add(POST, "/api/jobs/:jid/fail", Access.ADMIN,
+                "Force a job into failed, stopping the worker that holds it (reason=…), as the Admin Tool's Fail",
+                rc -> {
             String reason = rc.queryParams().get("reason");
             InputChecks.text("reason", reason);
             if (reason != null && reason.length() > 1_000) {
@@ -51,16 +57,22 @@ public final class AdminRoutes {
             }
             job(rc, admin.failJob(rc.pathParam("jid"), reason, HttpApi.user(rc)));
         });
-        api.add(POST, "/api/jobs/:jid/delete", Access.ADMIN, "Delete a failed or held job (confirm=true when its batch is open)", rc -> {
+        api.add(POST, "/api/jobs/:jid/delete", Access.ADMIN,
+                "Delete a failed or held job (confirm=true when its batch is open)", rc -> {
             admin.deleteJob(rc.pathParam("jid"), "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("jid")));
         });
-        api.add(POST, "/api/jobs/:jid/unlock", Access.ADMIN, "Break a job's lock held by a stuck host (confirm=true)", rc ->
-                HttpApi.json(rc, 200, Map.of("unlocked", rc.pathParam("jid"), "held_by", admin.breakJobLock(rc.pathParam("jid"),
+        api.add(POST, "/api/jobs/:jid/unlock", Access.ADMIN, "Break a job's lock held by a stuck host (confirm=true)",
+                rc ->
+                HttpApi.json(rc, 200, Map.of("unlocked", rc.pathParam("jid"), "held_by",
+                admin.breakJobLock(rc.pathParam("jid"),
                         "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc)))));
-        api.add(POST, "/api/batches/:bid/hold", Access.ADMIN, "Hold a pending batch", rc -> batchAction(rc, admin.holdBatch(rc.pathParam("bid"), HttpApi.user(rc))));
-        api.add(POST, "/api/batches/:bid/release", Access.ADMIN, "Release a held batch", rc -> batchAction(rc, admin.releaseBatch(rc.pathParam("bid"), HttpApi.user(rc))));
-        api.add(POST, "/api/batches/:bid/update-reporting", Access.ADMIN, "Report a failed batch again", rc -> batchAction(rc, admin.updateReporting(rc.pathParam("bid"), HttpApi.user(rc))));
+        api.add(POST, "/api/batches/:bid/hold", Access.ADMIN, "Hold a pending batch", rc -> batchAction(rc,
+                admin.holdBatch(rc.pathParam("bid"), HttpApi.user(rc))));
+        api.add(POST, "/api/batches/:bid/release", Access.ADMIN, "Release a held batch", rc -> batchAction(rc,
+                admin.releaseBatch(rc.pathParam("bid"), HttpApi.user(rc))));
+        api.add(POST, "/api/batches/:bid/update-reporting", Access.ADMIN, "Report a failed batch again", rc ->
+                batchAction(rc, admin.updateReporting(rc.pathParam("bid"), HttpApi.user(rc))));
         api.add(POST, "/api/batches/:bid/delete", Access.ADMIN, "Delete a failed or held batch with its jobs", rc -> {
             admin.deleteBatch(rc.pathParam("bid"), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("bid")));
@@ -74,8 +86,10 @@ public final class AdminRoutes {
             admin.holds().releaseCollection(rc.pathParam("profile"), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("released", rc.pathParam("profile")));
         });
-        api.add(POST, "/api/collections/:profile/release-all", Access.ADMIN, "Release every held job and batch of a collection", rc ->
-                HttpApi.json(rc, 200, Map.of("released", admin.holds().releaseCollectionJobs(rc.pathParam("profile"), HttpApi.user(rc)))));
+        api.add(POST, "/api/collections/:profile/release-all", Access.ADMIN,
+                "Release every held job and batch of a collection", rc ->
+                HttpApi.json(rc, 200, Map.of("released", admin.holds().releaseCollectionJobs(rc.pathParam("profile"),
+                HttpApi.user(rc)))));
         api.add(POST, "/api/queue/hold", Access.ADMIN, "Hold the whole queue", rc -> {
             admin.holds().holdQueue(HttpApi.user(rc));
             HttpApi.json(rc, 200, reads.queue());
@@ -86,8 +100,10 @@ public final class AdminRoutes {
         });
         api.add(POST, "/api/cleanup", Access.ADMIN, "Remove batches completed longer ago than the retention", rc ->
                 HttpApi.json(rc, 200, admin.cleanup(retention)));
-        api.add(GET, "/api/fsck", Access.ADMIN, "Consistency check (report only)", rc -> HttpApi.json(rc, 200, fsck.check()));
-        api.add(POST, "/api/fsck/repair", Access.ADMIN, "Consistency check and repair", rc -> HttpApi.json(rc, 200, fsck.repair()));
+        api.add(GET, "/api/fsck", Access.ADMIN, "Consistency check (report only)", rc -> HttpApi.json(rc, 200,
+                fsck.check()));
+        api.add(POST, "/api/fsck/repair", Access.ADMIN, "Consistency check and repair", rc -> HttpApi.json(rc, 200,
+                fsck.repair()));
     }
 
     private void job(RoutingContext rc, Job job) {

@@ -51,7 +51,8 @@ public final class ApiUsers {
             if (Passwords.isHash(password)) {
                 return Passwords.matches(password, given);
             }
-            return MessageDigest.isEqual(password.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.isEqual(password.getBytes(StandardCharsets.UTF_8),
+                    given.getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -112,7 +113,8 @@ public final class ApiUsers {
             if (Passwords.isHash(p[1])) {
                 Passwords.check(name, p[1]);
             } else if (refusePlain) {
-                throw new IllegalArgumentException("ingest.api.users: the password of '" + name + "' is plain text; store its hash "
+                throw new IllegalArgumentException("ingest.api.users: the password of '" + name
+                        + "' is plain text; store its hash "
                         + "(java -jar ingest-queue.jar hash-password) or set ingest.api.plain-passwords=warn");
             } else {
                 LOG.warn("ingest.api.users: the password of '{}' is plain text; store its hash instead "
@@ -131,20 +133,25 @@ public final class ApiUsers {
                 if (Files.exists(file)) {
                     String kept = Files.readString(file, StandardCharsets.UTF_8).strip();
                     if (!kept.isEmpty()) {
-                        LOG.warn("no ingest.api.users configured: user 'admin' (roles admin, submitter) has the password kept in {}; "
+                        LOG.warn(
+                                "no ingest.api.users configured: user 'admin' (roles admin, submitter) has the "
+                                + "password kept in {}; "
                                 + "configure ingest.api.users for production", file.toAbsolutePath());
                         return kept;
                     }
                 }
                 String password = newPassword();
                 Secrets.writePrivate(file, password + "\n");
-                LOG.warn("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter), "
+                LOG.warn(
+                        "no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, "
+                        + "submitter), "
                         + "kept in {}; configure ingest.api.users for production", password, file.toAbsolutePath());
                 return password;
             } catch (FileAlreadyExistsException e) {
                 return generatedPassword(secrets); // another host sharing the directory wrote it first
             } catch (IOException e) {
-                throw new IllegalStateException("cannot keep the generated admin password in " + file + ": " + e.getMessage(), e);
+                throw new IllegalStateException("cannot keep the generated admin password in " + file + ": "
+                        + e.getMessage(), e);
             }
         }
         String password = newPassword();
@@ -184,7 +191,8 @@ public final class ApiUsers {
             return Optional.empty();
         }
         int colon = decoded.indexOf(':');
-        return colon < 0 ? Optional.empty() : Optional.of(new Credentials(decoded.substring(0, colon), decoded.substring(colon + 1)));
+        return colon < 0 ? Optional.empty() : Optional.of(new Credentials(decoded.substring(0, colon),
+                decoded.substring(colon + 1)));
     }
 
     /** The user {@code name} if {@code password} is theirs (hashing if need be: not on an event loop). */
@@ -193,7 +201,9 @@ public final class ApiUsers {
         return known.isPresent() ? known : check(name, password);
     }
 
-    /** The listed user {@code name} (a session's: its roles as configured now; empty once the user is no longer listed). */
+    /**
+     * The listed user {@code name} (a session's: its roles as configured now; empty once the user is no longer listed).
+     */
     Optional<User> named(String name) {
         Entry e = name == null ? null : users.get(name);
         return e == null ? Optional.empty() : Optional.of(e.user());
@@ -243,12 +253,16 @@ public final class ApiUsers {
         return Optional.of(e.user());
     }
 
-    /** The cache's key of these credentials: an HMAC-SHA256 under this process's own key (the stored hash in it: a changed password misses). */
+    /**
+     * The cache's key of these credentials: an HMAC-SHA256 under this process's own key (the stored hash in it: a
+     * changed password misses).
+     */
     private String cacheKey(String name, String password, Entry e) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(cacheKey, "HmacSHA256"));
-            byte[] h = mac.doFinal((name + "\u0000" + password + "\u0000" + e.password()).getBytes(StandardCharsets.UTF_8));
+            byte[] h = mac.doFinal((name + "\u0000" + password + "\u0000" + e.password())
+                    .getBytes(StandardCharsets.UTF_8));
             return Base64.getEncoder().encodeToString(h);
         } catch (GeneralSecurityException x) {
             throw new IllegalStateException("HmacSHA256: " + x.getMessage(), x);

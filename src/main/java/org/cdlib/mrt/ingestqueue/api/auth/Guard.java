@@ -29,13 +29,18 @@ public final class Guard {
     /** A header the dashboard sends with every request (a page elsewhere cannot without the API's consent). */
     static final String REQUESTED_BY = "X-Requested-By";
     public static final Logger AUDIT = LoggerFactory.getLogger("ingestqueue.audit");
-    /** A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer cleanly. */
+    /**
+     * A refused body up to this size is left to Vert.x (nothing of it is kept), so that any client reads the answer
+     * cleanly.
+     */
     static final long DISCARD_BYTES = 1024 * 1024;
 
     /** Set on a request whose CSRF token {@link Sessions#csrf} checks: a 403 then is that check's. */
     public static final String CSRF_CHECKED = "csrfChecked";
-    static final String CSRF_REFUSAL = "refused: a request on the dashboard's session must carry its " + Sessions.CSRF_HEADER
-            + " header, the value of its " + Sessions.CSRF_COOKIE + " cookie (reload the dashboard; scripts use Basic authentication)";
+    static final String CSRF_REFUSAL = "refused: a request on the dashboard's session must carry its "
+            + Sessions.CSRF_HEADER
+            + " header, the value of its " + Sessions.CSRF_COOKIE
+            + " cookie (reload the dashboard; scripts use Basic authentication)";
 
     private final Logins logins;
     private final ApiUsers users;
@@ -69,7 +74,9 @@ public final class Guard {
         }
         var credentials = ApiUsers.basic(authorization);
         if (credentials.isEmpty()) {
-            AUDIT.info("user=- action=\"login\" via=basic target=- result=refused status=401 from={} reason=\"not Basic credentials\"",
+            AUDIT.info(
+                    "user=- action=\"login\" via=basic target=- result=refused status=401 from={} reason=\"not Basic "
+                    + "credentials\"",
                     proxies.client(rc.request()));
             decide(rc, e, null, false, true);
             return;
@@ -79,7 +86,8 @@ public final class Guard {
         if (paused) {
             rc.request().pause();
         }
-        logins.check(credentials.get().name(), credentials.get().password(), proxies.client(rc.request()), "basic").onComplete(r -> {
+        logins.check(credentials.get().name(), credentials.get().password(), proxies.client(rc.request()),
+                "basic").onComplete(r -> {
             if (paused) {
                 rc.request().resume();
             }
@@ -120,11 +128,13 @@ public final class Guard {
             // the dashboard asks with X-Requested-By (its live stream, which cannot set headers, with its Accept):
             // it goes to its login page rather than the browser's dialog
             String accept = rc.request().getHeader("Accept");
-            if (rc.request().getHeader(REQUESTED_BY) == null && (accept == null || !accept.contains("text/event-stream"))) {
+            if (rc.request().getHeader(REQUESTED_BY) == null && (accept == null || !accept.contains(
+                    "text/event-stream"))) {
                 rc.response().putHeader("WWW-Authenticate", "Basic realm=\"ingest-queue\", charset=\"UTF-8\"");
             }
             refuse(rc, 401, basic ? "the user name or password is wrong"
-                    : "log in: this resource needs a user of ingest.api.users (Basic authentication, or the dashboard's login at /login.html)");
+                    : "log in: this resource needs a user of ingest.api.users (Basic authentication, or the "
+                    + "dashboard's login at /login.html)");
             return;
         }
         if (isStateChanging(rc)) {
@@ -209,7 +219,8 @@ public final class Guard {
     private static String crossSiteRefusal(RoutingContext rc, Proxies proxies) {
         String site = rc.request().getHeader("Sec-Fetch-Site");
         if (site != null && !site.equals("same-origin") && !site.equals("none")) {
-            return "refused: a " + site + " request (Sec-Fetch-Site) may not change anything; use the dashboard or a script";
+            return "refused: a " + site
+                    + " request (Sec-Fetch-Site) may not change anything; use the dashboard or a script";
         }
         String origin = rc.request().getHeader("Origin");
         if (origin != null) {
@@ -224,11 +235,14 @@ public final class Guard {
 
     private static void audit(RoutingContext rc, ApiUsers.User user, Endpoint e, int status, String note) {
         StringBuilder target = new StringBuilder();
-        // a path's values are the client's: quoted when they hold more than an id's characters, so no key=value can be forged
+        // a path's values are the client's: quoted when they hold more than an id's characters, so no key=value can be
+        // forged
         rc.pathParams().forEach((k, v) -> target.append(target.length() == 0 ? "" : ",").append(k).append('=')
                 .append(v.matches("[\\w.:/-]*") ? v : Text.quoted(v)));
         String result = status / 100 == 2 ? "ok" : "refused";
-        AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(), e.method(),
-                e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note + "\"");
+        AUDIT.info("user={} action=\"{} {}\" target={} result={} status={}{}", user == null ? "-" : user.name(),
+                e.method(),
+                e.path(), target.length() == 0 ? "-" : target, result, status, note == null ? "" : " reason=\"" + note
+                + "\"");
     }
 }

@@ -66,10 +66,15 @@ public final class LoginThrottle {
     private final Map<String, Count> pairs = recent();
     private final Map<String, Count> users = recent();
     private final Map<String, Instant> trusted = recent();
-    /** Checks admitted and not yet ended, by address and by name at an address (bounded by the lanes' waiting places). */
+    /**
+     * Checks admitted and not yet ended, by address and by name at an address (bounded by the lanes' waiting places).
+     */
     private final Map<String, Integer> pending = new HashMap<>();
 
-    /** @param userLimit failures of one user name at one address, and {@code addressLimit} of one address, before they are refused */
+    /**
+     * @param userLimit failures of one user name at one address, and {@code addressLimit} of one address, before they
+     * are refused
+     */
     public LoginThrottle(int userLimit, int addressLimit, Clock clock) {
         this.userLimit = userLimit;
         this.addressLimit = addressLimit;
@@ -93,7 +98,8 @@ public final class LoginThrottle {
         }
         Count pc = live(pairs, p, now);
         if (pc != null && pc.lockedUntil.isAfter(now)) {
-            return refusal(Duration.between(now, pc.lockedUntil), "too many failed logins of this user from this address");
+            return refusal(Duration.between(now, pc.lockedUntil),
+                    "too many failed logins of this user from this address");
         }
         if (overBudget(pc, pending.getOrDefault(p, 0), userLimit)) {
             return refusal(Duration.ofSeconds(1), "too many failed logins of this user from this address");
@@ -154,7 +160,8 @@ public final class LoginThrottle {
         }
         if (a.failures >= addressLimit) {
             a.lockedUntil = now.plus(lockFor(a.failures - addressLimit));
-            lock = (lock == null ? "" : lock + ", ") + "address locked for " + Duration.between(now, a.lockedUntil).toSeconds() + " s";
+            lock = (lock == null ? "" : lock + ", ") + "address locked for " + Duration.between(now,
+                    a.lockedUntil).toSeconds() + " s";
         }
         int n = Math.max(p.failures, a.failures);
         return new Failure(Duration.ofMillis(Math.min(DELAY_MAX_MILLIS, DELAY_STEP_MILLIS * Math.max(0, n - 2))), lock);
@@ -191,7 +198,8 @@ public final class LoginThrottle {
     /** The count of {@code key} if it still counts (failures within the window, or a lock not yet over). */
     private static Count live(Map<String, Count> counts, String key, Instant now) {
         Count c = counts.get(key);
-        if (c != null && c.first.plus(WINDOW).isBefore(now) && !c.lockedUntil.isAfter(now) && !c.nextCheck.isAfter(now)) {
+        if (c != null && c.first.plus(WINDOW).isBefore(now) && !c.lockedUntil.isAfter(now)
+                && !c.nextCheck.isAfter(now)) {
             counts.remove(key);
             return null;
         }

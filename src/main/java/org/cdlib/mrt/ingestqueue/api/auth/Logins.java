@@ -64,9 +64,11 @@ public final class Logins {
         this.vertx = vertx;
         this.users = users;
         this.throttle = throttle;
-        this.other = new Lane(vertx.createSharedWorkerExecutor("password-hashing", threads(), 1, TimeUnit.MINUTES), MAX_WAITING,
+        this.other = new Lane(vertx.createSharedWorkerExecutor("password-hashing", threads(), 1, TimeUnit.MINUTES),
+                MAX_WAITING,
                 new AtomicInteger());
-        this.known = new Lane(vertx.createSharedWorkerExecutor("password-hashing-known", 1, 1, TimeUnit.MINUTES), MAX_WAITING_KNOWN,
+        this.known = new Lane(vertx.createSharedWorkerExecutor("password-hashing-known", 1, 1, TimeUnit.MINUTES),
+                MAX_WAITING_KNOWN,
                 new AtomicInteger());
     }
 
@@ -95,7 +97,8 @@ public final class Logins {
             return later(Outcome.throttled(Duration.ofSeconds(1), "too many logins are being checked"));
         }
         Promise<Outcome> answer = Promise.promise();
-        Runnable hash = () -> lane.pool().<Optional<ApiUsers.User>>executeBlocking(() -> users.check(name, password), false)
+        Runnable hash = () -> lane.pool().<Optional<ApiUsers.User>>executeBlocking(() -> users.check(name, password),
+                false)
                 .onComplete(r -> {
                     lane.leave();
                     if (r.succeeded() && r.result().isPresent()) {
@@ -104,7 +107,8 @@ public final class Logins {
                         return;
                     }
                     LoginThrottle.Failure f = throttle.failed(name, address);
-                    Guard.AUDIT.info("user={} action=\"login\" via={} target=- result=refused status=401 from={}{}", who, via, address,
+                    Guard.AUDIT.info("user={} action=\"login\" via={} target=- result=refused status=401 from={}{}",
+                            who, via, address,
                             f.lock() == null ? "" : " throttled=\"" + f.lock() + "\"");
                     Outcome refused = new Outcome(null, 401, "the user name or password is wrong", 0);
                     if (f.delay().isZero()) {

@@ -61,7 +61,9 @@ public final class Passwords {
             }
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("ingest.api.users: the password hash of '" + user + "' is not "
-                    + PREFIX + "<iterations of at least 10000>$<salt>$<hash> (make one with: java -jar ingest-queue.jar hash-password)");
+                    + PREFIX
+                    + "<iterations of at least 10000>$<salt>$<hash> (make one with: java -jar ingest-queue.jar "
+                    + "hash-password)");
         }
     }
 

@@ -23,10 +23,12 @@ public final class SessionRoutes {
 
     public void register(HttpApi http) {
         // the sessions are asked for per request: the module sets them after these routes are declared
-        http.add(GET, "/api/session", Access.USER, "Who is logged in (on a session, its XSRF-TOKEN cookie comes with the answer)", this::session);
+        http.add(GET, "/api/session", Access.USER,
+                "Who is logged in (on a session, its XSRF-TOKEN cookie comes with the answer)", this::session);
         http.addNonBlocking(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096,
                 rc -> login(rc, http));
-        http.addNonBlocking(POST, "/api/logout", Access.USER, "Log out: ends the session", 0, rc -> logout(rc, http.sessions()));
+        http.addNonBlocking(POST, "/api/logout", Access.USER, "Log out: ends the session", 0, rc -> logout(rc,
+                http.sessions()));
     }
 
     private void session(RoutingContext rc) {
@@ -43,7 +45,8 @@ public final class SessionRoutes {
      */
     private void login(RoutingContext rc, HttpApi http) {
         if (rc.request().getHeader(Guard.REQUESTED_BY) == null) {
-            throw new ApiError(403, "log in from the dashboard's login page (the request lacks the " + Guard.REQUESTED_BY + " header)");
+            throw new ApiError(403, "log in from the dashboard's login page (the request lacks the "
+                    + Guard.REQUESTED_BY + " header)");
         }
         String site = rc.request().getHeader("Sec-Fetch-Site");
         if (site != null && !site.equals("same-origin") && !site.equals("none")) {
@@ -87,7 +90,8 @@ public final class SessionRoutes {
                 }
                 return;
             }
-            Guard.AUDIT.info("user={} action=\"login\" via=session target=- result=ok status=200 from={}", user.name(), from);
+            Guard.AUDIT.info("user={} action=\"login\" via=session target=- result=ok status=200 from={}", user.name(),
+                    from);
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("user", user.name());
             body.put("roles", new TreeSet<>(user.roles()));

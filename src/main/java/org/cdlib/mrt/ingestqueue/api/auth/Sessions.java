@@ -89,7 +89,8 @@ public final class Sessions {
     }
 
     private CSRFHandler csrfHandler(Vertx vertx, String secret, boolean https) {
-        return CSRFHandler.create(vertx, secret).setCookieName(CSRF_COOKIE).setHeaderName(CSRF_HEADER).setCookiePath("/")
+        return CSRFHandler.create(vertx, secret).setCookieName(CSRF_COOKIE).setHeaderName(CSRF_HEADER)
+                .setCookiePath("/")
                 .setCookieSecure(https).setTimeout(idle.toMillis()).setNagHttps(false);
     }
 
@@ -126,7 +127,8 @@ public final class Sessions {
     /** A new session (a new id, whatever the request had) for {@code user}, stored before the login answers. */
     Future<Void> login(RoutingContext rc, ApiUsers.User user) {
         if (plain == null) {
-            return Future.failedFuture(new ApiError(503, "dashboard logins are not served here; use Basic authentication"));
+            return Future.failedFuture(new ApiError(503,
+                    "dashboard logins are not served here; use Basic authentication"));
         }
         Session s = rc.session();
         s.destroy(); // the next put gives it a new id: the id a browser had before logging in is not the logged-in one

@@ -79,7 +79,8 @@ final class SharedSessions implements SessionStore {
         if (!SessionNodes.isId(cookieValue)) {
             return Future.succeededFuture();
         }
-        return vertx.executeBlocking(() -> nodes.find(cookieValue).map(s -> (Session) new NodeSession(random, s)).orElse(null), false);
+        return vertx.executeBlocking(() -> nodes.find(cookieValue).map(s -> (Session) new NodeSession(random,
+                s)).orElse(null), false);
     }
 
     @Override

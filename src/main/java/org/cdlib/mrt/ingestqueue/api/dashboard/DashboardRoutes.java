@@ -69,7 +69,9 @@ public final class DashboardRoutes implements Service {
         this.search = new Search(store);
     }
 
-    /** Jobs of the batch ended per minute over the last minutes, from its endings each time it is shown; null when none. */
+    /**
+     * Jobs of the batch ended per minute over the last minutes, from its endings each time it is shown; null when none.
+     */
     public Double batchRate(Batch b) {
         return activity.batchRate(b.id(), b.ended(), b.createdAt());
     }
@@ -79,41 +81,51 @@ public final class DashboardRoutes implements Service {
     }
 
     public void register(HttpApi http) {
-        http.add(GET, "/api/events", Access.USER, "Live changes (server-sent events): counts and the ids that changed", rc -> {
+        http.add(GET, "/api/events", Access.USER, "Live changes (server-sent events): counts and the ids that changed",
+                rc -> {
             ApiUsers.User u = rc.get("user");
             if (!live.subscribe(rc.response(), http.loginHolds(rc), BatchFilters.isDepositor(u) ? u.name() : null)) {
                 throw new ApiError(503, "the dashboard's live updates serve " + LiveFeed.MAX_CLIENTS
                         + " pages at once; close one or reload later");
             }
         });
-        http.add(GET, "/api/batches/:bid", Access.USER, "One batch, with its open jobs' positions and estimated completion",
+        http.add(GET, "/api/batches/:bid", Access.USER,
+                "One batch, with its open jobs' positions and estimated completion",
                 rc -> HttpApi.json(rc, 200, batch(rc)));
-        http.add(GET, "/api/status/:bid", Access.PUBLIC, "A batch's progress for its depositor (the signed link of the queued mail)",
+        http.add(GET, "/api/status/:bid", Access.PUBLIC,
+                "A batch's progress for its depositor (the signed link of the queued mail)",
                 this::status);
-        http.add(GET, "/api/activity", Access.USER, "Jobs completed and failed per minute, backlog and wait samples", rc ->
+        http.add(GET, "/api/activity", Access.USER, "Jobs completed and failed per minute, backlog and wait samples",
+                rc ->
                 HttpApi.json(rc, 200, activity.view(minutes(rc))));
-        http.add(GET, "/api/search", Access.USER, "Find jobs and batches by job id, batch id, local id, ARK or title", rc -> {
+        http.add(GET, "/api/search", Access.USER, "Find jobs and batches by job id, batch id, local id, ARK or title",
+                rc -> {
             operatorsOnly(rc, "search");
             HttpApi.json(rc, 200, search.find(rc.queryParams().get("q"), rc.queryParams().get("before"), skip(rc)));
         });
-        http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained", rc -> {
+        http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained",
+                rc -> {
             operatorsOnly(rc, "the hosts");
             HttpApi.json(rc, 200, Map.of("hosts", hosts(), "this_host", store.hosts().id()));
         });
-        http.add(POST, "/api/hosts/:host/drain", Access.ADMIN, "Drain a host: it finishes its work and takes no more", rc -> {
+        http.add(POST, "/api/hosts/:host/drain", Access.ADMIN, "Drain a host: it finishes its work and takes no more",
+                rc -> {
             store.hosts().drain(host(rc), HttpApi.user(rc));
             HttpApi.json(rc, 200, Map.of("drained", host(rc)));
         });
         http.add(POST, "/api/hosts/:host/undrain", Access.ADMIN, "Let a drained host take work again", rc ->
-                HttpApi.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.hosts().undrain(host(rc), HttpApi.user(rc)))));
-        http.add(POST, "/api/batches/:bid/requeue-failed", Access.ADMIN, "Requeue every failed job of a batch", this::requeueFailed);
+                HttpApi.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.hosts().undrain(host(rc),
+                HttpApi.user(rc)))));
+        http.add(POST, "/api/batches/:bid/requeue-failed", Access.ADMIN, "Requeue every failed job of a batch",
+                this::requeueFailed);
     }
 
     /** Search and the hosts' work name every depositor's batches and jobs: an operator's, not a depositor's. */
     private static void operatorsOnly(RoutingContext rc, String what) {
         ApiUsers.User u = rc.get("user");
         if (BatchFilters.isDepositor(u)) {
-            throw new ApiError(403, what + " is for operators; user '" + u.name() + "' sees their own batches under /api/batches");
+            throw new ApiError(403, what + " is for operators; user '" + u.name()
+                    + "' sees their own batches under /api/batches");
         }
     }
 
@@ -145,7 +157,8 @@ public final class DashboardRoutes implements Service {
         try {
             HttpApi.json(rc, 200, progress.of(store.batches().load(bid)));
         } catch (NotFoundException gone) {
-            throw new ApiError(404, "batch " + bid + " is no longer in the queue (finished batches are removed after the retention)");
+            throw new ApiError(404, "batch " + bid
+                    + " is no longer in the queue (finished batches are removed after the retention)");
         }
     }
 
@@ -204,7 +217,8 @@ public final class DashboardRoutes implements Service {
                 refused.add(Map.of("job_id", jid, "error", String.valueOf(e.getMessage())));
             }
         }
-        LOG.info("batch {}: {} failed jobs requeued by {}, {} refused", bid, requeued.size(), HttpApi.user(rc), refused.size());
+        LOG.info("batch {}: {} failed jobs requeued by {}, {} refused", bid, requeued.size(), HttpApi.user(rc),
+                refused.size());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("batch_id", bid);
         answer.put("requeued", requeued);

@@ -42,7 +42,8 @@ final class FeedPages {
         if (depositor != null) {
             depositors.put(r, depositor);
         }
-        r.setChunked(true).putHeader("Content-Type", "text/event-stream; charset=UTF-8").putHeader("X-Accel-Buffering", "no");
+        r.setChunked(true).putHeader("Content-Type", "text/event-stream; charset=UTF-8").putHeader("X-Accel-Buffering",
+                "no");
         r.closeHandler(v -> drop(r));
         r.exceptionHandler(t -> drop(r));
         greeting.put(r, System.currentTimeMillis());
@@ -91,8 +92,10 @@ final class FeedPages {
     @SuppressWarnings("unchecked")
     Map<String, Object> scoped(Map<String, Object> msg, String user) {
         Map<String, Object> m = new LinkedHashMap<>(msg);
-        m.put("batches_changed", ((List<String>) msg.get("batches_changed")).stream().filter(b -> owners.owns(user, b)).toList());
-        m.put("jobs_changed", ((List<String>) msg.get("jobs_changed")).stream().filter(j -> owners.ownsJob(user, j)).toList());
+        m.put("batches_changed", ((List<String>) msg.get("batches_changed")).stream().filter(b -> owners.owns(user,
+                b)).toList());
+        m.put("jobs_changed", ((List<String>) msg.get("jobs_changed")).stream().filter(j -> owners.ownsJob(user,
+                j)).toList());
         return m;
     }
 

@@ -96,7 +96,8 @@ final class LiveFeed implements AutoCloseable {
         if (!watchers.isEmpty()) {
             return;
         }
-        for (String path : List.of(QueuePaths.JOB_STATES, QueuePaths.BATCHES, QueuePaths.BATCH_STATES, QueuePaths.QUEUE_HOLD.substring(0,
+        for (String path : List.of(QueuePaths.JOB_STATES, QueuePaths.BATCHES, QueuePaths.BATCH_STATES,
+                QueuePaths.QUEUE_HOLD.substring(0,
                 QueuePaths.QUEUE_HOLD.lastIndexOf('/')), QueuePaths.COLLECTION_HOLDS, QueuePaths.HOSTS, Hosts.DRAINS)) {
             PersistentWatcher w = new PersistentWatcher(store.client(), path, true);
             w.getListenable().addListener(this::event);

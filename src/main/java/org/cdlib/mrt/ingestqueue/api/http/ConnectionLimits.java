@@ -65,7 +65,8 @@ public final class ConnectionLimits {
             watched.remove(c);
         });
         if (n > settings.perAddress()) {
-            LOG.info("refused a connection from {}: it holds {} already (ingest.http.max-connections-per-address)", address, n - 1);
+            LOG.info("refused a connection from {}: it holds {} already (ingest.http.max-connections-per-address)",
+                    address, n - 1);
             c.close();
             return;
         }
@@ -100,11 +101,15 @@ public final class ConnectionLimits {
             }
             HttpServerRequest r = w.request;
             if (r == null) {
-                c.close(); // no request's headers within the timeout (a half-sent request, or a kept-alive connection left idle)
+                // no request's headers within the timeout (a half-sent request, or a kept-alive connection left idle)
+                c.close();
             } else if (!r.isEnded()) {
                 long read = r.bytesRead();
-                if (settings.minBodyRate() > 0 && read - w.bytesAtCheck < settings.minBodyRate() * settings.headerTimeout().toSeconds()) {
-                    LOG.info("closed a connection from {}: its request body came at {} bytes in {} (ingest.http.min-body-rate)",
+                if (settings.minBodyRate() > 0
+                        && read - w.bytesAtCheck < settings.minBodyRate() * settings.headerTimeout().toSeconds()) {
+                    LOG.info(
+                            "closed a connection from {}: its request body came at {} bytes in {} "
+                            + "(ingest.http.min-body-rate)",
                             c.remoteAddress(), read - w.bytesAtCheck, settings.headerTimeout());
                     c.close();
                     return;

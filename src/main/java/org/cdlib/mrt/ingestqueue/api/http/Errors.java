@@ -48,7 +48,8 @@ final class Errors {
             HttpApi.fail(rc, 409, e.getMessage() + " (repair what can be derived: POST /api/fsck/repair; or delete the "
                     + "damaged job or batch: POST /api/jobs/<jid>/delete, POST /api/batches/<bid>/delete)", List.of());
         } else if (e instanceof DepositorLimitException) {
-            rc.response().putHeader("Retry-After", "60"); // this depositor's limit, not the service's: others are served
+            // this depositor's limit, not the service's: others are served
+            rc.response().putHeader("Retry-After", "60");
             HttpApi.fail(rc, 429, e.getMessage(), List.of());
         } else if (e instanceof QueueFullException) {
             rc.response().putHeader("Retry-After", "60");
@@ -63,7 +64,8 @@ final class Errors {
         } else {
             String ref = reference();
             LOG.error("{} {} failed [{}]", rc.request().method(), rc.request().path(), ref, e);
-            HttpApi.fail(rc, 500, "the request failed inside the service; the service log has the details under " + ref, List.of());
+            HttpApi.fail(rc, 500, "the request failed inside the service; the service log has the details under " + ref,
+                    List.of());
         }
     }
 
@@ -78,10 +80,13 @@ final class Errors {
             HTTP_LOG.error("{} {} failed", rc.request().method(), rc.request().path(), rc.failure());
         }
         HttpApi.fail(rc, status, status == 413 ? bodies.tooLarge(rc)
-                : status == 400 && RequestBodies.uploadAborted(rc) ? "the upload was cut off: a form field is larger than "
+                : status == 400 && RequestBodies.uploadAborted(rc)
+                ? "the upload was cut off: a form field is larger than "
                         + HttpApi.MAX_FORM_ATTRIBUTE_BYTES + " bytes, or the request ended early; nothing was kept"
-                : status == 400 && RequestBodies.formFieldTooLarge(rc.failure()) ? "a form field is larger than " + HttpApi.MAX_FORM_ATTRIBUTE_BYTES
-                        + " bytes; a field takes at most " + QueueLimits.FIELD_BYTES + " bytes (a URL " + QueueLimits.URL_BYTES
+                : status == 400 && RequestBodies.formFieldTooLarge(rc.failure()) ? "a form field is larger than "
+                + HttpApi.MAX_FORM_ATTRIBUTE_BYTES
+                        + " bytes; a field takes at most " + QueueLimits.FIELD_BYTES + " bytes (a URL "
+                        + QueueLimits.URL_BYTES
                         + ", the Dublin Core fields " + QueueLimits.DUBLIN_CORE_BYTES + " together)"
                 : status == 500 ? "the request failed inside the service; the service log has the details"
                 : rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed", List.of());

@@ -78,8 +78,11 @@ public final class HttpApi implements Service {
         }
     }
 
-    /** The Content-Security-Policy of every answer: the dashboard's own scripts and styles, nothing inline, no frames. */
-    static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    /**
+     * The Content-Security-Policy of every answer: the dashboard's own scripts and styles, nothing inline, no frames.
+     */
+    static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            + "connect-src 'self'; "
             + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
     private final ApiUsers users;
@@ -162,12 +165,14 @@ public final class HttpApi implements Service {
         add(method, path, access, summary, 0, handler);
     }
 
-    public void add(HttpMethod method, String path, Access access, String summary, long bodyLimit, Handler<RoutingContext> handler) {
+    public void add(HttpMethod method, String path, Access access, String summary, long bodyLimit,
+            Handler<RoutingContext> handler) {
         endpoints.add(new Endpoint(method, path, access, summary, bodyLimit, handler));
     }
 
     /** A route whose handler never blocks: it runs on the event loop (it answers when its futures complete). */
-    public void addNonBlocking(HttpMethod method, String path, Access access, String summary, long bodyLimit, Handler<RoutingContext> handler) {
+    public void addNonBlocking(HttpMethod method, String path, Access access, String summary, long bodyLimit,
+            Handler<RoutingContext> handler) {
         Endpoint e = new Endpoint(method, path, access, summary, bodyLimit, handler);
         endpoints.add(e);
         nonBlocking.add(e);
@@ -262,22 +267,29 @@ public final class HttpApi implements Service {
                 return;
             }
             rc.response().putHeader("Allow", String.join(", ", allow));
-            fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes " + String.join(", ", allow), List.of());
+            fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes " + String.join(", ", allow),
+                    List.of());
         });
-        router.route("/*").handler(StaticHandler.create("dashboard").setCachingEnabled(false).setIndexPage("index.html"));
-        router.route().last().handler(rc -> fail(rc, 404, "no such resource: " + rc.request().method() + " " + rc.request().path(), List.of()));
+        router.route("/*").handler(StaticHandler.create("dashboard").setCachingEnabled(false)
+                .setIndexPage("index.html"));
+        router.route().last().handler(rc -> fail(rc, 404, "no such resource: " + rc.request().method() + " "
+                + rc.request().path(), List.of()));
         router.route().failureHandler(rc -> Errors.failed(rc, bodies));
         // no cleartext HTTP/2: with it Vert.x makes a connection only once its first bytes name the protocol,
         // so a silent or half-sent one would escape the connection limits until the idle timeout
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
-                .setMaxFormAttributeSize(MAX_FORM_ATTRIBUTE_BYTES).setMaxFormFields(256).setMaxFormBufferedBytes(1024 * 1024)
-                .setMaxHeaderSize(16 * 1024).setIdleTimeout((int) Math.max(1, connections.idleTimeout().toSeconds())).setHttp2ClearTextEnabled(false);
+                .setMaxFormAttributeSize(MAX_FORM_ATTRIBUTE_BYTES).setMaxFormFields(256)
+                .setMaxFormBufferedBytes(1024 * 1024)
+                .setMaxHeaderSize(16 * 1024).setIdleTimeout((int) Math.max(1, connections.idleTimeout().toSeconds()))
+                .setHttp2ClearTextEnabled(false);
         try {
-            server = vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen().toCompletionStage()
+            server = vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen()
+                    .toCompletionStage()
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             vertx.close();
-            throw new IllegalStateException("cannot listen on " + host + ":" + requestedPort + " (ingest.http.port): " + e.getMessage(), e);
+            throw new IllegalStateException("cannot listen on " + host + ":" + requestedPort + " (ingest.http.port): "
+                    + e.getMessage(), e);
         }
         AddressPolicy.registerOwnPort(server.actualPort());
         LOG.info("HTTP API and dashboard on http://{}:{}/", host, server.actualPort());
@@ -326,6 +338,7 @@ public final class HttpApi implements Service {
     }
 
     public static String text(RoutingContext rc) {
-        return rc.body() == null || rc.body().buffer() == null ? "" : rc.body().buffer().toString(StandardCharsets.UTF_8);
+        return rc.body() == null || rc.body().buffer() == null ? "" : rc.body().buffer()
+                .toString(StandardCharsets.UTF_8);
     }
 }

@@ -19,7 +19,8 @@ import org.cdlib.mrt.ingestqueue.text.Urls;
  * What a client sends, checked where it enters, before it reaches the queue (and ZooKeeper
  * paths): ids and names in paths, the types of a JSON body's fields, notification addresses,
  * the characters of a submission's text (no control characters, no half of a surrogate pair)
- * and its URLs (no user name or password in them). Each refusal is a 400 whose message names the field and what is expected.
+ * and its URLs (no user name or password in them). Each refusal is a 400 whose message names the field and what is
+ * expected.
  */
 public final class InputChecks {
     public static final Pattern BATCH_ID = Pattern.compile("bid\\d{10}");
@@ -29,7 +30,8 @@ public final class InputChecks {
     private static final String ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
     private static final String LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
     /** RFC 5322 addr-spec with a dot-atom local part and a domain of host name labels. */
-    private static final Pattern ADDRESS = Pattern.compile(ATOM + "(?:\\." + ATOM + ")*@" + LABEL + "(?:\\." + LABEL + ")*");
+    private static final Pattern ADDRESS = Pattern.compile(ATOM + "(?:\\." + ATOM + ")*@" + LABEL + "(?:\\." + LABEL
+            + ")*");
     static final int MAX_RECIPIENTS = 20;
     /**
      * The free-text fields that may span lines (tabs and line breaks allowed, no other control):
@@ -89,7 +91,8 @@ public final class InputChecks {
         JsonNode dc = body.get("dublin_core");
         if (dc != null && !dc.isNull()) {
             if (!dc.isObject()) {
-                throw new ApiError(400, "field 'dublin_core' must be an object of element names to strings (or arrays of strings), not "
+                throw new ApiError(400,
+                        "field 'dublin_core' must be an object of element names to strings (or arrays of strings), not "
                         + kind(dc));
             }
             for (Iterator<Map.Entry<String, JsonNode>> it = dc.fields(); it.hasNext(); ) {
@@ -97,7 +100,8 @@ public final class InputChecks {
                 JsonNode v = e.getValue();
                 boolean ok = v.isTextual() || v.isArray() && allText(v);
                 if (!ok) {
-                    throw new ApiError(400, "field 'dublin_core." + e.getKey() + "' must be a string or an array of strings, not "
+                    throw new ApiError(400, "field 'dublin_core." + e.getKey()
+                            + "' must be a string or an array of strings, not "
                             + kind(v));
                 }
             }
@@ -139,11 +143,13 @@ public final class InputChecks {
         }
         List<String> addresses = List.of(value.strip().split("[,;\\s]+"));
         if (addresses.size() > MAX_RECIPIENTS) {
-            throw new ApiError(400, "field 'notification' names " + addresses.size() + " addresses; at most " + MAX_RECIPIENTS);
+            throw new ApiError(400, "field 'notification' names " + addresses.size() + " addresses; at most "
+                    + MAX_RECIPIENTS);
         }
         for (String a : addresses) {
             if (!ADDRESS.matcher(a).matches() || a.length() > 254) {
-                throw new ApiError(400, "field 'notification': '" + printable(a) + "' is not a mail address (name@example.org)");
+                throw new ApiError(400, "field 'notification': '" + printable(a)
+                        + "' is not a mail address (name@example.org)");
             }
         }
     }
@@ -164,7 +170,10 @@ public final class InputChecks {
         }
     }
 
-    /** The same for the JSON body: its {@code text} fields, {@code payload_url} and each {@code dublin_core} name and value. */
+    /**
+     * The same for the JSON body: its {@code text} fields, {@code payload_url} and each {@code dublin_core} name and
+     * value.
+     */
     public static void jsonText(JsonNode body, Collection<String> text) {
         for (String name : text) {
             JsonNode v = body.get(name);
@@ -182,7 +191,8 @@ public final class InputChecks {
                 Map.Entry<String, JsonNode> e = it.next();
                 String problem = Text.problem(e.getKey(), false);
                 if (problem != null) {
-                    throw new ApiError(400, "field 'dublin_core' names an element '" + Text.oneLine(e.getKey()) + "' holding " + problem);
+                    throw new ApiError(400, "field 'dublin_core' names an element '" + Text.oneLine(e.getKey())
+                            + "' holding " + problem);
                 }
                 String field = "dublin_core." + e.getKey();
                 if (e.getValue().isTextual()) {
@@ -209,11 +219,14 @@ public final class InputChecks {
         String problem = Text.problem(value, MULTI_LINE.contains(element));
         if (problem != null) {
             throw new ApiError(400, "field '" + field + "' contains " + problem + "; "
-                    + (MULTI_LINE.contains(element) ? "only tabs and line breaks are allowed in it" : "it must be one line of text"));
+                    + (MULTI_LINE.contains(element) ? "only tabs and line breaks are allowed in it"
+                    : "it must be one line of text"));
         }
         if (URL_FIELDS.contains(field) && Urls.hasUserInfo(value.strip())) {
-            throw new ApiError(400, "field '" + field + "' names a user or password before its host (" + Urls.redacted(value.strip())
-                    + "): credentials are not accepted in URLs and are never kept; give a URL the queue can fetch without them");
+            throw new ApiError(400, "field '" + field + "' names a user or password before its host ("
+                    + Urls.redacted(value.strip())
+                    + "): credentials are not accepted in URLs and are never kept; give a URL the queue can fetch "
+                    + "without them");
         }
     }
 }

@@ -31,7 +31,8 @@ final class RequestBodies {
     void read(Route route, Endpoint e) {
         if (e.method() == HttpMethod.POST && e.bodyLimit() > 0) {
             long limit = maxUpload > 0 ? Math.min(e.bodyLimit(), maxUpload) : e.bodyLimit();
-            // a body declared larger is refused before it is read; one sent in chunks as soon as it grows past the limit
+            // a body declared larger is refused before it is read; one sent in chunks as soon as it grows past the
+            // limit
             route.handler(BodyHandler.create(false).setBodyLimit(limit));
             route.failureHandler(rc -> {
                 if (rc.statusCode() != 413) {
@@ -39,7 +40,8 @@ final class RequestBodies {
                     return;
                 }
                 String length = rc.request().getHeader("Content-Length");
-                HttpApi.fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length : "more than " + limit)
+                HttpApi.fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length
+                        : "more than " + limit)
                         + " bytes; " + e.method() + " " + e.path() + " takes at most " + limit + " bytes", List.of());
             });
         } else if (e.method() == HttpMethod.POST) {
@@ -58,7 +60,8 @@ final class RequestBodies {
         long limit = maxUpload;
         ApiUsers.User u = rc.get("user");
         boolean poster = u != null && u.has("poster");
-        long left = u == null ? Long.MAX_VALUE : poster ? (quota.limit() > 0 ? quota.limit() : Long.MAX_VALUE) : quota.left(u.name());
+        long left = u == null ? Long.MAX_VALUE : poster ? (quota.limit() > 0 ? quota.limit() : Long.MAX_VALUE)
+                : quota.left(u.name());
         if (left < limit || limit <= 0) {
             limit = limit <= 0 ? left : Math.min(limit, left);
         }
@@ -85,7 +88,8 @@ final class RequestBodies {
         }
         String account = UploadQuota.account(rc.request().getFormAttribute("submitter"), u.name());
         if (!quota.take(account, bytes)) {
-            HttpApi.fail(rc, 413, "user '" + InputChecks.printable(account) + "' (for whom '" + u.name() + "' posts) may upload "
+            HttpApi.fail(rc, 413, "user '" + InputChecks.printable(account) + "' (for whom '" + u.name()
+                    + "' posts) may upload "
                     + quota.limit() + " bytes per " + quota.window() + " (ingest.api.max-upload-per-user); "
                     + quota.left(account) + " bytes are left and this upload is " + bytes + " bytes", List.of());
             return;
@@ -99,7 +103,8 @@ final class RequestBodies {
         if (u != null && u.has("poster")) {
             long most = quota.limit() > 0 && (maxUpload <= 0 || quota.limit() < maxUpload) ? quota.limit() : maxUpload;
             return most == maxUpload ? "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)"
-                    : "the upload is larger than one user may upload per " + quota.window() + " (ingest.api.max-upload-per-user, "
+                    : "the upload is larger than one user may upload per " + quota.window()
+                    + " (ingest.api.max-upload-per-user, "
                     + quota.limit() + " bytes)";
         }
         long left = u == null ? Long.MAX_VALUE : quota.left(u.name());
@@ -110,7 +115,9 @@ final class RequestBodies {
         return "the request is larger than ingest.api.max-upload (" + maxUpload + " bytes)";
     }
 
-    /** Netty's refusal of a form field over {@link HttpApi#MAX_FORM_ATTRIBUTE_BYTES} (or of a field it cannot buffer). */
+    /**
+     * Netty's refusal of a form field over {@link HttpApi#MAX_FORM_ATTRIBUTE_BYTES} (or of a field it cannot buffer).
+     */
     static boolean formFieldTooLarge(Throwable t) {
         return t instanceof HttpPostRequestDecoder.TooLongFormFieldException
                 || t != null && String.valueOf(t.getMessage()).contains("Size exceed allowed maximum capacity");
@@ -127,6 +134,7 @@ final class RequestBodies {
         boolean multipart = String.valueOf(rc.request().getHeader("Content-Type")).startsWith("multipart/");
         return t != null && ("Streaming aborted".equals(t.getMessage()) || t instanceof IllegalStateException
                 && "File handle is closed".equals(t.getMessage()))
-                || multipart && t == null && rc.statusCode() == 500; // the cancelled upload's own failure, which Vert.x swallowed
+                // the cancelled upload's own failure, which Vert.x swallowed
+                || multipart && t == null && rc.statusCode() == 500;
     }
 }

@@ -64,7 +64,8 @@ public record BatchFilters(String profile, String submitter, String from, String
         if (profile != null && !profile.equals(s.profileName())) {
             return false;
         }
-        if (submitter != null && (s.submitter() == null || !s.submitter().toLowerCase().contains(submitter.toLowerCase()))) {
+        if (submitter != null && (s.submitter() == null || !s.submitter().toLowerCase()
+                .contains(submitter.toLowerCase()))) {
             return false;
         }
         String when = s.submitted() == null ? "" : s.submitted();

@@ -192,12 +192,15 @@ public final class ReadRoutes {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("batches", out);
         if ((from < candidates.size() || below >= 0) && next != null) {
-            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state) + filters.query() + "&before=" + next);
+            answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state)
+                    + filters.query() + "&before=" + next);
         }
         HttpApi.json(rc, 200, answer);
     }
 
-    /** The intake's pass over the numbers drawn since its last one (usually none), so the list holds every batch made. */
+    /**
+     * The intake's pass over the numbers drawn since its last one (usually none), so the list holds every batch made.
+     */
     private void catchUp() {
         try {
             store.adoptMerrittBatches();
@@ -288,12 +291,16 @@ public final class ReadRoutes {
         return b.jobIds();
     }
 
-    /** A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing ones. */
+    /**
+     * A depositor (a submitter who is not an operator) reads their own batches' jobs only: others' are 404, as missing
+     * ones.
+     */
     private void requireOwn(RoutingContext rc, String bid, String notFound) {
         ApiUsers.User u = rc.get("user");
         if (BatchFilters.isDepositor(u) && (bid == null || !store.batches().exists(bid)
                 || !BatchFilters.ownedBy(store.batches().load(bid), u.name()))) {
-            throw new ApiError(404, notFound); // word for word what a missing id answers: nothing tells others' ids apart
+            // word for word what a missing id answers: nothing tells others' ids apart
+            throw new ApiError(404, notFound);
         }
     }
 
@@ -305,7 +312,9 @@ public final class ReadRoutes {
         return number(rc, "limit", 100, 1, 10_000, "a number from 1 to 10000");
     }
 
-    /** A whole number of the query, {@code absent} when not given; outside min..max it is a 400 saying what it must be. */
+    /**
+     * A whole number of the query, {@code absent} when not given; outside min..max it is a 400 saying what it must be.
+     */
     private static int number(RoutingContext rc, String name, int absent, int min, int max, String expected) {
         String v = rc.queryParams().get(name);
         if (v == null) {

@@ -33,7 +33,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
  */
 public final class Search {
     static final int SCAN_BATCHES = 200;
-    /** Jobs read per request: their identifiers and configurations (a title may be a job's own, from a manifest row). */
+    /**
+     * Jobs read per request: their identifiers and configurations (a title may be a job's own, from a manifest row).
+     */
     public static final int SCAN_JOBS = 500;
     static final int MAX_RESULTS = 50;
     /** Walks of the number index one request makes, at most (each bounded: {@code BatchNumbers.WALK_BUCKETS}). */
@@ -53,7 +55,8 @@ public final class Search {
         List<Map<String, Object>> results = new ArrayList<>();
         Map<String, Object> answer = new LinkedHashMap<>();
         if (InputChecks.JOB_ID.matcher(q).matches()) {
-            store.jobs().find(q).ifPresent(j -> results.add(hit("job", j.id(), j.batchId(), "job id", j.state().wire(), null)));
+            store.jobs().find(q).ifPresent(j -> results.add(hit("job", j.id(), j.batchId(), "job id", j.state().wire(),
+                    null)));
             answer.put("results", results);
             return answer;
         }
@@ -67,7 +70,8 @@ public final class Search {
         }
         String needle = q.toLowerCase(Locale.ROOT);
         try {
-            store.adoptMerrittBatches(); // the numbers drawn since the intake's last pass (usually none): every batch made is found
+            // the numbers drawn since the intake's last pass (usually none): every batch made is found
+            store.adoptMerrittBatches();
         } catch (QueueException e) {
             // the timer's pass takes them within seconds; the search covers what the number index holds
         }
@@ -93,7 +97,8 @@ public final class Search {
                     break;
                 }
                 if (walks++ == MAX_WALKS) {
-                    next = QueuePaths.batchId(page.nextTop() + 1); // a long run of empty buckets: the next request goes on
+                    // a long run of empty buckets: the next request goes on
+                    next = QueuePaths.batchId(page.nextTop() + 1);
                     break;
                 }
                 page = store.batches().numbers().newest(page.nextTop(), bottom, 50);
@@ -102,7 +107,8 @@ public final class Search {
             }
             String bid = page.bids().get(at++);
             if (batches >= SCAN_BATCHES || jobs >= SCAN_JOBS || results.size() >= MAX_RESULTS) {
-                next = QueuePaths.batchId(QueuePaths.batchNumber(bid) + 1); // "before" the last batch read in full: this one comes next
+                // "before" the last batch read in full: this one comes next
+                next = QueuePaths.batchId(QueuePaths.batchNumber(bid) + 1);
                 break;
             }
             int skipped = before != null && bid.equals(before) ? skip : 0;
@@ -175,7 +181,8 @@ public final class Search {
         if (ids != null && contains(ids.primary(), needle)) {
             return "ARK";
         }
-        if (ids != null && ids.localId().stream().anyMatch(l -> contains(l, needle)) || c != null && contains(c.localId(), needle)) {
+        if (ids != null && ids.localId().stream().anyMatch(l -> contains(l, needle)) || c != null
+                && contains(c.localId(), needle)) {
             return "local id";
         }
         return c != null && contains(c.ercWhat(), needle) ? "title" : null;
@@ -185,7 +192,8 @@ public final class Search {
         return value != null && value.toLowerCase(Locale.ROOT).contains(needle);
     }
 
-    private static Map<String, Object> hit(String kind, String id, String bid, String matched, String state, String title) {
+    private static Map<String, Object> hit(String kind, String id, String bid, String matched, String state,
+            String title) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("kind", kind);
         m.put("id", id);

@@ -37,7 +37,8 @@ public final class FileRoutes {
     }
 
     public void register(HttpApi api) {
-        api.add(GET, "/files/:bid/:jid/*", Access.STORAGE, "A job's working file (storage fetches these: a signed URL, or a storage user)", this::file);
+        api.add(GET, "/files/:bid/:jid/*", Access.STORAGE,
+                "A job's working file (storage fetches these: a signed URL, or a storage user)", this::file);
     }
 
     private void file(RoutingContext rc) {
@@ -69,7 +70,8 @@ public final class FileRoutes {
                 sendAskingAgain(rc, file, size, jid, bid, rest, lease, signed);
                 return;
             }
-            // a smaller file leaves in one go: the window of its transfer is no longer than storage's own before its commit
+            // a smaller file leaves in one go: the window of its transfer is no longer than storage's own before its
+            // commit
         }
         rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
     }
@@ -96,14 +98,16 @@ public final class FileRoutes {
      * the start only: a second synced read per file slowed every fetch (a round trip to the leader
      * each) for a window no longer than storage's own.
      */
-    private void sendAskingAgain(RoutingContext rc, Path file, long size, String jid, String bid, String rest, String lease,
+    private void sendAskingAgain(RoutingContext rc, Path file, long size, String jid, String bid, String rest,
+            String lease,
             long signed) {
         HttpServerResponse res = rc.response().putHeader("Content-Type", "application/octet-stream")
                 .putHeader("Content-Length", String.valueOf(size));
         Vertx vertx = rc.vertx();
         vertx.fileSystem().open(file.toString(), new OpenOptions().setRead(true))
                 .compose(f -> f.setReadLength(size - 1).pipe().endOnComplete(false).to(res).eventually(v -> f.close()))
-                .compose(v -> vertx.executeBlocking(() -> held(jid, bid, rest, lease, signed) ? lastByte(file, size) : null, false))
+                .compose(v -> vertx.executeBlocking(() -> held(jid, bid, rest, lease, signed) ? lastByte(file, size)
+                : null, false))
                 .onComplete(last -> {
                     if (last.succeeded() && last.result() != null) {
                         res.end(last.result());
@@ -137,7 +141,8 @@ public final class FileRoutes {
      */
     private static String refused(String jid, String bid, String rest, String lease, long holder) {
         String who = holder == 0 ? "nobody holds its lock" : "session " + Long.toHexString(holder) + " does";
-        LOG.warn("job {} batch {}: storage fetched {} under lease {}, which no longer holds the job ({}): refused", jid, bid, rest, lease, who);
+        LOG.warn("job {} batch {}: storage fetched {} under lease {}, which no longer holds the job ({}): refused", jid,
+                bid, rest, lease, who);
         return "job " + jid + ": this URL was signed under lease " + lease + ", which no longer holds the job (" + who
                 + "): a storage add sent by a host that lost the job stores nothing; the job's holder sends its own";
     }

@@ -43,15 +43,18 @@ public final class SubmissionRoutes {
             api.add(POST, p, Access.SUBMITTER, "Submit a batch (Merritt form)", this::poster);
         }
         for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
-            api.add(POST, p + "/ark/:naan/:name", Access.SUBMITTER, "Submit a batch (Merritt form), the primary id in the path",
+            api.add(POST, p + "/ark/:naan/:name", Access.SUBMITTER,
+                    "Submit a batch (Merritt form), the primary id in the path",
                     this::poster);
         }
-        api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES, this::submitJson);
+        api.add(POST, "/api/batches", Access.SUBMITTER, "Submit a batch (JSON)", QueueLimits.JSON_BODY_BYTES,
+                this::submitJson);
     }
 
     private void poster(RoutingContext rc) {
         String mode = rc.request().path().startsWith("/poster/update") ? "update" : "add";
-        String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/" + rc.pathParam("name");
+        String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/"
+                + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
         InputChecks.formText(rc.request().formAttributes());
         InputChecks.text("primaryIdentifier (the ARK in the path)", pathArk);
@@ -72,7 +75,8 @@ public final class SubmissionRoutes {
         } else {
             StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                     + "<bat:batchState xmlns:bat=\"http://uc3.cdlib.org/ontology/mrt/ingest/batch\">\n");
-            state.forEach((k, v) -> x.append("  <").append(k).append('>').append(xml(String.valueOf(v))).append("</").append(k).append(">\n"));
+            state.forEach((k, v) -> x.append("  <").append(k).append('>').append(xml(String.valueOf(v))).append("</")
+                    .append(k).append(">\n"));
             rc.response().setStatusCode(200).putHeader("Content-Type", "application/xml; charset=UTF-8")
                     .end(x.append("</bat:batchState>\n").toString());
         }
@@ -87,7 +91,8 @@ public final class SubmissionRoutes {
             throw new ApiError(400, "the body is not a JSON object: " + e.getMessage().split("\n")[0]);
         }
         if (json == null || !json.isObject()) {
-            throw new ApiError(400, "the body is not a JSON object but " + (json == null || json.isMissingNode() ? "empty"
+            throw new ApiError(400, "the body is not a JSON object but " + (json == null || json.isMissingNode()
+                    ? "empty"
                     : json.isNull() ? "null" : "a JSON " + json.getNodeType().name().toLowerCase(Locale.ROOT))
                     + ": send the submission's fields as one object, e.g. {\"profile\": ..., \"payload_url\": ...}");
         }
@@ -123,7 +128,8 @@ public final class SubmissionRoutes {
     /** A poster's batch is owned by the user it names; who posted it is kept in the audit log. */
     private static void auditOnBehalf(ApiUsers.User user, BatchSubmission s, String bid) {
         if (!BatchFilters.ownedBy(s.submitter(), user.name())) {
-            Guard.AUDIT.info("user={} action=\"submit\" target=bid={} result=ok status=200 on_behalf_of={}", user.name(), bid,
+            Guard.AUDIT.info("user={} action=\"submit\" target=bid={} result=ok status=200 on_behalf_of={}",
+                    user.name(), bid,
                     Text.quoted(s.submitter()));
         }
     }

@@ -40,14 +40,19 @@ import org.slf4j.LoggerFactory;
 public final class Submissions {
     static final Set<String> TYPES = Set.of("file", "container", "object-manifest", "manifest", "batch-manifest",
             "container-batch-manifest", "single-file-batch-manifest");
-    private static final List<String> DC = List.of("contributor", "coverage", "creator", "date", "description", "format",
+    private static final List<String> DC = List.of("contributor", "coverage", "creator", "date", "description",
+            "format",
             "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
     /** The form's text fields a submission keeps, each held to {@link QueueLimits#FIELD_BYTES}. */
-    private static final List<String> FORM_TEXT = List.of("filename", "type", "profile", "submitter", "creator", "title", "date",
-            "localIdentifier", "primaryIdentifier", "note", "digestType", "digestValue", "notification", "responseForm");
+    private static final List<String> FORM_TEXT = List.of("filename", "type", "profile", "submitter", "creator",
+            "title", "date",
+            "localIdentifier", "primaryIdentifier", "note", "digestType", "digestValue", "notification",
+            "responseForm");
     /** The JSON body's text fields, each held to {@link QueueLimits#FIELD_BYTES}. */
-    static final List<String> JSON_TEXT = List.of("profile", "submitter", "type", "submission_mode", "file_name", "title",
-            "creator", "date", "local_identifier", "primary_identifier", "digest_type", "digest_value", "notification", "note");
+    static final List<String> JSON_TEXT = List.of("profile", "submitter", "type", "submission_mode", "file_name",
+            "title",
+            "creator", "date", "local_identifier", "primary_identifier", "digest_type", "digest_value", "notification",
+            "note");
 
     /** The longest name one file may have on the file systems the queue writes to (ext4, XFS: 255 bytes). */
     static final int NAME_BYTES = 255;
@@ -78,7 +83,8 @@ public final class Submissions {
         if (pathArk != null) {
             String given = f.get("primaryIdentifier");
             if (given != null && !given.isBlank() && !given.strip().equals(pathArk)) {
-                throw new ApiError(400, "field 'primaryIdentifier' (" + given.strip() + ") differs from the id in the path ("
+                throw new ApiError(400, "field 'primaryIdentifier' (" + given.strip()
+                        + ") differs from the id in the path ("
                         + pathArk + ")");
             }
             f.put("primaryIdentifier", pathArk);
@@ -97,7 +103,8 @@ public final class Submissions {
         fileNameLength(first(f.get("filename"), null) != null ? "filename" : "file", fileName);
         if (fileName != null && fileName.indexOf('\uFFFD') >= 0) {
             // the form's decoder replaced bytes that are not UTF-8: the name cannot be kept as it was sent
-            throw new ApiError(400, "the file name '" + InputChecks.printable(fileName) + "' is not UTF-8; send the name in UTF-8 "
+            throw new ApiError(400, "the file name '" + InputChecks.printable(fileName)
+                    + "' is not UTF-8; send the name in UTF-8 "
                     + "(or give it in the 'filename' field)");
         }
         Path upload = null;
@@ -122,9 +129,11 @@ public final class Submissions {
         if (type == null || type.isBlank()) {
             type = PayloadTypes.infer(file != null ? Path.of(file.uploadedFileName()) : null, first(fileName, url));
         }
-        BatchSubmission s = build(f.get("profile"), submitter(user, f.get("submitter")), payloadUrl, type, mode, fileName,
+        BatchSubmission s = build(f.get("profile"), submitter(user, f.get("submitter")), payloadUrl, type, mode,
+                fileName,
                 f.get("title"), f.get("creator"), f.get("date"), f.get("localIdentifier"), f.get("primaryIdentifier"),
-                f.get("digestType"), f.get("digestValue"), f.get("notification"), f.get("responseForm"), f.get("note"), dc);
+                f.get("digestType"), f.get("digestValue"), f.get("notification"), f.get("responseForm"), f.get("note"),
+                dc);
         if (upload != null) {
             keep(file, upload); // only once the submission is accepted: a refused one leaves no upload behind
         }
@@ -156,12 +165,14 @@ public final class Submissions {
         fileNameLength("file_name", str(j.get("file_name")));
         return build(str(j.get("profile")), submitter, checkUrl(url), type,
                 mode(str(j.get("submission_mode"))), str(j.get("file_name")), str(j.get("title")),
-                str(j.get("creator")), str(j.get("date")), str(j.get("local_identifier")), str(j.get("primary_identifier")),
+                str(j.get("creator")), str(j.get("date")), str(j.get("local_identifier")),
+                str(j.get("primary_identifier")),
                 str(j.get("digest_type")), str(j.get("digest_value")), str(j.get("notification")), "json",
                 str(j.get("note")), dc);
     }
 
-    private BatchSubmission build(String profile, String submitter, String url, String type, String mode, String fileName,
+    private BatchSubmission build(String profile, String submitter, String url, String type, String mode,
+            String fileName,
             String title, String creator, String date, String localId, String primaryId, String digestType,
             String digestValue, String notification, String responseForm, String note, Map<String, List<String>> dc) {
         if (profile == null) {
@@ -171,9 +182,11 @@ public final class Submissions {
         if (profiles.find(profile).isEmpty()) {
             throw new ApiError(400, "unknown profile '" + profile + "'");
         }
-        String t = type == null ? "file" : PayloadTypes.AUTO.equals(type) ? PayloadTypes.AUTO : PayloadTypes.canonical(type);
+        String t = type == null ? "file" : PayloadTypes.AUTO.equals(type) ? PayloadTypes.AUTO
+                : PayloadTypes.canonical(type);
         if (t == null || !TYPES.contains(t) && !PayloadTypes.AUTO.equals(t)) {
-            throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ", new TreeSet<>(TYPES))
+            throw new ApiError(400, "unknown type '" + type + "' (expected one of " + String.join(", ",
+                    new TreeSet<>(TYPES))
                     + ", or Merritt's " + String.join(", ", PayloadTypes.MERRITT_NAMES) + ")");
         }
         digestType = blankToNull(digestType);
@@ -195,13 +208,15 @@ public final class Submissions {
         } else if (digestValue != null) {
             throw new ApiError(400, "field 'digestValue' given without 'digestType'");
         }
-        BatchSubmission s = new BatchSubmission(profile, submitter, url, title, creator, date, null, t, mode, fileName, localId,
+        BatchSubmission s = new BatchSubmission(profile, submitter, url, title, creator, date, null, t, mode, fileName,
+                localId,
                 primaryId, digestType, digestValue, notification,
                 responseForm == null ? "xml" : responseForm.toLowerCase(Locale.ROOT), note, Instant.now().toString(),
                 dc.isEmpty() ? null : dc);
         int bytes = QueueJson.write(s).length;
         if (bytes > QueueLimits.NODE_BYTES) {
-            throw new ApiError(400, "the submission is " + bytes + " bytes once serialized; the limit is " + QueueLimits.NODE_BYTES
+            throw new ApiError(400, "the submission is " + bytes + " bytes once serialized; the limit is "
+                    + QueueLimits.NODE_BYTES
                     + " bytes (shorten its text fields)");
         }
         if (primaryId != null && !primaryId.isBlank()) {
@@ -242,7 +257,8 @@ public final class Submissions {
         }
         String m = given.strip().toLowerCase(Locale.ROOT);
         if (!m.equals("add") && !m.equals("update")) {
-            throw new ApiError(400, "field 'submission_mode' is '" + InputChecks.printable(given.strip()) + "'; the accepted values "
+            throw new ApiError(400, "field 'submission_mode' is '" + InputChecks.printable(given.strip())
+                    + "'; the accepted values "
                     + "are add and update (to delete files from an object, submit an update whose payload holds "
                     + "mrt-delete.txt listing them)");
         }
@@ -260,8 +276,10 @@ public final class Submissions {
         for (String part : name.split("/")) {
             int bytes = QueueLimits.utf8Length(part);
             if (bytes > NAME_BYTES) {
-                throw new ApiError(400, "field '" + field + "': the file name " + (part.length() == name.length() ? "" : "part ")
-                        + "'" + InputChecks.printable(part.substring(0, Math.min(part.length(), 40))) + "...' is " + bytes
+                throw new ApiError(400, "field '" + field + "': the file name " + (part.length() == name.length() ? ""
+                        : "part ")
+                        + "'" + InputChecks.printable(part.substring(0, Math.min(part.length(), 40))) + "...' is "
+                        + bytes
                         + " bytes; a file name (each part between '/') may have at most " + NAME_BYTES + " bytes");
             }
         }
@@ -270,7 +288,8 @@ public final class Submissions {
     /** Refuses (404) a profile this service does not have: holds are for collections that exist. */
     public void requireProfile(String name) {
         if (profiles.find(name).isEmpty()) {
-            throw new ApiError(404, "no profile '" + name + "': only the collection of a profile in the profiles directory can be held");
+            throw new ApiError(404, "no profile '" + name
+                    + "': only the collection of a profile in the profiles directory can be held");
         }
     }
 
@@ -292,7 +311,8 @@ public final class Submissions {
             }
         }
         if (bytes > QueueLimits.DUBLIN_CORE_BYTES) {
-            throw new ApiError(400, "the Dublin Core fields (" + prefix + "*) are " + bytes + " bytes together; the limit is "
+            throw new ApiError(400, "the Dublin Core fields (" + prefix + "*) are " + bytes
+                    + " bytes together; the limit is "
                     + QueueLimits.DUBLIN_CORE_BYTES + " bytes");
         }
     }
@@ -321,7 +341,8 @@ public final class Submissions {
             // the service's trouble (a full disk): the paths are for the log, not the depositor
             LOG.warn("cannot keep an upload as {}: {}", target, e.toString());
             discard(target.toUri().toString());
-            throw new ApiError(500, "cannot keep the uploaded file (the service log has the details); nothing was kept");
+            throw new ApiError(500,
+                    "cannot keep the uploaded file (the service log has the details); nothing was kept");
         }
     }
 
@@ -332,7 +353,8 @@ public final class Submissions {
 
     private String checkUrl(String url) {
         if (!url.strip().toLowerCase(Locale.ROOT).matches("https?://.*")) {
-            throw new ApiError(400, url + ": only http and https URLs may be submitted (upload a local file as 'file')");
+            throw new ApiError(400, url
+                    + ": only http and https URLs may be submitted (upload a local file as 'file')");
         }
         try {
             return urls.check(url).toString();
@@ -354,7 +376,8 @@ public final class Submissions {
     }
 
     public static List<String> fieldNames() {
-        List<String> names = new ArrayList<>(List.of("file", "url", "filename", "type", "profile", "submitter", "creator",
+        List<String> names = new ArrayList<>(List.of("file", "url", "filename", "type", "profile", "submitter",
+                "creator",
                 "title", "date", "localIdentifier", "primaryIdentifier", "note", "digestType", "digestValue",
                 "notification", "responseForm", "notificationFormat"));
         DC.forEach(d -> names.add("DC." + d));

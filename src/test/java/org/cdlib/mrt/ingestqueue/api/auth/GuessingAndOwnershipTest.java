@@ -47,8 +47,10 @@ class GuessingAndOwnershipTest {
         zk = new TestingServer(true);
         Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.fetch.allow", "127.0.0.2");
-        config.put("ingest.api.users", "ops:" + Passwords.hash("pw-ops") + ":admin|submitter, dep:" + Passwords.hash("pw-d")
-                + ":submitter, dep2:" + Passwords.hash("pw-d2") + ":submitter, store:" + Passwords.hash("pw-st") + ":storage");
+        config.put("ingest.api.users", "ops:" + Passwords.hash("pw-ops") + ":admin|submitter, dep:"
+                + Passwords.hash("pw-d")
+                + ":submitter, dep2:" + Passwords.hash("pw-d2") + ":submitter, store:" + Passwords.hash("pw-st")
+                + ":storage");
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         service = new IngestService(config).start();
         store = service.store();
@@ -93,13 +95,15 @@ class GuessingAndOwnershipTest {
         assertEquals(30, wrong + refused, answers.toString());
         // a check under way counts against the budget: thirty at once are not thirty hashes
         assertTrue(wrong <= 10, wrong + " guesses were checked, the budget is 10");
-        assertTrue(users.hashesComputed() - hashesBefore <= 10, (users.hashesComputed() - hashesBefore) + " hashes for 10 checks");
+        assertTrue(users.hashesComputed() - hashesBefore <= 10, (users.hashesComputed() - hashesBefore)
+                + " hashes for 10 checks");
         answers.stream().filter(r -> r.status() == 429).forEach(r -> assertNotNull(r.header("Retry-After"), r.body()));
 
         // the real admin, from an address that has not failed, gets in (by Basic and by the dashboard's login)
         RawHttp elsewhere = as("127.0.0.31", "ops", "pw-ops", "GET", "/api/queue");
         assertEquals(200, elsewhere.status(), elsewhere.body());
-        RawHttp session = RawHttp.send(port, "127.0.0.32", "POST", "/api/login", List.of("Content-Type: application/json",
+        RawHttp session = RawHttp.send(port, "127.0.0.32", "POST", "/api/login",
+                List.of("Content-Type: application/json",
                 "X-Requested-By: dashboard"), "{\"username\":\"ops\",\"password\":\"pw-ops\"}");
         assertEquals(200, session.status(), session.body());
 
@@ -125,8 +129,10 @@ class GuessingAndOwnershipTest {
 
     @Test
     void anotherDepositorsBatchAndJobIdsAnswerWordForWordAsMissingOnes() throws Exception {
-        RawHttp submitted = RawHttp.send(port, "127.0.0.40", "POST", "/api/batches", List.of(RawHttp.basic("dep", "pw-d"),
-                "Content-Type: application/json"), "{\"profile\":\"demo_content\",\"type\":\"file\",\"payload_url\":\"http://127.0.0.2:1/a.txt\"}");
+        RawHttp submitted = RawHttp.send(port, "127.0.0.40", "POST", "/api/batches", List.of(RawHttp.basic("dep",
+                "pw-d"),
+                "Content-Type: application/json"),
+                "{\"profile\":\"demo_content\",\"type\":\"file\",\"payload_url\":\"http://127.0.0.2:1/a.txt\"}");
         assertEquals(201, submitted.status(), submitted.body());
         String bid = submitted.header("BID");
         await().atMost(Duration.ofSeconds(60)).until(() -> !store.batches().load(bid).jobIds().isEmpty());

@@ -52,7 +52,8 @@ class IdentityAndLoginsTest {
         zk = new TestingServer(true);
         Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
         config.put("ingest.fetch.allow", "127.0.0.2");
-        config.put("ingest.api.users", "dep:pw-d:submitter, dep2:pw-d2:submitter, ui:" + Passwords.hash("pw-ui") + ":poster, "
+        config.put("ingest.api.users", "dep:pw-d:submitter, dep2:pw-d2:submitter, ui:" + Passwords.hash("pw-ui")
+                + ":poster, "
                 + "ops:" + Passwords.hash("pw-ops") + ":admin|submitter");
         config.put("ingest.api.login-failures-per-user", "4");
         config.put("ingest.api.login-failures-per-address", "6");
@@ -74,7 +75,8 @@ class IdentityAndLoginsTest {
         zk.close();
     }
 
-    static RawHttp as(String from, String user, String password, String method, String path, String body) throws Exception {
+    static RawHttp as(String from, String user, String password, String method, String path,
+            String body) throws Exception {
         List<String> h = new ArrayList<>(List.of(RawHttp.basic(user, password)));
         if (body != null) {
             h.add(JSON_TYPE);
@@ -83,14 +85,16 @@ class IdentityAndLoginsTest {
     }
 
     static RawHttp submitJson(String from, String user, String password, String submitter) throws Exception {
-        return as(from, user, password, "POST", "/api/batches", "{\"profile\":\"demo_content\",\"payload_url\":\"http://127.0.0.2:1/a.txt\""
+        return as(from, user, password, "POST", "/api/batches",
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://127.0.0.2:1/a.txt\""
                 + (submitter == null ? "" : ",\"submitter\":\"" + submitter + "\"") + "}");
     }
 
     static RawHttp login(String from, String user, String password, List<String> more) throws Exception {
         List<String> h = new ArrayList<>(List.of(JSON_TYPE, "X-Requested-By: dashboard"));
         h.addAll(more);
-        return RawHttp.send(port, from, "POST", "/api/login", h, "{\"username\":\"" + user + "\",\"password\":\"" + password + "\"}");
+        return RawHttp.send(port, from, "POST", "/api/login", h, "{\"username\":\"" + user + "\",\"password\":\""
+                + password + "\"}");
     }
 
     static List<String> auditLines(String containing) {
@@ -117,7 +121,8 @@ class IdentityAndLoginsTest {
         RawHttp plain = submitJson("127.0.0.20", "dep", "pw-d", null);
         assertEquals("dep", store.batches().load(plain.header("BID")).submission().submitter());
         assertEquals(200, as("127.0.0.20", "dep", "pw-d", "GET", "/api/batches/" + bid, null).status());
-        assertEquals(404, as("127.0.0.20", "dep2", "pw-d2", "GET", "/api/batches/" + bid, null).status(), "not dep2's batch");
+        assertEquals(404, as("127.0.0.20", "dep2", "pw-d2", "GET", "/api/batches/" + bid, null).status(),
+                "not dep2's batch");
     }
 
     @Test
@@ -133,13 +138,15 @@ class IdentityAndLoginsTest {
         assertEquals(404, as("127.0.0.21", "dep", "pw-d", "GET", "/api/batches/" + bid, null).status());
         List<String> lines = auditLines("target=bid=" + bid);
         assertEquals(1, lines.size(), audit.list.toString());
-        assertTrue(lines.get(0).startsWith("user=ui action=\"submit\"") && lines.get(0).contains("on_behalf_of=\"dep2/Someone Else\""),
+        assertTrue(lines.get(0).startsWith("user=ui action=\"submit\"") && lines.get(0)
+                .contains("on_behalf_of=\"dep2/Someone Else\""),
                 lines.get(0));
     }
 
     @Test
     void guessingAUserIsDelayedThenRefusedWith429WhileTheRealUserStillLogsIn() throws Exception {
-        assertEquals(200, as("127.0.0.22", "dep2", "pw-d2", "GET", "/api/queue", null).status(), "dep2's usual address");
+        assertEquals(200, as("127.0.0.22", "dep2", "pw-d2", "GET", "/api/queue", null).status(),
+                "dep2's usual address");
         long slowest = 0;
         for (int i = 1; i <= 4; i++) {
             long t = System.nanoTime();
@@ -147,17 +154,21 @@ class IdentityAndLoginsTest {
             slowest = Math.max(slowest, (System.nanoTime() - t) / 1_000_000);
             assertEquals(401, r.status(), "guess " + i + ": " + r.body());
         }
-        assertTrue(slowest >= 500, "the fourth failure is answered after half a second at least, was " + slowest + " ms");
+        assertTrue(slowest >= 500, "the fourth failure is answered after half a second at least, was " + slowest
+                + " ms");
         // issue 49: the right password from an address that has not failed is never refused
-        assertEquals(200, as("127.0.0.24", "dep2", "pw-d2", "GET", "/api/queue", null).status(), "a clean address gets in");
+        assertEquals(200, as("127.0.0.24", "dep2", "pw-d2", "GET", "/api/queue", null).status(),
+                "a clean address gets in");
         RawHttp locked = as("127.0.0.23", "dep2", "pw-d2", "GET", "/api/queue", null);
-        assertEquals(429, locked.status(), "the guessing address waits out its lock, the right password too: " + locked.body());
+        assertEquals(429, locked.status(), "the guessing address waits out its lock, the right password too: "
+                + locked.body());
         long retry = Long.parseLong(locked.header("Retry-After"));
         assertTrue(retry >= 1 && retry <= 60, "Retry-After " + retry);
         assertTrue(locked.body().contains("too many failed logins of this user from this address"), locked.body());
         assertEquals(200, as("127.0.0.22", "dep2", "pw-d2", "GET", "/api/queue", null).status(),
                 "dep2 still gets in from where dep2 logged in before");
-        List<String> failures = auditLines("user=dep2 action=\"login\" via=basic target=- result=refused status=401 from=127.0.0.23");
+        List<String> failures = auditLines(
+                "user=dep2 action=\"login\" via=basic target=- result=refused status=401 from=127.0.0.23");
         assertEquals(4, failures.size(), audit.list.toString());
         assertTrue(failures.get(3).contains("throttled=\"user locked at this address for 5 s\""), failures.get(3));
     }
@@ -165,16 +176,20 @@ class IdentityAndLoginsTest {
     @Test
     void oneAddressGuessingManyNamesIsRefusedWith429AndDashboardLoginsCountAlike() throws Exception {
         for (int i = 1; i <= 6; i++) {
-            RawHttp r = i % 2 == 0 ? login("127.0.0.25", "nobody" + i, "x", List.of()) : as("127.0.0.25", "nobody" + i, "x", "GET", "/api/queue", null);
+            RawHttp r = i % 2 == 0 ? login("127.0.0.25", "nobody" + i, "x", List.of()) : as("127.0.0.25", "nobody" + i,
+                    "x", "GET", "/api/queue", null);
             assertEquals(401, r.status(), r.body());
         }
         RawHttp refused = as("127.0.0.25", "ops", "pw-ops", "GET", "/api/queue", null);
         assertEquals(429, refused.status(), refused.body());
         assertNotNull(refused.header("Retry-After"));
         assertEquals(429, login("127.0.0.25", "ops", "pw-ops", List.of()).status());
-        assertEquals(200, as("127.0.0.26", "ops", "pw-ops", "GET", "/api/queue", null).status(), "another address is not refused");
-        assertEquals(3, auditLines("action=\"login\" via=session target=- result=refused status=401 from=127.0.0.25").size());
-        assertEquals(3, auditLines("action=\"login\" via=basic target=- result=refused status=401 from=127.0.0.25").size());
+        assertEquals(200, as("127.0.0.26", "ops", "pw-ops", "GET", "/api/queue", null).status(),
+                "another address is not refused");
+        assertEquals(3, auditLines("action=\"login\" via=session target=- result=refused status=401 from=127.0.0.25")
+                .size());
+        assertEquals(3, auditLines("action=\"login\" via=basic target=- result=refused status=401 from=127.0.0.25")
+                .size());
     }
 
     @Test
@@ -183,13 +198,16 @@ class IdentityAndLoginsTest {
         RawHttp viaProxy = login("127.0.0.9", "dep", "pw-d", forwarded);
         assertEquals(200, viaProxy.status(), viaProxy.body());
         String cookie = viaProxy.header("Set-Cookie");
-        assertTrue(cookie.contains("iq_session=") && cookie.contains("; Secure") && cookie.toLowerCase().contains("httponly"), cookie);
+        assertTrue(cookie.contains("iq_session=") && cookie.contains("; Secure")
+                && cookie.toLowerCase().contains("httponly"), cookie);
         assertEquals("max-age=31536000", viaProxy.header("Strict-Transport-Security"));
-        assertFalse(auditLines("user=dep action=\"login\" via=session target=- result=ok status=200 from=203.0.113.7").isEmpty());
+        assertFalse(auditLines("user=dep action=\"login\" via=session target=- result=ok status=200 from=203.0.113.7")
+                .isEmpty());
 
         RawHttp direct = login("127.0.0.27", "dep", "pw-d", forwarded);
         assertEquals(200, direct.status(), direct.body());
-        assertFalse(direct.header("Set-Cookie").contains("; Secure"), "a client's own X-Forwarded-Proto is not believed");
+        assertFalse(direct.header("Set-Cookie").contains("; Secure"),
+                "a client's own X-Forwarded-Proto is not believed");
         assertFalse(auditLines("from=127.0.0.27").isEmpty(), "nor its X-Forwarded-For");
     }
 
@@ -212,7 +230,8 @@ class IdentityAndLoginsTest {
     }
 
     static int session(String cookie) throws Exception {
-        return RawHttp.send(port, "127.0.0.28", "GET", "/api/session", List.of("Cookie: " + cookie, "X-Requested-By: dashboard"), null)
+        return RawHttp.send(port, "127.0.0.28", "GET", "/api/session", List.of("Cookie: " + cookie,
+                "X-Requested-By: dashboard"), null)
                 .status();
     }
 
@@ -237,7 +256,8 @@ class IdentityAndLoginsTest {
         long unknown = t[1][4];
         long plain = t[2][4];
         // without the stand-in hash an unknown name answered in well under a millisecond
-        assertTrue(unknown * 3 >= known && plain * 3 >= known, "known " + known + " ms, unknown " + unknown + " ms, plain " + plain + " ms");
+        assertTrue(unknown * 3 >= known && plain * 3 >= known, "known " + known + " ms, unknown " + unknown
+                + " ms, plain " + plain + " ms");
         assertTrue(users.check("plain", "pw").isPresent() && users.check("known", "right").isPresent());
     }
 }

@@ -86,7 +86,8 @@ class LoginThrottleTest {
         for (int i = 0; i < 10; i++) {
             assertFalse(t.admit("x" + i, "192.0.2.1").refused());
         }
-        assertTrue(t.admit("y", "192.0.2.1").refused(), "twenty under way fill the address's budget, whatever the names");
+        assertTrue(t.admit("y", "192.0.2.1").refused(),
+                "twenty under way fill the address's budget, whatever the names");
         assertFalse(t.admit("y", "192.0.2.9").refused());
     }
 
@@ -121,14 +122,16 @@ class LoginThrottleTest {
         try {
             ApiUsers users = ApiUsers.parse("ops:" + Passwords.hash("pw-ops") + ":admin");
             Logins logins = new Logins(vertx, users, new LoginThrottle(1_000_000, 1_000_000, Clock.systemUTC()));
-            assertEquals(200, logins.check("ops", "pw-ops", "198.51.100.1", "basic").toCompletionStage().toCompletableFuture()
+            assertEquals(200, logins.check("ops", "pw-ops", "198.51.100.1", "basic").toCompletionStage()
+                    .toCompletableFuture()
                     .get(60, TimeUnit.SECONDS).status());
             users.forgetVerified();
             List<Future<Logins.Outcome>> guesses = new ArrayList<>();
             for (int i = 0; i < 80; i++) {
                 guesses.add(logins.check("nobody", "guess", "192.0.2." + i, "basic"));
             }
-            Logins.Outcome ops = logins.check("ops", "pw-ops", "198.51.100.1", "basic").toCompletionStage().toCompletableFuture()
+            Logins.Outcome ops = logins.check("ops", "pw-ops", "198.51.100.1", "basic").toCompletionStage()
+                    .toCompletableFuture()
                     .get(60, TimeUnit.SECONDS);
             assertEquals(200, ops.status(), ops.message());
             long checked = guesses.stream().filter(f -> f.isComplete() && f.result().status() == 401).count();

@@ -54,12 +54,15 @@ class SharedSessionsTest {
     static final class Browser {
         final Map<String, String> cookies = new LinkedHashMap<>();
 
-        HttpResponse<String> send(HttpApi host, String method, String path, String body, boolean token) throws Exception {
+        HttpResponse<String> send(HttpApi host, String method, String path, String body,
+                boolean token) throws Exception {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + host.port() + path))
                     .header("X-Requested-By", "dashboard").header("Content-Type", "application/json")
-                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
             if (!cookies.isEmpty()) {
-                b.header("Cookie", cookies.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining("; ")));
+                b.header("Cookie", cookies.entrySet().stream().map(e -> e.getKey() + "="
+                        + e.getValue()).collect(Collectors.joining("; ")));
             }
             if (token && cookies.containsKey(Sessions.CSRF_COOKIE)) {
                 b.header(Sessions.CSRF_HEADER, cookies.get(Sessions.CSRF_COOKIE));
@@ -77,7 +80,8 @@ class SharedSessionsTest {
         }
 
         HttpResponse<String> login(HttpApi host, String user, String password) throws Exception {
-            return send(host, "POST", "/api/login", "{\"username\":\"" + user + "\",\"password\":\"" + password + "\"}", false);
+            return send(host, "POST", "/api/login", "{\"username\":\"" + user + "\",\"password\":\"" + password + "\"}",
+                    false);
         }
     }
 
@@ -88,7 +92,8 @@ class SharedSessionsTest {
         HttpApi api = new HttpApi(ApiUsers.parse("ops:pw-ops:admin, dep:pw-d:submitter"), "127.0.0.1", 0, 1_000_000,
                 dir.resolve("uploads" + hosts.size()));
         api.sessions(new Sessions(new SessionNodes(store.client(), Clock.systemUTC()), idle, Proxies.none()));
-        api.add(POST, "/api/test/change", Access.USER, "A change, as any action is", rc -> HttpApi.json(rc, 200, Map.of("by", HttpApi.user(rc))));
+        api.add(POST, "/api/test/change", Access.USER, "A change, as any action is", rc -> HttpApi.json(rc, 200,
+                Map.of("by", HttpApi.user(rc))));
         api.start();
         hosts.add(api);
         return api;
@@ -108,17 +113,20 @@ class SharedSessionsTest {
         HttpResponse<String> login = browser.login(a, "ops", "pw-ops");
         assertEquals(200, login.statusCode(), login.body());
         String cookie = login.headers().firstValue("Set-Cookie").orElseThrow();
-        assertTrue(cookie.startsWith(Sessions.COOKIE + "=") && cookie.toLowerCase().contains("httponly") && cookie.contains("SameSite=Strict"), cookie);
+        assertTrue(cookie.startsWith(Sessions.COOKIE + "=") && cookie.toLowerCase().contains("httponly")
+                && cookie.contains("SameSite=Strict"), cookie);
 
         HttpResponse<String> who = browser.send(b, "GET", "/api/session", null, false);
         assertEquals(200, who.statusCode(), who.body());
         assertEquals("ops", JSON.readTree(who.body()).get("user").asText());
-        assertNotNull(browser.cookies.get(Sessions.CSRF_COOKIE), "the other host issued the CSRF token: " + who.headers().map());
+        assertNotNull(browser.cookies.get(Sessions.CSRF_COOKIE), "the other host issued the CSRF token: "
+                + who.headers().map());
         String issuedByB = browser.cookies.get(Sessions.CSRF_COOKIE);
         HttpResponse<String> change = browser.send(a, "POST", "/api/test/change", null, true);
         assertEquals(200, change.statusCode(), "a token one host issued is good on the other: " + change.body());
         assertNotEquals(issuedByB, browser.cookies.get(Sessions.CSRF_COOKIE), "a change renews the token");
-        assertEquals(200, browser.send(b, "POST", "/api/test/change", null, true).statusCode(), "the renewed one is good on the other");
+        assertEquals(200, browser.send(b, "POST", "/api/test/change", null, true).statusCode(),
+                "the renewed one is good on the other");
 
         HttpResponse<String> logout = browser.send(b, "POST", "/api/logout", null, true);
         assertEquals(200, logout.statusCode(), logout.body());
@@ -140,7 +148,8 @@ class SharedSessionsTest {
         assertEquals(403, without.statusCode(), without.body());
         assertTrue(JSON.readTree(without.body()).get("error").asText().contains(Sessions.CSRF_HEADER), without.body());
 
-        // a token of the right form that this session was not given (the cookie and the header agree: double submit alone is not enough)
+        // a token of the right form that this session was not given (the cookie and the header agree: double submit
+        // alone is not enough)
         Browser forged = new Browser();
         forged.cookies.put(Sessions.COOKIE, browser.cookies.get(Sessions.COOKIE));
         forged.cookies.put(Sessions.CSRF_COOKIE, "AAAA.1.BBBB");
@@ -151,8 +160,10 @@ class SharedSessionsTest {
         assertEquals(200, browser.send(b, "POST", "/api/test/change", null, true).statusCode(), "with it, accepted");
 
         String basic = "Basic " + Base64.getEncoder().encodeToString("dep:pw-d".getBytes(StandardCharsets.UTF_8));
-        HttpResponse<String> script = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.port() + "/api/test/change"))
-                .header("Authorization", basic).POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> script = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.port()
+                + "/api/test/change"))
+                .header("Authorization", basic).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(200, script.statusCode(), script.body());
         assertTrue(script.headers().allValues("Set-Cookie").isEmpty(), "a Basic request gets no session and no token");
     }

@@ -62,7 +62,8 @@ class DashboardApiTest extends ApiServiceTest {
     }
 
     static HttpResponse<String> send(String method, String path, String user) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody());
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).method(method,
+                HttpRequest.BodyPublishers.noBody());
         if (user != null) {
             b.header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + PASSWORDS.get(user))
                     .getBytes(StandardCharsets.UTF_8)));
@@ -77,8 +78,10 @@ class DashboardApiTest extends ApiServiceTest {
     /** A batch of {@code n} pending jobs submitted by {@code submitter}. */
     static String batchOf(String submitter, int n) {
         BatchSubmission s = QueueTestSupport.submission("demo_content");
-        String bid = store.batches().create(new BatchSubmission(s.profileName(), submitter, s.payloadUrl(), "Batch of " + submitter,
-                s.ercWho(), s.ercWhen(), null, s.type(), s.submissionMode(), null, null, null, null, null, null, "json", null,
+        String bid = store.batches().create(new BatchSubmission(s.profileName(), submitter, s.payloadUrl(), "Batch of "
+                + submitter,
+                s.ercWho(), s.ercWhen(), null, s.type(), s.submissionMode(), null, null, null, null, null, null, "json",
+                null,
                 s.submitted(), Map.of()));
         BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
         List<NewJob> jobs = new ArrayList<>();
@@ -110,10 +113,13 @@ class DashboardApiTest extends ApiServiceTest {
         assertEquals("pending", h.get(h.size() - 1).to());
         assertEquals("released by ops", h.get(h.size() - 1).reason());
         List<JobHistory.Entry> long_ = store.jobs().load(longNames).status().history();
-        assertTrue(QueueJson.write(long_).length <= JobHistory.MAX_BYTES, "bounded by bytes: " + QueueJson.write(long_).length);
-        assertTrue(long_.size() < JobHistory.MAX_ENTRIES && long_.size() >= 5, "long entries: fewer kept, " + long_.size());
+        assertTrue(QueueJson.write(long_).length <= JobHistory.MAX_BYTES, "bounded by bytes: "
+                + QueueJson.write(long_).length);
+        assertTrue(long_.size() < JobHistory.MAX_ENTRIES && long_.size() >= 5, "long entries: fewer kept, "
+                + long_.size());
         byte[] node = store.client().getData().forPath(QueuePaths.jobStatus(longNames));
-        assertTrue(node.length <= QueueLimits.nodeBytes(QueuePaths.jobStatus(longNames)), "the status node within its limit: " + node.length);
+        assertTrue(node.length <= QueueLimits.nodeBytes(QueuePaths.jobStatus(longNames)),
+                "the status node within its limit: " + node.length);
         JsonNode api = json(send("GET", "/api/jobs/" + shortNames, "rita")).get("status").get("history");
         assertEquals(JobHistory.MAX_ENTRIES, api.size());
         assertEquals("pending", api.get(api.size() - 1).get("to").asText());
@@ -154,7 +160,8 @@ class DashboardApiTest extends ApiServiceTest {
                 lines.drainTo(seen);
                 return seen.stream().anyMatch(l -> l.startsWith("data:") && l.contains(created));
             });
-            String data = seen.stream().filter(l -> l.startsWith("data:") && l.contains(created)).findFirst().orElseThrow();
+            String data = seen.stream().filter(l -> l.startsWith("data:") && l.contains(created)).findFirst()
+                    .orElseThrow();
             JsonNode change = JSON.readTree(data.substring("data:".length()));
             assertTrue(change.get("batches_changed").toString().contains(bid), data);
             assertTrue(change.get("counts").get("jobs").has("pending"), data);
@@ -171,7 +178,8 @@ class DashboardApiTest extends ApiServiceTest {
         LinkedBlockingQueue<String> ritaLines = new LinkedBlockingQueue<>();
         List<HttpResponse<Stream<String>>> streams = new ArrayList<>();
         for (var who : List.of(Map.entry("sam", samLines), Map.entry("rita", ritaLines))) {
-            HttpResponse<Stream<String>> s = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events")).header("Authorization",
+            HttpResponse<Stream<String>> s = CLIENT.send(HttpRequest.newBuilder(URI.create(base
+                    + "/api/events")).header("Authorization",
                     "Basic " + Base64.getEncoder().encodeToString((who.getKey() + ":" + PASSWORDS.get(who.getKey()))
                             .getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofLines());
             assertEquals(200, s.statusCode());
@@ -187,7 +195,8 @@ class DashboardApiTest extends ApiServiceTest {
             reader.start();
         }
         try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> samLines.contains("event: hello") && ritaLines.contains("event: hello"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> samLines.contains("event: hello")
+                    && ritaLines.contains("event: hello"));
             String others = batchOf("tester", 2);
             String own = batchOf("sam", 2);
             AdminActions admin = new AdminActions(store, Clock.systemUTC());
@@ -236,7 +245,8 @@ class DashboardApiTest extends ApiServiceTest {
                     r.body().close();
                 }
             }
-            assertTrue(refused >= 1 && open.size() <= LiveFeed.MAX_CLIENTS, open.size() + " open, " + refused + " refused");
+            assertTrue(refused >= 1 && open.size() <= LiveFeed.MAX_CLIENTS, open.size() + " open, " + refused
+                    + " refused");
         } finally {
             open.forEach(r -> r.body().close());
         }
@@ -255,9 +265,11 @@ class DashboardApiTest extends ApiServiceTest {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, login.statusCode(), login.body());
         String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
-        HttpResponse<String> read = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/session")).header("Cookie", cookie).build(),
+        HttpResponse<String> read = CLIENT.send(HttpRequest.newBuilder(URI.create(base
+                + "/api/session")).header("Cookie", cookie).build(),
                 HttpResponse.BodyHandlers.ofString());
-        String csrf = read.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "="))
+        String csrf = read.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE
+                + "="))
                 .findFirst().orElseThrow().split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
         HttpResponse<Stream<String>> stream = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/events"))
                 .header("Cookie", cookie).build(), HttpResponse.BodyHandlers.ofLines());
@@ -275,7 +287,8 @@ class DashboardApiTest extends ApiServiceTest {
         reader.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("event: hello"));
         assertEquals(200, CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/api/logout"))
-                .header("Cookie", cookie + "; " + Sessions.CSRF_COOKIE + "=" + csrf).header(Sessions.CSRF_HEADER, csrf).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                .header("Cookie", cookie + "; " + Sessions.CSRF_COOKIE + "=" + csrf).header(Sessions.CSRF_HEADER,
+                csrf).POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString()).statusCode());
         batchOf("tester", 1); // the next change finds the session gone
         await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("<end>"));
@@ -319,10 +332,13 @@ class DashboardApiTest extends ApiServiceTest {
                 .header(DashboardRoutes.STATUS_TOKEN, token).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, ok.statusCode(), ok.body());
         assertEquals(bid, json(ok).get("batch_id").asText());
-        assertFalse(ok.body().contains("payload_url"), "the depositor's page shows progress, not the queue's internals");
-        assertEquals(404, send("GET", "/api/status/" + other + "?token=" + token, null).statusCode(), "a token opens its own batch only");
+        assertFalse(ok.body().contains("payload_url"),
+                "the depositor's page shows progress, not the queue's internals");
+        assertEquals(404, send("GET", "/api/status/" + other + "?token=" + token, null).statusCode(),
+                "a token opens its own batch only");
         assertEquals(404, send("GET", "/api/status/" + bid, null).statusCode(), "no token");
-        assertEquals(404, send("GET", "/api/status/" + bid + "?token=" + token.substring(1), null).statusCode(), "a changed token");
+        assertEquals(404, send("GET", "/api/status/" + bid + "?token=" + token.substring(1), null).statusCode(),
+                "a changed token");
     }
 
     @Test
@@ -403,10 +419,12 @@ class DashboardApiTest extends ApiServiceTest {
     void theChartsDataHasAMinuteARowAndABacklogSample() throws Exception {
         JsonNode a = json(send("GET", "/api/activity?minutes=60", "rita"));
         assertEquals(60, a.get("per_minute").size());
-        assertTrue(a.get("per_minute").get(59).has("completed") && a.get("per_minute").get(59).has("failed"), a.toString());
+        assertTrue(a.get("per_minute").get(59).has("completed") && a.get("per_minute").get(59).has("failed"),
+                a.toString());
         assertEquals(400, send("GET", "/api/activity?minutes=lots", "rita").statusCode());
         // the first sample is taken a few seconds after the start
-        await().atMost(Duration.ofSeconds(15)).until(() -> json(send("GET", "/api/activity", "rita")).get("samples").size() > 0);
+        await().atMost(Duration.ofSeconds(15)).until(() -> json(send("GET", "/api/activity",
+                "rita")).get("samples").size() > 0);
         JsonNode sample = json(send("GET", "/api/activity", "rita")).get("samples").get(0);
         assertTrue(sample.get("jobs").has("pending") && sample.get("jobs").has("storing") && sample.has("wait_seconds"),
                 sample.toString());
@@ -449,16 +467,19 @@ class DashboardApiTest extends ApiServiceTest {
         assertTrue(byLocal.get("scanned").get("jobs").asInt() <= Search.SCAN_JOBS, byLocal.toString());
         JsonNode byTitle = json(send("GET", "/api/search?q=batch%20of%20sam", "rita"));
         assertTrue(byTitle.get("results").toString().contains(bid), byTitle.toString());
-        JsonNode byJobTitle = json(send("GET", "/api/search?q=" + "what", "rita")); // the jobs' own title (a manifest row's)
+        // the jobs' own title (a manifest row's)
+        JsonNode byJobTitle = json(send("GET", "/api/search?q=" + "what", "rita"));
         assertTrue(byJobTitle.get("results").toString().contains("\"matched\":\"title\""), byJobTitle.toString());
 
         // past the jobs one request reads: "next" goes on where it stopped, and finds the last job
         String big = batchOf("tester", Search.SCAN_JOBS + 20);
-        String last = QueuePaths.jobId(QueuePaths.jobNumber(store.batches().jobs(big, BatchRef.PROCESSING).get(0)) + Search.SCAN_JOBS + 19);
+        String last = QueuePaths.jobId(QueuePaths.jobNumber(store.batches().jobs(big, BatchRef.PROCESSING).get(0))
+                + Search.SCAN_JOBS + 19);
         JsonNode first = json(send("GET", "/api/search?q=" + big + "-local" + (Search.SCAN_JOBS + 19), "rita"));
         assertEquals(0, first.get("results").size(), first.toString());
         assertEquals(Search.SCAN_JOBS, first.get("scanned").get("jobs").asInt());
-        assertTrue(first.get("next").asText().contains("before=" + big + "&skip=" + Search.SCAN_JOBS), first.toString());
+        assertTrue(first.get("next").asText().contains("before=" + big + "&skip=" + Search.SCAN_JOBS),
+                first.toString());
         JsonNode more = json(send("GET", first.get("next").asText(), "rita"));
         assertEquals(last, more.get("results").get(0).get("id").asText(), more.toString());
 

@@ -108,23 +108,30 @@ class DashboardTest {
         }
     }
 
-    /** A batch of two objects whose second file answers 404 until {@link #FIXED}: a download that fails, then is fixed. */
+    /**
+     * A batch of two objects whose second file answers 404 until {@link #FIXED}: a download that fails, then is fixed.
+     */
     static HttpServer fixableFiles() throws IOException {
         HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         s.createContext("/fix/", ex -> {
             String name = ex.getRequestURI().getPath().substring("/fix/".length());
             String root = "http://127.0.0.1:" + s.getAddress().getPort() + "/fix";
-            String head = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n"
+            String head = "#%checkm_0.7\n#%profile | "
+                    + "http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n"
                     + "#%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#\n"
-                    + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName\n";
+                    + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
+                    + "nfo:fileLastModified | nfo:fileName\n";
             String body = switch (name) {
-                case "batch.checkm" -> "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n"
+                case "batch.checkm" ->
+                        "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n"
                         + "#%prefix | mrt: | http://merritt.cdlib.org/terms#\n"
                         + "#%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#\n"
-                        + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName"
+                        + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
+                        + "nfo:fileLastModified | nfo:fileName"
                         + " | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n"
                         + root + "/good.checkm |  |  |  |  | good.checkm |  | fix-good | A | Good object | 2020\n"
-                        + root + "/late.checkm |  |  |  |  | late.checkm |  | fix-late | B | Late object | 2021\n#%eof\n";
+                        + root
+                        + "/late.checkm |  |  |  |  | late.checkm |  | fix-late | B | Late object | 2021\n#%eof\n";
                 case "good.checkm" -> head + root + "/good.txt |  |  |  |  | good.txt\n#%eof\n";
                 case "late.checkm" -> head + root + "/late.txt |  |  |  |  | late.txt\n#%eof\n";
                 case "good.txt" -> "good\n";
@@ -147,12 +154,14 @@ class DashboardTest {
     }
 
     static BatchSubmission manifest(String url, String title) {
-        return new BatchSubmission("demo_content", "operator", url, title, "demo", null, null, "batch-manifest", "add", null,
+        return new BatchSubmission("demo_content", "operator", url, title, "demo", null, null, "batch-manifest", "add",
+                null,
                 null, null, null, null, null, "json", null, Instant.now().toString(), null);
     }
 
     static String demoBatch() {
-        return store.batches().create(manifest("http://127.0.0.1:" + files.getAddress().getPort() + "/demo/batch.checkm", "Demo"));
+        return store.batches().create(manifest("http://127.0.0.1:" + files.getAddress().getPort()
+                + "/demo/batch.checkm", "Demo"));
     }
 
     static Browser launch(Playwright pw) {
@@ -161,7 +170,8 @@ class DashboardTest {
     }
 
     static Playwright playwright() {
-        return Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
+        return Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD",
+                "1")));
     }
 
     /** A page logged in as the operator (the credentials in the URL log it in), at 1366×768. */
@@ -192,8 +202,10 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(row).containsText("Demo");
             PlaywrightAssertions.assertThat(row).containsText("batch.checkm");
             PlaywrightAssertions.assertThat(row).containsText(Pattern.compile("[0-9.]+ jobs/min now"));
-            assertEquals(true, page.evaluate("window.notReloaded === true"), "the row changed by live updates, not a reload");
-            PlaywrightAssertions.assertThat(page.locator("#job-summary [data-summary='completed'] b")).not().hasText("0");
+            assertEquals(true, page.evaluate("window.notReloaded === true"),
+                    "the row changed by live updates, not a reload");
+            PlaywrightAssertions.assertThat(page.locator("#job-summary [data-summary='completed'] b")).not()
+                    .hasText("0");
             PlaywrightAssertions.assertThat(page.locator(".chart svg")).hasCount(3);
             PlaywrightAssertions.assertThat(page.locator(".chart svg").first()).hasAttribute("aria-label",
                     Pattern.compile("[1-9]\\d* completed"));
@@ -201,7 +213,8 @@ class DashboardTest {
 
             // the batch's page at its address, then a job's page with its timeline
             row.locator("a").first().click();
-            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/batches/" + bid); // waits: the hash changes after the click
+            // waits: the hash changes after the click
+            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/batches/" + bid);
             PlaywrightAssertions.assertThat(page.locator("#batch-status")).hasText("completed");
             String jid = store.batches().load(bid).jobIds().get(0);
             page.locator("tr[data-job='" + jid + "'] a").click();
@@ -230,7 +243,8 @@ class DashboardTest {
             tabTo(page, "search-q");
             page.keyboard().type("demo-letters-v1");
             page.keyboard().press("Enter");
-            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/search?q=demo-letters-v1"); // waits for the keypress's navigation
+            // waits for the keypress's navigation
+            PlaywrightAssertions.assertThat(page).hasURL(base + "/#/search?q=demo-letters-v1");
             var hit = page.locator("#results li[data-result^='jid']").first();
             PlaywrightAssertions.assertThat(hit).containsText("matched by local id");
             shot(page, "search");
@@ -256,7 +270,8 @@ class DashboardTest {
     @Test
     void anOperatorRequeuesABatchsFailedJobsAfterTheDownloadIsFixedAndReportsAgain() {
         FIXED.set(false);
-        String bid = store.batches().create(manifest("http://127.0.0.1:" + fixable.getAddress().getPort() + "/fix/batch.checkm", "Fixable"));
+        String bid = store.batches().create(manifest("http://127.0.0.1:" + fixable.getAddress().getPort()
+                + "/fix/batch.checkm", "Fixable"));
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         try (Playwright pw = playwright(); Browser browser = launch(pw)) {
             Page page = operator(browser);
@@ -272,7 +287,8 @@ class DashboardTest {
             FIXED.set(true);
             requeue.click();
             page.click("#confirm-ok");
-            PlaywrightAssertions.assertThat(page.locator(".progress-text").first()).hasText("2 completed · 0 failed · 0 held · 0 open of 2", LONG);
+            PlaywrightAssertions.assertThat(page.locator(".progress-text").first())
+                    .hasText("2 completed · 0 failed · 0 held · 0 open of 2", LONG);
             // the report again, once nothing failed: confirmed with what it will do
             page.click("button[data-action='update-report']");
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("gets a new report mail");
@@ -340,7 +356,8 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#batch-id")).hasText(bid);
             PlaywrightAssertions.assertThat(page.locator("#open-jobs tbody tr")).hasCount(3);
             List<String> positions = page.locator("#open-jobs td.position").allTextContents();
-            assertEquals(3, positions.stream().filter(p -> p.matches("\\d+")).distinct().count(), "three places in line: " + positions);
+            assertEquals(3, positions.stream().filter(p -> p.matches("\\d+")).distinct().count(),
+                    "three places in line: " + positions);
             // the queue is held: no estimate, and the page says why (a job's and the batch's)
             for (String eta : page.locator("#open-jobs td.eta").allTextContents()) {
                 assertTrue(eta.contains("the queue is on hold"), "why there is no estimate: " + eta);
@@ -392,7 +409,8 @@ class DashboardTest {
 
     @Test
     void theLoginPageGivesAnHttpOnlySessionWhoseActionsCarryTheCsrfToken() {
-        try (Playwright pw = playwright(); Browser browser = launch(pw); BrowserContext context = browser.newContext()) {
+        try (Playwright pw = playwright(); Browser browser = launch(
+                pw); BrowserContext context = browser.newContext()) {
             Page page = context.newPage();
             page.navigate(base + "/");
             page.waitForURL(base + "/login.html");
@@ -404,10 +422,12 @@ class DashboardTest {
             page.click("#submit");
             page.waitForURL(base + "/");
             PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
-            var cookie = context.cookies().stream().filter(c -> c.name.equals(Sessions.COOKIE)).findFirst().orElseThrow();
+            var cookie = context.cookies().stream().filter(c -> c.name.equals(Sessions.COOKIE)).findFirst()
+                    .orElseThrow();
             assertEquals(true, cookie.httpOnly);
             assertEquals(SameSiteAttribute.STRICT, cookie.sameSite);
-            assertEquals(false, String.valueOf(page.evaluate("document.cookie")).contains(Sessions.COOKIE), "scripts cannot read it");
+            assertEquals(false, String.valueOf(page.evaluate("document.cookie")).contains(Sessions.COOKIE),
+                    "scripts cannot read it");
             // the page's own action goes through (after its confirmation): it sends the session's CSRF token
             page.click("#queue-toggle");
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("No host starts a new step");
@@ -424,11 +444,15 @@ class DashboardTest {
         }
     }
 
-    /** A page on another site (localhost is not 127.0.0.1) that posts a form to the queue's hold action as soon as it opens. */
+    /**
+     * A page on another site (localhost is not 127.0.0.1) that posts a form to the queue's hold action as soon as it
+     * opens.
+     */
     static HttpServer attacker() throws IOException {
         HttpServer evil = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         evil.createContext("/", ex -> {
-            byte[] b = ("<!doctype html><html><body><form method=\"POST\" action=\"" + base + "/api/queue/hold\"></form>"
+            byte[] b = ("<!doctype html><html><body><form method=\"POST\" action=\"" + base
+                    + "/api/queue/hold\"></form>"
                     + "<script>document.forms[0].submit()</script></body></html>").getBytes(StandardCharsets.UTF_8);
             ex.getResponseHeaders().add("Content-Type", "text/html");
             ex.sendResponseHeaders(200, b.length);
@@ -449,14 +473,18 @@ class DashboardTest {
                 Page page = context.newPage();
                 page.navigate(base.replace("http://", "http://operator:secret@") + "/");
                 PlaywrightAssertions.assertThat(page.locator("#who")).hasText("operator");
-                var answer = page.waitForResponse(r -> r.url().equals(base + "/api/queue/hold"), () -> page.navigate(evilUrl));
-                assertEquals(401, answer.status(), "SameSite=Strict: the session cookie did not go with the other site's form");
-                assertEquals(false, String.valueOf(answer.request().allHeaders().get("cookie")).contains(Sessions.COOKIE),
+                var answer = page.waitForResponse(r -> r.url().equals(base + "/api/queue/hold"), () ->
+                        page.navigate(evilUrl));
+                assertEquals(401, answer.status(),
+                        "SameSite=Strict: the session cookie did not go with the other site's form");
+                assertEquals(false, String.valueOf(answer.request().allHeaders().get("cookie"))
+                        .contains(Sessions.COOKIE),
                         "the form's request carried no session cookie: " + answer.request().allHeaders());
                 assertEquals(false, store.holds().isQueueHeld(), "the other site's form held nothing");
             }
             // a browser that answers the Basic challenge with cached credentials
-            try (BrowserContext context = browser.newContext(new Browser.NewContextOptions().setHttpCredentials("operator", "secret"))) {
+            try (BrowserContext context = browser.newContext(new Browser.NewContextOptions()
+                    .setHttpCredentials("operator", "secret"))) {
                 Page page = context.newPage();
                 var answer = page.waitForResponse(r -> r.url().equals(base + "/api/queue/hold") && r.status() != 401,
                         () -> page.navigate(evilUrl));

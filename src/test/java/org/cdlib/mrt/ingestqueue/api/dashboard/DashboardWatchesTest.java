@@ -90,7 +90,8 @@ public class DashboardWatchesTest {
         LiveFeed feed = new LiveFeed(store, 300).start();
         String port = ":" + ZK.server().getPort();
         Thread requests = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("ProcessThread(") && t.getName().contains(port)).findFirst().orElseThrow();
+                .filter(t -> t.getName().startsWith("ProcessThread(") && t.getName().contains(port)).findFirst()
+                .orElseThrow();
         try {
             requests.suspend();
             Page page = new Page();

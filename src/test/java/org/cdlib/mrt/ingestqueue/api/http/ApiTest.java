@@ -46,9 +46,11 @@ class ApiTest extends ApiServiceTest {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + pw).getBytes(StandardCharsets.UTF_8));
     }
 
-    static HttpResponse<String> send(String method, String path, String user, String body, String contentType) throws Exception {
+    static HttpResponse<String> send(String method, String path, String user, String body,
+            String contentType) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body));
         if (user != null) {
             b.header("Authorization", auth(user, Map.of("alice", "pw-a", "sam", "pw-s", "rita", "pw-r").get(user)));
         }
@@ -58,7 +60,8 @@ class ApiTest extends ApiServiceTest {
         return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static HttpResponse<String> multipart(String path, String user, Map<String, String> fields, String fileName, byte[] file)
+    static HttpResponse<String> multipart(String path, String user, Map<String, String> fields, String fileName,
+            byte[] file)
             throws Exception {
         MultipartForm form = MultipartForm.of(fields, fileName, file);
         return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
@@ -84,10 +87,12 @@ class ApiTest extends ApiServiceTest {
         f.put("digestValue", "5d41402abc4b2a76b9719d911017c592");
         f.put("DC.subject", "maps; roads");
         f.put("unknownField", "ignored");
-        HttpResponse<String> r = multipart("/poster/submit", "sam", f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8));
+        HttpResponse<String> r = multipart("/poster/submit", "sam", f, "hello.txt",
+                "hello".getBytes(StandardCharsets.UTF_8));
         assertEquals(200, r.statusCode(), r.body());
         String bid = r.headers().firstValue("BID").orElseThrow();
-        assertTrue(r.body().contains("<bat:batchID>" + bid + "</bat:batchID>") && r.body().contains("QUEUED"), r.body());
+        assertTrue(r.body().contains("<bat:batchID>" + bid + "</bat:batchID>") && r.body().contains("QUEUED"),
+                r.body());
         Batch b = store.batches().load(bid);
         assertEquals("sam/Sam Depositor", b.submission().submitter());
         assertEquals("hello.txt", b.submission().fileName());
@@ -112,13 +117,15 @@ class ApiTest extends ApiServiceTest {
     @Test
     void badSubmissionsAreRefusedNamingTheProblemAndCreateNothing() throws Exception {
         long before = store.batches().newestNumber();
-        HttpResponse<String> r = multipart("/poster/submit", "sam", Map.of("profile", "nope", "type", "file"), "a.txt", new byte[] {1});
+        HttpResponse<String> r = multipart("/poster/submit", "sam", Map.of("profile", "nope", "type", "file"), "a.txt",
+                new byte[] {1});
         assertEquals(400, r.statusCode());
         assertEquals("unknown profile 'nope'", json(r).get("error").asText());
         r = multipart("/poster/submit", "sam", Map.of("profile", "demo_content", "url", "ftp://x/y"), null, null);
         assertEquals(400, r.statusCode());
         assertTrue(json(r).get("error").asText().contains("only http and https"), r.body());
-        r = multipart("/poster/submit", "sam", Map.of("profile", "demo_content", "type", "tarball", "url", "http://x/y"), null, null);
+        r = multipart("/poster/submit", "sam", Map.of("profile", "demo_content", "type", "tarball", "url",
+                "http://x/y"), null, null);
         assertTrue(json(r).get("error").asText().contains("unknown type 'tarball'"), r.body());
         r = multipart("/poster/submit", "sam", Map.of("profile", "demo_content"), null, null);
         assertTrue(json(r).get("error").asText().contains("neither a 'file' upload nor a 'url'"), r.body());
@@ -132,7 +139,8 @@ class ApiTest extends ApiServiceTest {
     @Test
     void rolesDecideWhoMaySubmitReadAndAct() throws Exception {
         assertEquals(401, send("GET", "/api/queue", null, null, null).statusCode());
-        assertTrue(send("GET", "/api/queue", null, null, null).headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"));
+        assertTrue(send("GET", "/api/queue", null, null, null).headers().firstValue("WWW-Authenticate").orElse("")
+                .startsWith("Basic"));
         assertEquals(200, send("GET", "/api/queue", "rita", null, null).statusCode());
         assertEquals(403, send("POST", "/api/queue/hold", "sam", null, null).statusCode());
         assertEquals(403, send("POST", "/api/batches", "rita", "{}", "application/json").statusCode());
@@ -148,7 +156,8 @@ class ApiTest extends ApiServiceTest {
         JsonNode b = json(send("GET", "/api/batches/" + bid, "rita", null, null));
         assertEquals(2, b.get("jobs").get("total").asInt());
         assertEquals(2, b.get("job_states").get("pending").asInt());
-        JsonNode jobs = json(send("GET", "/api/jobs?batch=" + bid + "&state=pending&limit=1", "rita", null, null)).get("jobs");
+        JsonNode jobs = json(send("GET", "/api/jobs?batch=" + bid + "&state=pending&limit=1", "rita", null,
+                null)).get("jobs");
         assertEquals(1, jobs.size());
         String jid = jobs.get(0).get("job_id").asText();
         JsonNode job = json(send("GET", "/api/jobs/" + jid, "rita", null, null));
@@ -166,7 +175,8 @@ class ApiTest extends ApiServiceTest {
         assertEquals(400, send("GET", "/api/jobs?state=pending&limit=lots", "alice", null, null).statusCode());
         assertEquals(400, send("GET", "/api/jobs", "alice", null, null).statusCode());
 
-        assertEquals("held", json(send("POST", "/api/jobs/" + jid + "/hold", "alice", null, null)).get("status").get("status").asText());
+        assertEquals("held", json(send("POST", "/api/jobs/" + jid + "/hold", "alice", null,
+                null)).get("status").get("status").asText());
         HttpResponse<String> del = send("POST", "/api/jobs/" + jid + "/delete", "alice", null, null);
         assertEquals(409, del.statusCode());
         assertTrue(json(del).get("error").asText().contains("confirm"), del.body());
@@ -197,7 +207,8 @@ class ApiTest extends ApiServiceTest {
         doc.get("paths").fields().forEachRemaining(p -> p.getValue().fieldNames()
                 .forEachRemaining(m -> documented.add(m.toUpperCase() + " " + p.getKey())));
         Set<String> served = new TreeSet<>();
-        for (HttpApi.Endpoint e : service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).endpoints()) {
+        for (HttpApi.Endpoint e : service.camel().getRegistry().lookupByNameAndType("httpApi",
+                HttpApi.class).endpoints()) {
             served.add(e.method() + " " + e.openApiPath().replace("/*", "/{path}"));
         }
         assertEquals(served, documented);
@@ -214,7 +225,8 @@ class ApiTest extends ApiServiceTest {
         assertTrue(metrics.contains("ingest_jobs{state=\"pending\"}"), metrics);
         assertTrue(metrics.contains("ingest_jobs{state=\"storing\"}"), metrics);
         assertTrue(metrics.contains("ingest_workers_capacity{queue=\"job/storing\"}"), metrics);
-        assertTrue(json(send("GET", "/api/queue", "rita", null, null)).get("jobs").has("storing"), "counted with the others");
+        assertTrue(json(send("GET", "/api/queue", "rita", null, null)).get("jobs").has("storing"),
+                "counted with the others");
         assertTrue(metrics.contains("ingest_transitions_total{"), metrics);
         // per-state utilisation: workers busy, capacity, busy time
         assertTrue(metrics.contains("ingest_workers_capacity{queue=\"job/pending\"}"), metrics);
@@ -227,14 +239,18 @@ class ApiTest extends ApiServiceTest {
         Files.createDirectories(f.getParent());
         Files.writeString(f, "content");
         // only a signed URL (as the storage manifest names it) or a storage user's credentials open a working file
-        HttpResponse<String> unsigned = send("GET", "/files/bid0000000001/jid0000000001/producer/a%20b.txt", null, null, null);
+        HttpResponse<String> unsigned = send("GET", "/files/bid0000000001/jid0000000001/producer/a%20b.txt", null, null,
+                null);
         assertEquals(403, unsigned.statusCode(), unsigned.body());
         assertTrue(json(unsigned).get("error").asText().contains("needs a signed URL"), unsigned.body());
-        HttpResponse<String> r = send("GET", signed("/files/bid0000000001/jid0000000001/producer/a%20b.txt"), null, null, null);
+        HttpResponse<String> r = send("GET", signed("/files/bid0000000001/jid0000000001/producer/a%20b.txt"), null,
+                null, null);
         assertEquals(200, r.statusCode(), r.body());
         assertEquals("content", r.body());
-        assertEquals(404, send("GET", signed("/files/bid0000000001/jid0000000001/.download/complete.jsonl"), null, null, null).statusCode());
-        int escape = send("GET", signed("/files/bid0000000001/jid0000000001/producer/..%2F..%2F..%2Fsecret"), null, null, null).statusCode();
+        assertEquals(404, send("GET", signed("/files/bid0000000001/jid0000000001/.download/complete.jsonl"), null, null,
+                null).statusCode());
+        int escape = send("GET", signed("/files/bid0000000001/jid0000000001/producer/..%2F..%2F..%2Fsecret"), null,
+                null, null).statusCode();
         assertTrue(escape == 400 || escape == 404, "escape answered " + escape);
     }
 

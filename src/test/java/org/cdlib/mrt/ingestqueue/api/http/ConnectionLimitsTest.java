@@ -67,7 +67,8 @@ class ConnectionLimitsTest {
         try {
             for (int i = 0; i < 200; i++) {
                 Socket s = RawHttp.connect(port, "127.0.0." + (40 + i / CAP)); // 4 addresses, each at its cap
-                s.getOutputStream().write("GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().write("GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(
+                StandardCharsets.US_ASCII));
                 s.getOutputStream().flush();
                 open.add(s);
             }
@@ -95,7 +96,8 @@ class ConnectionLimitsTest {
                 opening.add(pool.submit(() -> {
                     Socket s = RawHttp.connect(port, "127.0.0.50");
                     s.setSoTimeout(30_000);
-                    s.getOutputStream().write("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().write("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(
+                            StandardCharsets.US_ASCII));
                     assertEquals(200, readKeptAliveAnswer(s.getInputStream()));
                     return s;
                 }));
@@ -106,7 +108,8 @@ class ConnectionLimitsTest {
             // all 50 are answered and kept alive: the 51st is closed before it is answered
             try (Socket extra = RawHttp.connect(port, "127.0.0.50")) {
                 extra.setSoTimeout(30_000);
-                extra.getOutputStream().write("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                extra.getOutputStream().write("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(
+                        StandardCharsets.US_ASCII));
                 InputStream in = extra.getInputStream();
                 ByteArrayOutputStream got = new ByteArrayOutputStream();
                 try {

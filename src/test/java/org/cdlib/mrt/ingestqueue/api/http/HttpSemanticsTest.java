@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** HTTP semantics: 405 with Allow for a wrong method on a known resource, 400 for a malformed id, 404 for a missing one. */
+/**
+ * HTTP semantics: 405 with Allow for a wrong method on a known resource, 400 for a malformed id, 404 for a missing one.
+ */
 class HttpSemanticsTest {
     @RegisterExtension
     static final TestZooKeeper ZK = new TestZooKeeper();

@@ -16,7 +16,8 @@ public record MultipartForm(String contentType, byte[] body) {
                     + f.getValue() + "\r\n").getBytes(StandardCharsets.UTF_8));
         }
         if (file != null) {
-            out.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + fileName
+            out.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\""
+                    + fileName
                     + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.UTF_8));
             out.writeBytes(file);
             out.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));

@@ -18,11 +18,13 @@ import java.util.List;
 public record RawHttp(int status, List<String> headers, String body) {
 
     /** Sends {@code method path} with {@code headers} and {@code body} from {@code from}; reads the whole answer. */
-    public static RawHttp send(int port, String from, String method, String path, List<String> headers, String body) throws IOException {
+    public static RawHttp send(int port, String from, String method, String path, List<String> headers,
+            String body) throws IOException {
         try (Socket s = connect(port, from)) {
             s.setSoTimeout(60_000);
             byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-            StringBuilder req = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nConnection: close\r\n");
+            StringBuilder req = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port
+                    + "\r\nConnection: close\r\n");
             headers.forEach(h -> req.append(h).append("\r\n"));
             if (body != null) {
                 req.append("Content-Length: ").append(b.length).append("\r\n");
@@ -42,7 +44,8 @@ public record RawHttp(int status, List<String> headers, String body) {
     }
 
     public static String basic(String user, String password) {
-        return "Authorization: Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        return "Authorization: Basic " + Base64.getEncoder().encodeToString((user + ":"
+                + password).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Whether the server has closed {@code s}: a read ends (or fails) instead of waiting. */

@@ -108,7 +108,8 @@ class SecurityTest {
         config.put("ingest.provisioning.max-used-percent", "100");
         config.put("ingest.download.retries", "0");
         config.put("ingest.fetch.allow", "127.0.0.2"); // loopback 127.0.0.1 stays forbidden
-        config.put("ingest.api.users", "ops:" + OPS_HASH + ":admin|submitter, sam:pw-s:submitter, store:pw-st:storage, quinn:pw-q:submitter");
+        config.put("ingest.api.users", "ops:" + OPS_HASH
+        + ":admin|submitter, sam:pw-s:submitter, store:pw-st:storage, quinn:pw-q:submitter");
         config.put("ingest.api.max-upload-per-user", "150000");
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         ((Logger) LoggerFactory.getLogger("ingestqueue.audit")).addAppender(audit);
@@ -151,13 +152,15 @@ class SecurityTest {
     }
 
     static HttpResponse<String> postJson(String path, String user, String pw, String body) throws Exception {
-        return send(request(path, user, pw).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)));
+        return send(request(path, user, pw).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     /** The answer's JSON error message, after checking the status. */
     static String error(HttpResponse<String> r, int status) throws Exception {
         assertEquals(status, r.statusCode(), r.body());
-        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), r.headers().toString());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"),
+                r.headers().toString());
         JsonNode j = JSON.readTree(r.body());
         assertEquals(status, j.get("status").asInt());
         String m = j.get("error").asText();
@@ -165,7 +168,8 @@ class SecurityTest {
         return m;
     }
 
-    static HttpResponse<String> multipart(String user, String pw, Map<String, String> fields, String fileName, byte[] file)
+    static HttpResponse<String> multipart(String user, String pw, Map<String, String> fields, String fileName,
+            byte[] file)
             throws Exception {
         MultipartForm form = MultipartForm.of(fields, fileName, file);
         return send(request("/poster/submit", user, pw).header("Content-Type", form.contentType())
@@ -203,7 +207,8 @@ class SecurityTest {
         long before = store.batches().newestNumber();
         for (String url : List.of("http://169.254.169.254/latest/meta-data/", forbiddenUrl("/x"), "http://10.0.0.7/a",
                 "http://[::1]:" + forbidden.getAddress().getPort() + "/x", "http://0.0.0.0/x")) {
-            String m = error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"" + url + "\"}"), 400);
+            String m = error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\""
+                    + url + "\"}"), 400);
             assertTrue(m.startsWith(url + ": refused: ") && m.contains("ingest.fetch.allow"), m);
         }
         assertTrue(error(postJson("/api/batches", "sam", "pw-s",
@@ -211,7 +216,8 @@ class SecurityTest {
                 .contains("a link-local address (169.254.0.0/16, fe80::/10)"));
         // the service's own port, even on an allowed address
         String own = "http://127.0.0.2:" + port + "/api/queue";
-        assertTrue(error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"" + own + "\"}"), 400)
+        assertTrue(error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\""
+                + own + "\"}"), 400)
                 .contains("this service's own HTTP port"));
         assertEquals(before, store.batches().newestNumber(), "no batch was made");
         assertEquals(0, forbiddenHits.get(), "no request reached the forbidden listener");
@@ -219,7 +225,8 @@ class SecurityTest {
 
     @Test
     void aNameThatResolvesToAForbiddenAddressIsRefusedWhenConnectingAndTheJobFailsNamingUrlAndRule() throws Exception {
-        // "localhost" passes the submit check (no lookup there); the connection is refused on the address it resolved to
+        // "localhost" passes the submit check (no lookup there); the connection is refused on the address it resolved
+        // to
         String url = "http://localhost:" + forbidden.getAddress().getPort() + "/payload.txt";
         Job job = failedJob(submit(url, "file"));
         String m = job.status().errorMessage();
@@ -233,7 +240,8 @@ class SecurityTest {
         String url = "http://127.0.0.2:" + allowed.getAddress().getPort() + "/redirect";
         Job job = failedJob(submit(url, "file"));
         String m = job.status().errorMessage();
-        assertTrue(m.contains("redirected to " + forbiddenUrl("/latest/meta-data/")) && m.contains("a loopback address"), m);
+        assertTrue(m.contains("redirected to " + forbiddenUrl("/latest/meta-data/"))
+                && m.contains("a loopback address"), m);
         assertEquals(0, forbiddenHits.get(), "the redirect did not reach the forbidden listener");
     }
 
@@ -274,7 +282,8 @@ class SecurityTest {
         byte[] key = Base64.getDecoder().decode(Files.readString(keyFile).strip());
         String old = new FileUrlSigner(key, Duration.ofSeconds(1), Clock.fixed(Instant.parse("2020-01-01T00:00:00Z"),
                 ZoneOffset.UTC)).sign(base + path);
-        assertTrue(error(send(HttpRequest.newBuilder(URI.create(old))), 403).contains("expired at 2020-01-01T00:00:01Z"));
+        assertTrue(error(send(HttpRequest.newBuilder(URI.create(old))), 403).contains(
+                "expired at 2020-01-01T00:00:01Z"));
         // storage's own credentials
         HttpResponse<String> byUser = send(request(path, "store", "pw-st"));
         assertEquals(200, byUser.statusCode(), byUser.body());
@@ -300,21 +309,25 @@ class SecurityTest {
             // the lease is signed: another session's id in its place opens nothing
             String swapped = byA.replace(Long.toHexString(sessionA), Long.toHexString(sessionB));
             assertTrue(error(send(HttpRequest.newBuilder(URI.create(swapped))), 403).contains("does not match"));
-            assertTrue(error(send(HttpRequest.newBuilder(URI.create(byA.replace("?lease=" + Long.toHexString(sessionA), "?lease=zz")))), 403)
+            assertTrue(error(send(HttpRequest.newBuilder(URI.create(byA.replace("?lease=" + Long.toHexString(sessionA),
+                    "?lease=zz")))), 403)
                     .contains("lease must be the hexadecimal session id"));
 
             // A's session ends (a host paused past it): its lock goes, and so does what its URLs serve
             a.getZookeeperClient().getZooKeeper().close();
-            await().atMost(Duration.ofSeconds(30)).until(() -> b.checkExists().forPath("/jobs/" + jid + "/lock") == null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> b.checkExists().forPath("/jobs/" + jid
+                    + "/lock") == null);
             assertTrue(error(send(HttpRequest.newBuilder(URI.create(byA))), 409).contains("nobody holds its lock"));
             // another host takes the job: A's URLs stay refused, B's own are served
             b.create().withMode(CreateMode.EPHEMERAL).forPath("/jobs/" + jid + "/lock");
             String m = error(send(HttpRequest.newBuilder(URI.create(byA))), 409);
-            assertTrue(m.contains("session " + Long.toHexString(sessionB) + " does") && m.contains("stores nothing"), m);
+            assertTrue(m.contains("session " + Long.toHexString(sessionB) + " does")
+                    && m.contains("stores nothing"), m);
             String byB = FileUrlSigner.signIfServed(f.getParent().getParent(), base + path, sessionB);
             assertEquals(200, send(HttpRequest.newBuilder(URI.create(byB))).statusCode());
             // a URL without a lease, and storage's own credentials, are served as before
-            assertEquals(200, send(HttpRequest.newBuilder(URI.create(FileUrlSigner.signIfServed(f.getParent().getParent(), base + path))))
+            assertEquals(200, send(HttpRequest.newBuilder(URI.create(FileUrlSigner.signIfServed(f.getParent()
+                    .getParent(), base + path))))
                     .statusCode());
             assertEquals(200, send(request(path, "store", "pw-st")).statusCode());
             b.delete().forPath("/jobs/" + jid + "/lock");
@@ -343,7 +356,8 @@ class SecurityTest {
             String byA = FileUrlSigner.signIfServed(f.getParent().getParent(), base + path, sessionA);
 
             // held throughout: every byte, as written
-            HttpResponse<byte[]> whole = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> whole = CLIENT.send(HttpRequest.newBuilder(URI.create(byA)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(200, whole.statusCode());
             assertTrue(Arrays.equals(content, whole.body()), "the file as written: " + whole.body().length + " bytes");
 
@@ -356,7 +370,8 @@ class SecurityTest {
                 read += in.readNBytes(1 << 20).length;
                 // A's session ends mid-transfer, and another host takes the job
                 a.getZookeeperClient().getZooKeeper().close();
-                await().atMost(Duration.ofSeconds(30)).until(() -> b.checkExists().forPath("/jobs/" + jid + "/lock") == null);
+                await().atMost(Duration.ofSeconds(30)).until(() -> b.checkExists().forPath("/jobs/" + jid
+                        + "/lock") == null);
                 b.create().withMode(CreateMode.EPHEMERAL).forPath("/jobs/" + jid + "/lock");
                 byte[] buffer = new byte[1 << 16];
                 for (int n; (n = in.read(buffer)) > 0; ) {
@@ -448,11 +463,14 @@ class SecurityTest {
         assertEquals(200, r.statusCode(), r.body());
         Job job = failedJob(r.headers().firstValue("BID").orElseThrow());
         String m = job.status().errorMessage();
-        assertTrue(m.contains("container bomb.zip: unpacks to more than 100 times its size") && m.contains("ingest.container.max-ratio"), m);
-        assertTrue(job.spaceNeeded() >= 40L * 1024 * 1024, "the estimate counts the declared unpacked size: " + job.spaceNeeded());
+        assertTrue(m.contains("container bomb.zip: unpacks to more than 100 times its size")
+                && m.contains("ingest.container.max-ratio"), m);
+        assertTrue(job.spaceNeeded() >= 40L * 1024 * 1024, "the estimate counts the declared unpacked size: "
+                + job.spaceNeeded());
         assertEquals(List.of(), filesUnder(Path.of(job.configuration().workingDir()).resolve("producer")));
         try (Stream<Path> w = Files.walk(dir)) {
-            assertEquals(List.of(), w.filter(p -> p.getFileName().toString().equals("bomb.bin")).toList(), "nothing left anywhere");
+            assertEquals(List.of(), w.filter(p -> p.getFileName().toString().equals("bomb.bin")).toList(),
+                    "nothing left anywhere");
         }
     }
 
@@ -461,10 +479,12 @@ class SecurityTest {
     @Test
     void notificationAddressesAreCheckedAtSubmit() throws Exception {
         long before = store.batches().newestNumber();
-        String crlf = error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\","
+        String crlf = error(postJson("/api/batches", "sam", "pw-s",
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\","
                 + "\"notification\":\"a@example.org\\r\\nBcc: victim@example.org\"}"), 400);
         assertTrue(crlf.contains("field 'notification' contains a line break"), crlf);
-        String noDomain = error(postJson("/api/batches", "sam", "pw-s", "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\","
+        String noDomain = error(postJson("/api/batches", "sam", "pw-s",
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\","
                 + "\"notification\":\"someone@\"}"), 400);
         assertTrue(noDomain.contains("'someone@' is not a mail address"), noDomain);
         Map<String, String> f = new LinkedHashMap<>();
@@ -483,7 +503,8 @@ class SecurityTest {
         assertEquals("field 'payload_url' must be a string, not an array", error(postJson("/api/batches", "sam", "pw-s",
                 "{\"profile\":\"demo_content\",\"payload_url\":[\"http://example.org/a\"]}"), 400));
         assertTrue(error(postJson("/api/batches", "sam", "pw-s",
-                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"dublin_core\":{\"title\":{\"x\":1}}}"), 400)
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\","
+                + "\"dublin_core\":{\"title\":{\"x\":1}}}"), 400)
                 .startsWith("field 'dublin_core.title' must be a string or an array of strings"));
         assertTrue(error(postJson("/api/batches", "sam", "pw-s", "null"), 400).contains("not a JSON object but null"));
         assertEquals(before, store.batches().newestNumber(), "no batch was made");
@@ -500,7 +521,8 @@ class SecurityTest {
         HttpResponse<String> r = send(request("/api/collections/a%20b/hold", "ops", "ops-secret")
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(r, 400).contains("is not a profile name"), r.body());
-        r = send(request("/api/collections/no_such_profile/hold", "ops", "ops-secret").POST(HttpRequest.BodyPublishers.noBody()));
+        r = send(request("/api/collections/no_such_profile/hold", "ops", "ops-secret")
+                .POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(r, 404).contains("no profile 'no_such_profile'"), r.body());
         assertFalse(store.holds().heldCollections().contains("no_such_profile"), "no hold was written");
     }
@@ -521,49 +543,61 @@ class SecurityTest {
 
     @Test
     void aSessionCookieIsHttpOnlyStrictAndItsStateChangesNeedTheCsrfToken() throws Exception {
-        HttpRequest.Builder login = HttpRequest.newBuilder(URI.create(base + "/api/login")).header("Content-Type", "application/json")
+        HttpRequest.Builder login = HttpRequest.newBuilder(URI.create(base + "/api/login")).header("Content-Type",
+                "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"username\":\"ops\",\"password\":\"ops-secret\"}"));
         assertTrue(error(send(login), 403).contains("X-Requested-By"), "a login without the dashboard's header");
-        assertEquals("the user name or password is wrong", error(send(HttpRequest.newBuilder(URI.create(base + "/api/login"))
+        assertEquals("the user name or password is wrong", error(send(HttpRequest.newBuilder(URI.create(base
+                + "/api/login"))
                 .header("Content-Type", "application/json").header("X-Requested-By", "t")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"username\":\"ops\",\"password\":\"guess\"}"))), 401));
         HttpResponse<String> ok = send(login.header("X-Requested-By", "test"));
         assertEquals(200, ok.statusCode(), ok.body());
         String setCookie = ok.headers().firstValue("Set-Cookie").orElseThrow();
-        assertTrue(setCookie.startsWith(Sessions.COOKIE + "=") && setCookie.toLowerCase(Locale.ROOT).contains("; httponly") && setCookie.contains("SameSite=Strict"),
+        assertTrue(setCookie.startsWith(Sessions.COOKIE + "=") && setCookie.toLowerCase(Locale.ROOT)
+                .contains("; httponly") && setCookie.contains("SameSite=Strict"),
                 setCookie);
         String cookie = setCookie.split(";")[0];
         // the session's first read issues its CSRF token as a cookie the page reads (not HttpOnly)
-        HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(base + "/api/session")).header("Cookie", cookie));
-        String csrfCookie = read.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "=")).findFirst().orElseThrow();
+        HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(base + "/api/session")).header("Cookie",
+                cookie));
+        String csrfCookie = read.headers().allValues("Set-Cookie").stream().filter(c ->
+                c.startsWith(Sessions.CSRF_COOKIE + "=")).findFirst().orElseThrow();
         assertFalse(csrfCookie.toLowerCase(Locale.ROOT).contains("httponly"), csrfCookie);
         String csrf = csrfCookie.split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
         String cookies = cookie + "; " + Sessions.CSRF_COOKIE + "=" + csrf;
-        HttpResponse<String> without = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookies)
+        HttpResponse<String> without = send(HttpRequest.newBuilder(URI.create(base
+                + "/api/queue/hold")).header("Cookie", cookies)
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(without, 403).contains(Sessions.CSRF_HEADER));
         assertFalse(store.holds().isQueueHeld(), "the request without the token held nothing");
-        HttpResponse<String> with = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie", cookies)
+        HttpResponse<String> with = send(HttpRequest.newBuilder(URI.create(base + "/api/queue/hold")).header("Cookie",
+                cookies)
                 .header(Sessions.CSRF_HEADER, csrf).POST(HttpRequest.BodyPublishers.noBody()));
         assertEquals(200, with.statusCode(), with.body());
         assertTrue(store.holds().isQueueHeld());
         // the accepted change renewed the token: the old one is spent
         assertEquals(403, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookies)
                 .header(Sessions.CSRF_HEADER, csrf).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
-        String renewed = with.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE + "="))
+        String renewed = with.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Sessions.CSRF_COOKIE
+                + "="))
                 .findFirst().orElseThrow().split(";")[0].substring(Sessions.CSRF_COOKIE.length() + 1);
-        assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookie + "; "
-                + Sessions.CSRF_COOKIE + "=" + renewed).header(Sessions.CSRF_HEADER, renewed).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
+        assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/api/queue/release")).header("Cookie", cookie
+                + "; "
+                + Sessions.CSRF_COOKIE + "=" + renewed).header(Sessions.CSRF_HEADER,
+                renewed).POST(HttpRequest.BodyPublishers.noBody())).statusCode());
         assertFalse(store.holds().isQueueHeld());
         await().atMost(Duration.ofSeconds(5)).until(() -> audit.list.stream().anyMatch(e -> e.getFormattedMessage()
                 .equals("user=ops action=\"POST /api/queue/hold\" target=- result=ok status=200")));
-        assertTrue(audit.list.stream().anyMatch(e -> e.getFormattedMessage().startsWith("user=ops action=\"POST /api/queue/hold\" target=- "
+        assertTrue(audit.list.stream().anyMatch(e -> e.getFormattedMessage().startsWith(
+                "user=ops action=\"POST /api/queue/hold\" target=- "
                 + "result=refused status=403 reason=\"refused: a request on the dashboard's session must carry")));
     }
 
     @Test
     void aBasicAuthenticatedPostFromAnotherSiteChangesNothing() throws Exception {
-        HttpResponse<String> r = send(request("/api/queue/hold", "ops", "ops-secret").header("Origin", "http://evil.example")
+        HttpResponse<String> r = send(request("/api/queue/hold", "ops", "ops-secret").header("Origin",
+                "http://evil.example")
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertTrue(error(r, 403).contains("a request from http://evil.example (Origin) may not change anything"));
         r = send(request("/api/queue/hold", "ops", "ops-secret").header("Sec-Fetch-Site", "cross-site")
@@ -603,7 +637,8 @@ class SecurityTest {
             ApiUsers again = ApiUsers.parse(null, secrets, false); // a restart
             assertTrue(again.authenticate("admin", password).isPresent(), "the kept password still logs in");
             assertEquals(password, Files.readString(file).strip());
-            assertTrue(log.list.get(log.list.size() - 1).getFormattedMessage().contains("kept in " + file.toAbsolutePath()));
+            assertTrue(log.list.get(log.list.size() - 1).getFormattedMessage().contains("kept in "
+                    + file.toAbsolutePath()));
         } finally {
             logger.detachAppender(log);
         }

@@ -90,7 +90,8 @@ class TextIsDataTest {
         payloads.createContext("/", ex -> {
             String body = served.get(ex.getRequestURI().getPath());
             byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(body == null ? 404 : 200, "HEAD".equals(ex.getRequestMethod()) || b.length == 0 ? -1 : b.length);
+            ex.sendResponseHeaders(body == null ? 404 : 200, "HEAD".equals(ex.getRequestMethod()) || b.length == 0 ? -1
+                    : b.length);
             if (!"HEAD".equals(ex.getRequestMethod())) {
                 ex.getResponseBody().write(b);
             }
@@ -142,7 +143,8 @@ class TextIsDataTest {
         Map<String, String> f = new LinkedHashMap<>(Map.of("profile", "demo_content", "url", payloadBase + "/a.txt"));
         f.putAll(fields);
         MultipartForm form = MultipartForm.of(f, null, null);
-        return send(request("/poster/submit", "ui", "pw-ui").header("Content-Type", form.contentType()).POST(form.publisher()));
+        return send(request("/poster/submit", "ui", "pw-ui").header("Content-Type",
+                form.contentType()).POST(form.publisher()));
     }
 
     /** The answer's JSON error message, after checking it is a 400. */
@@ -181,14 +183,18 @@ class TextIsDataTest {
                 refusal(postJson(json)));
         json = JSON.writeValueAsString(Map.of("profile", "demo_content", "payload_url", payloadBase + "/a.txt",
                 "local_identifier", "loc-1\nuser=admin"));
-        assertTrue(refusal(postJson(json)).startsWith("field 'local_identifier' contains a line break (U+000A) at character 6"));
+        assertTrue(refusal(postJson(json)).startsWith(
+                "field 'local_identifier' contains a line break (U+000A) at character 6"));
         assertTrue(refusal(poster(Map.of("submitter", "dep" + FORGED)))
                 .startsWith("field 'submitter' contains a line break (a carriage return"));
-        assertTrue(refusal(poster(Map.of("localIdentifier", "loc-1" + FORGED))).startsWith("field 'localIdentifier' contains"));
-        MultipartForm form = MultipartForm.of(Map.of("profile", "demo_content", "url", payloadBase + "/a.txt"), null, null);
+        assertTrue(refusal(poster(Map.of("localIdentifier", "loc-1" + FORGED))).startsWith(
+                "field 'localIdentifier' contains"));
+        MultipartForm form = MultipartForm.of(Map.of("profile", "demo_content", "url", payloadBase + "/a.txt"), null,
+                null);
         HttpResponse<String> r = send(request("/poster/submit/ark/99999/fk4x%0Auser=admin", "ui", "pw-ui")
                 .header("Content-Type", form.contentType()).POST(form.publisher()));
-        assertTrue(refusal(r).startsWith("field 'primaryIdentifier (the ARK in the path)' contains a line break"), r.body());
+        assertTrue(refusal(r).startsWith("field 'primaryIdentifier (the ARK in the path)' contains a line break"),
+                r.body());
         assertEquals(before, store.batches().newestNumber(), "nothing was created");
         oneLinePerEvent();
     }
@@ -196,20 +202,30 @@ class TextIsDataTest {
     @Test
     void aNulOrALoneSurrogateInAnyTextFieldIsRefusedBeforeABatchIsCreated() throws Exception {
         long before = store.batches().newestNumber();
-        for (String field : List.of("title", "creator", "date", "local_identifier", "primary_identifier", "note", "file_name")) {
-            String body = "{\"profile\":\"demo_content\",\"payload_url\":\"" + payloadBase + "/a.txt\",\"" + field + "\":\"a\\u0000b\"}";
+        for (String field : List.of("title", "creator", "date", "local_identifier", "primary_identifier", "note",
+                "file_name")) {
+            String body = "{\"profile\":\"demo_content\",\"payload_url\":\"" + payloadBase + "/a.txt\",\"" + field
+                    + "\":\"a\\u0000b\"}";
             assertEquals("field '" + field + "' contains a NUL character (U+0000) at character 2; "
-                    + (field.equals("note") ? "only tabs and line breaks are allowed in it" : "it must be one line of text"),
+                    + (field.equals("note") ? "only tabs and line breaks are allowed in it"
+                    : "it must be one line of text"),
                     refusal(postJson(body)), field);
         }
-        String loneSurrogate = "{\"profile\":\"demo_content\",\"payload_url\":\"" + payloadBase + "/a.txt\",\"title\":\"x \\ud800 y\"}";
-        assertEquals("field 'title' contains half of a surrogate pair alone (U+D800, not a character) at character 3; it must be "
+        String loneSurrogate = "{\"profile\":\"demo_content\",\"payload_url\":\"" + payloadBase
+                + "/a.txt\",\"title\":\"x \\ud800 y\"}";
+        assertEquals(
+                "field 'title' contains half of a surrogate pair alone (U+D800, not a character) at character 3; it "
+                + "must be "
                 + "one line of text", refusal(postJson(loneSurrogate)));
-        String dc = "{\"profile\":\"demo_content\",\"payload_url\":\"" + payloadBase + "/a.txt\",\"dublin_core\":{\"subject\":[\"maps\","
+        String dc = "{\"profile\":\"demo_content\",\"payload_url\":\"" + payloadBase
+                + "/a.txt\",\"dublin_core\":{\"subject\":[\"maps\","
                 + "\"b\\u0001\"]}}";
-        assertTrue(refusal(postJson(dc)).startsWith("field 'dublin_core.subject' contains a control character (U+0001)"));
-        assertTrue(refusal(poster(Map.of("DC.title", "a\u0000b"))).startsWith("field 'DC.title' contains a NUL character"));
-        assertTrue(refusal(poster(Map.of("title", "a\u0007b"))).startsWith("field 'title' contains a control character (U+0007)"));
+        assertTrue(refusal(postJson(dc)).startsWith(
+                "field 'dublin_core.subject' contains a control character (U+0001)"));
+        assertTrue(refusal(poster(Map.of("DC.title", "a\u0000b"))).startsWith(
+                "field 'DC.title' contains a NUL character"));
+        assertTrue(refusal(poster(Map.of("title", "a\u0007b"))).startsWith(
+                "field 'title' contains a control character (U+0007)"));
         assertEquals(before, store.batches().newestNumber(), "nothing was created, no id minted");
 
         // free text that spans lines keeps its tabs and line breaks
@@ -217,7 +233,8 @@ class TextIsDataTest {
                 "note", "line 1\r\n\tline 2", "dublin_core", Map.of("description", "para 1\n\npara 2")));
         HttpResponse<String> ok = postJson(note);
         assertEquals(201, ok.statusCode(), ok.body());
-        assertEquals("line 1\r\n\tline 2", store.batches().load(ok.headers().firstValue("BID").orElseThrow()).submission().note());
+        assertEquals("line 1\r\n\tline 2", store.batches().load(ok.headers().firstValue("BID").orElseThrow())
+                .submission().note());
     }
 
     @Test
@@ -229,7 +246,8 @@ class TextIsDataTest {
         assertEquals("dep/Ann <Lee> & \"Co\" ünï 𝄞", d.getElementsByTagName("bat:userAgent").item(0).getTextContent());
         // a control character never reaches it: the form is refused (as JSON, the answer to every refusal)
         HttpResponse<String> refused = poster(Map.of("submitter", "dep/Ann\u0001"));
-        assertTrue(refusal(refused).startsWith("field 'submitter' contains a control character (U+0001)"), refused.body());
+        assertTrue(refusal(refused).startsWith("field 'submitter' contains a control character (U+0001)"),
+                refused.body());
     }
 
     @Test
@@ -237,7 +255,8 @@ class TextIsDataTest {
         long before = store.batches().newestNumber();
         String secret = "http://alice:" + PASSWORD + "@127.0.0.2:" + payloads.getAddress().getPort() + "/a.txt";
         String m = refusal(postJson(JSON.writeValueAsString(Map.of("profile", "demo_content", "payload_url", secret))));
-        assertTrue(m.startsWith("field 'payload_url' names a user or password before its host (http://***@127.0.0.2:"), m);
+        assertTrue(m.startsWith(
+                "field 'payload_url' names a user or password before its host (http://***@127.0.0.2:"), m);
         m = refusal(poster(Map.of("url", secret)));
         assertTrue(m.startsWith("field 'url' names a user or password"), m);
         m = refusal(poster(Map.of("url", "ftp://alice:" + PASSWORD + "@127.0.0.2/a.txt")));
@@ -250,7 +269,8 @@ class TextIsDataTest {
     void credentialsInAManifestFailTheBatchOrTheJobNamingTheLineAndAreWrittenNowhere() throws Exception {
         String batch = submit("/batch.checkm", "single-file-batch-manifest");
         await().atMost(Duration.ofSeconds(60)).until(() -> store.batches().load(batch).state() == BatchState.FAILED);
-        assertEquals("manifest line 5: nfo:fileUrl http://***@127.0.0.2:" + payloads.getAddress().getPort() + "/a.txt names a "
+        assertEquals("manifest line 5: nfo:fileUrl http://***@127.0.0.2:" + payloads.getAddress().getPort()
+                + "/a.txt names a "
                 + "user or password before its host; credentials are not accepted in URLs",
                 store.batches().load(batch).status().errorMessage());
         assertEquals(0, store.batches().load(batch).jobCount(), "no job was made of the manifest");
@@ -263,7 +283,8 @@ class TextIsDataTest {
                 job.status().errorMessage());
 
         // the reports (batch and object) are mailed: neither names the password
-        await().atMost(Duration.ofSeconds(60)).until(() -> mails().stream().filter(m -> m.contains(batch) || m.contains(object))
+        await().atMost(Duration.ofSeconds(60)).until(() -> mails().stream().filter(m -> m.contains(batch)
+                || m.contains(object))
                 .filter(m -> m.contains("Submission Processed")).count() >= 2);
         for (String m : mails()) {
             assertFalse(m.contains(PASSWORD), m);
@@ -287,11 +308,13 @@ class TextIsDataTest {
         }
         String bid = store.batches().create(new BatchSubmission("demo_content", "sam" + FORGED + "\u0000",
                 payloadBase + "/a.txt", "title " + odd, "creator " + odd, "date " + odd, null, "file", "add", "a.txt",
-                "loc-" + System.nanoTime() + FORGED, null, null, null, null, "xml", "note " + odd, Instant.now().toString(), dc));
+                "loc-" + System.nanoTime() + FORGED, null, null, null, null, "xml", "note " + odd,
+                Instant.now().toString(), dc));
         await().atMost(Duration.ofSeconds(90)).until(() -> store.batches().load(bid).state() == BatchState.COMPLETED
                 || store.batches().load(bid).state() == BatchState.FAILED);
         String jid = store.batches().load(bid).jobIds().get(0);
-        assertEquals(JobState.COMPLETED, store.jobs().load(jid).state(), store.jobs().load(jid).status().errorMessage());
+        assertEquals(JobState.COMPLETED, store.jobs().load(jid).state(), store.jobs().load(jid).status()
+                .errorMessage());
 
         List<Path> preserved = new ArrayList<>();
         try (Stream<Path> w = Files.walk(dir.resolve("storage"))) {
@@ -303,14 +326,17 @@ class TextIsDataTest {
             DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
             f.setNamespaceAware(true);
             Document d = f.newDocumentBuilder().parse(p.toFile()); // well-formed XML 1.0, or this throws
-            String title = d.getElementsByTagNameNS("http://purl.org/dc/elements/1.1/", "title").item(0).getTextContent();
+            String title = d.getElementsByTagNameNS("http://purl.org/dc/elements/1.1/",
+            "title").item(0).getTextContent();
             found |= title.equals("title x\uFFFD\uFFFD\uFFFD\u007F\u0085\u2028<&>\r\n\tend");
         }
-        assertTrue(found, "the neighbour's title is in a preserved mrt-dc.xml, what XML cannot hold as U+FFFD: " + preserved);
+        assertTrue(found, "the neighbour's title is in a preserved mrt-dc.xml, what XML cannot hold as U+FFFD: "
+                + preserved);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> mails().stream().anyMatch(m -> m.contains(bid)
                 && m.contains("Submission Processed")));
-        String report = mails().stream().filter(m -> m.contains(bid) && m.contains("Submission Processed")).findFirst().orElseThrow();
+        String report = mails().stream().filter(m -> m.contains(bid) && m.contains("Submission Processed")).findFirst()
+                .orElseThrow();
         List<String> submitterLines = report.lines().filter(l -> l.startsWith("Submitter: ")).toList();
         assertEquals(1, submitterLines.size(), report);
         assertTrue(submitterLines.get(0).startsWith("Submitter: sam\\r\\n00:00:00.000 INFO"), report);

@@ -44,8 +44,10 @@ class BatchListReachTest extends ApiServiceTest {
     static HttpResponse<String> send(String method, String path, String user, String body) throws Exception {
         String pw = Map.of("olga", "pw-o", "ui", "pw-ui").get(user);
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + pw).getBytes(StandardCharsets.UTF_8)))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":"
+                + pw).getBytes(StandardCharsets.UTF_8)))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
@@ -70,7 +72,10 @@ class BatchListReachTest extends ApiServiceTest {
         return r.headers().firstValue("BID").orElseThrow();
     }
 
-    /** Moves {@code /batches}' counter on by about {@code n} numbers, as reserved id blocks do; new batches draw above it. */
+    /**
+     * Moves {@code /batches}' counter on by about {@code n} numbers, as reserved id blocks do; new batches draw above
+     * it.
+     */
     static void drawNumbers(int n) {
         for (int done = 0; done < n; done += 4_000) {
             IdBlocks.reserve(store.calls(), store.calls().currentHandle(), QueuePaths.BATCHES, 2_000); // ~4,000 numbers
@@ -100,11 +105,13 @@ class BatchListReachTest extends ApiServiceTest {
             }
             drawNumbers(12_000);
         }
-        assertTrue(store.batches().newestNumber() > 30_000, "the counter is far past 20,000: " + store.batches().newestNumber());
+        assertTrue(store.batches().newestNumber() > 30_000, "the counter is far past 20,000: "
+                + store.batches().newestNumber());
         List<String> newestFirst = mine.stream().sorted(Comparator.reverseOrder()).toList();
 
         List<String> all = listed(2);
-        assertEquals(newestFirst, all.stream().filter(mine::contains).toList(), "every batch, newest first, through the pages");
+        assertEquals(newestFirst, all.stream().filter(mine::contains).toList(),
+                "every batch, newest first, through the pages");
         assertEquals(all.stream().sorted(Comparator.reverseOrder()).toList(), all, "the whole list newest first");
         assertEquals(all.size(), all.stream().distinct().count(), "no batch twice across pages");
         assertEquals(newestFirst.subList(0, 3), listed(100).stream().filter(mine::contains).toList().subList(0, 3));
@@ -133,7 +140,8 @@ class BatchListReachTest extends ApiServiceTest {
         List<String> after = listed(100);
         assertFalse(after.contains(gone), after.toString());
         assertTrue(after.contains(merritt));
-        assertNull(store.client().checkExists().forPath(QueuePaths.batchNumberEntry(gone)), "its index entry was dropped");
+        assertNull(store.client().checkExists().forPath(QueuePaths.batchNumberEntry(gone)),
+                "its index entry was dropped");
         assertEquals(0, get("/api/search?q=cleaned-up").get("results").size());
     }
 
@@ -145,7 +153,8 @@ class BatchListReachTest extends ApiServiceTest {
         HttpResponse<String> refused = submit("gus", "gus-over");
         assertEquals(429, refused.statusCode(), refused.body());
         assertEquals("60", refused.headers().firstValue("Retry-After").orElse(null));
-        assertTrue(refused.body().contains("ingest.queue.max-open-batches-per-depositor = " + PER_DEPOSITOR), refused.body());
+        assertTrue(refused.body().contains("ingest.queue.max-open-batches-per-depositor = " + PER_DEPOSITOR),
+                refused.body());
         assertEquals(0, get("/api/search?q=gus-over").get("results").size(), "the refused submission made no batch");
         created("hana", "hana-0"); // the same posting account, another depositor
     }

@@ -53,7 +53,8 @@ class UnusedArksApiTest {
         JobLock lost = store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
         store.records().effectStarted(lost, JobEffects.MINT, "demo_content");
         store.records().mintAgain(lost, "demo_content");
-        store.records().writeMintedIdentifiers(lost, new Identifiers("ark:/99999/fk4kept", List.of("loc0")), "ark:/99999/fk4kept");
+        store.records().writeMintedIdentifiers(lost, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
+                "ark:/99999/fk4kept");
         store.unlock(lost);
         // a mint whose local id another job bound first
         JobLock displaced = store.claims().tryLockJob(jids.get(1), "test").orElseThrow();
@@ -69,19 +70,22 @@ class UnusedArksApiTest {
             assertEquals("1", job.at("/effects/lost_mint/detail").asText());
             assertEquals(1, job.get("unused_arks").size(), job.toString());
             assertEquals("lost-mint", job.at("/unused_arks/0/kind").asText());
-            assertTrue(job.at("/unused_arks/0/detail").asText().contains("may exist at the minter (EZID) unused"), job.toString());
+            assertTrue(job.at("/unused_arks/0/detail").asText().contains("may exist at the minter (EZID) unused"),
+                    job.toString());
 
             JobEffects fx = store.jobs().effects(jids.get(1));
             assertEquals("unused-ark", fx.unusedArks("ark:/99999/fk4winner").get(0).kind());
             JsonNode other = get(api, "/api/jobs/" + jids.get(1));
-            assertTrue(other.at("/unused_arks/0/detail").asText().startsWith("ark:/99999/fk4mine was minted and not used"),
+            assertTrue(other.at("/unused_arks/0/detail").asText().startsWith(
+                    "ark:/99999/fk4mine was minted and not used"),
                     other.toString());
 
             JsonNode fsck = get(api, "/api/fsck");
             assertEquals(0, fsck.get("violations").size(), fsck.toString());
             assertEquals(2, fsck.get("notices").size(), fsck.toString());
             assertEquals("lost-mint", fsck.at("/notices/0/kind").asText());
-            assertTrue(fsck.at("/notices/0/detail").asText().startsWith("job " + jids.get(0) + " batch " + bid), fsck.toString());
+            assertTrue(fsck.at("/notices/0/detail").asText().startsWith("job " + jids.get(0) + " batch " + bid),
+                    fsck.toString());
             assertEquals("unused-ark", fsck.at("/notices/1/kind").asText());
         } finally {
             api.stop();
@@ -91,7 +95,8 @@ class UnusedArksApiTest {
     /** In both shapes of a completed job (issue 42): Merritt's (every node kept) and compacted (its status alone). */
     @ParameterizedTest(name = "merritt neighbours {0}")
     @ValueSource(booleans = {true, false})
-    void aCompletedJobsViewSearchAndFsckAnswerAreWhatTheyWereBeforeItWasCompacted(boolean merrittNeighbours) throws Exception {
+    void aCompletedJobsViewSearchAndFsckAnswerAreWhatTheyWereBeforeItWasCompacted(
+            boolean merrittNeighbours) throws Exception {
         QueueStore store = ZK.store(dir.resolve("queue"));
         store.jobs().merrittNeighbours(merrittNeighbours);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
@@ -99,7 +104,8 @@ class UnusedArksApiTest {
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
         JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
-        store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")), "ark:/99999/fk4mine");
+        store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")),
+                "ark:/99999/fk4mine");
         store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4winner");
         store.unlock(lock);
         QueueTestSupport.walk(store, jid, JobState.STORING,
@@ -111,7 +117,8 @@ class UnusedArksApiTest {
             Object searchBefore = new Search(store).find("loc0", null, 0);
             JsonNode fsckBefore = get(api, "/api/fsck");
             QueueTestSupport.walk(store, jid, JobState.COMPLETED);
-            assertEquals(merrittNeighbours ? List.of("bid", "configuration", "effects", "identifiers", "metadata", "priority",
+            assertEquals(merrittNeighbours ? List.of("bid", "configuration", "effects", "identifiers", "metadata",
+                    "priority",
                     "space_needed", "status") : List.of("status"), ZK.client().getChildren()
                     .forPath("/jobs/" + jid).stream().sorted().toList(), "compacted");
 
@@ -141,10 +148,12 @@ class UnusedArksApiTest {
 
     /** The read and admin routes on a started API, as the service registers them. */
     private HttpApi readAndAdminApi(QueueStore store) {
-        HttpApi api = new HttpApi(ApiUsers.parse("alice:pw-a:admin"), "127.0.0.1", 0, 1_000_000, dir.resolve("uploads"));
+        HttpApi api = new HttpApi(ApiUsers.parse("alice:pw-a:admin"), "127.0.0.1", 0, 1_000_000,
+                dir.resolve("uploads"));
         ReadRoutes reads = new ReadRoutes(store);
         reads.register(api);
-        new AdminRoutes(new AdminActions(store, Clock.systemUTC()), new ConsistencyCheck(store), null, reads, Duration.ofDays(7))
+        new AdminRoutes(new AdminActions(store, Clock.systemUTC()), new ConsistencyCheck(store), null, reads,
+                Duration.ofDays(7))
                 .register(api);
         api.start();
         return api;

@@ -66,12 +66,15 @@ class IntakeRefusalsTest extends ApiServiceTest {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
-    static HttpResponse<String> post(String auth, String path, String contentType, HttpRequest.BodyPublisher body) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).header("Authorization", auth)
+    static HttpResponse<String> post(String auth, String path, String contentType,
+            HttpRequest.BodyPublisher body) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60))
+                .header("Authorization", auth)
                 .header("Content-Type", contentType).POST(body).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static HttpResponse<String> upload(String auth, Map<String, String> fields, String fileName, int bytes) throws Exception {
+    static HttpResponse<String> upload(String auth, Map<String, String> fields, String fileName,
+            int bytes) throws Exception {
         MultipartForm form = MultipartForm.of(fields, fileName, "x".repeat(bytes).getBytes(StandardCharsets.UTF_8));
         return post(auth, "/poster/submit", form.contentType(), form.publisher());
     }
@@ -133,11 +136,13 @@ class IntakeRefusalsTest extends ApiServiceTest {
     void aBusyBatchCounterAnswers503WithRetryAfterAndCreatesNothing() throws Exception {
         counterAlwaysTaken();
         HttpResponse<String> r = json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\"}");
-        assertEquals("cannot create batch: other submissions passed the batch counter 60 times in a row; submit again", error(r, 503));
+        assertEquals("cannot create batch: other submissions passed the batch counter 60 times in a row; submit again",
+                error(r, 503));
         assertEquals("2", r.headers().firstValue("Retry-After").orElse(null), r.headers().toString());
         assertEquals(List.of(), submitted, "no batch was created");
         BatchRecords.beforeCounterPass = null;
-        assertEquals(201, json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\"}").statusCode());
+        assertEquals(201, json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\"}")
+                .statusCode());
     }
 
     @Test
@@ -147,7 +152,8 @@ class IntakeRefusalsTest extends ApiServiceTest {
         // refused at the door: an unknown profile
         Map<String, String> unknown = fields(null);
         unknown.put("profile", "no_such_profile");
-        assertEquals("unknown profile 'no_such_profile'", error(upload(auth("sam", "pw-s"), unknown, "a.txt", 100), 400));
+        assertEquals("unknown profile 'no_such_profile'", error(upload(auth("sam", "pw-s"), unknown, "a.txt", 100),
+                400));
         await().atMost(Duration.ofSeconds(10)).until(() -> uploadedFiles() == before);
         // refused by the queue once the upload was kept: the batch counter busy
         counterAlwaysTaken();
@@ -171,7 +177,8 @@ class IntakeRefusalsTest extends ApiServiceTest {
         Map<String, String> named = fields(null);
         named.put("filename", name);
         assertTrue(error(upload(auth("sam", "pw-s"), named, "short.txt", 10), 400).startsWith("field 'filename': "));
-        assertTrue(error(json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\",\"file_name\":\""
+        assertTrue(error(json(
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\",\"file_name\":\""
                 + name + "\"}"), 400).startsWith("field 'file_name': "));
         await().atMost(Duration.ofSeconds(10)).until(() -> uploadedFiles() == before);
     }
@@ -180,7 +187,8 @@ class IntakeRefusalsTest extends ApiServiceTest {
     void submissionModeDeleteIsRefusedNamingTheFieldAndTheAcceptedValues() throws Exception {
         String why = error(json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\","
                 + "\"submission_mode\":\"delete\"}"), 400);
-        assertEquals("field 'submission_mode' is 'delete'; the accepted values are add and update (to delete files from an "
+        assertEquals(
+                "field 'submission_mode' is 'delete'; the accepted values are add and update (to delete files from an "
                 + "object, submit an update whose payload holds mrt-delete.txt listing them)", why);
         assertEquals(List.of(), submitted, "no batch was created");
         HttpResponse<String> update = json("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a.txt\","
@@ -201,7 +209,9 @@ class IntakeRefusalsTest extends ApiServiceTest {
         // alice's second 60,000 bytes pass her own 100,000
         long before = uploadedFiles();
         String why = error(upload(ui, fields("alice"), "c.txt", 60_000), 413);
-        assertEquals("user 'alice' (for whom 'ui' posts) may upload 100000 bytes per PT24H (ingest.api.max-upload-per-user); "
+        assertEquals(
+                "user 'alice' (for whom 'ui' posts) may upload 100000 bytes per PT24H "
+                + "(ingest.api.max-upload-per-user); "
                 + "40000 bytes are left and this upload is 60000 bytes", why);
         await().atMost(Duration.ofSeconds(10)).until(() -> uploadedFiles() == before);
         assertEquals(2, submitted.size());

@@ -87,7 +87,8 @@ class SubmissionLimitsTest extends ApiServiceTest {
     }
 
     static HttpResponse<String> post(String path, String contentType, HttpRequest.BodyPublisher body) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).header("Authorization", auth())
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60))
+                .header("Authorization", auth())
                 .header("Content-Type", contentType).POST(body).build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -95,7 +96,8 @@ class SubmissionLimitsTest extends ApiServiceTest {
         return form("/poster/submit", fields, fileName, file);
     }
 
-    static HttpResponse<String> form(String path, Map<String, String> fields, String fileName, byte[] file) throws Exception {
+    static HttpResponse<String> form(String path, Map<String, String> fields, String fileName,
+            byte[] file) throws Exception {
         MultipartForm form = MultipartForm.of(fields, fileName, file);
         return post(path, form.contentType(), form.publisher());
     }
@@ -106,7 +108,8 @@ class SubmissionLimitsTest extends ApiServiceTest {
 
     static String error(HttpResponse<String> r, int status) throws Exception {
         assertEquals(status, r.statusCode(), r.body().length() > 500 ? r.body().substring(0, 500) + "..." : r.body());
-        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), r.headers().toString());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"),
+                r.headers().toString());
         return json(r).get("error").asText();
     }
 
@@ -122,9 +125,11 @@ class SubmissionLimitsTest extends ApiServiceTest {
         byte[] body = ("{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"title\":\""
                 + "x".repeat(10 * 1024 * 1024 - 70) + "\"}").getBytes(StandardCharsets.UTF_8);
         HttpResponse<String> r = post("/api/batches", "application/json", HttpRequest.BodyPublishers.ofByteArray(body));
-        assertEquals("the body is " + body.length + " bytes; POST /api/batches takes at most 65536 bytes", error(r, 413));
+        assertEquals("the body is " + body.length + " bytes; POST /api/batches takes at most 65536 bytes", error(r,
+                413));
         // the same sent in chunks, without a Content-Length
-        r = post("/api/batches", "application/json", HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)));
+        r = post("/api/batches", "application/json", HttpRequest.BodyPublishers.ofInputStream(() ->
+                new ByteArrayInputStream(body)));
         assertEquals("the body is more than 65536 bytes; POST /api/batches takes at most 65536 bytes", error(r, 413));
         // a title of 1.5 MB in JSON cannot be under the body limit: 413 too
         r = send("/api/batches", "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/a\",\"title\":\""
@@ -137,8 +142,10 @@ class SubmissionLimitsTest extends ApiServiceTest {
     void aJsonBodyThatIsNotAnObjectIsA400() throws Exception {
         assertEquals("the body is not a JSON object but null: send the submission's fields as one object, "
                 + "e.g. {\"profile\": ..., \"payload_url\": ...}", error(send("/api/batches", "null"), 400));
-        assertTrue(error(send("/api/batches", "[1, 2]"), 400).startsWith("the body is not a JSON object but a JSON array"));
-        assertTrue(error(send("/api/batches", "\"a string\""), 400).startsWith("the body is not a JSON object but a JSON string"));
+        assertTrue(error(send("/api/batches", "[1, 2]"), 400).startsWith(
+                "the body is not a JSON object but a JSON array"));
+        assertTrue(error(send("/api/batches", "\"a string\""), 400).startsWith(
+                "the body is not a JSON object but a JSON string"));
         assertTrue(error(send("/api/batches", ""), 400).startsWith("the body is not a JSON object but empty"));
         assertTrue(error(send("/api/batches", "{\"profile\": "), 400).startsWith("the body is not a JSON object: "));
         assertTrue(error(form("/api/batches", Map.of("profile", "demo_content"), "a.txt", new byte[100]), 400)
@@ -152,9 +159,11 @@ class SubmissionLimitsTest extends ApiServiceTest {
         assertEquals("field 'title' is 10000 bytes; the limit is 4096 bytes",
                 error(send("/api/batches", ok + ",\"title\":\"" + "x".repeat(10_000) + "\"}"), 400));
         assertEquals("field 'local_identifier' is 8194 bytes; the limit is 4096 bytes",
-                error(send("/api/batches", ok + ",\"local_identifier\":\"" + "é".repeat(4097) + "\"}"), 400), "UTF-8 bytes");
+                error(send("/api/batches", ok + ",\"local_identifier\":\"" + "é".repeat(4097) + "\"}"), 400),
+                "UTF-8 bytes");
         assertEquals("field 'payload_url' is 5019 bytes; the limit is 4096 bytes", error(send("/api/batches",
-                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/" + "a".repeat(5000) + "\"}"), 400));
+                "{\"profile\":\"demo_content\",\"payload_url\":\"http://example.org/" + "a".repeat(5000) + "\"}"),
+                400));
         String dc = "{\"subject\":[\"" + "s".repeat(4000) + "\",\"" + "s".repeat(4000) + "\"],\"description\":\""
                 + "d".repeat(9000) + "\"}";
         assertEquals("the Dublin Core fields (dublin_core.*) are 17018 bytes together; the limit is 16384 bytes",
@@ -168,14 +177,17 @@ class SubmissionLimitsTest extends ApiServiceTest {
         // only fields whose content is free text, so no other check refuses the submission first
         for (String f : List.of("title", "creator", "date", "local_identifier", "note", "submitter")) {
             // the submitter names the user who sends it (sam, as Merritt's user/Display Name)
-            b.append(",\"").append(f).append("\":\"").append(f.equals("submitter") ? "sam/" + "v".repeat(3996) : "v".repeat(4000)).append('"');
+            b.append(",\"").append(f).append("\":\"").append(f.equals("submitter") ? "sam/" + "v".repeat(3996)
+                    : "v".repeat(4000)).append('"');
         }
-        b.append(",\"dublin_core\":{\"description\":[\"").append("d".repeat(4000)).append("\",\"").append("e".repeat(4000))
+        b.append(",\"dublin_core\":{\"description\":[\"").append("d".repeat(4000)).append("\",\"")
+                .append("e".repeat(4000))
                 .append("\",\"").append("f".repeat(4000)).append("\"]}");
         String body = b.append('}').toString();
         assertTrue(body.length() < QueueLimits.JSON_BODY_BYTES);
         String message = error(send("/api/batches", body), 400);
-        assertTrue(message.startsWith("the submission is ") && message.contains(" bytes once serialized; the limit is 32768 bytes"),
+        assertTrue(message.startsWith("the submission is ") && message.contains(
+                " bytes once serialized; the limit is 32768 bytes"),
                 message);
         assertNothingCreated();
     }
@@ -204,11 +216,13 @@ class SubmissionLimitsTest extends ApiServiceTest {
         // past what Vert.x holds of a field (2 MB), Vert.x refuses it; the message still names the limit
         f.put("note", "n".repeat(3 * 1024 * 1024));
         assertEquals("a form field is larger than 2097152 bytes; a field takes at most 4096 bytes (a URL 4096, "
-                + "the Dublin Core fields 16384 together)", error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
+                + "the Dublin Core fields 16384 together)", error(form(f, "hello.txt",
+                "hello".getBytes(StandardCharsets.UTF_8)), 400));
         f.remove("note");
         // an unknown profile with an upload: refused, and the upload is not kept either
         f.put("profile", "nope");
-        assertEquals("unknown profile 'nope'", error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)), 400));
+        assertEquals("unknown profile 'nope'", error(form(f, "hello.txt", "hello".getBytes(StandardCharsets.UTF_8)),
+                400));
         assertEquals(uploadsBefore, uploads(), "no upload was kept");
         assertNothingCreated();
     }
@@ -218,18 +232,22 @@ class SubmissionLimitsTest extends ApiServiceTest {
         List<Path> uploadsBefore = uploads();
         String boundary = "----after-the-file";
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
+        body.writeBytes(("--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
                 + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hello.txt\"\r\n"
                 + "Content-Type: application/octet-stream\r\n\r\nhello\r\n"
-                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n" + "n".repeat(3 * 1024 * 1024)
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n"
+                + "n".repeat(3 * 1024 * 1024)
                 + "\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
         HttpResponse<String> r = post("/poster/submit", "multipart/form-data; boundary=" + boundary,
                 HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
         // which of the two Vert.x reports depends on timing (the field's limit, or the upload it cancels): both say why
         String why = error(r, 400);
-        assertTrue(why.equals("a form field is larger than 2097152 bytes; a field takes at most 4096 bytes (a URL 4096, "
+        assertTrue(why.equals(
+                "a form field is larger than 2097152 bytes; a field takes at most 4096 bytes (a URL 4096, "
                 + "the Dublin Core fields 16384 together)")
-                || why.equals("the upload was cut off: a form field is larger than 2097152 bytes, or the request ended early; "
+                || why.equals(
+                "the upload was cut off: a form field is larger than 2097152 bytes, or the request ended early; "
                 + "nothing was kept"), why);
         assertEquals(uploadsBefore, uploads(), "no upload was kept");
         assertNothingCreated();
@@ -239,23 +257,28 @@ class SubmissionLimitsTest extends ApiServiceTest {
     void anUploadWhoseFileNameIsNotUtf8IsRefusedAndAUtf8NameIsKeptExactly() throws Exception {
         List<Path> uploadsBefore = uploads();
         HttpResponse<String> r = formWithRawFileName("caf\u00e9.txt".getBytes(StandardCharsets.ISO_8859_1));
-        assertTrue(error(r, 400).endsWith("is not UTF-8; send the name in UTF-8 (or give it in the 'filename' field)"), r.body());
+        assertTrue(error(r, 400).endsWith("is not UTF-8; send the name in UTF-8 (or give it in the 'filename' field)"),
+                r.body());
         assertEquals(uploadsBefore, uploads(), "no upload was kept");
         assertNothingCreated();
         HttpResponse<String> ok = formWithRawFileName("caf\u00e9 \u65e5\u672c.txt".getBytes(StandardCharsets.UTF_8));
         assertEquals(200, ok.statusCode(), ok.body());
-        assertEquals("caf\u00e9 \u65e5\u672c.txt", store.batches().load(ok.headers().firstValue("BID").orElseThrow()).submission().fileName());
+        assertEquals("caf\u00e9 \u65e5\u672c.txt", store.batches().load(ok.headers().firstValue("BID").orElseThrow())
+                .submission().fileName());
     }
 
     static HttpResponse<String> formWithRawFileName(byte[] name) throws Exception {
         String boundary = "----raw-name";
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
-                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"").getBytes(StandardCharsets.UTF_8));
+        body.writeBytes(("--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"profile\"\r\n\r\ndemo_content\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"")
+                .getBytes(StandardCharsets.UTF_8));
         body.writeBytes(name);
         body.writeBytes(("\"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--" + boundary + "--\r\n")
                 .getBytes(StandardCharsets.UTF_8));
-        return post("/poster/submit", "multipart/form-data; boundary=" + boundary, HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
+        return post("/poster/submit", "multipart/form-data; boundary=" + boundary,
+                HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
     }
 
     @Test
@@ -266,13 +289,15 @@ class SubmissionLimitsTest extends ApiServiceTest {
                 + http.baseUrl() + "/b.checkm | b.checkm | loc-b | " + "x".repeat(MB_1_5) + "\n"
                 + "#%eof\n";
         http.stubFor(get(urlEqualTo("/big-cell.checkm")).willReturn(aResponse().withBody(m)));
-        HttpResponse<String> r = send("/api/batches", "{\"profile\":\"demo_content\",\"type\":\"batch-manifest\",\"payload_url\":\""
+        HttpResponse<String> r = send("/api/batches",
+                "{\"profile\":\"demo_content\",\"type\":\"batch-manifest\",\"payload_url\":\""
                 + http.baseUrl() + "/big-cell.checkm\"}");
         assertEquals(201, r.statusCode(), r.body());
         String bid = r.headers().firstValue("BID").orElseThrow();
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).state() == BatchState.FAILED);
         Batch b = store.batches().load(bid);
-        assertEquals("manifest line 5: cell mrt:title is 1572864 bytes; the limit is 4096 bytes", b.status().errorMessage());
+        assertEquals("manifest line 5: cell mrt:title is 1572864 bytes; the limit is 4096 bytes",
+                b.status().errorMessage());
         for (BatchRef ref : BatchRef.values()) {
             assertEquals(0, b.count(ref), "no job was created: " + ref);
         }
