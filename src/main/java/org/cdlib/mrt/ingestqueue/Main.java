@@ -2,6 +2,8 @@ package org.cdlib.mrt.ingestqueue;
 
 import java.util.Arrays;
 import java.util.Map;
+import org.cdlib.mrt.ingestqueue.api.auth.Passwords;
+import org.cdlib.mrt.ingestqueue.cli.Commands;
 import org.cdlib.mrt.ingestqueue.runtime.Demo;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
@@ -21,15 +23,18 @@ public final class Main {
             System.exit(Demo.run(Arrays.copyOfRange(args, 1, args.length)));
         }
         if (args.length > 0 && args[0].equals("hash-password")) {
-            System.exit(org.cdlib.mrt.ingestqueue.api.Passwords.main());
+            System.exit(Passwords.main());
         }
         // a command, or the command line's options before it (--json, --url, --user)
-        if (args.length > 0 && (org.cdlib.mrt.ingestqueue.cli.Commands.NAMES.contains(args[0]) || args[0].startsWith("--"))) {
-            System.exit(org.cdlib.mrt.ingestqueue.cli.Commands.run(args, System.out, System.err, System.getenv()));
+        if (args.length > 0 && (Commands.NAMES.contains(args[0]) || args[0].startsWith("--"))) {
+            System.exit(Commands.run(args, System.out, System.err, System.getenv()));
         }
         if (args.length > 0) {
-            System.err.println("usage: java -jar ingest-queue.jar [demo | hash-password | status | health | fsck | hold-queue | "
-                    + "release-queue | requeue-failed <bid> | jobs | batches | job <jid> | hold | release | requeue | delete <jid or bid> | unlock <jid> | --help]   (configure with application.properties or -Dkey=value)");
+            System.err.println(
+                    "usage: java -jar ingest-queue.jar [demo | hash-password | status | health | fsck | hold-queue | "
+                    + "release-queue | requeue-failed <bid> | jobs | batches | job <jid> | hold | release | requeue | "
+                    + "delete <jid or bid> | unlock <jid> | --help]   (configure with application.properties or "
+                    + "-Dkey=value)");
             System.exit(2);
         }
         try {

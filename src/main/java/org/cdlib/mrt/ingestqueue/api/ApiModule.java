@@ -2,8 +2,18 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Clock;
 import java.time.Duration;
+import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
+import org.cdlib.mrt.ingestqueue.api.auth.LoginThrottle;
+import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
+import org.cdlib.mrt.ingestqueue.api.dashboard.DashboardRoutes;
+import org.cdlib.mrt.ingestqueue.api.http.ConnectionLimits;
+import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.http.Proxies;
+import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
+import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
+import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
@@ -12,6 +22,7 @@ import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
+import org.cdlib.mrt.ingestqueue.report.ReportingModule;
 
 /**
  * Binds the HTTP API ({@code httpApi}) and the metrics ({@code queueMetrics}); the server starts
@@ -20,7 +31,8 @@ import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
  * (10 GiB), {@code ingest.http.enabled} (true); and the security keys: {@code ingest.api.plain-passwords}
  * (warn | refuse), {@code ingest.api.session-idle} (PT1H), {@code ingest.api.max-upload-per-user} (0: none)
  * per {@code ingest.api.upload-window} (P1D), {@code ingest.files.signing-key} (generated and kept
- * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D), {@code ingest.api.login-failures-per-user}
+ * under {@code <ingest.home>/.secrets/}), {@code ingest.files.url-ttl} (P1D), {@code
+ * ingest.api.login-failures-per-user}
  * (10) and {@code -per-address} (20), {@code ingest.http.trusted-proxies} (none), {@code ingest.http.idle-timeout}
  * (PT60S), {@code ingest.http.header-timeout} (PT20S), {@code ingest.http.min-body-rate} (1024 bytes/s),
  * {@code ingest.http.max-connections-per-address} (64).
@@ -30,7 +42,8 @@ public final class ApiModule implements QueueModule {
     @Override
     public void bind(QueueContext ctx) throws Exception {
         // the storage manifest signs the URLs of working files whether or not this host serves them
-        FileUrlSigner signer = FileUrlSigner.forHome(ctx.ingestHome(), ctx.property("ingest.files.signing-key").orElse(null),
+        FileUrlSigner signer = FileUrlSigner.forHome(ctx.ingestHome(), ctx.property("ingest.files.signing-key")
+                .orElse(null),
                 ctx.durationProperty("ingest.files.url-ttl", Duration.ofDays(1))).register(ctx.ingestHome());
         if (!ctx.booleanProperty("ingest.http.enabled", true)) {
             return;
@@ -40,7 +53,8 @@ public final class ApiModule implements QueueModule {
         QueueMetrics metrics = new QueueMetrics(ctx.store());
         String plain = ctx.property("ingest.api.plain-passwords", "warn");
         if (!plain.equals("warn") && !plain.equals("refuse")) {
-            throw new IllegalArgumentException("ingest.api.plain-passwords must be warn or refuse, got '" + plain + "'");
+            throw new IllegalArgumentException("ingest.api.plain-passwords must be warn or refuse, got '" + plain
+                    + "'");
         }
         HttpApi api = new HttpApi(ApiUsers.parse(ctx.property("ingest.api.users").orElse(null),
                 Secrets.directory(ctx.ingestHome()), plain.equals("refuse")),
@@ -56,7 +70,8 @@ public final class ApiModule implements QueueModule {
                 .loginThrottle(new LoginThrottle(ctx.intProperty("ingest.api.login-failures-per-user", 10),
                         ctx.intProperty("ingest.api.login-failures-per-address", 20), Clock.systemUTC()))
                 .proxies(proxies)
-                .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout", Duration.ofSeconds(60)),
+                .connectionLimits(new ConnectionLimits.Settings(ctx.durationProperty("ingest.http.idle-timeout",
+                Duration.ofSeconds(60)),
                         ctx.durationProperty("ingest.http.header-timeout", Duration.ofSeconds(20)),
                         ctx.longProperty("ingest.http.min-body-rate", 1024),
                         ctx.intProperty("ingest.http.max-connections-per-address", 64)));
@@ -65,9 +80,9 @@ public final class ApiModule implements QueueModule {
                         AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),
                 metrics, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)));
         routes.register(api);
-        DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, routes, StatusLinks.forHome(ctx.ingestHome(),
+        DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, StatusLinks.forHome(ctx.ingestHome(),
                 ctx.property("ingest.status.signing-key").orElse(null),
-                org.cdlib.mrt.ingestqueue.report.ReportingModule.statusBase(ctx)));
+                ReportingModule.statusBase(ctx)));
         dashboard.register(api);
         routes.batchRates(dashboard::batchRate);
         ctx.bind("statusLinks", dashboard.links());

@@ -1,7 +1,15 @@
 package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.function.Function;
+import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
+import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
+import org.cdlib.mrt.ingestqueue.api.service.FileRoutes;
+import org.cdlib.mrt.ingestqueue.api.service.ServiceRoutes;
+import org.cdlib.mrt.ingestqueue.api.submissions.SubmissionRoutes;
+import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
+import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
@@ -18,7 +26,8 @@ final class ApiRoutes {
     private final ServiceRoutes service;
     private final FileRoutes files;
 
-    ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions, QueueMetrics metrics,
+    ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions,
+            QueueMetrics metrics,
             Duration retention) {
         this.reads = new ReadRoutes(store);
         this.submit = new SubmissionRoutes(store, submissions, reads);
@@ -28,7 +37,7 @@ final class ApiRoutes {
     }
 
     /** Each batch's rate in the rows of /api/batches: the dashboard's live feed knows it. */
-    ApiRoutes batchRates(java.util.function.Function<org.cdlib.mrt.ingestqueue.queue.model.Batch, Double> rates) {
+    ApiRoutes batchRates(Function<Batch, Double> rates) {
         reads.batchRates(rates);
         return this;
     }
@@ -39,10 +48,5 @@ final class ApiRoutes {
         actions.register(api);
         service.register(api);
         files.register(api);
-    }
-
-    /** One batch with its jobs counted by state: the open ones read (bounded by the batch window), the rest counted. */
-    Map<String, Object> batch(Batch b) {
-        return reads.batch(b);
     }
 }

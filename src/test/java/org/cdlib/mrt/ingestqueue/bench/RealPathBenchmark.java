@@ -208,7 +208,7 @@ final class RealPathBenchmark {
 
     /** {@code POST /api/batches} as a depositor's client sends it; the batch id the service answers. */
     private static String submitOverHttp(IngestService service, String manifestUrl) throws Exception {
-        int port = service.camel().getRegistry().lookupByNameAndType("httpApi", org.cdlib.mrt.ingestqueue.api.HttpApi.class).port();
+        int port = service.camel().getRegistry().lookupByNameAndType("httpApi", org.cdlib.mrt.ingestqueue.api.http.HttpApi.class).port();
         String body = "{\"profile\":\"demo_content\",\"type\":\"single-file-batch-manifest\",\"payload_url\":\""
                 + manifestUrl + "\",\"title\":\"Bench objects\"}";
         java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest

@@ -87,7 +87,7 @@ class PackagedJarIT {
             // a depositor's upload through the Merritt form, to completion
             String password = Files.readString(dir.resolve("data/queue/.secrets/admin-password")).trim();
             String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
-            org.cdlib.mrt.ingestqueue.api.MultipartForm form = org.cdlib.mrt.ingestqueue.api.MultipartForm.of(
+            org.cdlib.mrt.ingestqueue.api.http.MultipartForm form = org.cdlib.mrt.ingestqueue.api.http.MultipartForm.of(
                     java.util.Map.of("profile", "demo_content", "type", "file", "responseForm", "json"),
                     "hello.txt", "hello".getBytes(StandardCharsets.UTF_8));
             HttpResponse<String> submitted = client.send(HttpRequest.newBuilder(URI.create(base + "/poster/submit"))

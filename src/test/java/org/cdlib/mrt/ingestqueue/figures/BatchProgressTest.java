@@ -1,0 +1,124 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A batch's figures and estimates with a known backlog and known rates: two batches, jobs held,
+ * worked on (a host's published work), waiting in pending and ahead of them in processing;
+ * rates measured by the activity's arrivals at a fixed moment.
+ */
+class BatchProgressTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+    // 30 s into a minute: a rate is the arrivals of those 30 s, times 2 per minute
+    final Clock clock = Clock.fixed(Instant.parse("2026-11-24T10:00:30Z"), ZoneOffset.UTC);
+    BatchProgress progress;
+
+    @AfterEach
+    void close() {
+        if (progress != null) {
+            progress.close();
+        }
+    }
+
+    void work(QueueStore store, String jid, JobState to) {
+        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "w").orElseThrow();
+            store.transition(lock, s.successor(), Change.because("step succeeded"));
+        }
+    }
+
+    @Test
+    void figuresAndEstimatesFollowTheBacklogAndTheSlowestRateAhead() throws Exception {
+        QueueStore store = ZK.store(dir);
+        String a = QueueTestSupport.batchWithJobs(store, 6, 5);
+        String b = QueueTestSupport.batchWithJobs(store, 4, 5);
+        List<String> aj = store.batches().jobs(a, BatchRef.PROCESSING);
+        List<String> bj = store.batches().jobs(b, BatchRef.PROCESSING);
+        new AdminActions(store, Clock.systemUTC()).holdJob(aj.get(0), "op");
+        work(store, aj.get(1), JobState.PROCESSING);
+        work(store, bj.get(0), JobState.PROCESSING);
+        work(store, bj.get(1), JobState.PROCESSING);
+        // a host works on A's job in processing (what Hosts publishes)
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1",
+                ("{\"id\":\"h1\",\"host\":\"x\",\"pid\":1,"
+                + "\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[{\"job_id\":\""
+                + aj.get(1)
+                + "\",\"since\":\"2026-11-24T10:00:00Z\"}],\"leads\":[]}").getBytes());
+
+        Activity activity = new Activity(clock);
+        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify",
+                "completed")) {
+            for (int i = 0; i < 10; i++) {
+                activity.arrived(s); // 20 a minute leave each state ...
+            }
+        }
+        activity.arrived("storing"); // ... but processing: 2 a minute, the slowest
+        progress = new BatchProgress(store, activity, clock);
+
+        Map<String, Object> p = progress.of(store.batches().load(a));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> jobs = (Map<String, Object>) p.get("jobs");
+        assertEquals(1, jobs.get("held"));
+        assertEquals(1, jobs.get("active"), "being worked on: the one a host holds");
+        assertEquals(4, jobs.get("waiting"), "waiting for a worker: A's four pending jobs");
+        assertEquals(Map.of("held", 1, "processing", 1, "pending", 4), jobs.get("states"));
+        // A's last pending job: the three jobs in processing (B's two, A's one) and A's first three pending are ahead
+        // of it (B's pending jobs are behind it in run order): 6 ahead, seventh in line
+        assertEquals(7, p.get("last_position"));
+        assertEquals(clock.instant().plusSeconds(210).toString(), p.get("estimated_completion"),
+                "7 jobs at 2 a minute: 3.5 minutes");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) p.get("open_jobs");
+        Map<String, Map<String, Object>> byJob = new HashMap<>();
+        rows.forEach(r -> byJob.put((String) r.get("job_id"), r));
+        assertEquals("held by an operator", byJob.get(aj.get(0)).get("estimate_note"));
+        assertNull(byJob.get(aj.get(0)).get("estimated_completion"));
+        assertEquals(0, byJob.get(aj.get(1)).get("position"), "in a worker's hands");
+        assertEquals(true, byJob.get(aj.get(1)).get("active"));
+        assertEquals(4, byJob.get(aj.get(2)).get("position"), "behind the three jobs in processing");
+        assertEquals(3, byJob.get(aj.get(2)).get("jobs_ahead"));
+
+        // the queue on hold: pending jobs have no estimate, and the page says why
+        store.holds().holdQueue("op");
+        Map<String, Object> held = progress.of(store.batches().load(a));
+        assertTrue(String.valueOf(held.get("hold_note")).contains("the queue is on hold"), held.toString());
+        assertNull(held.get("estimated_completion"));
+        assertTrue(String.valueOf(held.get("estimate_note")).contains("the queue is on hold"), held.toString());
+        store.holds().releaseQueue();
+
+        // no job left storing lately: no rate to estimate from, said so
+        progress.close();
+        Activity quiet = new Activity(clock);
+        quiet.arrived("estimating");
+        progress = new BatchProgress(store, quiet, clock);
+        Map<String, Object> none = progress.of(store.batches().load(a));
+        assertNull(none.get("estimated_completion"));
+        assertTrue(String.valueOf(none.get("estimate_note")).startsWith("no job has left"), none.toString());
+    }
+}

@@ -1,0 +1,97 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The charts' minutes are shared through ZooKeeper: they survive a restart and read the same on any host. */
+class SharedActivityTest {
+    @RegisterExtension
+    static final TestZooKeeper ZK = new TestZooKeeper();
+    @TempDir
+    Path dir;
+
+    static final class Moving extends Clock {
+        Instant now;
+
+        Moving(String at) {
+            now = Instant.parse(at);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    @Test
+    void aMinuteOneHostWatchedIsReadBackByAnotherAfterARestart() throws Exception {
+        QueueStore store = ZK.store(dir);
+        Moving clock = new Moving("2026-11-24T10:00:30Z");
+        Activity a = new Activity(clock);
+        long m1 = Instant.parse("2026-11-24T10:01:00Z").toEpochMilli() / 60_000;
+        assertFalse(a.watchedWhole(m1 - 1), "the minute it started in is not whole");
+        clock.now = Instant.parse("2026-11-24T10:01:20Z");
+        for (int i = 0; i < 5; i++) {
+            a.arrived("completed");
+        }
+        a.arrived("storing");
+        a.arrived("nonsense");
+        a.sample(Map.of("pending", 7), Map.of("pending", 12L));
+        clock.now = Instant.parse("2026-11-24T10:02:10Z");
+        assertTrue(a.watchedWhole(m1));
+        store.activity().write(m1, a.figures(m1));
+
+        // another host wrote the same minute from a partial view: the first one stays
+        store.activity().write(m1, Map.of("arrived", Map.of("completed", 1)));
+        assertEquals(5, store.activity().read(m1, m1).get(m1).path("arrived").path("completed").asInt());
+
+        Activity b = new Activity(new Moving("2026-11-24T10:02:15Z")); // restarted, or another host behind the balancer
+        b.fill(store.activity().read(m1 - Activity.MINUTES, m1 + 1));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) b.view(3).get("per_minute");
+        assertEquals(5L, ((Number) rows.get(1).get("completed")).longValue(), rows.toString());
+        assertTrue(b.completedPerMinute(15) > 0, "a rate right after the restart");
+        assertTrue(b.arrivedPerMinute("storing", 15) > 0);
+        assertEquals(0.0, b.arrivedPerMinute("nonsense", 15));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> samples = (List<Map<String, Object>>) b.view(3).get("samples");
+        assertEquals(1, samples.size());
+        assertEquals(Map.of("pending", 7), samples.get(0).get("jobs"));
+
+        // a hostile node adds no keys; minutes older than the kept ones go
+        ZK.client().create().forPath(QueuePaths.ACTIVITY + "/" + (m1 - 1),
+                "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
+        Activity c = new Activity(new Moving("2026-11-24T10:02:15Z"));
+        c.fill(store.activity().read(m1 - 5, m1));
+        assertEquals(0.0, c.arrivedPerMinute("x1", 15));
+        store.activity().write(m1 + ActivityRecords.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));
+        assertNull(ZK.client().checkExists().forPath(QueuePaths.ACTIVITY + "/" + m1), "older than the kept minutes");
+    }
+}
