@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.queue.MrtZkAdminTool;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every JOB-level action of Merritt's Admin Tool, made through the Ruby gem's calls exactly
- * ({@link RubyAdminTool}: the status rewritten whole with {@code setData(-1)}, the state reference
+ * ({@link MrtZkAdminTool}: the status rewritten whole with {@code setData(-1)}, the state reference
  * moved by a delete and a create, no multi), on a running service: its effect within 10 s, as
  * Merritt's operators expect, and our API shows it (issue 42).
  */
@@ -52,7 +53,7 @@ class AdminToolJobActionsTest {
     final Path dir = ZK.dir();
     RunningService service;
     QueueStore store;
-    RubyAdminTool tool;
+    MrtZkAdminTool tool;
     ZooKeeper raw;
 
     @BeforeEach
@@ -60,7 +61,7 @@ class AdminToolJobActionsTest {
         service = RunningService.start(ZK.connectString(), dir);
         store = service.store();
         raw = ZK.client().getZookeeperClient().getZooKeeper(); // another session, as the Admin Tool's
-        tool = new RubyAdminTool(raw);
+        tool = new MrtZkAdminTool(raw);
     }
 
     @AfterEach
@@ -155,7 +156,7 @@ class AdminToolJobActionsTest {
     @Test
     void theAdminToolsFailOfAJobOurWorkerHoldsStopsItLetsGoOfEverythingAndOurRequeueWorks() throws Exception {
         HeldByOurWorker w = heldByOurWorker();
-        tool.fail(w.jid());
+        tool.failJob(w.jid());
         w.goOn();
         stoppedAndRequeued(w, ""); // the Admin Tool's message: none
     }
@@ -211,7 +212,7 @@ class AdminToolJobActionsTest {
         assertTrue(ok("GET", "/api/queue").at("/holds/collections").toString().contains("demo_content"));
 
         // release-all while the collection is still locked: each released job goes back to held, as Merritt's
-        assertEquals(2, tool.releaseAllHeld());
+        assertEquals(2, tool.releaseAll().size());
         await().atMost(TEN_SECONDS).untilAsserted(() -> {
             assertEquals("held", shownState(a));
             assertEquals("held", shownState(b));
@@ -225,7 +226,7 @@ class AdminToolJobActionsTest {
 
         // our API releases one, the Admin Tool's release-all the other: both batches complete
         ok("POST", "/api/jobs/" + a + "/release");
-        assertEquals(1, tool.releaseAllHeld());
+        assertEquals(1, tool.releaseAll().size());
         await().atMost(TEN_SECONDS).until(() -> store.batches().load(first).state() == BatchState.COMPLETED
                 && store.batches().load(second).state() == BatchState.COMPLETED);
         assertEquals("completed", shownState(b));
@@ -233,18 +234,18 @@ class AdminToolJobActionsTest {
 
     @Test
     void theAdminToolsOtherJobActionsAreHonouredAndAnMrtZkWorkersLockIsNeverBroken() throws Exception {
-        assertTrue(tool.pauseIngest());
+        assertTrue(tool.lockIngestQueue());
         String bid = QueueTestSupport.batchWithJobs(store, 4, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         String held = jids.get(0), mrtZkHolds = jids.get(1), requeued = jids.get(2), deleted = jids.get(3);
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> step("estimateStep").seen.isEmpty());
         assertTrue(ok("GET", "/api/queue").at("/holds/queue").asBoolean(), "the Admin Tool's queue lock is shown");
 
-        tool.hold(held);
-        tool.job(mrtZkHolds).lock(); // an mrt-zk worker holds it: an empty ephemeral lock
+        tool.holdJob(held);
+        tool.lock("/jobs/" + mrtZkHolds); // an mrt-zk worker holds it: an empty ephemeral lock
         service.support().failOnce("estimateStep", requeued, "boom");
         service.support().failOnce("estimateStep", deleted, "boom");
-        tool.unpauseIngest();
+        tool.unlockIngestQueue();
 
         await().atMost(TEN_SECONDS).untilAsserted(() -> {
             assertEquals("held", shownState(held));
@@ -256,15 +257,15 @@ class AdminToolJobActionsTest {
         assertTrue(raw.exists(QueuePaths.jobLock(mrtZkHolds), false) != null, "an mrt-zk lock is never broken unattended");
         assertFalse(step("estimateStep").seen.contains(mrtZkHolds), "nor its job worked");
 
-        tool.requeue(requeued); // the gem's: lock, set_status Estimating with job_retry, unlock
-        tool.delete(deleted);
-        tool.release(held);
+        tool.requeueJob(requeued); // the gem's: lock, set_status Estimating with job_retry, unlock
+        tool.deleteJob(deleted);
+        tool.releaseJob(held);
         await().atMost(TEN_SECONDS).untilAsserted(() -> {
             assertEquals("completed", shownState(requeued));
             assertEquals("deleted", shownState(deleted));
             assertEquals("completed", shownState(held));
         });
-        tool.job(mrtZkHolds).unlock();
+        tool.unlock("/jobs/" + mrtZkHolds);
         await().atMost(TEN_SECONDS).until(() -> "completed".equals(shownState(mrtZkHolds)));
     }
 }

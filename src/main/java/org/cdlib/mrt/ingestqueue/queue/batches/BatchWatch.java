@@ -140,6 +140,9 @@ public final class BatchWatch implements Closeable {
         boolean root = parts.length == 3 && (type == Watcher.Event.EventType.NodeCreated
                 || type == Watcher.Event.EventType.NodeDeleted);
         boolean status = parts.length == 4 && parts[3].equals("status");
+        if (type == Watcher.Event.EventType.NodeDeleted && batches.removedHere(parts[2])) {
+            return; // our own cleanup or deletion: its entries went with it (a cleanup of thousands reads nothing more)
+        }
         if (root || status) {
             note(parts[2]);
         }

@@ -170,7 +170,27 @@ public final class Batches {
 
     public void remove(String bid) {
         records.remove(bid);
+        synchronized (removedHere) {
+            removedHere.put(bid, Boolean.TRUE);
+        }
     }
+
+    /**
+     * Whether this process removed the batch (its entries went in the same transactions): the batch
+     * watch need not look at the deletion it hears. The last 10,000 removals are remembered.
+     */
+    public boolean removedHere(String bid) {
+        synchronized (removedHere) {
+            return removedHere.containsKey(bid);
+        }
+    }
+
+    private final java.util.Map<String, Boolean> removedHere = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+            return size() > 10_000;
+        }
+    };
 
     /**
      * Creates the batch's jobs from the whole list, after the ones a crashed earlier run created,

@@ -133,7 +133,9 @@ class BatchListReachTest extends ApiServiceTest {
         String uuid = "bid-7c0e6f0e-2c1e-4d8e-9b0a-1f1f1f1f1f1f";
         String merritt = MrtZkBatches.createBatch(store.client().getZookeeperClient().getZooKeeper(), uuid,
                 MrtZkBatches.submission(uuid, "hello.txt"));
-        assertTrue(listed(100).containsAll(List.of(merritt, gone)), "the Merritt batch is listed at once");
+        // the running service's batch watch takes the new batch in the same moment: listed once that settles
+        org.awaitility.Awaitility.await("the Merritt batch is listed").atMost(java.time.Duration.ofSeconds(30))
+                .ignoreExceptions().until(() -> listed(100).containsAll(List.of(merritt, gone)));
 
         // mrt-zk's Batch.deleteCompletedBatches: the batch's root and all under it, behind our back
         store.client().delete().deletingChildrenIfNeeded().forPath(QueuePaths.batch(gone));
