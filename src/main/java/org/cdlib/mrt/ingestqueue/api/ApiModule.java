@@ -7,7 +7,6 @@ import org.cdlib.mrt.ingestqueue.api.auth.LoginThrottle;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
 import org.cdlib.mrt.ingestqueue.api.dashboard.DashboardRoutes;
 import org.cdlib.mrt.ingestqueue.api.http.ConnectionLimits;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.http.Proxies;
 import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
 import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
@@ -83,7 +82,7 @@ public final class ApiModule implements QueueModule {
         DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, StatusLinks.forHome(ctx.ingestHome(),
                 ctx.property("ingest.status.signing-key").orElse(null),
                 ReportingModule.statusBase(ctx)));
-        dashboard.register(api);
+        dashboard.register(api, api::loginHolds);
         routes.batchRates(dashboard::batchRate);
         ctx.bind("statusLinks", dashboard.links());
         ctx.camel().addService(dashboard, true, false);

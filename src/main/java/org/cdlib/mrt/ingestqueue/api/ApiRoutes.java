@@ -3,7 +3,6 @@ package org.cdlib.mrt.ingestqueue.api;
 import java.time.Duration;
 import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
 import org.cdlib.mrt.ingestqueue.api.service.FileRoutes;
 import org.cdlib.mrt.ingestqueue.api.service.ServiceRoutes;

@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.auth.Passwords;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -208,7 +209,7 @@ final class RealPathBenchmark {
 
     /** {@code POST /api/batches} as a depositor's client sends it; the batch id the service answers. */
     private static String submitOverHttp(IngestService service, String manifestUrl) throws Exception {
-        int port = service.camel().getRegistry().lookupByNameAndType("httpApi", org.cdlib.mrt.ingestqueue.api.http.HttpApi.class).port();
+        int port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
         String body = "{\"profile\":\"demo_content\",\"type\":\"single-file-batch-manifest\",\"payload_url\":\""
                 + manifestUrl + "\",\"title\":\"Bench objects\"}";
         java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest

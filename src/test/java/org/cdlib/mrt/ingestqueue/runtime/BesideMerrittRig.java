@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.MrtZkAdminTool;
 import org.cdlib.mrt.ingestqueue.queue.MrtZkDaemon;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;

@@ -7,10 +7,11 @@ import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.auth.Guard;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
 import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
@@ -40,13 +41,13 @@ public final class AdminRoutes {
         this.retention = retention;
     }
 
-    public void register(HttpApi api) {
+    public void register(Routes api) {
         api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc,
-                admin.holdJob(rc.pathParam("jid"), HttpApi.user(rc))));
+                admin.holdJob(rc.pathParam("jid"), Guard.user(rc))));
         api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc,
-                admin.releaseJob(rc.pathParam("jid"), HttpApi.user(rc))));
+                admin.releaseJob(rc.pathParam("jid"), Guard.user(rc))));
         api.add(POST, "/api/jobs/:jid/requeue", Access.ADMIN, "Requeue a failed job", rc -> job(rc,
-                admin.requeueJob(rc.pathParam("jid"), HttpApi.user(rc))));
+                admin.requeueJob(rc.pathParam("jid"), Guard.user(rc))));
         api.add(POST, "/api/jobs/:jid/fail", Access.ADMIN,
                 "Force a job into failed, stopping the worker that holds it (reason=…), as the Admin Tool's Fail",
                 rc -> {
@@ -55,62 +56,62 @@ public final class AdminRoutes {
             if (reason != null && reason.length() > 1_000) {
                 throw new ApiError(400, "field 'reason' is " + reason.length() + " characters long; at most 1000");
             }
-            job(rc, admin.failJob(rc.pathParam("jid"), reason, HttpApi.user(rc)));
+            job(rc, admin.failJob(rc.pathParam("jid"), reason, Guard.user(rc)));
         });
         api.add(POST, "/api/jobs/:jid/delete", Access.ADMIN,
                 "Delete a failed or held job (confirm=true when its batch is open)", rc -> {
-            admin.deleteJob(rc.pathParam("jid"), "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc));
-            HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("jid")));
+            admin.deleteJob(rc.pathParam("jid"), "true".equals(rc.queryParams().get("confirm")), Guard.user(rc));
+            Answers.json(rc, 200, Map.of("deleted", rc.pathParam("jid")));
         });
         api.add(POST, "/api/jobs/:jid/unlock", Access.ADMIN, "Break a job's lock held by a stuck host (confirm=true)",
                 rc ->
-                HttpApi.json(rc, 200, Map.of("unlocked", rc.pathParam("jid"), "held_by",
+                Answers.json(rc, 200, Map.of("unlocked", rc.pathParam("jid"), "held_by",
                 admin.breakJobLock(rc.pathParam("jid"),
-                        "true".equals(rc.queryParams().get("confirm")), HttpApi.user(rc)))));
+                        "true".equals(rc.queryParams().get("confirm")), Guard.user(rc)))));
         api.add(POST, "/api/batches/:bid/hold", Access.ADMIN, "Hold a pending batch", rc -> batchAction(rc,
-                admin.holdBatch(rc.pathParam("bid"), HttpApi.user(rc))));
+                admin.holdBatch(rc.pathParam("bid"), Guard.user(rc))));
         api.add(POST, "/api/batches/:bid/release", Access.ADMIN, "Release a held batch", rc -> batchAction(rc,
-                admin.releaseBatch(rc.pathParam("bid"), HttpApi.user(rc))));
+                admin.releaseBatch(rc.pathParam("bid"), Guard.user(rc))));
         api.add(POST, "/api/batches/:bid/update-reporting", Access.ADMIN, "Report a failed batch again", rc ->
-                batchAction(rc, admin.updateReporting(rc.pathParam("bid"), HttpApi.user(rc))));
+                batchAction(rc, admin.updateReporting(rc.pathParam("bid"), Guard.user(rc))));
         api.add(POST, "/api/batches/:bid/delete", Access.ADMIN, "Delete a failed or held batch with its jobs", rc -> {
-            admin.deleteBatch(rc.pathParam("bid"), HttpApi.user(rc));
-            HttpApi.json(rc, 200, Map.of("deleted", rc.pathParam("bid")));
+            admin.deleteBatch(rc.pathParam("bid"), Guard.user(rc));
+            Answers.json(rc, 200, Map.of("deleted", rc.pathParam("bid")));
         });
         api.add(POST, "/api/collections/:profile/hold", Access.ADMIN, "Hold a collection", rc -> {
             submissions.requireProfile(rc.pathParam("profile"));
-            admin.holds().holdCollection(rc.pathParam("profile"), HttpApi.user(rc));
-            HttpApi.json(rc, 200, Map.of("held", rc.pathParam("profile")));
+            admin.holds().holdCollection(rc.pathParam("profile"), Guard.user(rc));
+            Answers.json(rc, 200, Map.of("held", rc.pathParam("profile")));
         });
         api.add(POST, "/api/collections/:profile/release", Access.ADMIN, "Release a collection", rc -> {
-            admin.holds().releaseCollection(rc.pathParam("profile"), HttpApi.user(rc));
-            HttpApi.json(rc, 200, Map.of("released", rc.pathParam("profile")));
+            admin.holds().releaseCollection(rc.pathParam("profile"), Guard.user(rc));
+            Answers.json(rc, 200, Map.of("released", rc.pathParam("profile")));
         });
         api.add(POST, "/api/collections/:profile/release-all", Access.ADMIN,
                 "Release every held job and batch of a collection", rc ->
-                HttpApi.json(rc, 200, Map.of("released", admin.holds().releaseCollectionJobs(rc.pathParam("profile"),
-                HttpApi.user(rc)))));
+                Answers.json(rc, 200, Map.of("released", admin.holds().releaseCollectionJobs(rc.pathParam("profile"),
+                Guard.user(rc)))));
         api.add(POST, "/api/queue/hold", Access.ADMIN, "Hold the whole queue", rc -> {
-            admin.holds().holdQueue(HttpApi.user(rc));
-            HttpApi.json(rc, 200, reads.queue());
+            admin.holds().holdQueue(Guard.user(rc));
+            Answers.json(rc, 200, reads.queue());
         });
         api.add(POST, "/api/queue/release", Access.ADMIN, "Release the whole queue", rc -> {
-            admin.holds().releaseQueue(HttpApi.user(rc));
-            HttpApi.json(rc, 200, reads.queue());
+            admin.holds().releaseQueue(Guard.user(rc));
+            Answers.json(rc, 200, reads.queue());
         });
         api.add(POST, "/api/cleanup", Access.ADMIN, "Remove batches completed longer ago than the retention", rc ->
-                HttpApi.json(rc, 200, admin.cleanup(retention)));
-        api.add(GET, "/api/fsck", Access.ADMIN, "Consistency check (report only)", rc -> HttpApi.json(rc, 200,
+                Answers.json(rc, 200, admin.cleanup(retention)));
+        api.add(GET, "/api/fsck", Access.ADMIN, "Consistency check (report only)", rc -> Answers.json(rc, 200,
                 fsck.check()));
-        api.add(POST, "/api/fsck/repair", Access.ADMIN, "Consistency check and repair", rc -> HttpApi.json(rc, 200,
+        api.add(POST, "/api/fsck/repair", Access.ADMIN, "Consistency check and repair", rc -> Answers.json(rc, 200,
                 fsck.repair()));
     }
 
     private void job(RoutingContext rc, Job job) {
-        HttpApi.json(rc, 200, QueueViews.job(job));
+        Answers.json(rc, 200, QueueViews.job(job));
     }
 
     private void batchAction(RoutingContext rc, Batch b) {
-        HttpApi.json(rc, 200, QueueViews.batch(b, null));
+        Answers.json(rc, 200, QueueViews.batch(b, null));
     }
 }

@@ -5,12 +5,12 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.SecurityPolicyHandler;
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Endpoint;
+import org.cdlib.mrt.ingestqueue.api.http.Endpoint;
+import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
 import org.cdlib.mrt.ingestqueue.api.http.Proxies;
-import org.cdlib.mrt.ingestqueue.api.service.FileRoutes;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.text.Text;
 import org.slf4j.Logger;
@@ -108,7 +108,7 @@ public final class Guard {
         if (access == Access.STORAGE && user == null) {
             String path;
             try {
-                path = FileRoutes.path(rc);
+                path = InputChecks.filePath(rc);
             } catch (ApiError bad) {
                 refuse(rc, bad.status(), bad.getMessage());
                 return;
@@ -173,6 +173,12 @@ public final class Guard {
         }
     }
 
+    /** The name of the user the guard let in ({@code anonymous} on a public route). */
+    public static String user(RoutingContext rc) {
+        ApiUsers.User u = rc.get("user");
+        return u == null ? "anonymous" : u.name();
+    }
+
     /** The CSRF handler's refusal (a token that is not the session's, or too old), with its reason. */
     public static void csrfRefused(RoutingContext rc) {
         String why = rc.failure() == null ? null : rc.failure().getMessage();
@@ -189,21 +195,21 @@ public final class Guard {
         long declared = length != null && length.strip().matches("\\d{1,18}") ? Long.parseLong(length.strip()) : -1;
         boolean chunked = rc.request().getHeader("Transfer-Encoding") != null;
         if (rc.request().isEnded() || declared <= 0 && !chunked) {
-            HttpApi.fail(rc, status, message, List.of());
+            Answers.fail(rc, status, message, List.of());
             return;
         }
         if (rc.request().version() == HttpVersion.HTTP_2) {
-            HttpApi.fail(rc, status, message, List.of());
+            Answers.fail(rc, status, message, List.of());
             rc.response().reset(0x8); // CANCEL: no more of this stream's body
             return;
         }
         if (declared >= 0 && declared <= DISCARD_BYTES) {
-            HttpApi.fail(rc, status, message, List.of()); // Vert.x drops the unread rest of a small body
+            Answers.fail(rc, status, message, List.of()); // Vert.x drops the unread rest of a small body
             return;
         }
         rc.response().putHeader("Connection", "close");
         rc.response().endHandler(v -> rc.request().connection().close());
-        HttpApi.fail(rc, status, message, List.of());
+        Answers.fail(rc, status, message, List.of());
     }
 
     private static boolean isStateChanging(RoutingContext rc) {

@@ -10,9 +10,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Proxies;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 
 /**
  * The dashboard's session: who is logged in, logging in (a session cookie; its CSRF token comes
@@ -20,15 +23,26 @@ import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
  * host at once; each login and logout has its line in the audit log.
  */
 public final class SessionRoutes {
+    private final Supplier<Sessions> sessions;
+    private final Supplier<Logins> logins;
+    private final Supplier<Proxies> proxies;
 
-    public void register(HttpApi http) {
-        // the sessions are asked for per request: the module sets them after these routes are declared
+    /**
+     * The sessions, the password checks and the proxies are asked for per request: the module sets them after
+     * these routes are declared, and the password checks exist once the server has started.
+     */
+    public SessionRoutes(Supplier<Sessions> sessions, Supplier<Logins> logins, Supplier<Proxies> proxies) {
+        this.sessions = sessions;
+        this.logins = logins;
+        this.proxies = proxies;
+    }
+
+    public void register(Routes http) {
         http.add(GET, "/api/session", Access.USER,
                 "Who is logged in (on a session, its XSRF-TOKEN cookie comes with the answer)", this::session);
         http.addNonBlocking(POST, "/api/login", Access.PUBLIC, "Log in: a session cookie for the dashboard", 4096,
-                rc -> login(rc, http));
-        http.addNonBlocking(POST, "/api/logout", Access.USER, "Log out: ends the session", 0, rc -> logout(rc,
-                http.sessions()));
+                this::login);
+        http.addNonBlocking(POST, "/api/logout", Access.USER, "Log out: ends the session", 0, this::logout);
     }
 
     private void session(RoutingContext rc) {
@@ -36,14 +50,14 @@ public final class SessionRoutes {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("user", u.name());
         body.put("roles", new TreeSet<>(u.roles()));
-        HttpApi.json(rc, 200, body);
+        Answers.json(rc, 200, body);
     }
 
     /**
      * {@code POST /api/login} with {@code {"username": ..., "password": ...}} and the
      * {@code X-Requested-By} header (a form on another site can send neither JSON nor the header).
      */
-    private void login(RoutingContext rc, HttpApi http) {
+    private void login(RoutingContext rc) {
         if (rc.request().getHeader(Guard.REQUESTED_BY) == null) {
             throw new ApiError(403, "log in from the dashboard's login page (the request lacks the "
                     + Guard.REQUESTED_BY + " header)");
@@ -54,7 +68,7 @@ public final class SessionRoutes {
         }
         JsonNode j;
         try {
-            j = HttpApi.JSON.readTree(HttpApi.text(rc));
+            j = Answers.JSON.readTree(Answers.text(rc));
         } catch (Exception e) {
             j = null;
         }
@@ -62,8 +76,8 @@ public final class SessionRoutes {
             throw new ApiError(400, "send {\"username\": \"...\", \"password\": \"...\"} as JSON");
         }
         String name = j.get("username").asText();
-        String from = http.proxies().client(rc.request());
-        http.logins().check(name, j.get("password").asText(), from, "session").onComplete(r -> {
+        String from = proxies.get().client(rc.request());
+        logins.get().check(name, j.get("password").asText(), from, "session").onComplete(r -> {
             if (r.failed()) {
                 rc.fail(r.cause());
                 return;
@@ -73,18 +87,18 @@ public final class SessionRoutes {
                 if (o.retryAfter() > 0) {
                     rc.response().putHeader("Retry-After", Long.toString(o.retryAfter()));
                 }
-                HttpApi.fail(rc, o.status(), o.message(), List.of());
+                Answers.fail(rc, o.status(), o.message(), List.of());
                 return;
             }
-            loggedIn(rc, http, o.user(), from);
+            loggedIn(rc, o.user(), from);
         });
     }
 
-    private static void loggedIn(RoutingContext rc, HttpApi http, ApiUsers.User user, String from) {
-        http.sessions().login(rc, user).onComplete(r -> {
+    private void loggedIn(RoutingContext rc, ApiUsers.User user, String from) {
+        sessions.get().login(rc, user).onComplete(r -> {
             if (r.failed()) {
                 if (r.cause() instanceof ApiError err) {
-                    HttpApi.fail(rc, err.status(), err.getMessage(), List.of());
+                    Answers.fail(rc, err.status(), err.getMessage(), List.of());
                 } else {
                     rc.fail(r.cause());
                 }
@@ -95,20 +109,20 @@ public final class SessionRoutes {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("user", user.name());
             body.put("roles", new TreeSet<>(user.roles()));
-            HttpApi.json(rc, 200, body);
+            Answers.json(rc, 200, body);
         });
     }
 
-    private void logout(RoutingContext rc, Sessions sessions) {
+    private void logout(RoutingContext rc) {
         ApiUsers.User u = rc.get("user");
         boolean onSession = rc.get(Guard.CSRF_CHECKED) != null; // logged in on the session, not with Basic
-        (onSession ? sessions.logout(rc) : Future.<Void>succeededFuture()).onComplete(r -> {
+        (onSession ? sessions.get().logout(rc) : Future.<Void>succeededFuture()).onComplete(r -> {
             if (r.failed()) {
                 rc.fail(r.cause());
                 return;
             }
             Guard.AUDIT.info("user={} action=\"logout\" target=- result=ok status=200", u.name());
-            HttpApi.json(rc, 200, Map.of("logged_out", u.name()));
+            Answers.json(rc, 200, Map.of("logged_out", u.name()));
         });
     }
 }

@@ -13,13 +13,17 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.camel.Service;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
+import org.cdlib.mrt.ingestqueue.api.auth.Guard;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.api.reads.BatchFilters;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.api.reads.Search;
@@ -80,42 +84,43 @@ public final class DashboardRoutes implements Service {
         return links;
     }
 
-    public void register(HttpApi http) {
+    /** {@code loginHolds}: whether a request's login still holds later on (the live feed ends when it does not). */
+    public void register(Routes http, Function<RoutingContext, BooleanSupplier> loginHolds) {
         http.add(GET, "/api/events", Access.USER, "Live changes (server-sent events): counts and the ids that changed",
                 rc -> {
             ApiUsers.User u = rc.get("user");
-            if (!live.subscribe(rc.response(), http.loginHolds(rc), BatchFilters.isDepositor(u) ? u.name() : null)) {
+            if (!live.subscribe(rc.response(), loginHolds.apply(rc), BatchFilters.isDepositor(u) ? u.name() : null)) {
                 throw new ApiError(503, "the dashboard's live updates serve " + LiveFeed.MAX_CLIENTS
                         + " pages at once; close one or reload later");
             }
         });
         http.add(GET, "/api/batches/:bid", Access.USER,
                 "One batch, with its open jobs' positions and estimated completion",
-                rc -> HttpApi.json(rc, 200, batch(rc)));
+                rc -> Answers.json(rc, 200, batch(rc)));
         http.add(GET, "/api/status/:bid", Access.PUBLIC,
                 "A batch's progress for its depositor (the signed link of the queued mail)",
                 this::status);
         http.add(GET, "/api/activity", Access.USER, "Jobs completed and failed per minute, backlog and wait samples",
                 rc ->
-                HttpApi.json(rc, 200, activity.view(minutes(rc))));
+                Answers.json(rc, 200, activity.view(minutes(rc))));
         http.add(GET, "/api/search", Access.USER, "Find jobs and batches by job id, batch id, local id, ARK or title",
                 rc -> {
             operatorsOnly(rc, "search");
-            HttpApi.json(rc, 200, search.find(rc.queryParams().get("q"), rc.queryParams().get("before"), skip(rc)));
+            Answers.json(rc, 200, search.find(rc.queryParams().get("q"), rc.queryParams().get("before"), skip(rc)));
         });
         http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained",
                 rc -> {
             operatorsOnly(rc, "the hosts");
-            HttpApi.json(rc, 200, Map.of("hosts", hosts(), "this_host", store.hosts().id()));
+            Answers.json(rc, 200, Map.of("hosts", hosts(), "this_host", store.hosts().id()));
         });
         http.add(POST, "/api/hosts/:host/drain", Access.ADMIN, "Drain a host: it finishes its work and takes no more",
                 rc -> {
-            store.hosts().drain(host(rc), HttpApi.user(rc));
-            HttpApi.json(rc, 200, Map.of("drained", host(rc)));
+            store.hosts().drain(host(rc), Guard.user(rc));
+            Answers.json(rc, 200, Map.of("drained", host(rc)));
         });
         http.add(POST, "/api/hosts/:host/undrain", Access.ADMIN, "Let a drained host take work again", rc ->
-                HttpApi.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.hosts().undrain(host(rc),
-                HttpApi.user(rc)))));
+                Answers.json(rc, 200, Map.of("undrained", host(rc), "was_drained", store.hosts().undrain(host(rc),
+                Guard.user(rc)))));
         http.add(POST, "/api/batches/:bid/requeue-failed", Access.ADMIN, "Requeue every failed job of a batch",
                 this::requeueFailed);
     }
@@ -155,7 +160,7 @@ public final class DashboardRoutes implements Service {
             throw new ApiError(404, "no batch for this status link; use the link of your queued mail");
         }
         try {
-            HttpApi.json(rc, 200, progress.of(store.batches().load(bid)));
+            Answers.json(rc, 200, progress.of(store.batches().load(bid)));
         } catch (NotFoundException gone) {
             throw new ApiError(404, "batch " + bid
                     + " is no longer in the queue (finished batches are removed after the retention)");
@@ -211,20 +216,20 @@ public final class DashboardRoutes implements Service {
         List<Map<String, String>> refused = new ArrayList<>();
         for (String jid : failed.subList(0, Math.min(failed.size(), REQUEUE_AT_ONCE))) {
             try {
-                admin.requeueJob(jid, HttpApi.user(rc));
+                admin.requeueJob(jid, Guard.user(rc));
                 requeued.add(jid);
             } catch (RuntimeException e) {
                 refused.add(Map.of("job_id", jid, "error", String.valueOf(e.getMessage())));
             }
         }
-        LOG.info("batch {}: {} failed jobs requeued by {}, {} refused", bid, requeued.size(), HttpApi.user(rc),
+        LOG.info("batch {}: {} failed jobs requeued by {}, {} refused", bid, requeued.size(), Guard.user(rc),
                 refused.size());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("batch_id", bid);
         answer.put("requeued", requeued);
         answer.put("refused", refused);
         answer.put("left", Math.max(0, failed.size() - REQUEUE_AT_ONCE));
-        HttpApi.json(rc, refused.isEmpty() || !requeued.isEmpty() ? 200 : 409, answer);
+        Answers.json(rc, refused.isEmpty() || !requeued.isEmpty() ? 200 : 409, answer);
     }
 
     private static int minutes(RoutingContext rc) {

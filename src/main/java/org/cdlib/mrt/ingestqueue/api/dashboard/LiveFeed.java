@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.recipes.watch.PersistentWatcher;
 import org.apache.zookeeper.WatchedEvent;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.reads.BatchOwners;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -224,7 +224,7 @@ final class LiveFeed implements AutoCloseable {
 
     private static String event(Map<String, Object> msg) {
         try {
-            return "event: change\ndata: " + HttpApi.JSON.writeValueAsString(msg) + "\n\n";
+            return "event: change\ndata: " + Answers.JSON.writeValueAsString(msg) + "\n\n";
         } catch (Exception e) {
             return null;
         }

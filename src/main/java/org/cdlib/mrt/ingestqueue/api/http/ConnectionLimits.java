@@ -23,7 +23,7 @@ public final class ConnectionLimits {
 
     /** @param minBodyRate bytes a second a body must come at (0: no minimum) */
     public record Settings(Duration idleTimeout, Duration headerTimeout, long minBodyRate, int perAddress) {
-        static Settings defaults() {
+        public static Settings defaults() {
             return new Settings(Duration.ofSeconds(60), Duration.ofSeconds(20), 1024, 64);
         }
     }
@@ -40,7 +40,7 @@ public final class ConnectionLimits {
     private final Map<String, Integer> open = new ConcurrentHashMap<>();
     private final Map<HttpConnection, Watch> watched = new ConcurrentHashMap<>();
 
-    ConnectionLimits(Settings settings, Proxies proxies) {
+    public ConnectionLimits(Settings settings, Proxies proxies) {
         this.settings = settings;
         this.proxies = proxies;
     }
@@ -49,12 +49,12 @@ public final class ConnectionLimits {
         return settings;
     }
 
-    void start(Vertx vertx) {
+    public void start(Vertx vertx) {
         vertx.setPeriodic(1000, t -> sweep());
     }
 
     /** A new connection: counted against its address (refused past the cap) and watched. */
-    void opened(HttpConnection c) {
+    public void opened(HttpConnection c) {
         String address = c.remoteAddress() == null ? "-" : c.remoteAddress().hostAddress();
         boolean counted = !proxies.isTrustedPeer(address);
         int n = counted ? open.merge(address, 1, Integer::sum) : 0;
@@ -74,7 +74,7 @@ public final class ConnectionLimits {
     }
 
     /** A request's headers have come: from now on its body is watched. */
-    void started(HttpServerRequest r) {
+    public void started(HttpServerRequest r) {
         Watch w = watched.get(r.connection());
         if (w != null) {
             w.request = r;
@@ -84,7 +84,7 @@ public final class ConnectionLimits {
     }
 
     /** The request was answered: the connection waits for the next request's headers. */
-    void answered(HttpConnection c) {
+    public void answered(HttpConnection c) {
         Watch w = watched.get(c);
         if (w != null) {
             w.request = null;

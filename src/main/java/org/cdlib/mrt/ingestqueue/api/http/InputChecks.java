@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
+import org.cdlib.mrt.ingestqueue.objects.UrlPaths;
 import org.cdlib.mrt.ingestqueue.text.Text;
 import org.cdlib.mrt.ingestqueue.text.Urls;
 
@@ -45,7 +45,7 @@ public final class InputChecks {
     }
 
     /** Refuses an id or name in the path that is not one (400), before anything is looked up. */
-    static void pathParams(RoutingContext rc) {
+    public static void pathParams(RoutingContext rc) {
         for (Map.Entry<String, String> p : rc.pathParams().entrySet()) {
             String v = p.getValue();
             switch (p.getKey()) {
@@ -65,6 +65,19 @@ public final class InputChecks {
     private static void id(String value, Pattern p, String what, String example) {
         if (value == null || !p.matcher(value).matches()) {
             throw new ApiError(400, "'" + printable(value) + "' is not " + what + " (like " + example + ")");
+        }
+    }
+
+    /**
+     * A working file's path in its job's directory, as the URL names it: decoded once, here, for
+     * the signature's check and the file served alike ({@link UrlPaths}: a {@code +} is a plus).
+     */
+    public static String filePath(RoutingContext rc) {
+        String rest = rc.pathParam("*");
+        try {
+            return rest == null ? "" : UrlPaths.decode(rest);
+        } catch (IllegalArgumentException e) {
+            throw new ApiError(400, "no such file: " + e.getMessage());
         }
     }
 
@@ -157,10 +170,10 @@ public final class InputChecks {
     /**
      * The text of a Merritt form (every field the form knows, {@code DC.*} among them): refused
      * (400 naming the field) if it holds a control character or a lone surrogate, or if a URL
-     * field names a user or password.
+     * field names a user or password. The fields are the form's to name (the submission's).
      */
-    public static void formText(MultiMap form) {
-        List<String> known = new ArrayList<>(Submissions.fieldNames());
+    public static void formText(MultiMap form, List<String> fields) {
+        List<String> known = new ArrayList<>(fields);
         known.add("payloadUrl");
         for (Map.Entry<String, String> e : form) {
             String field = known.stream().filter(e.getKey()::equalsIgnoreCase).findFirst().orElse(null);

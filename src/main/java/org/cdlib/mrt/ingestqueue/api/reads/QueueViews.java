@@ -17,7 +17,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
-import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 
 /**
  * What the API shows of jobs and batches: every node, in the API's own field names and lower-case
@@ -162,9 +161,5 @@ public final class QueueViews {
         out.put("waiting", Math.max(0, open - working));
         out.put("held", jobs.getOrDefault(JobState.HELD.wire(), 0));
         return out;
-    }
-
-    public static List<String> wire(List<? extends Transition<?>> allowed) {
-        return allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct().toList();
     }
 }

@@ -13,9 +13,10 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -55,15 +56,15 @@ public final class ReadRoutes {
         this.batchRates = rates;
     }
 
-    public void register(HttpApi api) {
-        api.add(GET, "/api/queue", Access.USER, "Counts per state and holds", rc -> HttpApi.json(rc, 200, queue()));
+    public void register(Routes api) {
+        api.add(GET, "/api/queue", Access.USER, "Counts per state and holds", rc -> Answers.json(rc, 200, queue()));
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
         // GET /api/batches/:bid is DashboardRoutes': this view with the batch's progress, for its depositor too
         api.add(GET, "/api/jobs", Access.USER, "Jobs of a state and/or batch", this::jobs);
         api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> {
             Job j = store.jobs().load(rc.pathParam("jid"));
             requireOwn(rc, j.batchId(), "no job " + j.id());
-            HttpApi.json(rc, 200, QueueViews.job(j, store.jobs().effects(j.id()))); // one more node: bounded
+            Answers.json(rc, 200, QueueViews.job(j, store.jobs().effects(j.id()))); // one more node: bounded
         });
     }
 
@@ -195,7 +196,7 @@ public final class ReadRoutes {
             answer.put("next", "/api/batches?limit=" + limit + (state == null ? "" : "&state=" + state)
                     + filters.query() + "&before=" + next);
         }
-        HttpApi.json(rc, 200, answer);
+        Answers.json(rc, 200, answer);
     }
 
     /**
@@ -272,7 +273,7 @@ public final class ReadRoutes {
         if (out.size() >= limit && at < jids.size()) {
             answer.put("next_offset", offset + out.size());
         }
-        HttpApi.json(rc, 200, answer);
+        Answers.json(rc, 200, answer);
     }
 
     /**

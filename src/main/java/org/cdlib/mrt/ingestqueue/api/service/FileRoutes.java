@@ -11,13 +11,13 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
-import org.cdlib.mrt.ingestqueue.objects.UrlPaths;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +36,7 @@ public final class FileRoutes {
         this.store = store;
     }
 
-    public void register(HttpApi api) {
+    public void register(Routes api) {
         api.add(GET, "/files/:bid/:jid/*", Access.STORAGE,
                 "A job's working file (storage fetches these: a signed URL, or a storage user)", this::file);
     }
@@ -51,7 +51,7 @@ public final class FileRoutes {
         }
         Path file;
         try {
-            file = SafeName.resolve(store.ingestHome().resolve(bid).resolve(jid), path(rc));
+            file = SafeName.resolve(store.ingestHome().resolve(bid).resolve(jid), InputChecks.filePath(rc));
         } catch (FetchException e) {
             throw new ApiError(400, e.getMessage());
         }
@@ -74,19 +74,6 @@ public final class FileRoutes {
             // commit
         }
         rc.response().putHeader("Content-Type", "application/octet-stream").sendFile(file.toString());
-    }
-
-    /**
-     * The file's path in the job's working directory, as the URL names it: decoded once, here, for
-     * the signature's check and the file served alike ({@link UrlPaths}: a {@code +} is a plus).
-     */
-    public static String path(RoutingContext rc) {
-        String rest = rc.pathParam("*");
-        try {
-            return rest == null ? "" : UrlPaths.decode(rest);
-        } catch (IllegalArgumentException e) {
-            throw new ApiError(400, "no such file: " + e.getMessage());
-        }
     }
 
     /**

@@ -8,9 +8,10 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
@@ -28,7 +29,7 @@ public final class ServiceRoutes {
         this.metrics = metrics;
     }
 
-    public void register(HttpApi api) {
+    public void register(Routes api) {
         api.add(GET, "/api/health", Access.PUBLIC, "ZooKeeper connection and working disk space", this::health);
         api.add(GET, "/metrics", Access.PUBLIC, "Prometheus metrics", rc -> rc.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=UTF-8").end(metrics.scrape()));
@@ -63,7 +64,7 @@ public final class ServiceRoutes {
             consumers.forEach((k, v) -> failing.put(k, v.message() + " (since " + v.since() + ")"));
             answer.put("consumers_failing", failing);
         }
-        HttpApi.json(rc, up ? 200 : 503, answer);
+        Answers.json(rc, up ? 200 : 503, answer);
     }
 
     private void openApi(RoutingContext rc) {

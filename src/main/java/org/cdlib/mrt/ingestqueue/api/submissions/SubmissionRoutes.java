@@ -10,10 +10,11 @@ import java.util.Locale;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.auth.Guard;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.api.reads.BatchFilters;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
@@ -38,7 +39,7 @@ public final class SubmissionRoutes {
         this.reads = reads;
     }
 
-    public void register(HttpApi api) {
+    public void register(Routes api) {
         for (String p : List.of("/poster/submit", "/poster/add", "/poster/update")) {
             api.add(POST, p, Access.SUBMITTER, "Submit a batch (Merritt form)", this::poster);
         }
@@ -56,7 +57,7 @@ public final class SubmissionRoutes {
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/"
                 + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
-        InputChecks.formText(rc.request().formAttributes());
+        InputChecks.formText(rc.request().formAttributes(), Submissions.fieldNames());
         InputChecks.text("primaryIdentifier (the ARK in the path)", pathArk);
         BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, user, pathArk);
         String bid = create(rc, s);
@@ -71,7 +72,7 @@ public final class SubmissionRoutes {
         state.put("bat:userAgent", s.submitter());
         state.put("bat:profile", s.profileName());
         if ("json".equals(s.responseForm())) {
-            HttpApi.json(rc, 200, Map.of("bat:batchState", state));
+            Answers.json(rc, 200, Map.of("bat:batchState", state));
         } else {
             StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                     + "<bat:batchState xmlns:bat=\"http://uc3.cdlib.org/ontology/mrt/ingest/batch\">\n");
@@ -86,7 +87,7 @@ public final class SubmissionRoutes {
     private void submitJson(RoutingContext rc) {
         JsonNode json;
         try {
-            json = HttpApi.JSON.readTree(HttpApi.text(rc));
+            json = Answers.JSON.readTree(Answers.text(rc));
         } catch (Exception e) {
             throw new ApiError(400, "the body is not a JSON object: " + e.getMessage().split("\n")[0]);
         }
@@ -99,14 +100,14 @@ public final class SubmissionRoutes {
         InputChecks.jsonTypes(json, Submissions.JSON_TEXT);
         InputChecks.jsonTypes(json, List.of("payload_url"));
         InputChecks.jsonText(json, Submissions.JSON_TEXT);
-        Map<String, Object> body = HttpApi.JSON.convertValue(json, Map.class);
+        Map<String, Object> body = Answers.JSON.convertValue(json, Map.class);
         ApiUsers.User user = rc.get("user");
         BatchSubmission submission = submissions.fromJson(body, user);
         String bid = create(rc, submission);
         auditOnBehalf(user, submission, bid);
         UploadMark.write(store.ingestHome(), submission.payloadUrl(), bid);
         rc.response().putHeader("BID", bid).putHeader("Location", "/api/batches/" + bid);
-        HttpApi.json(rc, 201, reads.batch(bid));
+        Answers.json(rc, 201, reads.batch(bid));
     }
 
     /**

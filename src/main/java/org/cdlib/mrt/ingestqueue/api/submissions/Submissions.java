@@ -375,6 +375,7 @@ public final class Submissions {
         return o == null ? null : String.valueOf(o);
     }
 
+    /** The fields a Merritt form may have (each one's text is checked before the form is read). */
     public static List<String> fieldNames() {
         List<String> names = new ArrayList<>(List.of("file", "url", "filename", "type", "profile", "submitter",
                 "creator",

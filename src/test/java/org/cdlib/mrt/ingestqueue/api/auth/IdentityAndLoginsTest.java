@@ -16,7 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
 import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;

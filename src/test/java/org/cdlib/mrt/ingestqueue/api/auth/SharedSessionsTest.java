@@ -23,8 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Access;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.Proxies;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
@@ -92,8 +93,8 @@ class SharedSessionsTest {
         HttpApi api = new HttpApi(ApiUsers.parse("ops:pw-ops:admin, dep:pw-d:submitter"), "127.0.0.1", 0, 1_000_000,
                 dir.resolve("uploads" + hosts.size()));
         api.sessions(new Sessions(new SessionNodes(store.client(), Clock.systemUTC()), idle, Proxies.none()));
-        api.add(POST, "/api/test/change", Access.USER, "A change, as any action is", rc -> HttpApi.json(rc, 200,
-                Map.of("by", HttpApi.user(rc))));
+        api.add(POST, "/api/test/change", Access.USER, "A change, as any action is", rc -> Answers.json(rc, 200,
+                Map.of("by", Guard.user(rc))));
         api.start();
         hosts.add(api);
         return api;

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -207,7 +208,7 @@ class ApiTest extends ApiServiceTest {
         doc.get("paths").fields().forEachRemaining(p -> p.getValue().fieldNames()
                 .forEachRemaining(m -> documented.add(m.toUpperCase() + " " + p.getKey())));
         Set<String> served = new TreeSet<>();
-        for (HttpApi.Endpoint e : service.camel().getRegistry().lookupByNameAndType("httpApi",
+        for (Endpoint e : service.camel().getRegistry().lookupByNameAndType("httpApi",
                 HttpApi.class).endpoints()) {
             served.add(e.method() + " " + e.openApiPath().replace("/*", "/{path}"));
         }

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.api.http;
+package org.cdlib.mrt.ingestqueue.api;
 
 import io.netty.handler.codec.http.multipart.HttpPostRequestDecoder;
 import io.vertx.core.http.HttpMethod;
@@ -9,12 +9,15 @@ import io.vertx.ext.web.handler.BodyHandler;
 import java.nio.file.Path;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
-import org.cdlib.mrt.ingestqueue.api.http.HttpApi.Endpoint;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
+import org.cdlib.mrt.ingestqueue.api.http.Endpoint;
+import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
 import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
 
 /**
  * How much of a POST body is read: a route's own small limit in memory, else an upload (to
- * disk) within ingest.api.max-upload and what the user's quota leaves; and what a 413 says.
+ * disk) within ingest.api.max-upload and what the user's quota leaves; and what a 413 says. With the
+ * server, not in {@code http}: how much is read depends on who asks (auth) and their quota (submissions).
  */
 final class RequestBodies {
     private final long maxUpload;
@@ -40,7 +43,7 @@ final class RequestBodies {
                     return;
                 }
                 String length = rc.request().getHeader("Content-Length");
-                HttpApi.fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length
+                Answers.fail(rc, 413, "the body is " + (length != null && length.matches("\\d{1,19}") ? length
                         : "more than " + limit)
                         + " bytes; " + e.method() + " " + e.path() + " takes at most " + limit + " bytes", List.of());
             });
@@ -88,7 +91,7 @@ final class RequestBodies {
         }
         String account = UploadQuota.account(rc.request().getFormAttribute("submitter"), u.name());
         if (!quota.take(account, bytes)) {
-            HttpApi.fail(rc, 413, "user '" + InputChecks.printable(account) + "' (for whom '" + u.name()
+            Answers.fail(rc, 413, "user '" + InputChecks.printable(account) + "' (for whom '" + u.name()
                     + "' posts) may upload "
                     + quota.limit() + " bytes per " + quota.window() + " (ingest.api.max-upload-per-user); "
                     + quota.left(account) + " bytes are left and this upload is " + bytes + " bytes", List.of());

@@ -1,9 +1,7 @@
-package org.cdlib.mrt.ingestqueue.api.http;
+package org.cdlib.mrt.ingestqueue.api;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
@@ -12,7 +10,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.StaticHandler;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -20,9 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -36,11 +31,19 @@ import org.cdlib.mrt.ingestqueue.api.auth.LoginThrottle;
 import org.cdlib.mrt.ingestqueue.api.auth.Logins;
 import org.cdlib.mrt.ingestqueue.api.auth.SessionRoutes;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
+import org.cdlib.mrt.ingestqueue.api.http.Access;
+import org.cdlib.mrt.ingestqueue.api.http.Answers;
+import org.cdlib.mrt.ingestqueue.api.http.ApiError;
+import org.cdlib.mrt.ingestqueue.api.http.ConnectionLimits;
+import org.cdlib.mrt.ingestqueue.api.http.Endpoint;
+import org.cdlib.mrt.ingestqueue.api.http.Errors;
+import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.Proxies;
+import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
 import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,31 +55,13 @@ import org.slf4j.LoggerFactory;
  * Here: the server, its route table and the answers every route shares; who may call a route is
  * {@link Guard}'s, how much of a body is read {@link RequestBodies}'.
  */
-public final class HttpApi implements Service {
+public final class HttpApi implements Service, Routes {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
-    public static final ObjectMapper JSON = QueueJson.MAPPER;
     /**
      * What Vert.x holds of one form field: far above {@link QueueLimits#FIELD_BYTES}, so that
      * {@link Submissions} refuses an oversized field by name; beyond it Vert.x stops decoding.
      */
     static final int MAX_FORM_ATTRIBUTE_BYTES = 2 * 1024 * 1024;
-
-    /**
-     * Who may call a route: nobody needs to log in, any listed user, a user with a role, or
-     * (working files) a signed URL or a user with the role storage.
-     */
-    public enum Access { PUBLIC, USER, SUBMITTER, ADMIN, STORAGE }
-
-    /**
-     * One route; {@code bodyLimit} &gt; 0 reads a POST body in memory up to that many bytes and
-     * refuses a larger one with 413 (otherwise bodies are bounded by ingest.api.max-upload).
-     */
-    public record Endpoint(HttpMethod method, String path, Access access, String summary, long bodyLimit,
-            Handler<RoutingContext> handler) {
-        String openApiPath() {
-            return path.replaceAll(":(\\w+)", "{$1}");
-        }
-    }
 
     /**
      * The Content-Security-Policy of every answer: the dashboard's own scripts and styles, nothing inline, no frames.
@@ -109,7 +94,7 @@ public final class HttpApi implements Service {
         this.requestedPort = port;
         this.maxUpload = maxUpload;
         this.uploadsTmp = uploadsTmp;
-        new SessionRoutes().register(this);
+        new SessionRoutes(this::sessions, this::logins, this::proxies).register(this);
     }
 
     public HttpApi sessions(Sessions s) {
@@ -161,16 +146,13 @@ public final class HttpApi implements Service {
         return this;
     }
 
-    public void add(HttpMethod method, String path, Access access, String summary, Handler<RoutingContext> handler) {
-        add(method, path, access, summary, 0, handler);
-    }
-
+    @Override
     public void add(HttpMethod method, String path, Access access, String summary, long bodyLimit,
             Handler<RoutingContext> handler) {
         endpoints.add(new Endpoint(method, path, access, summary, bodyLimit, handler));
     }
 
-    /** A route whose handler never blocks: it runs on the event loop (it answers when its futures complete). */
+    @Override
     public void addNonBlocking(HttpMethod method, String path, Access access, String summary, long bodyLimit,
             Handler<RoutingContext> handler) {
         Endpoint e = new Endpoint(method, path, access, summary, bodyLimit, handler);
@@ -183,7 +165,8 @@ public final class HttpApi implements Service {
         return rc.get(Guard.CSRF_CHECKED) == null ? () -> true : sessions.holds(rc);
     }
 
-    List<Endpoint> endpoints() {
+    /** The routes as declared (the OpenAPI document is checked against them). */
+    public List<Endpoint> endpoints() {
         return List.copyOf(endpoints);
     }
 
@@ -242,7 +225,7 @@ public final class HttpApi implements Service {
                     InputChecks.pathParams(rc); // ids and names are what they claim before the queue sees them
                     e.handler().handle(rc);
                 } catch (ApiError err) {
-                    fail(rc, err.status(), err.getMessage(), err.allowed());
+                    Answers.fail(rc, err.status(), err.getMessage(), err.allowed());
                 } catch (RuntimeException err) {
                     Errors.answer(rc, err);
                 }
@@ -267,14 +250,14 @@ public final class HttpApi implements Service {
                 return;
             }
             rc.response().putHeader("Allow", String.join(", ", allow));
-            fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes " + String.join(", ", allow),
+            Answers.fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes " + String.join(", ", allow),
                     List.of());
         });
         router.route("/*").handler(StaticHandler.create("dashboard").setCachingEnabled(false)
                 .setIndexPage("index.html"));
-        router.route().last().handler(rc -> fail(rc, 404, "no such resource: " + rc.request().method() + " "
+        router.route().last().handler(rc -> Answers.fail(rc, 404, "no such resource: " + rc.request().method() + " "
                 + rc.request().path(), List.of()));
-        router.route().failureHandler(rc -> Errors.failed(rc, bodies));
+        router.route().failureHandler(rc -> FailedRequests.failed(rc, bodies));
         // no cleartext HTTP/2: with it Vert.x makes a connection only once its first bytes name the protocol,
         // so a silent or half-sent one would escape the connection limits until the idle timeout
         HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(requestedPort)
@@ -308,37 +291,5 @@ public final class HttpApi implements Service {
             }
             vertx = null;
         }
-    }
-
-    public static String user(RoutingContext rc) {
-        ApiUsers.User u = rc.get("user");
-        return u == null ? "anonymous" : u.name();
-    }
-
-    public static void json(RoutingContext rc, int status, Object body) {
-        try {
-            rc.response().setStatusCode(status).putHeader("Content-Type", "application/json; charset=UTF-8")
-                    .end(Buffer.buffer(JSON.writeValueAsBytes(body)));
-        } catch (Exception e) {
-            rc.response().setStatusCode(500).end();
-        }
-    }
-
-    public static void fail(RoutingContext rc, int status, String message, List<String> allowed) {
-        if (rc.response().ended()) {
-            return;
-        }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", message);
-        body.put("status", status);
-        if (!allowed.isEmpty()) {
-            body.put("allowed", allowed);
-        }
-        json(rc, status, body);
-    }
-
-    public static String text(RoutingContext rc) {
-        return rc.body() == null || rc.body().buffer() == null ? "" : rc.body().buffer()
-                .toString(StandardCharsets.UTF_8);
     }
 }
