@@ -52,8 +52,10 @@ import org.slf4j.LoggerFactory;
  * The HTTP side of the service on Vert.x: the Merritt submission endpoint, the JSON API, the
  * files storage fetches, health, metrics and the dashboard. Each route is declared once in
  * {@link #endpoints}, which both registers it and is checked against the OpenAPI document.
- * Here: the server, its route table and the answers every route shares; who may call a route is
- * {@link Guard}'s, how much of a body is read {@link RequestBodies}'.
+ * Here: the server, its route table and the headers of every answer; who may call a route is
+ * {@link Guard}'s, how much of a body is read {@link RequestBodies}', the answers every route shares
+ * {@link Answers}'. It sits above every room of the API (it composes the guard, the sessions and the
+ * body reading); the rooms declare their routes on {@link Routes} and know nothing of it.
  */
 public final class HttpApi implements Service, Routes {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -250,8 +252,8 @@ public final class HttpApi implements Service, Routes {
                 return;
             }
             rc.response().putHeader("Allow", String.join(", ", allow));
-            Answers.fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes " + String.join(", ", allow),
-                    List.of());
+            Answers.fail(rc, 405, rc.request().method() + " " + path + " is not served; it takes "
+                    + String.join(", ", allow), List.of());
         });
         router.route("/*").handler(StaticHandler.create("dashboard").setCachingEnabled(false)
                 .setIndexPage("index.html"));

@@ -32,7 +32,8 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class FileUrlSigner {
     static final String KEY_FILE = "files-signing.key";
-    private static final Pattern FILE_URL = Pattern.compile("^(https?://[^?#]*?/files/)(bid\\d{10})/(jid\\d{10})/([^?#]+)$");
+    private static final Pattern FILE_URL =
+            Pattern.compile("^(https?://[^?#]*?/files/)(bid\\d{10})/(jid\\d{10})/([^?#]+)$");
     /** The signer of each ingest home, so that the storage manifest of a working directory finds its own. */
     private static final Map<Path, FileUrlSigner> BY_HOME = new ConcurrentHashMap<>();
 
@@ -73,7 +74,10 @@ public final class FileUrlSigner {
         return signIfServed(workingDir, url, 0);
     }
 
-    /** As {@link #signIfServed(Path, String)}, served only while session {@code lease} holds the job's lock (0: no lease). */
+    /**
+     * As {@link #signIfServed(Path, String)}, served only while session {@code lease} holds the job's lock (0: no
+     * lease).
+     */
     public static String signIfServed(Path workingDir, String url, long lease) {
         Path wd = workingDir.toAbsolutePath().normalize();
         for (Map.Entry<Path, FileUrlSigner> e : BY_HOME.entrySet()) {
@@ -96,13 +100,16 @@ public final class FileUrlSigner {
             return url;
         }
         long expires = Instant.now(clock).plus(ttl).getEpochSecond();
-        String rest = UrlPaths.decode(m.group(4)); // as the server decodes it (FileRoutes.path)
+        String rest = UrlPaths.decode(m.group(4)); // as the server decodes it (InputChecks.filePath)
         String leased = lease == 0 ? null : Long.toHexString(lease);
         return url + (leased == null ? "?" : "?lease=" + leased + "&") + "expires=" + expires + "&signature="
                 + mac(m.group(2), m.group(3), rest, expires, leased);
     }
 
-    /** The session a URL's {@code lease} names (hex, as {@link #sign(String, long)} writes it); 0 for none or a malformed one. */
+    /**
+     * The session a URL's {@code lease} names (hex, as {@link #sign(String, long)} writes it); 0 for none or a
+     * malformed one.
+     */
     public static long lease(String param) {
         if (param == null || param.isEmpty() || param.length() > 16) {
             return 0;
@@ -122,10 +129,13 @@ public final class FileUrlSigner {
         return verify(bid, jid, path, expires, signature, null);
     }
 
-    /** As {@link #verify(String, String, String, String, String)}, for a URL that names a {@code lease} (null: none). */
+    /**
+     * As {@link #verify(String, String, String, String, String)}, for a URL that names a {@code lease} (null: none).
+     */
     public String verify(String bid, String jid, String path, String expires, String signature, String lease) {
         if (expires == null || signature == null) {
-            return "this file needs a signed URL (expires and signature, as the storage manifest gives) or the storage user's credentials";
+            return "this file needs a signed URL (expires and signature, as the storage manifest gives) or the "
+                    + "storage user's credentials";
         }
         long until;
         try {
@@ -150,7 +160,8 @@ public final class FileUrlSigner {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            String signed = "GET\n" + bid + "/" + jid + "/" + path + "\n" + expires + (lease == null ? "" : "\n" + lease);
+            String signed = "GET\n" + bid + "/" + jid + "/" + path + "\n" + expires
+                    + (lease == null ? "" : "\n" + lease);
             byte[] sig = mac.doFinal(signed.getBytes(StandardCharsets.UTF_8));
             return Base64.getUrlEncoder().withoutPadding().encodeToString(sig);
         } catch (GeneralSecurityException e) {
