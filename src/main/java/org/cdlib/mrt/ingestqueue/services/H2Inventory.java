@@ -20,7 +20,8 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
  * the processing step asks, and binds in, race-free: the first binding of a local id wins (a
  * unique key), and a host that loses the race takes the winner's ARK. Connections come from a
  * small pool (HikariCP): each call is its own transaction on a connection kept open, whose
- * prepared statements the database has already parsed.
+ * prepared statements the database has already parsed. Every call is shielded from its run's
+ * cancel ({@link Run#shielded}): an interrupt inside H2's file read closes the database for all.
  */
 public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** Enough for the recording and processing workers of one host; a PostgreSQL server shared by hosts sees this many per host. */
@@ -86,7 +87,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     @Override
     public void add(Profile profile, StoredVersion v, List<String> localIds, List<ManifestFile> files)
             throws ServiceException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect()) {
             c.setAutoCommit(false);
             try {
                 insertIfAbsent(c, "INSERT INTO objects (ark, profile) VALUES (?, ?)", v.ark(), profile.id());
@@ -131,7 +132,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     @Override
     public String bind(String profile, String localId, String ark) throws ServiceException {
         Optional<String> bound;
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect()) {
             c.setAutoCommit(false);
             insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile, localId, ark);
             // this binding, or the one that made it a duplicate: committed, or the insert would still wait for it
@@ -169,7 +170,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The ARK a local id of this collection is bound to, if any. */
     @Override
     public Optional<String> primaryFor(String profile, String localId) throws ServiceException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect()) {
             return primaryFor(c, profile, localId);
         } catch (SQLException e) {
             throw new ServiceException("local inventory " + url + ": cannot look up local id " + localId + ": " + e.getMessage(), e);
@@ -189,9 +190,9 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The files of an object's latest version, for operators and tests. */
     public List<ManifestFile> files(String ark) throws SQLException {
         List<ManifestFile> out = new ArrayList<>();
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT name, size, digest_type, digest_value,"
-                + " mime_type FROM files WHERE ark = ? AND version = (SELECT MAX(version) FROM versions WHERE ark = ?)"
-                + " ORDER BY name")) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect();
+             PreparedStatement p = c.prepareStatement("SELECT name, size, digest_type, digest_value, mime_type FROM files"
+                     + " WHERE ark = ? AND version = (SELECT MAX(version) FROM versions WHERE ark = ?) ORDER BY name")) {
             p.setString(1, ark);
             p.setString(2, ark);
             try (ResultSet r = p.executeQuery()) {
@@ -206,7 +207,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The highest version recorded of the object, 0 for none: the read that resolves an add whose answer was lost. */
     @Override
     public int currentVersion(String ark) throws ServiceException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect();
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect();
              PreparedStatement p = c.prepareStatement("SELECT COALESCE(MAX(version), 0) FROM versions WHERE ark = ?")) {
             p.setString(1, ark);
             try (ResultSet r = p.executeQuery()) {
@@ -219,7 +220,8 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     }
 
     public int versions(String ark) throws SQLException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect();
+             PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
             p.setString(1, ark);
             try (ResultSet r = p.executeQuery()) {
                 r.next();
