@@ -8,7 +8,10 @@ import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A run's cancel reaches its thread as an interrupt, held out of a shielded call, and nothing of it outlives the run. */
+/**
+ * A run's cancel reaches its thread as an interrupt, held out of a shielded call, and nothing of
+ * it outlives the run.
+ */
 class RunTest {
     @AfterEach
     void clearInterrupt() {
