@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
-import org.cdlib.mrt.ingestqueue.services.InterruptShield;
+import org.cdlib.mrt.ingestqueue.services.Run;
 
 /**
  * A consumer's workers: a worker is reserved before an item is claimed (or handed over by the
@@ -146,7 +146,7 @@ final class Workers {
         return List.copyOf(inHand.keySet());
     }
 
-    /** The session that locked them is gone: every run in hand is cancelled (interrupted). */
+    /** The session that locked them is gone: every run in hand is cancelled ({@link Run#cancel}). */
     void abandonAll() {
         inHand.values().forEach(t -> t.cancel(true));
         inHand.clear();
@@ -159,10 +159,11 @@ final class Workers {
     }
 
     /**
-     * Interrupts what is still running and waits up to {@code waitMs} for it to hand its items back.
-     * Each run is cancelled through its shield first, so one inside the inventory is interrupted
+     * Cancels what is still running and waits up to {@code waitMs} for it to hand its items back.
+     * Each run is cancelled through its {@link Run}, so one inside the inventory is interrupted
      * when its call returns (an interrupt in H2's file read closes the database that the other
-     * consumers, still finishing, share); only what outlives the wait is interrupted directly.
+     * consumers, still finishing, share); only what outlives the wait is interrupted directly, by
+     * the pool's {@code shutdownNow}.
      */
     void interrupt(long waitMs) throws InterruptedException {
         List.copyOf(inHand.values()).forEach(w -> w.cancel(true));
@@ -187,8 +188,8 @@ final class Workers {
         private final long since = System.nanoTime();
         private volatile long waited;
         private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
-        /** Its thread's, once it runs: a cancel holds its interrupt while the thread is in the inventory. */
-        private volatile InterruptShield shield;
+        /** Its run, once its thread runs it: what a cancel cancels. */
+        private volatile Run run;
 
         Work(String id, Runnable body) {
             super(body, null);
@@ -197,20 +198,30 @@ final class Workers {
 
         @Override
         public void run() {
-            shield = InterruptShield.ofThisThread();
+            Run r = Run.begin();
+            run = r;
             CURRENT.set(this);
             try {
                 super.run();
             } finally {
                 CURRENT.remove();
                 end();
+                r.end(); // the one place a run is cleared: nothing of it reaches the thread's next item
             }
         }
 
+        /**
+         * No longer in hand at once; with {@code interrupt}, its run is cancelled, which interrupts
+         * its thread (FutureTask's own interrupt is never used: it knows nothing of the inventory).
+         */
         @Override
         public boolean cancel(boolean interrupt) {
-            InterruptShield s = shield;
-            return interrupt && s != null ? s.cancel(now -> super.cancel(now)) : super.cancel(interrupt);
+            boolean cancelled = super.cancel(false);
+            Run r = run;
+            if (cancelled && interrupt && r != null) {
+                r.cancel();
+            }
+            return cancelled;
         }
 
         @Override

@@ -6,9 +6,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
@@ -20,13 +22,20 @@ import org.cdlib.mrt.ingestqueue.profile.Profile;
  * the processing step asks, and binds in, race-free: the first binding of a local id wins (a
  * unique key), and a host that loses the race takes the winner's ARK. Connections come from a
  * small pool (HikariCP): each call is its own transaction on a connection kept open, whose
- * prepared statements the database has already parsed.
+ * prepared statements the database has already parsed. Every call is shielded from its run's
+ * cancel ({@link Run#shielded}): an interrupt inside H2's file read closes the database for all.
  */
 public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
-    /** Enough for the recording and processing workers of one host; a PostgreSQL server shared by hosts sees this many per host. */
+    /**
+     * Enough for the recording and processing workers of one host; a PostgreSQL server shared by
+     * hosts sees this many per host.
+     */
     public static final int DEFAULT_POOL_SIZE = 8;
     private final String url;
-    /** H2 undoes only the failed statement of a transaction; PostgreSQL aborts the transaction unless a savepoint is rolled back to. */
+    /**
+     * H2 undoes only the failed statement of a transaction; PostgreSQL aborts the transaction
+     * unless a savepoint is rolled back to.
+     */
     private final boolean h2;
     private final HikariDataSource pool;
     private final Connection keepOpen;
@@ -55,8 +64,8 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
         try (Statement s = keepOpen.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS objects (ark VARCHAR(255) PRIMARY KEY, profile VARCHAR(255) NOT NULL,"
                     + " created TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP)");
-            s.execute("CREATE TABLE IF NOT EXISTS local_ids (profile VARCHAR(255) NOT NULL, local_id VARCHAR(1024) NOT NULL,"
-                    + " ark VARCHAR(255) NOT NULL, PRIMARY KEY (profile, local_id))");
+            s.execute("CREATE TABLE IF NOT EXISTS local_ids (profile VARCHAR(255) NOT NULL,"
+                    + " local_id VARCHAR(1024) NOT NULL, ark VARCHAR(255) NOT NULL, PRIMARY KEY (profile, local_id))");
             s.execute("CREATE TABLE IF NOT EXISTS versions (ark VARCHAR(255) NOT NULL, version INT NOT NULL,"
                     + " recorded TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (ark, version))");
             s.execute("CREATE TABLE IF NOT EXISTS files (ark VARCHAR(255) NOT NULL, version INT NOT NULL,"
@@ -73,34 +82,39 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
      */
     static String withOsFileLock(String url) {
         boolean file = url.startsWith("jdbc:h2:file:") || url.startsWith("jdbc:h2:./") || url.startsWith("jdbc:h2:/");
-        String upper = url.toUpperCase(java.util.Locale.ROOT);
+        String upper = url.toUpperCase(Locale.ROOT);
         // AUTO_SERVER (processes sharing one file through the first one's server) needs H2's own lock file
-        return file && !upper.contains(";FILE_LOCK=") && !upper.contains(";AUTO_SERVER=TRUE") ? url + ";FILE_LOCK=FS" : url;
+        boolean ownLock = upper.contains(";FILE_LOCK=") || upper.contains(";AUTO_SERVER=TRUE");
+        return file && !ownLock ? url + ";FILE_LOCK=FS" : url;
     }
 
     private Connection connect() throws SQLException {
         return pool.getConnection();
     }
 
-    /** Not synchronized: each call is its own transaction, and one object's versions are one job's at a time (object lock). */
+    /**
+     * Not synchronized: each call is its own transaction, and one object's versions are one job's
+     * at a time (object lock).
+     */
     @Override
     public void add(Profile profile, StoredVersion v, List<String> localIds, List<ManifestFile> files)
             throws ServiceException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect()) {
             c.setAutoCommit(false);
             try {
                 insertIfAbsent(c, "INSERT INTO objects (ark, profile) VALUES (?, ?)", v.ark(), profile.id());
                 for (String id : localIds) {
                     // processing bound them already: asked first, as a failed insert costs the database an exception
                     insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) SELECT ?, ?, ? WHERE NOT EXISTS"
-                            + " (SELECT 1 FROM local_ids WHERE profile = ? AND local_id = ?)", profile.id(), id, v.ark(), profile.id(), id);
+                            + " (SELECT 1 FROM local_ids WHERE profile = ? AND local_id = ?)",
+                            profile.id(), id, v.ark(), profile.id(), id);
                 }
                 if (!insertIfAbsent(c, "INSERT INTO versions (ark, version) VALUES (?, ?)", v.ark(), v.version())) {
                     // recorded before (a lost answer): its files are replaced; a new version has none to delete
                     exec(c, "DELETE FROM files WHERE ark = ? AND version = ?", v.ark(), v.version());
                 }
-                try (PreparedStatement p = c.prepareStatement("INSERT INTO files (ark, version, name, size, digest_type,"
-                        + " digest_value, mime_type) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO files (ark, version, name, size,"
+                        + " digest_type, digest_value, mime_type) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
                     for (ManifestFile f : files) {
                         p.setString(1, v.ark());
                         p.setInt(2, v.version());
@@ -131,7 +145,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     @Override
     public String bind(String profile, String localId, String ark) throws ServiceException {
         Optional<String> bound;
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect()) {
             c.setAutoCommit(false);
             insertIfAbsent(c, "INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)", profile, localId, ark);
             // this binding, or the one that made it a duplicate: committed, or the insert would still wait for it
@@ -140,7 +154,8 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
             // H2 parsed the inventory's statements again on every call (a profile of the real path showed it)
             c.commit();
         } catch (SQLException e) {
-            throw new ServiceException("local inventory " + url + ": cannot bind local id " + localId + ": " + e.getMessage(), e);
+            throw new ServiceException("local inventory " + url + ": cannot bind local id " + localId + ": "
+                    + e.getMessage(), e);
         }
         return bound.orElseThrow(() -> new ServiceException("local inventory " + url
                 + ": local id " + localId + " bound and then not found"));
@@ -148,7 +163,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
 
     /** Inserts a row unless its key exists (H2 and PostgreSQL both answer SQLSTATE 23505 then); says whether it did. */
     private boolean insertIfAbsent(Connection c, String sql, Object... args) throws SQLException {
-        java.sql.Savepoint sp = h2 ? null : c.setSavepoint();
+        Savepoint sp = h2 ? null : c.setSavepoint();
         try {
             exec(c, sql, args);
             if (sp != null) {
@@ -169,10 +184,11 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The ARK a local id of this collection is bound to, if any. */
     @Override
     public Optional<String> primaryFor(String profile, String localId) throws ServiceException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect()) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect()) {
             return primaryFor(c, profile, localId);
         } catch (SQLException e) {
-            throw new ServiceException("local inventory " + url + ": cannot look up local id " + localId + ": " + e.getMessage(), e);
+            throw new ServiceException("local inventory " + url + ": cannot look up local id " + localId + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -189,14 +205,16 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The files of an object's latest version, for operators and tests. */
     public List<ManifestFile> files(String ark) throws SQLException {
         List<ManifestFile> out = new ArrayList<>();
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT name, size, digest_type, digest_value,"
-                + " mime_type FROM files WHERE ark = ? AND version = (SELECT MAX(version) FROM versions WHERE ark = ?)"
-                + " ORDER BY name")) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect();
+             PreparedStatement p = c.prepareStatement("SELECT name, size, digest_type, digest_value, mime_type"
+                     + " FROM files WHERE ark = ? AND version = (SELECT MAX(version) FROM versions WHERE ark = ?)"
+                     + " ORDER BY name")) {
             p.setString(1, ark);
             p.setString(2, ark);
             try (ResultSet r = p.executeQuery()) {
                 while (r.next()) {
-                    out.add(new ManifestFile(r.getString(1), r.getLong(2), r.getString(3), r.getString(4), r.getString(5)));
+                    out.add(new ManifestFile(r.getString(1), r.getLong(2), r.getString(3), r.getString(4),
+                            r.getString(5)));
                 }
             }
         }
@@ -206,7 +224,7 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
     /** The highest version recorded of the object, 0 for none: the read that resolves an add whose answer was lost. */
     @Override
     public int currentVersion(String ark) throws ServiceException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect();
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect();
              PreparedStatement p = c.prepareStatement("SELECT COALESCE(MAX(version), 0) FROM versions WHERE ark = ?")) {
             p.setString(1, ark);
             try (ResultSet r = p.executeQuery()) {
@@ -214,12 +232,14 @@ public final class H2Inventory implements Inventory, LocalIds, AutoCloseable {
                 return r.getInt(1);
             }
         } catch (SQLException e) {
-            throw new ServiceException("local inventory " + url + ": cannot read " + ark + "'s versions: " + e.getMessage(), e);
+            throw new ServiceException("local inventory " + url + ": cannot read " + ark + "'s versions: "
+                    + e.getMessage(), e);
         }
     }
 
     public int versions(String ark) throws SQLException {
-        try (InterruptShield.Entered shield = InterruptShield.enter(); Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
+        try (Run.Shielded shield = Run.shielded(); Connection c = connect();
+             PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM versions WHERE ark = ?")) {
             p.setString(1, ark);
             try (ResultSet r = p.executeQuery()) {
                 r.next();

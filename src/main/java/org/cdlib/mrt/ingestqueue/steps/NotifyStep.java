@@ -10,7 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.Callback;
-import org.cdlib.mrt.ingestqueue.services.SendDeadline;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /**
@@ -33,7 +33,6 @@ public final class NotifyStep {
 
     /** Says whether a callback is due ({@code callbackDue}); the job's reason when none is. */
     public void begin(Exchange exchange) {
-        SendDeadline.disarm(); // a deadline this thread's last job left unused is not this one's
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -62,7 +61,7 @@ public final class NotifyStep {
      * session sends nothing when it wakes (the host that took the job over has sent it, or will).
      */
     public void fence(Exchange exchange) {
-        SendDeadline.arm(JobExchange.lock(exchange).verifyHeldUntil());
+        Run.current().sendBy(JobExchange.lock(exchange).verifyHeldUntil());
     }
 
     /**

@@ -18,7 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
-import org.cdlib.mrt.ingestqueue.services.SendDeadline;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 
@@ -45,7 +45,6 @@ public final class ProcessStep {
 
     /** The working directory, the depositor's metadata, and what the calls need to know of the object. */
     public void begin(Exchange exchange) throws Exception {
-        SendDeadline.disarm(); // this thread's last job may have left one unused
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -81,7 +80,7 @@ public final class ProcessStep {
      * job now) sends nothing when it wakes.
      */
     public void fence(Exchange exchange) {
-        SendDeadline.arm(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
+        Run.current().sendBy(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
     }
 
     /** One writer per object, on any host: a job whose object another job is writing waits its turn without a worker. */

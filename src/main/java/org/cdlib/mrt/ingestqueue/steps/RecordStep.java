@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
-import org.cdlib.mrt.ingestqueue.services.SendDeadline;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
@@ -78,7 +78,6 @@ public final class RecordStep {
 
     /** Storage's answer kept by processing; says whether an earlier attempt's add already reached inventory. */
     public void begin(Exchange exchange) throws Exception {
-        SendDeadline.disarm(); // this thread's last job may have left one unused
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -200,7 +199,7 @@ public final class RecordStep {
      * it wakes; the host that took the job over finds the add begun and asks inventory.
      */
     public void fence(Exchange exchange) {
-        SendDeadline.arm(Recording.of(exchange).lock().verifyHeldUntil());
+        Run.current().sendBy(Recording.of(exchange).lock().verifyHeldUntil());
     }
 
     /**

@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
-import org.cdlib.mrt.ingestqueue.services.SendDeadline;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
@@ -51,7 +51,6 @@ public final class StoreStep {
      * whether an earlier attempt stored it.
      */
     public void begin(Exchange exchange) throws Exception {
-        SendDeadline.disarm(); // this thread's last job may have left one unused
         JobLock lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
@@ -114,7 +113,7 @@ public final class StoreStep {
      * (another host has the job now) sends nothing when it wakes.
      */
     public void fence(Exchange exchange) {
-        SendDeadline.arm(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
+        Run.current().sendBy(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
     }
 
     /**

@@ -17,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.manifest.ManifestException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -101,8 +102,8 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
     void aFencedCallPastItsDeadlineLeavesTheJobWhereItIs() throws Exception {
         String jid = failingWith(() -> {
             try {
-                org.cdlib.mrt.ingestqueue.services.SendDeadline.arm(System.nanoTime() - 1);
-                org.cdlib.mrt.ingestqueue.services.SendDeadline.check("POST /add/9999/ark");
+                Run.current().sendBy(System.nanoTime() - 1); // the step runs on a worker: its run
+                Run.checkSend("POST /add/9999/ark");
                 return new IllegalStateException("the deadline did not stop the call");
             } catch (java.io.InterruptedIOException e) {
                 return e; // as HttpClient throws it

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,8 @@ import org.junit.jupiter.api.Test;
 class SendDeadlineTest {
     WireMockServer storage;
     CloseableHttpClient client;
+    /** The run the calls are made in, as a worker's. */
+    Run run;
 
     @BeforeEach
     void start() {
@@ -32,10 +35,12 @@ class SendDeadlineTest {
         HttpClientBuilder b = HttpClientBuilder.create().disableAutomaticRetries();
         new SendDeadline().configureHttpClient(b);
         client = b.build();
+        run = Run.begin();
     }
 
     @AfterEach
     void stop() throws Exception {
+        run.end();
         client.close();
         storage.stop();
     }
@@ -46,10 +51,10 @@ class SendDeadlineTest {
 
     @Test
     void aPassedDeadlineSendsNothingOnce() throws Exception {
-        SendDeadline.arm(System.nanoTime() - 1);
+        run.sendBy(System.nanoTime() - 1);
         InterruptedIOException e = assertThrows(InterruptedIOException.class, this::send);
         assertTrue(e.getMessage().contains("not sent"), e.getMessage());
-        assertTrue(e.getCause() instanceof org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException, "the job stays, not failed");
+        assertTrue(e.getCause() instanceof LeaseLapsedException, "the job stays, not failed");
         storage.verify(0, postRequestedFor(urlEqualTo("/add/9999/ark")));
         assertEquals(200, send()); // used once: the next, unarmed call goes out
         storage.verify(1, postRequestedFor(urlEqualTo("/add/9999/ark")));
@@ -57,15 +62,16 @@ class SendDeadlineTest {
 
     @Test
     void aDeadlineAheadLetsTheCallGo() throws Exception {
-        SendDeadline.arm(System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+        run.sendBy(System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
         assertEquals(200, send());
         storage.verify(1, postRequestedFor(urlEqualTo("/add/9999/ark")));
     }
 
     @Test
-    void aDeadlineLeftUnusedIsForgottenWhenTheNextStepBegins() throws Exception {
-        SendDeadline.arm(System.nanoTime() - 1); // a step armed it and failed before its send
-        SendDeadline.disarm(); // the next job's step begins on this thread
+    void aDeadlineLeftUnusedEndsWithItsRun() throws Exception {
+        run.sendBy(System.nanoTime() - 1); // a step armed it and failed before its send
+        run.end(); // the job's run ends; the thread's next job has a run of its own
+        run = Run.begin();
         assertEquals(200, send());
         storage.verify(1, postRequestedFor(urlEqualTo("/add/9999/ark")));
     }

@@ -17,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -53,8 +54,11 @@ class HandlerCallbackTest {
         JobConfiguration called = new JobConfiguration(null, "with_callback", c.submitter(), c.payloadUrl(), c.payloadType(),
                 c.responseType(), c.submissionMode(), null, c.localId(), null, null, null, null, null, null, null, null, Map.of());
         JobLock loud = StepTestSupport.lockedJob(store, called, 5);
-        // a deadline another job's fence armed on this thread and never used (seen when an earlier test left one)
-        org.cdlib.mrt.ingestqueue.services.SendDeadline.arm(System.nanoTime() - 1);
+        // a deadline another job's fence armed on this thread and never used (seen when an earlier test left one):
+        // it was that job's run's, which ended with it
+        Run earlier = Run.begin();
+        earlier.sendBy(System.nanoTime() - 1);
+        earlier.end();
         notify.notify(loud);
         http.verify(1, postRequestedFor(urlEqualTo("/cb/mc/" + loud.jid())));
         notify.close();

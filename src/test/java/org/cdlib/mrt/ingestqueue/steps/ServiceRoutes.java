@@ -17,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
+import org.cdlib.mrt.ingestqueue.services.Run;
 
 /**
  * {@code routes/processing.yaml}, {@code storing.yaml}, {@code recording.yaml} and {@code notify.yaml} as the service
@@ -92,7 +93,12 @@ final class ServiceRoutes implements AutoCloseable {
         ex.getIn().setBody(lock.job());
         ex.getIn().setHeader("jobId", lock.jid());
         ex.getIn().setHeader("batchId", lock.job().batchId());
-        return camel.createProducerTemplate().send("direct:" + route, ex);
+        Run run = Run.begin(); // as a worker runs a job: its own run, ended when the route returns
+        try {
+            return camel.createProducerTemplate().send("direct:" + route, ex);
+        } finally {
+            run.end();
+        }
     }
 
     /** Runs a job route and throws what would fail the job (a step's exception, or the failure the route's error handling chose). */
