@@ -220,7 +220,7 @@ final class DispatchPass<L> {
             }
             L claimed = lock.get();
             if (!workers.run(id, () -> calls.run().accept(id, claimed))) {
-                calls.release().accept(claimed); // stopping: let go of it unchanged
+                calls.abort().accept(claimed); // stopping: let go of it unchanged
             }
         }
         if (failure != null) {
