@@ -97,10 +97,10 @@ public final class QueueStore implements Closeable {
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
-        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome, locks);
+        this.jobRecords = new JobRecords(zk, log, objects, locks);
         JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters(), locks);
         this.holds = new QueueHolds(zk, locks, client);
-        this.jobs = new Jobs(zk, jobRecords, this::damaged);
+        this.jobs = new Jobs(zk, jobRecords, this.ingestHome, this::damaged);
         this.claims = new JobClaims(locks, jobs, this.ingestHome);
         EffectRecords effects = new EffectRecords(zk);
         this.records = new StepRecords(zk, effects, objects);
@@ -258,10 +258,6 @@ public final class QueueStore implements Closeable {
 
     public Job transition(JobLock lock, JobState to, Change change) {
         return moves.transition(lock, to, change);
-    }
-
-    public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
-        return moves.transitionAndKeep(lock, to, change, nextWorker);
     }
 
     // ------------------------------------------------------------------ watches (for the queue consumers)

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +32,14 @@ public final class Jobs {
     private final JobReads reads;
     private final Consumer<Damaged> damaged;
 
-    public Jobs(ZooKeeperCalls zk, JobRecords records, Consumer<Damaged> damaged) {
+    /**
+     * @param records the moves: the settings and figures they keep ({@link #merrittNeighbours},
+     *                {@link #spaceReservedGuess})
+     */
+    public Jobs(ZooKeeperCalls zk, JobRecords records, Path ingestHome, Consumer<Damaged> damaged) {
         this.zk = zk;
         this.records = records;
-        this.reads = records.reads();
+        this.reads = new JobReads(zk, ingestHome);
         this.damaged = damaged;
     }
 
