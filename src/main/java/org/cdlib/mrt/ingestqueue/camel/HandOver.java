@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +23,7 @@ final class HandOver<L> {
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.QueueConsumer");
 
     private final String name;
-    private final java.util.function.Supplier<String> worker;
+    private final Supplier<String> worker;
     private final long waitMs;
     private final Workers workers;
     private final Backlog backlog;
@@ -30,15 +32,15 @@ final class HandOver<L> {
     private final BiConsumer<String, L> run;
     private final Consumer<L> abort;
     private final Runnable wake;
-    private final java.util.function.Predicate<String> firstInLine;
+    private final Predicate<String> firstInLine;
 
     /**
      * @param worker      the name a handed lock is renamed for
      * @param waitMs      how long a handing worker waits for a place in the queue ({@code handOffWait})
      * @param firstInLine whether nothing waiting here goes before a candidate (else it is queued, in run order)
      */
-    HandOver(String name, java.util.function.Supplier<String> worker, long waitMs, Workers workers, Backlog backlog,
-             ConsumerCalls<L> calls, java.util.function.Predicate<String> firstInLine) {
+    HandOver(String name, Supplier<String> worker, long waitMs, Workers workers, Backlog backlog,
+             ConsumerCalls<L> calls, Predicate<String> firstInLine) {
         this.name = name;
         this.firstInLine = firstInLine;
         this.worker = worker;
@@ -82,7 +84,8 @@ final class HandOver<L> {
     void letGoQueued(String why) {
         List<String> dropped = workers.queued.drop(true);
         if (!dropped.isEmpty()) {
-            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name, why, dropped.size(), dropped);
+            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name, why, dropped.size(),
+                    dropped);
             backlog.stale();
         }
     }

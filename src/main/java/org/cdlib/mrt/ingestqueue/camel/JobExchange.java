@@ -74,7 +74,8 @@ public final class JobExchange {
     public static void moveTo(Exchange exchange, JobState to, String reason) {
         Taken<JobLock, JobOutcome> t = taken(exchange);
         Change c = t.change();
-        t.decide(new JobOutcome.Next(to, new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission())));
+        Change moved = new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission());
+        t.decide(new JobOutcome.Next(to, moved));
     }
 
     /** What the route decided; when nothing, the job moves on to its successor with what steps added. */

@@ -3,7 +3,11 @@ package org.cdlib.mrt.ingestqueue.camel;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.LoggingLevel;
@@ -58,15 +62,15 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
     private final SessionWatch session;
     private final HandOver<L> handOver;
     private final DispatchPass<L> dispatch;
-    private final java.util.function.Consumer<TransitionEvent> transitionListener;
+    private final Consumer<TransitionEvent> transitionListener;
     private ExecutorService pool;
     private ExecutorService dispatcher;
     private StateView view;
     private volatile boolean handingBack;
     /** Set the moment the stop begins (the whole context's, or this route's): no work is taken from then on. */
     private volatile boolean intakeStopped;
-    private final java.util.function.IntSupplier stopIntake = this::stopIntake;
-    private java.util.Set<StepObserver> observers = java.util.Set.of();
+    private final IntSupplier stopIntake = this::stopIntake;
+    private Set<StepObserver> observers = Set.of();
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
@@ -82,16 +86,17 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
                 this::run, strategy::abort, this::wake);
         this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls,
                 this::firstInLine);
-        this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver, hold,
-                workers, backlog, calls);
+        this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver,
+                hold, workers, backlog, calls);
         this.transitionListener = dispatch::transitioned;
-        this.loop = new DispatchLoop(name(), this::takesWork, dispatch, backlog, endpoint.getRescan(), this::scanFailed);
+        this.loop = new DispatchLoop(name(), this::takesWork, dispatch, backlog, endpoint.getRescan(),
+                this::scanFailed);
         // the consumer's own WARN line tells the operator; the trace is there for debugging
         setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
 
     /** How this consumer's items go through their cycle; {@code handingBack} is true once a stop ran out of time. */
-    protected abstract P strategy(java.util.function.BooleanSupplier handingBack);
+    protected abstract P strategy(BooleanSupplier handingBack);
 
     /** The watched view of this consumer's state (job references or batch index entries), opened. */
     protected abstract StateView openView();
@@ -194,7 +199,8 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
             if (!workers.finish(Math.max(0, deadline - System.currentTimeMillis()))) {
                 handingBack = true;
                 List<String> left = workers.inHand();
-                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(), left);
+                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(),
+                        left);
                 workers.interrupt(Math.max(100, deadline + ZkQueueComponent.HAND_BACK_MS - System.currentTimeMillis()));
             }
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(pool);
@@ -213,11 +219,15 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
 
     private void scanFailed(RuntimeException e, int failures, long delay) {
         store.health().scanFailed(name(), e.getMessage());
-        LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
+        LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay,
+                e.getMessage());
         handleException("zkqueue " + name() + ": scan failed", e);
     }
 
-    /** Runs the item through its route on the calling worker; its outcome is applied once, however the exchange ends. */
+    /**
+     * Runs the item through its route on the calling worker; its outcome is applied once, however the
+     * exchange ends.
+     */
     private void run(String id, L lock) {
         long started = System.nanoTime();
         Exchange exchange = createExchange(false);
@@ -251,8 +261,8 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
         }
         OutcomeStrategy.Applied applied;
         try {
-            applied = failed ? strategy.rollback(lock, exchange.getException(), JobFailure.messageOf(exchange.getException()))
-                    : commit(lock, exchange);
+            Exception e = exchange.getException();
+            applied = failed ? strategy.rollback(lock, e, JobFailure.messageOf(e)) : commit(lock, exchange);
         } catch (RuntimeException e) {
             // Camel would log and drop what a synchronization throws: the item would be forgotten
             notMoved(id, lock, exchange, e);

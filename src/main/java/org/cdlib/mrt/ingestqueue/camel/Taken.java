@@ -33,8 +33,8 @@ final class Taken<L, O> {
     static <L, O> Taken<L, O> of(Exchange exchange, Class<L> lockType, String kind) {
         Taken<?, ?> t = exchange.getProperty(PROPERTY, Taken.class);
         if (t == null || !lockType.isInstance(t.lock)) {
-            throw new IllegalStateException("no " + kind + " on this exchange: the route must start from a zkqueue:" + kind
-                    + " consumer");
+            throw new IllegalStateException("no " + kind + " on this exchange: the route must start from a zkqueue:"
+                    + kind + " consumer");
         }
         return (Taken<L, O>) t;
     }

@@ -104,7 +104,8 @@ public final class QueueStore implements Closeable {
         this.claims = new JobClaims(locks, jobs, this.ingestHome);
         EffectRecords effects = new EffectRecords(zk);
         this.records = new StepRecords(zk, effects, objects);
-        this.batches = new Batches(zk, locks, batchRecords, new JobCreation(zk, log, this.ingestHome, creationChunk), this::damaged);
+        JobCreation creation = new JobCreation(zk, log, this.ingestHome, creationChunk);
+        this.batches = new Batches(zk, locks, batchRecords, creation, this::damaged);
         this.merrittBatches = new MerrittBatches(batches, zk);
         this.moves = new Moves(zk, locks, jobRecords, batchRecords, deletion, effects, log);
     }
@@ -204,7 +205,10 @@ public final class QueueStore implements Closeable {
         return thisHost.inHand(jid);
     }
 
-    /** This instance's registration and drain node ({@link Hosts}); made on first use, registered by {@link #registerHost}. */
+    /**
+     * This instance's registration and drain node ({@link Hosts}); made on first use, registered by
+     * {@link #registerHost}.
+     */
     public Hosts hosts() {
         return thisHost.hosts();
     }

@@ -16,7 +16,10 @@ public sealed interface BatchOutcome {
     record Next(BatchState to, Change change) implements BatchOutcome {
     }
 
-    /** Stays where it is, unlocked, and is taken again after {@code delayMs}. Not an error: {@code reason} is for the log. */
+    /**
+     * Stays where it is, unlocked, and is taken again after {@code delayMs}. Not an error:
+     * {@code reason} is for the log.
+     */
     record Stay(String reason, long delayMs) implements BatchOutcome {
     }
 

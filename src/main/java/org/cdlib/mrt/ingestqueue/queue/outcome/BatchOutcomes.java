@@ -88,7 +88,8 @@ public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome
 
     private Applied queueTrouble(BatchLock lock, RuntimeException e) {
         if (e instanceof StaleLockException) {
-            LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", lock.bid(), state, e.getMessage());
+            LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", lock.bid(), state,
+                    e.getMessage());
             return Applied.NOTHING;
         }
         if (e instanceof QueueException) {

@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * the state a step chose or its state's successor (keeping its lock for this process's worker of
  * that state when the consumer reserved one: {@link #commit(JobLock, JobOutcome, String)}),
  * {@link JobOutcome.Fail} or an exception moves it to failed with the message,
- * {@link JobOutcome.Stay} lets go of it to be tried again after the consumer's retry delay. The queue's own trouble leaves it where it is; a
- * lock lost with its session abandons the work to whoever holds the job now; a fenced call past
- * its lease's deadline leaves it too, released only if it is still this lease's.
+ * {@link JobOutcome.Stay} lets go of it to be tried again after the consumer's retry delay. The
+ * queue's own trouble leaves it where it is; a lock lost with its session abandons the work to
+ * whoever holds the job now; a fenced call past its lease's deadline leaves it too, released only
+ * if it is still this lease's.
  */
 public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
     // the lines keep the logger name operators knew them by, from when the consumer applied them
@@ -98,7 +99,8 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
                 moves.transition(lock, to, n.change());
                 return done(Applied.MOVED_OUT);
             }
-            throw new IllegalStateException("job " + lock.jid() + " in " + state + ": a job route cannot end with " + outcome);
+            throw new IllegalStateException("job " + lock.jid() + " in " + state + ": a job route cannot end with "
+                    + outcome);
         } catch (RuntimeException e) {
             return done(queueTrouble(lock, e));
         }
@@ -124,14 +126,15 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
                 return abandoned(lock, cause);
             }
             if (cause instanceof LeaseLapsedException) {
-                LOG.warn("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state, cause.getMessage());
+                LOG.warn("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state,
+                        cause.getMessage());
                 abort(lock);
                 return Applied.RETRY;
             }
             if (cause instanceof QueueException && !(cause instanceof CorruptNodeException)) {
                 // ZooKeeper's trouble, not the job's: it stays where it is and is tried again
-                LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", lock.jid(), lock.job().batchId(),
-                        state, cause.getMessage());
+                LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", lock.jid(),
+                        lock.job().batchId(), state, cause.getMessage());
                 abort(lock);
                 return Applied.RETRY;
             }
@@ -152,7 +155,8 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
             return abandoned(lock, e);
         }
         if (e instanceof QueueException) {
-            LOG.error("job {} batch {}: cannot move out of {}: {}", lock.jid(), lock.job().batchId(), state, e.getMessage());
+            LOG.error("job {} batch {}: cannot move out of {}: {}", lock.jid(), lock.job().batchId(), state,
+                    e.getMessage());
             abort(lock);
             return Applied.RETRY;
         }
@@ -162,7 +166,8 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
     private Applied abandoned(JobLock lock, Throwable e) {
         LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
                 lock.jid(), lock.job().batchId(), state, e.getMessage());
-        abort(lock); // out of the ledger, its node deleted only if still ours, its object lock let go if the job stopped writing
+        // out of the ledger, its node deleted only if still ours, its object lock let go if the job stopped writing
+        abort(lock);
         return Applied.NOTHING;
     }
 

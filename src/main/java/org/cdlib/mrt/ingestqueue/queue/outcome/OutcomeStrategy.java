@@ -54,7 +54,10 @@ public abstract sealed class OutcomeStrategy<L, O> permits JobOutcomes, BatchOut
     /** The route ended with {@code failure}; {@code message} is the step's own message for it. */
     public abstract Applied rollback(L lock, Throwable failure, String message);
 
-    /** Lets go of an item unchanged (its outcome could not be applied, or it never ran), so it is taken again; never throws. */
+    /**
+     * Lets go of an item unchanged (its outcome could not be applied, or it never ran), so it is taken
+     * again; never throws.
+     */
     public abstract void abort(L lock);
 
     /** What the consumer does with the item next. */
