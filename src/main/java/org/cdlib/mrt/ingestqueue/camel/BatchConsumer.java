@@ -1,14 +1,13 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.outcome.BatchOutcomes;
 import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 
@@ -19,7 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
  * the batches' {@link OutcomeStrategy} applies it, and leaves the batch to be tried again after
  * {@code retryDelay} when the route threw or decided nothing: a report is never lost.
  */
-final class BatchConsumer extends QueueConsumer<BatchLock, BatchState> {
+final class BatchConsumer extends QueueConsumer<BatchLock, BatchOutcomes> {
 
     private final BatchState state;
 
@@ -29,23 +28,13 @@ final class BatchConsumer extends QueueConsumer<BatchLock, BatchState> {
     }
 
     @Override
-    protected OutcomeStrategy<BatchLock, BatchState> strategy(BooleanSupplier handingBack) {
-        return OutcomeStrategy.batches(store.moves(), endpoint.queue().batchState());
+    protected BatchOutcomes strategy(BooleanSupplier handingBack) {
+        return OutcomeStrategy.batches(store.batches(), store.moves(), endpoint.queue().batchState());
     }
 
     @Override
     protected StateView openView() {
         return store.batchStateView(state);
-    }
-
-    @Override
-    protected Optional<BatchLock> claim(String bid, String worker) {
-        Optional<BatchLock> lock = store.batches().tryLock(bid, worker);
-        if (lock.isPresent() && lock.get().batch().state() != state) {
-            store.unlock(lock.get());
-            return Optional.empty();
-        }
-        return lock;
     }
 
     @Override
@@ -66,7 +55,7 @@ final class BatchConsumer extends QueueConsumer<BatchLock, BatchState> {
     }
 
     @Override
-    protected Outcome<BatchState> outcomeOf(Exchange exchange) {
-        return BatchExchange.outcome(exchange);
+    protected OutcomeStrategy.Applied commit(BatchLock lock, Exchange exchange) {
+        return strategy.commit(lock, BatchExchange.outcome(exchange));
     }
 }

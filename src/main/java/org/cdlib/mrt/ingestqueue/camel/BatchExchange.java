@@ -5,8 +5,8 @@ import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
+import org.cdlib.mrt.ingestqueue.queue.outcome.BatchOutcome;
 
 /**
  * What a {@code zkqueue:batch/<state>} consumer puts on an exchange. The body is the
@@ -22,7 +22,7 @@ public final class BatchExchange {
 
     /** Puts a locked batch on the exchange (the consumer does; a test calling a step directly too). */
     public static void put(Exchange exchange, BatchLock lock) {
-        exchange.setProperty(Taken.PROPERTY, new Taken<BatchLock, BatchState>("batch " + lock.bid(), lock));
+        exchange.setProperty(Taken.PROPERTY, new Taken<BatchLock, BatchOutcome>("batch " + lock.bid(), lock));
     }
 
     public static BatchLock lock(Exchange exchange) {
@@ -34,38 +34,38 @@ public final class BatchExchange {
     }
 
     public static void next(Exchange exchange, BatchState state, String reason) {
-        taken(exchange).decide(new Outcome.Next<>(state, Change.because(reason)));
+        taken(exchange).decide(new BatchOutcome.Next(state, Change.because(reason)));
     }
 
     /** The batch moves to {@code state} reporting {@code error} to its depositor (a refused submission). */
     public static void next(Exchange exchange, BatchState state, String reason, String error) {
-        taken(exchange).decide(new Outcome.Next<>(state, new Change(reason, null, null, error)));
+        taken(exchange).decide(new BatchOutcome.Next(state, new Change(reason, null, null, error)));
     }
 
     /** The batch stays where it is, unlocked, and is taken again after {@code delayMs} (not an error). */
     public static void stay(Exchange exchange, String reason, long delayMs) {
-        taken(exchange).decide(new Outcome.Stay<>(reason, delayMs));
+        taken(exchange).decide(new BatchOutcome.Stay(reason, delayMs));
     }
 
     /** The batch moves to {@code state} with its status report, written by the same transaction. */
     public static void report(Exchange exchange, BatchState state, String reason, StatusReport report) {
-        taken(exchange).decide(new Outcome.Report<>(state, reason, report));
+        taken(exchange).decide(new BatchOutcome.Report(state, reason, report));
     }
 
     /** What the route decided, or null. */
-    public static Outcome<BatchState> outcome(Exchange exchange) {
+    public static BatchOutcome outcome(Exchange exchange) {
         return taken(exchange).outcome();
     }
 
     /** The state the route chose for the batch, or null. */
     public static BatchState next(Exchange exchange) {
-        Outcome<BatchState> o = outcome(exchange);
-        return o instanceof Outcome.Next<BatchState> n ? n.to() : o instanceof Outcome.Report<BatchState> r ? r.to() : null;
+        BatchOutcome o = outcome(exchange);
+        return o instanceof BatchOutcome.Next n ? n.to() : o instanceof BatchOutcome.Report r ? r.to() : null;
     }
 
     /** The error the batch's move reports to its depositor (a refused submission), or null. */
     public static String error(Exchange exchange) {
-        return outcome(exchange) instanceof Outcome.Next<BatchState> n ? n.change().errorMessage() : null;
+        return outcome(exchange) instanceof BatchOutcome.Next n ? n.change().errorMessage() : null;
     }
 
     /** This run created the batch's first jobs: the depositor's "queued" mail goes out. */
@@ -77,7 +77,7 @@ public final class BatchExchange {
         return taken(exchange).jobsQueued();
     }
 
-    private static Taken<BatchLock, BatchState> taken(Exchange exchange) {
+    private static Taken<BatchLock, BatchOutcome> taken(Exchange exchange) {
         return Taken.of(exchange, BatchLock.class, "batch");
     }
 }

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -68,8 +69,8 @@ final class DispatchPass<L> {
     /** The first candidate the last pass left in the folder for want of a worker; null when it left none. */
     private volatile String folderFirst;
 
-    DispatchPass(String name, Supplier<String> worker, long rescanMs, Source<L> source, QueueStore store, SessionWatch session,
-                 HandOver<L> handOver, QueueHold hold, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
+    DispatchPass(String name, Supplier<String> worker, long rescanMs, Source<L> source, QueueStore store,
+                 SessionWatch session, HandOver<L> handOver, QueueHold hold, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
         this.name = name;
         this.worker = worker;
         this.rescanMs = rescanMs;
@@ -156,7 +157,7 @@ final class DispatchPass<L> {
         var it = backlog.next(source.view(), source::candidates, workers::taken, rescanMs);
         String next = null;
         while (calls.running().getAsBoolean()) {
-            List<String> batch = new java.util.ArrayList<>();
+            List<String> batch = new ArrayList<>();
             while (next != null || it.hasNext()) {
                 String id = next != null ? next : it.next();
                 next = null;
@@ -220,7 +221,7 @@ final class DispatchPass<L> {
             }
             L claimed = lock.get();
             if (!workers.run(id, () -> calls.run().accept(id, claimed))) {
-                calls.release().accept(claimed); // stopping: let go of it unchanged
+                calls.abort().accept(claimed); // stopping: let go of it unchanged
             }
         }
         if (failure != null) {

@@ -4,7 +4,9 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,24 +23,24 @@ final class HandOver<L> {
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.QueueConsumer");
 
     private final String name;
-    private final java.util.function.Supplier<String> worker;
+    private final Supplier<String> worker;
     private final long waitMs;
     private final Workers workers;
     private final Backlog backlog;
     private final BooleanSupplier running;
     private final BooleanSupplier mayTakeWork;
     private final BiConsumer<String, L> run;
-    private final Consumer<L> release;
+    private final Consumer<L> abort;
     private final Runnable wake;
-    private final java.util.function.Predicate<String> firstInLine;
+    private final Predicate<String> firstInLine;
 
     /**
      * @param worker      the name a handed lock is renamed for
      * @param waitMs      how long a handing worker waits for a place in the queue ({@code handOffWait})
      * @param firstInLine whether nothing waiting here goes before a candidate (else it is queued, in run order)
      */
-    HandOver(String name, java.util.function.Supplier<String> worker, long waitMs, Workers workers, Backlog backlog,
-             ConsumerCalls<L> calls, java.util.function.Predicate<String> firstInLine) {
+    HandOver(String name, Supplier<String> worker, long waitMs, Workers workers, Backlog backlog,
+             ConsumerCalls<L> calls, Predicate<String> firstInLine) {
         this.name = name;
         this.firstInLine = firstInLine;
         this.worker = worker;
@@ -48,7 +50,7 @@ final class HandOver<L> {
         this.running = calls.running();
         this.mayTakeWork = calls.mayTakeWork();
         this.run = calls.run();
-        this.release = calls.release();
+        this.abort = calls.abort();
         this.wake = calls.wake();
     }
 
@@ -60,10 +62,10 @@ final class HandOver<L> {
      * cost a claim later and the claims would slow this state further). Null when there is none,
      * or no work may be taken now (stopping, suspended, disconnected, queue held).
      */
-    OutcomeStrategy.Place reserve(String id) {
+    Place reserve(String id) {
         // its reference appears before it is handed over: the dispatcher leaves it alone
         if (mayTakeWork.getAsBoolean() && firstInLine.test(id) && workers.reserveArriving(id)) {
-            return new Place(id, true);
+            return new Reserved(id, true);
         }
         long since = System.nanoTime();
         boolean queued = mayTakeWork.getAsBoolean() && workers.queued.reserve(id, waitMs);
@@ -75,24 +77,41 @@ final class HandOver<L> {
             workers.queued.cancel(id);
             return null;
         }
-        return new Place(id, false);
+        return new Reserved(id, false);
     }
 
     /** Lets go of the items queued for a worker (unlocked, unchanged): whoever may take work takes them. */
     void letGoQueued(String why) {
         List<String> dropped = workers.queued.drop(true);
         if (!dropped.isEmpty()) {
-            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name, why, dropped.size(), dropped);
+            LOG.info("zkqueue {}: {}: let go of {} item(s) waiting for a worker: {}", name, why, dropped.size(),
+                    dropped);
             backlog.stale();
         }
     }
 
+    /**
+     * A place reserved at the next state's consumer before the commit that moves a job there: the
+     * commit keeps the lock for its {@link #worker}, and once it is done the job is taken there, or
+     * the place is given back.
+     */
+    interface Place {
+        /** The worker the job's lock is renamed for. */
+        String worker();
+
+        /** The move failed or did not keep the lock: the place is given back. */
+        void cancel();
+
+        /** The move committed keeping the lock: the job runs there (or waits for its next free worker). */
+        void take(JobLock lock);
+    }
+
     /** A reserved worker ({@code worker}) or place in the queue. */
-    private final class Place implements OutcomeStrategy.Place {
+    private final class Reserved implements Place {
         private final String id;
         private final boolean onWorker;
 
-        Place(String id, boolean onWorker) {
+        Reserved(String id, boolean onWorker) {
             this.id = id;
             this.onWorker = onWorker;
         }
@@ -114,17 +133,17 @@ final class HandOver<L> {
         /** Runs the handed-over item, locked, on its reserved worker, or queues it for the next free one. */
         @Override
         @SuppressWarnings("unchecked") // only job consumers are handed items, and only jobs
-        public void take(org.cdlib.mrt.ingestqueue.queue.lease.JobLock handed) {
+        public void take(JobLock handed) {
             L lock = (L) handed;
             String ref = handed.job().refName();
             if (!onWorker) {
-                workers.queued.add(ref, () -> run.accept(ref, lock), () -> release.accept(lock));
+                workers.queued.add(ref, () -> run.accept(ref, lock), () -> abort.accept(lock));
                 if (!running.getAsBoolean()) {
                     workers.queued.drop(true); // the stop may have let go of the queue before this arrived
                 }
                 wake.run();
             } else if (!workers.run(ref, () -> run.accept(ref, lock))) {
-                release.accept(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
+                abort.accept(lock); // stopping after all: let go of it unchanged, its folder's consumers take it
             }
         }
     }

@@ -1,17 +1,15 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
-import java.util.List;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.outcome.JobOutcome;
+import org.cdlib.mrt.ingestqueue.queue.outcome.JobOutcomes;
 import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 
@@ -21,9 +19,11 @@ import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
  * jobs' {@link OutcomeStrategy}: success → the successor (or the state a step chose), an
  * exception or {@link JobExchange#fail} → failed with its message, {@link JobExchange#stay} →
  * unlocked, tried again after {@code retryDelay}. A job moving on to a state this process also
- * works on goes to that state's consumer with its lock ({@link ZkQueueComponent} finds it).
+ * works on goes to that state's consumer with its lock ({@link ZkQueueComponent} finds it): a
+ * place there is reserved before the commit, which keeps the lock for its worker, and the job is
+ * handed to it after the commit ({@link #commit}).
  */
-final class JobConsumer extends QueueConsumer<JobLock, JobState> {
+final class JobConsumer extends QueueConsumer<JobLock, JobOutcomes> {
 
     private final JobState state;
 
@@ -33,8 +33,8 @@ final class JobConsumer extends QueueConsumer<JobLock, JobState> {
     }
 
     @Override
-    protected OutcomeStrategy<JobLock, JobState> strategy(BooleanSupplier handingBack) {
-        return OutcomeStrategy.jobs(store.moves(), endpoint.queue().jobState(), endpoint.getComponent(), handingBack);
+    protected JobOutcomes strategy(BooleanSupplier handingBack) {
+        return OutcomeStrategy.jobs(store.claims(), store.moves(), endpoint.queue().jobState(), handingBack);
     }
 
     @Override
@@ -45,16 +45,6 @@ final class JobConsumer extends QueueConsumer<JobLock, JobState> {
     @Override
     public String idOf(String refName) {
         return QueuePaths.jidOfRef(refName);
-    }
-
-    @Override
-    protected Optional<JobLock> claim(String refName, String worker) {
-        return store.claims().claim(state, refName, worker);
-    }
-
-    @Override
-    public List<Supplier<Optional<JobLock>>> claimAll(List<String> refNames, String worker) {
-        return store.claims().claimAll(state, refNames, worker);
     }
 
     @Override
@@ -75,9 +65,36 @@ final class JobConsumer extends QueueConsumer<JobLock, JobState> {
         exchange.getIn().setHeader("batchId", lock.job().batchId());
     }
 
+    /**
+     * When this process works on the state the job moves on to, the move keeps the lock for that
+     * state's worker and the job goes straight to it, or waits for the next free one in its short
+     * queue. A job handed over may start before an older one of that state only by the length of
+     * that queue. When that queue is full too, this worker waits for a place (the next state's
+     * {@code handOffWait}): the states before a saturated one slow down to its pace instead of
+     * leaving jobs in its folder to be claimed again. The place is reserved before the commit and
+     * taken (or given back) after it: nothing of the consumers runs while its transaction is in flight.
+     */
     @Override
-    protected Outcome<JobState> outcomeOf(Exchange exchange) {
-        return JobExchange.outcome(exchange);
+    protected OutcomeStrategy.Applied commit(JobLock lock, Exchange exchange) {
+        JobOutcome outcome = JobExchange.outcome(exchange);
+        JobOutcomes.HandOff next = strategy.handOff(lock, outcome);
+        HandOver.Place place = next == null ? null : endpoint.getComponent().reserve(next.to(), next.ref());
+        if (place == null) {
+            return strategy.commit(lock, outcome);
+        }
+        JobOutcomes.Committed committed;
+        try {
+            committed = strategy.commit(lock, outcome, place.worker());
+        } catch (RuntimeException e) {
+            place.cancel();
+            throw e;
+        }
+        if (committed.kept() != null) {
+            place.take(committed.kept());
+        } else {
+            place.cancel();
+        }
+        return committed.applied();
     }
 
     @Override

@@ -6,11 +6,11 @@ import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
+import org.cdlib.mrt.ingestqueue.queue.outcome.JobOutcome;
 
 /**
  * What a {@code zkqueue:job/<state>} consumer puts on an exchange, and how a step tells it
- * the outcome ({@link Outcome}, decided once). The body is the {@link Job}; the {@link JobLock}
+ * the outcome ({@link JobOutcome}, decided once). The body is the {@link Job}; the {@link JobLock}
  * is on the exchange's one property.
  * <ul>
  * <li>The route ends normally: the job moves to its state's successor.</li>
@@ -31,7 +31,7 @@ public final class JobExchange {
 
     /** Puts a locked job on the exchange (the consumer does; a test calling a step directly too). */
     public static void put(Exchange exchange, JobLock lock) {
-        exchange.setProperty(Taken.PROPERTY, new Taken<JobLock, JobState>("job " + lock.jid(), lock));
+        exchange.setProperty(Taken.PROPERTY, new Taken<JobLock, JobOutcome>("job " + lock.jid(), lock));
     }
 
     public static Job job(Exchange exchange) {
@@ -50,7 +50,7 @@ public final class JobExchange {
 
     /** Keep the job in its state (provisioning: not enough space yet), with the reason for the log. */
     public static void stay(Exchange exchange, String reason) {
-        taken(exchange).decide(new Outcome.Stay<>(reason, null));
+        taken(exchange).decide(new JobOutcome.Stay(reason));
     }
 
     /**
@@ -59,12 +59,12 @@ public final class JobExchange {
      * without a stack trace.
      */
     public static void fail(Exchange exchange, String message) {
-        taken(exchange).decide(new Outcome.Fail<>(message));
+        taken(exchange).decide(new JobOutcome.Fail(message));
     }
 
     /** The route's error handling: the job fails with {@code message}, whatever a step decided before it threw. */
     static void failedBy(Exchange exchange, String message) {
-        taken(exchange).overrule(new Outcome.Fail<>(message));
+        taken(exchange).overrule(new JobOutcome.Fail(message));
     }
 
     /**
@@ -72,44 +72,45 @@ public final class JobExchange {
      * held). The transition table still decides whether that move is allowed.
      */
     public static void moveTo(Exchange exchange, JobState to, String reason) {
-        Taken<JobLock, JobState> t = taken(exchange);
+        Taken<JobLock, JobOutcome> t = taken(exchange);
         Change c = t.change();
-        t.decide(new Outcome.Next<>(to, new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission())));
+        Change moved = new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission());
+        t.decide(new JobOutcome.Next(to, moved));
     }
 
     /** What the route decided; when nothing, the job moves on to its successor with what steps added. */
-    public static Outcome<JobState> outcome(Exchange exchange) {
-        Taken<JobLock, JobState> t = taken(exchange);
-        Outcome<JobState> o = t.outcome();
-        return o != null ? o : new Outcome.Next<>(null, t.change());
+    public static JobOutcome outcome(Exchange exchange) {
+        Taken<JobLock, JobOutcome> t = taken(exchange);
+        JobOutcome o = t.outcome();
+        return o != null ? o : new JobOutcome.Next(null, t.change());
     }
 
     /** The failure a step decided, or null. */
     public static String failure(Exchange exchange) {
-        return outcome(exchange) instanceof Outcome.Fail<JobState> f ? f.message() : null;
+        return outcome(exchange) instanceof JobOutcome.Fail f ? f.message() : null;
     }
 
     /** Why the job stays, or null when it does not. */
     public static String stayReason(Exchange exchange) {
-        return outcome(exchange) instanceof Outcome.Stay<JobState> s ? s.reason() : null;
+        return outcome(exchange) instanceof JobOutcome.Stay s ? s.reason() : null;
     }
 
     /** The state a step chose instead of the successor, or null. */
     public static JobState target(Exchange exchange) {
-        return outcome(exchange) instanceof Outcome.Next<JobState> n ? n.to() : null;
+        return outcome(exchange) instanceof JobOutcome.Next n ? n.to() : null;
     }
 
     /** What the job's move on writes besides its state, as the steps so far made it. */
     public static Change change(Exchange exchange) {
-        Taken<JobLock, JobState> t = taken(exchange);
-        return t.outcome() instanceof Outcome.Next<JobState> n ? n.change() : t.change();
+        Taken<JobLock, JobOutcome> t = taken(exchange);
+        return t.outcome() instanceof JobOutcome.Next n ? n.change() : t.change();
     }
 
     public static void change(Exchange exchange, UnaryOperator<Change> edit) {
         taken(exchange).change(edit);
     }
 
-    private static Taken<JobLock, JobState> taken(Exchange exchange) {
+    private static Taken<JobLock, JobOutcome> taken(Exchange exchange) {
         return Taken.of(exchange, JobLock.class, "job");
     }
 }

@@ -3,7 +3,11 @@ package org.cdlib.mrt.ingestqueue.camel;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.LoggingLevel;
@@ -12,7 +16,6 @@ import org.apache.camel.support.DefaultConsumer;
 import org.apache.camel.support.LoggingExceptionHandler;
 import org.apache.camel.support.UnitOfWorkHelper;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
@@ -29,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * so the workers' transitions fail as stale and change nothing; Curator opens a new session
  * and the loop resumes with it.
  * <p>
- * A claimed item runs through the route with a {@link QueueOnCompletion} on its exchange, which
- * hands the route's {@link Outcome} (or its exception) to the {@link OutcomeStrategy} once the
- * exchange is done; what that strategy answers decides when the item is looked at again. Trouble
+ * The item's cycle is its {@link OutcomeStrategy}'s: it claims it (begin), and a
+ * {@link QueueOnCompletion} on the exchange hands it what the route decided (commit) or its
+ * exception (rollback) once the exchange is done, or lets go of it unchanged (abort); what that
+ * strategy answers decides when the item is looked at again. Trouble
  * outside a route (a failed scan, an outcome that could not be applied) goes to the consumer's
  * exception handler, so the endpoint's {@code bridgeErrorHandler} and {@code exceptionHandler}
  * options work as for any consumer.
@@ -42,30 +46,31 @@ import org.slf4j.LoggerFactory;
  * them and runs each item through its route.
  *
  * @param <L> the lock type handed to a worker
- * @param <S> the state type of its items
+ * @param <P> the strategy that takes its items through their cycle
  */
-abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer implements DispatchPass.Source<L> {
+abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends DefaultConsumer
+        implements DispatchPass.Source<L> {
     private static final Logger LOG = LoggerFactory.getLogger(QueueConsumer.class);
     private static final long MOVED_GRACE_MS = 2_000;
 
     protected final ZkQueueEndpoint endpoint;
     protected final QueueStore store;
-    private final OutcomeStrategy<L, S> strategy;
+    protected final P strategy;
     private final Workers workers;
     private final Backlog backlog;
     private final DispatchLoop loop;
     private final SessionWatch session;
     private final HandOver<L> handOver;
     private final DispatchPass<L> dispatch;
-    private final java.util.function.Consumer<TransitionEvent> transitionListener;
+    private final Consumer<TransitionEvent> transitionListener;
     private ExecutorService pool;
     private ExecutorService dispatcher;
     private StateView view;
     private volatile boolean handingBack;
     /** Set the moment the stop begins (the whole context's, or this route's): no work is taken from then on. */
     private volatile boolean intakeStopped;
-    private final java.util.function.IntSupplier stopIntake = this::stopIntake;
-    private java.util.Set<StepObserver> observers = java.util.Set.of();
+    private final IntSupplier stopIntake = this::stopIntake;
+    private Set<StepObserver> observers = Set.of();
 
     QueueConsumer(ZkQueueEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
@@ -78,19 +83,20 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         this.session = new SessionWatch(name(), hold, workers, backlog, this::wake);
         ConsumerCalls<L> calls = new ConsumerCalls<>(this::takesWork, this::isSuspendingOrSuspended,
                 () -> takesWork() && !isSuspendingOrSuspended() && session.connected() && hold.knownFree(),
-                this::run, strategy::release, this::wake);
+                this::run, strategy::abort, this::wake);
         this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls,
                 this::firstInLine);
-        this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver, hold,
-                workers, backlog, calls);
+        this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver,
+                hold, workers, backlog, calls);
         this.transitionListener = dispatch::transitioned;
-        this.loop = new DispatchLoop(name(), this::takesWork, dispatch, backlog, endpoint.getRescan(), this::scanFailed);
+        this.loop = new DispatchLoop(name(), this::takesWork, dispatch, backlog, endpoint.getRescan(),
+                this::scanFailed);
         // the consumer's own WARN line tells the operator; the trace is there for debugging
         setExceptionHandler(new LoggingExceptionHandler(endpoint.getCamelContext(), getClass(), LoggingLevel.DEBUG));
     }
 
-    /** How this consumer's items move by their outcome; {@code handingBack} is true once a stop ran out of time. */
-    protected abstract OutcomeStrategy<L, S> strategy(java.util.function.BooleanSupplier handingBack);
+    /** How this consumer's items go through their cycle; {@code handingBack} is true once a stop ran out of time. */
+    protected abstract P strategy(BooleanSupplier handingBack);
 
     /** The watched view of this consumer's state (job references or batch index entries), opened. */
     protected abstract StateView openView();
@@ -98,8 +104,8 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
     /** Puts a claimed item on the exchange its route gets. */
     protected abstract void prepare(L lock, Exchange exchange);
 
-    /** What the route decided for the item on {@code exchange} (null: nothing). */
-    protected abstract Outcome<S> outcomeOf(Exchange exchange);
+    /** Commits what the route decided for the item on {@code exchange} (the strategy's commit). */
+    protected abstract OutcomeStrategy.Applied commit(L lock, Exchange exchange);
 
     @Override
     public final StateView view() {
@@ -121,14 +127,11 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         return endpoint.queue().isJob() ? "job" : "batch";
     }
 
-    /** Claims several candidates one after another; a consumer that can send them all at once does. */
+    /** The strategy's begin: locks candidates nobody else has that are still in this consumer's state. */
     @Override
-    public List<Supplier<Optional<L>>> claimAll(List<String> ids, String worker) {
-        return ids.stream().map(id -> (Supplier<Optional<L>>) () -> claim(id, worker)).toList();
+    public final List<Supplier<Optional<L>>> claimAll(List<String> ids, String worker) {
+        return strategy.begin(ids, worker);
     }
-
-    /** Locks a candidate if nobody else has it and it is still in this consumer's state. */
-    protected abstract Optional<L> claim(String id, String worker);
 
     protected final String name() {
         return endpoint.queue().name();
@@ -196,7 +199,8 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
             if (!workers.finish(Math.max(0, deadline - System.currentTimeMillis()))) {
                 handingBack = true;
                 List<String> left = workers.inHand();
-                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(), left);
+                LOG.warn("zkqueue {}: shutdown timeout: handing back {} item(s) unchanged: {}", name(), left.size(),
+                        left);
                 workers.interrupt(Math.max(100, deadline + ZkQueueComponent.HAND_BACK_MS - System.currentTimeMillis()));
             }
             getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(pool);
@@ -215,11 +219,15 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
 
     private void scanFailed(RuntimeException e, int failures, long delay) {
         store.health().scanFailed(name(), e.getMessage());
-        LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay, e.getMessage());
+        LOG.warn("zkqueue {}: scan failed ({} in a row), retrying in {} ms: {}", name(), failures, delay,
+                e.getMessage());
         handleException("zkqueue " + name() + ": scan failed", e);
     }
 
-    /** Runs the item through its route on the calling worker; its outcome is applied once, however the exchange ends. */
+    /**
+     * Runs the item through its route on the calling worker; its outcome is applied once, however the
+     * exchange ends.
+     */
     private void run(String id, L lock) {
         long started = System.nanoTime();
         Exchange exchange = createExchange(false);
@@ -253,8 +261,8 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
         }
         OutcomeStrategy.Applied applied;
         try {
-            applied = failed ? strategy.rollback(lock, exchange.getException(), JobFailure.messageOf(exchange.getException()))
-                    : strategy.commit(lock, outcomeOf(exchange));
+            Exception e = exchange.getException();
+            applied = failed ? strategy.rollback(lock, e, JobFailure.messageOf(e)) : commit(lock, exchange);
         } catch (RuntimeException e) {
             // Camel would log and drop what a synchronization throws: the item would be forgotten
             notMoved(id, lock, exchange, e);
@@ -271,7 +279,7 @@ abstract class QueueConsumer<L, S extends Enum<S>> extends DefaultConsumer imple
     /** The outcome of a route could not be applied: the item stays where it is, the handler is told. */
     private void notMoved(String id, L lock, Exchange exchange, RuntimeException e) {
         LOG.error("zkqueue {}: {} not moved: {}", name(), id, e.toString());
-        strategy.release(lock);
+        strategy.abort(lock);
         handleException("zkqueue " + name() + ": " + id + " not moved", exchange, e);
     }
 

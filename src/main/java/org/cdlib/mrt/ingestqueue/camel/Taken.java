@@ -1,8 +1,8 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.util.function.UnaryOperator;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 
 /**
  * The job or batch a consumer put on an exchange (its one property), and what its route
@@ -10,14 +10,14 @@ import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
  * step decided before it threw.
  *
  * @param <L> the lock the item is held by
- * @param <S> its state type
+ * @param <O> what its route may decide for it ({@code JobOutcome} or {@code BatchOutcome})
  */
-final class Taken<L, S extends Enum<S>> {
+final class Taken<L, O> {
     static final String PROPERTY = "ingestqueue.taken";
 
     private final String what;
     private final L lock;
-    private Outcome<S> outcome;
+    private O outcome;
     /** What a job's move on writes besides its state; steps add to it as the route goes. */
     private Change change = Change.because("step succeeded");
     /** A batch's: this run created its first jobs, so the depositor's "queued" mail goes out. */
@@ -30,24 +30,24 @@ final class Taken<L, S extends Enum<S>> {
 
     /** The item on {@code exchange}, or a clear error when the route did not start from a consumer of this kind. */
     @SuppressWarnings("unchecked")
-    static <L, S extends Enum<S>> Taken<L, S> of(Exchange exchange, Class<L> lockType, String kind) {
+    static <L, O> Taken<L, O> of(Exchange exchange, Class<L> lockType, String kind) {
         Taken<?, ?> t = exchange.getProperty(PROPERTY, Taken.class);
         if (t == null || !lockType.isInstance(t.lock)) {
-            throw new IllegalStateException("no " + kind + " on this exchange: the route must start from a zkqueue:" + kind
-                    + " consumer");
+            throw new IllegalStateException("no " + kind + " on this exchange: the route must start from a zkqueue:"
+                    + kind + " consumer");
         }
-        return (Taken<L, S>) t;
+        return (Taken<L, O>) t;
     }
 
     L lock() {
         return lock;
     }
 
-    synchronized Outcome<S> outcome() {
+    synchronized O outcome() {
         return outcome;
     }
 
-    synchronized void decide(Outcome<S> decided) {
+    synchronized void decide(O decided) {
         if (outcome != null) {
             throw new IllegalStateException(what + ": its route decided " + outcome + " and then " + decided
                     + "; a route decides once (a programming error in its steps)");
@@ -56,7 +56,7 @@ final class Taken<L, S extends Enum<S>> {
     }
 
     /** The route's error handling: what a step decided before the exception no longer holds. */
-    synchronized void overrule(Outcome<S> decided) {
+    synchronized void overrule(O decided) {
         outcome = decided;
     }
 
@@ -64,7 +64,7 @@ final class Taken<L, S extends Enum<S>> {
         return change;
     }
 
-    synchronized void change(java.util.function.UnaryOperator<Change> edit) {
+    synchronized void change(UnaryOperator<Change> edit) {
         change = edit.apply(change);
     }
 

@@ -13,7 +13,6 @@ import org.apache.camel.support.LifecycleStrategySupport;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * more work, and all of them share one deadline for the work in hand.
  */
 @Component("zkqueue")
-public final class ZkQueueComponent extends DefaultComponent implements OutcomeStrategy.HandOffs {
+public final class ZkQueueComponent extends DefaultComponent {
     private static final Logger LOG = LoggerFactory.getLogger(ZkQueueComponent.class);
     /** What work in hand leaves of the shutdown timeout for handing back what did not finish. */
     static final long HAND_BACK_MS = 2_000;
@@ -92,8 +91,12 @@ public final class ZkQueueComponent extends DefaultComponent implements OutcomeS
                 + "or are handed back unchanged", inHand, workDeadline - System.currentTimeMillis());
     }
 
-    @Override
-    public OutcomeStrategy.Place reserve(JobState to, String ref) {
+    /**
+     * A place for the job {@code ref} (its reference in {@code to}) at this process's consumer of
+     * {@code to}, reserved; null when there is none, or none free, or it may take no work. May wait
+     * a moment for a place (the next state's {@code handOffWait}).
+     */
+    HandOver.Place reserve(JobState to, String ref) {
         HandOver<JobLock> next = handOvers.get(to);
         return next == null ? null : next.reserve(ref);
     }

@@ -97,14 +97,15 @@ public final class QueueStore implements Closeable {
         this.locks = new EphemeralLocks(zk);
         this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
-        this.jobRecords = new JobRecords(zk, log, objects, this.ingestHome, locks);
+        this.jobRecords = new JobRecords(zk, log, objects, locks);
         JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters(), locks);
         this.holds = new QueueHolds(zk, locks, client);
-        this.jobs = new Jobs(zk, jobRecords, this::damaged);
+        this.jobs = new Jobs(zk, jobRecords, this.ingestHome, this::damaged);
         this.claims = new JobClaims(locks, jobs, this.ingestHome);
         EffectRecords effects = new EffectRecords(zk);
         this.records = new StepRecords(zk, effects, objects);
-        this.batches = new Batches(zk, locks, batchRecords, new JobCreation(zk, log, this.ingestHome, creationChunk), this::damaged);
+        JobCreation creation = new JobCreation(zk, log, this.ingestHome, creationChunk);
+        this.batches = new Batches(zk, locks, batchRecords, creation, this::damaged);
         this.merrittBatches = new MerrittBatches(batches, zk);
         this.moves = new Moves(zk, locks, jobRecords, batchRecords, deletion, effects, log);
     }
@@ -204,7 +205,10 @@ public final class QueueStore implements Closeable {
         return thisHost.inHand(jid);
     }
 
-    /** This instance's registration and drain node ({@link Hosts}); made on first use, registered by {@link #registerHost}. */
+    /**
+     * This instance's registration and drain node ({@link Hosts}); made on first use, registered by
+     * {@link #registerHost}.
+     */
     public Hosts hosts() {
         return thisHost.hosts();
     }
@@ -258,10 +262,6 @@ public final class QueueStore implements Closeable {
 
     public Job transition(JobLock lock, JobState to, Change change) {
         return moves.transition(lock, to, change);
-    }
-
-    public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
-        return moves.transitionAndKeep(lock, to, change, nextWorker);
     }
 
     // ------------------------------------------------------------------ watches (for the queue consumers)

@@ -32,8 +32,8 @@ import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.outcome.JobOutcome;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -201,10 +201,10 @@ class ZkQueueComponentTest extends CamelTestSupport {
     @Test
     void anOutcomeThatCannotBeAppliedReachesTheHandlerWithItsExchangeAndTheJobStays() throws Exception {
         String jid = pendingJob();
-        // a step deciding what only a batch can (a report): the job's outcome cannot be applied
+        // a step deciding a move without what it writes (a programming error): the job's outcome cannot be applied
         route("zkqueue:job/pending?retryDelay=60000&exceptionHandler=#myHandler",
-                e -> Taken.<JobLock, JobState>of(e, JobLock.class, "job")
-                        .decide(new Outcome.Report<>(JobState.COMPLETED, "a report", null)), null);
+                e -> Taken.<JobLock, JobOutcome>of(e, JobLock.class, "job")
+                        .decide(new JobOutcome.Next(JobState.ESTIMATING, null)), null);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !handler.exchanges.isEmpty());
         assertTrue(handler.messages.get(0).contains(jid + " not moved"), handler.messages.get(0));

@@ -103,7 +103,7 @@ class EffectRecordWritesTest {
         assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY), "the lease knows it");
         assertFalse(store.jobs().effects(jid).done(JobEffects.INVENTORY), "not written yet");
 
-        JobLock notify = store.transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
+        JobLock notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state(), "written by the move");
         store.records().effectStarted(notify, JobEffects.CALLBACK, "cb"); // the lease knows the version the move left
         assertEquals("started", store.jobs().effects(jid).get(JobEffects.CALLBACK).state());

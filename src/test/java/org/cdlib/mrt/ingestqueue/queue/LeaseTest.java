@@ -135,7 +135,7 @@ class LeaseTest {
         JobState[] path = {JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING};
         for (JobState to : path) {
             JobLock before = lock;
-            lock = store.transitionAndKeep(before, to, Change.because("on"), "worker-" + to.wire());
+            lock = store.moves().transitionAndKeep(before, to, Change.because("on"), "worker-" + to.wire());
             long asked = System.nanoTime();
             fromMove |= lock.verifyHeldUntil() - half < asked;
             assertThrows(StaleLockException.class, before::verifyHeld, "the lease it continues holds nothing");

@@ -113,11 +113,13 @@ class ObjectLockSpanTest {
         long before = store.operations();
         assertNull(store.records().lockObject(processing, ark));
         assertEquals(3, store.operations() - before, "one transaction: the lease's fence, its status, the create; no read");
-        JobLock storing = store.transitionAndKeep(processing, JobState.STORING, Change.because("prepared"), "w2");
+        JobLock storing = store.moves().transitionAndKeep(processing,
+                JobState.STORING, Change.because("prepared"), "w2");
         before = store.operations();
         assertNull(store.records().lockObject(storing, ark), "still its own");
         assertEquals(0, store.operations() - before, "known: nothing sent");
-        JobLock recording = store.transitionAndKeep(storing, JobState.RECORDING, Change.because("stored"), "w3");
+        JobLock recording = store.moves().transitionAndKeep(storing,
+                JobState.RECORDING, Change.because("stored"), "w3");
         assertEquals(jids.get(0), holder(ark));
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(holder(ark), "let go with the version it knew");
@@ -125,9 +127,11 @@ class ObjectLockSpanTest {
         JobLock second = claim(jids.get(1), JobState.PROCESSING);
         store.records().writeIdentifiers(second, second.job().identifiers().withPrimary(ark));
         assertNull(store.records().lockObject(second, ark));
-        JobLock secondStoring = store.transitionAndKeep(second, JobState.STORING, Change.because("prepared"), "w2");
+        JobLock secondStoring = store.moves().transitionAndKeep(second,
+                JobState.STORING, Change.because("prepared"), "w2");
         ZK.client().setData().forPath(QueuePaths.objectLock(ark), QueueJson.text(jids.get(1))); // by hand: its version moves
-        JobLock secondRecording = store.transitionAndKeep(secondStoring, JobState.RECORDING, Change.because("stored"), "w3");
+        JobLock secondRecording = store.moves().transitionAndKeep(secondStoring,
+                JobState.RECORDING, Change.because("stored"), "w3");
         assertEquals(JobState.NOTIFY, store.transition(secondRecording, JobState.NOTIFY, Change.because("recorded")).state(),
                 "the move read the lock again");
         assertNull(holder(ark));

@@ -53,7 +53,7 @@ class StoredVersionsTest extends StoreTest {
         JobLock walking = completed;
         for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
                 JobState.STORING, JobState.RECORDING, JobState.NOTIFY)) {
-            walking = store.transitionAndKeep(walking, to, Change.because("on"), "worker-" + to.wire());
+            walking = store.moves().transitionAndKeep(walking, to, Change.because("on"), "worker-" + to.wire());
         }
         store.transition(walking, JobState.COMPLETED, Change.because("done"));
         assertTrue(store.jobs().load(completed.jid()).status().summary() == null, "Merritt's shape: read from its effects node");

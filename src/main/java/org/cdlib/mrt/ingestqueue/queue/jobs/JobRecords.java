@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -34,7 +33,7 @@ import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
- * Jobs in ZooKeeper: their moves ({@link JobReads} reads them). A move is one transaction in the design's order:
+ * Jobs in ZooKeeper: their moves ({@link Jobs} reads them). A move is one transaction in the design's order:
  * the status (version-checked), priority / space_needed if they changed, the old state reference
  * deleted, the new one created, the batch reference moved (bumping batch-processing's version),
  * the lock deleted; a job that completes is compacted by the same transaction ({@link JobCompaction}).
@@ -43,16 +42,13 @@ public final class JobRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
     private final ObjectLocks objects;
-    private final JobReads reads;
     private final SpaceCounters spaceCounters;
     private final JobCompaction compaction;
 
     private final EphemeralLocks locks;
 
-    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, Path ingestHome,
-                      EphemeralLocks locks) {
+    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, EphemeralLocks locks) {
         this.locks = locks;
-        this.reads = new JobReads(zk, ingestHome);
         this.zk = zk;
         this.spaceCounters = new SpaceCounters(zk);
         this.compaction = new JobCompaction(zk);
@@ -63,11 +59,6 @@ public final class JobRecords {
     /** Whether a completed job keeps every node mrt-zk's tools read ({@link JobCompaction}); true unless set. */
     void merrittNeighbours(boolean on) {
         compaction.merrittNeighbours(on);
-    }
-
-    /** The reads of jobs, on the same ZooKeeper layer. */
-    JobReads reads() {
-        return reads;
     }
 
     /** This process's writer of the disk reservation counters: every change of them goes through it. */

@@ -1,13 +1,17 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
@@ -31,10 +35,14 @@ public final class Jobs {
     private final JobReads reads;
     private final Consumer<Damaged> damaged;
 
-    public Jobs(ZooKeeperCalls zk, JobRecords records, Consumer<Damaged> damaged) {
+    /**
+     * @param records the moves: the settings and figures they keep ({@link #merrittNeighbours},
+     *                {@link #spaceReservedGuess})
+     */
+    public Jobs(ZooKeeperCalls zk, JobRecords records, Path ingestHome, Consumer<Damaged> damaged) {
         this.zk = zk;
         this.records = records;
-        this.reads = records.reads();
+        this.reads = new JobReads(zk, ingestHome);
         this.damaged = damaged;
     }
 
@@ -57,7 +65,7 @@ public final class Jobs {
     }
 
     /** Each state folder's child changes, in one read transaction: how many jobs arrived in a state between two. */
-    public Map<JobState, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges> stateChanges() {
+    public Map<JobState, FolderChanges> stateChanges() {
         return reads.changes();
     }
 
@@ -75,7 +83,7 @@ public final class Jobs {
      * has it now (synced: a follower's view may predate another host's takeover); 0 when nobody does.
      */
     public long lockSession(String jid) {
-        org.apache.zookeeper.data.Stat st = zk.syncedStat(QueuePaths.jobLock(jid));
+        Stat st = zk.syncedStat(QueuePaths.jobLock(jid));
         return st == null ? 0 : st.getEphemeralOwner();
     }
 
@@ -103,7 +111,8 @@ public final class Jobs {
 
     /** The jobs' identifiers only (for search), in bounded read transactions; a vanished or damaged job is left out. */
     public Map<String, Identifiers> identifiers(List<String> jids) {
-        return withSummaries(jids, reads.nodes(jids, "identifiers", Identifiers.class, damaged), JobSummary::identifiers);
+        Map<String, Identifiers> found = reads.nodes(jids, "identifiers", Identifiers.class, damaged);
+        return withSummaries(jids, found, JobSummary::identifiers);
     }
 
     /** The jobs' configurations only (for search by title), read alike. */
@@ -117,7 +126,10 @@ public final class Jobs {
         return effects(List.of(jid)).getOrDefault(jid, JobEffects.none());
     }
 
-    /** The jobs' recorded outside effects, read in bounded transactions; a job with none (or a damaged node) is absent. */
+    /**
+     * The jobs' recorded outside effects, read in bounded transactions; a job with none (or a damaged
+     * node) is absent.
+     */
     public Map<String, JobEffects> effects(List<String> jids) {
         return withSummaries(jids, reads.nodes(jids, "effects", JobEffects.class, damaged), JobSummary::jobEffects);
     }
@@ -175,7 +187,7 @@ public final class Jobs {
      * few reads as they allow (a completed, compacted job is all in its status and four small nodes).
      */
     public final class Run {
-        private final Map<String, org.apache.zookeeper.OpResult> statuses;
+        private final Map<String, OpResult> statuses;
         private final Map<String, JobState> states;
 
         Run(List<String> jids) {

@@ -1,47 +1,68 @@
 package org.cdlib.mrt.ingestqueue.queue.outcome;
 
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A batch's outcome: a batch step says where the batch goes ({@link Outcome.Next}, with the
- * error a refused submission reports, or {@link Outcome.Report}, with the status report), or that
- * it stays for a while ({@link Outcome.Stay}). Steps turn what a depositor must hear about into a
+ * A batch's cycle: claimed while in the consumer's state; a batch step says where the batch goes
+ * ({@link BatchOutcome.Next}, with the error a refused submission reports, or
+ * {@link BatchOutcome.Report}, with the status report), or that it stays for a while
+ * ({@link BatchOutcome.Stay}). Steps turn what a depositor must hear about into a
  * move to reporting themselves; an exception is the queue's own trouble (ZooKeeper, a mail server
  * that is down), and so is a route that decided nothing: the batch stays, unlocked, and is tried
  * again after the consumer's retry delay, so a report is never lost. Whether the batch's jobs all
  * ended already is the store's to decide when the batch enters processing.
  */
-final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchState> {
+public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome> {
     // the lines keep the logger name operators knew them by, from when the consumer applied them
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.BatchConsumer");
 
+    private final Batches batches;
     private final BatchState state;
 
-    BatchOutcomes(Moves moves, BatchState state) {
+    BatchOutcomes(Batches batches, Moves moves, BatchState state) {
         super(moves);
+        this.batches = batches;
         this.state = state;
     }
 
+    /** Locks each batch if nobody else has it, one after another, and keeps it if it is still in this state. */
     @Override
-    public Applied commit(BatchLock lock, Outcome<BatchState> outcome) {
+    public List<Supplier<Optional<BatchLock>>> begin(List<String> bids, String worker) {
+        return bids.stream().map(bid -> (Supplier<Optional<BatchLock>>) () -> claim(bid, worker)).toList();
+    }
+
+    private Optional<BatchLock> claim(String bid, String worker) {
+        Optional<BatchLock> lock = batches.tryLock(bid, worker);
+        if (lock.isPresent() && lock.get().batch().state() != state) {
+            moves.unlock(lock.get());
+            return Optional.empty();
+        }
+        return lock;
+    }
+
+    @Override
+    public Applied commit(BatchLock lock, BatchOutcome outcome) {
         String bid = lock.bid();
         try {
-            if (outcome instanceof Outcome.Stay<BatchState> s) {
+            if (outcome instanceof BatchOutcome.Stay s) {
                 moves.unlock(lock);
                 LOG.debug("batch {}: stays in {}: {}", bid, state, s.reason());
-                return Applied.retryIn(s.delayMs() != null ? s.delayMs() : 1000L);
+                return Applied.retryIn(s.delayMs());
             }
-            if (outcome instanceof Outcome.Next<BatchState> n && n.to() != null) {
+            if (outcome instanceof BatchOutcome.Next n && n.to() != null) {
                 moves.transition(lock, n.to(), n.change().reason(), null, n.change().errorMessage());
                 return Applied.NOTHING;
             }
-            if (outcome instanceof Outcome.Report<BatchState> r) {
+            if (outcome instanceof BatchOutcome.Report r) {
                 moves.transition(lock, r.to(), r.reason(), r.report(), null);
                 return Applied.NOTHING;
             }
@@ -67,19 +88,20 @@ final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchState> {
 
     private Applied queueTrouble(BatchLock lock, RuntimeException e) {
         if (e instanceof StaleLockException) {
-            LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", lock.bid(), state, e.getMessage());
+            LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", lock.bid(), state,
+                    e.getMessage());
             return Applied.NOTHING;
         }
         if (e instanceof QueueException) {
             LOG.error("batch {}: cannot move out of {}: {}", lock.bid(), state, e.getMessage());
-            release(lock);
+            abort(lock);
             return Applied.RETRY;
         }
         throw e;
     }
 
     @Override
-    public void release(BatchLock lock) {
+    public void abort(BatchLock lock) {
         try {
             moves.unlock(lock);
         } catch (RuntimeException e) {

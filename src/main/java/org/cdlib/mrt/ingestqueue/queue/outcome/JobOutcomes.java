@@ -1,12 +1,15 @@
 package org.cdlib.mrt.ingestqueue.queue.outcome;
 
+import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
@@ -15,50 +18,100 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A job's outcome: {@link Outcome.Next} moves it to the state a step chose or its state's
- * successor (handed to this process's worker of that state when it has one), {@link Outcome.Fail}
- * or an exception moves it to failed with the message, {@link Outcome.Stay} lets go of it to be
- * tried again after the consumer's retry delay. The queue's own trouble leaves it where it is; a
- * lock lost with its session abandons the work to whoever holds the job now; a fenced call past
- * its lease's deadline leaves it too, released only if it is still this lease's.
+ * A job's cycle: claimed with its nodes read behind the lock; {@link JobOutcome.Next} moves it to
+ * the state a step chose or its state's successor (keeping its lock for this process's worker of
+ * that state when the consumer reserved one: {@link #commit(JobLock, JobOutcome, String)}),
+ * {@link JobOutcome.Fail} or an exception moves it to failed with the message,
+ * {@link JobOutcome.Stay} lets go of it to be tried again after the consumer's retry delay. The
+ * queue's own trouble leaves it where it is; a lock lost with its session abandons the work to
+ * whoever holds the job now; a fenced call past its lease's deadline leaves it too, released only
+ * if it is still this lease's.
  */
-final class JobOutcomes extends OutcomeStrategy<JobLock, JobState> {
+public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
     // the lines keep the logger name operators knew them by, from when the consumer applied them
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.JobConsumer");
 
+    private final JobClaims claims;
     private final JobState state;
-    private final HandOffs handOffs;
     private final BooleanSupplier handingBack;
 
-    JobOutcomes(Moves moves, JobState state, HandOffs handOffs, BooleanSupplier handingBack) {
+    JobOutcomes(JobClaims claims, Moves moves, JobState state, BooleanSupplier handingBack) {
         super(moves);
+        this.claims = claims;
         this.state = state;
-        this.handOffs = handOffs;
         this.handingBack = handingBack;
     }
 
+    /** Locks the jobs behind the references and reads them, all in one round trip; each kept if still in this state. */
     @Override
-    public Applied commit(JobLock lock, Outcome<JobState> outcome) {
+    public List<Supplier<Optional<JobLock>>> begin(List<String> refNames, String worker) {
+        return claims.claimAll(state, refNames, worker);
+    }
+
+    /**
+     * Where the job would go if {@code outcome} moved it on, and as what reference it would be
+     * listed there: what a hand-off reserves a place for before the commit. Null when the outcome
+     * does not move it on. Decides nothing and writes nothing.
+     */
+    public HandOff handOff(JobLock lock, JobOutcome outcome) {
+        if (!(outcome instanceof JobOutcome.Next n)) {
+            return null;
+        }
+        Integer priority = n.change().priority() != null ? n.change().priority() : lock.job().priority();
+        return new HandOff(target(n), QueuePaths.refName(priority, lock.jid()));
+    }
+
+    /** A state a job moving on enters, and its reference there. */
+    public record HandOff(JobState to, String ref) {
+    }
+
+    /** What a commit did: the consumer's next step, and the lock it kept for the next state's worker (or null). */
+    public record Committed(Applied applied, JobLock kept) {
+    }
+
+    @Override
+    public Applied commit(JobLock lock, JobOutcome outcome) {
+        return commit(lock, outcome, null).applied();
+    }
+
+    /**
+     * As {@link #commit(JobLock, JobOutcome)}; a job moving on keeps its lock for {@code keepFor}
+     * (null: none), the worker of the next state the consumer reserved a place at before: the same
+     * transaction renames the lock instead of deleting it, so the next state's work starts
+     * without a claim (one ZooKeeper request per transition instead of three: lock create, read,
+     * commit). What it kept is returned; the consumer hands it to that place once this is done.
+     */
+    public Committed commit(JobLock lock, JobOutcome outcome, String keepFor) {
         try {
-            if (outcome instanceof Outcome.Fail<JobState> f) {
-                return handingBack.getAsBoolean() ? handBack(lock, f.message()) : fail(lock, f.message());
+            if (outcome instanceof JobOutcome.Fail f) {
+                return done(handingBack.getAsBoolean() ? handBack(lock, f.message()) : fail(lock, f.message()));
             }
-            if (outcome instanceof Outcome.Stay<JobState> s) {
+            if (outcome instanceof JobOutcome.Stay s) {
                 moves.unlock(lock);
                 LOG.info("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state, s.reason());
-                return Applied.RETRY;
+                return done(Applied.RETRY);
             }
-            if (outcome instanceof Outcome.Next<JobState> n) {
-                JobState to = n.to() != null ? n.to() : state.successor();
-                if (!handOff(lock, to, n.change())) {
-                    moves.transition(lock, to, n.change());
+            if (outcome instanceof JobOutcome.Next n) {
+                JobState to = target(n);
+                if (keepFor != null) {
+                    return new Committed(Applied.MOVED_OUT, moves.transitionAndKeep(lock, to, n.change(), keepFor));
                 }
-                return Applied.MOVED_OUT;
+                moves.transition(lock, to, n.change());
+                return done(Applied.MOVED_OUT);
             }
-            throw new IllegalStateException("job " + lock.jid() + " in " + state + ": a job route cannot end with " + outcome);
+            throw new IllegalStateException("job " + lock.jid() + " in " + state + ": a job route cannot end with "
+                    + outcome);
         } catch (RuntimeException e) {
-            return queueTrouble(lock, e);
+            return done(queueTrouble(lock, e));
         }
+    }
+
+    private JobState target(JobOutcome.Next n) {
+        return n.to() != null ? n.to() : state.successor();
+    }
+
+    private static Committed done(Applied applied) {
+        return new Committed(applied, null);
     }
 
     /** The route ended with an exception: the job fails, unless it was the queue's trouble or the stop's. */
@@ -73,15 +126,16 @@ final class JobOutcomes extends OutcomeStrategy<JobLock, JobState> {
                 return abandoned(lock, cause);
             }
             if (cause instanceof LeaseLapsedException) {
-                LOG.warn("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state, cause.getMessage());
-                release(lock);
+                LOG.warn("job {} batch {}: stays in {}: {}", lock.jid(), lock.job().batchId(), state,
+                        cause.getMessage());
+                abort(lock);
                 return Applied.RETRY;
             }
             if (cause instanceof QueueException && !(cause instanceof CorruptNodeException)) {
                 // ZooKeeper's trouble, not the job's: it stays where it is and is tried again
-                LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", lock.jid(), lock.job().batchId(),
-                        state, cause.getMessage());
-                release(lock);
+                LOG.warn("job {} batch {}: stays in {}, the queue could not be reached: {}", lock.jid(),
+                        lock.job().batchId(), state, cause.getMessage());
+                abort(lock);
                 return Applied.RETRY;
             }
             return fail(lock, message);
@@ -94,15 +148,16 @@ final class JobOutcomes extends OutcomeStrategy<JobLock, JobState> {
         if (e instanceof SpaceReservation.Conflict) {
             // admitted on a disk figure another admission changed meanwhile: nothing was written, decide again now
             LOG.debug("{}", e.getMessage());
-            release(lock);
+            abort(lock);
             return Applied.LOOK_AGAIN_SOON;
         }
         if (e instanceof StaleLockException) {
             return abandoned(lock, e);
         }
         if (e instanceof QueueException) {
-            LOG.error("job {} batch {}: cannot move out of {}: {}", lock.jid(), lock.job().batchId(), state, e.getMessage());
-            release(lock);
+            LOG.error("job {} batch {}: cannot move out of {}: {}", lock.jid(), lock.job().batchId(), state,
+                    e.getMessage());
+            abort(lock);
             return Applied.RETRY;
         }
         throw e;
@@ -111,39 +166,14 @@ final class JobOutcomes extends OutcomeStrategy<JobLock, JobState> {
     private Applied abandoned(JobLock lock, Throwable e) {
         LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
                 lock.jid(), lock.job().batchId(), state, e.getMessage());
-        release(lock); // out of the ledger, its node deleted only if still ours, its object lock let go if the job stopped writing
+        // out of the ledger, its node deleted only if still ours, its object lock let go if the job stopped writing
+        abort(lock);
         return Applied.NOTHING;
     }
 
     private Applied fail(JobLock lock, String message) {
         moves.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));
         return Applied.MOVED_OUT;
-    }
-
-    /**
-     * When this process has a consumer of the next state, the move keeps the lock for it and the
-     * job goes straight to one of its workers, or waits for the next free one in its short queue:
-     * one ZooKeeper request per transition instead of three (lock create, read, commit). A job
-     * handed over may start before an older one of that state only by the length of that queue.
-     * When that queue is full too, this worker waits for a place (the next state's
-     * {@code handOffWait}): the states before a saturated one slow down to its pace instead of
-     * leaving jobs in its folder to be claimed again.
-     */
-    private boolean handOff(JobLock lock, JobState to, Change change) {
-        String ref = QueuePaths.refName(change.priority() != null ? change.priority() : lock.job().priority(), lock.jid());
-        Place place = handOffs.reserve(to, ref);
-        if (place == null) {
-            return false;
-        }
-        JobLock handed;
-        try {
-            handed = moves.transitionAndKeep(lock, to, change, place.worker());
-        } catch (RuntimeException e) {
-            place.cancel();
-            throw e;
-        }
-        place.take(handed);
-        return true;
     }
 
     private Applied handBack(JobLock lock, String interruption) {
@@ -162,7 +192,7 @@ final class JobOutcomes extends OutcomeStrategy<JobLock, JobState> {
     }
 
     @Override
-    public void release(JobLock lock) {
+    public void abort(JobLock lock) {
         try {
             moves.unlock(lock);
         } catch (RuntimeException e) {

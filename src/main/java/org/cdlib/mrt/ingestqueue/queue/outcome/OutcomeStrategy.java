@@ -1,23 +1,28 @@
 package org.cdlib.mrt.ingestqueue.queue.outcome;
 
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.Outcome;
 
 /**
- * Applies a route's {@link Outcome} to the job or batch it was given, in one place for every
- * consumer, as Camel's file component commits or rolls back a file through its process strategy
- * and Curator's queue applies the one code its consumer returns: the claim was the begin,
- * {@link #commit} applies what a route that ended normally decided, {@link #rollback} what a
- * route's exception means. The answer tells the consumer when to look at the item again; the
- * consumer only polls and runs.
+ * A claimed item's whole cycle, in one place for every consumer, as Camel's file component takes
+ * a file through its process strategy (begin, then commit, rollback or abort) and Curator's queue
+ * applies the one code its consumer returns: {@link #begin} claims the item, {@link #commit}
+ * applies what a route that ended normally decided, {@link #rollback} what a route's exception
+ * means, {@link #abort} lets go of it unchanged. This is the only place a cycle's end is decided.
+ * The answer tells the consumer when to look at the item again; the consumer only polls, runs, and
+ * (for jobs) hands a job moved on with its lock to the next state's worker once the commit is done:
+ * nothing here calls back into the consumer while a transaction is in flight.
  *
  * @param <L> the lock the item is held by
- * @param <S> its state type
+ * @param <O> what its route may decide ({@link JobOutcome} or {@link BatchOutcome})
  */
-public abstract sealed class OutcomeStrategy<L, S extends Enum<S>> permits JobOutcomes, BatchOutcomes {
+public abstract sealed class OutcomeStrategy<L, O> permits JobOutcomes, BatchOutcomes {
     protected final Moves moves;
 
     OutcomeStrategy(Moves moves) {
@@ -25,27 +30,35 @@ public abstract sealed class OutcomeStrategy<L, S extends Enum<S>> permits JobOu
     }
 
     /**
-     * For a consumer of {@code state}'s jobs: a job moving on goes to {@code handOffs} when this
-     * process works on the state it enters; once {@code handingBack} (a stop ran out of time), a
+     * For a consumer of {@code state}'s jobs: once {@code handingBack} (a stop ran out of time), a
      * failing step was interrupted by the stop, and its job is handed back unchanged.
      */
-    public static OutcomeStrategy<JobLock, JobState> jobs(Moves moves, JobState state, HandOffs handOffs,
-                                                          java.util.function.BooleanSupplier handingBack) {
-        return new JobOutcomes(moves, state, handOffs, handingBack);
+    public static JobOutcomes jobs(JobClaims claims, Moves moves, JobState state, BooleanSupplier handingBack) {
+        return new JobOutcomes(claims, moves, state, handingBack);
     }
 
-    public static OutcomeStrategy<BatchLock, BatchState> batches(Moves moves, BatchState state) {
-        return new BatchOutcomes(moves, state);
+    public static BatchOutcomes batches(Batches batches, Moves moves, BatchState state) {
+        return new BatchOutcomes(batches, moves, state);
     }
+
+    /**
+     * Claims several candidates of the state (job references or batch ids) for {@code worker}; each
+     * element finishes one claim when called: the item locked and still in the state, empty when
+     * someone else has it or it moved on (throws for its own candidate only).
+     */
+    public abstract List<Supplier<Optional<L>>> begin(List<String> candidates, String worker);
 
     /** The route ended normally having decided {@code outcome} (null: it decided nothing). */
-    public abstract Applied commit(L lock, Outcome<S> outcome);
+    public abstract Applied commit(L lock, O outcome);
 
     /** The route ended with {@code failure}; {@code message} is the step's own message for it. */
     public abstract Applied rollback(L lock, Throwable failure, String message);
 
-    /** Lets go of an item unchanged (its outcome could not be applied), so it is taken again; never throws. */
-    public abstract void release(L lock);
+    /**
+     * Lets go of an item unchanged (its outcome could not be applied, or it never ran), so it is taken
+     * again; never throws.
+     */
+    public abstract void abort(L lock);
 
     /** What the consumer does with the item next. */
     public enum Then {
@@ -69,32 +82,5 @@ public abstract sealed class OutcomeStrategy<L, S extends Enum<S>> permits JobOu
         static Applied retryIn(long ms) {
             return new Applied(Then.RETRY, ms);
         }
-    }
-
-    /**
-     * Where a job moving on may go with its lock kept: this process's worker of the state it
-     * enters (see {@link JobOutcomes}). Implemented by the consumers' side; no Camel here.
-     */
-    public interface HandOffs {
-        HandOffs NONE = (to, ref) -> null;
-
-        /**
-         * A place for the job {@code ref} (its reference in {@code to}) at this process's consumer
-         * of {@code to}, reserved; null when there is none, or none free, or it may take no work.
-         * May wait a moment for a place (the next state's {@code handOffWait}).
-         */
-        Place reserve(JobState to, String ref);
-    }
-
-    /** A reserved place at the next state's consumer. */
-    public interface Place {
-        /** The worker the job's lock is renamed for. */
-        String worker();
-
-        /** The move failed: the place is given back. */
-        void cancel();
-
-        /** The move committed keeping the lock: the job runs there (or waits for its next free worker). */
-        void take(JobLock lock);
     }
 }
