@@ -3,7 +3,7 @@ package org.cdlib.mrt.ingestqueue.api;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
-import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
@@ -30,7 +30,7 @@ final class Errors {
     static void answer(RoutingContext rc, RuntimeException e) {
         if (e instanceof IllegalTransitionException t) {
             HttpApi.fail(rc, 409, t.getMessage(), QueueViews.wire(t.allowed()));
-        } else if (e instanceof LockedException || e instanceof AdminActions.ConfirmRequiredException) {
+        } else if (e instanceof LockedException || e instanceof ConfirmRequiredException) {
             HttpApi.fail(rc, 409, e.getMessage(), List.of());
         } else if (e instanceof NotFoundException) {
             HttpApi.fail(rc, 404, e.getMessage(), List.of());
