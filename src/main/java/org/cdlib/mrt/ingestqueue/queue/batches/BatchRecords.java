@@ -1,28 +1,24 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
-import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
@@ -35,15 +31,15 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
-import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
- * Batches in ZooKeeper: creation, reads, moves and removal. Every status change also moves the
- * batch's entry in the state index {@code /batches/states/<state>/BID} in the same transaction,
- * so consumers find the batches of a state without reading every batch; the terminal states'
- * entries are counted, never listed, and walks over all batches go by batch number.
+ * A batch's transactions: its creation, its moves and its removal (reads are {@link BatchReads}').
+ * Every status change also moves the batch's entry in the state index {@code /batches/states/<state>/BID}
+ * in the same transaction, so consumers find the batches of a state without reading every batch; the
+ * terminal states' entries are counted, never listed, and walks over all batches go by batch number.
  */
 public final class BatchRecords {
     private static final int MAX_COUNTER_RETRIES = 60;
@@ -53,8 +49,9 @@ public final class BatchRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
 
-    public BatchRecords(ZooKeeperCalls zk, TransitionLog log, java.nio.file.Path ingestHome) {
+    public BatchRecords(ZooKeeperCalls zk, TransitionLog log, Path ingestHome) {
         this.ingestHome = ingestHome;
+        this.reads = new BatchReads(zk, ingestHome);
         this.batchIds = new IdBlocks.Pool(zk, QueuePaths.BATCHES, 16);
         this.zk = zk;
         this.log = log;
@@ -65,7 +62,9 @@ public final class BatchRecords {
     /** The index of the batches that exist, by number. */
     final BatchNumbers numbers;
 
-    private final java.nio.file.Path ingestHome;
+    /** The batches' reads, made here beside the writes for {@link Batches}, which the store builds with this. */
+    final BatchReads reads;
+    private final Path ingestHome;
     /** Batch ids from blocks of 16 reserved by this process ({@link IdBlocks}). */
     public final IdBlocks.Pool batchIds;
     private final BatchCompletion completion;
@@ -80,7 +79,7 @@ public final class BatchRecords {
     String create(BatchSubmission submission, int maxOpen, int maxPerDepositor) {
         String uuid = MerrittSubmission.newBatchUuid(submission, ingestHome);
         if (zk.exists(QueuePaths.batchUuid(uuid))) {
-            uuid = "bid-" + java.util.UUID.randomUUID(); // an upload submitted a second time: a batch of its own
+            uuid = "bid-" + UUID.randomUUID(); // an upload submitted a second time: a batch of its own
         }
         byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), MerrittSubmission.write(submission, uuid));
         byte[] statusData = QueueJson.write(BatchStatus.pending());
@@ -138,108 +137,11 @@ public final class BatchRecords {
     private static void backOff(int attempt) {
         long most = Math.min(MAX_COUNTER_BACKOFF_MS, 1L << Math.min(attempt, 10));
         try {
-            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(most + 1));
+            Thread.sleep(ThreadLocalRandom.current().nextLong(most + 1));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueueException("cannot create batch: interrupted");
         }
-    }
-
-    /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
-    Batch load(String bid) {
-        String sub = QueuePaths.batchSubmission(bid);
-        String st = QueuePaths.batchStatus(bid);
-        String rep = QueuePaths.batchStatusReport(bid);
-        List<String> paths = new ArrayList<>(List.of(sub, st, rep, QueuePaths.batchLock(bid)));
-        for (BatchRef r : BatchRef.values()) {
-            paths.add(QueuePaths.batchRefs(bid, r));
-        }
-        Map<String, OpResult> r = zk.readMany(paths);
-        OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(st));
-        if (status == null) {
-            if (ZooKeeperCalls.dataOf(r.get(sub)) == null && !zk.exists(QueuePaths.batch(bid))) {
-                throw new NotFoundException("no batch " + bid);
-            }
-            throw SizedReads.absence(st, r.get(st));
-        }
-        OpResult.GetDataResult submission = ZooKeeperCalls.dataOf(r.get(sub));
-        if (submission == null) {
-            throw SizedReads.absence(sub, r.get(sub));
-        }
-        OpResult.GetDataResult report = ZooKeeperCalls.dataOf(r.get(rep));
-        Map<BatchRef, Integer> counts = new EnumMap<>(BatchRef.class);
-        long ended = 0;
-        for (BatchRef ref : BatchRef.values()) {
-            OpResult.GetDataResult folder = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchRefs(bid, ref)));
-            counts.put(ref, folder == null ? 0 : folder.getStat().getNumChildren());
-            if (ref == BatchRef.COMPLETED || ref == BatchRef.FAILED) {
-                ended += org.cdlib.mrt.ingestqueue.queue.model.FolderChanges.of(folder == null ? null : folder.getStat()).created();
-            }
-        }
-        BatchStatus s = QueueJson.read(st, status.getData(), BatchStatus.class);
-        try {
-            s.state();
-        } catch (IllegalArgumentException e) {
-            throw new CorruptNodeException(st, e.getMessage());
-        }
-        return new Batch(bid, MerrittSubmission.read(sub, submission.getData(), ingestHome), s,
-                report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
-                counts, status.getStat().getVersion(),
-                JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))),
-                ended, status.getStat().getCtime());
-    }
-
-    /** Statuses of many batches in bounded read transactions; a vanished batch is left out, a damaged one named. */
-    Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> damaged) {
-        Map<String, OpResult> r = zk.readMany(bids.stream().map(QueuePaths::batchStatus).toList());
-        Map<String, BatchStatus> out = new LinkedHashMap<>();
-        for (String bid : bids) {
-            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
-            if (d == null) {
-                continue;
-            }
-            try {
-                BatchStatus s = QueueJson.read(QueuePaths.batchStatus(bid), d.getData(), BatchStatus.class);
-                s.state();
-                out.put(bid, s);
-            } catch (CorruptNodeException e) {
-                damaged.accept(Damaged.of("batch", bid, e));
-            } catch (IllegalArgumentException e) {
-                damaged.accept(new Damaged("batch", bid, QueuePaths.batchStatus(bid), e.getMessage()));
-            }
-        }
-        return out;
-    }
-
-    /** The batches of an open state, oldest first (bounded: open batches are capped at submission). */
-    List<String> ids(BatchState state) {
-        return zk.children(QueuePaths.batchIndex(state)).stream().sorted().toList();
-    }
-
-    /** How many batches each state holds, from the index folders' {@code Stat}, in one read transaction. */
-    Map<BatchState, Integer> counts() {
-        Map<BatchState, String> paths = new EnumMap<>(BatchState.class);
-        for (BatchState s : BatchState.values()) {
-            paths.put(s, QueuePaths.batchIndex(s));
-        }
-        Map<String, OpResult> r = zk.readMany(List.copyOf(paths.values()));
-        Map<BatchState, Integer> counts = new EnumMap<>(BatchState.class);
-        paths.forEach((s, p) -> {
-            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
-            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
-        });
-        return counts;
-    }
-
-    /** The highest number a batch id can have now: below /batches's child version ({@link IdBlocks}). */
-    long newestNumber() {
-        return IdBlocks.next(zk, QueuePaths.BATCHES) - 1;
-    }
-
-    /** The lowest batch number that may still exist (cleanup moves it up). */
-    long oldestNumber() {
-        byte[] d = zk.readOrNull(QueuePaths.OLDEST_BATCH);
-        return d == null ? 0 : Math.max(0, QueueJson.readLong(QueuePaths.OLDEST_BATCH, d));
     }
 
     void oldestNumber(long n) {
@@ -277,7 +179,8 @@ public final class BatchRecords {
             }
         }
         ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion());
+        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion(),
+                LockedCommitFailures.QUEUE);
         Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(), batch.statusVersion() + 1,
                 releaseLock ? null : lock.owner());
         lock.batch(moved);
