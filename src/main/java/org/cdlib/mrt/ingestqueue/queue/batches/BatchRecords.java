@@ -43,7 +43,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  */
 public final class BatchRecords {
     private static final int MAX_COUNTER_RETRIES = 60;
-    /** The most a submission waits between two tries at the counter, in ms (a random part of it: contenders spread out). */
+    /** The most a submission waits between two tries at the counter, in ms (a random part: contenders spread out). */
     private static final long MAX_COUNTER_BACKOFF_MS = 100;
 
     private final ZooKeeperCalls zk;
@@ -81,7 +81,8 @@ public final class BatchRecords {
         if (zk.exists(QueuePaths.batchUuid(uuid))) {
             uuid = "bid-" + UUID.randomUUID(); // an upload submitted a second time: a batch of its own
         }
-        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), MerrittSubmission.write(submission, uuid));
+        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"),
+                MerrittSubmission.write(submission, uuid));
         byte[] statusData = QueueJson.write(BatchStatus.pending());
         String depositor = BatchDepositors.name(submission.submitter());
         String depositorFolder = QueuePaths.depositorBatches(depositor);
@@ -92,8 +93,8 @@ public final class BatchRecords {
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
             CapGate.Reading gate = CapGate.batches(zk, depositorFolder);
             if (gate.room(maxOpen) == 0) {
-                throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
-                        + maxOpen + "); submit again when some have finished");
+                throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit "
+                        + "(ingest.queue.max-open-batches = " + maxOpen + "); submit again when some have finished");
             }
             if (gate.depositorOpen() >= maxPerDepositor) {
                 throw new DepositorLimitException("depositor '" + depositor + "' has " + gate.depositorOpen()
@@ -111,15 +112,17 @@ public final class BatchRecords {
                     ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY),
                     BatchNumbers.enter(bid)));
             if (gate.depositorOpen() < 0) {
-                // the depositor's first batch: its folder with it (kept after: one per depositor, never listed all together)
+                // the depositor's first batch: its folder with it (kept after: one per depositor, never listed
+                // all together)
                 ops.add(ZooKeeperCalls.create(depositorFolder, ZooKeeperCalls.EMPTY));
             }
             ops.add(ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
             zk.probes().reached(Probes.Point.BEFORE_COUNTER_PASS); // a test's other submission passes the counter here
             try {
-                zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
-                log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()
-                        + ", profile " + submission.profileName() + ")");
+                zk.commit(zk.currentHandle(), ops,
+                        () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
+                log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " ("
+                        + submission.type() + ", profile " + submission.profileName() + ")");
                 return bid;
             } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
                 // another submission passed the gate (here or on another host), or another writer (mrt-zk) took
@@ -130,8 +133,8 @@ public final class BatchRecords {
                 throw new QueueException("cannot create batch: " + e.getMessage(), e);
             }
         }
-        throw new QueueBusyException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
-                + " times in a row; submit again");
+        throw new QueueBusyException("cannot create batch: other submissions passed the batch counter "
+                + MAX_COUNTER_RETRIES + " times in a row; submit again");
     }
 
     private static void backOff(int attempt) {
@@ -155,8 +158,8 @@ public final class BatchRecords {
     }
 
     /** Moves a locked batch (its index entry with it); with a report, the status report is written too. */
-    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage, Transition.By by,
-               boolean releaseLock) {
+    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
+            Transition.By by, boolean releaseLock) {
         Batch batch = lock.batch();
         String bid = batch.id();
         Transitions.requireBatch(bid, batch.state(), to, by);
@@ -173,16 +176,17 @@ public final class BatchRecords {
         if (BatchState.OPEN.contains(batch.state()) && !BatchState.OPEN.contains(to)) {
             // out of the open states: its depositor's count goes down with it (a batch made before the
             // count, or adopted without a submitter, has no entry; nobody but this move removes a live one)
-            String entry = BatchDepositors.entry(batch.submission() == null ? null : batch.submission().submitter(), bid);
+            String entry = BatchDepositors.entry(
+                    batch.submission() == null ? null : batch.submission().submitter(), bid);
             if (zk.exists(entry)) {
                 ops.add(Op.delete(entry, -1));
             }
         }
         ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion(),
-                LockedCommitFailures.QUEUE);
-        Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(), batch.statusVersion() + 1,
-                releaseLock ? null : lock.owner());
+        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid),
+                batch.statusVersion(), LockedCommitFailures.QUEUE);
+        Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(),
+                batch.statusVersion() + 1, releaseLock ? null : lock.owner());
         lock.batch(moved);
         log.batch(bid, batch.state(), to, reason);
         return moved;
@@ -195,7 +199,7 @@ public final class BatchRecords {
         }
     }
 
-    /** Processing → reporting when the batch's jobs all ended ({@link BatchCompletion}); true when this call moved it. */
+    /** Processing → reporting when the batch's jobs all ended ({@link BatchCompletion}); true when this moved it. */
     public boolean startReportingIfDone(String bid) {
         return completion.startReportingIfDone(bid);
     }
@@ -224,7 +228,8 @@ public final class BatchRecords {
                 continue; // missing (one left unread for its size is there: deleted too)
             }
             if (p.startsWith(QueuePaths.batchStates(bid) + "/") && d.getStat().getNumChildren() > 0) {
-                throw new QueueException(p + " still lists " + d.getStat().getNumChildren() + " job(s): delete them first");
+                throw new QueueException(p + " still lists " + d.getStat().getNumChildren()
+                        + " job(s): delete them first");
             }
             if (!p.equals(QueuePaths.batch(bid)) && !p.equals(QueuePaths.batchStates(bid))) {
                 ops.add(Op.delete(p, -1));
@@ -240,8 +245,8 @@ public final class BatchRecords {
         List<String> entries = new ArrayList<>(List.of(QueuePaths.batchNumberEntry(bid)));
         if (sub != null) {
             try {
-                entries.add(BatchDepositors.entry(MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub.getData(), ingestHome)
-                        .submitter(), bid));
+                entries.add(BatchDepositors.entry(MerrittSubmission.read(QueuePaths.batchSubmission(bid),
+                        sub.getData(), ingestHome).submitter(), bid));
             } catch (RuntimeException damaged) {
                 // a damaged submission names no depositor: a left entry is dropped when that depositor reaches the cap
             }
@@ -253,8 +258,10 @@ public final class BatchRecords {
             }
         }
         String uuid = sub == null ? null : MerrittSubmission.batchUuid(sub.getData());
-        if (uuid != null && !uuid.contains("/") && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
-            ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1)); // as mrt-zk's Batch.delete: the id names no batch any more
+        if (uuid != null && !uuid.contains("/")
+                && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
+            // as mrt-zk's Batch.delete: the id names no batch any more
+            ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1));
         }
         if (!ops.isEmpty()) {
             zk.commitUnlocked("remove batch " + bid, ops);

@@ -3,6 +3,8 @@ package org.cdlib.mrt.ingestqueue.queue.zk;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
@@ -121,7 +123,7 @@ public final class ZooKeeperCalls {
         return sized(path, new Stat());
     }
 
-    /** A node's data after its size was looked at ({@link SizedReads}): an oversized node is named damaged, not read. */
+    /** A node's data after its size was looked at ({@link SizedReads}): an oversized node is named damaged, unread. */
     private byte[] sized(String path, Stat into) {
         Stat st = stat(path);
         if (st == null) {
@@ -159,11 +161,11 @@ public final class ZooKeeperCalls {
         try {
             return RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
                 ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-                java.util.concurrent.CompletableFuture<Integer> synced = new java.util.concurrent.CompletableFuture<>();
+                CompletableFuture<Integer> synced = new CompletableFuture<>();
                 operations.addAndGet(2);
                 zk.sync(path, (rc, p, ctx) -> synced.complete(rc), null);
                 Stat st = zk.exists(path, false); // answered after the sync: requests of a session are served in order
-                int rc = synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                int rc = synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
                 if (rc != KeeperException.Code.OK.intValue()) {
                     throw KeeperException.create(KeeperException.Code.get(rc), path);
                 }
@@ -265,8 +267,9 @@ public final class ZooKeeperCalls {
         return commits.send(zk, ops, applied, null);
     }
 
-    /** As above; {@code sent} (if not null) runs as soon as the first attempt is on its way ({@link MultiCommit#send}). */
-    public List<OpResult> commit(ZooKeeper zk, List<Op> ops, MultiCommit.AppliedCheck applied, Runnable sent) throws KeeperException {
+    /** As above; {@code sent} (if not null) runs once the first attempt is on its way ({@link MultiCommit#send}). */
+    public List<OpResult> commit(ZooKeeper zk, List<Op> ops, MultiCommit.AppliedCheck applied, Runnable sent)
+            throws KeeperException {
         return commits.send(zk, ops, applied, sent);
     }
 
