@@ -21,9 +21,9 @@ public final class BatchModule implements QueueModule {
                 ctx.intProperty("ingest.queue.max-open-jobs", 10_000),
                 ctx.intProperty("ingest.batch.refill-delay", 1_000),
                 Long.parseLong(ctx.property("ingest.batch.max-manifest-bytes", String.valueOf(256L << 20))),
-                new OutsideReads(ctx.intProperty("ingest.batch.read-threads", BatchPendingStep.READ_THREADS),
-                        ctx.intProperty("ingest.batch.reads-per-submitter", BatchPendingStep.READS_PER_SUBMITTER),
-                        BatchPendingStep.READ_WAIT_MS)));
+                new OutsideReads(ctx.intProperty("ingest.batch.read-threads", SubmissionReads.READ_THREADS),
+                        ctx.intProperty("ingest.batch.reads-per-submitter", SubmissionReads.READS_PER_SUBMITTER),
+                        SubmissionReads.READ_WAIT_MS)));
         ctx.bind("pendingStep", new PendingStep(ctx.store()));
         // batches Merritt's ingest front end creates through mrt-zk, taken into the pending folder (each host's timer)
         ctx.bind("merrittIntake", (org.apache.camel.Processor) exchange -> ctx.store().adoptMerrittBatches());

@@ -1,11 +1,11 @@
 package org.cdlib.mrt.ingestqueue.batch;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -51,23 +51,14 @@ import org.slf4j.LoggerFactory;
  * pending (tried again after {@code refillDelay}) until its last job exists, so the job state
  * folders stay small whatever a manifest lists, and creation resumes exactly after a crash.
  * <p>
- * Reading the depositor's server (the first bytes that choose a type, the manifest) happens on
- * {@link OutsideReads}' threads, not the worker's: a worker waits for it a moment, and when the
+ * Reading the depositor's server (the first bytes that choose a type, the manifest: {@link SubmissionReads})
+ * happens on {@link OutsideReads}' threads, not the worker's: a worker waits for it a moment, and when the
  * server is slow the batch stays pending while the read goes on, so several workers (and other
  * hosts' workers) go on with other depositors' batches.
  */
 public final class BatchPendingStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(BatchPendingStep.class);
     static final String MANIFEST_FILE = "batch-manifest.checkm";
-    /** Defaults of ingest.batch.read-threads and ingest.batch.reads-per-submitter. */
-    static final int READ_THREADS = 8;
-    static final int READS_PER_SUBMITTER = 2;
-    /** How long a worker waits for a read before it lets the batch go (a quick server answers within it). */
-    static final long READ_WAIT_MS = 1_000;
-
-    /** A batch manifest saved beside the batch's and checked whole: how many objects it lists. */
-    private record Checked(Path part, int rows) {
-    }
 
     private final QueueStore store;
     private final ProfileRegistry profiles;
@@ -75,9 +66,8 @@ public final class BatchPendingStep implements Processor {
     private final int window;
     private final int maxOpen;
     private final long refillDelay;
-    private final long maxManifestBytes;
     /** Reads of the depositor's server, off the worker's thread. */
-    private final OutsideReads reads;
+    private final SubmissionReads reads;
 
     public BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher) {
         this(store, profiles, fetcher, 5_000, 10_000, 1_000, 256L << 20);
@@ -87,15 +77,19 @@ public final class BatchPendingStep implements Processor {
                             long refillDelay, long maxManifestBytes) {
         // called directly (tests, tools), the step decides every batch in one call: it waits for each read
         this(store, profiles, fetcher, window, maxOpen, refillDelay, maxManifestBytes,
-                new OutsideReads(READ_THREADS, READS_PER_SUBMITTER, Long.MAX_VALUE));
+                new OutsideReads(SubmissionReads.READ_THREADS, SubmissionReads.READS_PER_SUBMITTER, Long.MAX_VALUE));
     }
 
-    /** As the service binds it ({@link BatchModule}): a worker waits {@code reads}' while for a read, then lets the batch go. */
+    /**
+     * As the service binds it ({@link BatchModule}): a worker waits {@code reads}' while for a read, then lets
+     * the batch go.
+     */
     BatchPendingStep(QueueStore store, ProfileRegistry profiles, Fetcher fetcher, int window, int maxOpen,
                      long refillDelay, long maxManifestBytes, OutsideReads reads) {
         if (window < 1 || maxOpen < window || maxOpen > QueueLimits.MAX_OPEN_JOBS) {
-            throw new IllegalArgumentException("need 1 <= ingest.batch.window (" + window + ") <= ingest.queue.max-open-jobs ("
-                    + maxOpen + ") <= " + QueueLimits.MAX_OPEN_JOBS + ": a state folder must stay small enough to list");
+            throw new IllegalArgumentException("need 1 <= ingest.batch.window (" + window
+                    + ") <= ingest.queue.max-open-jobs (" + maxOpen + ") <= " + QueueLimits.MAX_OPEN_JOBS
+                    + ": a state folder must stay small enough to list");
         }
         this.store = store;
         this.profiles = profiles;
@@ -103,8 +97,7 @@ public final class BatchPendingStep implements Processor {
         this.window = window;
         this.maxOpen = maxOpen;
         this.refillDelay = refillDelay;
-        this.maxManifestBytes = maxManifestBytes;
-        this.reads = reads;
+        this.reads = new SubmissionReads(fetcher, maxManifestBytes, reads);
     }
 
     @Override
@@ -112,11 +105,7 @@ public final class BatchPendingStep implements Processor {
         BatchLock lock = BatchExchange.lock(exchange);
         Batch batch = lock.batch();
         BatchSubmission s = batch.submission();
-        reads.forgetOld(r -> {
-            if (r instanceof Checked c) {
-                deleteQuietly(c.part());
-            }
-        });
+        reads.forgetOld();
         Profile profile = profiles.find(s.profileName()).orElse(null);
         if (profile == null) {
             refuse(exchange, "unknown profile '" + s.profileName() + "'");
@@ -130,7 +119,8 @@ public final class BatchPendingStep implements Processor {
                 int room = Math.min(window - batch.count(BatchRef.PROCESSING), maxOpen - store.jobs().openCount());
                 if (room <= 0) {
                     BatchExchange.stay(exchange, "waiting for room: " + batch.count(BatchRef.PROCESSING)
-                            + " open job(s) of this batch (window " + window + "), at most " + maxOpen + " in the queue", refillDelay);
+                            + " open job(s) of this batch (window " + window + "), at most " + maxOpen
+                            + " in the queue", refillDelay);
                     return;
                 }
                 String reading = createSome(lock, s, profile, room);
@@ -142,7 +132,8 @@ public final class BatchPendingStep implements Processor {
             }
         } catch (ManifestException | FetchException | IllegalArgumentException e) {
             if (before > 0) {
-                throw e; // checked whole before the first job: a change since (a policy, the file) is the queue's trouble
+                // checked whole before the first job: a change since (a policy, the file) is the queue's trouble
+                throw e;
             }
             refuse(exchange, e.getMessage());
             return;
@@ -152,24 +143,25 @@ public final class BatchPendingStep implements Processor {
             BatchExchange.jobsQueued(exchange);
         }
         if (!now.allJobsCreated()) {
-            String made = now.jobsCreated() + " of " + (now.jobsTotal() == null ? "its" : now.jobsTotal()) + " jobs created";
+            String made = now.jobsCreated() + " of " + (now.jobsTotal() == null ? "its" : now.jobsTotal())
+                    + " jobs created";
             BatchExchange.stay(exchange, now.jobsCreated() > before ? made : made + "; waiting for room: other batches "
                     + "filled the queue meanwhile (at most " + maxOpen + " open jobs)", refillDelay);
             return;
         }
-        Files.deleteIfExists(store.ingestHome().resolve(batch.id()).resolve(MANIFEST_FILE)); // every job exists: not read again
+        // every job exists: not read again
+        Files.deleteIfExists(store.ingestHome().resolve(batch.id()).resolve(MANIFEST_FILE));
         LOG.info("batch {}: {} job(s) for profile {}", batch.id(), now.jobsTotal(), profile.id());
         BatchExchange.next(exchange, BatchState.PROCESSING, now.jobsTotal() + " job(s) created");
     }
 
-    /** Creates the next jobs that fit in {@code room}; or, while the depositor's server is still being read, says so. */
-    private String createSome(BatchLock lock, BatchSubmission s, Profile profile, int room) throws FetchException, IOException {
+    /** Creates the next jobs that fit in {@code room}; or, while the depositor's server is still read, says so. */
+    private String createSome(BatchLock lock, BatchSubmission s, Profile profile, int room)
+            throws FetchException, IOException {
         String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
         if (PayloadTypes.AUTO.equals(type)) {
             // the submission named no type and its URL's name did not decide: its first bytes do, as Merritt infers it
-            URI uri = fetcher.policy().check(s.payloadUrl());
-            Optional<String> read = reads.result(lock.bid(), s.submitter(), "type", s.payloadUrl(),
-                    () -> PayloadTypes.byContent(fetcher.head(uri, 8192)));
+            Optional<String> read = reads.typeByContent(lock.bid(), s);
             if (read.isEmpty()) {
                 return "reading the first bytes of its payload URL to choose its type";
             }
@@ -181,8 +173,9 @@ public final class BatchPendingStep implements Processor {
             case "batch-manifest" -> CheckmManifest.Kind.BATCH;
             case "container-batch-manifest" -> CheckmManifest.Kind.CONTAINER_BATCH;
             case "single-file-batch-manifest" -> CheckmManifest.Kind.SINGLE_FILE_BATCH;
-            default -> throw new IllegalArgumentException("unknown submission type '" + s.type() + "' (expected file, container, "
-                    + "object-manifest, batch-manifest, container-batch-manifest or single-file-batch-manifest)");
+            default -> throw new IllegalArgumentException("unknown submission type '" + s.type() + "' (expected file, "
+                    + "container, object-manifest, batch-manifest, container-batch-manifest or "
+                    + "single-file-batch-manifest)");
         };
         if (kind == null) {
             String payloadType = switch (type) {
@@ -204,8 +197,8 @@ public final class BatchPendingStep implements Processor {
         if (status.jobsTotal() == null || !Files.exists(file)) {
             // read into a file of its own, off this thread; put in place here, under the batch's lock
             Path part = file.resolveSibling(MANIFEST_FILE + "." + UUID.randomUUID() + ".part");
-            Optional<Checked> read = reads.result(lock.bid(), s.submitter(), "manifest " + kind, s.payloadUrl(),
-                    () -> fetchAndCheck(s, profile, kind, part));
+            Optional<SubmissionReads.Checked> read = reads.manifest(lock.bid(), s, kind, part,
+                    row -> job(s, profile, row, "file", 0, 0L));
             if (read.isEmpty()) {
                 return "reading its manifest from its payload URL";
             }
@@ -226,62 +219,6 @@ public final class BatchPendingStep implements Processor {
         return null;
     }
 
-    /** Saves the manifest as {@code part} and checks every row in one streaming pass; a manifest refused leaves no file. */
-    private Checked fetchAndCheck(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, Path part)
-            throws FetchException, IOException {
-        try {
-            return new Checked(part, saveAndCount(s, profile, expected, part));
-        } catch (IOException | RuntimeException e) { // a FetchException is an IOException
-            deleteQuietly(part);
-            throw e;
-        }
-    }
-
-    private int saveAndCount(BatchSubmission s, Profile profile, CheckmManifest.Kind expected, Path file)
-            throws FetchException, IOException {
-        URI uri = fetcher.policy().check(s.payloadUrl());
-        Files.createDirectories(file.getParent());
-        fetcher.download(uri, file, List.of());
-        long size = Files.size(file);
-        if (size > maxManifestBytes) {
-            throw new ManifestException(0, "the manifest is " + size + " bytes; the limit is " + maxManifestBytes
-                    + " bytes (ingest.batch.max-manifest-bytes)");
-        }
-        try (CheckmReader reader = CheckmReader.open(file, 0)) {
-            CheckmManifest.Kind kind = null;
-            int rows = 0;
-            for (CheckmManifest.Row row = reader.next(); row != null; row = reader.next()) {
-                if (kind == null) {
-                    kind = reader.kind();
-                    requireKind(s, kind, expected);
-                }
-                job(s, profile, row, "file", 0, 0L); // every row checked as its job will be made
-                rows++;
-            }
-            kind = reader.finish();
-            requireKind(s, kind, expected);
-            if (rows == 0) {
-                throw new ManifestException(0, "a " + kind.profileName() + " must list at least one object; this one lists none");
-            }
-            return rows;
-        }
-    }
-
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            LOG.warn("cannot delete {}: {}", file, e.getMessage());
-        }
-    }
-
-    private static void requireKind(BatchSubmission s, CheckmManifest.Kind kind, CheckmManifest.Kind expected) {
-        if (kind != expected) {
-            throw new ManifestException(0, "the submission's type is " + s.type() + " but the manifest's profile is "
-                    + kind.profileName() + " (expected " + expected.profileName() + ")");
-        }
-    }
-
     private static void refuse(Exchange exchange, String message) {
         BatchExchange.next(exchange, BatchState.REPORTING, "submission refused: " + message, message);
     }
@@ -298,7 +235,8 @@ public final class BatchPendingStep implements Processor {
                 priority(profile, 1));
     }
 
-    private NewJob job(BatchSubmission s, Profile profile, CheckmManifest.Row row, String payloadType, int priority, long cursor) {
+    private NewJob job(BatchSubmission s, Profile profile, CheckmManifest.Row row, String payloadType, int priority,
+            long cursor) {
         try {
             fetcher.policy().check(row.fileUrl());
             if (row.hashAlgorithm() != null) {
@@ -315,8 +253,8 @@ public final class BatchPendingStep implements Processor {
                 s.ercWhere(), s.dublinCore());
         int bytes = QueueJson.write(c).length + 512;
         if (bytes > QueueLimits.NODE_BYTES) {
-            throw new ManifestException(row.line(), "the object's description would be " + bytes + " bytes with the submission's; "
-                    + "the limit is " + QueueLimits.NODE_BYTES + " bytes");
+            throw new ManifestException(row.line(), "the object's description would be " + bytes + " bytes with the "
+                    + "submission's; the limit is " + QueueLimits.NODE_BYTES + " bytes");
         }
         return new NewJob(c, new Identifiers(row.primaryIdentifier(), localIds), priority, cursor);
     }
@@ -342,7 +280,7 @@ public final class BatchPendingStep implements Processor {
         if (value == null || value.isBlank()) {
             return List.of();
         }
-        return java.util.Arrays.stream(value.split(";")).map(String::strip).filter(v -> !v.isEmpty()).distinct().toList();
+        return Arrays.stream(value.split(";")).map(String::strip).filter(v -> !v.isEmpty()).distinct().toList();
     }
 
     private static String first(String a, String b) {

@@ -127,7 +127,7 @@ public final class QueueStore implements Closeable {
      */
     public synchronized SpaceHeal healSpace() {
         if (spaceHeal == null) {
-            spaceHeal = new SpaceHeal(zk, downloading()).start(zk.client());
+            spaceHeal = new SpaceHeal(zk, SpaceHeal.Downloading.of(jobs::refs, jobs::spaceNeeded)).start(zk.client());
         }
         return spaceHeal;
     }
@@ -315,21 +315,6 @@ public final class QueueStore implements Closeable {
 
     SpaceCounters spaceCounters() {
         return jobRecords.spaceCounters();
-    }
-
-    /** The jobs in downloading as this store reads them: what the disk reservation is judged against. */
-    public SpaceHeal.Downloading downloading() {
-        return new SpaceHeal.Downloading() {
-            @Override
-            public List<String> jids() {
-                return jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
-            }
-
-            @Override
-            public long spaceNeeded(List<String> jids) {
-                return jobs().spaceNeeded(jids);
-            }
-        };
     }
 
     /** Where a test steps in between two of this store's calls to ZooKeeper; nothing sets them in production. */

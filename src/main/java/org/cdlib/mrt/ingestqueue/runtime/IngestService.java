@@ -4,23 +4,32 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
+import org.apache.camel.component.properties.PropertiesComponent;
 import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.DefaultMainShutdownStrategy;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.admin.BatchActions;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,10 +44,11 @@ public final class IngestService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
 
     /** Every bean a route of {@code routes/} names; a missing one fails its jobs instead of passing them on. */
-    static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep", "updateReportStep",
-            "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep", "downloadStep", "processStep",
-            "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep", "cleanupStep", "consistencySweep", "ezid", "storage",
-            "inventory", "localServices", "expectedFailure", "unexpectedFailure");
+    static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep",
+            "updateReportStep", "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep",
+            "downloadStep", "processStep", "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep",
+            "cleanupStep", "consistencySweep", "ezid", "storage", "inventory", "localServices", "expectedFailure",
+            "unexpectedFailure");
 
     private final Main main = new Main();
     private final Configuration configuration;
@@ -46,9 +56,9 @@ public final class IngestService implements AutoCloseable {
     private EmbeddedZooKeeper zookeeper;
     private CuratorFramework client;
     private QueueStore store;
-    private org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch batchWatch;
-    /** Removes batches Merritt's tools set Deleted, one at a time, off the watch's thread (a large batch takes a while). */
-    private java.util.concurrent.ExecutorService deletions;
+    private BatchWatch batchWatch;
+    /** Removes batches Merritt's tools set Deleted, one at a time, off the watch's thread (a large one takes long). */
+    private ExecutorService deletions;
     private ProfileDirectory profiles;
 
     public IngestService(Map<String, String> overrides) {
@@ -67,7 +77,8 @@ public final class IngestService implements AutoCloseable {
         // Camel's own lookup would let the jar's copy win over the working directory's file and -D win
         // over the environment: every value is read from the Configuration instead, in its order
         main.setDefaultPropertyPlaceholderLocation("false");
-        main.configure().setAutoConfigurationSystemPropertiesEnabled(false); // -D camel.* keys come through the Configuration
+        // -D camel.* keys come through the Configuration
+        main.configure().setAutoConfigurationSystemPropertiesEnabled(false);
         if (configuration.setting("camel.main.routes-include-pattern").isEmpty()) {
             main.configure().withRoutesIncludePattern(
                     Files.isDirectory(Path.of("routes")) ? "file:routes/*.yaml" : "classpath:routes/*.yaml");
@@ -75,11 +86,11 @@ public final class IngestService implements AutoCloseable {
         main.addMainListener(new MainListenerSupport() {
             @Override
             public void beforeInitialize(BaseMainSupport m) {
-                org.apache.camel.spi.PropertiesComponent pc = m.getCamelContext().getPropertiesComponent();
+                var pc = m.getCamelContext().getPropertiesComponent();
                 pc.addPropertiesSource(configuration.camelSource());
-                if (pc instanceof org.apache.camel.component.properties.PropertiesComponent p) {
-                    p.setSystemPropertiesMode(org.apache.camel.component.properties.PropertiesComponent.SYSTEM_PROPERTIES_MODE_NEVER);
-                    p.setEnvironmentVariableMode(org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
+                if (pc instanceof PropertiesComponent p) {
+                    p.setSystemPropertiesMode(PropertiesComponent.SYSTEM_PROPERTIES_MODE_NEVER);
+                    p.setEnvironmentVariableMode(PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
                 }
             }
 
@@ -115,7 +126,7 @@ public final class IngestService implements AutoCloseable {
 
     /** Starts without blocking (tests, the demo). */
     public IngestService start() throws Exception {
-        if (main.getShutdownStrategy() instanceof org.apache.camel.main.DefaultMainShutdownStrategy s) {
+        if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
         main.start();
@@ -131,7 +142,7 @@ public final class IngestService implements AutoCloseable {
     }
 
     /** The watch on Merritt's batch writes (tests). */
-    public org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch batchWatch() {
+    public BatchWatch batchWatch() {
         return batchWatch;
     }
 
@@ -153,10 +164,12 @@ public final class IngestService implements AutoCloseable {
 
     private void wire(CamelContext camel) throws Exception {
         configuration.logSources();
-        OutsideServiceCheck.check(configuration); // a set outside service must be usable: never a silent local stand-in
+        // a set outside service must be usable: never a silent local stand-in
+        OutsideServiceCheck.check(configuration);
         QueueContext cfg = new QueueContext(camel, null, null);
         // before anything starts: a service that cannot serve says why and stops, holding nothing open
-        profiles = ProfileDirectory.forStartup(profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
+        profiles = ProfileDirectory.forStartup(
+                profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
         int httpPort = cfg.intProperty("ingest.http.port", 8080);
         if (!"false".equals(cfg.property("ingest.http.enabled", "true")) && httpPort > 0) {
             EmbeddedZooKeeper.requireFreePort(cfg.property("ingest.http.host", "0.0.0.0"), httpPort, "the HTTP port",
@@ -177,33 +190,36 @@ public final class IngestService implements AutoCloseable {
                 .retryPolicy(new ExponentialBackoffRetry(200, 10, 5000))
                 .build();
         client.start();
-        if (!client.blockUntilConnected((int) connectTimeout.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!client.blockUntilConnected((int) connectTimeout.toSeconds(), TimeUnit.SECONDS)) {
             throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout + " (check "
-                    + configuration.setting("zookeeper.connect").map(Object::toString).orElse("zookeeper.connect") + ")");
+                    + configuration.setting("zookeeper.connect").map(Object::toString).orElse("zookeeper.connect")
+                    + ")");
         }
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();
-        store.healSpace(); // mrt-zk's workers move jobs into and out of downloading without the disk counters (issue 42)
+        // mrt-zk's workers move jobs into and out of downloading without the disk counters (issue 42)
+        store.healSpace();
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
         // a completed job keeps what mrt-zk's tools read unless no Merritt tool shares this ZooKeeper (issue 42)
         String neighbours = cfg.property("ingest.merritt.neighbours", "true").trim();
         if (!neighbours.equals("true") && !neighbours.equals("false")) {
-            throw new IllegalArgumentException("ingest.merritt.neighbours must be true or false, not '" + neighbours + "'");
+            throw new IllegalArgumentException("ingest.merritt.neighbours must be true or false, not '" + neighbours
+                    + "'");
         }
         store.jobs().merrittNeighbours(neighbours.equals("true"));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
-        store.registerHost(cfg.property("ingest.host.id").orElse(null)); // /hosts/<id>: the dashboard's hosts page, drain
+        // /hosts/<id>: the dashboard's hosts page, drain
+        store.registerHost(cfg.property("ingest.host.id").orElse(null));
         // Merritt's batch writes heard within a moment on every host (issue 42): intake, index heals, removed roots
         store.merrittBatches().grace(cfg.durationProperty("ingest.merritt.status-grace", Duration.ofSeconds(60)));
-        deletions = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        deletions = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "merritt-deletions");
             t.setDaemon(true);
             return t;
         });
-        org.cdlib.mrt.ingestqueue.queue.admin.AdminActions admin = new org.cdlib.mrt.ingestqueue.queue.admin.AdminActions(store,
-                java.time.Clock.systemUTC());
-        batchWatch = new org.cdlib.mrt.ingestqueue.queue.batches.BatchWatch(store.calls(), store.batches(), store.merrittBatches())
-                .onDeleted(bid -> deletions.execute(() -> admin.finishDeletedBatch(bid, "Merritt's tools")))
+        BatchActions batchActions = new BatchActions(store, Clock.systemUTC());
+        batchWatch = new BatchWatch(store.calls(), store.batches(), store.merrittBatches())
+                .onDeleted(bid -> deletions.execute(() -> batchActions.finishDeletedBatch(bid, "Merritt's tools")))
                 .start();
         // cleanup and the reporting sweep run on one host at a time (routePolicy in their route files);
         // the elections name this host as the hosts page does
@@ -222,8 +238,8 @@ public final class IngestService implements AutoCloseable {
             module.bind(ctx);
             LOG.debug("module {} bound", module.getClass().getSimpleName());
         }
-        camel.getRegistry().bind("expectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.expected());
-        camel.getRegistry().bind("unexpectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.unexpected());
+        camel.getRegistry().bind("expectedFailure", JobFailure.expected());
+        camel.getRegistry().bind("unexpectedFailure", JobFailure.unexpected());
         beans.forEach((name, bean) -> {
             camel.getRegistry().unbind(name); // the registry keeps one bean per name and type otherwise
             camel.getRegistry().bind(name, bean);
@@ -234,7 +250,8 @@ public final class IngestService implements AutoCloseable {
                 camel.getRegistry().bind(name, new NotBuiltStep(name));
             }
         }
-        LOG.info("queue ready: ZooKeeper {}, working directories under {}, {} profile(s) from {}", connect, store.ingestHome(), profiles.all().size(), profiles.directory());
+        LOG.info("queue ready: ZooKeeper {}, working directories under {}, {} profile(s) from {}", connect,
+                store.ingestHome(), profiles.all().size(), profiles.directory());
     }
 
     /** The profiles directory; on a first start it is created with the bundled demo profile. */

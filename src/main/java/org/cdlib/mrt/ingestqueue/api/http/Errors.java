@@ -4,7 +4,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
-import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
@@ -31,7 +31,7 @@ public final class Errors {
     public static void answer(RoutingContext rc, RuntimeException e) {
         if (e instanceof IllegalTransitionException t) {
             Answers.fail(rc, 409, t.getMessage(), allowed(t.allowed()));
-        } else if (e instanceof LockedException || e instanceof AdminActions.ConfirmRequiredException) {
+        } else if (e instanceof LockedException || e instanceof ConfirmRequiredException) {
             Answers.fail(rc, 409, e.getMessage(), List.of());
         } else if (e instanceof NotFoundException) {
             Answers.fail(rc, 404, e.getMessage(), List.of());

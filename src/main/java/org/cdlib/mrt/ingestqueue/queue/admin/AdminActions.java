@@ -2,321 +2,33 @@ package org.cdlib.mrt.ingestqueue.queue.admin;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.Change;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
-import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
-import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.Transition;
-import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * What an operator may do to jobs, batches, collections and the queue, with the design's rules.
- * Every action checks the state machine before writing; a refusal writes nothing and says why
- * and what is allowed. An action on a job or batch a worker holds is refused naming the worker.
+ * The operator's one door, for the API's and the cleanup's callers: the actions on jobs
+ * ({@link JobActions}), on batches ({@link BatchActions}), and the holds on collections and the
+ * queue ({@link HoldActions}). Nothing is decided here; each action is its room's.
  */
 public final class AdminActions {
-    private static final Logger LOG = LoggerFactory.getLogger(AdminActions.class);
-    private final QueueStore store;
-    private final Clock clock;
-
-    private final BatchRemoval removal;
+    private final JobActions jobs;
+    private final BatchActions batches;
     private final HoldActions holds;
 
     public AdminActions(QueueStore store, Clock clock) {
-        this.store = store;
-        this.clock = clock;
-        this.removal = new BatchRemoval(store);
-        this.holds = new HoldActions(store, this);
+        this.jobs = new JobActions(store);
+        this.batches = new BatchActions(store, clock);
+        this.holds = new HoldActions(store, jobs, batches);
     }
 
-    /** Deleting a job of a batch still being worked on needs an explicit confirmation. */
-    public static final class ConfirmRequiredException extends QueueException {
-        public ConfirmRequiredException(String message) {
-            super(message);
-        }
+    public JobActions jobs() {
+        return jobs;
     }
 
-    // ------------------------------------------------------------------ jobs
-
-    public Job holdJob(String jid, String by) {
-        return moveJob(jid, null, s -> JobState.HELD, "held by " + by);
-    }
-
-    public Job releaseJob(String jid, String by) {
-        return moveJob(jid, JobState.HELD, s -> JobState.resumeAfter(s.lastSuccessful()), "released by " + by);
-    }
-
-    /**
-     * Failed jobs are not counted against the open-job windows, so a requeue is refused while the
-     * open states hold {@link QueueLimits#MAX_OPEN_JOBS}: they must stay small enough to list.
-     */
-    public Job requeueJob(String jid, String by) {
-        int open = store.jobs().openCount();
-        if (open >= QueueLimits.MAX_OPEN_JOBS) {
-            throw new IllegalTransitionException("the queue holds " + open + " open jobs, the most it takes ("
-                    + QueueLimits.MAX_OPEN_JOBS + "); requeue " + jid + " when some have finished", List.of());
-        }
-        return moveJob(jid, JobState.FAILED, s -> JobState.resumeAfter(s.lastSuccessful()), "requeued by " + by);
-    }
-
-    /** How many times a fail breaks a worker's lock and tries to take the job, before it answers 409. */
-    private static final int FAIL_ATTEMPTS = 5;
-
-    /**
-     * Forces a job into failed, as Merritt's Admin Tool "Fail" does (issue 42), from any working
-     * state (pending … notify). A worker's lock (ours or an mrt-zk host's) is broken first, through the
-     * one break path, so its holder's next fence or commit fails as stale and it stops, letting go of
-     * what it holds; then the job is moved under an operator's lock in one transaction (references,
-     * space counters, object lock). Held, failed, completed and deleted jobs are refused, naming why.
-     */
-    public Job failJob(String jid, String reason, String by) {
-        String message = "failed by " + by + (reason == null || reason.isBlank() ? "" : ": " + reason.strip());
-        for (int attempt = 1; ; attempt++) {
-            Job seen = store.jobs().find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
-            requireFailable(jid, seen.state());
-            Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
-            if (lock.isEmpty()) {
-                if (attempt >= FAIL_ATTEMPTS) {
-                    throw new LockedException("job " + jid + " (" + seen.state() + "): its lock was broken but a worker took it "
-                            + "again each time; try again");
-                }
-                var outcome = store.claims().breaks().breakLock(jid, org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.By.OPERATOR,
-                        null, "to fail the job, by " + by);
-                if (outcome.broken()) {
-                    LOG.warn("job {}: lock of {} broken to fail it, by {}", jid, outcome.holder(), by);
-                }
-                continue;
-            }
-            try {
-                Job job = lock.get().job();
-                requireFailable(jid, job.state());
-                Job failed = store.moves().move(lock.get(), JobState.FAILED, Change.failure(message), Transition.By.ADMIN);
-                LOG.info("job {}: failed from {} by {}", jid, job.state(), by);
-                return failed;
-            } catch (RuntimeException e) {
-                unlockQuietly(lock.get());
-                throw e;
-            }
-        }
-    }
-
-    private static void requireFailable(String jid, JobState state) {
-        String why = switch (state) {
-            case COMPLETED -> "it is completed: its object is stored and recorded, nothing is left to stop";
-            case DELETED -> "it is deleted";
-            case FAILED -> "it has failed already; nothing changed";
-            case HELD -> "it is held: no worker runs it (release it, or delete it)";
-            default -> null;
-        };
-        if (why != null) {
-            throw new IllegalTransitionException("job " + jid + " cannot be failed: " + why,
-                    Transitions.allowedFrom(Transitions.JOB, state));
-        }
-        Transitions.requireJob(jid, state, JobState.FAILED, Transition.By.ADMIN);
-    }
-
-    public void deleteJob(String jid, boolean confirm, String by) {
-        JobLock lock;
-        try {
-            lock = lockJob(jid);
-        } catch (CorruptNodeException damaged) {
-            deleteDamagedJob(jid, by, damaged);
-            return;
-        }
-        try {
-            Job job = lock.job();
-            Transitions.requireJob(jid, job.state(), JobState.DELETED, Transition.By.ADMIN);
-            BatchState batch = store.batches().statuses(List.of(job.batchId())).get(job.batchId()).state();
-            if (!confirm && batch != BatchState.COMPLETED && batch != BatchState.FAILED) {
-                throw new ConfirmRequiredException("job " + jid + " belongs to batch " + job.batchId() + ", which is " + batch
-                        + "; its report will not mention the job. Delete with confirm to go ahead.");
-            }
-            store.moves().deleteJobNodes(lock, job.batchId(), "deleted by " + by);
-        } catch (RuntimeException e) {
-            unlockQuietly(lock);
-            throw e;
-        }
-    }
-
-    /**
-     * Breaks a job's lock whoever holds it (a host that is stuck or paused): the job is free for any
-     * worker at once; the old holder's commit then fails as stale and its working-directory writes
-     * are fenced. Needs {@code confirm}. Returns who held it.
-     */
-    public String breakJobLock(String jid, boolean confirm, String by) {
-        byte[] owner = store.calls().readOrNull(QueuePaths.jobLock(jid));
-        if (owner == null) {
-            if (!store.calls().exists(QueuePaths.job(jid))) {
-                throw new NotFoundException("no job " + jid);
-            }
-            throw new IllegalTransitionException("job " + jid + " is not locked", List.of());
-        }
-        String holder = QueueJson.text(owner);
-        if (!confirm) {
-            throw new ConfirmRequiredException("job " + jid + " is locked by " + holder + "; breaking the lock lets another "
-                    + "worker take the job while that one may still be working on it. Break it with confirm to go ahead.");
-        }
-        // the one break path: the status's version moves with the break, so the old holder's next write fails as stale
-        var outcome = store.claims().breaks().breakLock(jid, org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.By.OPERATOR, null,
-                "unlocked by " + by);
-        if (!outcome.broken() && outcome.holder() != null) {
-            throw new org.cdlib.mrt.ingestqueue.queue.model.QueueException("job " + jid + ": lock of " + holder
-                    + " not broken: " + outcome.why() + "; try again");
-        }
-        LOG.warn("job {}: lock of {} broken by {}", jid, holder, by);
-        return holder;
-    }
-
-    /** A job whose nodes cannot be read: every node it has is removed, whatever its state. */
-    private void deleteDamagedJob(String jid, String by, CorruptNodeException damage) {
-        JobLock lock = store.claims().lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
-                + " is damaged and locked by a worker; try again when the lock is gone"));
-        try {
-            byte[] bid = store.calls().readOrNull(QueuePaths.jobNode(jid, "bid"));
-            String batch = bid == null || QueuePaths.batchNumber(QueueJson.text(bid)) < 0 ? null : QueueJson.text(bid);
-            store.moves().deleteJobNodes(lock, batch, "damaged job deleted by " + by + " (" + damage.getMessage() + ")");
-        } catch (RuntimeException e) {
-            unlockQuietly(lock);
-            throw e;
-        }
-    }
-
-    /** Moves a job an operator names; {@code from} null means any state the table allows. */
-    private Job moveJob(String jid, JobState from, java.util.function.Function<JobStatus, JobState> target, String reason) {
-        JobLock lock = lockJob(jid);
-        try {
-            Job job = lock.job();
-            if (from != null && job.state() != from) {
-                throw notIn("job " + jid, job.state(), from, Transitions.allowedFrom(Transitions.JOB, job.state()));
-            }
-            return store.moves().move(lock, target.apply(job.status()), Change.because(reason), Transition.By.ADMIN);
-        } catch (RuntimeException e) {
-            unlockQuietly(lock);
-            throw e;
-        }
-    }
-
-    private JobLock lockJob(String jid) {
-        Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
-        if (lock.isPresent()) {
-            return lock.get();
-        }
-        Job job = store.jobs().find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
-        throw new LockedException("job " + jid + " (" + job.state() + ") is being worked on by "
-                + (job.lockOwner() == null ? "another worker" : job.lockOwner()) + "; try again when it has moved");
-    }
-
-    // ------------------------------------------------------------------ batches
-
-    public Batch holdBatch(String bid, String by) {
-        return moveBatch(bid, BatchState.HELD, "held by " + by);
-    }
-
-    public Batch releaseBatch(String bid, String by) {
-        BatchLock lock = lockBatch(bid);
-        if (lock.batch().state() != BatchState.HELD) {
-            store.unlock(lock);
-            throw notIn("batch " + bid, lock.batch().state(), BatchState.HELD,
-                    Transitions.allowedFrom(Transitions.BATCH, lock.batch().state()));
-        }
-        return move(lock, BatchState.PENDING, "released by " + by);
-    }
-
-    public Batch updateReporting(String bid, String by) {
-        BatchLock lock = lockBatch(bid);
-        int open = lock.batch().count(BatchRef.PROCESSING);
-        if (lock.batch().state() == BatchState.FAILED && open > 0) {
-            List<String> some = store.batches().jobs(bid, BatchRef.PROCESSING);
-            store.unlock(lock);
-            throw new IllegalTransitionException("batch " + bid + " still has " + open + " job(s) in progress ("
-                    + String.join(", ", some.subList(0, Math.min(10, some.size()))) + (open > 10 ? ", ..." : "")
-                    + "); update the report when they have ended", List.of());
-        }
-        return move(lock, BatchState.UPDATE_REPORTING, "update report asked by " + by);
-    }
-
-    /** A failed or held batch and every job of it. Resumable: cleanup finishes an interrupted deletion. */
-    public void deleteBatch(String bid, String by) {
-        BatchLock lock;
-        try {
-            lock = lockBatch(bid);
-        } catch (CorruptNodeException damaged) {
-            removal.deleteDamagedBatch(bid, by, damaged);
-            return;
-        }
-        Batch batch = lock.batch();
-        try {
-            Transitions.requireBatch(bid, batch.state(), BatchState.DELETED, Transition.By.ADMIN);
-            List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);
-            for (Job j : store.jobs().load(open)) {
-                if (j.state() != JobState.HELD) {
-                    throw new IllegalTransitionException("batch " + bid + " still has job " + j.id() + " in " + j.state()
-                            + "; hold or let it end first", Transitions.allowedFrom(Transitions.BATCH, batch.state()));
-                }
-            }
-            store.batches().move(lock, BatchState.DELETED, "deleted by " + by, null, null, Transition.By.ADMIN, false);
-        } catch (RuntimeException e) {
-            unlockQuietly(lock);
-            throw e;
-        }
-        removal.finishDeletion(bid, "deleted by " + by);
-    }
-
-    /**
-     * A batch Merritt's tools set Deleted (the Admin Tool's "delete batch"): removed now with its
-     * jobs, as Merritt's own cleanup (its batch consumer runs it on every poll) would; a job still
-     * locked leaves the rest to our next cleanup, which finishes any Deleted batch.
-     */
-    public void finishDeletedBatch(String bid, String by) {
-        try {
-            if (store.batches().load(bid).state() != BatchState.DELETED) {
-                return;
-            }
-            removal.finishDeletion(bid, "deleted by " + by);
-        } catch (QueueException e) {
-            LOG.warn("batch {}: deleted by {}; its removal is left to the next cleanup: {}", bid, by, e.getMessage());
-        }
-    }
-
-    private Batch moveBatch(String bid, BatchState to, String reason) {
-        return move(lockBatch(bid), to, reason);
-    }
-
-    private Batch move(BatchLock lock, BatchState to, String reason) {
-        try {
-            return store.batches().move(lock, to, reason, null, null, Transition.By.ADMIN, true);
-        } catch (RuntimeException e) {
-            unlockQuietly(lock);
-            throw e;
-        }
-    }
-
-    private BatchLock lockBatch(String bid) {
-        Optional<BatchLock> lock = store.batches().tryLock(bid, "admin");
-        if (lock.isPresent()) {
-            return lock.get();
-        }
-        Batch batch = store.batches().load(bid); // NotFoundException when there is none
-        throw new LockedException("batch " + bid + " (" + batch.state() + ") is being worked on by "
-                + (batch.lockOwner() == null ? "another worker" : batch.lockOwner()) + "; try again when it has moved");
+    public BatchActions batches() {
+        return batches;
     }
 
     /** Holding and releasing collections and the queue. */
@@ -324,42 +36,55 @@ public final class AdminActions {
         return holds;
     }
 
-    // ------------------------------------------------------------------ cleanup
+    public Job holdJob(String jid, String by) {
+        return jobs.holdJob(jid, by);
+    }
+
+    public Job releaseJob(String jid, String by) {
+        return jobs.releaseJob(jid, by);
+    }
+
+    public Job requeueJob(String jid, String by) {
+        return jobs.requeueJob(jid, by);
+    }
+
+    public Job failJob(String jid, String reason, String by) {
+        return jobs.failJob(jid, reason, by);
+    }
+
+    public void deleteJob(String jid, boolean confirm, String by) {
+        jobs.deleteJob(jid, confirm, by);
+    }
+
+    public String breakJobLock(String jid, boolean confirm, String by) {
+        return jobs.breakJobLock(jid, confirm, by);
+    }
+
+    public Batch holdBatch(String bid, String by) {
+        return batches.holdBatch(bid, by);
+    }
+
+    public Batch releaseBatch(String bid, String by) {
+        return batches.releaseBatch(bid, by);
+    }
+
+    public Batch updateReporting(String bid, String by) {
+        return batches.updateReporting(bid, by);
+    }
+
+    public void deleteBatch(String bid, String by) {
+        batches.deleteBatch(bid, by);
+    }
 
     public CleanupResult cleanup(Duration retention) {
-        return cleanup(retention, retention);
+        return batches.cleanup(retention);
     }
 
-    /** Completed and failed batches older than their retentions, and interrupted deletions: {@link BatchRemoval}. */
     public CleanupResult cleanup(Duration retention, Duration failedRetention) {
-        return removal.cleanup(clock.instant(), retention, failedRetention);
+        return batches.cleanup(retention, failedRetention);
     }
 
-    /** As above; {@code goOn} is asked between stretches of batch numbers (the cleanup leader's lead). */
-    public CleanupResult cleanup(Duration retention, Duration failedRetention, java.util.function.BooleanSupplier goOn) {
-        return removal.cleanup(clock.instant(), retention, failedRetention, goOn);
-    }
-
-    private static IllegalTransitionException notIn(String what, Object state, Object expected,
-            List<? extends Transition<?>> allowed) {
-        return new IllegalTransitionException(what + " is " + state + ", not " + expected + "; allowed from " + state + ": "
-                + (allowed.isEmpty() ? "nothing" : allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct()
-                        .collect(java.util.stream.Collectors.joining(", "))), allowed);
-    }
-
-    private void unlockQuietly(JobLock lock) {
-        try {
-            store.unlock(lock);
-        } catch (RuntimeException ignored) {
-            // the lock goes with the session
-        }
-    }
-
-    private void unlockQuietly(BatchLock lock) {
-        try {
-            store.unlock(lock);
-        } catch (RuntimeException ignored) {
-            // the lock goes with the session
-        }
+    public CleanupResult cleanup(Duration retention, Duration failedRetention, BooleanSupplier goOn) {
+        return batches.cleanup(retention, failedRetention, goOn);
     }
 }

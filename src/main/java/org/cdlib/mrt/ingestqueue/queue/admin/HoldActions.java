@@ -9,19 +9,25 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 
-/** The operator's holds on a collection or the whole queue; a hold already in place (or not) is refused, nothing changed. */
+/**
+ * The operator's holds on a collection or the whole queue; a hold already in place (or not) is refused,
+ * nothing changed.
+ */
 public final class HoldActions {
     private final QueueStore store;
-    private final AdminActions admin;
+    private final JobActions jobs;
+    private final BatchActions batches;
 
-    HoldActions(QueueStore store, AdminActions admin) {
+    HoldActions(QueueStore store, JobActions jobs, BatchActions batches) {
         this.store = store;
-        this.admin = admin;
+        this.jobs = jobs;
+        this.batches = batches;
     }
 
     public void holdCollection(String profile, String by) {
         if (store.holds().isCollectionHeld(profile)) {
-            throw new IllegalTransitionException("collection " + profile + " is already held; nothing changed", List.of());
+            throw new IllegalTransitionException("collection " + profile + " is already held; nothing changed",
+                    List.of());
         }
         store.holds().holdCollection(profile, by);
     }
@@ -35,21 +41,22 @@ public final class HoldActions {
     /** Releases every held job and held batch of the collection; returns how many. */
     public int releaseCollectionJobs(String profile, String by) {
         if (store.holds().isCollectionHeld(profile)) {
-            throw new IllegalTransitionException("collection " + profile + " is still held: its released jobs and batches would "
-                    + "go straight back to held. Release the collection first, then its held jobs and batches", List.of());
+            throw new IllegalTransitionException("collection " + profile + " is still held: its released jobs and "
+                    + "batches would go straight back to held. Release the collection first, then its held jobs and "
+                    + "batches", List.of());
         }
         int n = 0;
         for (String ref : store.jobs().refs(JobState.HELD)) {
             String jid = QueuePaths.jidOfRef(ref);
             Optional<Job> job = store.jobs().find(jid);
             if (job.isPresent() && profile.equals(job.get().configuration().profileName())) {
-                admin.releaseJob(jid, by);
+                jobs.releaseJob(jid, by);
                 n++;
             }
         }
         for (String bid : store.batches().ids(BatchState.HELD)) {
             if (profile.equals(store.batches().load(bid).submission().profileName())) {
-                admin.releaseBatch(bid, by);
+                batches.releaseBatch(bid, by);
                 n++;
             }
         }

@@ -1,28 +1,24 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
-import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
-import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
@@ -35,26 +31,27 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
-import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
- * Batches in ZooKeeper: creation, reads, moves and removal. Every status change also moves the
- * batch's entry in the state index {@code /batches/states/<state>/BID} in the same transaction,
- * so consumers find the batches of a state without reading every batch; the terminal states'
- * entries are counted, never listed, and walks over all batches go by batch number.
+ * A batch's transactions: its creation, its moves and its removal (reads are {@link BatchReads}').
+ * Every status change also moves the batch's entry in the state index {@code /batches/states/<state>/BID}
+ * in the same transaction, so consumers find the batches of a state without reading every batch; the
+ * terminal states' entries are counted, never listed, and walks over all batches go by batch number.
  */
 public final class BatchRecords {
     private static final int MAX_COUNTER_RETRIES = 60;
-    /** The most a submission waits between two tries at the counter, in ms (a random part of it: contenders spread out). */
+    /** The most a submission waits between two tries at the counter, in ms (a random part: contenders spread out). */
     private static final long MAX_COUNTER_BACKOFF_MS = 100;
 
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
 
-    public BatchRecords(ZooKeeperCalls zk, TransitionLog log, java.nio.file.Path ingestHome) {
+    public BatchRecords(ZooKeeperCalls zk, TransitionLog log, Path ingestHome) {
         this.ingestHome = ingestHome;
+        this.reads = new BatchReads(zk, ingestHome);
         this.batchIds = new IdBlocks.Pool(zk, QueuePaths.BATCHES, 16);
         this.zk = zk;
         this.log = log;
@@ -65,7 +62,9 @@ public final class BatchRecords {
     /** The index of the batches that exist, by number. */
     final BatchNumbers numbers;
 
-    private final java.nio.file.Path ingestHome;
+    /** The batches' reads, made here beside the writes for {@link Batches}, which the store builds with this. */
+    final BatchReads reads;
+    private final Path ingestHome;
     /** Batch ids from blocks of 16 reserved by this process ({@link IdBlocks}). */
     public final IdBlocks.Pool batchIds;
     private final BatchCompletion completion;
@@ -80,9 +79,10 @@ public final class BatchRecords {
     String create(BatchSubmission submission, int maxOpen, int maxPerDepositor) {
         String uuid = MerrittSubmission.newBatchUuid(submission, ingestHome);
         if (zk.exists(QueuePaths.batchUuid(uuid))) {
-            uuid = "bid-" + java.util.UUID.randomUUID(); // an upload submitted a second time: a batch of its own
+            uuid = "bid-" + UUID.randomUUID(); // an upload submitted a second time: a batch of its own
         }
-        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"), MerrittSubmission.write(submission, uuid));
+        byte[] submissionData = QueueLimits.checkNode(QueuePaths.batchSubmission("bid"),
+                MerrittSubmission.write(submission, uuid));
         byte[] statusData = QueueJson.write(BatchStatus.pending());
         String depositor = BatchDepositors.name(submission.submitter());
         String depositorFolder = QueuePaths.depositorBatches(depositor);
@@ -93,8 +93,8 @@ public final class BatchRecords {
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
             CapGate.Reading gate = CapGate.batches(zk, depositorFolder);
             if (gate.room(maxOpen) == 0) {
-                throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit (ingest.queue.max-open-batches = "
-                        + maxOpen + "); submit again when some have finished");
+                throw new QueueFullException("the queue holds " + gate.open() + " open batches, its limit "
+                        + "(ingest.queue.max-open-batches = " + maxOpen + "); submit again when some have finished");
             }
             if (gate.depositorOpen() >= maxPerDepositor) {
                 throw new DepositorLimitException("depositor '" + depositor + "' has " + gate.depositorOpen()
@@ -112,15 +112,17 @@ public final class BatchRecords {
                     ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY),
                     BatchNumbers.enter(bid)));
             if (gate.depositorOpen() < 0) {
-                // the depositor's first batch: its folder with it (kept after: one per depositor, never listed all together)
+                // the depositor's first batch: its folder with it (kept after: one per depositor, never listed
+                // all together)
                 ops.add(ZooKeeperCalls.create(depositorFolder, ZooKeeperCalls.EMPTY));
             }
             ops.add(ZooKeeperCalls.create(QueuePaths.depositorBatch(depositor, bid), ZooKeeperCalls.EMPTY));
             zk.probes().reached(Probes.Point.BEFORE_COUNTER_PASS); // a test's other submission passes the counter here
             try {
-                zk.commit(zk.currentHandle(), ops, () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
-                log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " (" + submission.type()
-                        + ", profile " + submission.profileName() + ")");
+                zk.commit(zk.currentHandle(), ops,
+                        () -> Arrays.equals(submissionData, zk.readOrNull(QueuePaths.batchSubmission(bid))));
+                log.batch(bid, null, BatchState.PENDING, "submitted by " + submission.submitter() + " ("
+                        + submission.type() + ", profile " + submission.profileName() + ")");
                 return bid;
             } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
                 // another submission passed the gate (here or on another host), or another writer (mrt-zk) took
@@ -131,115 +133,18 @@ public final class BatchRecords {
                 throw new QueueException("cannot create batch: " + e.getMessage(), e);
             }
         }
-        throw new QueueBusyException("cannot create batch: other submissions passed the batch counter " + MAX_COUNTER_RETRIES
-                + " times in a row; submit again");
+        throw new QueueBusyException("cannot create batch: other submissions passed the batch counter "
+                + MAX_COUNTER_RETRIES + " times in a row; submit again");
     }
 
     private static void backOff(int attempt) {
         long most = Math.min(MAX_COUNTER_BACKOFF_MS, 1L << Math.min(attempt, 10));
         try {
-            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(most + 1));
+            Thread.sleep(ThreadLocalRandom.current().nextLong(most + 1));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueueException("cannot create batch: interrupted");
         }
-    }
-
-    /** Submission, status, report, lock and the job counts of each category, in one read transaction. */
-    Batch load(String bid) {
-        String sub = QueuePaths.batchSubmission(bid);
-        String st = QueuePaths.batchStatus(bid);
-        String rep = QueuePaths.batchStatusReport(bid);
-        List<String> paths = new ArrayList<>(List.of(sub, st, rep, QueuePaths.batchLock(bid)));
-        for (BatchRef r : BatchRef.values()) {
-            paths.add(QueuePaths.batchRefs(bid, r));
-        }
-        Map<String, OpResult> r = zk.readMany(paths);
-        OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(st));
-        if (status == null) {
-            if (ZooKeeperCalls.dataOf(r.get(sub)) == null && !zk.exists(QueuePaths.batch(bid))) {
-                throw new NotFoundException("no batch " + bid);
-            }
-            throw SizedReads.absence(st, r.get(st));
-        }
-        OpResult.GetDataResult submission = ZooKeeperCalls.dataOf(r.get(sub));
-        if (submission == null) {
-            throw SizedReads.absence(sub, r.get(sub));
-        }
-        OpResult.GetDataResult report = ZooKeeperCalls.dataOf(r.get(rep));
-        Map<BatchRef, Integer> counts = new EnumMap<>(BatchRef.class);
-        long ended = 0;
-        for (BatchRef ref : BatchRef.values()) {
-            OpResult.GetDataResult folder = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchRefs(bid, ref)));
-            counts.put(ref, folder == null ? 0 : folder.getStat().getNumChildren());
-            if (ref == BatchRef.COMPLETED || ref == BatchRef.FAILED) {
-                ended += org.cdlib.mrt.ingestqueue.queue.model.FolderChanges.of(folder == null ? null : folder.getStat()).created();
-            }
-        }
-        BatchStatus s = QueueJson.read(st, status.getData(), BatchStatus.class);
-        try {
-            s.state();
-        } catch (IllegalArgumentException e) {
-            throw new CorruptNodeException(st, e.getMessage());
-        }
-        return new Batch(bid, MerrittSubmission.read(sub, submission.getData(), ingestHome), s,
-                report == null ? null : QueueJson.read(rep, report.getData(), StatusReport.class),
-                counts, status.getStat().getVersion(),
-                JobNodes.lockOwner(QueuePaths.batchLock(bid), ZooKeeperCalls.dataOf(r.get(QueuePaths.batchLock(bid)))),
-                ended, status.getStat().getCtime());
-    }
-
-    /** Statuses of many batches in bounded read transactions; a vanished batch is left out, a damaged one named. */
-    Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> damaged) {
-        Map<String, OpResult> r = zk.readMany(bids.stream().map(QueuePaths::batchStatus).toList());
-        Map<String, BatchStatus> out = new LinkedHashMap<>();
-        for (String bid : bids) {
-            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
-            if (d == null) {
-                continue;
-            }
-            try {
-                BatchStatus s = QueueJson.read(QueuePaths.batchStatus(bid), d.getData(), BatchStatus.class);
-                s.state();
-                out.put(bid, s);
-            } catch (CorruptNodeException e) {
-                damaged.accept(Damaged.of("batch", bid, e));
-            } catch (IllegalArgumentException e) {
-                damaged.accept(new Damaged("batch", bid, QueuePaths.batchStatus(bid), e.getMessage()));
-            }
-        }
-        return out;
-    }
-
-    /** The batches of an open state, oldest first (bounded: open batches are capped at submission). */
-    List<String> ids(BatchState state) {
-        return zk.children(QueuePaths.batchIndex(state)).stream().sorted().toList();
-    }
-
-    /** How many batches each state holds, from the index folders' {@code Stat}, in one read transaction. */
-    Map<BatchState, Integer> counts() {
-        Map<BatchState, String> paths = new EnumMap<>(BatchState.class);
-        for (BatchState s : BatchState.values()) {
-            paths.put(s, QueuePaths.batchIndex(s));
-        }
-        Map<String, OpResult> r = zk.readMany(List.copyOf(paths.values()));
-        Map<BatchState, Integer> counts = new EnumMap<>(BatchState.class);
-        paths.forEach((s, p) -> {
-            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
-            counts.put(s, d == null ? 0 : d.getStat().getNumChildren());
-        });
-        return counts;
-    }
-
-    /** The highest number a batch id can have now: below /batches's child version ({@link IdBlocks}). */
-    long newestNumber() {
-        return IdBlocks.next(zk, QueuePaths.BATCHES) - 1;
-    }
-
-    /** The lowest batch number that may still exist (cleanup moves it up). */
-    long oldestNumber() {
-        byte[] d = zk.readOrNull(QueuePaths.OLDEST_BATCH);
-        return d == null ? 0 : Math.max(0, QueueJson.readLong(QueuePaths.OLDEST_BATCH, d));
     }
 
     void oldestNumber(long n) {
@@ -253,8 +158,8 @@ public final class BatchRecords {
     }
 
     /** Moves a locked batch (its index entry with it); with a report, the status report is written too. */
-    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage, Transition.By by,
-               boolean releaseLock) {
+    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
+            Transition.By by, boolean releaseLock) {
         Batch batch = lock.batch();
         String bid = batch.id();
         Transitions.requireBatch(bid, batch.state(), to, by);
@@ -271,15 +176,17 @@ public final class BatchRecords {
         if (BatchState.OPEN.contains(batch.state()) && !BatchState.OPEN.contains(to)) {
             // out of the open states: its depositor's count goes down with it (a batch made before the
             // count, or adopted without a submitter, has no entry; nobody but this move removes a live one)
-            String entry = BatchDepositors.entry(batch.submission() == null ? null : batch.submission().submitter(), bid);
+            String entry = BatchDepositors.entry(
+                    batch.submission() == null ? null : batch.submission().submitter(), bid);
             if (zk.exists(entry)) {
                 ops.add(Op.delete(entry, -1));
             }
         }
         ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid), batch.statusVersion());
-        Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(), batch.statusVersion() + 1,
-                releaseLock ? null : lock.owner());
+        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid),
+                batch.statusVersion(), LockedCommitFailures.QUEUE);
+        Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(),
+                batch.statusVersion() + 1, releaseLock ? null : lock.owner());
         lock.batch(moved);
         log.batch(bid, batch.state(), to, reason);
         return moved;
@@ -292,7 +199,7 @@ public final class BatchRecords {
         }
     }
 
-    /** Processing → reporting when the batch's jobs all ended ({@link BatchCompletion}); true when this call moved it. */
+    /** Processing → reporting when the batch's jobs all ended ({@link BatchCompletion}); true when this moved it. */
     public boolean startReportingIfDone(String bid) {
         return completion.startReportingIfDone(bid);
     }
@@ -321,7 +228,8 @@ public final class BatchRecords {
                 continue; // missing (one left unread for its size is there: deleted too)
             }
             if (p.startsWith(QueuePaths.batchStates(bid) + "/") && d.getStat().getNumChildren() > 0) {
-                throw new QueueException(p + " still lists " + d.getStat().getNumChildren() + " job(s): delete them first");
+                throw new QueueException(p + " still lists " + d.getStat().getNumChildren()
+                        + " job(s): delete them first");
             }
             if (!p.equals(QueuePaths.batch(bid)) && !p.equals(QueuePaths.batchStates(bid))) {
                 ops.add(Op.delete(p, -1));
@@ -337,8 +245,8 @@ public final class BatchRecords {
         List<String> entries = new ArrayList<>(List.of(QueuePaths.batchNumberEntry(bid)));
         if (sub != null) {
             try {
-                entries.add(BatchDepositors.entry(MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub.getData(), ingestHome)
-                        .submitter(), bid));
+                entries.add(BatchDepositors.entry(MerrittSubmission.read(QueuePaths.batchSubmission(bid),
+                        sub.getData(), ingestHome).submitter(), bid));
             } catch (RuntimeException damaged) {
                 // a damaged submission names no depositor: a left entry is dropped when that depositor reaches the cap
             }
@@ -350,8 +258,10 @@ public final class BatchRecords {
             }
         }
         String uuid = sub == null ? null : MerrittSubmission.batchUuid(sub.getData());
-        if (uuid != null && !uuid.contains("/") && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
-            ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1)); // as mrt-zk's Batch.delete: the id names no batch any more
+        if (uuid != null && !uuid.contains("/")
+                && Arrays.equals(bid.getBytes(StandardCharsets.UTF_8), zk.readOrNull(QueuePaths.batchUuid(uuid)))) {
+            // as mrt-zk's Batch.delete: the id names no batch any more
+            ops.add(Op.delete(QueuePaths.batchUuid(uuid), -1));
         }
         if (!ops.isEmpty()) {
             zk.commitUnlocked("remove batch " + bid, ops);

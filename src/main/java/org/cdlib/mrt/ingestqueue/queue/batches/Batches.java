@@ -30,15 +30,18 @@ public final class Batches {
     private final ZooKeeperCalls zk;
     private final EphemeralLocks locks;
     private final BatchRecords records;
+    private final BatchReads reads;
     private final JobCreation creation;
     private final Consumer<Damaged> damaged;
     private volatile int maxOpen = 10_000;
     private volatile int maxOpenPerDepositor = Integer.MAX_VALUE;
 
-    public Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchRecords records, JobCreation creation, Consumer<Damaged> damaged) {
+    public Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchRecords records, JobCreation creation,
+            Consumer<Damaged> damaged) {
         this.zk = zk;
         this.locks = locks;
         this.records = records;
+        this.reads = records.reads;
         this.creation = creation;
         this.damaged = damaged;
     }
@@ -83,7 +86,7 @@ public final class Batches {
         }
         BatchLock lock = new BatchLock(bid, owner, handle.get());
         try {
-            lock.batch(records.load(bid));
+            lock.batch(reads.load(bid));
             return Optional.of(lock);
         } catch (RuntimeException e) {
             unlock(lock);
@@ -115,34 +118,34 @@ public final class Batches {
     }
 
     public Batch load(String bid) {
-        return records.load(bid);
+        return reads.load(bid);
     }
 
     /** The batches of an open state (pending, held, processing, reporting, update-reporting), oldest first. */
     public List<String> ids(BatchState state) {
-        return records.ids(state);
+        return reads.ids(state);
     }
 
     /** Statuses of many batches; a vanished batch is left out, a damaged one noted and left out. */
     public Map<String, BatchStatus> statuses(List<String> bids) {
-        return records.statuses(bids, damaged);
+        return reads.statuses(bids, damaged);
     }
 
     public Map<String, BatchStatus> statuses(List<String> bids, Consumer<Damaged> onDamaged) {
-        return records.statuses(bids, onDamaged);
+        return reads.statuses(bids, onDamaged);
     }
 
     public Map<BatchState, Integer> counts() {
-        return records.counts();
+        return reads.counts();
     }
 
     /** The newest batch number drawn, and the lowest that may still exist: the range walks go over. */
     public long newestNumber() {
-        return records.newestNumber();
+        return reads.newestNumber();
     }
 
     public long oldestNumber() {
-        return records.oldestNumber();
+        return reads.oldestNumber();
     }
 
     public void oldestNumber(long n) {

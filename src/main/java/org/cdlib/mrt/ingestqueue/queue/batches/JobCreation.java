@@ -27,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StaleCounter;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -172,7 +173,7 @@ public final class JobCreation {
             }
             try {
                 List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops,
-                        QueuePaths.batchStatus(bid), batch.statusVersion());
+                        QueuePaths.batchStatus(bid), batch.statusVersion(), LockedCommitFailures.QUEUE);
                 // results is empty when a lost connection hid a commit that did apply
                 int newVersion = results.isEmpty() ? batch.statusVersion() + 1
                         : ((OpResult.SetDataResult) results.get(statusOp)).getStat().getVersion();

@@ -24,7 +24,8 @@ public final class SpaceCheck {
         ZooKeeperCalls zk = store.calls();
         // a move between the sum and the second cut must not be judged: a test makes one at the probe
         // a repair's lost answer is read back, so the repair is reported
-        SpaceHeal.Result r = SpaceHeal.check(zk, store.downloading(), repair,
+        SpaceHeal.Downloading downloading = SpaceHeal.Downloading.of(store.jobs()::refs, store.jobs()::spaceNeeded);
+        SpaceHeal.Result r = SpaceHeal.check(zk, downloading, repair,
                 () -> zk.probes().reached(Probes.Point.BEFORE_SECOND_CUT),
                 ops -> ReadBack.commit(zk, "repair the disk reservation", ops));
         if (r.detail() == null) {

@@ -11,6 +11,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
+import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -112,7 +113,8 @@ public final class JobDeletion {
         String jid = lock.jid();
         int version = job == null ? -2 : job.statusVersion();
         if (job == null || !SpaceReservation.needsUpdate(job.state(), JobState.DELETED, job.spaceNeeded(), 0, null)) {
-            zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, deletes, QueuePaths.jobStatus(jid), version);
+            zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, deletes, QueuePaths.jobStatus(jid), version,
+                    LockedCommitFailures.QUEUE);
             return;
         }
         spaceCounters.commitLocked(lock, deletes, QueuePaths.jobStatus(jid), version, (now, ops) ->

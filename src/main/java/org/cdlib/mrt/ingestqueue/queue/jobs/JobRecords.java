@@ -28,6 +28,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
+import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -168,7 +169,7 @@ public final class JobRecords {
                             (now, all) -> SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space,
                                     change.admission()))
                     : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
-                            job.statusVersion());
+                            job.statusVersion(), LockedCommitFailures.QUEUE);
         } catch (StaleLockException e) {
             if (handedTo != null) {
                 locks.held().letGo(QueuePaths.jobLock(jid), handedTo);

@@ -133,7 +133,7 @@ public final class SpaceCounters {
             boolean[] sent = {false};
             boolean committed = false;
             try {
-                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, what, all, versionedPath, version, () -> {
+                Runnable onSent = () -> {
                     sent[0] = true;
                     if (after != null) {
                         known = after;
@@ -141,7 +141,9 @@ public final class SpaceCounters {
                     }
                     turn.unlock(); // the next transaction of this process may go out now
                     zk.probes().reached(Probes.Point.AFTER_SEND);
-                });
+                };
+                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, what, all, versionedPath, version,
+                        onSent, LockedCommitFailures.QUEUE);
                 committed = !results.isEmpty(); // empty: read back after a lost connection, the versions unknown
                 return results;
             } catch (StaleCounter e) {

@@ -3,10 +3,13 @@ package org.cdlib.mrt.ingestqueue.queue.space;
 import java.io.Closeable;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.watch.PersistentWatcher;
 import org.apache.zookeeper.Op;
@@ -48,6 +51,24 @@ public final class SpaceHeal implements Closeable {
 
         /** The sum of their {@code space_needed}, read in one bounded transaction. */
         long spaceNeeded(List<String> jids);
+
+        /**
+         * The jobs in downloading from the store's job reads: a state folder's references ({@code refs})
+         * and the jobs' summed {@code space_needed}.
+         */
+        static Downloading of(Function<JobState, List<String>> refs, ToLongFunction<List<String>> spaceNeeded) {
+            return new Downloading() {
+                @Override
+                public List<String> jids() {
+                    return refs.apply(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList();
+                }
+
+                @Override
+                public long spaceNeeded(List<String> jids) {
+                    return spaceNeeded.applyAsLong(jids);
+                }
+            };
+        }
     }
 
     /**
@@ -56,7 +77,8 @@ public final class SpaceHeal implements Closeable {
      * @param exact    the counters reserve what the jobs in downloading need (after the repair, if one was made)
      * @param detail   what was wrong, or null
      * @param repaired a repair was written
-     * @param mark     the cut's mark (cversion − both versions), as the counters stand after it; null when no cut held
+     * @param mark     the cut's mark (cversion − both versions), as the counters stand after it; null when no cut
+     *                 held
      */
     public record Result(boolean exact, String detail, boolean repaired, Long mark) {
     }
@@ -124,7 +146,7 @@ public final class SpaceHeal implements Closeable {
         if (ex != null && queued.compareAndSet(false, true)) {
             try {
                 ex.execute(this::evaluate);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 queued.set(false);
             }
         }
@@ -140,10 +162,12 @@ public final class SpaceHeal implements Closeable {
             Long mark = folder == null ? null : mark(folder, c);
             if (mark == null || !mark.equals(accounted)) {
                 // a lost answer here is looked at again by the next cut (exact then), only its line is lost
-                Result r = check(zk, downloading, true, null, ops -> zk.commitUnlocked("heal the disk reservation", ops));
+                Result r = check(zk, downloading, true, null,
+                        ops -> zk.commitUnlocked("heal the disk reservation", ops));
                 if (r.repaired()) {
                     heals.incrementAndGet();
-                    LOG.info("disk reservation healed (a move into or out of downloading skipped the counters): {}", r.detail());
+                    LOG.info("disk reservation healed (a move into or out of downloading skipped the counters): {}",
+                            r.detail());
                 }
                 if (r.mark() == null) {
                     poke(); // jobs kept moving: look again (the evaluator's queue paces it)
@@ -206,7 +230,8 @@ public final class SpaceHeal implements Closeable {
      * admission pipelined on the old counts commits; too much raises {@code released}.
      * {@code hook} (tests) runs between the sum and the second cut.
      */
-    public static Result check(ZooKeeperCalls zk, Downloading downloading, boolean repair, Runnable hook, Committer committer) {
+    public static Result check(ZooKeeperCalls zk, Downloading downloading, boolean repair, Runnable hook,
+            Committer committer) {
         String folderPath = QueuePaths.jobState(JobState.DOWNLOADING);
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             Stat folderBefore = zk.syncedStat(folderPath);
@@ -221,8 +246,10 @@ public final class SpaceHeal implements Closeable {
             }
             SpaceReservation.Counts after = SpaceReservation.Counts.read(zk);
             Stat folderAfter = zk.stat(folderPath);
-            boolean folderMoved = folderBefore == null || folderAfter == null || folderBefore.getCversion() != folderAfter.getCversion();
-            if (folderMoved || after.admittedVersion() != before.admittedVersion() || after.releasedVersion() != before.releasedVersion()) {
+            boolean folderMoved = folderBefore == null || folderAfter == null
+                    || folderBefore.getCversion() != folderAfter.getCversion();
+            if (folderMoved || after.admittedVersion() != before.admittedVersion()
+                    || after.releasedVersion() != before.releasedVersion()) {
                 continue; // a job moved into or out of downloading meanwhile: sum again
             }
             long mark = mark(folderAfter, after);
@@ -230,8 +257,8 @@ public final class SpaceHeal implements Closeable {
             if (reserved == needed) {
                 return new Result(true, null, false, mark);
             }
-            String detail = "the counters reserve " + reserved + " bytes; the " + jids.size() + " job(s) in downloading need "
-                    + needed;
+            String detail = "the counters reserve " + reserved + " bytes; the " + jids.size()
+                    + " job(s) in downloading need " + needed;
             if (!repair) {
                 return new Result(false, detail, false, mark);
             }

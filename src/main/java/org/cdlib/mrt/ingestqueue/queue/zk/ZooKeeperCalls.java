@@ -3,6 +3,8 @@ package org.cdlib.mrt.ingestqueue.queue.zk;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
@@ -17,7 +19,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
-import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 
 /**
@@ -122,7 +123,7 @@ public final class ZooKeeperCalls {
         return sized(path, new Stat());
     }
 
-    /** A node's data after its size was looked at ({@link SizedReads}): an oversized node is named damaged, not read. */
+    /** A node's data after its size was looked at ({@link SizedReads}): an oversized node is named damaged, unread. */
     private byte[] sized(String path, Stat into) {
         Stat st = stat(path);
         if (st == null) {
@@ -160,11 +161,11 @@ public final class ZooKeeperCalls {
         try {
             return RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
                 ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-                java.util.concurrent.CompletableFuture<Integer> synced = new java.util.concurrent.CompletableFuture<>();
+                CompletableFuture<Integer> synced = new CompletableFuture<>();
                 operations.addAndGet(2);
                 zk.sync(path, (rc, p, ctx) -> synced.complete(rc), null);
                 Stat st = zk.exists(path, false); // answered after the sync: requests of a session are served in order
-                int rc = synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                int rc = synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
                 if (rc != KeeperException.Code.OK.intValue()) {
                     throw KeeperException.create(KeeperException.Code.get(rc), path);
                 }
@@ -266,22 +267,40 @@ public final class ZooKeeperCalls {
         return commits.send(zk, ops, applied, null);
     }
 
-    /** As above; {@code sent} (if not null) runs as soon as the first attempt is on its way ({@link MultiCommit#send}). */
-    public List<OpResult> commit(ZooKeeper zk, List<Op> ops, MultiCommit.AppliedCheck applied, Runnable sent) throws KeeperException {
+    /** As above; {@code sent} (if not null) runs once the first attempt is on its way ({@link MultiCommit#send}). */
+    public List<OpResult> commit(ZooKeeper zk, List<Op> ops, MultiCommit.AppliedCheck applied, Runnable sent)
+            throws KeeperException {
         return commits.send(zk, ops, applied, sent);
     }
 
     /**
-     * Commits a transaction made under a lock. A failed version check on {@code versionedPath}
-     * or a missing lock means someone else moved first: {@link StaleLockException}.
+     * How the layer that knows the layout reads a failed operation of a commit under a lock: these
+     * calls know no path of the queue's, so the caller says which failures mean what.
      */
-    public List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version) {
-        return commitLocked(zk, sessionId, what, ops, versionedPath, version, null);
+    public interface Failures {
+        /** A counter moved under the commit, or an id it drew was taken: the draw is made again. */
+        boolean counterMoved(String path, KeeperException.Code code);
+
+        /** The lock the commit ran under is gone. */
+        boolean lockGone(String path, KeeperException.Code code);
     }
 
-    /** As above; {@code sent} runs once the first attempt is on its way (see {@link #commit(ZooKeeper, List, MultiCommit.AppliedCheck, Runnable)}). */
-    public List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath, int version,
-                                Runnable sent) {
+    /**
+     * Commits a transaction made under a lock. A failed version check on {@code versionedPath}, or a
+     * lock {@code failures} reads as gone, means someone else moved first: {@link StaleLockException};
+     * a counter {@code failures} reads as moved: {@link StaleCounter}.
+     */
+    public List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath,
+            int version, Failures failures) {
+        return commitLocked(zk, sessionId, what, ops, versionedPath, version, null, failures);
+    }
+
+    /**
+     * As above; {@code sent} runs once the first attempt is on its way (see
+     * {@link #commit(ZooKeeper, List, MultiCommit.AppliedCheck, Runnable)}).
+     */
+    public List<OpResult> commitLocked(ZooKeeper zk, long sessionId, String what, List<Op> ops, String versionedPath,
+            int version, Runnable sent, Failures failures) {
         if (zk.getSessionId() != sessionId || !zk.getState().isAlive()) {
             throw new StaleLockException(what + ": the session that held the lock has expired");
         }
@@ -296,16 +315,14 @@ public final class ZooKeeperCalls {
             int failed = MultiCommit.firstFailed(e);
             Op op = failed >= 0 && failed < ops.size() ? ops.get(failed) : null;
             String path = op == null ? e.getPath() : op.getPath();
-            if (path != null && path.startsWith(QueuePaths.IDS) && e.code() == KeeperException.Code.BADVERSION) {
-                throw new StaleCounter();
-            }
-            if (path != null && e.code() == KeeperException.Code.NODEEXISTS && path.matches("/jobs/jid\\d{10}")) {
+            if (path != null && failures.counterMoved(path, e.code())) {
                 throw new StaleCounter(); // an id another writer took: skipped, the next drawn
             }
             if (path != null && path.equals(versionedPath) && e.code() == KeeperException.Code.BADVERSION) {
-                throw new StaleLockException(what + " was changed by someone else since it was read; nothing was written");
+                throw new StaleLockException(what + " was changed by someone else since it was read; nothing was "
+                        + "written");
             }
-            if (path != null && path.endsWith("/lock") && e.code() == KeeperException.Code.NONODE) {
+            if (path != null && failures.lockGone(path, e.code())) {
                 throw new StaleLockException(what + ": the lock is no longer held; nothing was written");
             }
             throw new CorruptNodeException(path == null ? what : path,

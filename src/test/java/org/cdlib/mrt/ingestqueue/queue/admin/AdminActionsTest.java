@@ -131,7 +131,7 @@ class AdminActionsTest {
         String held = jobIn(JobState.ESTIMATING);
         String bid = store.jobs().load(held).batchId();
         admin.holdJob(held, "op");
-        AdminActions.ConfirmRequiredException e = assertThrows(AdminActions.ConfirmRequiredException.class,
+        ConfirmRequiredException e = assertThrows(ConfirmRequiredException.class,
                 () -> admin.deleteJob(held, false, "op"));
         assertTrue(e.getMessage().contains(bid) && e.getMessage().contains("confirm"), e.getMessage());
         assertTrue(store.jobs().find(held).isPresent(), "nothing deleted without confirmation");

@@ -11,6 +11,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -132,7 +133,7 @@ class ConsistencyCheckTest {
             QueueStore stuckHost = QueueTestSupport.store(stuck, dir);
             JobLock held = stuckHost.claims().tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
             AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
-            assertThrows(AdminActions.ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
+            assertThrows(ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
             assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));
             assertTrue(store.claims().tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
             assertThrows(StaleLockException.class, () -> stuckHost.transition(held, JobState.ESTIMATING, Change.because("late")));
