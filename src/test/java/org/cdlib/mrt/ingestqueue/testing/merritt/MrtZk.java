@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.testing.merritt;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -65,6 +65,15 @@ public final class MrtZk {
         create(path + "/submission", submission, CreateMode.PERSISTENT);
         create(path + "/status", "{\"message\":\"\",\"last_modified\":\"" + now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
         return bid;
+    }
+
+    /** A submission as mrt-ingest's {@code batchProcess.HandlerSubmit} writes it. */
+    public static String submission(String uuid, String file) {
+        return "{\"submitter\":\"merritt/Merritt Depositor\",\"filename\":\"" + file + "\","
+                + "\"notificationFormat\":\"xml\",\"size\":5,\"profile\":\"demo_content\",\"update\":false,"
+                + "\"submissionDate\":\"Tue Nov 24 10:00:00 UTC 2026\","
+                + "\"batchID\":\"" + uuid + "\",\"type\":\"file\",\"title\":\"A greeting\",\"creator\":\"Someone\","
+                + "\"localID\":\"greeting-1\"}";
     }
 
     /** {@code Batch.findByUuid}: the BID its {@code /batch-uuids} node names, the batch loaded (null when none). */
