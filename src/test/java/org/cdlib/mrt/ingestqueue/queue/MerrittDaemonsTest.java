@@ -96,15 +96,6 @@ class MerrittDaemonsTest {
         await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
     }
 
-    /** Our workers: claim the job from its state's folder and move it on, up to {@code to}. */
-    void work(String jid, JobState to) {
-        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
-                    () -> new AssertionError("our worker could not claim " + jid));
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
-        }
-    }
-
     // ---- 1: jobs of a batch Merritt's batch consumer took --------------------------------------
 
     @Test
@@ -120,7 +111,7 @@ class MerrittDaemonsTest {
         assertNull(merritt.exists("/batches/" + bid + "/states/batch-completed", false), "mrt-zk made no such folder");
 
         for (String jid : jids) {
-            work(jid, JobState.COMPLETED); // notify → completed was refused: NONODE on states/batch-completed/JID
+            QueueTestSupport.workTo(store, jid, JobState.COMPLETED); // notify → completed was refused: NONODE on states/batch-completed/JID
         }
         for (String jid : jids) {
             assertEquals(JobState.COMPLETED, store.jobs().load(jid).state());

@@ -25,9 +25,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * reset before each test) and an SMTP server (GreenMail) for each test.
  * <p>
  * A test that needs ZooKeeper as new, not only the queue's nodes wiped, asks for
- * {@link #freshServerEachTest()}. What this does not offer stays in its test, built by hand: a
- * three-server ensemble (chaos, soak, a follower behind), a server restarted on its data directory,
- * a relay that cuts connections, a session of its own length ({@link QueueTestSupport#client}).
+ * {@link #freshServerEachTest()}; that server is the test's own, so it may {@code stop()} and
+ * {@code restart()} it (same port, same data). What this does not offer stays in its test, built by
+ * hand: a three-server ensemble (chaos, soak, a follower behind), a relay that cuts connections
+ * ({@link ZooKeeperRelay}), a session of its own length ({@link QueueTestSupport#client}).
  */
 public class QueueFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
     private boolean withMail;
@@ -53,7 +54,7 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
         return this;
     }
 
-    /** A new ZooKeeper server for each test instead of one for the class. */
+    /** A new ZooKeeper server for each test instead of one for the class, which the test may stop and restart. */
     public QueueFixture freshServerEachTest() {
         serverEachTest = true;
         return this;

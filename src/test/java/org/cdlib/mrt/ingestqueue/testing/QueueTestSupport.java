@@ -17,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 
@@ -150,6 +151,44 @@ public class QueueTestSupport {
                     : store.transition(lock, to, Change.because("test"));
         }
         return job;
+    }
+
+    /** What our workers do: claim the job from its state's folder and move it on, as far as {@code to}. */
+    public static void workTo(QueueStore store, String jid, JobState to) {
+        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
+                    () -> new AssertionError("our worker could not claim " + jid));
+            store.transition(lock, s.successor(), Change.because("step succeeded"));
+        }
+    }
+
+    /**
+     * Walks a pending job to notify with every kind of outside effect recorded as the steps record
+     * them: a mint that returned {@code minted} and the identifiers {@code ids} written, the EZID
+     * update, the storage add and the inventory record of {@code ids}' primary ARK.
+     */
+    public static void walkToNotifyWithEffects(QueueStore store, String jid, Identifiers ids, String minted) {
+        String ark = ids.primaryId();
+        for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
+            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            switch (s) {
+                case PROCESSING -> {
+                    store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
+                    store.records().writeMintedIdentifiers(lock, ids, minted);
+                    store.records().effectDone(lock, JobEffects.EZID_UPDATE, ark);
+                }
+                case STORING -> {
+                    store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/" + ark, List.of());
+                    store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+                }
+                case RECORDING -> {
+                    store.records().effectStarted(lock, JobEffects.INVENTORY, "key");
+                    store.records().effectDone(lock, JobEffects.INVENTORY, "key");
+                }
+                default -> { }
+            }
+            store.transition(lock, s.successor(), Change.because("step succeeded"));
+        }
     }
 
     /** The pipeline from pending up to and including {@code target}. */

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -25,11 +24,12 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connection loss at each point where a write's outcome could be left unknown: the server is
@@ -39,8 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  * identifiers written.
  */
 class ConnectionLossTest {
-    @TempDir
-    Path dir;
+    /** A server of each test's own: it is stopped and restarted on its port and data. */
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().freshServerEachTest();
+
+    final Path dir = ZK.dir();
     TestingServer server;
     CuratorFramework client;
     QueueStore store;
@@ -48,16 +51,15 @@ class ConnectionLossTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, false, 1, -1, -1, null, null), true);
+        server = ZK.server();
         client = QueueTestSupport.client(server, 30_000);
         store = QueueTestSupport.store(client, dir);
         jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
     }
 
     @AfterEach
-    void stop() throws Exception {
+    void stop() {
         client.close();
-        server.close();
     }
 
     /** Runs {@code call} while the server is down, then brings the server back; returns the call's result. */

@@ -4,19 +4,18 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The consumers' view of a state: kept by the persistent watch's events without listing the
@@ -24,17 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
  * been missed meanwhile).
  */
 class StateViewTest {
-    @TempDir
-    Path dir;
+    /** A server of the test's own: it is stopped and restarted on its port and data. */
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().freshServerEachTest();
 
     @Test
     void referencesArriveAsEventsAndChangesMadeWhileDisconnectedAreSeenAfterReconnecting() throws Exception {
-        InstanceSpec spec = new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, false, 1, -1, -1, null, null);
-        TestingServer server = new TestingServer(spec, true);
-        CuratorFramework client = QueueTestSupport.client(server);
+        TestingServer server = ZK.server();
         CuratorFramework other = QueueTestSupport.client(server);
         try {
-            QueueStore store = QueueTestSupport.store(client, dir);
+            QueueStore store = ZK.store(ZK.dir());
             AtomicInteger changes = new AtomicInteger();
             StateView view = store.jobStateView(JobState.ESTIMATING).start(changes::incrementAndGet);
             await().atMost(Duration.ofSeconds(10)).until(view::isListed);
@@ -57,8 +55,6 @@ class StateViewTest {
             view.close();
         } finally {
             other.close();
-            client.close();
-            server.close();
         }
     }
 }
