@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,7 +16,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.ZooKeeper;
@@ -23,6 +23,7 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -111,14 +112,15 @@ class MerrittDaemonsTest {
         assertNull(merritt.exists("/batches/" + bid + "/states/batch-completed", false), "mrt-zk made no such folder");
 
         for (String jid : jids) {
-            QueueTestSupport.workTo(store, jid, JobState.COMPLETED); // notify → completed was refused: NONODE on states/batch-completed/JID
+            // notify → completed was refused: NONODE on states/batch-completed/JID
+            QueueTestSupport.workTo(store, jid, JobState.COMPLETED);
         }
         for (String jid : jids) {
             assertEquals(JobState.COMPLETED, store.jobs().load(jid).state());
         }
         assertEquals(0, merritt.getChildren("/batches/" + bid + "/states/batch-processing", false).size());
         assertTrue(ReportStep.merrittReports(store.batches().load(bid)), "Merritt's batch: its reporter's, not ours");
-        assertTrue(store.calls().stat(QueuePaths.batchIndex(org.cdlib.mrt.ingestqueue.queue.model.BatchState.REPORTING, bid)) == null,
+        assertTrue(store.calls().stat(QueuePaths.batchIndex(BatchState.REPORTING, bid)) == null,
                 "not in our reporting index: no report of ours");
 
         // mrt-ingest's BatchReportConsumer: Batch.acquireBatchForReporting takes it, reads its jobs, completes it
@@ -243,7 +245,8 @@ class MerrittDaemonsTest {
             mrtZkMove(daemon.load(jid), JobState.DOWNLOADING);
             waitFor("healed in", () -> heal.heals() > heals);
             long heals2 = heal.heals();
-            // back: no daemon's move (states.yml has no Downloading -> Provisioning); the Admin Tool's set_status checks none
+            // back: no daemon's move (states.yml has no Downloading -> Provisioning); the Admin Tool's
+            // set_status checks none
             assertTrue(daemon.lock("/jobs/" + jid));
             adminTool.setJobStatus(adminTool.loadJob(jid), JobState.PROVISIONING.zk(), "", false);
             daemon.unlock("/jobs/" + jid);
@@ -275,7 +278,8 @@ class MerrittDaemonsTest {
         List<String> jids = new ArrayList<>(store.batches().jobs(bid, BatchRef.PROCESSING));
         Collections.sort(jids);
         JobLock ours = store.claims().tryLockJob(jids.get(0), "our-worker").orElseThrow();
-        assertEquals(jids.get(1), id(acquireJob(JobState.PENDING)), "acquireJob(Pending) passes the job we hold, takes the next");
+        assertEquals(jids.get(1), id(acquireJob(JobState.PENDING)),
+                "acquireJob(Pending) passes the job we hold, takes the next");
         assertNull(id(acquireJob(JobState.PENDING)), "and nothing else");
         assertEquals(Optional.empty(), store.claims().tryLockJob(jids.get(1), "our-worker"), "the one it holds is not ours to take");
         assertFalse(store.claims().claim(JobState.PENDING, "05-" + jids.get(1), "our-worker").isPresent());

@@ -16,18 +16,22 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -70,7 +74,7 @@ class TwoInstancesTest {
                     + "/inv;AUTO_SERVER=TRUE");
             config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
             config.put("ingest.http.port", "0");
-            config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // WireMock on loopback
+            config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // WireMock on loopback
             config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
 
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -92,12 +96,12 @@ class TwoInstancesTest {
             QueueStore store = survivor.store();
             String bid = store.batches().create(new BatchSubmission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
                     "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json",
-                    null, java.time.Instant.now().toString(), null));
+                    null, Instant.now().toString(), null));
 
             AtomicReference<String> victim = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 for (Job j : store.jobs().load(store.jobs().refs(JobState.DOWNLOADING).stream()
-                        .map(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths::jidOfRef).toList())) {
+                        .map(QueuePaths::jidOfRef).toList())) {
                     if (j.lockOwner() != null && j.lockOwner().pid() == otherPid) {
                         victim.set(j.id());
                         return true;
@@ -124,7 +128,7 @@ class TwoInstancesTest {
                 assertEquals(4, r.getInt(1), "four versions recorded in all");
                 assertEquals(4, r.getInt(2), "one per object: no job ran twice to the end");
             }
-            assertTrue(new org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck(store).check().clean());
+            assertTrue(new ConsistencyCheck(store).check().clean());
         } finally {
             if (other != null) {
                 other.destroyForcibly();

@@ -1,9 +1,17 @@
 package org.cdlib.mrt.ingestqueue.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -23,6 +31,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 
 /** A real in-process ZooKeeper server and helpers to build batches and jobs in tests. */
 public class QueueTestSupport {
+    /** The roots of the queue's nodes. */
+    private static final List<String> ROOTS = List.of("/batches", "/batch-states", "/batch-numbers",
+            "/batch-depositors", "/jobs", "/ids", "/locks");
+
     /** Only for the old name in {@code queue/}; the helpers are static. */
     protected QueueTestSupport() {
     }
@@ -38,10 +50,11 @@ public class QueueTestSupport {
     /** A started client of {@code connectString} (a server, or a relay in front of one), connected. */
     public static CuratorFramework client(String connectString, int sessionTimeoutMs) {
         CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
-                .sessionTimeoutMs(sessionTimeoutMs).connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
+                .sessionTimeoutMs(sessionTimeoutMs).connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100))
+                .build();
         c.start();
         try {
-            if (!c.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("no connection to " + connectString);
             }
         } catch (InterruptedException e) {
@@ -53,7 +66,7 @@ public class QueueTestSupport {
     public static BatchSubmission submission(String profile) {
         return new BatchSubmission(profile, "tester", "http://localhost/manifest.checkm", "title", "who", "2026", null,
                 "batch-manifest", "add", null, null, null, null, null, null, "json", null,
-                java.time.Instant.now().toString(), Map.of());
+                Instant.now().toString(), Map.of());
     }
 
     public static NewJob newJob(String localId, int priority) {
@@ -78,7 +91,7 @@ public class QueueTestSupport {
 
     /** Removes every node of the queue, so a test starts from an empty tree on a shared server. */
     public static void wipe(CuratorFramework client) throws Exception {
-        for (String p : List.of("/batches", "/batch-states", "/batch-numbers", "/batch-depositors", "/jobs", "/ids", "/locks")) {
+        for (String p : ROOTS) {
             if (client.checkExists().forPath(p) != null) {
                 client.delete().deletingChildrenIfNeeded().forPath(p);
             }
@@ -91,12 +104,12 @@ public class QueueTestSupport {
      * Returns the number of transitions made.
      */
     public static int walkToCompleted(QueueStore store, int threads) throws Exception {
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         int transitions = 0;
         try {
             for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
                 List<String> refs = store.jobs().refs(s);
-                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                List<Future<?>> done = new ArrayList<>();
                 for (int t = 0; t < threads; t++) {
                     int slice = t;
                     JobState state = s;
@@ -124,9 +137,9 @@ public class QueueTestSupport {
     }
 
     /** Every node of the queue with its data, to show that a refused action wrote nothing. */
-    public static java.util.SortedMap<String, String> tree(CuratorFramework client) throws Exception {
-        java.util.SortedMap<String, String> out = new java.util.TreeMap<>();
-        for (String root : List.of("/batches", "/batch-states", "/batch-numbers", "/batch-depositors", "/jobs", "/ids", "/locks")) {
+    public static SortedMap<String, String> tree(CuratorFramework client) throws Exception {
+        SortedMap<String, String> out = new TreeMap<>();
+        for (String root : ROOTS) {
             if (client.checkExists().forPath(root) != null) {
                 collect(client, root, out);
             }
@@ -134,9 +147,10 @@ public class QueueTestSupport {
         return out;
     }
 
-    private static void collect(CuratorFramework client, String path, java.util.SortedMap<String, String> out) throws Exception {
+    private static void collect(CuratorFramework client, String path, SortedMap<String, String> out)
+            throws Exception {
         byte[] data = client.getData().forPath(path);
-        out.put(path, data == null ? "" : new String(data, java.nio.charset.StandardCharsets.UTF_8));
+        out.put(path, data == null ? "" : new String(data, StandardCharsets.UTF_8));
         for (String child : client.getChildren().forPath(path)) {
             collect(client, path + "/" + child, out);
         }

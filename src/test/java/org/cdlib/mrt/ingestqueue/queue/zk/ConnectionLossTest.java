@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -63,7 +64,7 @@ class ConnectionLossTest {
     }
 
     /** Runs {@code call} while the server is down, then brings the server back; returns the call's result. */
-    <T> T duringOutage(java.util.concurrent.Callable<T> call) throws Exception {
+    <T> T duringOutage(Callable<T> call) throws Exception {
         server.stop();
         await().atMost(Duration.ofSeconds(20)).until(() -> !client.getZookeeperClient().isConnected());
         CompletableFuture<T> f = CompletableFuture.supplyAsync(() -> {

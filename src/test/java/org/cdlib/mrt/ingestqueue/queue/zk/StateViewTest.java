@@ -6,14 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
-import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,7 +49,7 @@ class StateViewTest {
 
             server.stop(); // the view's client loses its connection; the other writes after the restart
             server.restart();
-            other.blockUntilConnected(20, java.util.concurrent.TimeUnit.SECONDS);
+            other.blockUntilConnected(20, TimeUnit.SECONDS);
             other.create().forPath(path + "/07-jid0000000003");
             await().atMost(Duration.ofSeconds(30)).until(() -> view.snapshot().contains("07-jid0000000003"));
             assertEquals(List.of("03-jid0000000002", "07-jid0000000003"), view.snapshot());

@@ -178,9 +178,7 @@ public final class MrtZkDaemon {
      * order, with no {@code states} node that it can lock: loaded, {@code states} created, set Processing.
      */
     public String acquirePendingBatch() throws Exception {
-        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
-        batches.sort(null);
-        for (String cp : batches) {
+        for (String cp : batches()) {
             if (!exists("/batches/" + cp + "/states") && lock("/batches/" + cp)) {
                 batchStatus(cp); // load
                 get("/batches/" + cp + "/submission");
@@ -192,17 +190,27 @@ public final class MrtZkDaemon {
         return null;
     }
 
+    /** The batches in name order, as mrt-zk's Java walks them. */
+    private List<String> batches() throws Exception {
+        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
+        batches.sort(null);
+        return batches;
+    }
+
+    /** Whether the batch's batch-processing folder exists and is empty. */
+    private boolean noJobsProcessing(String bid) throws Exception {
+        String p = "/batches/" + bid + "/states/batch-processing";
+        return exists(p) && zk.getChildren(p, false).isEmpty();
+    }
+
     /**
      * {@code Batch.acquireBatchForReporting} (mrt-ingest's {@code BatchReportConsumer}): the first batch
      * whose batch-processing exists and is empty, not Completed/Failed/UpdateReporting, that it can
      * lock: set Reporting.
      */
     public String acquireBatchForReporting() throws Exception {
-        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
-        batches.sort(null);
-        for (String cp : batches) {
-            String p = "/batches/" + cp + "/states/batch-processing";
-            if (exists(p) && zk.getChildren(p, false).isEmpty()) {
+        for (String cp : batches()) {
+            if (noJobsProcessing(cp)) {
                 String s = batchStatus(cp);
                 if (List.of("Completed", "Failed", "UpdateReporting").contains(s)) {
                     continue;
@@ -225,11 +233,8 @@ public final class MrtZkDaemon {
         if (!exists("/batches")) {
             return deleted;
         }
-        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
-        batches.sort(null);
-        for (String cp : batches) {
-            String p = "/batches/" + cp + "/states/batch-processing";
-            if (exists(p) && zk.getChildren(p, false).isEmpty()) {
+        for (String cp : batches()) {
+            if (noJobsProcessing(cp)) {
                 String s = batchStatus(cp);
                 if (!s.equals("Completed") && !s.equals("Deleted")) {
                     continue;
