@@ -64,7 +64,7 @@ class MerrittDaemonsTest {
     @BeforeEach
     void setUp() throws Exception {
         store = ZK.store(dir);
-        merrittClient = QueueTestSupport.client(ZK.server());
+        merrittClient = ZK.otherClient();
         merritt = merrittClient.getZookeeperClient().getZooKeeper();
         daemon = new MrtZkDaemon(merritt);
         adminTool = new MrtZkAdminTool(merritt);
@@ -72,7 +72,6 @@ class MerrittDaemonsTest {
 
     @AfterEach
     void close() {
-        merrittClient.close();
         store.close();
     }
 

@@ -27,7 +27,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,13 +48,8 @@ class MrtZkNeighbourTest {
     @BeforeEach
     void setUp() throws Exception {
         store = ZK.store(dir);
-        neighbourClient = QueueTestSupport.client(ZK.server());
+        neighbourClient = ZK.otherClient();
         mrtZk = new MrtZk(neighbourClient.getZookeeperClient().getZooKeeper());
-    }
-
-    @AfterEach
-    void close() {
-        neighbourClient.close();
     }
 
     @Test

@@ -15,7 +15,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -38,6 +40,7 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
     private WireMockServer http;
     private MailServer mail;
     private Path dir;
+    private final List<CuratorFramework> otherClients = new ArrayList<>();
 
     /**
      * Adds a WireMock server on a free loopback port, kept for the class, its stubs and requests reset
@@ -87,6 +90,8 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
 
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
+        otherClients.forEach(CuratorFramework::close);
+        otherClients.clear();
         if (mail != null) {
             mail.close();
             mail = null;
@@ -119,6 +124,16 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
     /** The fixture's client of the server (session timeout 10 s), connected. */
     public CuratorFramework client() {
         return client;
+    }
+
+    /**
+     * A client of its own session on this server (another host, Merritt's tools beside us), connected;
+     * closed after the test.
+     */
+    public CuratorFramework otherClient() {
+        CuratorFramework other = QueueTestSupport.client(server);
+        otherClients.add(other);
+        return other;
     }
 
     /** A started queue store on this server with working directories under {@code home}. */

@@ -30,7 +30,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,13 +57,8 @@ class MerrittBatchIntakeTest {
                 + "StorageNode: 7777\n");
         step = new BatchPendingStep(store, new ProfileDirectory(profiles), new Fetcher(FetchSettings.defaults()
                 .withAllow(AddressPolicy.LOOPBACK), dir.resolve("queue")));
-        neighbourClient = QueueTestSupport.client(ZK.server());
+        neighbourClient = ZK.otherClient();
         mrtZk = new MrtZk(neighbourClient.getZookeeperClient().getZooKeeper());
-    }
-
-    @AfterEach
-    void close() {
-        neighbourClient.close();
     }
 
     @Test

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.fsck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -14,7 +13,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
