@@ -6,9 +6,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -16,6 +14,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 
 /**
  * A finished job in each shape (issue 42): znodes and bytes it keeps, ZooKeeper operations of the
@@ -76,27 +75,8 @@ public final class CompletedJobShapeBenchmark {
     }
 
     private static void walkToNotify(QueueStore store, String jid) {
-        for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
-            switch (s) {
-                case PROCESSING -> {
-                    store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
-                    store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4" + jid, List.of("loc-" + jid)),
-                            "ark:/99999/fk4" + jid);
-                    store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4" + jid);
-                }
-                case STORING -> {
-                    store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4" + jid, List.of());
-                    store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
-                }
-                case RECORDING -> {
-                    store.records().effectStarted(lock, JobEffects.INVENTORY, "key");
-                    store.records().effectDone(lock, JobEffects.INVENTORY, "key");
-                }
-                default -> { }
-            }
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
-        }
+        String ark = "ark:/99999/fk4" + jid;
+        QueueTestSupport.walkToNotifyWithEffects(store, jid, new Identifiers(ark, List.of("loc-" + jid)), ark);
     }
 
     private static List<String> subtree(CuratorFramework client, String path) throws Exception {

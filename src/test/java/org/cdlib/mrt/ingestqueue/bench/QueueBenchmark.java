@@ -23,6 +23,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 
 /**
  * {@code mvn -B -Pbench test-compile} (options: {@code -Dbench.jobs=2000 -Dbench.threads=4

@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,23 +16,24 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
 import org.cdlib.mrt.ingestqueue.report.ReportStep;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkAdminTool;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon.DaemonJob;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,181 +50,87 @@ class MerrittDaemonsTest {
     static final QueueFixture ZK = new QueueFixture();
     static final String CONFIGURATION = "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
             + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}";
+    static final String SUBMISSION = "{\"batchID\":\"bid-1\",\"profile\":\"demo_content\",\"type\":\"file\","
+            + "\"filename\":\"a.txt\",\"update\":false,\"submitter\":\"merritt\"}";
+    static final String NO_IDENTIFIERS = "{\"primary_id\":\"\",\"local_id\":[]}";
 
     final Path dir = ZK.dir();
     QueueStore store;
     CuratorFramework merrittClient;
     ZooKeeper merritt;
+    MrtZkDaemon daemon;
+    MrtZkAdminTool adminTool;
 
     @BeforeEach
     void setUp() throws Exception {
         store = ZK.store(dir);
-        merrittClient = QueueTestSupport.client(ZK.server());
+        merrittClient = ZK.otherClient();
         merritt = merrittClient.getZookeeperClient().getZooKeeper();
+        daemon = new MrtZkDaemon(merritt);
+        adminTool = new MrtZkAdminTool(merritt);
     }
 
     @AfterEach
     void close() {
-        merrittClient.close();
         store.close();
     }
 
-    // ---- mrt-zk's calls, one by one -------------------------------------------------------------
+    // ---- mrt-zk's calls: its daemons' (MrtZkDaemon) ---------------------------------------------
 
-    static byte[] bytes(String s) {
-        return s == null ? new byte[0] : s.getBytes(StandardCharsets.UTF_8);
+    /** {@code Job.acquireJob(state)}: the job it locked and loaded, null when none. */
+    DaemonJob acquireJob(JobState state) throws Exception {
+        return daemon.acquireJob(state.zk());
     }
 
-    String text(String path) throws Exception {
-        return new String(merritt.getData(path, false, null), StandardCharsets.UTF_8);
+    static String id(DaemonJob job) {
+        return job == null ? null : job.id;
     }
 
-    void create(String path, String data, CreateMode mode) throws Exception {
-        merritt.create(path, bytes(data), ZooDefs.Ids.OPEN_ACL_UNSAFE, mode);
-    }
-
-    /** {@code QueueItemHelper.createIfNeededForgiving}. */
-    void ensure(String path) throws Exception {
-        if (merritt.exists(path, false) == null) {
-            try {
-                create(path, null, CreateMode.PERSISTENT);
-            } catch (KeeperException.NodeExistsException raced) {
-                // forgiven
-            }
-        }
-    }
-
-    /** {@code QueueItem.lock}: an exists check, then an empty ephemeral create; false when held. */
-    boolean lock(String item) throws Exception {
-        if (merritt.exists(item + "/lock", false) != null) {
-            return false;
-        }
-        try {
-            create(item + "/lock", null, CreateMode.EPHEMERAL);
-            return true;
-        } catch (KeeperException e) {
-            return false;
-        }
-    }
-
-    void unlock(String item) throws Exception {
-        merritt.delete(item + "/lock", -1);
-    }
-
-    static String now() {
-        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss Z").format(java.time.ZonedDateTime.now());
-    }
-
-    /** {@code QueueItem.setStatus}: the status rewritten whole, unversioned. */
-    void setStatus(String item, String status) throws Exception {
-        String old = text(item + "/status");
-        String json = old.replaceFirst("\"status\":\"[A-Za-z]+\"", "\"status\":\"" + status + "\"");
-        merritt.setData(item + "/status", bytes(json), -1);
-    }
-
-    /** {@code Batch.createBatch} as Merritt's front end calls it. */
-    String createBatch() throws Exception {
-        String path = merritt.create("/batches/bid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
-        create(path + "/submission", "{\"batchID\":\"bid-1\",\"profile\":\"demo_content\",\"type\":\"file\","
-                + "\"filename\":\"a.txt\",\"update\":false,\"submitter\":\"merritt\"}", CreateMode.PERSISTENT);
-        create(path + "/status", "{\"message\":\"\",\"last_modified\":\"" + now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
-        return path.substring("/batches/".length());
-    }
-
-    /** {@code Batch.acquirePendingBatch} on that batch: locked, {@code states} created (nothing under it), Processing. */
-    void acquirePendingBatch(String bid) throws Exception {
-        assertNull(merritt.exists("/batches/" + bid + "/states", false));
-        assertTrue(lock("/batches/" + bid));
-        create("/batches/" + bid + "/states", null, CreateMode.PERSISTENT);
-        setStatus("/batches/" + bid, "Processing");
-    }
-
-    /** {@code Job.createJob}: root, lock, bid, priority, space, configuration, status, batch reference, state reference, unlock. */
-    String createJob(String bid) throws Exception {
-        String path = merritt.create("/jobs/jid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
-        String jid = path.substring("/jobs/".length());
-        create(path + "/lock", null, CreateMode.EPHEMERAL);
-        create(path + "/bid", bid, CreateMode.PERSISTENT);
-        create(path + "/priority", "5", CreateMode.PERSISTENT);
-        create(path + "/space_needed", "0", CreateMode.PERSISTENT);
-        create(path + "/configuration", CONFIGURATION, CreateMode.PERSISTENT);
-        create(path + "/status", "{\"retry_count\":0,\"last_successful_status\":null,\"message\":\"\",\"last_modified\":\""
-                + now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
-        ensure("/batches/" + bid + "/states/batch-processing"); // setBatchStatePath: the parent if needed, then the reference
-        ensure("/batches/" + bid + "/states/batch-processing/" + jid);
-        create("/jobs/states/pending/05-" + jid, null, CreateMode.PERSISTENT);
-        unlock(path);
-        return jid;
-    }
-
-    /** {@code Job.acquireJob(state)}: the state's references in name order, the first one it can lock. */
-    String acquireJob(JobState state) throws Exception {
-        List<String> refs = new ArrayList<>(merritt.getChildren("/jobs/states/" + state.wire(), false));
-        Collections.sort(refs);
-        for (String ref : refs) {
-            String jid = ref.substring(3);
-            if (lock("/jobs/" + jid)) {
-                return jid;
-            }
-        }
-        return null;
-    }
-
-    /** An mrt-zk worker's move of a job it holds: status, then the state reference deleted and created, then unlock. */
-    void mrtZkMove(String jid, JobState from, JobState to) throws Exception {
-        setStatus("/jobs/" + jid, to.zk());
-        merritt.delete("/jobs/states/" + from.wire() + "/05-" + jid, -1);
-        merritt.create("/jobs/states/" + to.wire() + "/05-" + jid, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-        unlock("/jobs/" + jid);
+    /** An mrt-zk worker's move of a job it holds ({@code QueueItem.setStatus}: status, references), then unlock. */
+    void mrtZkMove(DaemonJob job, JobState to) throws Exception {
+        daemon.setStatus(job, to.zk(), "");
+        daemon.unlock(job);
     }
 
     static void waitFor(String what, BooleanSupplier condition) {
         await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
     }
 
-    /** Our workers: claim the job from its state's folder and move it on, up to {@code to}. */
-    void work(String jid, JobState to) {
-        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
-                    () -> new AssertionError("our worker could not claim " + jid));
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
-        }
-    }
-
     // ---- 1: jobs of a batch Merritt's batch consumer took --------------------------------------
 
     @Test
     void jobsOfABatchMerrittsBatchConsumerTookCompleteAndMerrittsReporterReportsThemOnce() throws Exception {
-        String bid = createBatch();
-        acquirePendingBatch(bid);
+        String bid = daemon.createBatch("bid-1", SUBMISSION);
+        assertEquals(bid, daemon.acquirePendingBatch()); // locked, states created (nothing under it), Processing
         List<String> jids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            jids.add(createJob(bid));
+            jids.add(daemon.createJob(bid, 5, CONFIGURATION, NO_IDENTIFIERS));
         }
-        setStatus("/batches/" + bid, "Reporting"); // mrt-ingest's BatchConsumer, once the jobs are made
-        unlock("/batches/" + bid);
+        daemon.setBatchStatus(bid, "Reporting", ""); // mrt-ingest's BatchConsumer, once the jobs are made
+        daemon.unlock("/batches/" + bid);
         assertNull(merritt.exists("/batches/" + bid + "/states/batch-completed", false), "mrt-zk made no such folder");
 
         for (String jid : jids) {
-            work(jid, JobState.COMPLETED); // notify → completed was refused: NONODE on states/batch-completed/JID
+            // notify → completed was refused: NONODE on states/batch-completed/JID
+            QueueTestSupport.workTo(store, jid, JobState.COMPLETED);
         }
         for (String jid : jids) {
             assertEquals(JobState.COMPLETED, store.jobs().load(jid).state());
         }
         assertEquals(0, merritt.getChildren("/batches/" + bid + "/states/batch-processing", false).size());
         assertTrue(ReportStep.merrittReports(store.batches().load(bid)), "Merritt's batch: its reporter's, not ours");
-        assertTrue(store.calls().stat(QueuePaths.batchIndex(org.cdlib.mrt.ingestqueue.queue.model.BatchState.REPORTING, bid)) == null,
+        assertTrue(store.calls().stat(QueuePaths.batchIndex(BatchState.REPORTING, bid)) == null,
                 "not in our reporting index: no report of ours");
 
         // mrt-ingest's BatchReportConsumer: Batch.acquireBatchForReporting takes it, reads its jobs, completes it
-        assertTrue(lock("/batches/" + bid), "nobody of ours holds it");
-        setStatus("/batches/" + bid, "Reporting");
+        assertTrue(daemon.lock("/batches/" + bid), "nobody of ours holds it");
+        daemon.setBatchStatus(bid, "Reporting", "");
         List<String> reported = new ArrayList<>(merritt.getChildren("/batches/" + bid + "/states/batch-completed", false));
         Collections.sort(reported);
         assertEquals(jids, reported, "its report lists every job");
         assertTrue(merritt.getChildren("/batches/" + bid + "/states/batch-failed", false).isEmpty());
-        setStatus("/batches/" + bid, "Completed");
-        unlock("/batches/" + bid);
+        daemon.setBatchStatus(bid, "Completed", "");
+        daemon.unlock("/batches/" + bid);
     }
 
     // ---- 2: the disk counters beside mrt-zk's workers ------------------------------------------
@@ -264,11 +172,11 @@ class MerrittDaemonsTest {
             });
             Future<?> theirWork = pool.submit(() -> {
                 for (int i = 0; i < theirs.size(); i++) {
-                    String jid = acquireJob(JobState.PROVISIONING);
-                    mrtZkMove(jid, JobState.PROVISIONING, JobState.DOWNLOADING);
+                    DaemonJob job = acquireJob(JobState.PROVISIONING);
+                    mrtZkMove(job, JobState.DOWNLOADING);
                     if (i % 2 == 0) { // half of theirs stay in downloading
-                        assertTrue(lock("/jobs/" + jid));
-                        mrtZkMove(jid, JobState.DOWNLOADING, JobState.PROCESSING);
+                        assertTrue(daemon.lock(job.path()));
+                        mrtZkMove(job, JobState.PROCESSING);
                     }
                 }
                 return null;
@@ -292,7 +200,7 @@ class MerrittDaemonsTest {
     }
 
     long counter(String path) throws Exception {
-        return Long.parseLong(text(path));
+        return Long.parseLong(new String(merritt.getData(path, false, null), StandardCharsets.UTF_8));
     }
 
     /** Provisioning's wait: once it returns, a move mrt-zk made just before is in the counters. */
@@ -302,8 +210,9 @@ class MerrittDaemonsTest {
         List<String> jids = provisioning(3);
         heal.awaitAccounted(10_000);
         long before = store.jobs().spaceReserved().bytes();
-        String jid = acquireJob(JobState.PROVISIONING);
-        mrtZkMove(jid, JobState.PROVISIONING, JobState.DOWNLOADING);
+        DaemonJob job = acquireJob(JobState.PROVISIONING);
+        mrtZkMove(job, JobState.DOWNLOADING);
+        String jid = job.id;
         heal.awaitAccounted(10_000); // what ProvisionStep does before it decides
         assertEquals(before + store.jobs().load(jid).spaceNeeded(), store.jobs().spaceReserved().bytes(),
                 "admission decides on the healed counters");
@@ -331,12 +240,15 @@ class MerrittDaemonsTest {
         long t0 = System.nanoTime();
         for (int i = 0; i < moves; i++) {
             long heals = heal.heals();
-            assertTrue(lock("/jobs/" + jid));
-            mrtZkMove(jid, JobState.PROVISIONING, JobState.DOWNLOADING);
+            assertTrue(daemon.lock("/jobs/" + jid));
+            mrtZkMove(daemon.load(jid), JobState.DOWNLOADING);
             waitFor("healed in", () -> heal.heals() > heals);
             long heals2 = heal.heals();
-            assertTrue(lock("/jobs/" + jid));
-            mrtZkMove(jid, JobState.DOWNLOADING, JobState.PROVISIONING);
+            // back: no daemon's move (states.yml has no Downloading -> Provisioning); the Admin Tool's
+            // set_status checks none
+            assertTrue(daemon.lock("/jobs/" + jid));
+            adminTool.setJobStatus(adminTool.loadJob(jid), JobState.PROVISIONING.zk(), "", false);
+            daemon.unlock("/jobs/" + jid);
             waitFor("healed out", () -> heal.heals() > heals2);
         }
         long perMove = (store.operations() - ops) / (2L * moves);
@@ -365,11 +277,12 @@ class MerrittDaemonsTest {
         List<String> jids = new ArrayList<>(store.batches().jobs(bid, BatchRef.PROCESSING));
         Collections.sort(jids);
         JobLock ours = store.claims().tryLockJob(jids.get(0), "our-worker").orElseThrow();
-        assertEquals(jids.get(1), acquireJob(JobState.PENDING), "acquireJob(Pending) passes the job we hold, takes the next");
-        assertNull(acquireJob(JobState.PENDING), "and nothing else");
+        assertEquals(jids.get(1), id(acquireJob(JobState.PENDING)),
+                "acquireJob(Pending) passes the job we hold, takes the next");
+        assertNull(id(acquireJob(JobState.PENDING)), "and nothing else");
         assertEquals(Optional.empty(), store.claims().tryLockJob(jids.get(1), "our-worker"), "the one it holds is not ours to take");
         assertFalse(store.claims().claim(JobState.PENDING, "05-" + jids.get(1), "our-worker").isPresent());
         store.unlock(ours);
-        unlock("/jobs/" + jids.get(1));
+        daemon.unlock("/jobs/" + jids.get(1));
     }
 }

@@ -1,23 +1,21 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import org.apache.zookeeper.ZooKeeper;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 
-/** The mrt-zk stand-in's batch calls ({@link MrtZk}), for tests outside this package. */
+/**
+ * The mrt-zk stand-in's batch calls under their old name, kept only for the api/ tests being moved by
+ * another engineer at the same time; other tests call {@link MrtZk} itself. Remove with their next move.
+ */
 public final class MrtZkBatches {
     private MrtZkBatches() {
     }
 
-    /** mrt-zk's {@code Batch.createBatch}: the sequential root, its uuid, submission and Pending status. */
     public static String createBatch(ZooKeeper zk, String uuid, String submission) throws Exception {
         return new MrtZk(zk).createBatch(uuid, submission);
     }
 
-    /** A submission as mrt-ingest's {@code batchProcess.HandlerSubmit} writes it. */
     public static String submission(String uuid, String file) {
-        return "{\"submitter\":\"merritt/Merritt Depositor\",\"filename\":\"" + file + "\","
-                + "\"notificationFormat\":\"xml\",\"size\":5,\"profile\":\"demo_content\",\"update\":false,"
-                + "\"submissionDate\":\"Tue Nov 24 10:00:00 UTC 2026\","
-                + "\"batchID\":\"" + uuid + "\",\"type\":\"file\",\"title\":\"A greeting\",\"creator\":\"Someone\","
-                + "\"localID\":\"greeting-1\"}";
+        return MrtZk.submission(uuid, file);
     }
 }

@@ -25,7 +25,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
-import org.junit.jupiter.api.AfterEach;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,30 +48,16 @@ class MrtZkNeighbourTest {
     @BeforeEach
     void setUp() throws Exception {
         store = ZK.store(dir);
-        neighbourClient = QueueTestSupport.client(ZK.server());
+        neighbourClient = ZK.otherClient();
         mrtZk = new MrtZk(neighbourClient.getZookeeperClient().getZooKeeper());
-    }
-
-    @AfterEach
-    void close() {
-        neighbourClient.close();
-    }
-
-    /** What our workers do: claim from a state's folder and move the job on, as far as {@code to}. */
-    void work(String jid, JobState to) {
-        for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
-                    () -> new AssertionError("our worker could not claim " + jid));
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
-        }
     }
 
     @Test
     void everyJobAndBatchWeWriteLoadsInMrtZkInEveryState() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        work(jids.get(0), JobState.COMPLETED);
-        work(jids.get(1), JobState.RECORDING);
+        QueueTestSupport.workTo(store, jids.get(0), JobState.COMPLETED);
+        QueueTestSupport.workTo(store, jids.get(1), JobState.RECORDING);
         JobLock l = store.claims().claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("inventory refused"));
         new AdminActions(store, Clock.systemUTC()).holdJob(jids.get(2), "op");
@@ -103,7 +90,7 @@ class MrtZkNeighbourTest {
         neighbourClient.create().forPath("/jobs/" + theirs + "/metadata", "{\"erc_who\":\"Merritt\"}".getBytes(StandardCharsets.UTF_8));
         Job before = store.jobs().load(theirs);
 
-        work(theirs, JobState.COMPLETED);
+        QueueTestSupport.workTo(store, theirs, JobState.COMPLETED);
 
         // Merritt neighbours (the default): every node mrt-zk wrote stays (issue 42)
         assertEquals(Set.of("status", "bid", "priority", "space_needed", "identifiers", "configuration", "metadata"),
@@ -136,8 +123,8 @@ class MrtZkNeighbourTest {
                 "a working directory where our own jobs have theirs");
         assertNull(job.lockOwner() == null ? null : job.lockOwner().claim(), "no lock left by createJob");
 
-        work(theirs, JobState.COMPLETED);
-        work(ours, JobState.COMPLETED);
+        QueueTestSupport.workTo(store, theirs, JobState.COMPLETED);
+        QueueTestSupport.workTo(store, ours, JobState.COMPLETED);
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the batch's last job ended: it reports");
         assertEquals("Completed", mrtZk.loadJob(theirs).status());
         assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
@@ -156,7 +143,7 @@ class MrtZkNeighbourTest {
         Job released = store.jobs().load(jid);
         assertEquals(JobState.PENDING, released.state());
         assertEquals(JobState.HELD, released.status().lastSuccessful(), "as the Ruby client leaves it");
-        work(jid, JobState.DOWNLOADING);
+        QueueTestSupport.workTo(store, jid, JobState.DOWNLOADING);
         JobLock l = store.claims().claim(JobState.DOWNLOADING, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("payload gone"));
 
@@ -165,7 +152,7 @@ class MrtZkNeighbourTest {
         assertEquals(JobState.DOWNLOADING, requeued.state(), "the step after the last success");
         assertEquals(1, requeued.status().retryCount());
         assertNull(requeued.status().errorMessage());
-        work(jid, JobState.COMPLETED);
+        QueueTestSupport.workTo(store, jid, JobState.COMPLETED);
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
         assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
     }
@@ -174,7 +161,7 @@ class MrtZkNeighbourTest {
     void aJobTheAdminToolDeletesThroughMrtZkIsConsistentAndRemovedWithItsBatch() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        work(jids.get(0), JobState.NOTIFY);
+        QueueTestSupport.workTo(store, jids.get(0), JobState.NOTIFY);
         JobLock l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("callback refused"));
         mrtZk.setJobStatus(jids.get(0), "Deleted", null, false);
@@ -182,7 +169,7 @@ class MrtZkNeighbourTest {
         assertEquals(List.of(jids.get(0)), store.batches().jobs(bid, BatchRef.DELETED));
         assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
 
-        work(jids.get(1), JobState.COMPLETED);
+        QueueTestSupport.workTo(store, jids.get(1), JobState.COMPLETED);
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
         BatchLock b = store.batches().tryLock(bid, "reporting").orElseThrow();
         store.transition(b, BatchState.COMPLETED, "reported", null, null);

@@ -4,7 +4,7 @@ import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 
 /**
  * The queue fixture under its old name ({@code @RegisterExtension static TestZooKeeper ZK}), for the
- * tests of rooms reshaped by others as it was made (api/, queue/lease, queue/outcome, queue/jobs);
+ * api/ tests, being moved by another engineer at the same time;
  * they take {@link QueueFixture} by its name when they are next touched.
  */
 public final class TestZooKeeper extends QueueFixture {

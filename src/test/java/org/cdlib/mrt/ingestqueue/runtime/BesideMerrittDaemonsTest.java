@@ -14,10 +14,9 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkDaemon;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +35,7 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
     String merrittBatch() throws Exception {
         String uuid = "bid-" + UUID.randomUUID();
         Files.writeString(Files.createDirectories(rig.home.resolve("uploads").resolve(uuid)).resolve("hello.txt"), "hello");
-        return rig.daemon.createBatch(uuid, MrtZkBatches.submission(uuid, "hello.txt"));
+        return rig.daemon.createBatch(uuid, MrtZk.submission(uuid, "hello.txt"));
     }
 
     void awaitBatchEnds(String bid, String mrtZkState) {

@@ -22,11 +22,11 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkAdminTool;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkDaemon;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkAdminTool;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon;
 
 /**
  * One running service (recording job steps, its real batch report and mail to GreenMail, the

@@ -32,6 +32,12 @@ final class ChaosInstances implements AutoCloseable {
         this.timeline = timeline;
     }
 
+    void startAll() throws IOException {
+        for (String name : NAMES) {
+            start(name);
+        }
+    }
+
     void start(String name) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no",

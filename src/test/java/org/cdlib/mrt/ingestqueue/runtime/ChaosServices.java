@@ -106,6 +106,14 @@ final class ChaosServices implements AutoCloseable {
         return objects.subList(0, submitted);
     }
 
+    /** Points the services at the faults (which name each request's sender) and at the instances' files. */
+    void serve(ChaosFaults faults, ChaosInstances instances) {
+        faults.serverPort = server.getAddress().getPort();
+        this.faults = faults;
+        sender = faults::sender;
+        fetch = new ChaosStorageFetch(base() + "/files", instances::bases);
+    }
+
     String base() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }

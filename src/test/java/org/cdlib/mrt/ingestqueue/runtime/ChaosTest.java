@@ -25,7 +25,6 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.KeeperException;
 import org.awaitility.core.ConditionTimeoutException;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -33,6 +32,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosFaults.Fault;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosFaults.Fired;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
@@ -104,13 +104,8 @@ class ChaosTest {
                  CuratorFramework client = CuratorFrameworkFactory.newClient(cluster.getConnectString(), 30_000, 15_000,
                          new ExponentialBackoffRetry(200, 10, 2000))) {
                 ChaosFaults faults = new ChaosFaults(instances, cluster, timeline);
-                faults.serverPort = services.server.getAddress().getPort();
-                services.faults = faults;
-                services.sender = faults::sender;
-                services.fetch = new ChaosStorageFetch(services.base() + "/files", instances::bases);
-                for (String name : ChaosInstances.NAMES) {
-                    instances.start(name);
-                }
+                services.serve(faults, instances);
+                instances.startAll();
                 client.start();
                 client.blockUntilConnected(30, TimeUnit.SECONDS);
                 sessions = new ChaosSessions(client, instances);

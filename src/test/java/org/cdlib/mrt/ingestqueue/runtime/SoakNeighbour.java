@@ -13,10 +13,10 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkWire;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 
 /**
  * Merritt's tools beside the queue, on their own ZooKeeper session, writing only what they write
@@ -33,7 +33,7 @@ final class SoakNeighbour implements AutoCloseable {
     private final Set<String> taken;
     private final SoakLog log;
     private final CuratorFramework client;
-    private final MrtZkWire wire;
+    private final MrtZk wire;
     private final SplittableRandom random;
     /** Jobs this neighbour held, and when (ms) it releases each. */
     private final Map<String, Long> held = new ConcurrentHashMap<>();
@@ -54,7 +54,7 @@ final class SoakNeighbour implements AutoCloseable {
         client = CuratorFrameworkFactory.newClient(connect, 30_000, 15_000, new ExponentialBackoffRetry(200, 10, 2000));
         client.start();
         client.blockUntilConnected(30, TimeUnit.SECONDS);
-        wire = new MrtZkWire(zk());
+        wire = new MrtZk(zk());
         thread = new Thread(this::loop, "soak-neighbour");
         thread.setDaemon(true);
         thread.start();
@@ -95,7 +95,7 @@ final class SoakNeighbour implements AutoCloseable {
             if (!taken.add(jid)) {
                 continue;
             }
-            if (!wire.lock(jid)) {
+            if (!wire.lock("/jobs/" + jid)) {
                 taken.remove(jid);
                 busy.incrementAndGet();
                 continue;
@@ -103,8 +103,8 @@ final class SoakNeighbour implements AutoCloseable {
             long session = zk().getSessionId();
             boolean heldNow = false;
             try {
-                if ("Pending".equals(wire.status(jid))) {
-                    wire.setJobStatus(jid, "Held", "held by the Admin Tool (soak)");
+                if ("Pending".equals(wire.loadJob(jid).status())) {
+                    wire.setJobStatus(jid, "Held", "held by the Admin Tool (soak)", false);
                     heldNow = true;
                 }
             } finally {
@@ -129,7 +129,7 @@ final class SoakNeighbour implements AutoCloseable {
             }
             String jid = e.getKey();
             if (random.nextBoolean()) {
-                if (!wire.lock(jid)) {
+                if (!wire.lock("/jobs/" + jid)) {
                     log.fail("neighbour", "job " + jid + ", held by the Admin Tool, is locked by someone else: "
                             + lockOwner(jid));
                     continue;
@@ -151,12 +151,12 @@ final class SoakNeighbour implements AutoCloseable {
     }
 
     private void release(String jid) throws Exception {
-        String s = wire.status(jid);
+        String s = wire.loadJob(jid).status();
         if (!"Held".equals(s)) {
             log.fail("neighbour", "job " + jid + ", held by the Admin Tool, is " + s + " at its release: another writer moved it");
             return;
         }
-        wire.setJobStatus(jid, "Pending", "released by the Admin Tool (soak)");
+        wire.setJobStatus(jid, "Pending", "released by the Admin Tool (soak)", false);
     }
 
     /** An mrt-zk daemon's acquireJob of the first unlocked job of a few in the state, read and let go. */
@@ -165,13 +165,13 @@ final class SoakNeighbour implements AutoCloseable {
             if (taken.contains(jid)) {
                 continue;
             }
-            if (!wire.lock(jid)) {
+            if (!wire.lock("/jobs/" + jid)) {
                 busy.incrementAndGet();
                 continue;
             }
             long session = zk().getSessionId();
             try {
-                wire.status(jid);
+                wire.loadJob(jid).status();
                 takes.incrementAndGet();
                 Thread.sleep(random.nextInt(1500)); // holding it, as a daemon deciding would
             } finally {
@@ -191,7 +191,7 @@ final class SoakNeighbour implements AutoCloseable {
                 return; // mrt-zk would delete the other's lock here; the failure is recorded, the soak goes on
             }
         }
-        wire.unlock(jid);
+        wire.unlock("/jobs/" + jid);
     }
 
     private String lockOwner(String jid) {

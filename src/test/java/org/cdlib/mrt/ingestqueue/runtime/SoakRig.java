@@ -26,7 +26,6 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingCluster;
 import org.awaitility.core.ConditionTimeoutException;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -34,6 +33,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 
 /**
  * The soak (issue 43): healthy work, left running. A real 3-node ensemble and three service JVMs
@@ -105,13 +105,8 @@ public final class SoakRig {
                  CuratorFramework client = CuratorFrameworkFactory.newClient(cluster.getConnectString(), 30_000, 15_000,
                          new ExponentialBackoffRetry(200, 10, 2000))) {
                 ChaosFaults faults = new ChaosFaults(instances, cluster, timeline); // never armed: it names the senders
-                faults.serverPort = services.server.getAddress().getPort();
-                services.faults = faults;
-                services.sender = faults::sender;
-                services.fetch = new ChaosStorageFetch(services.base() + "/files", instances::bases);
-                for (String name : ChaosInstances.NAMES) {
-                    instances.start(name);
-                }
+                services.serve(faults, instances);
+                instances.startAll();
                 client.start();
                 client.blockUntilConnected(30, TimeUnit.SECONDS);
                 try (ChaosSessions sessions = new ChaosSessions(client, instances)) {

@@ -11,13 +11,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.cdlib.mrt.ingestqueue.queue.StoreTest;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.cdlib.mrt.ingestqueue.testing.StoreTest;
 import org.junit.jupiter.api.Test;
 
 /** Where the report finds what storage made of a job that did not complete (no summary to read it from). */

@@ -3,7 +3,7 @@ package org.cdlib.mrt.ingestqueue.steps;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
-import org.cdlib.mrt.ingestqueue.queue.StoreTest;
+import org.cdlib.mrt.ingestqueue.testing.StoreTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -6,12 +6,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -26,9 +27,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * reset before each test) and an SMTP server (GreenMail) for each test.
  * <p>
  * A test that needs ZooKeeper as new, not only the queue's nodes wiped, asks for
- * {@link #freshServerEachTest()}. What this does not offer stays in its test, built by hand: a
- * three-server ensemble (chaos, soak, a follower behind), a server restarted on its data directory,
- * a relay that cuts connections, a session of its own length ({@link QueueTestSupport#client}).
+ * {@link #freshServerEachTest()}; that server is the test's own, so it may {@code stop()} and
+ * {@code restart()} it (same port, same data). What this does not offer stays in its test, built by
+ * hand: a three-server ensemble (chaos, soak, a follower behind), a relay that cuts connections
+ * ({@link ZooKeeperRelay}), a session of its own length ({@link QueueTestSupport#client}).
  */
 public class QueueFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
     private boolean withMail;
@@ -38,6 +40,7 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
     private WireMockServer http;
     private MailServer mail;
     private Path dir;
+    private final List<CuratorFramework> otherClients = new ArrayList<>();
 
     /**
      * Adds a WireMock server on a free loopback port, kept for the class, its stubs and requests reset
@@ -54,7 +57,7 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
         return this;
     }
 
-    /** A new ZooKeeper server for each test instead of one for the class. */
+    /** A new ZooKeeper server for each test instead of one for the class, which the test may stop and restart. */
     public QueueFixture freshServerEachTest() {
         serverEachTest = true;
         return this;
@@ -87,6 +90,8 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
 
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
+        otherClients.forEach(CuratorFramework::close);
+        otherClients.clear();
         if (mail != null) {
             mail.close();
             mail = null;
@@ -119,6 +124,16 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
     /** The fixture's client of the server (session timeout 10 s), connected. */
     public CuratorFramework client() {
         return client;
+    }
+
+    /**
+     * A client of its own session on this server (another host, Merritt's tools beside us), connected;
+     * closed after the test.
+     */
+    public CuratorFramework otherClient() {
+        CuratorFramework other = QueueTestSupport.client(server);
+        otherClients.add(other);
+        return other;
     }
 
     /** A started queue store on this server with working directories under {@code home}. */

@@ -17,9 +17,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
@@ -27,6 +25,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,7 +79,7 @@ class BatchWatchTest {
     String createBatch(String uuid) throws Exception {
         String bid = createRoot();
         merritt.create("/batch-uuids/" + uuid, bid.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-        merritt.create("/batches/" + bid + "/submission", MrtZkBatches.submission(uuid, "hello.txt")
+        merritt.create("/batches/" + bid + "/submission", MrtZk.submission(uuid, "hello.txt")
                 .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         createStatus(bid);
         return bid;
@@ -208,7 +208,7 @@ class BatchWatchTest {
         assertEquals(List.of(bid), store.adoptMerrittBatches(), "the status-less root before it does not stop the intake");
         assertEquals(List.of(stuck), store.merrittBatches().passedOver());
         createStatus(stuck);
-        merritt.create("/batches/" + stuck + "/submission", MrtZkBatches.submission("bid-x", "x.txt")
+        merritt.create("/batches/" + stuck + "/submission", MrtZk.submission("bid-x", "x.txt")
                 .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         assertEquals(List.of(stuck), store.adoptMerrittBatches(), "looked at again by the next pass");
         assertEquals(List.of(), store.merrittBatches().passedOver());

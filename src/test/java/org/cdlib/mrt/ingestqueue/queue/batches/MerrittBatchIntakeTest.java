@@ -19,10 +19,7 @@ import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
-import org.cdlib.mrt.ingestqueue.queue.MrtZk;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -31,7 +28,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
-import org.junit.jupiter.api.AfterEach;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -59,13 +57,8 @@ class MerrittBatchIntakeTest {
                 + "StorageNode: 7777\n");
         step = new BatchPendingStep(store, new ProfileDirectory(profiles), new Fetcher(FetchSettings.defaults()
                 .withAllow(AddressPolicy.LOOPBACK), dir.resolve("queue")));
-        neighbourClient = QueueTestSupport.client(ZK.server());
+        neighbourClient = ZK.otherClient();
         mrtZk = new MrtZk(neighbourClient.getZookeeperClient().getZooKeeper());
-    }
-
-    @AfterEach
-    void close() {
-        neighbourClient.close();
     }
 
     @Test
@@ -73,7 +66,7 @@ class MerrittBatchIntakeTest {
         String uuid = "bid-5b0e6f0e-2c1e-4d8e-9b0a-1f1f1f1f1f1f";
         Path upload = Files.createDirectories(dir.resolve("queue/uploads").resolve(uuid)).resolve("hello.txt");
         Files.writeString(upload, "hello");
-        String bid = mrtZk.createBatch(uuid, MrtZkBatches.submission(uuid, "hello.txt"));
+        String bid = mrtZk.createBatch(uuid, MrtZk.submission(uuid, "hello.txt"));
 
         assertEquals(List.of(bid), store.adoptMerrittBatches());
         assertEquals(List.of(), store.adoptMerrittBatches(), "taken once; the next pass reads only newer numbers");
@@ -125,11 +118,11 @@ class MerrittBatchIntakeTest {
                 .substring("/batches/".length());
         assertEquals(List.of(), store.adoptMerrittBatches(), "no status yet: not taken, not passed");
         neighbourClient.create().forPath("/batches/" + half + "/submission",
-                MrtZkBatches.submission("bid-a", "a.txt").getBytes(StandardCharsets.UTF_8));
+                MrtZk.submission("bid-a", "a.txt").getBytes(StandardCharsets.UTF_8));
         neighbourClient.create().forPath("/batches/" + half + "/status", ("{\"message\":\"\",\"last_modified\":\""
                 + MrtZk.now() + "\",\"status\":\"Pending\"}").getBytes(StandardCharsets.UTF_8));
 
-        String taken = mrtZk.createBatch("bid-b", MrtZkBatches.submission("bid-b", "b.txt"));
+        String taken = mrtZk.createBatch("bid-b", MrtZk.submission("bid-b", "b.txt"));
         // an mrt-zk host's acquirePendingBatch: lock, states, Processing
         assertTrue(mrtZk.lock("/batches/" + taken));
         neighbourClient.create().forPath("/batches/" + taken + "/states");

@@ -4,19 +4,19 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The consumers' view of a state: kept by the persistent watch's events without listing the
@@ -24,17 +24,16 @@ import org.junit.jupiter.api.io.TempDir;
  * been missed meanwhile).
  */
 class StateViewTest {
-    @TempDir
-    Path dir;
+    /** A server of the test's own: it is stopped and restarted on its port and data. */
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().freshServerEachTest();
 
     @Test
     void referencesArriveAsEventsAndChangesMadeWhileDisconnectedAreSeenAfterReconnecting() throws Exception {
-        InstanceSpec spec = new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, false, 1, -1, -1, null, null);
-        TestingServer server = new TestingServer(spec, true);
-        CuratorFramework client = QueueTestSupport.client(server);
+        TestingServer server = ZK.server();
         CuratorFramework other = QueueTestSupport.client(server);
         try {
-            QueueStore store = QueueTestSupport.store(client, dir);
+            QueueStore store = ZK.store(ZK.dir());
             AtomicInteger changes = new AtomicInteger();
             StateView view = store.jobStateView(JobState.ESTIMATING).start(changes::incrementAndGet);
             await().atMost(Duration.ofSeconds(10)).until(view::isListed);
@@ -50,15 +49,13 @@ class StateViewTest {
 
             server.stop(); // the view's client loses its connection; the other writes after the restart
             server.restart();
-            other.blockUntilConnected(20, java.util.concurrent.TimeUnit.SECONDS);
+            other.blockUntilConnected(20, TimeUnit.SECONDS);
             other.create().forPath(path + "/07-jid0000000003");
             await().atMost(Duration.ofSeconds(30)).until(() -> view.snapshot().contains("07-jid0000000003"));
             assertEquals(List.of("03-jid0000000002", "07-jid0000000003"), view.snapshot());
             view.close();
         } finally {
             other.close();
-            client.close();
-            server.close();
         }
     }
 }

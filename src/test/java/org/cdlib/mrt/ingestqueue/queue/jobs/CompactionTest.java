@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -30,6 +30,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CompactionTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final Set<String> KEPT = Set.of("status");
     @TempDir
     Path dir;
@@ -62,28 +64,9 @@ class CompactionTest {
     String jobInNotifyWithEffects() {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
-            switch (s) {
-                case PROCESSING -> {
-                    // another job bound the local id first: this mint's ARK is left unused (an fsck notice)
-                    store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
-                    store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
-                            "ark:/99999/fk4unused");
-                    store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4kept");
-                }
-                case STORING -> {
-                    store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4kept", List.of());
-                    store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
-                }
-                case RECORDING -> {
-                    store.records().effectStarted(lock, JobEffects.INVENTORY, "key");
-                    store.records().effectDone(lock, JobEffects.INVENTORY, "key");
-                }
-                default -> { }
-            }
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
-        }
+        // another job bound the local id first: this mint's ARK is left unused (an fsck notice)
+        QueueTestSupport.walkToNotifyWithEffects(store, jid, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
+                "ark:/99999/fk4unused");
         JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
         store.unlock(lock);

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.testing.merritt;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -52,11 +52,9 @@ public final class MrtZkDaemon {
             "UpdateReporting", List.of("Completed", "Failed"));
 
     private final ZooKeeper zk;
-    private final MrtZk mrtZk;
 
     public MrtZkDaemon(ZooKeeper zk) {
         this.zk = zk;
-        this.mrtZk = new MrtZk(zk);
     }
 
     /** A job mrt-zk's Java holds after {@code acquireJob}/{@code load}. */
@@ -88,6 +86,18 @@ public final class MrtZkDaemon {
 
     private void create(String p) throws Exception {
         zk.create(p, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+
+    private void createNode(String path, String data, CreateMode mode) throws Exception {
+        zk.create(path, data == null ? new byte[0] : data.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, mode);
+    }
+
+    private void ensure(String path) throws Exception {
+        try {
+            createNode(path, null, CreateMode.PERSISTENT);
+        } catch (KeeperException.NodeExistsException e) {
+            // there
+        }
     }
 
     /** {@code QueueItemHelper.delete}: an exists check, then the delete. */
@@ -131,10 +141,17 @@ public final class MrtZkDaemon {
 
     // ---- batches
 
-    /** {@code Batch.createBatch} (mrt-ingest's front end, {@code HandlerSubmit}). */
+    /** {@code Batch.createBatch}: the sequential root, its uuid, submission and Pending status; no states node, no lock. */
     public String createBatch(String uuid, String submission) throws Exception {
-        return mrtZk.createBatch(uuid, submission);
+        ensure("/batch-uuids");
+        String path = zk.create("/batches/bid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        String bid = path.substring("/batches/".length());
+        createNode("/batch-uuids/" + uuid, bid, CreateMode.PERSISTENT);
+        createNode(path + "/submission", submission, CreateMode.PERSISTENT);
+        createNode(path + "/status", "{\"message\":\"\",\"last_modified\":\"" + MrtZk.now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
+        return bid;
     }
+
 
     private String batchStatus(String bid) throws Exception {
         return JSON.readTree(get("/batches/" + bid + "/status")).get("status").textValue();
@@ -161,9 +178,7 @@ public final class MrtZkDaemon {
      * order, with no {@code states} node that it can lock: loaded, {@code states} created, set Processing.
      */
     public String acquirePendingBatch() throws Exception {
-        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
-        batches.sort(null);
-        for (String cp : batches) {
+        for (String cp : batches()) {
             if (!exists("/batches/" + cp + "/states") && lock("/batches/" + cp)) {
                 batchStatus(cp); // load
                 get("/batches/" + cp + "/submission");
@@ -175,17 +190,27 @@ public final class MrtZkDaemon {
         return null;
     }
 
+    /** The batches in name order, as mrt-zk's Java walks them. */
+    private List<String> batches() throws Exception {
+        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
+        batches.sort(null);
+        return batches;
+    }
+
+    /** Whether the batch's batch-processing folder exists and is empty. */
+    private boolean noJobsProcessing(String bid) throws Exception {
+        String p = "/batches/" + bid + "/states/batch-processing";
+        return exists(p) && zk.getChildren(p, false).isEmpty();
+    }
+
     /**
      * {@code Batch.acquireBatchForReporting} (mrt-ingest's {@code BatchReportConsumer}): the first batch
      * whose batch-processing exists and is empty, not Completed/Failed/UpdateReporting, that it can
      * lock: set Reporting.
      */
     public String acquireBatchForReporting() throws Exception {
-        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
-        batches.sort(null);
-        for (String cp : batches) {
-            String p = "/batches/" + cp + "/states/batch-processing";
-            if (exists(p) && zk.getChildren(p, false).isEmpty()) {
+        for (String cp : batches()) {
+            if (noJobsProcessing(cp)) {
                 String s = batchStatus(cp);
                 if (List.of("Completed", "Failed", "UpdateReporting").contains(s)) {
                     continue;
@@ -208,11 +233,8 @@ public final class MrtZkDaemon {
         if (!exists("/batches")) {
             return deleted;
         }
-        List<String> batches = new ArrayList<>(zk.getChildren("/batches", false));
-        batches.sort(null);
-        for (String cp : batches) {
-            String p = "/batches/" + cp + "/states/batch-processing";
-            if (exists(p) && zk.getChildren(p, false).isEmpty()) {
+        for (String cp : batches()) {
+            if (noJobsProcessing(cp)) {
                 String s = batchStatus(cp);
                 if (!s.equals("Completed") && !s.equals("Deleted")) {
                     continue;
@@ -249,10 +271,29 @@ public final class MrtZkDaemon {
 
     // ---- jobs
 
-    /** {@code Job.createJob} (mrt-ingest's {@code BatchConsumer} for each object of a batch). */
+    /** {@code Job.createJob}: root, lock, bid, priority 5, space 0, configuration, identifiers, status, references, unlock. */
     public String createJob(String bid, int priority, String configuration, String identifiers) throws Exception {
-        return mrtZk.createJob(bid, priority, configuration, identifiers);
+        String path = zk.create("/jobs/jid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        String jid = path.substring("/jobs/".length());
+        createNode(path + "/lock", null, CreateMode.EPHEMERAL);
+        createNode(path + "/bid", bid, CreateMode.PERSISTENT);
+        createNode(path + "/priority", "5", CreateMode.PERSISTENT);
+        createNode(path + "/space_needed", "0", CreateMode.PERSISTENT);
+        createNode(path + "/configuration", configuration, CreateMode.PERSISTENT);
+        createNode(path + "/identifiers", identifiers, CreateMode.PERSISTENT);
+        if (priority != 5) {
+            zk.setData(path + "/priority", Integer.toString(priority).getBytes(StandardCharsets.UTF_8), -1);
+        }
+        createNode(path + "/status", "{\"retry_count\":0,\"last_successful_status\":null,\"message\":\"\",\"last_modified\":\""
+                + MrtZk.now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
+        ensure("/jobs/states/pending");
+        createNode(String.format("/jobs/states/pending/%02d-%s", priority, jid), null, CreateMode.PERSISTENT);
+        ensure("/batches/" + bid + "/states/batch-processing");
+        ensure("/batches/" + bid + "/states/batch-processing/" + jid);
+        zk.delete(path + "/lock", -1);
+        return jid;
     }
+
 
     private static String bucket(String state) {
         return switch (state) {

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.testing.merritt;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -133,17 +133,7 @@ public final class MrtZkAdminTool {
 
     /** {@code Job#load}: status, configuration, bid, priority, space_needed, the optional nodes, then the two state paths. */
     public RubyJob loadJob(String jid) throws Exception {
-        RubyJob j = new RubyJob(jid);
-        if (!exists(j.path())) {
-            throw new IllegalStateException("Missing Node " + j.path());
-        }
-        JsonNode js = jsonProperty(j.path(), "status");
-        j.status = statusOf(js, MrtZk.JOB_STATES);
-        j.retryCount = js.has("retry_count") ? js.get("retry_count").asInt() : 0;
-        j.data = jsonProperty(j.path(), "configuration");
-        j.bid = get(j.path() + "/bid");
-        j.priority = Integer.parseInt(get(j.path() + "/priority").trim());
-        j.spaceNeeded = Long.parseLong(get(j.path() + "/space_needed").trim());
+        RubyJob j = loadOptimized(jid);
         for (String optional : List.of("identifiers", "metadata", "inventory")) {
             if (exists(j.path() + "/" + optional)) {
                 jsonProperty(j.path(), optional);

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

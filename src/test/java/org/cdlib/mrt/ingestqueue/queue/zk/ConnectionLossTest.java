@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue;
+package org.cdlib.mrt.ingestqueue.queue.zk;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,12 +9,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -24,10 +25,12 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connection loss at each point where a write's outcome could be left unknown: the server is
@@ -37,8 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
  * identifiers written.
  */
 class ConnectionLossTest {
-    @TempDir
-    Path dir;
+    /** A server of each test's own: it is stopped and restarted on its port and data. */
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().freshServerEachTest();
+
+    final Path dir = ZK.dir();
     TestingServer server;
     CuratorFramework client;
     QueueStore store;
@@ -46,20 +52,19 @@ class ConnectionLossTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, false, 1, -1, -1, null, null), true);
+        server = ZK.server();
         client = QueueTestSupport.client(server, 30_000);
         store = QueueTestSupport.store(client, dir);
         jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
     }
 
     @AfterEach
-    void stop() throws Exception {
+    void stop() {
         client.close();
-        server.close();
     }
 
     /** Runs {@code call} while the server is down, then brings the server back; returns the call's result. */
-    <T> T duringOutage(java.util.concurrent.Callable<T> call) throws Exception {
+    <T> T duringOutage(Callable<T> call) throws Exception {
         server.stop();
         await().atMost(Duration.ofSeconds(20)).until(() -> !client.getZookeeperClient().isConnected());
         CompletableFuture<T> f = CompletableFuture.supplyAsync(() -> {
