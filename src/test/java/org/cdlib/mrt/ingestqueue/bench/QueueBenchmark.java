@@ -131,7 +131,7 @@ public final class QueueBenchmark {
             double createS = (System.nanoTime() - t0) / 1e9;
             long ops0 = store.operations();
             long t1 = System.nanoTime();
-            int transitions = org.cdlib.mrt.ingestqueue.queue.QueueTestSupport.walkToCompleted(store, threads);
+            int transitions = org.cdlib.mrt.ingestqueue.testing.QueueTestSupport.walkToCompleted(store, threads);
             double walkS = (System.nanoTime() - t1) / 1e9;
             System.out.printf("%nstore level (%d jobs, %d threads)%n", n, threads);
             System.out.printf("  create batch of %d jobs: %.2f s (%.0f jobs/s)%n", n, createS, n / createS);

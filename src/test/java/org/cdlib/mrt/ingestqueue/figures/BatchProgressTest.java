@@ -12,14 +12,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BatchProgressTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     @TempDir
     Path dir;
     // 30 s into a minute: a rate is the arrivals of those 30 s, times 2 per minute

@@ -13,9 +13,9 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The charts' minutes are shared through ZooKeeper: they survive a restart and read the same on any host. */
 class SharedActivityTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     @TempDir
     Path dir;
 

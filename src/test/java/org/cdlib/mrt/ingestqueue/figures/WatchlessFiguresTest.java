@@ -17,11 +17,11 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.api.dashboard.DashboardWatchesTest;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WatchlessFiguresTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     @TempDir
     Path dir;
 

@@ -28,9 +28,9 @@ import org.cdlib.mrt.ingestqueue.api.http.Access;
 import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.Proxies;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SharedSessionsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final ObjectMapper JSON = new ObjectMapper();
     @TempDir

@@ -30,7 +30,6 @@ import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
 import org.cdlib.mrt.ingestqueue.api.reads.Search;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -43,6 +42,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

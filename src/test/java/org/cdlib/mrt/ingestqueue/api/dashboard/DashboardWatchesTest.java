@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 public class DashboardWatchesTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     @TempDir
     Path dir;
 

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.runtime.RunningService;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HttpSemanticsTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     @TempDir
     Path dir;
     RunningService service;

@@ -17,9 +17,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
-import org.cdlib.mrt.ingestqueue.queue.MrtZkBatches;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -131,8 +131,8 @@ class BatchListReachTest extends ApiServiceTest {
         drawNumbers(12_000);
         String gone = created("cleaned", "cleaned-up");
         String uuid = "bid-7c0e6f0e-2c1e-4d8e-9b0a-1f1f1f1f1f1f";
-        String merritt = MrtZkBatches.createBatch(store.client().getZookeeperClient().getZooKeeper(), uuid,
-                MrtZkBatches.submission(uuid, "hello.txt"));
+        String merritt = new MrtZk(store.client().getZookeeperClient().getZooKeeper()).createBatch(uuid,
+                MrtZk.submission(uuid, "hello.txt"));
         // the running service's batch watch takes the new batch in the same moment: listed once that settles
         org.awaitility.Awaitility.await("the Merritt batch is listed").atMost(java.time.Duration.ofSeconds(30))
                 .ignoreExceptions().until(() -> listed(100).containsAll(List.of(merritt, gone)));

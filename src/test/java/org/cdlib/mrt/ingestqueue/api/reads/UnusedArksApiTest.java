@@ -19,14 +19,14 @@ import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.TestZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class UnusedArksApiTest {
     @RegisterExtension
-    static final TestZooKeeper ZK = new TestZooKeeper();
+    static final QueueFixture ZK = new QueueFixture();
     @TempDir
     Path dir;
 
