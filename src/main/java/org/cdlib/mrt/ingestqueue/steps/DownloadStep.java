@@ -27,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.slf4j.Logger;
@@ -57,7 +58,7 @@ public final class DownloadStep implements Processor {
     @Override
     public void process(Exchange exchange) throws Exception {
         Job job = JobExchange.job(exchange);
-        org.cdlib.mrt.ingestqueue.queue.lease.JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         long bytes;
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld);

@@ -12,7 +12,7 @@ import org.cdlib.mrt.ingestqueue.objects.SystemFiles;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -45,7 +45,7 @@ public final class ProcessStep {
 
     /** The working directory, the depositor's metadata, and what the calls need to know of the object. */
     public void begin(Exchange exchange) throws Exception {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = workingDirectory(store, job);

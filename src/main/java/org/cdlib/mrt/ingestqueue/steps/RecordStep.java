@@ -11,7 +11,7 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -59,7 +59,7 @@ public final class RecordStep {
     }
 
     /** What recording tells inventory. */
-    record Recording(JobLock lock, Profile profile, StoredVersion version, List<String> localIds,
+    record Recording(HeldJob lock, Profile profile, StoredVersion version, List<String> localIds,
             List<ManifestFile> files) {
         static final String PROPERTY = "ingestqueue.recording";
 
@@ -78,7 +78,7 @@ public final class RecordStep {
 
     /** Storage's answer kept by processing; says whether an earlier attempt's add already reached inventory. */
     public void begin(Exchange exchange) throws Exception {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());

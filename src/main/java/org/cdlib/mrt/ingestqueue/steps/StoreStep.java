@@ -11,7 +11,7 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -51,7 +51,7 @@ public final class StoreStep {
      * whether an earlier attempt stored it.
      */
     public void begin(Exchange exchange) throws Exception {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = ProcessStep.workingDirectory(store, job);
@@ -102,7 +102,7 @@ public final class StoreStep {
         o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
         // the URLs name this lease: storage fetches them only while it holds the job (FileUrlSigner)
         StorageManifest manifest = StorageManifest.build(o.wd.root(),
-                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.sessionId);
+                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.lease().sessionId);
         Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
         exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
     }

@@ -9,7 +9,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueTestSupport;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -48,7 +48,7 @@ public final class CompletedJobShapeBenchmark {
                 long moveOps = 0;
                 for (String jid : jids) {
                     walkToNotify(store, jid);
-                    JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+                    HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
                     store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
                     long before = store.operations();
                     store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
@@ -77,7 +77,7 @@ public final class CompletedJobShapeBenchmark {
 
     private static void walkToNotify(QueueStore store, String jid) {
         for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             switch (s) {
                 case PROCESSING -> {
                     store.records().effectStarted(lock, JobEffects.MINT, "demo_content");

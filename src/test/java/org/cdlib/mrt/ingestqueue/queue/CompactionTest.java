@@ -19,7 +19,7 @@ import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -63,7 +63,7 @@ class CompactionTest {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             switch (s) {
                 case PROCESSING -> {
                     // another job bound the local id first: this mint's ARK is left unused (an fsck notice)
@@ -84,14 +84,14 @@ class CompactionTest {
             }
             store.transition(lock, s.successor(), Change.because("step succeeded"));
         }
-        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
         store.unlock(lock);
         return jid;
     }
 
     void complete(String jid) {
-        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
     }
 
@@ -117,7 +117,7 @@ class CompactionTest {
         long[] ops = new long[3];
         for (int i = 0; i < 3; i++) {
             String jid = jids.get(i);
-            JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
             assertEquals(Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), lock.chain().children(),
                     "its lock included");
             assertEquals(lock.chain().children().size(), lock.chain().childCount());
@@ -141,7 +141,7 @@ class CompactionTest {
     @Test
     void aChildGoneUnknownToTheLeaseIsListedAndTheJobStillCompletes() throws Exception {
         String jid = jobInNotifyWithEffects();
-        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         assertTrue(lock.chain().children().contains("store"));
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store")); // an operator's hand, under the lock
         store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
@@ -182,7 +182,7 @@ class CompactionTest {
         long ops = store.operations();
         assertEquals(List.of(after), run.load(List.of(jid)), "the report's read, from the status alone");
         assertEquals(0, store.operations() - ops, "no read past the statuses");
-        JobLock held = store.claims().tryLockJob(jid, "reader").orElseThrow();
+        HeldJob held = store.claims().tryLockJob(jid, "reader").orElseThrow();
         assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
         store.unlock(held);
 

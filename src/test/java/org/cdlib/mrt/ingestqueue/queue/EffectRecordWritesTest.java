@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -44,12 +44,12 @@ class EffectRecordWritesTest {
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.STORING));
     }
 
-    JobLock claim(JobState state) {
+    HeldJob claim(JobState state) {
         return store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
     }
 
     /** The job moved on from storing, and claimed in recording. */
-    JobLock inRecording() {
+    HeldJob inRecording() {
         store.transition(claim(JobState.STORING), JobState.RECORDING, Change.because("stored"));
         return claim(JobState.RECORDING);
     }
@@ -60,7 +60,7 @@ class EffectRecordWritesTest {
 
     @Test
     void writtenWithTheirRecordsWhenNoneExistYet() throws Exception {
-        JobLock lock = claim(JobState.STORING);
+        HeldJob lock = claim(JobState.STORING);
         long before = store.operations();
         store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
@@ -75,7 +75,7 @@ class EffectRecordWritesTest {
     void aNodeAlreadyThereIsOverwritten() throws Exception {
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "store"), "{\"manifest_url\":\"left by Merritt\"}".getBytes(StandardCharsets.UTF_8));
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "inventory"), "{}".getBytes(StandardCharsets.UTF_8));
-        JobLock lock = claim(JobState.STORING);
+        HeldJob lock = claim(JobState.STORING);
         store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
         assertTrue(node("store").contains("\"manifest_url\":\"http://localhost/manifest\""), node("store"));
@@ -85,7 +85,7 @@ class EffectRecordWritesTest {
 
     @Test
     void aNodeTheRecordsSayExistsButIsGoneIsCreated() throws Exception {
-        JobLock lock = claim(JobState.STORING);
+        HeldJob lock = claim(JobState.STORING);
         store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store"));
         store.records().storeStarted(lock, "1", "http://localhost/manifest2", "add/7777/ark:/99999/fk4a", List.of());
@@ -95,7 +95,7 @@ class EffectRecordWritesTest {
 
     @Test
     void theMoveCarriesIt() {
-        JobLock lock = inRecording();
+        HeldJob lock = inRecording();
         store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
         long before = store.operations();
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
@@ -103,7 +103,7 @@ class EffectRecordWritesTest {
         assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY), "the lease knows it");
         assertFalse(store.jobs().effects(jid).done(JobEffects.INVENTORY), "not written yet");
 
-        JobLock notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
+        HeldJob notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state(), "written by the move");
         store.records().effectStarted(notify, JobEffects.CALLBACK, "cb"); // the lease knows the version the move left
         assertEquals("started", store.jobs().effects(jid).get(JobEffects.CALLBACK).state());
@@ -112,7 +112,7 @@ class EffectRecordWritesTest {
 
     @Test
     void theNextRecordCarriesIt() {
-        JobLock lock = inRecording();
+        HeldJob lock = inRecording();
         store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
         store.records().effectStarted(lock, JobEffects.CALLBACK, "cb");
@@ -122,7 +122,7 @@ class EffectRecordWritesTest {
 
     @Test
     void aLockLetGoWithoutAMoveWritesItFirst() {
-        JobLock lock = inRecording();
+        HeldJob lock = inRecording();
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1"); // no effects node yet: created
         store.unlock(lock);
         assertTrue(store.jobs().effects(jid).done(JobEffects.INVENTORY));
@@ -131,9 +131,9 @@ class EffectRecordWritesTest {
 
     @Test
     void aCompletionBesideMerrittWritesItToTheEffectsNode() throws Exception {
-        JobLock recording = inRecording();
+        HeldJob recording = inRecording();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
-        JobLock notify = claim(JobState.NOTIFY);
+        HeldJob notify = claim(JobState.NOTIFY);
         store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
         store.transition(notify, JobState.COMPLETED, Change.because("notified"));
         assertEquals("cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail());
@@ -144,9 +144,9 @@ class EffectRecordWritesTest {
     @Test
     void aCompletionWithoutMerrittNeighboursPutsItInTheSummary() throws Exception {
         store.jobs().merrittNeighbours(false);
-        JobLock recording = inRecording();
+        HeldJob recording = inRecording();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
-        JobLock notify = claim(JobState.NOTIFY);
+        HeldJob notify = claim(JobState.NOTIFY);
         store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
         assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")));
         store.transition(notify, JobState.COMPLETED, Change.because("notified"));

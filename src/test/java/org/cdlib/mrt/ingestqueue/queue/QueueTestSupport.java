@@ -9,7 +9,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -99,7 +99,7 @@ public final class QueueTestSupport {
                     JobState state = s;
                     done.add(pool.submit(() -> {
                         for (int i = slice; i < refs.size(); i += threads) {
-                            JobLock l = store.claims().claim(state, refs.get(i), "walker-" + slice).orElseThrow();
+                            HeldJob l = store.claims().claim(state, refs.get(i), "walker-" + slice).orElseThrow();
                             store.transition(l, state.successor(), Change.because("walk"));
                         }
                         return null;
@@ -143,7 +143,7 @@ public final class QueueTestSupport {
     public static Job walk(QueueStore store, String jid, JobState... states) {
         Job job = null;
         for (JobState to : states) {
-            JobLock lock = store.claims().tryLockJob(jid, "walker").orElseThrow();
+            HeldJob lock = store.claims().tryLockJob(jid, "walker").orElseThrow();
             job = to == JobState.FAILED ? store.transition(lock, to, Change.failure("failed on purpose"))
                     : store.transition(lock, to, Change.because("test"));
         }

@@ -15,7 +15,7 @@ import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -97,7 +97,7 @@ class TransitionTableTest {
             assertNull(client.checkExists().forPath(QueuePaths.job(jid)));
             return;
         }
-        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         Job moved = store.moves().move(lock, t.to(), t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"), t.by());
         assertEquals(t.to(), moved.state());
         Job read = store.jobs().load(jid);
@@ -134,7 +134,7 @@ class TransitionTableTest {
                 if (to == JobState.DELETED || Transitions.job(from, to).isPresent()) {
                     continue;
                 }
-                JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+                HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
                 IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
                         () -> store.transition(lock, to, Change.because("test")), from + " -> " + to);

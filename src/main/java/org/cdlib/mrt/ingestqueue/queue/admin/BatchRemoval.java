@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -61,7 +61,7 @@ final class BatchRemoval {
             if (!store.calls().exists(QueuePaths.job(jid))) {
                 continue;
             }
-            Optional<JobLock> lock = store.claims().lockJobNode(jid, "admin");
+            Optional<HeldJob> lock = store.claims().lockJobNode(jid, "admin");
             if (lock.isEmpty()) {
                 throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
             }

@@ -9,7 +9,7 @@ import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.jobs.MerrittConfiguration;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -286,7 +286,7 @@ final class FsckJobCheck {
         String why = null;
         p.notices.addAll(notices);
         if (p.repair && !ops.isEmpty()) {
-            Optional<JobLock> lock = store.claims().lockJobNode(jid, "fsck");
+            Optional<HeldJob> lock = store.claims().lockJobNode(jid, "fsck");
             int afterBreak = lock.isEmpty() && p.breakLocks ? breakOrphanLock() : -2;
             if (afterBreak != -2) {
                 broken = statusData != null;
@@ -304,7 +304,7 @@ final class FsckJobCheck {
                 all.add(Op.delete(QueuePaths.jobLock(jid), -1));
                 try {
                     // answered truthfully after a lost connection: read back after a sync
-                    store.calls().commit(lock.get().zk, all, ReadBack.of(lock.get().zk, all));
+                    store.calls().commit(lock.get().lease().zk, all, ReadBack.of(lock.get().lease().zk, all));
                     store.claims().removed(lock.get());
                     applied = true;
                     LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());

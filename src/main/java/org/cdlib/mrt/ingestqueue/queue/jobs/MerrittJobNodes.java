@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.Op;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -56,7 +55,7 @@ public final class MerrittJobNodes {
     /**
      * Only the job's lock holder writes these (fenced with it): created, or overwritten when it
      * {@code exists} (a guess from the effect records: a wrong one fails its transaction whole,
-     * and the other form is sent; {@link EffectRecords#record(JobLock, String, String, String, java.util.function.Function, boolean)}).
+     * and the other form is sent; {@link EffectRecords}, the record written with a node).
      */
     private static Op write(String path, Map<String, String> node, boolean exists) {
         byte[] data = QueueLimits.checkNode(path, QueueJson.write(node));

@@ -174,8 +174,14 @@ public final class EphemeralLocks implements AutoCloseable {
     }
 
     /** Deletes the lease's lock node if it is still its own; retried in the background while the session lives. */
-    public void release(Lease lease) {
-        if (release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes) == Released.NOT_OURS && lease instanceof JobLock job) {
+    public void release(BatchLock lease) {
+        release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes);
+    }
+
+    /** As {@link #release(BatchLock)}, for a job's lease. */
+    public void release(HeldJob job) {
+        JobLock lease = job.lease();
+        if (release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes) == Released.NOT_OURS) {
             // someone else removed it (Merritt's Admin Tool "Fail" deletes the lock of a job a worker
             // holds; an operator's break): the object lock the lease took is let go too, once the job
             // no longer writes the object
