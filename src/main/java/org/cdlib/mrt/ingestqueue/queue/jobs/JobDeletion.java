@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -23,15 +24,14 @@ public final class JobDeletion {
     private final TransitionLog log;
     private final SpaceCounters spaceCounters;
 
-    private final org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks;
+    private final EphemeralLocks locks;
 
     public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters) {
         this(zk, log, spaceCounters, null);
     }
 
     /** @param locks whose ledger hears that a deleted job's lock went with it (null: none kept) */
-    public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters,
-                       org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks) {
+    public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters, EphemeralLocks locks) {
         this.locks = locks;
         this.zk = zk;
         this.log = log;

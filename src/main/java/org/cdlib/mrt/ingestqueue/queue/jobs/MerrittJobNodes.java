@@ -30,7 +30,10 @@ public final class MerrittJobNodes {
         return write(QueuePaths.jobNode(jid, "store"), node, exists);
     }
 
-    /** One line per deleted file; a list past the node's limit is cut, saying how many more (all are in system/mrt-delete.txt). */
+    /**
+     * One line per deleted file; a list past the node's limit is cut, saying how many more (all are
+     * in system/mrt-delete.txt).
+     */
     public static String deleteLines(List<String> deleted) {
         StringBuilder b = new StringBuilder();
         int left = QueueLimits.NODE_BYTES - 4096; // room for the URL and mode
@@ -38,7 +41,8 @@ public final class MerrittJobNodes {
             String line = deleted.get(i) + "\n";
             left -= QueueLimits.utf8Length(line) + 8; // JSON may escape a little
             if (left < 0) {
-                return b.append("# ... and ").append(deleted.size() - i).append(" more, in system/mrt-delete.txt\n").toString();
+                return b.append("# ... and ").append(deleted.size() - i).append(" more, in system/mrt-delete.txt\n")
+                        .toString();
             }
             b.append(line);
         }
