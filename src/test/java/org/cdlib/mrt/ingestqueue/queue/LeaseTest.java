@@ -54,7 +54,8 @@ class LeaseTest {
 
         new AdminActions(store, Clock.systemUTC()).breakJobLock(jid, true, "operator");
         HeldJob renewed = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-2").orElseThrow();
-        assertEquals(old.lease().sessionId, renewed.lease().sessionId, "one process, one session: the case the session alone cannot tell");
+        assertEquals(old.lease().sessionId, renewed.lease().sessionId,
+                "one process, one session: the case the session alone cannot tell");
         byte[] renewedNode = store.calls().readOrNull(QueuePaths.jobLock(jid));
 
         StaleLockException fenced = assertThrows(StaleLockException.class, old::verifyHeld);

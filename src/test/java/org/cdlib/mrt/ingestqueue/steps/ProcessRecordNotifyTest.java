@@ -161,7 +161,8 @@ class ProcessRecordNotifyTest {
         Path system = Path.of(again.job().configuration().workingDir()).resolve("system");
         assertTrue(Files.readString(system.resolve("mrt-erc.txt")).contains("where: ark:/99999/fk4abc123"));
         String manifest = Files.readString(system.resolve("mrt-manifest.txt"));
-        assertTrue(manifest.contains("/producer/a.txt?lease=" + Long.toHexString(again.lease().sessionId) + "&expires="), manifest);
+        String lease = Long.toHexString(again.lease().sessionId);
+        assertTrue(manifest.contains("/producer/a.txt?lease=" + lease + "&expires="), manifest);
         assertTrue(manifest.contains("producer/a.txt") && manifest.contains("system/mrt-erc.txt")
                 && manifest.contains("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"), manifest);
         assertTrue(!manifest.contains(".download") && !manifest.contains(".stored"), manifest);
