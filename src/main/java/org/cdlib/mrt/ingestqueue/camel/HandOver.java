@@ -6,7 +6,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,7 +103,7 @@ final class HandOver<L> {
         void cancel();
 
         /** The move committed keeping the lock: the job runs there (or waits for its next free worker). */
-        void take(JobLock lock);
+        void take(HeldJob lock);
     }
 
     /** A reserved worker ({@code worker}) or place in the queue. */
@@ -133,7 +133,7 @@ final class HandOver<L> {
         /** Runs the handed-over item, locked, on its reserved worker, or queues it for the next free one. */
         @Override
         @SuppressWarnings("unchecked") // only job consumers are handed items, and only jobs
-        public void take(JobLock handed) {
+        public void take(HeldJob handed) {
             L lock = (L) handed;
             String ref = handed.job().refName();
             if (!onWorker) {

@@ -4,7 +4,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
@@ -23,7 +23,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
  * place there is reserved before the commit, which keeps the lock for its worker, and the job is
  * handed to it after the commit ({@link #commit}).
  */
-final class JobConsumer extends QueueConsumer<JobLock, JobOutcomes> {
+final class JobConsumer extends QueueConsumer<HeldJob, JobOutcomes> {
 
     private final JobState state;
 
@@ -58,7 +58,7 @@ final class JobConsumer extends QueueConsumer<JobLock, JobOutcomes> {
     }
 
     @Override
-    protected void prepare(JobLock lock, Exchange exchange) {
+    protected void prepare(HeldJob lock, Exchange exchange) {
         JobExchange.put(exchange, lock);
         exchange.getIn().setBody(lock.job());
         exchange.getIn().setHeader("jobId", lock.jid());
@@ -75,7 +75,7 @@ final class JobConsumer extends QueueConsumer<JobLock, JobOutcomes> {
      * taken (or given back) after it: nothing of the consumers runs while its transaction is in flight.
      */
     @Override
-    protected OutcomeStrategy.Applied commit(JobLock lock, Exchange exchange) {
+    protected OutcomeStrategy.Applied commit(HeldJob lock, Exchange exchange) {
         JobOutcome outcome = JobExchange.outcome(exchange);
         JobOutcomes.HandOff next = strategy.handOff(lock, outcome);
         HandOver.Place place = next == null ? null : endpoint.getComponent().reserve(next.to(), next.ref());

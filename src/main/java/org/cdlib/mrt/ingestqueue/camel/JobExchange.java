@@ -2,7 +2,7 @@ package org.cdlib.mrt.ingestqueue.camel;
 
 import java.util.function.UnaryOperator;
 import org.apache.camel.Exchange;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -10,7 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.outcome.JobOutcome;
 
 /**
  * What a {@code zkqueue:job/<state>} consumer puts on an exchange, and how a step tells it
- * the outcome ({@link JobOutcome}, decided once). The body is the {@link Job}; the {@link JobLock}
+ * the outcome ({@link JobOutcome}, decided once). The body is the {@link Job}; the {@link HeldJob}
  * is on the exchange's one property.
  * <ul>
  * <li>The route ends normally: the job moves to its state's successor.</li>
@@ -30,22 +30,22 @@ public final class JobExchange {
     }
 
     /** Puts a locked job on the exchange (the consumer does; a test calling a step directly too). */
-    public static void put(Exchange exchange, JobLock lock) {
-        exchange.setProperty(Taken.PROPERTY, new Taken<JobLock, JobOutcome>("job " + lock.jid(), lock));
+    public static void put(Exchange exchange, HeldJob lock) {
+        exchange.setProperty(Taken.PROPERTY, new Taken<HeldJob, JobOutcome>("job " + lock.jid(), lock));
     }
 
     public static Job job(Exchange exchange) {
         return lock(exchange).job();
     }
 
-    public static JobLock lock(Exchange exchange) {
+    public static HeldJob lock(Exchange exchange) {
         return taken(exchange).lock();
     }
 
     /** Whether the exchange carries a job (not a batch, not nothing). */
     public static boolean carriesJob(Exchange exchange) {
         Taken<?, ?> t = exchange.getProperty(Taken.PROPERTY, Taken.class);
-        return t != null && t.lock() instanceof JobLock;
+        return t != null && t.lock() instanceof HeldJob;
     }
 
     /** Keep the job in its state (provisioning: not enough space yet), with the reason for the log. */
@@ -72,7 +72,7 @@ public final class JobExchange {
      * held). The transition table still decides whether that move is allowed.
      */
     public static void moveTo(Exchange exchange, JobState to, String reason) {
-        Taken<JobLock, JobOutcome> t = taken(exchange);
+        Taken<HeldJob, JobOutcome> t = taken(exchange);
         Change c = t.change();
         Change moved = new Change(reason, c.priority(), c.spaceNeeded(), c.errorMessage(), c.admission());
         t.decide(new JobOutcome.Next(to, moved));
@@ -80,7 +80,7 @@ public final class JobExchange {
 
     /** What the route decided; when nothing, the job moves on to its successor with what steps added. */
     public static JobOutcome outcome(Exchange exchange) {
-        Taken<JobLock, JobOutcome> t = taken(exchange);
+        Taken<HeldJob, JobOutcome> t = taken(exchange);
         JobOutcome o = t.outcome();
         return o != null ? o : new JobOutcome.Next(null, t.change());
     }
@@ -102,7 +102,7 @@ public final class JobExchange {
 
     /** What the job's move on writes besides its state, as the steps so far made it. */
     public static Change change(Exchange exchange) {
-        Taken<JobLock, JobOutcome> t = taken(exchange);
+        Taken<HeldJob, JobOutcome> t = taken(exchange);
         return t.outcome() instanceof JobOutcome.Next n ? n.change() : t.change();
     }
 
@@ -110,7 +110,7 @@ public final class JobExchange {
         taken(exchange).change(edit);
     }
 
-    private static Taken<JobLock, JobOutcome> taken(Exchange exchange) {
-        return Taken.of(exchange, JobLock.class, "job");
+    private static Taken<HeldJob, JobOutcome> taken(Exchange exchange) {
+        return Taken.of(exchange, HeldJob.class, "job");
     }
 }

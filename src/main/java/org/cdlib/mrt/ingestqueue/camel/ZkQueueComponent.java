@@ -11,7 +11,7 @@ import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
 import org.apache.camel.support.LifecycleStrategySupport;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,18 +34,18 @@ public final class ZkQueueComponent extends DefaultComponent {
 
     private QueueStore store;
     /** Where this process's running job consumers take jobs handed over, by state: a moved job goes there directly. */
-    private final Map<JobState, HandOver<JobLock>> handOvers = new ConcurrentHashMap<>();
+    private final Map<JobState, HandOver<HeldJob>> handOvers = new ConcurrentHashMap<>();
 
     /** The running consumers' intakes: each stops taking work when called and answers how many items it has in hand. */
     private final Set<IntSupplier> intakes = ConcurrentHashMap.newKeySet();
     /** When the work in hand of every consumer must be done (ms since the epoch); 0 until the context stops. */
     private volatile long workDeadline;
 
-    void started(JobState state, HandOver<JobLock> handOver) {
+    void started(JobState state, HandOver<HeldJob> handOver) {
         handOvers.put(state, handOver);
     }
 
-    void stopped(JobState state, HandOver<JobLock> handOver) {
+    void stopped(JobState state, HandOver<HeldJob> handOver) {
         handOvers.remove(state, handOver);
     }
 
@@ -97,7 +97,7 @@ public final class ZkQueueComponent extends DefaultComponent {
      * a moment for a place (the next state's {@code handOffWait}).
      */
     HandOver.Place reserve(JobState to, String ref) {
-        HandOver<JobLock> next = handOvers.get(to);
+        HandOver<HeldJob> next = handOvers.get(to);
         return next == null ? null : next.reserve(ref);
     }
 

@@ -21,7 +21,7 @@ import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
 import org.cdlib.mrt.ingestqueue.queue.jobs.StepRecords;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.QueueHolds;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -256,11 +256,11 @@ public final class QueueStore implements Closeable {
         moves.unlock(lock);
     }
 
-    public void unlock(JobLock lock) {
+    public void unlock(HeldJob lock) {
         moves.unlock(lock);
     }
 
-    public Job transition(JobLock lock, JobState to, Change change) {
+    public Job transition(HeldJob lock, JobState to, Change change) {
         return moves.transition(lock, to, change);
     }
 

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,6 +29,7 @@ import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.slf4j.Logger;
@@ -57,7 +60,7 @@ public final class DownloadStep implements Processor {
     @Override
     public void process(Exchange exchange) throws Exception {
         Job job = JobExchange.job(exchange);
-        org.cdlib.mrt.ingestqueue.queue.lease.JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         long bytes;
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld);
@@ -158,13 +161,14 @@ public final class DownloadStep implements Processor {
     }
 
     /** Fetches {@code f} into a fresh .part file, checks it, and hands it to {@code keep}. */
-    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep) throws FetchException {
+    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep)
+            throws FetchException {
         Path part = null;
         try {
             part = Files.createTempFile(wd.downloads(), "fetch-", ".part");
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
             Fetcher.Fetched got = fetcher.download(f.url(), part, f.hasDigest() ? List.of(f.digestType()) : List.of(),
-                    f.size() != null ? java.util.OptionalLong.of(f.size()) : java.util.OptionalLong.empty());
+                    f.size() != null ? OptionalLong.of(f.size()) : OptionalLong.empty());
             if (f.size() != null && got.bytes() != f.size()) {
                 throw new FetchException(label + ": size mismatch, expected " + f.size() + " bytes, got "
                         + got.bytes() + " (from " + f.url() + ")");
@@ -214,7 +218,8 @@ public final class DownloadStep implements Processor {
         }
         List<Path> stale = new ArrayList<>();
         try (var walk = Files.walk(producer)) {
-            walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && !keep.contains(p.toAbsolutePath().normalize()))
+            walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+                            && !keep.contains(p.toAbsolutePath().normalize()))
                     .forEach(stale::add);
             for (Path p : stale) {
                 LOG.info("removing {}: not part of the object", p);
@@ -262,15 +267,16 @@ public final class DownloadStep implements Processor {
         try (var walk = Files.walk(dir)) {
             walk.forEach(p -> {
                 try {
-                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class,
+                            LinkOption.NOFOLLOW_LINKS);
                     if (a.isRegularFile()) {
                         n.addAndGet(a.size());
                     }
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw new FetchException("cannot measure " + dir + ": " + e.getMessage(), e);
         }
         return n.get();

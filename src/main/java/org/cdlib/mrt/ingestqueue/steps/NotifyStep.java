@@ -5,7 +5,7 @@ import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -33,7 +33,7 @@ public final class NotifyStep {
 
     /** Says whether a callback is due ({@code callbackDue}); the job's reason when none is. */
     public void begin(Exchange exchange) {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         exchange.setProperty(ServiceCall.PROFILE, profile);
@@ -71,7 +71,7 @@ public final class NotifyStep {
      */
     public void answer(Exchange exchange) throws Exception {
         Callback.answer(exchange);
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         store.records().effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
     }
 }

@@ -7,7 +7,7 @@ import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 final class ObjectInProcess {
     static final String PROPERTY = "ingestqueue.object";
 
-    final JobLock lock;
+    final HeldJob lock;
     final Profile profile;
     final WorkingDirectory wd;
     /**
@@ -33,7 +33,7 @@ final class ObjectInProcess {
     List<Deletions.Delete> deletes = List.of();
     String versionBefore;
 
-    ObjectInProcess(JobLock lock, Profile profile, WorkingDirectory wd, Job described, boolean update) {
+    ObjectInProcess(HeldJob lock, Profile profile, WorkingDirectory wd, Job described, boolean update) {
         this.lock = lock;
         this.profile = profile;
         this.wd = wd;

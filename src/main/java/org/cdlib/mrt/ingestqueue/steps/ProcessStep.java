@@ -1,10 +1,12 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.objects.DepositorMetadata;
@@ -12,7 +14,7 @@ import org.cdlib.mrt.ingestqueue.objects.SystemFiles;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -45,7 +47,7 @@ public final class ProcessStep {
 
     /** The working directory, the depositor's metadata, and what the calls need to know of the object. */
     public void begin(Exchange exchange) throws Exception {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = workingDirectory(store, job);
@@ -55,7 +57,8 @@ public final class ProcessStep {
         Identifiers given = depositor.merge(job.identifiers());
         Job described = new Job(job.id(), job.batchId(), config, job.status(), job.priority(), job.spaceNeeded(), given,
                 job.statusVersion(), job.lockOwner());
-        ObjectInProcess o = new ObjectInProcess(lock, profile, wd, described, "update".equalsIgnoreCase(config.submissionMode()));
+        boolean update = "update".equalsIgnoreCase(config.submissionMode());
+        ObjectInProcess o = new ObjectInProcess(lock, profile, wd, described, update);
         exchange.setProperty(ObjectInProcess.PROPERTY, o);
         exchange.setProperty(ServiceCall.PROFILE, profile);
         exchange.setProperty(ServiceCall.DESCRIPTION, config);
@@ -65,10 +68,11 @@ public final class ProcessStep {
     }
 
     /** The job's working directory, which processing and storing read (a host with its own disk may not have it). */
-    static WorkingDirectory workingDirectory(QueueStore store, Job job) throws org.cdlib.mrt.ingestqueue.fetch.FetchException {
+    static WorkingDirectory workingDirectory(QueueStore store, Job job) throws FetchException {
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
         if (!Files.isDirectory(wd.producer())) {
-            throw new IllegalStateException("working directory " + wd.producer() + " is missing: requeue the job from downloading");
+            throw new IllegalStateException("working directory " + wd.producer()
+                    + " is missing: requeue the job from downloading");
         }
         return wd;
     }
@@ -83,7 +87,10 @@ public final class ProcessStep {
         Run.current().sendBy(ObjectInProcess.of(exchange).lock.verifyHeldUntil());
     }
 
-    /** One writer per object, on any host: a job whose object another job is writing waits its turn without a worker. */
+    /**
+     * One writer per object, on any host: a job whose object another job is writing waits its turn
+     * without a worker.
+     */
     public void lockObject(Exchange exchange) {
         ObjectInProcess.of(exchange).lockObject(store, exchange);
     }
@@ -99,17 +106,19 @@ public final class ProcessStep {
         // never a producer file; a line leaving producer/ fails the job here, before anything is stored
         List<Deletions.Delete> deletes = Deletions.take(o.wd.producer(), o.wd.system());
         if (!o.update && !deletes.isEmpty()) {
-            LOG.info("job {} batch {}: mrt-delete.txt in an add-mode submission: kept as system/mrt-delete.txt, not applied",
-                    job.id(), job.batchId());
+            LOG.info("job {} batch {}: mrt-delete.txt in an add-mode submission: kept as system/mrt-delete.txt, "
+                    + "not applied", job.id(), job.batchId());
         }
-        o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
+        // fencing: a worker that lost the job writes nothing into the shared working directory
+        o.lock.verifyHeld();
         SystemFiles.write(o.wd.system(), o.described.configuration(), o.identifiers());
-        JobExchange.change(exchange, c -> Change.because("prepared " + o.ark + " for storing (" + (o.update ? "update" : "add")
-                + " mode" + (o.update && !deletes.isEmpty() ? ", " + deletes.size() + " file(s) to delete" : "") + ")"));
+        String toDelete = o.update && !deletes.isEmpty() ? ", " + deletes.size() + " file(s) to delete" : "";
+        JobExchange.change(exchange, c -> Change.because("prepared " + o.ark + " for storing ("
+                + (o.update ? "update" : "add") + " mode" + toDelete + ")"));
     }
 
     /** Storage's answer as a release before this one kept it for recording, in the working directory. */
-    static StoredVersion stored(Path workingDir) throws java.io.IOException {
+    static StoredVersion stored(Path workingDir) throws IOException {
         Path f = workingDir.resolve(STORED);
         if (!Files.exists(f)) {
             throw new IllegalStateException("no storage answer in " + f + ": requeue the job from storing");

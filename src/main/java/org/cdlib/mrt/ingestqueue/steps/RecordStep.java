@@ -11,7 +11,7 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -20,6 +20,8 @@ import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.Storage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Recording's domain steps ({@code routes/recording.yaml}): the job succeeds only once
@@ -31,10 +33,16 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
  * Merritt's.
  */
 public final class RecordStep {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RecordStep.class);
-    /** Exchange property: an add of this version was begun (by an earlier attempt, or sent by this one) with no answer known. */
+    private static final Logger LOG = LoggerFactory.getLogger(RecordStep.class);
+    /**
+     * Exchange property: an add of this version was begun (by an earlier attempt, or sent by this
+     * one) with no answer known.
+     */
     static final String ADD_BEGUN = "inventoryAddBegun";
-    /** Exchange property: the add is to be sent (inventory does not have the version, or was not asked: nothing begun). */
+    /**
+     * Exchange property: the add is to be sent (inventory does not have the version, or was not
+     * asked: nothing begun).
+     */
     static final String ADD_NEEDED = "inventoryAddNeeded";
     private final QueueStore store;
     private final ProfileRegistry profiles;
@@ -44,12 +52,13 @@ public final class RecordStep {
     private final Duration settle;
 
     /**
-     * @param storage with it, an update version's files are listed from storage (carried-forward ones included); may be null
+     * @param storage with it, an update version's files are listed from storage (carried-forward ones
+     *                included); may be null
      * @param merrittInventory inventory is Merritt's: the local index is added to after it
      * @param settle how long after it was begun an add with no answer is given to land before inventory is asked
      */
-    public RecordStep(QueueStore store, ProfileRegistry profiles, H2Inventory localIndex, Storage storage, boolean merrittInventory,
-                      Duration settle) {
+    public RecordStep(QueueStore store, ProfileRegistry profiles, H2Inventory localIndex, Storage storage,
+                      boolean merrittInventory, Duration settle) {
         this.store = store;
         this.profiles = profiles;
         this.localIndex = localIndex;
@@ -59,14 +68,15 @@ public final class RecordStep {
     }
 
     /** What recording tells inventory. */
-    record Recording(JobLock lock, Profile profile, StoredVersion version, List<String> localIds,
+    record Recording(HeldJob lock, Profile profile, StoredVersion version, List<String> localIds,
             List<ManifestFile> files) {
         static final String PROPERTY = "ingestqueue.recording";
 
         static Recording of(Exchange exchange) {
             Recording r = exchange.getProperty(PROPERTY, Recording.class);
             if (r == null) {
-                throw new IllegalStateException("no recording on this exchange: the route must begin with recordStep.begin");
+                throw new IllegalStateException("no recording on this exchange: the route must begin with "
+                        + "recordStep.begin");
             }
             return r;
         }
@@ -78,7 +88,7 @@ public final class RecordStep {
 
     /** Storage's answer kept by processing; says whether an earlier attempt's add already reached inventory. */
     public void begin(Exchange exchange) throws Exception {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
@@ -136,8 +146,9 @@ public final class RecordStep {
         Duration left = settleLeft(begun.at(), settle, Instant.now());
         if (!left.isZero()) {
             Job job = r.lock().job();
-            LOG.info("job {} batch {}: an inventory add of {} begun at {} has no answer recorded; waiting {} ms for it to land "
-                    + "before asking inventory", job.id(), job.batchId(), r.key(), begun.at(), left.toMillis());
+            LOG.info("job {} batch {}: an inventory add of {} begun at {} has no answer recorded; waiting {} ms "
+                    + "for it to land before asking inventory", job.id(), job.batchId(), r.key(), begun.at(),
+                    left.toMillis());
             Thread.sleep(left.toMillis());
         }
     }
@@ -174,8 +185,9 @@ public final class RecordStep {
             store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
             exchange.setProperty(ADD_NEEDED, false);
         } else {
-            LOG.info("job {} batch {}: an inventory add of {} had no answer recorded; inventory has {}: sending it again",
-                    job.id(), job.batchId(), r.key(), has == 0 ? "no version of it" : "only version " + has);
+            LOG.info("job {} batch {}: an inventory add of {} had no answer recorded; inventory has {}: "
+                    + "sending it again", job.id(), job.batchId(), r.key(),
+                    has == 0 ? "no version of it" : "only version " + has);
             exchange.setProperty(ADD_NEEDED, true);
         }
     }

@@ -1,7 +1,10 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
@@ -11,10 +14,11 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
@@ -36,10 +40,13 @@ public final class StoreStep {
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final StorageAddresses addresses;
-    private final java.time.Duration settle;
+    private final Duration settle;
 
-    /** {@code settle}: how long an add begun by an earlier attempt, its answer lost, is given to land before storage is asked. */
-    public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses, java.time.Duration settle) {
+    /**
+     * {@code settle}: how long an add begun by an earlier attempt, its answer lost, is given to land
+     * before storage is asked.
+     */
+    public StoreStep(QueueStore store, ProfileRegistry profiles, StorageAddresses addresses, Duration settle) {
         this.store = store;
         this.profiles = profiles;
         this.addresses = addresses;
@@ -51,14 +58,15 @@ public final class StoreStep {
      * whether an earlier attempt stored it.
      */
     public void begin(Exchange exchange) throws Exception {
-        JobLock lock = JobExchange.lock(exchange);
+        HeldJob lock = JobExchange.lock(exchange);
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = ProcessStep.workingDirectory(store, job);
         if (job.identifiers().primary() == null) {
             throw new IllegalStateException("job " + job.id() + " has no ARK: processing did not finish it");
         }
-        ObjectInProcess o = new ObjectInProcess(lock, profile, wd, job, "update".equalsIgnoreCase(job.configuration().submissionMode()));
+        boolean update = "update".equalsIgnoreCase(job.configuration().submissionMode());
+        ObjectInProcess o = new ObjectInProcess(lock, profile, wd, job, update);
         // processing moved mrt-delete.txt to system/ and checked its lines; only update mode applies them
         o.deletes = o.update ? Deletions.take(wd.producer(), wd.system()) : List.of();
         exchange.setProperty(ObjectInProcess.PROPERTY, o);
@@ -87,7 +95,10 @@ public final class StoreStep {
         }
     }
 
-    /** One writer per object: this job's lock, kept since processing, or taken again after a failure or hold let it go. */
+    /**
+     * One writer per object: this job's lock, kept since processing, or taken again after a failure
+     * or hold let it go.
+     */
     public void lockObject(Exchange exchange) {
         ObjectInProcess.of(exchange).lockObject(store, exchange);
     }
@@ -102,7 +113,7 @@ public final class StoreStep {
         o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
         // the URLs name this lease: storage fetches them only while it holds the job (FileUrlSigner)
         StorageManifest manifest = StorageManifest.build(o.wd.root(),
-                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.sessionId);
+                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.lease().sessionId);
         Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
         exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
     }
@@ -135,11 +146,12 @@ public final class StoreStep {
         if (!fx.unresolved(JobEffects.STORAGE)) {
             return;
         }
-        long waitMs = settleWaitMs(fx.effects().get(JobEffects.STORAGE).at(), o.job().status().history(), o.lock.owner().since(),
-                settle, java.time.Instant.now());
+        long waitMs = settleWaitMs(fx.effects().get(JobEffects.STORAGE).at(), o.job().status().history(),
+                o.lock.owner().since(), settle, Instant.now());
         if (waitMs > 0) {
-            LOG.info("job {} batch {}: an earlier attempt's storage add has no answer recorded; waiting {} ms for it to land "
-                    + "before asking storage for {}'s version", o.job().id(), o.job().batchId(), waitMs, o.ark);
+            LOG.info("job {} batch {}: an earlier attempt's storage add has no answer recorded; waiting {} ms "
+                    + "for it to land before asking storage for {}'s version", o.job().id(), o.job().batchId(), waitMs,
+                    o.ark);
             Thread.sleep(waitMs);
         }
     }
@@ -152,17 +164,17 @@ public final class StoreStep {
      * fetching (the whole wait). The wait counts from then; an unreadable time counts from now (the
      * whole wait).
      */
-    static long settleWaitMs(String begunAt, java.util.List<org.cdlib.mrt.ingestqueue.queue.model.JobHistory.Entry> history,
-                             String claimedAt, java.time.Duration settle, java.time.Instant now) {
-        java.time.Instant leaseEnd;
+    static long settleWaitMs(String begunAt, List<JobHistory.Entry> history,
+                             String claimedAt, Duration settle, Instant now) {
+        Instant leaseEnd;
         try {
-            java.time.Instant begun = java.time.Instant.parse(begunAt);
-            java.time.Instant claimed = java.time.Instant.parse(claimedAt);
+            Instant begun = Instant.parse(begunAt);
+            Instant claimed = Instant.parse(claimedAt);
             // begun under this very lease chain, with no move since: that add may be fetching still
             leaseEnd = claimed.isAfter(begun) ? claimed : now;
             if (history != null) {
                 for (var e : history) {
-                    java.time.Instant at = parsedOrNull(e.at());
+                    Instant at = parsedOrNull(e.at());
                     if (at != null && at.isAfter(begun) && at.isBefore(leaseEnd)) {
                         leaseEnd = at; // the first move after the add began ended its lease
                         break;
@@ -172,13 +184,13 @@ public final class StoreStep {
         } catch (RuntimeException unreadable) {
             leaseEnd = now;
         }
-        long passed = java.time.Duration.between(leaseEnd, now).toMillis();
+        long passed = Duration.between(leaseEnd, now).toMillis();
         return Math.max(0, Math.min(settle.toMillis(), settle.toMillis() - passed));
     }
 
-    private static java.time.Instant parsedOrNull(String at) {
+    private static Instant parsedOrNull(String at) {
         try {
-            return at == null ? null : java.time.Instant.parse(at);
+            return at == null ? null : Instant.parse(at);
         } catch (RuntimeException e) {
             return null;
         }
@@ -195,8 +207,9 @@ public final class StoreStep {
         if (fx.unresolved(JobEffects.STORAGE)) {
             String before = fx.get(JobEffects.STORAGE).detail();
             if (before.startsWith(o.ark + " v") && now > Integer.parseInt(before.substring(o.ark.length() + 2))) {
-                LOG.warn("job {} batch {}: an earlier attempt's storage answer was lost; storage has {} version {} since: "
-                        + "taken as that attempt's, not stored again", o.job().id(), o.job().batchId(), o.ark, now);
+                LOG.warn("job {} batch {}: an earlier attempt's storage answer was lost; storage has {} version {} "
+                        + "since: taken as that attempt's, not stored again", o.job().id(), o.job().batchId(), o.ark,
+                        now);
                 exchange.setProperty(ServiceCall.VERSION, keep(o, now));
                 exchange.setProperty("storeNeeded", false);
                 return;
@@ -212,8 +225,9 @@ public final class StoreStep {
         // fenced as the mint's record is (IdentifiersStep.beginMint); mrt-zk's /jobs/JID/store describes the add
         String node = o.profile.storageNode() == null ? "" : o.profile.storageNode().toString();
         store.records().storeStarted(o.lock, o.versionBefore,
-                addresses.fileUrl(o.job().batchId(), o.job().id(), o.wd.system().resolve(StorageManifest.NAME), "system/" + StorageManifest.NAME),
-                (o.update ? "update/" : "add/") + node + "/" + java.net.URLEncoder.encode(o.ark, StandardCharsets.UTF_8),
+                addresses.fileUrl(o.job().batchId(), o.job().id(), o.wd.system().resolve(StorageManifest.NAME),
+                        "system/" + StorageManifest.NAME),
+                (o.update ? "update/" : "add/") + node + "/" + URLEncoder.encode(o.ark, StandardCharsets.UTF_8),
                 o.deletes.stream().map(Deletions.Delete::name).toList());
     }
 
@@ -223,8 +237,8 @@ public final class StoreStep {
     }
 
     private StoredVersion keep(ObjectInProcess o, int version) {
-        StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark), o.update ? "update" : "add",
-                o.deletes.stream().map(Deletions.Delete::name).toList());
+        StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark),
+                o.update ? "update" : "add", o.deletes.stream().map(Deletions.Delete::name).toList());
         store.records().storeDone(o.lock, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         return v;
     }
@@ -239,10 +253,14 @@ public final class StoreStep {
         JobExchange.change(exchange, c -> Change.because(describe(v)));
     }
 
-    /** "stored ark:/... version 2 (update mode, 1 file deleted)": the job's transition reason says how the version was made. */
+    /**
+     * "stored ark:/... version 2 (update mode, 1 file deleted)": the job's transition reason says how
+     * the version was made.
+     */
     static String describe(StoredVersion v) {
         return "stored " + v.ark() + " version " + v.version() + " (" + v.mode() + " mode"
-                + (v.deleted().isEmpty() ? "" : ", " + v.deleted().size() + " file(s) deleted: " + String.join(", ", v.deleted()))
+                + (v.deleted().isEmpty() ? ""
+                        : ", " + v.deleted().size() + " file(s) deleted: " + String.join(", ", v.deleted()))
                 + ")";
     }
 }

@@ -7,7 +7,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -47,7 +47,7 @@ public final class CompletedJobShapeBenchmark {
                 long moveOps = 0;
                 for (String jid : jids) {
                     walkToNotify(store, jid);
-                    JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+                    HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
                     store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
                     long before = store.operations();
                     store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));

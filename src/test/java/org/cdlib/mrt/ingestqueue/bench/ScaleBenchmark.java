@@ -15,7 +15,7 @@ import java.util.Optional;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -257,7 +257,7 @@ public final class ScaleBenchmark {
             if (moved == n) {
                 break;
             }
-            Optional<JobLock> lock = store.claims().claim(JobState.PENDING, ref, "bench");
+            Optional<HeldJob> lock = store.claims().claim(JobState.PENDING, ref, "bench");
             if (lock.isPresent()) {
                 store.transition(lock.get(), JobState.ESTIMATING, Change.because("bench"));
                 moved++;

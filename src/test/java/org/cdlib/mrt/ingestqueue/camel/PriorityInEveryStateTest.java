@@ -13,7 +13,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -90,7 +90,7 @@ class PriorityInEveryStateTest extends CamelTestSupport {
         // another host's job: locked there while this host's pending fills estimating, then moved into its folder
         String bid = QueueTestSupport.batchWithJobs(store, 1, 1);
         String high = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock other = store.claims().tryLockJob(high, "another-host").orElseThrow();
+        HeldJob other = store.claims().tryLockJob(high, "another-host").orElseThrow();
         List<String> low = saturated();
         store.transition(other, JobState.ESTIMATING, Change.because("another host"));
         long arrived = System.currentTimeMillis();

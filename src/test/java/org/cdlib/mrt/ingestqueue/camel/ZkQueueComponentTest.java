@@ -28,7 +28,7 @@ import org.apache.camel.support.PluginHelper;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -203,7 +203,7 @@ class ZkQueueComponentTest extends CamelTestSupport {
         String jid = pendingJob();
         // a step deciding a move without what it writes (a programming error): the job's outcome cannot be applied
         route("zkqueue:job/pending?retryDelay=60000&exceptionHandler=#myHandler",
-                e -> Taken.<JobLock, JobOutcome>of(e, JobLock.class, "job")
+                e -> Taken.<HeldJob, JobOutcome>of(e, HeldJob.class, "job")
                         .decide(new JobOutcome.Next(JobState.ESTIMATING, null)), null);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !handler.exchanges.isEmpty());

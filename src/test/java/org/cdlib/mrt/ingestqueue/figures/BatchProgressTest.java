@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -48,7 +48,7 @@ class BatchProgressTest {
 
     void work(QueueStore store, String jid, JobState to) {
         for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "w").orElseThrow();
+            HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "w").orElseThrow();
             store.transition(lock, s.successor(), Change.because("step succeeded"));
         }
     }

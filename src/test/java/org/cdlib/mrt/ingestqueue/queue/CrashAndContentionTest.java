@@ -21,7 +21,7 @@ import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -70,7 +70,7 @@ class CrashAndContentionTest {
     void aTransitionThatCannotCompleteWritesNothing(String obstacle) throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock lock = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "w").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "w").orElseThrow();
         switch (obstacle) {
             case "status-version" -> ZK.client().setData().forPath(QueuePaths.jobStatus(jid),
                     ZK.client().getData().forPath(QueuePaths.jobStatus(jid)));
@@ -100,7 +100,7 @@ class CrashAndContentionTest {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         try (CuratorFramework doomed = QueueTestSupport.client(ZK.server(), 4000)) {
             QueueStore doomedStore = QueueTestSupport.store(doomed, dir);
-            JobLock lock = doomedStore.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "doomed").orElseThrow();
+            HeldJob lock = doomedStore.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "doomed").orElseThrow();
             doomed.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).lockOwner() == null);
             StaleLockException e = assertThrows(StaleLockException.class,
@@ -108,7 +108,7 @@ class CrashAndContentionTest {
             assertTrue(e.getMessage().contains("expired"), e.getMessage());
         }
         assertEquals(JobState.PENDING, store.jobs().load(jid).state());
-        JobLock mine = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "survivor").orElseThrow();
+        HeldJob mine = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "survivor").orElseThrow();
         store.transition(mine, JobState.ESTIMATING, Change.because("t"));
         assertTrue(fsck.check().clean());
     }
@@ -174,8 +174,8 @@ class CrashAndContentionTest {
             for (int round = 0; round < 20; round++) {
                 String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
                 List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-                JobLock a = store.claims().tryLockJob(jids.get(0), "one").orElseThrow();
-                JobLock b = s2.claims().tryLockJob(jids.get(1), "two").orElseThrow();
+                HeldJob a = store.claims().tryLockJob(jids.get(0), "one").orElseThrow();
+                HeldJob b = s2.claims().tryLockJob(jids.get(1), "two").orElseThrow();
                 List<String> moves = Collections.synchronizedList(new ArrayList<>());
                 java.util.function.Consumer<TransitionEvent> l = e -> {
                     if (TransitionEvent.BATCH.equals(e.kind())) {
@@ -236,7 +236,7 @@ class CrashAndContentionTest {
     @Test
     void aServerRestartWhileALockIsHeldLeavesNoHalfState() throws Exception {
         String jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
-        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         ZK.server().restart();
         await().atMost(Duration.ofSeconds(30)).until(() -> ZK.client().getZookeeperClient().isConnected());
         // the session survives a short outage, and its lock with it; either way there is no half state

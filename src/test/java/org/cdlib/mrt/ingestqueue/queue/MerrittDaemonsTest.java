@@ -21,7 +21,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -32,8 +32,8 @@ import org.cdlib.mrt.ingestqueue.report.ReportStep;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkAdminTool;
-import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon;
 import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon.DaemonJob;
+import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -142,7 +142,7 @@ class MerrittDaemonsTest {
         Collections.sort(jids);
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
-            JobLock l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
+            HeldJob l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
             store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000L + 37L * i));
         }
         return jids;
@@ -163,9 +163,9 @@ class MerrittDaemonsTest {
             // ours: admitted into downloading and on out of it, concurrently with theirs
             Future<?> ourWork = pool.submit(() -> {
                 for (String jid : ours) {
-                    JobLock l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
+                    HeldJob l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
                     store.transition(l, JobState.DOWNLOADING, Change.because("admitted").admittedWhileReservedAtMost(Long.MAX_VALUE / 4));
-                    JobLock d = store.claims().tryLockJob(jid, "downloader").orElseThrow();
+                    HeldJob d = store.claims().tryLockJob(jid, "downloader").orElseThrow();
                     store.transition(d, JobState.PROCESSING, Change.because("downloaded"));
                 }
                 return null;
@@ -229,7 +229,7 @@ class MerrittDaemonsTest {
         SpaceHeal heal = store.healSpace();
         List<String> jids = provisioning(201);
         for (String jid : jids.subList(1, 201)) {
-            JobLock l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
+            HeldJob l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
             store.transition(l, JobState.DOWNLOADING, Change.because("admitted"));
         }
         String jid = jids.get(0);
@@ -259,7 +259,7 @@ class MerrittDaemonsTest {
         long ev2 = heal.evaluations();
         long heals = heal.heals();
         for (String j : jids.subList(1, 21)) {
-            JobLock l = store.claims().tryLockJob(j, "downloader").orElseThrow();
+            HeldJob l = store.claims().tryLockJob(j, "downloader").orElseThrow();
             store.transition(l, JobState.PROCESSING, Change.because("downloaded"));
         }
         heal.awaitAccounted(10_000);
@@ -276,7 +276,7 @@ class MerrittDaemonsTest {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = new ArrayList<>(store.batches().jobs(bid, BatchRef.PROCESSING));
         Collections.sort(jids);
-        JobLock ours = store.claims().tryLockJob(jids.get(0), "our-worker").orElseThrow();
+        HeldJob ours = store.claims().tryLockJob(jids.get(0), "our-worker").orElseThrow();
         assertEquals(jids.get(1), id(acquireJob(JobState.PENDING)),
                 "acquireJob(Pending) passes the job we hold, takes the next");
         assertNull(id(acquireJob(JobState.PENDING)), "and nothing else");

@@ -17,7 +17,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -58,7 +58,7 @@ class MrtZkNeighbourTest {
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         QueueTestSupport.workTo(store, jids.get(0), JobState.COMPLETED);
         QueueTestSupport.workTo(store, jids.get(1), JobState.RECORDING);
-        JobLock l = store.claims().claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w").orElseThrow();
+        HeldJob l = store.claims().claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("inventory refused"));
         new AdminActions(store, Clock.systemUTC()).holdJob(jids.get(2), "op");
 
@@ -144,7 +144,7 @@ class MrtZkNeighbourTest {
         assertEquals(JobState.PENDING, released.state());
         assertEquals(JobState.HELD, released.status().lastSuccessful(), "as the Ruby client leaves it");
         QueueTestSupport.workTo(store, jid, JobState.DOWNLOADING);
-        JobLock l = store.claims().claim(JobState.DOWNLOADING, store.jobs().load(jid).refName(), "w").orElseThrow();
+        HeldJob l = store.claims().claim(JobState.DOWNLOADING, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("payload gone"));
 
         mrtZk.requeue(jid);
@@ -162,7 +162,7 @@ class MrtZkNeighbourTest {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         QueueTestSupport.workTo(store, jids.get(0), JobState.NOTIFY);
-        JobLock l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
+        HeldJob l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("callback refused"));
         mrtZk.setJobStatus(jids.get(0), "Deleted", null, false);
         assertEquals(JobState.DELETED, store.jobs().load(jids.get(0)).state());
@@ -185,7 +185,7 @@ class MrtZkNeighbourTest {
         assertTrue(mrtZk.lock("/jobs/" + jid), "mrt-zk's acquireJob");
         assertEquals(Optional.empty(), store.claims().tryLockJob(jid, "our-worker"));
         mrtZk.unlock("/jobs/" + jid);
-        JobLock ours = store.claims().tryLockJob(jid, "our-worker").orElseThrow();
+        HeldJob ours = store.claims().tryLockJob(jid, "our-worker").orElseThrow();
         assertFalse(mrtZk.lock("/jobs/" + jid), "mrt-zk's acquireJob passes a job we hold");
         store.unlock(ours);
     }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.List;
 import java.util.Optional;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -51,7 +51,7 @@ class QueueStoreTest extends StoreTest {
 
         JobState state = JobState.PENDING;
         while (state != JobState.COMPLETED) {
-            JobLock lock = store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
+            HeldJob lock = store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
             Change change = Change.because("ok");
             if (state == JobState.ESTIMATING) {
                 change = change.withPriority(10).withSpaceNeeded(1234);
@@ -74,10 +74,10 @@ class QueueStoreTest extends StoreTest {
     void lastJobEndingMovesTheBatchToReporting() {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> refs = store.jobs().refs(JobState.PENDING);
-        JobLock a = store.claims().claim(JobState.PENDING, refs.get(0), "w").orElseThrow();
+        HeldJob a = store.claims().claim(JobState.PENDING, refs.get(0), "w").orElseThrow();
         store.transition(a, JobState.FAILED, Change.failure("manifest corrupt"));
         assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
-        JobLock b = store.claims().claim(JobState.PENDING, refs.get(1), "w").orElseThrow();
+        HeldJob b = store.claims().claim(JobState.PENDING, refs.get(1), "w").orElseThrow();
         store.transition(b, JobState.FAILED, Change.failure("boom"));
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
         Job failed = store.jobs().load(b.jid());
@@ -89,7 +89,7 @@ class QueueStoreTest extends StoreTest {
     void lockIsExclusiveAndIllegalTransitionWritesNothing() throws Exception {
         QueueTestSupport.batchWithJobs(store, 1, 5);
         String ref = store.jobs().refs(JobState.PENDING).get(0);
-        JobLock lock = store.claims().claim(JobState.PENDING, ref, "one").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.PENDING, ref, "one").orElseThrow();
         assertEquals(Optional.empty(), store.claims().claim(JobState.PENDING, ref, "two"));
         byte[] before = client.getData().forPath(QueuePaths.jobStatus(lock.jid()));
         IllegalTransitionException e = assertThrows(IllegalTransitionException.class,

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -61,14 +61,14 @@ class SpaceCountersTest {
         Collections.sort(jids);
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
-            JobLock l = store.claims().claim(JobState.ESTIMATING, store.jobs().load(jids.get(i)).refName(), "t").orElseThrow();
+            HeldJob l = store.claims().claim(JobState.ESTIMATING, store.jobs().load(jids.get(i)).refName(), "t").orElseThrow();
             store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
         }
         return jids;
     }
 
     static void move(QueueStore store, String jid, JobState from, JobState to) {
-        JobLock l = store.claims().claim(from, store.jobs().load(jid).refName(), "t").orElseThrow();
+        HeldJob l = store.claims().claim(from, store.jobs().load(jid).refName(), "t").orElseThrow();
         store.transition(l, to, Change.because("test"));
     }
 
@@ -128,7 +128,7 @@ class SpaceCountersTest {
             clients.add(c);
             QueueStore p1 = QueueTestSupport.store(c, home);
             List<String> jids = provisioned(p1, 1_000, 20_000, 300_000, 4_000_000, 50_000_000); // z, a, b, c, w
-            List<JobLock> locks = new ArrayList<>();
+            List<HeldJob> locks = new ArrayList<>();
             for (String jid : jids) {
                 locks.add(p1.claims().claim(JobState.PROVISIONING, p1.jobs().load(jid).refName(), "t").orElseThrow());
             }
@@ -216,7 +216,7 @@ class SpaceCountersTest {
                 start.await();
                 int n = 0;
                 for (String jid : order) {
-                    Optional<JobLock> l = store.claims().claim(from, QueuePaths.refName(5, jid), "t");
+                    Optional<HeldJob> l = store.claims().claim(from, QueuePaths.refName(5, jid), "t");
                     if (l.isPresent()) {
                         store.transition(l.get(), to, Change.because("race"));
                         n++;

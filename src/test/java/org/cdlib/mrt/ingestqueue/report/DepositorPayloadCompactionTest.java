@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -49,7 +49,7 @@ class DepositorPayloadCompactionTest {
         store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
         String jid = store.batches().load(bid).jobIds().get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
-        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         store.records().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4thesis", List.of("thesis-1")));
         store.unlock(lock);
         QueueTestSupport.walk(store, jid, JobState.STORING, JobState.RECORDING, JobState.NOTIFY);

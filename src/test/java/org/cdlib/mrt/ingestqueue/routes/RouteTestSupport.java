@@ -24,7 +24,7 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -159,7 +159,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
         String jid = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5))).get(0);
         store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
         for (JobState at = JobState.PENDING; at != state; at = at.successor()) {
-            JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+            HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
             store.transition(lock, at.successor(), Change.because("setup").withSpaceNeeded(spaceNeeded));
         }
         return jid;

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -114,7 +114,7 @@ class AdminToolJobActionsTest {
             if (step("processStep").seen.size() > 1) {
                 return; // the requeued run goes through
             }
-            JobLock lock = JobExchange.lock(e);
+            HeldJob lock = JobExchange.lock(e);
             store.records().writeIdentifiers(lock, new Identifiers(ARK, List.of("loc0")));
             assertNull(store.records().lockObject(lock, ARK));
             inStep.countDown();

@@ -18,7 +18,7 @@ import org.apache.camel.test.junit5.TestExecutionConfiguration;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -84,7 +84,7 @@ class RouteFileCamelTest extends CamelTestSupport {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         for (JobState at = JobState.PENDING; at != s; at = at.successor()) {
-            JobLock l = store.claims().claim(at, store.jobs().load(jid).refName(), "test").orElseThrow();
+            HeldJob l = store.claims().claim(at, store.jobs().load(jid).refName(), "test").orElseThrow();
             store.transition(l, at.successor(), Change.because("setup"));
         }
         load(file);

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.testing.StoreTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompleteStepTest extends StoreTest {
     @Test
     void theWorkingDirectoryIsRemovedAndAMissingOneIsFine(@TempDir Path outside) throws Exception {
-        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         Path wd = Path.of(lock.job().configuration().workingDir());
         Files.createDirectories(wd.resolve("producer/dir"));
         Files.createDirectories(wd.resolve("system"));

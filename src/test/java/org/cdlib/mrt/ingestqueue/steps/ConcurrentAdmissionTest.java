@@ -14,7 +14,7 @@ import org.apache.camel.Exchange;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
@@ -65,7 +65,7 @@ class ConcurrentAdmissionTest {
         QueueStore b = store();
         String bid = QueueTestSupport.batchWithJobs(a, 60, 5);
         for (String jid : a.batches().load(bid).jobIds()) {
-            JobLock l = a.claims().claim(JobState.PENDING, a.jobs().load(jid).refName(), "t").orElseThrow();
+            HeldJob l = a.claims().claim(JobState.PENDING, a.jobs().load(jid).refName(), "t").orElseThrow();
             a.transition(l, JobState.ESTIMATING, Change.because("test"));
             l = a.claims().claim(JobState.ESTIMATING, a.jobs().load(jid).refName(), "t").orElseThrow();
             a.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000));
@@ -90,7 +90,7 @@ class ConcurrentAdmissionTest {
         assertEquals(TOTAL, b.jobs().spaceReserved().bytes());
 
         for (String ref : a.jobs().refs(JobState.DOWNLOADING)) {
-            JobLock l = a.claims().claim(JobState.DOWNLOADING, ref, "t").orElseThrow();
+            HeldJob l = a.claims().claim(JobState.DOWNLOADING, ref, "t").orElseThrow();
             a.transition(l, ref.hashCode() % 2 == 0 ? JobState.PROCESSING : JobState.FAILED, Change.because("done"));
         }
         assertEquals(0, a.jobs().spaceReserved().bytes());
@@ -103,7 +103,7 @@ class ConcurrentAdmissionTest {
         while (progress) {
             progress = false;
             for (String ref : store.jobs().refs(JobState.PROVISIONING)) {
-                JobLock lock = store.claims().claim(JobState.PROVISIONING, ref, "admit").orElse(null);
+                HeldJob lock = store.claims().claim(JobState.PROVISIONING, ref, "admit").orElse(null);
                 if (lock == null) {
                     progress = true; // another worker is deciding it: look again
                     continue;

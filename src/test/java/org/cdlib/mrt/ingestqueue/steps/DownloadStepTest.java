@@ -35,7 +35,7 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,7 +55,7 @@ class DownloadStepTest extends WebStepTest {
         return new DownloadStep(new Fetcher(settings, home), home);
     }
 
-    static Path producer(JobLock lock) {
+    static Path producer(HeldJob lock) {
         return Path.of(lock.job().configuration().workingDir()).resolve("producer");
     }
 
@@ -83,7 +83,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void singleFileWithDepositorDigestIsDownloadedAndSized() throws Exception {
         serve("/files/dragon.jpg", "golden dragon");
-        JobLock lock = lockedJob(store, config(url("/files/dragon.jpg"), "file", "sign.jpg", "MD5",
+        HeldJob lock = lockedJob(store, config(url("/files/dragon.jpg"), "file", "sign.jpg", "MD5",
                 digest(DigestAlgorithm.MD5, "golden dragon").toUpperCase(), 13L), 5);
         Exchange ex = exchange(lock);
         step().process(ex);
@@ -97,7 +97,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void singleFileWithoutFileNameTakesTheUrlsLastSegment() throws Exception {
         serve("/files/my%20notes.txt", "notes");
-        JobLock lock = lockedJob(store, config(url("/files/my%20notes.txt"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/files/my%20notes.txt"), "file"), 5);
         step().process(exchange(lock));
         assertEquals("notes", read(producer(lock).resolve("my notes.txt")));
     }
@@ -111,7 +111,7 @@ class DownloadStepTest extends WebStepTest {
                 row(url("/obj/a.txt"), "sha-256", digest(DigestAlgorithm.SHA256, "alpha"), 5L, "a.txt"),
                 row(url("/obj/b.txt"), "md5", digest(DigestAlgorithm.MD5, "bravo!"), null, "docs/b.txt"),
                 row(url("/obj/c.bin"), null, null, null, null)));
-        JobLock lock = lockedJob(store, config(url("/obj/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/obj/manifest.checkm"), "object_manifest"), 5);
         Exchange ex = exchange(lock);
         step().process(ex);
         assertEquals("alpha", read(producer(lock).resolve("a.txt")));
@@ -125,7 +125,7 @@ class DownloadStepTest extends WebStepTest {
     void zipContainerIsUnpackedIntoProducerAndNotKept() throws Exception {
         byte[] zip = zip(List.of("obj/", "obj/a.txt", "obj/sub/b.txt"), List.of("", "alpha", "bravo"));
         web.stubFor(get(urlEqualTo("/c/object.zip")).willReturn(aResponse().withBody(zip)));
-        JobLock lock = lockedJob(store, config(url("/c/object.zip"), "container", null, "sha-256",
+        HeldJob lock = lockedJob(store, config(url("/c/object.zip"), "container", null, "sha-256",
                 sha256(zip), null), 5);
         Exchange ex = exchange(lock);
         step().process(ex);
@@ -143,7 +143,7 @@ class DownloadStepTest extends WebStepTest {
         byte[] tgz = tarGz(List.of("./", "./a.txt", "./dir/b.txt"), List.of("", "alpha", "bravo"), null);
         // no .tar.gz in the name: the format is found from the bytes
         web.stubFor(get(urlEqualTo("/c/payload")).willReturn(aResponse().withBody(tgz)));
-        JobLock lock = lockedJob(store, config(url("/c/payload"), "container"), 5);
+        HeldJob lock = lockedJob(store, config(url("/c/payload"), "container"), 5);
         step().process(exchange(lock));
         assertEquals("alpha", read(producer(lock).resolve("a.txt")));
         assertEquals("bravo", read(producer(lock).resolve("dir/b.txt")));
@@ -158,7 +158,7 @@ class DownloadStepTest extends WebStepTest {
         web.stubFor(get(urlEqualTo("/m/c.txt")).willReturn(notFound()));
         serve("/m/manifest.checkm", manifest(row(url("/m/a.txt"), null, null, null, null),
                 row(url("/m/b.txt"), null, null, null, null), row(url("/m/c.txt"), null, null, null, null)));
-        JobLock lock = lockedJob(store, config(url("/m/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/m/manifest.checkm"), "object_manifest"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals(url("/m/c.txt") + ": HTTP 404 after 1 attempt", e.getMessage());
         assertEquals("alpha", read(producer(lock).resolve("a.txt")));
@@ -175,7 +175,7 @@ class DownloadStepTest extends WebStepTest {
         serve("/r/manifest.checkm", manifest(row(url("/r/a.txt"), null, null, null, null),
                 row(url("/r/b.txt"), "md5", digest(DigestAlgorithm.MD5, "bravo"), null, null),
                 row(url("/r/c.txt"), null, null, null, null)));
-        JobLock lock = lockedJob(store, config(url("/r/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/r/manifest.checkm"), "object_manifest"), 5);
         assertThrows(FetchException.class, () -> step().process(exchange(lock)));
 
         serve("/r/c.txt", "charlie");
@@ -194,7 +194,7 @@ class DownloadStepTest extends WebStepTest {
         serve("/p/b.txt", "bravo");
         serve("/p/manifest.checkm", manifest(row(url("/p/a.txt"), null, null, null, null),
                 row(url("/p/b.txt"), null, null, null, null)));
-        JobLock lock = lockedJob(store, config(url("/p/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/p/manifest.checkm"), "object_manifest"), 5);
         // b.txt written by a crashed earlier attempt, never recorded as complete
         Files.createDirectories(producer(lock));
         Files.writeString(producer(lock).resolve("b.txt"), "br");
@@ -215,7 +215,7 @@ class DownloadStepTest extends WebStepTest {
                 .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
         web.stubFor(get(urlEqualTo("/flaky.txt")).inScenario("flaky").whenScenarioStateIs("up")
                 .willReturn(ok("finally")));
-        JobLock lock = lockedJob(store, config(url("/flaky.txt"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/flaky.txt"), "file"), 5);
         step().process(exchange(lock));
         assertEquals("finally", read(producer(lock).resolve("flaky.txt")));
         assertEquals(2, gets("/flaky.txt"));
@@ -227,7 +227,7 @@ class DownloadStepTest extends WebStepTest {
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("up"));
         web.stubFor(get(urlEqualTo("/reset.txt")).inScenario("reset").whenScenarioStateIs("up")
                 .willReturn(ok("back")));
-        JobLock lock = lockedJob(store, config(url("/reset.txt"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/reset.txt"), "file"), 5);
         step().process(exchange(lock));
         assertEquals("back", read(producer(lock).resolve("reset.txt")));
         assertEquals(2, gets("/reset.txt"));
@@ -236,7 +236,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void serverErrorsBeyondTheRetriesFailNamingTheAttempts() throws Exception {
         web.stubFor(get(urlEqualTo("/down.txt")).willReturn(aResponse().withStatus(500)));
-        JobLock lock = lockedJob(store, config(url("/down.txt"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/down.txt"), "file"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals(url("/down.txt") + ": HTTP 500 after 3 attempts", e.getMessage());
         assertEquals(3, gets("/down.txt"));
@@ -245,7 +245,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void aResponseSlowerThanTheReadTimeoutFails() throws Exception {
         web.stubFor(get(urlEqualTo("/slow.txt")).willReturn(ok("late").withFixedDelay(3_000)));
-        JobLock lock = lockedJob(store, config(url("/slow.txt"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/slow.txt"), "file"), 5);
         FetchSettings settings = FAST.withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(300))
                 .withRetries(1, Duration.ofMillis(10));
         FetchException e = assertThrows(FetchException.class, () -> step(settings).process(exchange(lock)));
@@ -258,7 +258,7 @@ class DownloadStepTest extends WebStepTest {
     void aBodyThatKeepsArrivingCompletesEvenWhenItTakesLongerThanTheReadTimeout() throws Exception {
         String body = "x".repeat(6_000);
         web.stubFor(get(urlEqualTo("/dribble.txt")).willReturn(ok(body).withChunkedDribbleDelay(6, 1_500)));
-        JobLock lock = lockedJob(store, config(url("/dribble.txt"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/dribble.txt"), "file"), 5);
         FetchSettings settings = FAST.withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(1));
         step(settings).process(exchange(lock));
         assertEquals(body, read(producer(lock).resolve("dribble.txt")));
@@ -269,7 +269,7 @@ class DownloadStepTest extends WebStepTest {
     void redirectsAreFollowed() throws Exception {
         web.stubFor(get(urlEqualTo("/old/report.pdf")).willReturn(temporaryRedirect(url("/new/report.pdf"))));
         serve("/new/report.pdf", "moved");
-        JobLock lock = lockedJob(store, config(url("/old/report.pdf"), "file"), 5);
+        HeldJob lock = lockedJob(store, config(url("/old/report.pdf"), "file"), 5);
         step().process(exchange(lock));
         assertEquals("moved", read(producer(lock).resolve("report.pdf")));
     }
@@ -277,7 +277,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void anEndlessRedirectIsNotFollowedForever() throws Exception {
         web.stubFor(get(urlEqualTo("/loop")).willReturn(temporaryRedirect(url("/loop"))));
-        JobLock lock = lockedJob(store, config(url("/loop"), "file", "x.txt", null, null, null), 5);
+        HeldJob lock = lockedJob(store, config(url("/loop"), "file", "x.txt", null, null, null), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals(url("/loop") + ": HTTP 302 not followed (too many redirects, or from https to http) after 1 attempt",
                 e.getMessage());
@@ -286,7 +286,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void aSizeOtherThanTheDeclaredOneFails() throws Exception {
         serve("/short.txt", "12345");
-        JobLock lock = lockedJob(store, config(url("/short.txt"), "file", null, null, null, 9L), 5);
+        HeldJob lock = lockedJob(store, config(url("/short.txt"), "file", null, null, null, 9L), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("producer/short.txt: size mismatch, expected 9 bytes, got 5 (from " + url("/short.txt") + ")",
                 e.getMessage());
@@ -300,7 +300,7 @@ class DownloadStepTest extends WebStepTest {
         serve("/d/good.txt", "good content");
         serve("/d/manifest.checkm", manifest(row(url("/d/good.txt"), alg.checkmName(),
                 digest(alg, "good content"), null, "good.txt")));
-        JobLock lock = lockedJob(store, config(url("/d/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/d/manifest.checkm"), "object_manifest"), 5);
         step().process(exchange(lock));
         assertEquals("good content", read(producer(lock).resolve("good.txt")));
     }
@@ -311,7 +311,7 @@ class DownloadStepTest extends WebStepTest {
         serve("/d/b.txt", "actual content");
         String expected = digest(alg, "other content");
         serve("/d/manifest.checkm", manifest(row(url("/d/b.txt"), alg.checkmName(), expected, null, "b.txt")));
-        JobLock lock = lockedJob(store, config(url("/d/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/d/manifest.checkm"), "object_manifest"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("producer/b.txt: " + alg.checkmName() + " mismatch, expected " + expected + ", got "
                 + digest(alg, "actual content") + " (from " + url("/d/b.txt") + ")", e.getMessage());
@@ -321,7 +321,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void aSingleFileWhoseDepositorDigestDiffersFails() throws Exception {
         serve("/one.txt", "payload");
-        JobLock lock = lockedJob(store, config(url("/one.txt"), "file", null, "sha-1", "0123abcd", null), 5);
+        HeldJob lock = lockedJob(store, config(url("/one.txt"), "file", null, "sha-1", "0123abcd", null), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertTrue(e.getMessage().startsWith("producer/one.txt: sha-1 mismatch, expected 0123abcd, got "), e.getMessage());
     }
@@ -334,7 +334,7 @@ class DownloadStepTest extends WebStepTest {
         serve("/e/evil.txt", "evil");
         serve("/e/manifest.checkm", manifest(row(url("/e/a.txt"), null, null, null, "a.txt"),
                 row(url("/e/evil.txt"), null, null, null, "../../evil.txt")));
-        JobLock lock = lockedJob(store, config(url("/e/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/e/manifest.checkm"), "object_manifest"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("object manifest " + url("/e/manifest.checkm") + " line 7: file name '../../evil.txt' "
                 + "escapes the working directory ('..')", e.getMessage());
@@ -349,7 +349,7 @@ class DownloadStepTest extends WebStepTest {
             serve("/n/f.txt", "x");
             String m = manifest(row(url("/n/f.txt"), null, null, null, bad));
             web.stubFor(get(urlEqualTo("/n/manifest.checkm")).willReturn(ok(m)));
-            JobLock lock = lockedJob(store, config(url("/n/manifest.checkm"), "object_manifest"), 5);
+            HeldJob lock = lockedJob(store, config(url("/n/manifest.checkm"), "object_manifest"), 5);
             FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)), bad);
             // a control character is refused with the manifest's cell (text is data), the others as a file name
             assertTrue(e.getMessage().contains(bad.contains("\u0000") ? "cell nfo:fileName contains a NUL" : "file name"),
@@ -363,7 +363,7 @@ class DownloadStepTest extends WebStepTest {
     void aZipEntryEscapingTheWorkingDirectoryFailsAndLeavesNothing() throws Exception {
         byte[] zip = zip(List.of("good.txt", "../evil.txt"), List.of("good", "evil"));
         web.stubFor(get(urlEqualTo("/z/slip.zip")).willReturn(aResponse().withBody(zip)));
-        JobLock lock = lockedJob(store, config(url("/z/slip.zip"), "container"), 5);
+        HeldJob lock = lockedJob(store, config(url("/z/slip.zip"), "container"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("container slip.zip: entry '../evil.txt' escapes the working directory ('..')", e.getMessage());
         Path wd = Path.of(lock.job().configuration().workingDir());
@@ -377,7 +377,7 @@ class DownloadStepTest extends WebStepTest {
     void aTarSymlinkEntryIsRefused() throws Exception {
         byte[] tgz = tarGz(List.of("a.txt"), List.of("alpha"), "passwd");
         web.stubFor(get(urlEqualTo("/z/link.tgz")).willReturn(aResponse().withBody(tgz)));
-        JobLock lock = lockedJob(store, config(url("/z/link.tgz"), "container"), 5);
+        HeldJob lock = lockedJob(store, config(url("/z/link.tgz"), "container"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("container link.tgz: entry 'passwd' is a symbolic link", e.getMessage());
         assertFalse(Files.exists(producer(lock).resolve("passwd"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
@@ -386,14 +386,14 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void aContainerThatIsNoArchiveIsNamed() throws Exception {
         serve("/z/notes.zip", "just some text, not a zip");
-        JobLock lock = lockedJob(store, config(url("/z/notes.zip"), "container"), 5);
+        HeldJob lock = lockedJob(store, config(url("/z/notes.zip"), "container"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("container notes.zip: not a zip, tar or tar.gz file", e.getMessage());
     }
 
     @Test
     void aNonHttpUrlIsRefusedByName() throws Exception {
-        JobLock lock = lockedJob(store, config("ftp://example.org/pub/a.txt", "file"), 5);
+        HeldJob lock = lockedJob(store, config("ftp://example.org/pub/a.txt", "file"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertTrue(e.getMessage().startsWith("ftp://example.org/pub/a.txt: URL scheme 'ftp' is not fetched"),
                 e.getMessage());
@@ -402,7 +402,7 @@ class DownloadStepTest extends WebStepTest {
     @Test
     void aNonHttpUrlInAManifestRowIsRefusedWithItsLine() throws Exception {
         serve("/u/manifest.checkm", manifest(row("gopher://example.org/a.txt", null, null, null, "a.txt")));
-        JobLock lock = lockedJob(store, config(url("/u/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/u/manifest.checkm"), "object_manifest"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertTrue(e.getMessage().startsWith("object manifest " + url("/u/manifest.checkm")
                 + " line 6: gopher://example.org/a.txt: URL scheme 'gopher'"), e.getMessage());
@@ -413,7 +413,7 @@ class DownloadStepTest extends WebStepTest {
         Path upload = home.resolve("uploads/7f3e/deposit.txt");
         Files.createDirectories(upload.getParent());
         Files.writeString(upload, "uploaded");
-        JobLock lock = lockedJob(store, config(upload.toUri().toString(), "file", null, "md5",
+        HeldJob lock = lockedJob(store, config(upload.toUri().toString(), "file", null, "md5",
                 digest(DigestAlgorithm.MD5, "uploaded"), null), 5);
         Exchange ex = exchange(lock);
         step().process(ex);
@@ -427,14 +427,14 @@ class DownloadStepTest extends WebStepTest {
         Files.writeString(secret, "secret");
         String sneaky = home.toUri() + "uploads/../secret.txt";
         for (String u : List.of(secret.toUri().toString(), sneaky)) {
-            JobLock lock = lockedJob(store, config(u, "file"), 5);
+            HeldJob lock = lockedJob(store, config(u, "file"), 5);
             FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
             assertTrue(e.getMessage().startsWith(u + ": file URLs are only fetched from " + home.resolve("uploads")),
                     e.getMessage());
             assertFalse(Files.exists(producer(lock)));
             store.unlock(lock);
         }
-        JobLock lock = lockedJob(store, config(secret.toUri().toString(), "file"), 5);
+        HeldJob lock = lockedJob(store, config(secret.toUri().toString(), "file"), 5);
         step(FAST.withAllowFileUrls(true)).process(exchange(lock));
         assertEquals("secret", read(producer(lock).resolve("secret.txt")));
     }

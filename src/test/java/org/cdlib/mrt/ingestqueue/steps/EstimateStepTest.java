@@ -21,7 +21,7 @@ import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
@@ -48,7 +48,7 @@ class EstimateStepTest extends WebStepTest {
         web.stubFor(get(urlEqualTo("/o/manifest.checkm")).willReturn(ok(manifest(
                 row(url("/o/a.txt"), null, null, null, null), row(url("/o/b.txt"), null, null, null, null),
                 row(url("/o/c.txt"), null, null, 7L, null)))));
-        JobLock lock = lockedJob(store, config(url("/o/manifest.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/o/manifest.checkm"), "object_manifest"), 5);
         Exchange ex = exchange(lock);
         step(1L << 40).process(ex);
         Change c = JobExchange.change(ex);
@@ -70,24 +70,24 @@ class EstimateStepTest extends WebStepTest {
         web.stubFor(get(urlEqualTo("/o/m.checkm")).willReturn(ok(manifest(
                 row(url("/o/declared.txt"), null, null, 321L, null), row(url("/o/unknown.txt"), null, null, null, null),
                 row(url("/o/gone.txt"), null, null, 50L, null), row(url("/o/known.txt"), null, null, null, null)))));
-        JobLock lock = lockedJob(store, config(url("/o/m.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/o/m.checkm"), "object_manifest"), 5);
         assertEquals(321L + 0 + 50 + 100, step(1L << 40).estimate(lock.jid(), lock.job().configuration()));
     }
 
     @Test
     void anUnreachableManifestGivesZeroAndTheStepDoesNotFail() throws Exception {
         web.stubFor(get(urlEqualTo("/o/missing.checkm")).willReturn(notFound()));
-        JobLock lock = lockedJob(store, config(url("/o/missing.checkm"), "object_manifest"), 5);
+        HeldJob lock = lockedJob(store, config(url("/o/missing.checkm"), "object_manifest"), 5);
         Exchange ex = exchange(lock);
         step(1L << 40).process(ex);
         assertEquals(0L, JobExchange.change(ex).spaceNeeded());
 
-        JobLock dead = lockedJob(store, config("http://127.0.0.1:1/nothing.checkm", "object_manifest"), 5);
+        HeldJob dead = lockedJob(store, config("http://127.0.0.1:1/nothing.checkm", "object_manifest"), 5);
         Exchange ex2 = exchange(dead);
         step(1L << 40).process(ex2);
         assertEquals(0L, JobExchange.change(ex2).spaceNeeded());
 
-        JobLock corrupt = lockedJob(store, config("ftp://example.org/x", "file"), 5);
+        HeldJob corrupt = lockedJob(store, config("ftp://example.org/x", "file"), 5);
         Exchange ex3 = exchange(corrupt);
         step(1L << 40).process(ex3);
         assertEquals(0L, JobExchange.change(ex3).spaceNeeded());
@@ -96,7 +96,7 @@ class EstimateStepTest extends WebStepTest {
     @Test
     void aLargeJobIsMovedLaterAndTheChangeIsWrittenWithTheTransition() throws Exception {
         sized("/big.tar", 5_000);
-        JobLock lock = lockedJob(store, config(url("/big.tar"), "container"), 5);
+        HeldJob lock = lockedJob(store, config(url("/big.tar"), "container"), 5);
         store.unlock(lock);
         lock = store.claims().claim(JobState.PENDING, lock.job().refName(), "t").orElseThrow();
         store.transition(lock, JobState.ESTIMATING, Change.because("test"));
@@ -113,7 +113,7 @@ class EstimateStepTest extends WebStepTest {
     @Test
     void aJobAlreadyLaterThanTheLargePriorityKeepsIt() throws Exception {
         sized("/big2.tar", 5_000);
-        JobLock lock = lockedJob(store, config(url("/big2.tar"), "container"), 95);
+        HeldJob lock = lockedJob(store, config(url("/big2.tar"), "container"), 95);
         Exchange ex = exchange(lock);
         step(4_096).process(ex);
         assertNull(JobExchange.change(ex).priority());
@@ -125,7 +125,7 @@ class EstimateStepTest extends WebStepTest {
         Path upload = home.resolve("uploads/u1/a.bin");
         Files.createDirectories(upload.getParent());
         Files.write(upload, new byte[1234]);
-        JobLock lock = lockedJob(store, config(upload.toUri().toString(), "file"), 5);
+        HeldJob lock = lockedJob(store, config(upload.toUri().toString(), "file"), 5);
         assertEquals(1234L, step(1L << 40).estimate(lock.jid(), lock.job().configuration()));
     }
 
@@ -136,7 +136,7 @@ class EstimateStepTest extends WebStepTest {
             sized("/o/fine.txt", 10);
             web.stubFor(get(urlEqualTo("/o/m2.checkm")).willReturn(ok(manifest(
                     row(url("/o/fine.txt"), null, null, null, null), row(hostile.url("/o/endless.txt"), null, null, 5L, null)))));
-            JobLock lock = lockedJob(store, config(url("/o/m2.checkm"), "object_manifest"), 5);
+            HeldJob lock = lockedJob(store, config(url("/o/m2.checkm"), "object_manifest"), 5);
             org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException e = assertThrows(
                     org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException.class, () -> step(1L << 40).process(exchange(lock)));
             assertEquals(hostile.url("/o/endless.txt") + ": the server sent a line longer than 8192 bytes in its answer's head "

@@ -25,7 +25,7 @@ import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
@@ -84,12 +84,12 @@ class EveryArkDescribedTest {
         return r;
     }
 
-    JobLock downloadedJob() throws Exception {
+    HeldJob downloadedJob() throws Exception {
         return StepTestSupport.downloadedJob(store);
     }
 
     /** The next attempt: the dead host's lock is gone (its session ended), another claims the job. */
-    JobLock claimedAgain(JobLock lock) {
+    HeldJob claimedAgain(HeldJob lock) {
         store.unlock(lock);
         return store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
     }
@@ -110,14 +110,14 @@ class EveryArkDescribedTest {
     void anUnresolvedMintWithAnArkBoundToTheLocalIdIsThisJobsMintAndGetsOneEzidUpdate() throws Exception {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4bound")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         // the first host mints and binds the local id, then dies before the ARK is written to the job
         assertThrows(ServiceRoutes.JobFailed.class, () -> host("keepIdentifiers").processing(lock));
         assertTrue(store.records().effects(lock).unresolved(JobEffects.MINT));
         assertEquals("ark:/99999/fk4bound", started.get(0).localIndex().primaryFor("demo_content", "loc1").orElseThrow());
         assertEquals(1, mints());
 
-        JobLock again = claimedAgain(lock);
+        HeldJob again = claimedAgain(lock);
         host(null).processAndStore(again);
         assertEquals(1, mints(), "the ARK bound to the local id is the lost mint's: not minted again");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4bound"), "and it gets its EZID update, once");
@@ -147,7 +147,7 @@ class EveryArkDescribedTest {
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4first\n_target: https://ezid.example/default")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         // the first attempt's mint is answered, and it stops before recording or binding it
         ServiceRoutes first = new ServiceRoutes(store, profiles, config, Map.of(), camel ->
                 AdviceWith.adviceWith(camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
@@ -155,7 +155,7 @@ class EveryArkDescribedTest {
         started.add(first);
         assertThrows(ServiceRoutes.JobFailed.class, () -> first.processing(lock));
         assertEquals(1, mints());
-        JobLock again = claimedAgain(lock);
+        HeldJob again = claimedAgain(lock);
         ServiceRoutes second = new ServiceRoutes(store, profiles, config, Map.of(), camel ->
                 AdviceWith.adviceWith(camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
                         .before().process(e -> first.localIndex().bind("demo_content", "loc1", "ark:/99999/fk4first"))));
@@ -182,11 +182,11 @@ class EveryArkDescribedTest {
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("answering"));
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("answering")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         assertThrows(ServiceRoutes.JobFailed.class, () -> host(null).processing(lock));
         assertEquals(1, mints(), "a mint that may have been applied is not sent again by the client");
 
-        JobLock again = claimedAgain(lock);
+        HeldJob again = claimedAgain(lock);
         host(null).processing(again);
         assertEquals(2, mints(), "the next attempt mints exactly once");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4second"));
@@ -210,20 +210,20 @@ class EveryArkDescribedTest {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4once")));
         // EZID applies the update; the host dies before recording it
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         host("described").processAndStore(lock);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"));
         assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4once\n_target: " + TARGET + "ark:/99999/fk4once\n_profile: erc\n")));
 
-        JobLock again = claimedAgain(lock);
+        HeldJob again = claimedAgain(lock);
         host(null).processAndStore(again);
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4once"), "EZID is asked whether the lost answer's update arrived");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"), "it did: not sent again");
         assertTrue(store.records().effects(again).done(JobEffects.EZID_UPDATE));
 
-        JobLock third = claimedAgain(again);
+        HeldJob third = claimedAgain(again);
         host(null).processAndStore(third);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"), "recorded: neither sent nor asked again");
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4once"));
@@ -237,7 +237,7 @@ class EveryArkDescribedTest {
                 .withBody("success: ark:/99999/fk4later")));
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(503)));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         host(null).processAndStore(lock); // the object goes on without its landing page
         int sent = calls("POST", "/id/ark:/99999/fk4later"); // the first try and its retries
         assertEquals(4, sent);
@@ -251,7 +251,7 @@ class EveryArkDescribedTest {
         int asked = calls("GET", "/id/ark:/99999/fk4later");
         assertEquals(sent - 1, asked);
 
-        JobLock again = claimedAgain(lock);
+        HeldJob again = claimedAgain(lock);
         host(null).processAndStore(again); // processing again (a requeue, a host dying later in it)
         store.unlock(again); // as the consumer lets go of a job that stays: the update's record is written then
         assertEquals(asked + 1, calls("GET", "/id/ark:/99999/fk4later"), "EZID is asked first");

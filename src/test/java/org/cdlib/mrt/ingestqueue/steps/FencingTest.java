@@ -16,7 +16,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
@@ -38,7 +38,7 @@ class FencingTest {
         CuratorFramework paused = QueueTestSupport.client(ZK.server());
         try {
             QueueStore store = QueueTestSupport.store(paused, home);
-            JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt",
+            HeldJob lock = StepTestSupport.lockedJob(store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt",
                     null, null, null), 5);
             paused.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());

@@ -15,7 +15,7 @@ import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
@@ -45,7 +45,7 @@ class HandlerCallbackTest {
         ServiceRoutes notify = new ServiceRoutes(store, profiles, ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage").toString()));
 
-        JobLock silent = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file"), 5);
+        HeldJob silent = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file"), 5);
         Exchange ex = notify.notify(silent);
         http.verify(0, postRequestedFor(anyUrl()));
         assertEquals("no HandlerCallback in profile demo_content: not called back", JobExchange.change(ex).reason());
@@ -53,7 +53,7 @@ class HandlerCallbackTest {
         JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
         JobConfiguration called = new JobConfiguration(null, "with_callback", c.submitter(), c.payloadUrl(), c.payloadType(),
                 c.responseType(), c.submissionMode(), null, c.localId(), null, null, null, null, null, null, null, null, Map.of());
-        JobLock loud = StepTestSupport.lockedJob(store, called, 5);
+        HeldJob loud = StepTestSupport.lockedJob(store, called, 5);
         // a deadline another job's fence armed on this thread and never used (seen when an earlier test left one):
         // it was that job's run's, which ended with it
         Run earlier = Run.begin();

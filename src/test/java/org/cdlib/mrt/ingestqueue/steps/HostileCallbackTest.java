@@ -10,7 +10,7 @@ import java.util.Map;
 import org.cdlib.mrt.ingestqueue.fetch.HostileServer;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
@@ -36,7 +36,7 @@ class HostileCallbackTest {
                 "ingest.storage.local.root", dir.resolve("storage").toString(), "ingest.services.max-answer-bytes", "100000"));
     }
 
-    JobLock job(QueueStore store) throws Exception {
+    HeldJob job(QueueStore store) throws Exception {
         JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
         JobConfiguration called = new JobConfiguration(null, "with_callback", c.submitter(), c.payloadUrl(), c.payloadType(),
                 c.responseType(), c.submissionMode(), null, c.localId(), null, null, null, null, null, null, null, null, Map.of());
@@ -48,7 +48,7 @@ class HostileCallbackTest {
         QueueStore store = ZK.store(dir.resolve("queue"));
         try (HostileServer hostile = new HostileServer(HostileServer.endlessHeaders());
                 ServiceRoutes notify = routes(store, hostile.url("/cb"))) {
-            JobLock lock = job(store);
+            HeldJob lock = job(store);
             long start = System.nanoTime();
             ServiceRoutes.JobFailed e = assertThrows(ServiceRoutes.JobFailed.class, () -> notify.notify(lock));
             assertEquals("POST " + hostile.url("/cb/mc/" + lock.jid()) + ": the server sent more than 100 header lines "
@@ -64,7 +64,7 @@ class HostileCallbackTest {
         try (HostileServer endless = new HostileServer(HostileServer.endlessBody(-1));
                 HostileServer announced = new HostileServer(HostileServer.endlessBody(1L << 40));
                 ServiceRoutes notify = routes(store, endless.url("/cb"))) {
-            JobLock lock = job(store);
+            HeldJob lock = job(store);
             ServiceRoutes.JobFailed e = assertThrows(ServiceRoutes.JobFailed.class, () -> notify.notify(lock));
             assertEquals("POST " + endless.url("/cb/mc/" + lock.jid()) + ": the answer's body is larger than 100000 bytes "
                     + "(limit ingest.services.max-answer-bytes)", e.getMessage());

@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
@@ -146,7 +146,7 @@ class LateAnswersTest {
     }
 
     /** The job's effects as ZooKeeper has them now (not as the worker's lock remembers them). */
-    private JsonNode effectsInZooKeeper(JobLock lock) throws Exception {
+    private JsonNode effectsInZooKeeper(HeldJob lock) throws Exception {
         JsonNode n = JSON.readTree(ZK.client().getData().forPath(QueuePaths.jobNode(lock.jid(), "effects")));
         return n.has("effects") ? n.get("effects") : n;
     }
@@ -159,7 +159,7 @@ class LateAnswersTest {
     @Test
     void anInventoryAddStillLandingWhenItsAnswerTimedOutIsGivenTimeAndNotSentAgain() throws Exception {
         ServiceRoutes routes = routes("ingest.inventory.settle", "PT5S");
-        JobLock lock = StepTestSupport.downloadedJob(store);
+        HeldJob lock = StepTestSupport.downloadedJob(store);
         routes.processAndStore(lock);
         landsAfterMs = 2_500;
         routes.recording(lock);
@@ -172,7 +172,7 @@ class LateAnswersTest {
     @Test
     void withoutTheSettleTheAddStillLandingIsSentTwice() throws Exception {
         ServiceRoutes routes = routes("ingest.inventory.settle", "PT0S");
-        JobLock lock = StepTestSupport.downloadedJob(store);
+        HeldJob lock = StepTestSupport.downloadedJob(store);
         routes.processAndStore(lock);
         landsAfterMs = 2_500;
         routes.recording(lock);
@@ -189,7 +189,7 @@ class LateAnswersTest {
         landsAfterMs = 2_500;
         for (String settle : List.of("PT5S", "PT0S")) {
             ServiceRoutes routes = routes("ingest.ezid.settle", settle);
-            JobLock lock = StepTestSupport.downloadedJob(store);
+            HeldJob lock = StepTestSupport.downloadedJob(store);
             routes.processing(lock);
             String ark = store.jobs().load(lock.jid()).identifiers().primary();
             int views = count("GET /id/" + ark);
@@ -211,7 +211,7 @@ class LateAnswersTest {
     @Test
     void aWorkerThatLostTheJobWhileAskingEzidSendsNoUpdate() throws Exception {
         ServiceRoutes routes = routes();
-        JobLock first = StepTestSupport.downloadedJob(store);
+        HeldJob first = StepTestSupport.downloadedJob(store);
         routes.processing(first);
         String ark = store.jobs().load(first.jid()).identifiers().primary();
         assertEquals(1, count("POST /id/" + ark));
@@ -220,7 +220,7 @@ class LateAnswersTest {
                 JSON.writeValueAsBytes(Map.of("effects", Map.of("mint", Map.of("state", "done", "at", "2026-01-01T00:00:00Z",
                         "detail", ark)))));
         ZK.client().delete().forPath(QueuePaths.jobLock(first.jid()));
-        JobLock again = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
+        HeldJob again = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         onView = () -> {
             try {
                 ZK.client().delete().forPath(QueuePaths.jobLock(again.jid())); // broken while EZID answers
@@ -241,14 +241,14 @@ class LateAnswersTest {
     @Test
     void aCallbackIsRecordedAtOnceAndNotSentByAWorkerThatLostTheJob() throws Exception {
         ServiceRoutes routes = routes();
-        JobLock lock = StepTestSupport.downloadedJob(store);
+        HeldJob lock = StepTestSupport.downloadedJob(store);
         routes.notify(lock);
         assertEquals(1, count("POST /cb/mc"));
         JsonNode cb = effectsInZooKeeper(lock).path(JobEffects.CALLBACK);
         assertEquals("done", cb.path("state").asText(), "recorded in ZooKeeper before any move: " + effectsInZooKeeper(lock));
         assertEquals(lock.jid() + "-completed-0", cb.path("detail").asText());
 
-        JobLock lost = StepTestSupport.downloadedJob(store);
+        HeldJob lost = StepTestSupport.downloadedJob(store);
         ZK.client().delete().forPath(QueuePaths.jobLock(lost.jid()));
         assertThrows(Exception.class, () -> routes.notify(lost));
         assertEquals(1, count("POST /cb/mc"), "no callback from a worker that lost the job: " + calls);

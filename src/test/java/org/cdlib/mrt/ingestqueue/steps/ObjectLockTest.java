@@ -24,7 +24,7 @@ import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
@@ -103,8 +103,8 @@ class ObjectLockTest {
         }
     }
 
-    JobLock downloadedJob(QueueStore store, String text) throws Exception {
-        JobLock lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
+    HeldJob downloadedJob(QueueStore store, String text) throws Exception {
+        HeldJob lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         Files.writeString(producer.resolve("a.txt"), text);
         for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING)) {
@@ -124,8 +124,8 @@ class ObjectLockTest {
         ServiceRoutes step = new ServiceRoutes(store, new ProfileDirectory(p), ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage-addresses").toString()), java.util.Map.of("localServices",
                 new LocalServices(new LocalMinter(new Counters(store.client()), "ark:/99999/fk4"), storage, index, index)));
-        JobLock a = downloadedJob(store, "first");
-        JobLock b = downloadedJob(store, "second");
+        HeldJob a = downloadedJob(store, "first");
+        HeldJob b = downloadedJob(store, "second");
 
         // both process at once: one takes the object, the other waits for it
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -143,8 +143,8 @@ class ObjectLockTest {
         Exchange eb = fb.get();
         boolean aWaits = JobExchange.stayReason(ea) != null;
         assertTrue(aWaits ^ JobExchange.stayReason(eb) != null, "exactly one job waits");
-        JobLock first = aWaits ? b : a;
-        JobLock second = aWaits ? a : b;
+        HeldJob first = aWaits ? b : a;
+        HeldJob second = aWaits ? a : b;
         assertTrue(JobExchange.stayReason(aWaits ? ea : eb).contains("being written by job " + first.jid()),
                 JobExchange.stayReason(aWaits ? ea : eb));
         String ark = store.jobs().load(first.jid()).identifiers().primary();
@@ -154,9 +154,9 @@ class ObjectLockTest {
         // the first stores: the lock goes with it into storing, and the second still waits while it writes
         store.transition(first, JobState.STORING, Change.because("prepared"));
         assertEquals(first.jid(), holder(ark), "kept from processing into storing");
-        JobLock storing = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
+        HeldJob storing = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         Future<Exchange> stored = pool.submit(() -> step.storing(storing));
-        JobLock waiting = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
+        HeldJob waiting = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         Exchange meanwhile = step.processing(waiting);
         storage.otherTried.countDown(); // the first writer finishes only after the second has had its try
         assertNull(JobExchange.stayReason(stored.get()), "the first job stores");
@@ -171,10 +171,10 @@ class ObjectLockTest {
         assertNotNull(JobExchange.stayReason(step.processing(waiting)), "still waiting while the first job records");
         store.unlock(waiting);
 
-        JobLock recording = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
+        HeldJob recording = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)), "released as the first job left recording");
-        JobLock turn = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
+        HeldJob turn = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         assertNull(JobExchange.stayReason(step.processing(turn)), "its turn now");
         store.transition(turn, JobState.STORING, Change.because("prepared"));
         step.storing(store.claims().tryLockJob(second.jid(), "test").orElseThrow());

@@ -24,7 +24,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
@@ -73,7 +73,7 @@ class ProcessRecordNotifyTest {
         return routes(c);
     }
 
-    JobLock downloadedJob() throws Exception {
+    HeldJob downloadedJob() throws Exception {
         return StepTestSupport.downloadedJob(store);
     }
 
@@ -94,7 +94,7 @@ class ProcessRecordNotifyTest {
     void anArkMintedAfterTheJobWasLostIsNamedForTheOperatorAndRecordedNowhere() throws Exception {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withFixedDelay(1500)
                 .withBody("success: ark:/99999/fk4lost1")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         ServiceRoutes routes = ezidAndHttpStorage();
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(IdentifiersStep.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
@@ -130,7 +130,7 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("disk full")));
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4abc123")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4abc123")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
         assertEquals("ark:/99999/fk4abc123", store.jobs().load(lock.jid()).identifiers().primary(), "written before storage");
@@ -145,7 +145,7 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
         store.unlock(lock);
-        JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
+        HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         // signed as the service signs them: the URLs storage fetches name the lease that sent the add
         FileUrlSigner signer = new FileUrlSigner(new byte[32], Duration.ofHours(1), Clock.systemUTC()).register(store.ingestHome());
         try {
@@ -161,7 +161,8 @@ class ProcessRecordNotifyTest {
         Path system = Path.of(again.job().configuration().workingDir()).resolve("system");
         assertTrue(Files.readString(system.resolve("mrt-erc.txt")).contains("where: ark:/99999/fk4abc123"));
         String manifest = Files.readString(system.resolve("mrt-manifest.txt"));
-        assertTrue(manifest.contains("/producer/a.txt?lease=" + Long.toHexString(again.sessionId) + "&expires="), manifest);
+        String lease = Long.toHexString(again.lease().sessionId);
+        assertTrue(manifest.contains("/producer/a.txt?lease=" + lease + "&expires="), manifest);
         assertTrue(manifest.contains("producer/a.txt") && manifest.contains("system/mrt-erc.txt")
                 && manifest.contains("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"), manifest);
         assertTrue(!manifest.contains(".download") && !manifest.contains(".stored"), manifest);
@@ -193,7 +194,7 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4def456")).willReturn(aResponse().withStatus(500)));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         ezidAndHttpStorage().processAndStore(lock);
         assertEquals("ark:/99999/fk4def456", store.jobs().load(lock.jid()).identifiers().primary());
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
@@ -202,7 +203,7 @@ class ProcessRecordNotifyTest {
     @Test
     void storageAnsweringSomethingOtherThanAVersionStateFails() throws Exception {
         http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
         assertTrue(e.getMessage().contains("not a version state"), e.getMessage());
@@ -212,21 +213,21 @@ class ProcessRecordNotifyTest {
     @Test
     void aLocalIdBoundInTheCollectionReusesItsArkAndAConflictFails() throws Exception {
         ServiceRoutes routes = localRoutes();
-        JobLock first = downloadedJob();
+        HeldJob first = downloadedJob();
         routes.processAndStore(first);
         String ark = store.jobs().load(first.jid()).identifiers().primary();
         routes.recording(first);
         assertEquals(ark, routes.localIndex().primaryFor("demo_content", "loc1").orElseThrow());
 
-        JobLock second = downloadedJob(); // same local id loc1
+        HeldJob second = downloadedJob(); // same local id loc1
         routes.processAndStore(second);
         assertEquals(ark, store.jobs().load(second.jid()).identifiers().primary(), "the local id's ARK is reused");
         routes.recording(second);
         assertEquals(2, routes.localIndex().versions(ark), "a second version of the same object");
 
-        JobLock third = downloadedJob();
+        HeldJob third = downloadedJob();
         store.records().writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
-        JobLock reloaded = third;
+        HeldJob reloaded = third;
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(reloaded));
         assertTrue(e.getCause() instanceof IllegalArgumentException, "a depositor's error: " + e.getCause());
         assertEquals("local id 'loc1' is bound to " + ark + " in collection demo_content, but the job names ark:/99999/fk4other",
@@ -238,7 +239,7 @@ class ProcessRecordNotifyTest {
         ServiceRoutes routes = localRoutes("ingest.inventory", "http", "ingest.inventory.url", http.baseUrl() + "/inv");
         http.stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
         http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
         http.verify(postRequestedFor(urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
@@ -266,7 +267,7 @@ class ProcessRecordNotifyTest {
                 "camel.component.http.response-timeout", "1000", "camel.component.http.so-timeout", "1000");
         http.stubFor(get(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(404)));
         http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
         String current = "/inv/current/" + java.net.URLEncoder.encode(store.jobs().load(lock.jid()).identifiers().primary(),
                 java.nio.charset.StandardCharsets.UTF_8);
@@ -287,7 +288,7 @@ class ProcessRecordNotifyTest {
 
     @Test
     void theCallbackIsRetriedOn5xxAndA4xxFailsTheJob() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(502)).willSetStateTo("up"));
         http.stubFor(post(urlEqualTo("/cb/mc/" + lock.jid())).inScenario("cb").whenScenarioStateIs("up")
@@ -301,7 +302,7 @@ class ProcessRecordNotifyTest {
         notify.notify(lock);
         http.verify(2, postRequestedFor(urlEqualTo("/cb/mc/" + lock.jid()))); // recorded as sent: not sent again
 
-        JobLock other = downloadedJob();
+        HeldJob other = downloadedJob();
         http.stubFor(post(urlEqualTo("/cb/mc/" + other.jid())).willReturn(aResponse().withStatus(404)));
         Exception e = assertThrows(Exception.class, () -> notify.notify(other));
         assertTrue(e.getMessage().contains("callback POST") && e.getMessage().contains("HTTP 404"), e.getMessage());
@@ -320,13 +321,13 @@ class ProcessRecordNotifyTest {
                 .willSetStateTo("applied"));
         http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
                 .willReturn(aResponse().withStatus(200).withBody("{\"versionState\":{\"currentVersion\":1}}")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
         assertTrue(e.getMessage().contains("may have been applied, so it is not sent again"), e.getMessage());
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
 
         store.unlock(lock);
-        JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
+        HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().storing(again); // storing again, as a requeue resumes it
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
@@ -342,10 +343,10 @@ class ProcessRecordNotifyTest {
                 .willReturn(aResponse().withStatus(400).withBody("error: busy")).willSetStateTo("up"));
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4upd1")).inScenario("ezid").whenScenarioStateIs("up")
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4upd1")));
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         ezidAndHttpStorage().processing(lock); // the object goes on without its landing page
         store.unlock(lock);
-        JobLock again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
+        HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().processing(again); // processing again (a host died before its transition, say)
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));

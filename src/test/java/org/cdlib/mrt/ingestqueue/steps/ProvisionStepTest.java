@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
@@ -34,12 +34,12 @@ class ProvisionStepTest extends StoreTest {
     };
 
     /** A job walked to {@code to}, its estimate written on the way. */
-    JobLock jobIn(JobState to, long spaceNeeded) {
-        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+    HeldJob jobIn(JobState to, long spaceNeeded) {
+        HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         store.unlock(lock);
         JobState s = JobState.PENDING;
         while (s != to) {
-            JobLock l = store.claims().claim(s, store.jobs().load(lock.jid()).refName(), "t").orElseThrow();
+            HeldJob l = store.claims().claim(s, store.jobs().load(lock.jid()).refName(), "t").orElseThrow();
             store.transition(l, s.successor(), Change.because("test").withSpaceNeeded(spaceNeeded));
             s = s.successor();
         }
@@ -48,9 +48,9 @@ class ProvisionStepTest extends StoreTest {
 
     @Test
     void aJobStaysWhileTheDiskWouldBeTooFullAndGoesOnWhenSpaceFrees() {
-        JobLock downloading = jobIn(JobState.DOWNLOADING, 200);
+        HeldJob downloading = jobIn(JobState.DOWNLOADING, 200);
         store.unlock(downloading);
-        JobLock job = jobIn(JobState.PROVISIONING, 300);
+        HeldJob job = jobIn(JobState.PROVISIONING, 300);
         ProvisionStep step = new ProvisionStep(store, disk, 80);
 
         usable.set(600); // 400 used + 200 reserved + 300 needed = 900 > 800
@@ -76,23 +76,23 @@ class ProvisionStepTest extends StoreTest {
     void theFirstLookUsesThisProcesssOwnCountsAndTheMoveChecksThem() throws Exception {
         usable.set(1_000);
         ProvisionStep step = new ProvisionStep(store, disk, 80);
-        JobLock first = jobIn(JobState.PROVISIONING, 300);
+        HeldJob first = jobIn(JobState.PROVISIONING, 300);
         Exchange ex = exchange(first);
         step.process(ex);
         store.transition(first, JobState.DOWNLOADING, JobExchange.change(ex)); // this process now knows the counts
 
-        JobLock second = jobIn(JobState.PROVISIONING, 300);
+        HeldJob second = jobIn(JobState.PROVISIONING, 300);
         long before = store.operations();
         Exchange look = exchange(second);
         step.process(look);
         assertNull(JobExchange.stayReason(look));
         assertEquals(0, store.operations() - before, "no read: 300 reserved by this process's own move");
 
-        JobLock third = jobIn(JobState.PROVISIONING, 300);
+        HeldJob third = jobIn(JobState.PROVISIONING, 300);
         store.unlock(third);
         try (var otherClient = QueueTestSupport.client(ZK.server())) { // another host
             QueueStore other = QueueTestSupport.store(otherClient, home);
-            JobLock elsewhere = other.claims().claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
+            HeldJob elsewhere = other.claims().claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
                     .orElseThrow();
             Exchange theirs = exchange(elsewhere);
             new ProvisionStep(other, disk, 80).process(theirs);
@@ -101,11 +101,11 @@ class ProvisionStepTest extends StoreTest {
         Exchange stale = exchange(second);
         step.process(stale);
         assertNull(JobExchange.stayReason(stale), "this process's counts still say 300");
-        JobLock held = second;
+        HeldJob held = second;
         assertThrows(SpaceReservation.Conflict.class, () -> store.transition(held, JobState.DOWNLOADING, JobExchange.change(stale)),
                 "600 + 300 > 800: the move checks the counts as they are");
         store.unlock(held);
-        JobLock again = store.claims().claim(JobState.PROVISIONING, store.jobs().load(second.jid()).refName(), "t").orElseThrow();
+        HeldJob again = store.claims().claim(JobState.PROVISIONING, store.jobs().load(second.jid()).refName(), "t").orElseThrow();
         Exchange fresh = exchange(again);
         step.process(fresh);
         assertTrue(JobExchange.stayReason(fresh).contains("600 reserved by 2 downloading job(s)"), JobExchange.stayReason(fresh));
@@ -114,7 +114,7 @@ class ProvisionStepTest extends StoreTest {
 
     @Test
     void anUnestimatedJobWaitsWhileTheDiskIsOverTheThreshold() {
-        JobLock job = jobIn(JobState.PROVISIONING, 0);
+        HeldJob job = jobIn(JobState.PROVISIONING, 0);
         ProvisionStep step = new ProvisionStep(store, disk, 80);
         usable.set(150);
         Exchange ex = exchange(job);
@@ -128,7 +128,7 @@ class ProvisionStepTest extends StoreTest {
 
     @Test
     void aJobLargerThanTheFilesystemCanEverHoldFailsNamingTheLimit() {
-        JobLock job = jobIn(JobState.PROVISIONING, 100_000_000_000_000L); // a manifest claiming 100 TB
+        HeldJob job = jobIn(JobState.PROVISIONING, 100_000_000_000_000L); // a manifest claiming 100 TB
         usable.set(1_000); // even on an empty disk
         Exchange ex = exchange(job);
         new ProvisionStep(store, disk, 80).process(ex);
@@ -139,7 +139,7 @@ class ProvisionStepTest extends StoreTest {
 
     @Test
     void anUnreadableDiskKeepsTheJobWaiting() {
-        JobLock job = jobIn(JobState.PROVISIONING, 10);
+        HeldJob job = jobIn(JobState.PROVISIONING, 10);
         FreeSpace broken = new FreeSpace() {
             @Override
             public long usableBytes() throws IOException {

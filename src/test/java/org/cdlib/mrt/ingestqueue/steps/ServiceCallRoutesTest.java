@@ -16,7 +16,7 @@ import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
@@ -103,13 +103,13 @@ class ServiceCallRoutesTest {
         return mock(mock).getReceivedExchanges().get(i).getIn();
     }
 
-    JobLock downloadedJob() throws Exception {
+    HeldJob downloadedJob() throws Exception {
         return StepTestSupport.downloadedJob(store);
     }
 
     @Test
     void processingMintsBindsAndDescribesThenStoringStoresSendingWhatMerrittExpects() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         Exchange prepared = routes.processing(lock);
         assertEquals("prepared ark:/99999/fk4m1 for storing (add mode)", JobExchange.change(prepared).reason());
         assertEquals(0, mock("mock:storage-state").getReceivedCounter() + mock("mock:storage-add").getReceivedCounter(),
@@ -154,7 +154,7 @@ class ServiceCallRoutesTest {
     @Test
     void aRefusedMintFailsTheJobNamingTheAnswerAndNothingIsStored() throws Exception {
         answer("mock:ezid-mint", 400, "error: bad request - no such shoulder");
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(lock));
         assertEquals("EZID POST https://ezid.example.org/shoulder/ark:/99999/fk4: HTTP 400: error: bad request - no such shoulder",
                 e.getMessage());
@@ -201,7 +201,7 @@ class ServiceCallRoutesTest {
             e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, landed ? 200 : 404);
             e.getIn().setBody(landed ? "{\"versionState\":{\"versionID\":1}}" : "");
         });
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processing(lock);
         Exception lost = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.storing(lock));
         assertTrue(lost.getMessage().contains("it may have been applied, so it is not sent again"), lost.getMessage());
@@ -217,7 +217,7 @@ class ServiceCallRoutesTest {
 
     @Test
     void recordingSendsInventoryTheManifestUrlAndFailsOnARefusal() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
         Exchange done = routes.recording(lock);
         assertEquals("inventory has ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
@@ -231,7 +231,7 @@ class ServiceCallRoutesTest {
         assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "recorded as done: not sent again");
         assertEquals(0, mock("mock:inventory-version").getReceivedCounter(), "nothing lost: inventory is not asked");
 
-        JobLock other = downloadedJob();
+        HeldJob other = downloadedJob();
         routes.processAndStore(other);
         answer("mock:inventory-add", 400, "bad url");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.recording(other));
@@ -254,7 +254,7 @@ class ServiceCallRoutesTest {
      */
     @Test
     void anInventoryAddWhoseAnswerWasLostIsNotSentAgainWhenInventoryHasTheVersion() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
         java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
@@ -278,7 +278,7 @@ class ServiceCallRoutesTest {
      */
     @Test
     void anAddBegunByAHostThatDiedIsResolvedByAskingInventoryAndNotSentAgain() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
         java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
@@ -300,7 +300,7 @@ class ServiceCallRoutesTest {
     /** An add begun whose request never reached inventory: inventory has no version, so it is sent once more, and only once. */
     @Test
     void anAddBegunThatInventoryDoesNotHaveIsSentOnceMore() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
         java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
@@ -324,7 +324,7 @@ class ServiceCallRoutesTest {
 
     @Test
     void notifyCallsBackWithTheJobAsJsonAndItsIdempotencyKey() throws Exception {
-        JobLock lock = downloadedJob();
+        HeldJob lock = downloadedJob();
         Exchange done = routes.notify(lock);
         Message cb = sent("mock:callback", 0);
         assertEquals("https://depositor.example.org/cb/mc/" + lock.jid(), cb.getHeader(Exchange.HTTP_URI));
@@ -335,7 +335,7 @@ class ServiceCallRoutesTest {
         routes.notify(lock);
         assertEquals(1, mock("mock:callback").getReceivedCounter(), "sent once per key");
 
-        JobLock other = downloadedJob();
+        HeldJob other = downloadedJob();
         answer("mock:callback", 410, "gone");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.notify(other));
         assertTrue(e.getMessage().startsWith("callback POST https://depositor.example.org/cb/mc/" + other.jid() + ": HTTP 410"),

@@ -15,7 +15,7 @@ import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.Run;
 
@@ -87,7 +87,7 @@ final class ServiceRoutes implements AutoCloseable {
     }
 
     /** Runs a job route on the locked job; the exchange holds the outcome (failure, stay, change). */
-    Exchange send(String route, JobLock lock) {
+    Exchange send(String route, HeldJob lock) {
         Exchange ex = new DefaultExchange(camel);
         JobExchange.put(ex, lock);
         ex.getIn().setBody(lock.job());
@@ -102,7 +102,7 @@ final class ServiceRoutes implements AutoCloseable {
     }
 
     /** Runs a job route and throws what would fail the job (a step's exception, or the failure the route's error handling chose). */
-    Exchange run(String route, JobLock lock) throws Exception {
+    Exchange run(String route, HeldJob lock) throws Exception {
         Exchange ex = send(route, lock);
         if (ex.getException() != null) {
             throw ex.getException();
@@ -114,25 +114,25 @@ final class ServiceRoutes implements AutoCloseable {
         return ex;
     }
 
-    Exchange processing(JobLock lock) throws Exception {
+    Exchange processing(HeldJob lock) throws Exception {
         return run("job-processing", lock);
     }
 
-    Exchange storing(JobLock lock) throws Exception {
+    Exchange storing(HeldJob lock) throws Exception {
         return run("job-storing", lock);
     }
 
     /** Processing, then storing on the same lock, as the consumers run them one after the other. */
-    Exchange processAndStore(JobLock lock) throws Exception {
+    Exchange processAndStore(HeldJob lock) throws Exception {
         Exchange processed = processing(lock);
         return JobExchange.stayReason(processed) != null ? processed : storing(lock);
     }
 
-    Exchange recording(JobLock lock) throws Exception {
+    Exchange recording(HeldJob lock) throws Exception {
         return run("job-recording", lock);
     }
 
-    Exchange notify(JobLock lock) throws Exception {
+    Exchange notify(HeldJob lock) throws Exception {
         return run("job-notify", lock);
     }
 

@@ -9,7 +9,7 @@ import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
@@ -34,7 +34,7 @@ final class StepTestSupport {
     }
 
     /** A job of a new batch (the batch in processing), locked by this test. */
-    static JobLock lockedJob(QueueStore store, JobConfiguration config, int priority) {
+    static HeldJob lockedJob(QueueStore store, JobConfiguration config, int priority) {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
         List<String> jids = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
@@ -43,8 +43,8 @@ final class StepTestSupport {
     }
 
     /** A locked job whose download is done: {@code producer/a.txt} in its working directory. */
-    static JobLock downloadedJob(QueueStore store) throws java.io.IOException {
-        JobLock lock = lockedJob(store, config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
+    static HeldJob downloadedJob(QueueStore store) throws java.io.IOException {
+        HeldJob lock = lockedJob(store, config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
         java.nio.file.Path producer = java.nio.file.Files.createDirectories(
                 java.nio.file.Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         java.nio.file.Files.writeString(producer.resolve("a.txt"), "hello");
@@ -61,7 +61,7 @@ final class StepTestSupport {
         return new org.cdlib.mrt.ingestqueue.profile.ProfileDirectory(p);
     }
 
-    static Exchange exchange(JobLock lock) {
+    static Exchange exchange(HeldJob lock) {
         Exchange ex = new DefaultExchange(CAMEL);
         JobExchange.put(ex, lock);
         return ex;

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -26,19 +26,19 @@ class StoredVersionsTest extends StoreTest {
     @Test
     void aJobThatFailedAfterStoringIsReadFromItsEffectsAnOlderOneFromItsFileAndOneNeverStoredHasNone() throws Exception {
         StoredVersion v = new StoredVersion("ark:/99999/fk4sv1", 2, "http://storage/manifest/ark", "update", List.of("producer/a.txt"));
-        JobLock stored = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        HeldJob stored = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         store.records().storeStarted(stored, "ark:/99999/fk4sv1 v1", "http://host/files/m", "update/9001/ark", List.of("producer/a.txt"));
         store.records().storeDone(stored, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         store.transition(stored, JobState.FAILED, Change.failure("inventory refused the version"));
 
-        JobLock older = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
+        HeldJob older = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
         store.transition(older, JobState.FAILED, Change.failure("inventory refused the version"));
         StoredVersion fromFile = new StoredVersion("ark:/99999/fk4sv2", 1, "http://storage/manifest/ark2");
         Path file = home.resolve(".versions").resolve(older.job().batchId()).resolve(older.jid() + ".json");
         Files.createDirectories(file.getParent());
         Files.write(file, QueueJson.write(fromFile));
 
-        JobLock never = lockedJob(store, config("http://example.org/c.txt", "file"), 5);
+        HeldJob never = lockedJob(store, config("http://example.org/c.txt", "file"), 5);
         store.transition(never, JobState.FAILED, Change.failure("download refused"));
 
         assertEquals(v, StoredVersions.of(store.jobs().load(stored.jid()), store, home));
@@ -46,11 +46,11 @@ class StoredVersionsTest extends StoreTest {
         assertNull(StoredVersions.of(store.jobs().load(never.jid()), store, home));
 
         // a report's listed jobs at once (their effects read together), with a completed one read from its summary
-        JobLock completed = lockedJob(store, config("http://example.org/d.txt", "file"), 5);
+        HeldJob completed = lockedJob(store, config("http://example.org/d.txt", "file"), 5);
         StoredVersion w = new StoredVersion("ark:/99999/fk4sv5", 1, "http://storage/manifest/ark5");
         store.records().storeStarted(completed, "ark:/99999/fk4sv5 v0", "http://host/files/m", "add/9001/ark", List.of());
         store.records().storeDone(completed, new String(QueueJson.write(w), StandardCharsets.UTF_8), w.manifestUrl());
-        JobLock walking = completed;
+        HeldJob walking = completed;
         for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
                 JobState.STORING, JobState.RECORDING, JobState.NOTIFY)) {
             walking = store.moves().transitionAndKeep(walking, to, Change.because("on"), "worker-" + to.wire());
@@ -65,7 +65,7 @@ class StoredVersionsTest extends StoreTest {
 
     @Test
     void anAddRecordedAsDoneThatDoesNotReadAsAnAnswerIsNeverTakenForNoAdd() {
-        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         store.records().effectDone(lock, JobEffects.STORAGE, "ark:/99999/fk4sv4 v1");
         // storing and recording stop on it (storing would otherwise send the add again)
         RuntimeException e = assertThrows(RuntimeException.class, () -> StoredVersions.of(store.records().effects(lock)));
@@ -73,7 +73,7 @@ class StoredVersionsTest extends StoreTest {
         // the report says what it can
         store.transition(lock, JobState.FAILED, Change.failure("inventory refused the version"));
         assertNull(StoredVersions.of(store.jobs().load(lock.jid()), store, home));
-        JobLock other = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
+        HeldJob other = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
         StoredVersion v = new StoredVersion("ark:/99999/fk4sv6", 1, "http://storage/manifest/ark6");
         store.records().storeStarted(other, "ark:/99999/fk4sv6 v0", "http://host/files/m", "add/9001/ark", List.of());
         store.records().storeDone(other, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
@@ -85,7 +85,7 @@ class StoredVersionsTest extends StoreTest {
 
     @Test
     void anAddRecordedAsStartedOnlyIsNoAnswer() {
-        JobLock lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
+        HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         store.records().storeStarted(lock, "ark:/99999/fk4sv3 v0", "http://host/files/m", "add/9001/ark", List.of());
         assertNull(StoredVersions.of(store.records().effects(lock)), "begun, answer lost: recording must not take it as stored");
     }

@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
@@ -78,12 +78,12 @@ class UpdateModeTest {
     }
 
     /** A downloaded job of {@code ARK} in {@code mode} whose producer/ holds {@code files}. */
-    JobLock job(String mode, Map<String, String> files) throws Exception {
+    HeldJob job(String mode, Map<String, String> files) throws Exception {
         JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", "http://x/o.checkm", "object_manifest", "json",
                 mode, null, "loc1", null, null, null, null, "who", "what", "when", null, Map.of());
-        JobLock lock = StepTestSupport.lockedJob(store, c, 5);
+        HeldJob lock = StepTestSupport.lockedJob(store, c, 5);
         store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ARK));
-        JobLock fresh = store.claims().tryLockJob(lock.jid(), "test2").orElse(lock);
+        HeldJob fresh = store.claims().tryLockJob(lock.jid(), "test2").orElse(lock);
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         for (var f : files.entrySet()) {
             Path target = producer.resolve(f.getKey());
@@ -93,14 +93,14 @@ class UpdateModeTest {
         return fresh;
     }
 
-    JobLock relock(JobLock lock) {
+    HeldJob relock(HeldJob lock) {
         store.unlock(lock);
         return store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
     }
 
-    StoredVersion run(JobLock lock) throws Exception {
+    StoredVersion run(HeldJob lock) throws Exception {
         process.processAndStore(lock);
-        JobLock again = relock(lock);
+        HeldJob again = relock(lock);
         process.recording(again);
         store.unlock(again);
         return StoredVersions.of(store.jobs().effects(lock.jid()));
@@ -128,7 +128,7 @@ class UpdateModeTest {
         assertEquals(Map.of("producer/a.txt", "alpha", "producer/b.txt", "bravo", "producer/docs/c.txt", "charlie"), head());
 
         // update resending only a.txt, changed: b.txt and docs/c.txt are carried forward
-        JobLock u1 = job("update", Map.of("a.txt", "ALPHA"));
+        HeldJob u1 = job("update", Map.of("a.txt", "ALPHA"));
         StoredVersion v2 = run(u1);
         assertEquals(2, v2.version());
         assertEquals("update", v2.mode());
@@ -142,7 +142,7 @@ class UpdateModeTest {
                 "the local inventory lists the whole version, carried-forward files included");
 
         // update with mrt-delete.txt: b.txt and docs/c.txt removed, d.txt added; mrt-delete.txt is no producer file
-        JobLock u2 = job("update", Map.of("d.txt", "delta", "mrt-delete.txt", "# gone\nb.txt\n\nproducer/docs/c.txt\n"));
+        HeldJob u2 = job("update", Map.of("d.txt", "delta", "mrt-delete.txt", "# gone\nb.txt\n\nproducer/docs/c.txt\n"));
         StoredVersion v3 = run(u2);
         assertEquals(3, v3.version());
         assertEquals(List.of("producer/b.txt", "producer/docs/c.txt"), v3.deleted());
@@ -164,14 +164,14 @@ class UpdateModeTest {
     @Test
     void aDeleteLineNamingAMissingFileOrLeavingProducerFailsTheJobNamingTheLine() throws Exception {
         run(job("add", Map.of("a.txt", "alpha")));
-        JobLock missing = job("update", Map.of("b.txt", "bravo", "mrt-delete.txt", "a.txt\nnot-there.txt\n"));
+        HeldJob missing = job("update", Map.of("b.txt", "bravo", "mrt-delete.txt", "a.txt\nnot-there.txt\n"));
         Throwable e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processAndStore(missing)).getCause();
         assertTrue(e instanceof Deletions.DeleteLineException, String.valueOf(e));
         assertEquals("mrt-delete.txt line 2 'not-there.txt': ark:/99999/fk4upd version v1 has no file producer/not-there.txt",
                 e.getMessage());
         assertEquals(1, ocfl.repository().describeObject(ARK).getHeadVersionNum().getVersionNum(), "nothing was written");
 
-        JobLock escaping = job("update", Map.of("mrt-delete.txt", "a.txt\n../../etc/passwd\n"));
+        HeldJob escaping = job("update", Map.of("mrt-delete.txt", "a.txt\n../../etc/passwd\n"));
         e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processing(escaping)).getCause();
         assertTrue(e instanceof Deletions.DeleteLineException, String.valueOf(e));
         assertEquals("mrt-delete.txt line 2 '../../etc/passwd': leaves producer/ ('..')", e.getMessage());
@@ -187,12 +187,12 @@ class UpdateModeTest {
                 .withBody("{\"versionState\":{\"versionID\":4}}")));
         String path = "/7777/" + URLEncoder.encode(ARK, StandardCharsets.UTF_8);
 
-        JobLock add = job("add", Map.of("a.txt", "alpha"));
+        HeldJob add = job("add", Map.of("a.txt", "alpha"));
         viaHttp.processAndStore(add);
         http.verify(1, postRequestedFor(urlEqualTo("/store/add" + path)).withRequestBody(notContaining("delete=")));
         http.verify(0, postRequestedFor(urlPathMatching("/store/update/.*")));
 
-        JobLock update = job("update", Map.of("a.txt", "ALPHA", "mrt-delete.txt", "b.txt\nproducer/docs/c.txt\n"));
+        HeldJob update = job("update", Map.of("a.txt", "ALPHA", "mrt-delete.txt", "b.txt\nproducer/docs/c.txt\n"));
         viaHttp.processAndStore(update);
         http.verify(1, postRequestedFor(urlEqualTo("/store/update" + path))
                 .withRequestBody(containing("delete=" + URLEncoder.encode("producer/b.txt\nproducer/docs/c.txt\n", StandardCharsets.UTF_8)))
@@ -207,7 +207,7 @@ class UpdateModeTest {
         // storage refusing a delete line (400) fails the job naming the lines sent
         http.stubFor(post(urlPathMatching("/store/update/7777/.*")).willReturn(aResponse().withStatus(400)
                 .withBody("no such file: producer/zz.txt")));
-        JobLock wrong = job("update", Map.of("mrt-delete.txt", "zz.txt\n"));
+        HeldJob wrong = job("update", Map.of("mrt-delete.txt", "zz.txt\n"));
         Exception e = assertThrows(Exception.class, () -> viaHttp.processAndStore(wrong));
         assertTrue(e.getMessage().contains("HTTP 400: no such file: producer/zz.txt") && e.getMessage().contains("line 1 'zz.txt'"),
                 e.getMessage());
@@ -218,7 +218,7 @@ class UpdateModeTest {
         JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", "http://x/o.zip", "container", "json",
                 "add", null, "loc1", null, null, null, null, "form who", "form what", "form when", null,
                 Map.of("title", List.of("Form title"), "subject", List.of("maps")));
-        JobLock lock = StepTestSupport.lockedJob(store, c, 5);
+        HeldJob lock = StepTestSupport.lockedJob(store, c, 5);
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         Files.writeString(producer.resolve("a.txt"), "alpha");
         Files.writeString(producer.resolve("mrt-erc.txt"), "erc:\nwho: Doe, Jane\nwhat: The depositor's\n  title\n"
@@ -240,7 +240,7 @@ class UpdateModeTest {
         assertTrue(d.containsFile("producer/mrt-erc.txt") && d.containsFile("producer/mrt-embargo.txt"),
                 "the depositor's files stay producer files");
 
-        JobLock bad = StepTestSupport.lockedJob(store, c, 5);
+        HeldJob bad = StepTestSupport.lockedJob(store, c, 5);
         Path p2 = Files.createDirectories(Path.of(bad.job().configuration().workingDir()).resolve("producer"));
         Files.writeString(p2.resolve("mrt-erc.txt"), "erc:\nwho: x\nwhere: ark:/foo\n");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processing(bad));

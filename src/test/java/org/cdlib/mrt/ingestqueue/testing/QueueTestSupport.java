@@ -18,7 +18,7 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -115,7 +115,7 @@ public class QueueTestSupport {
                     JobState state = s;
                     done.add(pool.submit(() -> {
                         for (int i = slice; i < refs.size(); i += threads) {
-                            JobLock l = store.claims().claim(state, refs.get(i), "walker-" + slice).orElseThrow();
+                            HeldJob l = store.claims().claim(state, refs.get(i), "walker-" + slice).orElseThrow();
                             store.transition(l, state.successor(), Change.because("walk"));
                         }
                         return null;
@@ -160,7 +160,7 @@ public class QueueTestSupport {
     public static Job walk(QueueStore store, String jid, JobState... states) {
         Job job = null;
         for (JobState to : states) {
-            JobLock lock = store.claims().tryLockJob(jid, "walker").orElseThrow();
+            HeldJob lock = store.claims().tryLockJob(jid, "walker").orElseThrow();
             job = to == JobState.FAILED ? store.transition(lock, to, Change.failure("failed on purpose"))
                     : store.transition(lock, to, Change.because("test"));
         }
@@ -170,7 +170,7 @@ public class QueueTestSupport {
     /** What our workers do: claim the job from its state's folder and move it on, as far as {@code to}. */
     public static void workTo(QueueStore store, String jid, JobState to) {
         for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
+            HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
                     () -> new AssertionError("our worker could not claim " + jid));
             store.transition(lock, s.successor(), Change.because("step succeeded"));
         }
@@ -184,7 +184,7 @@ public class QueueTestSupport {
     public static void walkToNotifyWithEffects(QueueStore store, String jid, Identifiers ids, String minted) {
         String ark = ids.primaryId();
         for (JobState s = JobState.PENDING; s != JobState.NOTIFY; s = s.successor()) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             switch (s) {
                 case PROCESSING -> {
                     store.records().effectStarted(lock, JobEffects.MINT, "demo_content");

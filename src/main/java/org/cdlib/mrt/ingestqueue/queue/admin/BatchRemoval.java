@@ -6,8 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -47,7 +48,8 @@ final class BatchRemoval {
         }
         for (BatchRef ref : BatchRef.values()) {
             if (store.calls().exists(QueuePaths.batchRefs(bid, ref))) {
-                jobs += deleteJobs(bid, store.batches().jobs(bid, ref), reason); // references left by an older layout or a repair
+                // references left by an older layout or a repair
+                jobs += deleteJobs(bid, store.batches().jobs(bid, ref), reason);
             }
         }
         store.batches().remove(bid);
@@ -61,9 +63,10 @@ final class BatchRemoval {
             if (!store.calls().exists(QueuePaths.job(jid))) {
                 continue;
             }
-            Optional<JobLock> lock = store.claims().lockJobNode(jid, "admin");
+            Optional<HeldJob> lock = store.claims().lockJobNode(jid, "admin");
             if (lock.isEmpty()) {
-                throw new LockedException("batch " + bid + ": job " + jid + " is locked; deletion resumes at the next cleanup");
+                throw new LockedException("batch " + bid + ": job " + jid
+                        + " is locked; deletion resumes at the next cleanup");
             }
             try {
                 Job job = store.jobs().find(jid).orElse(null);
@@ -103,8 +106,11 @@ final class BatchRemoval {
         return cleanup(now, retention, failedRetention, () -> true);
     }
 
-    /** As above; {@code goOn} is asked before each stretch of 100 numbers (a singleton's lead): no, and the run ends there. */
-    CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, java.util.function.BooleanSupplier goOn) {
+    /**
+     * As above; {@code goOn} is asked before each stretch of 100 numbers (a singleton's lead): no,
+     * and the run ends there.
+     */
+    CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, BooleanSupplier goOn) {
         long oldest = store.batches().oldestNumber();
         long newest = store.batches().newestNumber();
         long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
@@ -152,7 +158,8 @@ final class BatchRemoval {
         if (s.state() == BatchState.DELETED) {
             return true;
         }
-        Duration keep = s.state() == BatchState.COMPLETED ? retention : s.state() == BatchState.FAILED ? failedRetention : null;
+        Duration keep = s.state() == BatchState.COMPLETED ? retention
+                : s.state() == BatchState.FAILED ? failedRetention : null;
         Instant at = QueueTime.parse(s.lastModified());
         return keep != null && at != null && at.isBefore(now.minus(keep));
     }

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -73,7 +73,7 @@ public final class JobActions {
         for (int attempt = 1; ; attempt++) {
             Job seen = store.jobs().find(jid).orElseThrow(() -> new NotFoundException("no job " + jid));
             requireFailable(jid, seen.state());
-            Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
+            Optional<HeldJob> lock = store.claims().tryLockJob(jid, "admin");
             if (lock.isEmpty()) {
                 if (attempt >= FAIL_ATTEMPTS) {
                     throw new LockedException("job " + jid + " (" + seen.state() + "): its lock was broken but a "
@@ -116,7 +116,7 @@ public final class JobActions {
     }
 
     public void deleteJob(String jid, boolean confirm, String by) {
-        JobLock lock;
+        HeldJob lock;
         try {
             lock = lockJob(jid);
         } catch (CorruptNodeException damaged) {
@@ -170,7 +170,7 @@ public final class JobActions {
 
     /** A job whose nodes cannot be read: every node it has is removed, whatever its state. */
     private void deleteDamagedJob(String jid, String by, CorruptNodeException damage) {
-        JobLock lock = store.claims().lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
+        HeldJob lock = store.claims().lockJobNode(jid, "admin").orElseThrow(() -> new LockedException("job " + jid
                 + " is damaged and locked by a worker; try again when the lock is gone"));
         try {
             byte[] bid = store.calls().readOrNull(QueuePaths.jobNode(jid, "bid"));
@@ -185,7 +185,7 @@ public final class JobActions {
 
     /** Moves a job an operator names; {@code from} null means any state the table allows. */
     private Job moveJob(String jid, JobState from, Function<JobStatus, JobState> target, String reason) {
-        JobLock lock = lockJob(jid);
+        HeldJob lock = lockJob(jid);
         try {
             Job job = lock.job();
             if (from != null && job.state() != from) {
@@ -199,8 +199,8 @@ public final class JobActions {
         }
     }
 
-    private JobLock lockJob(String jid) {
-        Optional<JobLock> lock = store.claims().tryLockJob(jid, "admin");
+    private HeldJob lockJob(String jid) {
+        Optional<HeldJob> lock = store.claims().tryLockJob(jid, "admin");
         if (lock.isPresent()) {
             return lock.get();
         }
@@ -209,7 +209,7 @@ public final class JobActions {
                 + (job.lockOwner() == null ? "another worker" : job.lockOwner()) + "; try again when it has moved");
     }
 
-    private void unlockQuietly(JobLock lock) {
+    private void unlockQuietly(HeldJob lock) {
         try {
             store.unlock(lock);
         } catch (RuntimeException ignored) {

@@ -9,7 +9,9 @@ import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.jobs.MerrittConfiguration;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -80,7 +82,7 @@ final class FsckJobCheck {
         for (String c : JobNodes.CHILDREN) {
             paths.add(QueuePaths.jobNode(jid, c));
         }
-        for (org.cdlib.mrt.ingestqueue.queue.model.BatchRef ref : org.cdlib.mrt.ingestqueue.queue.model.BatchRef.values()) {
+        for (BatchRef ref : BatchRef.values()) {
             paths.add(QueuePaths.batchRef(bid, ref, jid));
         }
         String status = QueuePaths.jobStatus(jid);
@@ -92,7 +94,8 @@ final class FsckJobCheck {
         int v = statusVersion();
         if ((before == null ? -1 : before.getVersion()) != v || second.statusVersion() != v
                 || (after == null ? -1 : after.getVersion()) != v) {
-            LOG.debug("job {}: moved while it was checked ({}): not judged", jid, local.stream().map(Violation::kind).toList());
+            LOG.debug("job {}: moved while it was checked ({}): not judged", jid,
+                    local.stream().map(Violation::kind).toList());
             return;
         }
         if (second.local.isEmpty()) {
@@ -119,10 +122,12 @@ final class FsckJobCheck {
         JobSummary summary = summary();
         try {
             if (summary == null || summary.configuration() == null || data("configuration") != null) {
-                MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"), store.ingestHome(), bid, jid);
+                MerrittConfiguration.read(QueuePaths.jobNode(jid, "configuration"), data("configuration"),
+                        store.ingestHome(), bid, jid);
             }
         } catch (CorruptNodeException e) {
-            note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job through the API)");
+            note("corrupt-job", QueuePaths.job(jid),
+                    e.getMessage() + " (not derivable: delete the job through the API)");
         }
         // compacted without Merritt neighbours, the job's status alone holds its bid, priority and space_needed
         JobSummary holds = summary != null && summary.configuration() != null && summary.priority() != null
@@ -130,7 +135,8 @@ final class FsckJobCheck {
         String bidNode = QueuePaths.jobNode(jid, "bid");
         boolean bidInSummary = holds != null && data("bid") == null && bid.equals(holds.configuration().batchId());
         if (!bidInSummary && !bid.equals(QueueJson.text(data("bid")))) {
-            note("wrong-bid", bidNode, "is '" + QueueJson.text(data("bid")) + "', the job is in batch " + bid + "'s run of ids",
+            note("wrong-bid", bidNode,
+                    "is '" + QueueJson.text(data("bid")) + "', the job is in batch " + bid + "'s run of ids",
                     data("bid") == null ? ZooKeeperCalls.create(bidNode, QueueJson.text(bid))
                             : Op.setData(bidNode, QueueJson.text(bid), -1));
         }
@@ -146,7 +152,8 @@ final class FsckJobCheck {
                     throw new CorruptNodeException(QueuePaths.jobNode(jid, "space_needed"), "negative: " + needed);
                 }
             } catch (CorruptNodeException e) {
-                // the disk reservation sums it: listed for the operator (estimating writes it again when the job is requeued)
+                // the disk reservation sums it: listed for the operator (estimating writes it again when the job
+                // is requeued)
                 note("damaged-node", QueuePaths.jobNode(jid, "space_needed"), e.getMessage()
                         + " (requeue the job to estimating, or write its size in bytes)");
             }
@@ -156,7 +163,8 @@ final class FsckJobCheck {
                     : QueueJson.read(QueuePaths.jobNode(jid, "identifiers"), data("identifiers"), Identifiers.class);
             unusedArks(ids.primary(), summary);
         } catch (CorruptNodeException e) {
-            note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (not derivable: delete the job or write its ARK)");
+            note("corrupt-job", QueuePaths.job(jid),
+                    e.getMessage() + " (not derivable: delete the job or write its ARK)");
         }
         Integer priority = null;
         if (holds != null && data("priority") == null) {
@@ -170,11 +178,13 @@ final class FsckJobCheck {
                 if (refs.size() == 1) {
                     priority = QueuePaths.priorityOfRef(refs.get(0).substring(refs.get(0).lastIndexOf('/') + 1));
                     byte[] text = QueueJson.text(priority);
-                    note("corrupt-priority", QueuePaths.jobNode(jid, "priority"), e.getMessage() + "; taken from " + refs.get(0),
+                    note("corrupt-priority", QueuePaths.jobNode(jid, "priority"),
+                            e.getMessage() + "; taken from " + refs.get(0),
                             data("priority") == null ? ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), text)
                                     : Op.setData(QueuePaths.jobNode(jid, "priority"), text, -1));
                 } else {
-                    note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (no single reference to derive it from)");
+                    note("corrupt-job", QueuePaths.job(jid),
+                            e.getMessage() + " (no single reference to derive it from)");
                 }
             }
         }
@@ -190,9 +200,10 @@ final class FsckJobCheck {
                 state = JobState.fromWire(ref.substring(QueuePaths.JOB_STATES.length() + 1, ref.lastIndexOf('/')));
                 byte[] rebuilt = QueueJson.write(new JobStatus(state.zk(), null, QueueTime.now(), 0,
                         null));
-                note("corrupt-job-status", QueuePaths.jobStatus(jid), e.getMessage() + "; rebuilt as " + state + " from " + ref,
-                        statusData == null ? ZooKeeperCalls.create(QueuePaths.jobStatus(jid), rebuilt)
-                                : ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), rebuilt, statusData.getStat().getVersion()));
+                String status = QueuePaths.jobStatus(jid);
+                note("corrupt-job-status", status, e.getMessage() + "; rebuilt as " + state + " from " + ref,
+                        statusData == null ? ZooKeeperCalls.create(status, rebuilt)
+                                : ZooKeeperCalls.setData(status, rebuilt, statusData.getStat().getVersion()));
             } else {
                 note("corrupt-job", QueuePaths.job(jid), e.getMessage() + " (" + refs.size()
                         + " open references: not derivable)");
@@ -234,7 +245,10 @@ final class FsckJobCheck {
         }
     }
 
-    /** A completed job's summary of its removed nodes ({@code JobCompaction}); null for any other, or an unreadable status. */
+    /**
+     * A completed job's summary of its removed nodes ({@code JobCompaction}); null for any other, or
+     * an unreadable status.
+     */
     private JobSummary summary() {
         try {
             return QueueJson.read(QueuePaths.jobStatus(jid), data("status"), JobStatus.class).summary();
@@ -243,7 +257,10 @@ final class FsckJobCheck {
         }
     }
 
-    /** An ARK the job may have left unused at the minter, from its effects (read with its nodes, or its summary: no read of its own). */
+    /**
+     * An ARK the job may have left unused at the minter, from its effects (read with its nodes, or
+     * its summary: no read of its own).
+     */
     void unusedArks(String primary, JobSummary summary) {
         if (data("effects") == null) {
             if (summary != null) {
@@ -260,7 +277,8 @@ final class FsckJobCheck {
     }
 
     private void unusedArk(JobEffects.UnusedArk u) {
-        notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid + ": " + u.detail(), false));
+        notices.add(new Violation(u.kind(), QueuePaths.job(jid), "job " + jid + " batch " + bid + ": " + u.detail(),
+                false));
     }
 
     /**
@@ -274,19 +292,22 @@ final class FsckJobCheck {
         if (seen == null) {
             return -2; // locked since it was read: a worker took it, repaired by a later run
         }
-        org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.Outcome o = store.claims().breaks().breakLock(jid,
-                org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks.By.UNATTENDED, seen.getStat(), "damaged job " + jid
+        LockBreaks.Outcome o = store.claims().breaks().breakLock(jid,
+                LockBreaks.By.UNATTENDED, seen.getStat(), "damaged job " + jid
                         + " of batch " + bid + " repaired (fsck)");
         return o.broken() ? o.statusVersion() : -2;
     }
 
-    /** Reports the job's violations (confirmed by the caller) and applies its repairs in one transaction under its lock. */
+    /**
+     * Reports the job's violations (confirmed by the caller) and applies its repairs in one
+     * transaction under its lock.
+     */
     void finish() {
         boolean applied = false;
         String why = null;
         p.notices.addAll(notices);
         if (p.repair && !ops.isEmpty()) {
-            Optional<JobLock> lock = store.claims().lockJobNode(jid, "fsck");
+            Optional<HeldJob> lock = store.claims().lockJobNode(jid, "fsck");
             int afterBreak = lock.isEmpty() && p.breakLocks ? breakOrphanLock() : -2;
             if (afterBreak != -2) {
                 broken = statusData != null;
@@ -298,13 +319,14 @@ final class FsckJobCheck {
                 List<Op> all = new ArrayList<>(ops);
                 if (statusData != null && ops.stream().noneMatch(o -> o.getPath().equals(QueuePaths.jobStatus(jid)))) {
                     // the version read, or the one the lock's break left
-                    all.add(0, Op.check(QueuePaths.jobStatus(jid), statusData.getStat().getVersion() + (broken ? 1 : 0)));
+                    int version = statusData.getStat().getVersion() + (broken ? 1 : 0);
+                    all.add(0, Op.check(QueuePaths.jobStatus(jid), version));
                 }
                 all.add(0, Op.check(QueuePaths.jobLock(jid), -1));
                 all.add(Op.delete(QueuePaths.jobLock(jid), -1));
                 try {
                     // answered truthfully after a lost connection: read back after a sync
-                    store.calls().commit(lock.get().zk, all, ReadBack.of(lock.get().zk, all));
+                    store.calls().commit(lock.get().lease().zk, all, ReadBack.of(lock.get().lease().zk, all));
                     store.claims().removed(lock.get());
                     applied = true;
                     LOG.info("repaired job {}: {}", jid, local.stream().map(Violation::kind).toList());

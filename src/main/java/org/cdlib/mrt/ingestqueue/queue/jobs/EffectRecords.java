@@ -9,7 +9,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -33,11 +33,11 @@ public final class EffectRecords {
     }
 
     /** The job's recorded effects: as the lock knows them, else read. */
-    JobEffects read(JobLock lock) {
+    JobEffects read(HeldJob lock) {
         return known(lock).effects();
     }
 
-    private KnownEffects known(JobLock lock) {
+    private KnownEffects known(HeldJob lock) {
         KnownEffects k = lock.chain().effects();
         if (k != null) {
             return k;
@@ -63,12 +63,12 @@ public final class EffectRecords {
      * Writes one effect's record under the lock (the transaction checks the lock is still held:
      * a worker whose lock is gone records nothing). Read back after a lost connection.
      */
-    JobEffects record(JobLock lock, String name, String state, String detail) {
+    JobEffects record(HeldJob lock, String name, String state, String detail) {
         return record(lock, name, state, detail, List.of());
     }
 
-    /** As {@link #record(JobLock, String, String, String)}, with {@code also} written by the same transaction. */
-    JobEffects record(JobLock lock, String name, String state, String detail, List<Op> also) {
+    /** As {@link #record(HeldJob, String, String, String)}, with {@code also} written by the same transaction. */
+    JobEffects record(HeldJob lock, String name, String state, String detail, List<Op> also) {
         return record(lock, name, fx -> fx.with(name, state, detail), also);
     }
 
@@ -79,7 +79,7 @@ public final class EffectRecords {
      * callback under its key) recorded as done right before its step ends: a crash before that
      * transaction leaves it started, as a crash before its own transaction would.
      */
-    void recordWithNextWrite(JobLock lock, String name, String state, String detail) {
+    void recordWithNextWrite(HeldJob lock, String name, String state, String detail) {
         KnownEffects base = known(lock);
         KnownEffects next = new KnownEffects(base.effects().with(name, state, detail), base.version(), true);
         lock.chain(c -> c.withEffects(next));
@@ -89,7 +89,7 @@ public final class EffectRecords {
      * The write of records not written yet ({@link #recordWithNextWrite}), for a transaction under the lease;
      * null: none.
      */
-    static Op unwritten(JobLock lock) {
+    static Op unwritten(HeldJob lock) {
         KnownEffects k = lock.chain().effects();
         if (k == null || !k.unwritten()) {
             return null;
@@ -103,7 +103,7 @@ public final class EffectRecords {
      * After a transaction that carried {@link #unwritten}: answered, the node's version is known; read back, it
      * is not.
      */
-    static void written(JobLock lock, boolean answered) {
+    static void written(HeldJob lock, boolean answered) {
         KnownEffects k = lock.chain().effects();
         if (k != null && k.unwritten()) {
             lock.chain(c -> c.withEffects(answered ? new KnownEffects(k.effects(), k.version() + 1) : null));
@@ -111,7 +111,7 @@ public final class EffectRecords {
     }
 
     /** Writes the records not written yet on their own (the lock is let go without a move). */
-    public void flush(JobLock lock) {
+    public void flush(HeldJob lock) {
         KnownEffects k = lock.chain().effects();
         if (k != null && k.unwritten()) {
             record(lock, "records", fx -> fx, List.of());
@@ -119,12 +119,12 @@ public final class EffectRecords {
     }
 
     /**
-     * As {@link #record(JobLock, String, String, String)}, with a node of the job written by the same
+     * As {@link #record(HeldJob, String, String, String)}, with a node of the job written by the same
      * transaction: {@code node} makes its create ({@code false}) or overwrite ({@code true}), and
      * {@code exists} is the caller's guess, so no read of the node is sent. A wrong guess fails
      * the transaction on that node alone (nothing was written) and the other form is sent once.
      */
-    JobEffects record(JobLock lock, String name, String state, String detail, Function<Boolean, Op> node,
+    JobEffects record(HeldJob lock, String name, String state, String detail, Function<Boolean, Op> node,
             boolean exists) {
         try {
             return record(lock, name, fx -> fx.with(name, state, detail), List.of(node.apply(exists)), true);
@@ -144,11 +144,11 @@ public final class EffectRecords {
      * Writes what {@code change} makes of the records (more than one effect at once), fenced alike; {@code name}
      * for messages.
      */
-    JobEffects record(JobLock lock, String name, UnaryOperator<JobEffects> change, List<Op> also) {
+    JobEffects record(HeldJob lock, String name, UnaryOperator<JobEffects> change, List<Op> also) {
         return record(lock, name, change, also, false);
     }
 
-    private JobEffects record(JobLock lock, String name, UnaryOperator<JobEffects> change, List<Op> also,
+    private JobEffects record(HeldJob lock, String name, UnaryOperator<JobEffects> change, List<Op> also,
             boolean guessed) {
         String path = QueuePaths.jobNode(lock.jid(), "effects");
         KnownEffects base = known(lock);
@@ -161,7 +161,7 @@ public final class EffectRecords {
         lock.chain(c -> c.withEffects(null)); // unknown until the outcome is
         try {
             long sent = System.nanoTime();
-            List<OpResult> results = zk.commit(lock.zk, ops, () -> Arrays.equals(data, zk.readOrNull(path)));
+            List<OpResult> results = zk.commit(lock.lease().zk, ops, () -> Arrays.equals(data, zk.readOrNull(path)));
             if (!results.isEmpty()) { // answered (not read back after a lost connection): the version is known
                 // it checked the lock and the status: the fence before the send reads nothing
                 lock.chain(c -> c.withEffects(new KnownEffects(next, base.version() + 1)).confirmed(sent));

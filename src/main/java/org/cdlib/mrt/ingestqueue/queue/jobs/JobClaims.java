@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
@@ -47,7 +48,7 @@ public final class JobClaims {
      * Takes {@code /jobs/JID/lock} if nobody holds it and loads the job, both in one round trip
      * (the read is sent right behind the lock's create); never blocks on another holder.
      */
-    public Optional<JobLock> tryLockJob(String jid, String worker) {
+    public Optional<HeldJob> tryLockJob(String jid, String worker) {
         LockOwner owner = LockOwner.of(worker);
         return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, readBehindLock(jid)));
     }
@@ -104,12 +105,12 @@ public final class JobClaims {
         readSized.add(jid);
     }
 
-    private Optional<JobLock> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
+    private Optional<HeldJob> locked(String jid, LockOwner owner, EphemeralLocks.Pending sent) {
         Optional<EphemeralLocks.Taken> taken = locks.await(sent);
         if (taken.isEmpty()) {
             return Optional.empty();
         }
-        Optional<JobLock> lock = Optional.of(new JobLock(jid, owner, taken.get().handle()));
+        JobLock lease = new JobLock(jid, owner, taken.get().handle());
         try {
             Map<String, OpResult> read = taken.get().read();
             Optional<Job> job;
@@ -124,14 +125,12 @@ public final class JobClaims {
                 readSized.remove(jid); // repaired: read behind the lock again
             }
             if (job.isEmpty()) {
-                locks.release(lock.get());
+                locks.release(new HeldJob(lease, JobChain.NONE));
                 return Optional.empty();
             }
-            JobChain claimed = claimed(jid, job.get(), read);
-            lock.get().chain(none -> claimed);
-            return lock;
+            return Optional.of(new HeldJob(lease, claimed(jid, job.get(), read)));
         } catch (RuntimeException e) {
-            locks.release(lock.get());
+            locks.release(new HeldJob(lease, JobChain.NONE));
             throw e;
         }
     }
@@ -141,8 +140,8 @@ public final class JobClaims {
      * answer is awaited (one round trip for all). Each element, when called, finishes its own
      * claim as {@link #claim} does, and throws for its own job only.
      */
-    public List<Supplier<Optional<JobLock>>> claimAll(JobState state, List<String> refNames, String worker) {
-        List<Supplier<Optional<JobLock>>> out = new ArrayList<>();
+    public List<Supplier<Optional<HeldJob>>> claimAll(JobState state, List<String> refNames, String worker) {
+        List<Supplier<Optional<HeldJob>>> out = new ArrayList<>();
         try {
             for (String ref : refNames) {
                 String jid = QueuePaths.jidOfRef(ref);
@@ -163,7 +162,7 @@ public final class JobClaims {
         return out;
     }
 
-    private Optional<JobLock> inState(JobState state, Optional<JobLock> lock) {
+    private Optional<HeldJob> inState(JobState state, Optional<HeldJob> lock) {
         if (lock.isPresent() && lock.get().job().state() != state) {
             locks.release(lock.get());
             return Optional.empty();
@@ -182,28 +181,30 @@ public final class JobClaims {
     }
 
     /** A lock taken here was removed by its holder's own transaction (a repair): out of the ledger. */
-    public void removed(JobLock lock) {
-        locks.removed(lock);
+    public void removed(HeldJob lock) {
+        locks.removed(lock.lease());
     }
 
     /** Takes the lock without reading the job (to repair or delete a damaged one). */
-    public Optional<JobLock> lockJobNode(String jid, String worker) {
+    public Optional<HeldJob> lockJobNode(String jid, String worker) {
         LockOwner owner = LockOwner.of(worker);
-        return locks.take(QueuePaths.jobLock(jid), owner).map(h -> new JobLock(jid, owner, h));
+        // nothing known of the job: a lock taken to repair or delete it
+        return locks.take(QueuePaths.jobLock(jid), owner)
+                .map(h -> new HeldJob(new JobLock(jid, owner, h), JobChain.NONE));
     }
 
     /**
      * Locks the job behind a reference seen in {@code state} and re-checks, after locking, that
      * the job is still in that state; empty when someone else has it or it moved on.
      */
-    public Optional<JobLock> claim(JobState state, String refName, String worker) {
+    public Optional<HeldJob> claim(JobState state, String refName, String worker) {
         return inState(state, tryLockJob(QueuePaths.jidOfRef(refName), worker));
     }
 
     /** The first job of the state, in priority order, that this caller could lock. */
-    public Optional<JobLock> claimNext(JobState state, String worker) {
+    public Optional<HeldJob> claimNext(JobState state, String worker) {
         for (String ref : jobs.refs(state)) {
-            Optional<JobLock> lock = claim(state, ref, worker);
+            Optional<HeldJob> lock = claim(state, ref, worker);
             if (lock.isPresent()) {
                 return lock;
             }

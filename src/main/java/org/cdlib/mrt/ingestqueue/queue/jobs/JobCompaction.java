@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Set;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -76,7 +76,7 @@ final class JobCompaction {
     }
 
     /** The status the completing move writes, and the deletes that go with it into the move's transaction. */
-    JobStatus compact(JobLock lock, JobStatus status, int priority, long spaceNeeded, List<Op> ops) {
+    JobStatus compact(HeldJob lock, JobStatus status, int priority, long spaceNeeded, List<Op> ops) {
         if (merrittNeighbours) {
             return status; // Merritt's shape: nothing deleted, nothing of ours in status (the effects keep their node)
         }
@@ -115,7 +115,7 @@ final class JobCompaction {
     }
 
     /** The effects node as the lock knows it, else read with its version (it exists: it was just listed). */
-    private KnownEffects effects(JobLock lock) {
+    private KnownEffects effects(HeldJob lock) {
         KnownEffects known = lock.chain().effects();
         if (known != null && known.version() >= 0) {
             return known;

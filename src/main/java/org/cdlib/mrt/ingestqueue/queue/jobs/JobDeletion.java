@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -22,15 +24,14 @@ public final class JobDeletion {
     private final TransitionLog log;
     private final SpaceCounters spaceCounters;
 
-    private final org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks;
+    private final EphemeralLocks locks;
 
     public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters) {
         this(zk, log, spaceCounters, null);
     }
 
     /** @param locks whose ledger hears that a deleted job's lock went with it (null: none kept) */
-    public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters,
-                       org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks locks) {
+    public JobDeletion(ZooKeeperCalls zk, TransitionLog log, SpaceCounters spaceCounters, EphemeralLocks locks) {
         this.locks = locks;
         this.zk = zk;
         this.log = log;
@@ -43,7 +44,7 @@ public final class JobDeletion {
      * batch references and the job node — in one transaction. Works on a damaged job too (its
      * lock holds no readable job). True when the job was still counted open by its batch.
      */
-    public boolean deleteNodes(JobLock lock, String bid, String reason) {
+    public boolean deleteNodes(HeldJob lock, String bid, String reason) {
         String jid = lock.jid();
         Job job = lock.job();
         List<String> probe = new ArrayList<>();
@@ -95,7 +96,7 @@ public final class JobDeletion {
         ops.add(Op.delete(QueuePaths.job(jid), -1));
         commit(lock, job, ops);
         if (locks != null) {
-            locks.removed(lock);
+            locks.removed(lock.lease());
         }
         if (job == null) {
             log.damagedRemoved(jid, bid, reason);
@@ -109,15 +110,16 @@ public final class JobDeletion {
      * A job deleted in downloading releases its bytes in the same transaction, as a move out of
      * downloading does (a damaged job's state is unknown: fsck's {@link SpaceCheck} finds what it held).
      */
-    private void commit(JobLock lock, Job job, List<Op> deletes) {
+    private void commit(HeldJob lock, Job job, List<Op> deletes) {
         String jid = lock.jid();
+        JobLock lease = lock.lease();
         int version = job == null ? -2 : job.statusVersion();
         if (job == null || !SpaceReservation.needsUpdate(job.state(), JobState.DELETED, job.spaceNeeded(), 0, null)) {
-            zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, deletes, QueuePaths.jobStatus(jid), version,
+            zk.commitLocked(lease.zk, lease.sessionId, "job " + jid, deletes, QueuePaths.jobStatus(jid), version,
                     LockedCommitFailures.QUEUE);
             return;
         }
-        spaceCounters.commitLocked(lock, deletes, QueuePaths.jobStatus(jid), version, (now, ops) ->
+        spaceCounters.commitLocked(lease, deletes, QueuePaths.jobStatus(jid), version, (now, ops) ->
                 SpaceReservation.addUpdate(now, ops, jid, job.state(), JobState.DELETED, job.spaceNeeded(), 0, null));
     }
 }

@@ -10,6 +10,7 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
@@ -79,7 +80,7 @@ public final class JobRecords {
      * many jobs its batch still has open when the move took one out of batch-processing (the
      * {@code Stat} the transaction's own bump of that node returned), or -1 when unknown.
      */
-    public JobChain move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+    public JobChain move(HeldJob lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
              IntConsumer openLeft) {
         boolean objectKnown = lock.chain().object() != null;
         boolean childrenKnown = to == JobState.COMPLETED && lock.chain().children() != null;
@@ -104,7 +105,7 @@ public final class JobRecords {
         }
     }
 
-    private JobChain moveOnce(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
+    private JobChain moveOnce(HeldJob lock, JobState to, Change change, Transition.By by, LockOwner keepFor,
              IntConsumer openLeft) {
         Job job = lock.job();
         String jid = job.id();
@@ -162,13 +163,14 @@ public final class JobRecords {
         if (handedTo != null) {
             locks.held().hold(QueuePaths.jobLock(jid), handedTo); // in the ledger before the rewrite lands
         }
+        JobLock lease = lock.lease();
         List<OpResult> results;
         try {
             results = SpaceReservation.needsUpdate(from, to, job.spaceNeeded(), space, change.admission())
-                    ? spaceCounters.commitLocked(lock, ops, QueuePaths.jobStatus(jid), job.statusVersion(),
+                    ? spaceCounters.commitLocked(lease, ops, QueuePaths.jobStatus(jid), job.statusVersion(),
                             (now, all) -> SpaceReservation.addUpdate(now, all, jid, from, to, job.spaceNeeded(), space,
                                     change.admission()))
-                    : zk.commitLocked(lock.zk, lock.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
+                    : zk.commitLocked(lease.zk, lease.sessionId, "job " + jid, ops, QueuePaths.jobStatus(jid),
                             job.statusVersion(), LockedCommitFailures.QUEUE);
         } catch (StaleLockException e) {
             if (handedTo != null) {
@@ -184,7 +186,7 @@ public final class JobRecords {
             }
             throw e;
         }
-        locks.removed(lock); // deleted, or rewritten as the next holder's (entered above)
+        locks.removed(lock.lease()); // deleted, or rewritten as the next holder's (entered above)
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
         EffectRecords.written(lock, !results.isEmpty());
         // the status at its version and the lock renamed: the next state's first fence reads nothing

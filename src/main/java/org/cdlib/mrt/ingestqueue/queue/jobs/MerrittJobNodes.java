@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.Op;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -31,7 +30,10 @@ public final class MerrittJobNodes {
         return write(QueuePaths.jobNode(jid, "store"), node, exists);
     }
 
-    /** One line per deleted file; a list past the node's limit is cut, saying how many more (all are in system/mrt-delete.txt). */
+    /**
+     * One line per deleted file; a list past the node's limit is cut, saying how many more (all are
+     * in system/mrt-delete.txt).
+     */
     public static String deleteLines(List<String> deleted) {
         StringBuilder b = new StringBuilder();
         int left = QueueLimits.NODE_BYTES - 4096; // room for the URL and mode
@@ -39,7 +41,8 @@ public final class MerrittJobNodes {
             String line = deleted.get(i) + "\n";
             left -= QueueLimits.utf8Length(line) + 8; // JSON may escape a little
             if (left < 0) {
-                return b.append("# ... and ").append(deleted.size() - i).append(" more, in system/mrt-delete.txt\n").toString();
+                return b.append("# ... and ").append(deleted.size() - i).append(" more, in system/mrt-delete.txt\n")
+                        .toString();
             }
             b.append(line);
         }
@@ -56,7 +59,7 @@ public final class MerrittJobNodes {
     /**
      * Only the job's lock holder writes these (fenced with it): created, or overwritten when it
      * {@code exists} (a guess from the effect records: a wrong one fails its transaction whole,
-     * and the other form is sent; {@link EffectRecords#record(JobLock, String, String, String, java.util.function.Function, boolean)}).
+     * and the other form is sent; {@link EffectRecords}, the record written with a node).
      */
     private static Op write(String path, Map<String, String> node, boolean exists) {
         byte[] data = QueueLimits.checkNode(path, QueueJson.write(node));

@@ -3,7 +3,7 @@ package org.cdlib.mrt.ingestqueue.queue.jobs;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -36,7 +36,7 @@ public final class StepRecords {
         this.objects = objects;
     }
 
-    public void writeIdentifiers(JobLock lock, Identifiers identifiers) {
+    public void writeIdentifiers(HeldJob lock, Identifiers identifiers) {
         writeIdentifiersNode(lock, identifiers);
         LOG.info("job {} batch {}: identifiers {} {}", lock.jid(), lock.job().batchId(), identifiers.primary(),
                 identifiers.localId());
@@ -47,7 +47,7 @@ public final class StepRecords {
      * under the job's lock. {@code minted} differs from the identifiers' ARK when another job bound
      * the local id first: the record then names the ARK left unused at the minter.
      */
-    public JobEffects writeMintedIdentifiers(JobLock lock, Identifiers identifiers, String minted) {
+    public JobEffects writeMintedIdentifiers(HeldJob lock, Identifiers identifiers, String minted) {
         JobEffects fx = effects.record(lock, JobEffects.MINT, "done", minted,
                 List.of(identifiersWrite(lock.jid(), identifiers)));
         identifiersWritten(lock, identifiers);
@@ -61,7 +61,7 @@ public final class StepRecords {
      * Before a mint whose earlier attempt began and recorded no answer: that mint is recorded as
      * lost (its ARK, if EZID made one, is never used) and this one as started, in one transaction.
      */
-    public JobEffects mintAgain(JobLock lock, String detail) {
+    public JobEffects mintAgain(HeldJob lock, String detail) {
         return effects.record(lock, JobEffects.MINT, fx -> fx.withLostMint().with(JobEffects.MINT, "started", detail),
                 List.of());
     }
@@ -71,17 +71,17 @@ public final class StepRecords {
      * (or fails, or is held). Null when the job holds it now; else the job that is writing the
      * object, for which this one waits (it stays in its state, no worker thread is held).
      */
-    public String lockObject(JobLock lock, String ark) {
+    public String lockObject(HeldJob lock, String ark) {
         return objects.lock(lock, ark);
     }
 
     /** The job's recorded outside effects (none yet: empty). */
-    public JobEffects effects(JobLock lock) {
+    public JobEffects effects(HeldJob lock) {
         return effects.read(lock);
     }
 
     /** Records an effect as started (just before the call), under the job's lock. */
-    public JobEffects effectStarted(JobLock lock, String name, String detail) {
+    public JobEffects effectStarted(HeldJob lock, String name, String detail) {
         return effects.record(lock, name, "started", detail);
     }
 
@@ -89,7 +89,7 @@ public final class StepRecords {
      * The storage add about to be sent, recorded as started with {@code detail}, and described as
      * mrt-zk describes it ({@link MerrittJobNodes#store}) by the same transaction.
      */
-    public JobEffects storeStarted(JobLock lock, String detail, String manifestUrl, String mode, List<String> deleted) {
+    public JobEffects storeStarted(HeldJob lock, String detail, String manifestUrl, String mode, List<String> deleted) {
         boolean written = effects.read(lock).get(JobEffects.STORAGE) != null; // by the transaction that recorded it
         return effects.record(lock, JobEffects.STORAGE, "started", detail,
                 exists -> MerrittJobNodes.store(lock.jid(), manifestUrl, mode, deleted, exists), written);
@@ -99,7 +99,7 @@ public final class StepRecords {
      * The add's answer recorded as done, and the version's inventory record described as mrt-zk does, in one
      * transaction.
      */
-    public JobEffects storeDone(JobLock lock, String detail, String inventoryManifestUrl) {
+    public JobEffects storeDone(HeldJob lock, String detail, String inventoryManifestUrl) {
         boolean written = effects.read(lock).done(JobEffects.STORAGE);
         return effects.record(lock, JobEffects.STORAGE, "done", detail,
                 exists -> MerrittJobNodes.inventory(lock.jid(), inventoryManifestUrl, exists), written);
@@ -109,17 +109,17 @@ public final class StepRecords {
      * Records an effect that may be repeated as done, with the job's next write under its lock
      * (its move, usually) rather than a transaction of its own ({@link EffectRecords#recordWithNextWrite}).
      */
-    public void effectDoneWithNextWrite(JobLock lock, String name, String detail) {
+    public void effectDoneWithNextWrite(HeldJob lock, String name, String detail) {
         effects.recordWithNextWrite(lock, name, "done", detail);
     }
 
     /** Records an effect as done with its result (right after the call), under the job's lock. */
-    public JobEffects effectDone(JobLock lock, String name, String detail) {
+    public JobEffects effectDone(HeldJob lock, String name, String detail) {
         return effects.record(lock, name, "done", detail);
     }
 
     /** Writes the job's identifiers at once (an ARK just minted), under its lock. */
-    private void writeIdentifiersNode(JobLock lock, Identifiers identifiers) {
+    private void writeIdentifiersNode(HeldJob lock, Identifiers identifiers) {
         String jid = lock.jid();
         String path = QueuePaths.jobNode(jid, "identifiers");
         List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
@@ -129,7 +129,7 @@ public final class StepRecords {
             long sent = System.nanoTime();
             MultiCommit.AppliedCheck applied =
                     () -> identifiers.equals(QueueJson.read(path, zk.readOrNull(path), Identifiers.class));
-            if (!zk.commit(lock.zk, ops, applied).isEmpty()) {
+            if (!zk.commit(lock.lease().zk, ops, applied).isEmpty()) {
                 lock.chain(c -> c.confirmed(sent));
             }
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
@@ -147,7 +147,7 @@ public final class StepRecords {
     }
 
     /** The lock's job carries the identifiers a transaction under it wrote. */
-    static void identifiersWritten(JobLock lock, Identifiers identifiers) {
+    static void identifiersWritten(HeldJob lock, Identifiers identifiers) {
         lock.chain(c -> {
             Job j = c.job();
             return c.withJob(new Job(j.id(), j.batchId(), j.configuration(), j.status(), j.priority(), j.spaceNeeded(),

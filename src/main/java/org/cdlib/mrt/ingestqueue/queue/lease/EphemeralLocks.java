@@ -85,7 +85,8 @@ public final class EphemeralLocks implements AutoCloseable {
                 return Optional.of(handle);
             } catch (KeeperException.NodeExistsException e) {
                 Stat st = zk.statOrNull(handle, path);
-                if (st != null && st.getEphemeralOwner() == handle.getSessionId() && Arrays.equals(data, zk.readOrNull(path))) {
+                if (st != null && st.getEphemeralOwner() == handle.getSessionId()
+                        && Arrays.equals(data, zk.readOrNull(path))) {
                     return Optional.of(handle); // our own create, applied before a connection loss
                 }
                 return Optional.empty();
@@ -112,8 +113,8 @@ public final class EphemeralLocks implements AutoCloseable {
     }
 
     /** A lock's create and the read behind it, sent and not yet answered. */
-    public record Pending(String path, LockOwner owner, List<String> paths, ZooKeeper handle, CompletableFuture<Integer> created,
-                   CompletableFuture<List<OpResult>> read) {
+    public record Pending(String path, LockOwner owner, List<String> paths, ZooKeeper handle,
+                          CompletableFuture<Integer> created, CompletableFuture<List<OpResult>> read) {
     }
 
     /**
@@ -133,7 +134,8 @@ public final class EphemeralLocks implements AutoCloseable {
             read.complete(null); // no read behind it: the caller reads with sizes looked at first
         } else {
             // a read multi answers each op on its own (a missing node is an error result), whatever rc says
-            handle.multi(paths.stream().map(Op::getData).toList(), (rc, p, ctx, results) -> read.complete(results), null);
+            handle.multi(paths.stream().map(Op::getData).toList(), (rc, p, ctx, results) -> read.complete(results),
+                    null);
         }
         zk.counted(1 + paths.size());
         return new Pending(path, owner, paths, handle, created, read);
@@ -150,7 +152,8 @@ public final class EphemeralLocks implements AutoCloseable {
             rc = p.created.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            release(p.handle, p.handle.getSessionId(), p.path, QueueJson.write(p.owner)); // it may have been created: no lock of ours stays behind
+            // it may have been created: no lock of ours stays behind
+            release(p.handle, p.handle.getSessionId(), p.path, QueueJson.write(p.owner));
             throw new QueueException("interrupted while locking " + p.path, e);
         } catch (ExecutionException e) {
             throw new QueueException("cannot lock " + p.path + ": " + e.getCause(), e.getCause());
@@ -174,8 +177,14 @@ public final class EphemeralLocks implements AutoCloseable {
     }
 
     /** Deletes the lease's lock node if it is still its own; retried in the background while the session lives. */
-    public void release(Lease lease) {
-        if (release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes) == Released.NOT_OURS && lease instanceof JobLock job) {
+    public void release(BatchLock lease) {
+        release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes);
+    }
+
+    /** As {@link #release(BatchLock)}, for a job's lease. */
+    public void release(HeldJob job) {
+        JobLock lease = job.lease();
+        if (release(lease.zk, lease.sessionId, lease.path, lease.ownerBytes) == Released.NOT_OURS) {
             // someone else removed it (Merritt's Admin Tool "Fail" deletes the lock of a job a worker
             // holds; an operator's break): the object lock the lease took is let go too, once the job
             // no longer writes the object
@@ -193,7 +202,8 @@ public final class EphemeralLocks implements AutoCloseable {
         if (r != Released.AGAIN) {
             held.letGo(path, owner);
         } else {
-            LOG.warn("lock {} not released yet (ZooKeeper unreachable): retrying until it is or the session ends", path);
+            LOG.warn("lock {} not released yet (ZooKeeper unreachable): retrying until it is or the session ends",
+                    path);
             retries.schedule(() -> retry(handle, sessionId, path, owner, 1), 500, TimeUnit.MILLISECONDS);
         }
         return r;
@@ -209,7 +219,10 @@ public final class EphemeralLocks implements AutoCloseable {
         }
     }
 
-    /** How a release ended: deleted (or gone with its session), found removed or someone else's, or to be tried again. */
+    /**
+     * How a release ended: deleted (or gone with its session), found removed or someone else's, or
+     * to be tried again.
+     */
     private enum Released { DONE, NOT_OURS, AGAIN }
 
     /**
@@ -249,7 +262,10 @@ public final class EphemeralLocks implements AutoCloseable {
         }
     }
 
-    /** Watches a node that may not exist yet (a hold, a drain) until it is created, changed or deleted; whether it exists. */
+    /**
+     * Watches a node that may not exist yet (a hold, a drain) until it is created, changed or
+     * deleted; whether it exists.
+     */
     public boolean watch(String path, CuratorWatcher onChange) {
         try {
             zk.counted(1);

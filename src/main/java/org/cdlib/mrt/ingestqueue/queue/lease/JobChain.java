@@ -14,7 +14,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
  * What a chain of leases on one job knows of it, from the claim's read through the hand-offs that
  * keep the lock for the next state's worker: the claim makes it, each write under the lease makes
  * the next one (never edited in place), and a move that keeps the lock returns it for the next
- * holder ({@link #handedOn}). The lease itself ({@link JobLock}) is the lock's identity.
+ * holder ({@link #handedOn}). The lease itself ({@link JobLock}) is the lock's identity; a run
+ * holds the two side by side ({@link HeldJob}).
  *
  * @param job        the job as read right after locking, or as the last write under the chain left it;
  *                   null before the claim's read (a lock taken to repair a damaged job)

@@ -56,7 +56,7 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      * gets {@link StaleLockException} and must write nothing more.
      */
     public void verifyHeld() {
-        verifyHeldUntil();
+        verifyHeldUntil(null);
     }
 
     /**
@@ -65,10 +65,13 @@ public abstract sealed class Lease permits JobLock, BatchLock {
      * session timeout has passed from then; half of it is kept as the margin. A send to a service
      * that cannot fence (storage, EZID) goes out before then or not at all: a host paused between
      * the check and the send (SIGSTOP, a long GC) finds the time gone when it wakes.
+     *
+     * @param c the last transaction under this lease that checked its lock and status and was answered, the
+     *          fence's shortcut (what a job's chain knows, {@link JobChain#confirmed(long)}, passed in by its
+     *          holder, {@link HeldJob}); null: none, the node is read
      */
-    public long verifyHeldUntil() {
+    public long verifyHeldUntil(JobChain.Confirmed c) {
         long began = System.nanoTime();
-        JobChain.Confirmed c = confirmation();
         long half = TimeUnit.MILLISECONDS.toNanos(zk.getSessionTimeout()) / 2;
         // a transaction that took long to be answered (a lost connection, retried) leaves little of
         // its margin: a read then gives the send a whole one
@@ -104,14 +107,6 @@ public abstract sealed class Lease permits JobLock, BatchLock {
         }
         throw new StaleLockException(what() + ": this worker no longer holds its lock (its session ended or it was "
                 + "taken over); it writes nothing more");
-    }
-
-    /**
-     * The last transaction under this lease that checked its lock and status and was answered, the
-     * fence's shortcut (kept by a job lease's chain, {@link JobChain#confirmed(long)}); null: none.
-     */
-    JobChain.Confirmed confirmation() {
-        return null;
     }
 
     abstract String what();

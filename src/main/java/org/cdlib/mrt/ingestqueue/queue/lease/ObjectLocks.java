@@ -46,7 +46,7 @@ public final class ObjectLocks {
      * which may run on different hosts), unless another job holds it and is still writing the object
      * (in processing, storing or recording). Returns null when taken (or already ours), else the holder.
      */
-    public String lock(JobLock lock, String ark) {
+    public String lock(HeldJob lock, String ark) {
         Held known = lock.chain().object();
         if (known != null && known.ark().equals(ark)) {
             // taken under this lease, which has kept the job in a writing state since: nobody could take it over
@@ -103,7 +103,7 @@ public final class ObjectLocks {
             }
             try {
                 long sent = System.nanoTime();
-                List<OpResult> results = zk.commit(lock.zk, ops,
+                List<OpResult> results = zk.commit(lock.lease().zk, ops,
                         () -> Arrays.equals(mine, zk.readOrNull(path)));
                 if (!results.isEmpty()) { // answered, not read back: the version it left is known
                     Held taken = new Held(ark, held == null ? 0 : stat.getVersion() + 1);
@@ -141,7 +141,7 @@ public final class ObjectLocks {
      * check of the job's status at the version that said so, so a requeue meanwhile (which moves the
      * status, and whose new holder keeps the same node for the same job) makes it a no-op.
      */
-    static void letGoAbandoned(ZooKeeperCalls zk, JobLock lock) {
+    static void letGoAbandoned(ZooKeeperCalls zk, HeldJob lock) {
         Held known = lock.chain().object();
         lock.chain(c -> c.withObject(null));
         Job job = lock.job();
@@ -178,7 +178,7 @@ public final class ObjectLocks {
      * The delete of the job's object lock, when a move ends its writing of the object and it holds
      * one: anything but processing → storing → recording (a failure, a hold, recording's success).
      */
-    public void addRelease(List<Op> ops, JobLock lock, JobState from, JobState to) {
+    public void addRelease(List<Op> ops, HeldJob lock, JobState from, JobState to) {
         Job job = lock.job();
         String ark = job.identifiers().primary();
         if (ark == null || !WRITING.contains(from) || (to == from.successor() && WRITING.contains(to))) {

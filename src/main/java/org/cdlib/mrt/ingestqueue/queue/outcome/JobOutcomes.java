@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -20,14 +20,14 @@ import org.slf4j.LoggerFactory;
 /**
  * A job's cycle: claimed with its nodes read behind the lock; {@link JobOutcome.Next} moves it to
  * the state a step chose or its state's successor (keeping its lock for this process's worker of
- * that state when the consumer reserved one: {@link #commit(JobLock, JobOutcome, String)}),
+ * that state when the consumer reserved one: {@link #commit(HeldJob, JobOutcome, String)}),
  * {@link JobOutcome.Fail} or an exception moves it to failed with the message,
  * {@link JobOutcome.Stay} lets go of it to be tried again after the consumer's retry delay. The
  * queue's own trouble leaves it where it is; a lock lost with its session abandons the work to
  * whoever holds the job now; a fenced call past its lease's deadline leaves it too, released only
  * if it is still this lease's.
  */
-public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
+public final class JobOutcomes extends OutcomeStrategy<HeldJob, JobOutcome> {
     // the lines keep the logger name operators knew them by, from when the consumer applied them
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.JobConsumer");
 
@@ -44,7 +44,7 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
 
     /** Locks the jobs behind the references and reads them, all in one round trip; each kept if still in this state. */
     @Override
-    public List<Supplier<Optional<JobLock>>> begin(List<String> refNames, String worker) {
+    public List<Supplier<Optional<HeldJob>>> begin(List<String> refNames, String worker) {
         return claims.claimAll(state, refNames, worker);
     }
 
@@ -53,7 +53,7 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
      * listed there: what a hand-off reserves a place for before the commit. Null when the outcome
      * does not move it on. Decides nothing and writes nothing.
      */
-    public HandOff handOff(JobLock lock, JobOutcome outcome) {
+    public HandOff handOff(HeldJob lock, JobOutcome outcome) {
         if (!(outcome instanceof JobOutcome.Next n)) {
             return null;
         }
@@ -66,22 +66,22 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
     }
 
     /** What a commit did: the consumer's next step, and the lock it kept for the next state's worker (or null). */
-    public record Committed(Applied applied, JobLock kept) {
+    public record Committed(Applied applied, HeldJob kept) {
     }
 
     @Override
-    public Applied commit(JobLock lock, JobOutcome outcome) {
+    public Applied commit(HeldJob lock, JobOutcome outcome) {
         return commit(lock, outcome, null).applied();
     }
 
     /**
-     * As {@link #commit(JobLock, JobOutcome)}; a job moving on keeps its lock for {@code keepFor}
+     * As {@link #commit(HeldJob, JobOutcome)}; a job moving on keeps its lock for {@code keepFor}
      * (null: none), the worker of the next state the consumer reserved a place at before: the same
      * transaction renames the lock instead of deleting it, so the next state's work starts
      * without a claim (one ZooKeeper request per transition instead of three: lock create, read,
      * commit). What it kept is returned; the consumer hands it to that place once this is done.
      */
-    public Committed commit(JobLock lock, JobOutcome outcome, String keepFor) {
+    public Committed commit(HeldJob lock, JobOutcome outcome, String keepFor) {
         try {
             if (outcome instanceof JobOutcome.Fail f) {
                 return done(handingBack.getAsBoolean() ? handBack(lock, f.message()) : fail(lock, f.message()));
@@ -116,7 +116,7 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
 
     /** The route ended with an exception: the job fails, unless it was the queue's trouble or the stop's. */
     @Override
-    public Applied rollback(JobLock lock, Throwable failure, String message) {
+    public Applied rollback(HeldJob lock, Throwable failure, String message) {
         try {
             if (handingBack.getAsBoolean()) {
                 return handBack(lock, message);
@@ -144,7 +144,7 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
         }
     }
 
-    private Applied queueTrouble(JobLock lock, RuntimeException e) {
+    private Applied queueTrouble(HeldJob lock, RuntimeException e) {
         if (e instanceof SpaceReservation.Conflict) {
             // admitted on a disk figure another admission changed meanwhile: nothing was written, decide again now
             LOG.debug("{}", e.getMessage());
@@ -163,7 +163,7 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
         throw e;
     }
 
-    private Applied abandoned(JobLock lock, Throwable e) {
+    private Applied abandoned(HeldJob lock, Throwable e) {
         LOG.warn("job {} batch {}: work in {} abandoned, another worker will redo it: {}",
                 lock.jid(), lock.job().batchId(), state, e.getMessage());
         // out of the ledger, its node deleted only if still ours, its object lock let go if the job stopped writing
@@ -171,12 +171,12 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
         return Applied.NOTHING;
     }
 
-    private Applied fail(JobLock lock, String message) {
+    private Applied fail(HeldJob lock, String message) {
         moves.transition(lock, JobState.FAILED, Change.failure(state.wire() + ": " + message));
         return Applied.MOVED_OUT;
     }
 
-    private Applied handBack(JobLock lock, String interruption) {
+    private Applied handBack(HeldJob lock, String interruption) {
         moves.unlock(lock);
         LOG.info("job {} batch {}: handed back in {} at shutdown (step interrupted: {}); another worker takes it",
                 lock.jid(), lock.job().batchId(), state, interruption);
@@ -192,7 +192,7 @@ public final class JobOutcomes extends OutcomeStrategy<JobLock, JobOutcome> {
     }
 
     @Override
-    public void abort(JobLock lock) {
+    public void abort(HeldJob lock) {
         try {
             moves.unlock(lock);
         } catch (RuntimeException e) {

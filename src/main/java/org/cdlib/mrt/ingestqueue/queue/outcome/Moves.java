@@ -10,6 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -73,7 +74,7 @@ public final class Moves {
     }
 
     /** Releases a job lock without moving the job (e.g. it stays in provisioning), its records written first. */
-    public void unlock(JobLock lock) {
+    public void unlock(HeldJob lock) {
         try {
             records.flush(lock);
         } catch (RuntimeException e) {
@@ -84,7 +85,7 @@ public final class Moves {
     }
 
     /** Moves a locked job as a worker does; the lock is released by the same transaction. */
-    public Job transition(JobLock lock, JobState to, Change change) {
+    public Job transition(HeldJob lock, JobState to, Change change) {
         return move(lock, to, change, Transition.By.WORKER);
     }
 
@@ -94,17 +95,17 @@ public final class Moves {
      * deleting it, so the next state's work starts without a claim (no lock create, no read: the
      * moved job is known). The lock stays fenced as before: same session, same handle.
      */
-    public JobLock transitionAndKeep(JobLock lock, JobState to, Change change, String nextWorker) {
+    public HeldJob transitionAndKeep(HeldJob lock, JobState to, Change change, String nextWorker) {
         LockOwner owner = LockOwner.of(nextWorker);
         JobChain handed = move(lock, to, change, Transition.By.WORKER, owner);
-        return new JobLock(lock.jid(), owner, lock.zk, handed);
+        return new HeldJob(new JobLock(lock.jid(), owner, lock.lease().zk), handed);
     }
 
-    public Job move(JobLock lock, JobState to, Change change, Transition.By by) {
+    public Job move(HeldJob lock, JobState to, Change change, Transition.By by) {
         return move(lock, to, change, by, null).job();
     }
 
-    private JobChain move(JobLock lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
+    private JobChain move(HeldJob lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
         JobState from = lock.job().state();
         int[] openLeft = {-1};
         JobChain moved = jobRecords.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
@@ -116,7 +117,7 @@ public final class Moves {
     }
 
     /** Deletes every node of a locked job (a damaged one too) in one transaction. */
-    public void deleteJobNodes(JobLock lock, String bid, String reason) {
+    public void deleteJobNodes(HeldJob lock, String bid, String reason) {
         if (deletion.deleteNodes(lock, bid, reason) && bid != null) {
             reportIfDone(bid);
         }
@@ -132,12 +133,12 @@ public final class Moves {
     }
 
     /** Commits under a job lock that holds no readable job (a repair), checking only the lock. */
-    public void commitUnderLock(JobLock lock, String what, List<Op> ops) {
+    public void commitUnderLock(HeldJob lock, String what, List<Op> ops) {
         List<Op> all = new ArrayList<>(ops);
         all.add(0, Op.check(QueuePaths.jobLock(lock.jid()), -1));
         lock.chain(c -> c.withChildren(null)); // a repair may change anything: completing lists the children again
         try {
-            zk.commit(lock.zk, all, () -> false);
+            zk.commit(lock.lease().zk, all, () -> false);
         } catch (KeeperException e) {
             throw new QueueException(what + ": " + e.code() + "; nothing was written", e);
         }

@@ -21,7 +21,7 @@ import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -50,14 +50,14 @@ class UnusedArksApiTest {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> jids = store.batches().load(bid).jobIds();
         // a mint whose answer was lost, then the next attempt's
-        JobLock lost = store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
+        HeldJob lost = store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
         store.records().effectStarted(lost, JobEffects.MINT, "demo_content");
         store.records().mintAgain(lost, "demo_content");
         store.records().writeMintedIdentifiers(lost, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
                 "ark:/99999/fk4kept");
         store.unlock(lost);
         // a mint whose local id another job bound first
-        JobLock displaced = store.claims().tryLockJob(jids.get(1), "test").orElseThrow();
+        HeldJob displaced = store.claims().tryLockJob(jids.get(1), "test").orElseThrow();
         store.records().effectStarted(displaced, JobEffects.MINT, "demo_content");
         store.records().writeMintedIdentifiers(displaced, new Identifiers("ark:/99999/fk4winner", List.of("loc1")),
                 "ark:/99999/fk4mine");
@@ -102,7 +102,7 @@ class UnusedArksApiTest {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().load(bid).jobIds().get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
-        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
         store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")),
                 "ark:/99999/fk4mine");

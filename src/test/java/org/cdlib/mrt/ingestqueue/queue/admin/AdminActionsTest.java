@@ -14,7 +14,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -55,7 +55,7 @@ class AdminActionsTest {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         JobState s = JobState.PENDING;
         while (s != state) {
-            JobLock lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             s = s.successor();
             store.transition(lock, s, Change.because("test"));
         }
@@ -64,7 +64,7 @@ class AdminActionsTest {
 
     String failedIn(JobState state) {
         String jid = jobIn(state);
-        JobLock lock = store.claims().claim(state, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(state, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.transition(lock, JobState.FAILED, Change.failure("boom"));
         return jid;
     }
@@ -119,7 +119,7 @@ class AdminActionsTest {
     @Test
     void aJobAWorkerHoldsIsRefusedNamingTheWorker() {
         String jid = jobIn(JobState.PROCESSING);
-        JobLock worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
+        HeldJob worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
         LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
         assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
         store.transition(worker, JobState.STORING, Change.because("done"));
@@ -157,7 +157,7 @@ class AdminActionsTest {
         admin.requeueJob(jid, "op");
         IllegalTransitionException open = assertThrows(IllegalTransitionException.class, () -> admin.updateReporting(bid, "op"));
         assertTrue(open.getMessage().contains(jid), open.getMessage());
-        JobLock w = store.claims().claim(JobState.RECORDING, store.jobs().load(jid).refName(), "w").orElseThrow();
+        HeldJob w = store.claims().claim(JobState.RECORDING, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.transition(w, JobState.NOTIFY, Change.because("t"));
         w = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.transition(w, JobState.COMPLETED, Change.because("t"));

@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -32,7 +32,7 @@ class BatchCompletionTest {
         BatchLock batch = store.batches().tryLock(bid, "pending").orElseThrow();
         String jid = store.batches().createJobs(batch, List.of(QueueTestSupport.newJob("loc0", 5))).get(0);
         for (JobState at = JobState.PENDING; at != JobState.COMPLETED; at = at.successor()) {
-            JobLock job = store.claims().tryLockJob(jid, "worker").orElseThrow();
+            HeldJob job = store.claims().tryLockJob(jid, "worker").orElseThrow();
             store.transition(job, at.successor(), Change.because("test"));
         }
         assertEquals(BatchState.PENDING, store.batches().load(bid).state(), "its last job ended while it was pending");
@@ -48,7 +48,7 @@ class BatchCompletionTest {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock job = store.claims().tryLockJob(jid, "worker").orElseThrow();
+        HeldJob job = store.claims().tryLockJob(jid, "worker").orElseThrow();
         store.transition(job, JobState.FAILED, Change.failure("test"));
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the last job's move decided it");
     }

@@ -11,7 +11,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -114,7 +114,7 @@ class ConsistencyCheckTest {
     @Test
     void aLockOfThisHostThatNoHolderHasIsFoundAndBrokenAndAStuckHostsLockCanBeBroken() throws Exception {
         ConsistencyCheck now = new ConsistencyCheck(store, 0);
-        JobLock worked = store.claims().tryLockJob(jids.get(2), "worker").orElseThrow(); // in the ledger: held on purpose
+        HeldJob worked = store.claims().tryLockJob(jids.get(2), "worker").orElseThrow(); // in the ledger: held on purpose
         // a lock of this session that no holder here has (as a create whose answer was lost leaves it)
         store.client().getZookeeperClient().getZooKeeper().create(QueuePaths.jobLock(jids.get(0)), "{}".getBytes(),
                 org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE, org.apache.zookeeper.CreateMode.EPHEMERAL);
@@ -131,7 +131,7 @@ class ConsistencyCheckTest {
         org.apache.curator.framework.CuratorFramework stuck = QueueTestSupport.client(ZK.server());
         try {
             QueueStore stuckHost = QueueTestSupport.store(stuck, dir);
-            JobLock held = stuckHost.claims().tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
+            HeldJob held = stuckHost.claims().tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
             AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
             assertThrows(ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
             assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));

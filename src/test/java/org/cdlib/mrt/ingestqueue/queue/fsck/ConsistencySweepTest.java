@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -33,7 +33,7 @@ class ConsistencySweepTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock worker = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob worker = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker").orElseThrow();
         ZK.client().setData().forPath(QueuePaths.jobNode(jid, "priority"), "garbage".getBytes());
 
         ConsistencyCheck.Slice s = new ConsistencyCheck(store, 0).repairSlice(0, 10);
@@ -145,7 +145,7 @@ class ConsistencySweepTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        JobLock done = store.claims().claim(JobState.PENDING, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
+        HeldJob done = store.claims().claim(JobState.PENDING, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
         store.transition(done, JobState.FAILED, Change.failure("bad payload"));
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
         ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "priority"), "garbage".getBytes());

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -37,14 +37,14 @@ class MovingJobCheckTest extends StoreTest {
         jid = store.batches().load(bid).jobIds().get(0);
         JobState s = JobState.PENDING;
         while (s != JobState.NOTIFY) {
-            JobLock l = store.claims().claim(s, store.jobs().load(jid).refName(), "t").orElseThrow();
+            HeldJob l = store.claims().claim(s, store.jobs().load(jid).refName(), "t").orElseThrow();
             store.transition(l, s.successor(), Change.because("test"));
             s = s.successor();
         }
     }
 
     void complete() {
-        JobLock l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "t").orElseThrow();
+        HeldJob l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "t").orElseThrow();
         store.transition(l, JobState.COMPLETED, Change.because("notified"));
     }
 

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -57,7 +57,7 @@ class SpaceCheckCutTest {
         Collections.sort(jids);
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
-            JobLock l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
+            HeldJob l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
             store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
         }
         // 7 and 1,000 downloading through this queue: counted

@@ -10,7 +10,7 @@ import java.time.Clock;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -44,7 +44,7 @@ class SpaceReservationRepairTest {
         long[] bytes = {1_000, 250};
         for (int i = 0; i < jids.size(); i++) {
             for (JobState s : List.of(JobState.PENDING, JobState.ESTIMATING, JobState.PROVISIONING)) {
-                JobLock lock = store.claims().tryLockJob(jids.get(i), "test").orElseThrow();
+                HeldJob lock = store.claims().tryLockJob(jids.get(i), "test").orElseThrow();
                 Change c = s == JobState.ESTIMATING ? Change.because("estimated").withSpaceNeeded(bytes[i])
                         : s == JobState.PROVISIONING ? Change.because("admitted").admittedWhileReservedAtMost(1_000_000)
                         : Change.because("go");

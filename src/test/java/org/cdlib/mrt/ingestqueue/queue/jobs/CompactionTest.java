@@ -19,7 +19,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -67,14 +67,14 @@ class CompactionTest {
         // another job bound the local id first: this mint's ARK is left unused (an fsck notice)
         QueueTestSupport.walkToNotifyWithEffects(store, jid, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
                 "ark:/99999/fk4unused");
-        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
         store.unlock(lock);
         return jid;
     }
 
     void complete(String jid) {
-        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
     }
 
@@ -100,7 +100,7 @@ class CompactionTest {
         long[] ops = new long[3];
         for (int i = 0; i < 3; i++) {
             String jid = jids.get(i);
-            JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
             assertEquals(Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), lock.chain().children(),
                     "its lock included");
             assertEquals(lock.chain().children().size(), lock.chain().childCount());
@@ -124,7 +124,7 @@ class CompactionTest {
     @Test
     void aChildGoneUnknownToTheLeaseIsListedAndTheJobStillCompletes() throws Exception {
         String jid = jobInNotifyWithEffects();
-        JobLock lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         assertTrue(lock.chain().children().contains("store"));
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store")); // an operator's hand, under the lock
         store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
@@ -165,7 +165,7 @@ class CompactionTest {
         long ops = store.operations();
         assertEquals(List.of(after), run.load(List.of(jid)), "the report's read, from the status alone");
         assertEquals(0, store.operations() - ops, "no read past the statuses");
-        JobLock held = store.claims().tryLockJob(jid, "reader").orElseThrow();
+        HeldJob held = store.claims().tryLockJob(jid, "reader").orElseThrow();
         assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
         store.unlock(held);
 

@@ -19,7 +19,7 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -148,7 +148,7 @@ class CompletedJobMerrittShapeTest {
         assertEquals(Map.of(jid, before.identifiers()), store.jobs().identifiers(List.of(jid)), "search's read");
         Jobs.Run run = store.jobs().run(List.of(jid));
         assertEquals(List.of(after), run.load(List.of(jid)), "the report's read");
-        JobLock held = store.claims().tryLockJob(jid, "reader").orElseThrow();
+        HeldJob held = store.claims().tryLockJob(jid, "reader").orElseThrow();
         assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
         store.unlock(held);
         ConsistencyCheck.Report fsckAfter = fsck.check();

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -47,12 +47,12 @@ class EffectRecordWritesTest {
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.STORING));
     }
 
-    JobLock claim(JobState state) {
+    HeldJob claim(JobState state) {
         return store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
     }
 
     /** The job moved on from storing, and claimed in recording. */
-    JobLock inRecording() {
+    HeldJob inRecording() {
         store.transition(claim(JobState.STORING), JobState.RECORDING, Change.because("stored"));
         return claim(JobState.RECORDING);
     }
@@ -63,7 +63,7 @@ class EffectRecordWritesTest {
 
     @Test
     void writtenWithTheirRecordsWhenNoneExistYet() throws Exception {
-        JobLock lock = claim(JobState.STORING);
+        HeldJob lock = claim(JobState.STORING);
         long before = store.operations();
         store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
@@ -78,7 +78,7 @@ class EffectRecordWritesTest {
     void aNodeAlreadyThereIsOverwritten() throws Exception {
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "store"), "{\"manifest_url\":\"left by Merritt\"}".getBytes(StandardCharsets.UTF_8));
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "inventory"), "{}".getBytes(StandardCharsets.UTF_8));
-        JobLock lock = claim(JobState.STORING);
+        HeldJob lock = claim(JobState.STORING);
         store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
         assertTrue(node("store").contains("\"manifest_url\":\"http://localhost/manifest\""), node("store"));
@@ -88,7 +88,7 @@ class EffectRecordWritesTest {
 
     @Test
     void aNodeTheRecordsSayExistsButIsGoneIsCreated() throws Exception {
-        JobLock lock = claim(JobState.STORING);
+        HeldJob lock = claim(JobState.STORING);
         store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store"));
         store.records().storeStarted(lock, "1", "http://localhost/manifest2", "add/7777/ark:/99999/fk4a", List.of());
@@ -98,7 +98,7 @@ class EffectRecordWritesTest {
 
     @Test
     void theMoveCarriesIt() {
-        JobLock lock = inRecording();
+        HeldJob lock = inRecording();
         store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
         long before = store.operations();
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
@@ -106,7 +106,7 @@ class EffectRecordWritesTest {
         assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY), "the lease knows it");
         assertFalse(store.jobs().effects(jid).done(JobEffects.INVENTORY), "not written yet");
 
-        JobLock notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
+        HeldJob notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state(), "written by the move");
         store.records().effectStarted(notify, JobEffects.CALLBACK, "cb"); // the lease knows the version the move left
         assertEquals("started", store.jobs().effects(jid).get(JobEffects.CALLBACK).state());
@@ -115,7 +115,7 @@ class EffectRecordWritesTest {
 
     @Test
     void theNextRecordCarriesIt() {
-        JobLock lock = inRecording();
+        HeldJob lock = inRecording();
         store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
         store.records().effectStarted(lock, JobEffects.CALLBACK, "cb");
@@ -125,7 +125,7 @@ class EffectRecordWritesTest {
 
     @Test
     void aLockLetGoWithoutAMoveWritesItFirst() {
-        JobLock lock = inRecording();
+        HeldJob lock = inRecording();
         store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1"); // no effects node yet: created
         store.unlock(lock);
         assertTrue(store.jobs().effects(jid).done(JobEffects.INVENTORY));
@@ -134,9 +134,9 @@ class EffectRecordWritesTest {
 
     @Test
     void aCompletionBesideMerrittWritesItToTheEffectsNode() throws Exception {
-        JobLock recording = inRecording();
+        HeldJob recording = inRecording();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
-        JobLock notify = claim(JobState.NOTIFY);
+        HeldJob notify = claim(JobState.NOTIFY);
         store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
         store.transition(notify, JobState.COMPLETED, Change.because("notified"));
         assertEquals("cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail());
@@ -147,9 +147,9 @@ class EffectRecordWritesTest {
     @Test
     void aCompletionWithoutMerrittNeighboursPutsItInTheSummary() throws Exception {
         store.jobs().merrittNeighbours(false);
-        JobLock recording = inRecording();
+        HeldJob recording = inRecording();
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
-        JobLock notify = claim(JobState.NOTIFY);
+        HeldJob notify = claim(JobState.NOTIFY);
         store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
         assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")));
         store.transition(notify, JobState.COMPLETED, Change.because("notified"));

@@ -50,12 +50,13 @@ class LeaseTest {
     void aBrokenJobLockReclaimedByTheSameProcessIsNotTheOldWorkersAnyMore() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1").orElseThrow();
+        HeldJob old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1").orElseThrow();
         old.verifyHeld();
 
         new AdminActions(store, Clock.systemUTC()).breakJobLock(jid, true, "operator");
-        JobLock renewed = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-2").orElseThrow();
-        assertEquals(old.sessionId, renewed.sessionId, "one process, one session: the case the session alone cannot tell");
+        HeldJob renewed = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-2").orElseThrow();
+        assertEquals(old.lease().sessionId, renewed.lease().sessionId,
+                "one process, one session: the case the session alone cannot tell");
         byte[] renewedNode = store.calls().readOrNull(QueuePaths.jobLock(jid));
 
         StaleLockException fenced = assertThrows(StaleLockException.class, old::verifyHeld);
@@ -93,7 +94,7 @@ class LeaseTest {
      */
     @Test
     void aFenceRightAfterARecordStandsOnItAndALaterOneReadsTheLock() {
-        JobLock lock = claimOne();
+        HeldJob lock = claimOne();
         String jid = lock.jid();
         long half = halfTheSession(lock);
         boolean fromRecord = false;
@@ -130,12 +131,12 @@ class LeaseTest {
      */
     @Test
     void aHandedOnLockIsConfirmedForItsNextHolderOnly() {
-        JobLock lock = claimOne();
+        HeldJob lock = claimOne();
         long half = halfTheSession(lock);
         boolean fromMove = false;
         JobState[] path = {JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING};
         for (JobState to : path) {
-            JobLock before = lock;
+            HeldJob before = lock;
             lock = store.moves().transitionAndKeep(before, to, Change.because("on"), "worker-" + to.wire());
             long asked = System.nanoTime();
             fromMove |= lock.verifyHeldUntil() - half < asked;
@@ -144,15 +145,15 @@ class LeaseTest {
         assertTrue(fromMove, "the next holder's fence stood on the move's answer");
     }
 
-    private JobLock claimOne() {
+    private HeldJob claimOne() {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         return store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1").orElseThrow();
     }
 
     /** How long a fence's answer holds, from when it was asked. */
-    private static long halfTheSession(JobLock lock) {
-        return TimeUnit.MILLISECONDS.toNanos(lock.zk.getSessionTimeout()) / 2;
+    private static long halfTheSession(HeldJob lock) {
+        return TimeUnit.MILLISECONDS.toNanos(lock.lease().zk.getSessionTimeout()) / 2;
     }
 
     @Test

@@ -32,7 +32,7 @@ class LockLedgerTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock lock = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob lock = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker").orElseThrow();
         assertEquals(1, store.claims().held().size());
         // another writer rewrites the status without the lock (as Merritt's tools may): the move is stale
         byte[] status = ZK.client().getData().forPath(QueuePaths.jobStatus(jid));
@@ -47,12 +47,12 @@ class LockLedgerTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "old").orElseThrow();
+        HeldJob old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "old").orElseThrow();
         int before = ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getVersion();
         new AdminActions(store, java.time.Clock.systemUTC()).breakJobLock(jid, true, "op");
         assertEquals(before + 1, ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getVersion());
         assertEquals(1, store.claims().breaks().count(), "one break, counted");
-        JobLock next = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "next").orElseThrow();
+        HeldJob next = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "next").orElseThrow();
         assertThrows(StaleLockException.class, () -> store.transition(old, JobState.ESTIMATING, Change.because("late")));
         assertNotNull(ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)), "the new holder's lock is not deleted by the old");
         store.transition(next, JobState.ESTIMATING, Change.because("done"));

@@ -37,12 +37,12 @@ class ObjectLockSpanTest {
         return data == null ? null : QueueJson.text(data);
     }
 
-    JobLock claim(String jid, JobState state) {
+    HeldJob claim(String jid, JobState state) {
         return store.claims().claim(state, store.jobs().load(jid).refName(), "w").orElseThrow();
     }
 
     /** The object's lock taken as processing takes it, once the ARK is the job's. */
-    String lockObject(JobLock lock, String ark) {
+    String lockObject(HeldJob lock, String ark) {
         store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ark));
         return store.records().lockObject(lock, ark);
     }
@@ -54,7 +54,7 @@ class ObjectLockSpanTest {
         String jid = store.batches().jobs(QueueTestSupport.batchWithJobs(store, 1, 5), BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
 
-        JobLock processing = claim(jid, JobState.PROCESSING);
+        HeldJob processing = claim(jid, JobState.PROCESSING);
         assertNull(lockObject(processing, ark));
         store.transition(processing, JobState.STORING, Change.because("prepared"));
         assertEquals(jid, holder(ark), "processing → storing keeps it");
@@ -76,16 +76,16 @@ class ObjectLockSpanTest {
         QueueTestSupport.walk(store, other, QueueTestSupport.pipelineTo(JobState.PROCESSING));
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
 
-        JobLock storing = claim(writer, JobState.STORING);
+        HeldJob storing = claim(writer, JobState.STORING);
         assertNull(lockObject(storing, ark));
         store.transition(storing, JobState.FAILED, Change.failure("storing: HTTP 500"));
         assertNull(holder(ark), "a failure in storing lets it go");
         assertEquals(JobState.PROCESSING, store.jobs().load(writer).status().lastSuccessful());
         assertEquals(JobState.STORING, admin.requeueJob(writer, "op").state(), "a requeue resumes at storing");
 
-        JobLock again = claim(writer, JobState.STORING);
+        HeldJob again = claim(writer, JobState.STORING);
         assertNull(store.records().lockObject(again, ark), "taken again in storing");
-        JobLock waiting = claim(other, JobState.PROCESSING);
+        HeldJob waiting = claim(other, JobState.PROCESSING);
         assertEquals(writer, store.records().lockObject(waiting, ark), "another job of the object waits while it stores");
         store.unlock(waiting);
         store.unlock(again);
@@ -110,29 +110,29 @@ class ObjectLockSpanTest {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
         }
 
-        JobLock processing = claim(jids.get(0), JobState.PROCESSING);
+        HeldJob processing = claim(jids.get(0), JobState.PROCESSING);
         store.records().writeIdentifiers(processing, processing.job().identifiers().withPrimary(ark));
         long before = store.operations();
         assertNull(store.records().lockObject(processing, ark));
         assertEquals(3, store.operations() - before, "one transaction: the lease's fence, its status, the create; no read");
-        JobLock storing = store.moves().transitionAndKeep(processing,
+        HeldJob storing = store.moves().transitionAndKeep(processing,
                 JobState.STORING, Change.because("prepared"), "w2");
         before = store.operations();
         assertNull(store.records().lockObject(storing, ark), "still its own");
         assertEquals(0, store.operations() - before, "known: nothing sent");
-        JobLock recording = store.moves().transitionAndKeep(storing,
+        HeldJob recording = store.moves().transitionAndKeep(storing,
                 JobState.RECORDING, Change.because("stored"), "w3");
         assertEquals(jids.get(0), holder(ark));
         store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(holder(ark), "let go with the version it knew");
 
-        JobLock second = claim(jids.get(1), JobState.PROCESSING);
+        HeldJob second = claim(jids.get(1), JobState.PROCESSING);
         store.records().writeIdentifiers(second, second.job().identifiers().withPrimary(ark));
         assertNull(store.records().lockObject(second, ark));
-        JobLock secondStoring = store.moves().transitionAndKeep(second,
+        HeldJob secondStoring = store.moves().transitionAndKeep(second,
                 JobState.STORING, Change.because("prepared"), "w2");
         ZK.client().setData().forPath(QueuePaths.objectLock(ark), QueueJson.text(jids.get(1))); // by hand: its version moves
-        JobLock secondRecording = store.moves().transitionAndKeep(secondStoring,
+        HeldJob secondRecording = store.moves().transitionAndKeep(secondStoring,
                 JobState.RECORDING, Change.because("stored"), "w3");
         assertEquals(JobState.NOTIFY, store.transition(secondRecording, JobState.NOTIFY, Change.because("recorded")).state(),
                 "the move read the lock again");

@@ -43,7 +43,7 @@ class ObjectLockTakeoverTest {
         QueueTestSupport.walk(store, holder, toProcessing);
         QueueTestSupport.walk(store, taker, toProcessing);
 
-        JobLock h = store.claims().claim(JobState.PROCESSING, store.jobs().load(holder).refName(), "h").orElseThrow();
+        HeldJob h = store.claims().claim(JobState.PROCESSING, store.jobs().load(holder).refName(), "h").orElseThrow();
         assertNull(store.records().lockObject(h, ark));
         store.transition(h, JobState.FAILED, Change.failure("storage refused"));
         // a leftover: the holder moved on and its object lock stayed (as after a crash between the two)
@@ -52,7 +52,7 @@ class ObjectLockTakeoverTest {
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         store.probes().set(Probes.Point.AFTER_HOLDER_READ, () -> admin.requeueJob(holder, "operator"));
         try {
-            JobLock t = store.claims().claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t").orElseThrow();
+            HeldJob t = store.claims().claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t").orElseThrow();
             assertEquals(holder, store.records().lockObject(t, ark), "the requeued holder keeps the object");
             store.unlock(t);
         } finally {

@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,7 +87,7 @@ class TransitionTableTest {
             assertNull(client.checkExists().forPath(QueuePaths.job(jid)));
             return;
         }
-        JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
         Job moved = store.moves().move(lock, t.to(), t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"), t.by());
         assertEquals(t.to(), moved.state());
         Job read = store.jobs().load(jid);
@@ -124,7 +124,7 @@ class TransitionTableTest {
                 if (to == JobState.DELETED || Transitions.job(from, to).isPresent()) {
                     continue;
                 }
-                JobLock lock = store.claims().tryLockJob(jid, "test").orElseThrow();
+                HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
                 IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
                         () -> store.transition(lock, to, Change.because("test")), from + " -> " + to);

@@ -17,7 +17,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -80,7 +80,7 @@ class ConnectionLossTest {
 
     @Test
     void aReleaseThatCannotReachZooKeeperIsRetriedUntilTheLockIsGone() throws Exception {
-        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         duringOutage(() -> {
             store.unlock(lock); // returns at once; the release is retried in the background
             return true;
@@ -91,7 +91,7 @@ class ConnectionLossTest {
 
     @Test
     void aLockTakenDuringAnOutageIsTakenOnceAndIsOurs() throws Exception {
-        Optional<JobLock> lock = duringOutage(() -> store.claims().tryLockJob(jid, "w"));
+        Optional<HeldJob> lock = duringOutage(() -> store.claims().tryLockJob(jid, "w"));
         assertTrue(lock.isPresent());
         Stat st = client.checkExists().forPath(QueuePaths.jobLock(jid));
         assertEquals(client.getZookeeperClient().getZooKeeper().getSessionId(), st.getEphemeralOwner());
@@ -100,7 +100,7 @@ class ConnectionLossTest {
 
     @Test
     void aTransitionCommittedDuringAnOutageAppliesOnceAndIsKnownToHaveApplied() throws Exception {
-        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         Job moved = duringOutage(() -> store.transition(lock, JobState.ESTIMATING, Change.because("during outage")));
         assertEquals(JobState.ESTIMATING, moved.state());
         Job now = store.jobs().load(jid);
@@ -114,7 +114,7 @@ class ConnectionLossTest {
 
     @Test
     void identifiersAndAnEffectWrittenDuringAnOutageAreWrittenOnce() throws Exception {
-        JobLock lock = store.claims().tryLockJob(jid, "w").orElseThrow();
+        HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         duringOutage(() -> {
             store.records().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4lost", List.of("loc0")));
             return store.records().effectDone(lock, JobEffects.MINT, "ark:/99999/fk4lost");

@@ -19,7 +19,7 @@ import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
-import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -103,7 +103,7 @@ class WireFormatTest {
     void theHappyPathLeavesCompletedAfterNotify() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 2);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        JobLock first = store.claims().claim(JobState.PENDING, "02-" + jid, "w").orElseThrow();
+        HeldJob first = store.claims().claim(JobState.PENDING, "02-" + jid, "w").orElseThrow();
         store.transition(first, JobState.ESTIMATING, Change.because("test"));
         assertJobStatus(jid, "Estimating", "Pending", 0, "");
         QueueTestSupport.walk(store, jid, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
@@ -119,7 +119,7 @@ class WireFormatTest {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 2);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.NOTIFY));
-        JobLock l = store.claims().claim(JobState.NOTIFY, "02-" + jid, "w").orElseThrow();
+        HeldJob l = store.claims().claim(JobState.NOTIFY, "02-" + jid, "w").orElseThrow();
         store.transition(l, JobState.FAILED, Change.failure("Sample Failure Message"));
         assertJobStatus(jid, "Failed", "Recording", 0, "Sample Failure Message");
         assertNotNull(ZK.client().checkExists().forPath("/batches/" + bid + "/states/batch-failed/" + jid));
@@ -217,7 +217,7 @@ class WireFormatTest {
         for (int i = 0; i < states.size(); i++) {
             assertEquals(states.get(i), store.jobs().load(jids.get(i)).state(), "read in the old form");
         }
-        JobLock held = store.claims().tryLockJob(jids.get(3), "a-worker-meanwhile").orElseThrow();
+        HeldJob held = store.claims().tryLockJob(jids.get(3), "a-worker-meanwhile").orElseThrow();
         ConsistencyCheck fsck = new ConsistencyCheck(store);
         ConsistencyCheck.Report first = fsck.repair();
         assertEquals(2 * states.size(), first.violations().stream().filter(v -> v.kind().equals("old-wire-format")).count(),
