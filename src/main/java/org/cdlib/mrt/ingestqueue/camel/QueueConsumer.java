@@ -16,7 +16,7 @@ import org.apache.camel.support.DefaultConsumer;
 import org.apache.camel.support.LoggingExceptionHandler;
 import org.apache.camel.support.UnitOfWorkHelper;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.outcome.OutcomeStrategy;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.slf4j.Logger;

@@ -12,10 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 
 /**
  * Prometheus metrics: jobs and batches per state (read at scrape time), transitions (a counter:

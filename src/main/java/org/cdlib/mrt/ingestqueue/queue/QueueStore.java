@@ -6,24 +6,28 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchTransactions;
 import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
 import org.cdlib.mrt.ingestqueue.queue.batches.JobCreation;
 import org.cdlib.mrt.ingestqueue.queue.batches.MerrittBatches;
-import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
 import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ThisHost;
-import org.cdlib.mrt.ingestqueue.queue.jobs.EffectRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.EffectsNode;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
-import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobTransactions;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
-import org.cdlib.mrt.ingestqueue.queue.jobs.StepRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.StepWrites;
+import org.cdlib.mrt.ingestqueue.queue.layout.BaseNodes;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.QueueHolds;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -31,16 +35,12 @@ import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.DamagedItems;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.outcome.Moves;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
-import org.cdlib.mrt.ingestqueue.queue.zk.BaseNodes;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -48,9 +48,9 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 /**
  * The one layer that reads and writes the queue in ZooKeeper (no Camel here). It moves jobs and
  * batches, and hands out the parts of one concern: {@link #batches()}, {@link #jobs()} (reads),
- * {@link #claims()} (locking jobs to work on), {@link #records()} (what a step records under its
+ * {@link #claims()} (locking jobs to work on), {@link #stepWrites()} (what a step records under its
  * job's lock), {@link #holds()} (the operator's holds) and {@link #hosts()}; underneath,
- * {@link BatchRecords}, {@link JobRecords}, {@link JobCreation}, {@link EphemeralLocks} and
+ * {@link BatchTransactions}, {@link JobTransactions}, {@link JobCreation}, {@link EphemeralLocks} and
  * {@link ZooKeeperCalls}.
  *
  * <p>Guarantees:
@@ -69,13 +69,13 @@ public final class QueueStore implements Closeable {
     private final ZooKeeperCalls zk;
     private final TransitionLog log = new TransitionLog();
     private final EphemeralLocks locks;
-    private final BatchRecords batchRecords;
-    private final JobRecords jobRecords;
+    private final BatchTransactions batchTransactions;
+    private final JobTransactions jobTransactions;
     private final ObjectLocks objects;
     private final MerrittBatches merrittBatches;
     private final QueueHolds holds;
     private final JobClaims claims;
-    private final StepRecords records;
+    private final StepWrites stepWrites;
     private final Batches batches;
     private final Jobs jobs;
     private final Moves moves;
@@ -95,19 +95,19 @@ public final class QueueStore implements Closeable {
         this.thisHost = new ThisHost(zk);
         this.ingestHome = ingestHome.toAbsolutePath().normalize();
         this.locks = new EphemeralLocks(zk);
-        this.batchRecords = new BatchRecords(zk, log, this.ingestHome);
+        this.batchTransactions = new BatchTransactions(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
-        this.jobRecords = new JobRecords(zk, log, objects, locks);
-        JobDeletion deletion = new JobDeletion(zk, log, jobRecords.spaceCounters(), locks);
+        this.jobTransactions = new JobTransactions(zk, log, objects, locks);
+        JobDeletion deletion = new JobDeletion(zk, log, jobTransactions.spaceCounters(), locks);
         this.holds = new QueueHolds(zk, locks, client);
-        this.jobs = new Jobs(zk, jobRecords, this.ingestHome, this::damaged);
+        this.jobs = new Jobs(zk, jobTransactions, this.ingestHome, this::damaged);
         this.claims = new JobClaims(locks, jobs, this.ingestHome);
-        EffectRecords effects = new EffectRecords(zk);
-        this.records = new StepRecords(zk, effects, objects);
+        EffectsNode effects = new EffectsNode(zk);
+        this.stepWrites = new StepWrites(zk, effects, objects);
         JobCreation creation = new JobCreation(zk, log, this.ingestHome, creationChunk);
-        this.batches = new Batches(zk, locks, batchRecords, creation, this::damaged);
+        this.batches = new Batches(zk, locks, batchTransactions, creation, this::damaged);
         this.merrittBatches = new MerrittBatches(batches, zk);
-        this.moves = new Moves(zk, locks, jobRecords, batchRecords, deletion, effects, log);
+        this.moves = new Moves(zk, locks, jobTransactions, batchTransactions, deletion, effects, log);
     }
 
     public QueueStore(CuratorFramework client, Path ingestHome) {
@@ -117,7 +117,7 @@ public final class QueueStore implements Closeable {
     /** Creates the fixed nodes of the layout if they are missing; safe to call on every start. */
     public QueueStore start() {
         BaseNodes.create(zk);
-        batchRecords.batchIds.forget();
+        batchTransactions.batchIds.forget();
         return this;
     }
 
@@ -169,8 +169,8 @@ public final class QueueStore implements Closeable {
     }
 
     /** The dashboard's per-minute figures, shared by the hosts. */
-    public ActivityRecords activity() {
-        return new ActivityRecords(zk);
+    public ActivityMinutes activity() {
+        return new ActivityMinutes(zk);
     }
 
     /** The operator's holds on the queue and on collections. */
@@ -184,8 +184,8 @@ public final class QueueStore implements Closeable {
     }
 
     /** What a step records under its job's lock: identifiers, outside effects, the object lock. */
-    public StepRecords records() {
-        return records;
+    public StepWrites stepWrites() {
+        return stepWrites;
     }
 
     public QueueHealth health() {
@@ -248,21 +248,9 @@ public final class QueueStore implements Closeable {
         return moves;
     }
 
-    public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
-        return moves.transition(lock, to, reason, report, errorMessage);
-    }
 
-    public void unlock(BatchLock lock) {
-        moves.unlock(lock);
-    }
 
-    public void unlock(HeldJob lock) {
-        moves.unlock(lock);
-    }
 
-    public Job transition(HeldJob lock, JobState to, Change change) {
-        return moves.transition(lock, to, change);
-    }
 
     // ------------------------------------------------------------------ watches (for the queue consumers)
 
@@ -314,7 +302,7 @@ public final class QueueStore implements Closeable {
     }
 
     SpaceCounters spaceCounters() {
-        return jobRecords.spaceCounters();
+        return jobTransactions.spaceCounters();
     }
 
     /** Where a test steps in between two of this store's calls to ZooKeeper; nothing sets them in production. */

@@ -78,10 +78,10 @@ public final class DepositorMail {
      */
     public MimeMessage report(Batch batch, List<Job> completed, List<Job> failed, List<String> recovered, List<String> to)
             throws Exception {
-        return report(batch, new BatchOutcome(completed.size(), failed.size(), 0, completed, failed), recovered, to);
+        return report(batch, new BatchTally(completed.size(), failed.size(), 0, completed, failed), recovered, to);
     }
 
-    MimeMessage report(Batch batch, BatchOutcome outcome, List<String> recovered, List<String> to) throws Exception {
+    MimeMessage report(Batch batch, BatchTally outcome, List<String> recovered, List<String> to) throws Exception {
         List<Job> completed = outcome.completed();
         List<Job> failed = outcome.failed();
         boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
@@ -99,7 +99,7 @@ public final class DepositorMail {
                 .append("Completion date: ").append(Instant.now()).append('\n')
                 .append("Status: ").append(ok ? "COMPLETED" : "FAILED").append('\n');
         if (!outcome.listsAll()) {
-            b.append("The attachments list the first ").append(BatchOutcome.LISTED)
+            b.append("The attachments list the first ").append(BatchTally.LISTED)
                     .append(" jobs of each kind; GET /api/jobs?batch=").append(batch.id()).append(" pages through all.\n");
         }
         List<Job> listed = new ArrayList<>(completed);

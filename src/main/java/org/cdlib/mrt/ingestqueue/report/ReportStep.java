@@ -59,7 +59,7 @@ public final class ReportStep implements Processor {
             BatchExchange.stay(exchange, "reported by Merritt's batch reporter", MERRITTS_BATCH_LOOK_AGAIN_MS);
             return;
         }
-        BatchOutcome outcome = BatchOutcome.of(store, batch);
+        BatchTally outcome = BatchTally.of(store, batch);
         List<String> recovered = null;
         StatusReport previous = batch.statusReport();
         if (update) {

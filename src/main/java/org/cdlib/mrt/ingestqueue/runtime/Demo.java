@@ -15,11 +15,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 
 /**
  * {@code java -jar ingest-queue.jar demo [key=value ...]}: ingests the bundled batch manifest of

@@ -2,7 +2,7 @@ package org.cdlib.mrt.ingestqueue.services;
 
 import java.io.InterruptedIOException;
 import java.util.concurrent.CancellationException;
-import org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException;
+import org.cdlib.mrt.ingestqueue.queue.errors.LeaseLapsedException;
 
 /**
  * One item's run on a worker, and all its cancellation: the cancel flag, the interrupt behind

@@ -2,10 +2,10 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 
 /**
@@ -65,13 +65,13 @@ public final class IdentifiersStep {
     public void beginMint(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Job job = o.job();
-        if (store.records().effects(o.lock).unresolved(JobEffects.MINT)) {
-            JobEffects fx = store.records().mintAgain(o.lock, o.profile.id());
+        if (store.stepWrites().effects(o.lock).unresolved(JobEffects.MINT)) {
+            JobEffects fx = store.stepWrites().mintAgain(o.lock, o.profile.id());
             // the wording "began minting and recorded no ARK" is what the chaos test counts
             LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
                     + "(lost_mint {} on the job: an unused ARK may exist at the minter)", job.id(), job.batchId(), fx.lostMints());
         } else {
-            store.records().effectStarted(o.lock, JobEffects.MINT, o.profile.id());
+            store.stepWrites().effectStarted(o.lock, JobEffects.MINT, o.profile.id());
         }
     }
 
@@ -120,7 +120,7 @@ public final class IdentifiersStep {
 
     private void keep(Exchange exchange, ObjectInProcess o) {
         Job job = o.job();
-        JobEffects fx = store.records().effects(o.lock); // as the lock knows them: no read
+        JobEffects fx = store.stepWrites().effects(o.lock); // as the lock knows them: no read
         // only an attempt after the one that recorded the mint can have sent the update already
         boolean mintedEarlier = fx.done(JobEffects.MINT);
         Identifiers ids = o.identifiers();
@@ -128,21 +128,21 @@ public final class IdentifiersStep {
         if (fx.unresolved(JobEffects.MINT) && o.minted == null) {
             if (job.identifiers().primary() != null) {
                 // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
-                fx = store.records().effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
+                fx = store.stepWrites().effectDone(o.lock, JobEffects.MINT, job.identifiers().primary());
             } else if (o.ark.equals(o.foundByLocalId)) {
                 // an earlier attempt minted and bound this ARK, then died before writing it: it is this job's
                 // mint, and its EZID update is still due
                 LOG.warn("job {} batch {}: an earlier attempt's mint was not recorded, and the local id is bound to {}: "
                         + "taken as that mint", job.id(), job.batchId(), o.ark);
-                fx = store.records().writeMintedIdentifiers(o.lock, ids, o.ark);
+                fx = store.stepWrites().writeMintedIdentifiers(o.lock, ids, o.ark);
                 changed = false;
             }
         }
         if (changed) {
             if (o.minted != null) {
-                fx = store.records().writeMintedIdentifiers(o.lock, ids, o.minted); // the ARK and the mint's record together
+                fx = store.stepWrites().writeMintedIdentifiers(o.lock, ids, o.minted); // the ARK and the mint's record together
             } else {
-                store.records().writeIdentifiers(o.lock, ids);
+                store.stepWrites().writeIdentifiers(o.lock, ids);
             }
         }
         // an ARK is described by the job that minted it: not one another job bound first, which that job describes
@@ -168,7 +168,7 @@ public final class IdentifiersStep {
             LOG.info("job {} batch {}: {} already has its landing page at EZID (an update whose answer was lost); not sent again",
                     o.job().id(), o.job().batchId(), o.ark);
             exchange.setProperty("describedEarlier", true);
-            store.records().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
+            store.stepWrites().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
         }
     }
 
@@ -203,7 +203,7 @@ public final class IdentifiersStep {
 
     public void described(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        store.records().effectDoneWithNextWrite(o.lock, JobEffects.EZID_UPDATE, o.ark);
+        store.stepWrites().effectDoneWithNextWrite(o.lock, JobEffects.EZID_UPDATE, o.ark);
     }
 
     /** The ARK exists and is recorded; its landing page can be set later, the object must not wait. */

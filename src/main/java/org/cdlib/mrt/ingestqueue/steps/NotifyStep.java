@@ -38,7 +38,7 @@ public final class NotifyStep {
         Profile profile = profiles.require(job.configuration().profileName());
         exchange.setProperty(ServiceCall.PROFILE, profile);
         String key = Callback.key(job, "completed");
-        JobEffects fx = store.records().effects(lock);
+        JobEffects fx = store.stepWrites().effects(lock);
         boolean sent = fx.done(JobEffects.CALLBACK) && key.equals(fx.get(JobEffects.CALLBACK).detail());
         boolean due = profile.callsBack() && !sent;
         exchange.setProperty("callbackDue", due);
@@ -72,6 +72,6 @@ public final class NotifyStep {
     public void answer(Exchange exchange) throws Exception {
         Callback.answer(exchange);
         HeldJob lock = JobExchange.lock(exchange);
-        store.records().effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
+        store.stepWrites().effectDone(lock, JobEffects.CALLBACK, Callback.key(lock.job(), "completed"));
     }
 }

@@ -66,7 +66,7 @@ final class ObjectInProcess {
      * without a worker ({@code objectBusy} true).
      */
     void lockObject(QueueStore store, Exchange exchange) {
-        String writer = store.records().lockObject(lock, ark);
+        String writer = store.stepWrites().lockObject(lock, ark);
         exchange.setProperty("objectBusy", writer != null);
         if (writer != null) {
             JobExchange.stay(exchange, "object " + ark + " is being written by job " + writer + "; waiting for it");

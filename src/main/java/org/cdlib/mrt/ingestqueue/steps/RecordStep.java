@@ -92,7 +92,7 @@ public final class RecordStep {
         Job job = lock.job();
         Profile profile = profiles.require(job.configuration().profileName());
         WorkingDirectory wd = WorkingDirectory.of(store.ingestHome(), job.configuration().workingDir());
-        JobEffects fx = store.records().effects(lock);
+        JobEffects fx = store.stepWrites().effects(lock);
         StoredVersion v = StoredVersions.of(fx);
         if (v == null) {
             v = ProcessStep.stored(wd.root()); // stored by a release that kept the answer only in this file
@@ -139,7 +139,7 @@ public final class RecordStep {
             return;
         }
         Recording r = Recording.of(exchange);
-        JobEffects.Effect begun = store.records().effects(r.lock()).get(JobEffects.INVENTORY);
+        JobEffects.Effect begun = store.stepWrites().effects(r.lock()).get(JobEffects.INVENTORY);
         if (begun == null || begun.done() || !r.key().equals(begun.detail())) {
             return;
         }
@@ -182,7 +182,7 @@ public final class RecordStep {
         if (has >= r.version().version()) {
             LOG.warn("job {} batch {}: an inventory add of {} had no answer recorded; inventory has version {} of it: "
                     + "taken as that add's, not sent again", job.id(), job.batchId(), r.key(), has);
-            store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
+            store.stepWrites().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
             exchange.setProperty(ADD_NEEDED, false);
         } else {
             LOG.info("job {} batch {}: an inventory add of {} had no answer recorded; inventory has {}: "
@@ -201,7 +201,7 @@ public final class RecordStep {
      */
     public void beginAdd(Exchange exchange) {
         Recording r = Recording.of(exchange);
-        store.records().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
+        store.stepWrites().effectStarted(r.lock(), JobEffects.INVENTORY, r.key());
         exchange.setProperty(ADD_BEGUN, true);
     }
 
@@ -220,7 +220,7 @@ public final class RecordStep {
      */
     public void added(Exchange exchange) {
         Recording r = Recording.of(exchange);
-        store.records().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
+        store.stepWrites().effectDoneWithNextWrite(r.lock(), JobEffects.INVENTORY, r.key());
         exchange.setProperty(ADD_BEGUN, false);
     }
 

@@ -78,7 +78,7 @@ public final class StoreStep {
             exchange.removeProperty(ServiceCall.DELETES);
         }
         o.ark(exchange, o.ark);
-        JobEffects fx = store.records().effects(lock);
+        JobEffects fx = store.stepWrites().effects(lock);
         StoredVersion earlier = null;
         if (fx.done(JobEffects.STORAGE)) {
             earlier = StoredVersions.of(fx);
@@ -142,7 +142,7 @@ public final class StoreStep {
         if (settle.isZero()) {
             return;
         }
-        JobEffects fx = store.records().effects(o.lock);
+        JobEffects fx = store.stepWrites().effects(o.lock);
         if (!fx.unresolved(JobEffects.STORAGE)) {
             return;
         }
@@ -203,7 +203,7 @@ public final class StoreStep {
     public void sawVersion(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         int now = exchange.getProperty(ServiceCall.RESULT, Integer.class);
-        JobEffects fx = store.records().effects(o.lock);
+        JobEffects fx = store.stepWrites().effects(o.lock);
         if (fx.unresolved(JobEffects.STORAGE)) {
             String before = fx.get(JobEffects.STORAGE).detail();
             if (before.startsWith(o.ark + " v") && now > Integer.parseInt(before.substring(o.ark.length() + 2))) {
@@ -224,7 +224,7 @@ public final class StoreStep {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         // fenced as the mint's record is (IdentifiersStep.beginMint); mrt-zk's /jobs/JID/store describes the add
         String node = o.profile.storageNode() == null ? "" : o.profile.storageNode().toString();
-        store.records().storeStarted(o.lock, o.versionBefore,
+        store.stepWrites().storeStarted(o.lock, o.versionBefore,
                 addresses.fileUrl(o.job().batchId(), o.job().id(), o.wd.system().resolve(StorageManifest.NAME),
                         "system/" + StorageManifest.NAME),
                 (o.update ? "update/" : "add/") + node + "/" + URLEncoder.encode(o.ark, StandardCharsets.UTF_8),
@@ -239,7 +239,7 @@ public final class StoreStep {
     private StoredVersion keep(ObjectInProcess o, int version) {
         StoredVersion v = new StoredVersion(o.ark, version, addresses.manifestUrl(o.profile, o.ark),
                 o.update ? "update" : "add", o.deletes.stream().map(Deletions.Delete::name).toList());
-        store.records().storeDone(o.lock, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
+        store.stepWrites().storeDone(o.lock, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         return v;
     }
 

@@ -83,7 +83,7 @@ class BatchPendingStepTest {
         Exchange ex = new DefaultExchange(new DefaultCamelContext());
         BatchExchange.put(ex, lock);
         step.process(ex);
-        store.unlock(lock);
+        store.moves().unlock(lock);
         ex.setProperty("bid", bid);
         return ex;
     }

@@ -141,9 +141,9 @@ class OpenJobsCapAcrossHostsTest {
                     BatchExchange.put(ex, lock);
                     step.process(ex);
                     if (BatchExchange.next(ex) == BatchState.PROCESSING) {
-                        host.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
+                        host.moves().transition(lock, BatchState.PROCESSING, "jobs created", null, null);
                     } else {
-                        host.unlock(lock);
+                        host.moves().unlock(lock);
                     }
                     return null;
                 }));

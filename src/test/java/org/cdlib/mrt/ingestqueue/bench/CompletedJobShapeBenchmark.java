@@ -48,9 +48,9 @@ public final class CompletedJobShapeBenchmark {
                 for (String jid : jids) {
                     walkToNotify(store, jid);
                     HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
-                    store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
+                    store.stepWrites().effectDone(lock, JobEffects.CALLBACK, "completed");
                     long before = store.operations();
-                    store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
+                    store.moves().transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
                     moveOps += store.operations() - before;
                 }
                 long znodes = 0;

@@ -16,12 +16,12 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 
@@ -127,7 +127,7 @@ public final class QueueBenchmark {
             String bid = store.batches().create(submission());
             BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
             store.batches().createJobs(lock, jobs);
-            store.transition(lock, BatchState.PROCESSING, "bench", null, null);
+            store.moves().transition(lock, BatchState.PROCESSING, "bench", null, null);
             double createS = (System.nanoTime() - t0) / 1e9;
             long ops0 = store.operations();
             long t1 = System.nanoTime();
@@ -255,7 +255,7 @@ public final class QueueBenchmark {
                 store.addListener(done);
                 BatchLock l = store.batches().tryLock(single, "bench").orElseThrow();
                 store.batches().createJobs(l, jobs.subList(0, 1));
-                store.transition(l, BatchState.PROCESSING, "bench", null, null);
+                store.moves().transition(l, BatchState.PROCESSING, "bench", null, null);
                 store.holds().releaseQueue();
                 one.await(1, TimeUnit.MINUTES);
                 store.removeListener(done);
@@ -277,7 +277,7 @@ public final class QueueBenchmark {
         ours.set(bid);
         BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
         store.batches().createJobs(lock, jobs);
-        store.transition(lock, BatchState.PROCESSING, "bench", null, null);
+        store.moves().transition(lock, BatchState.PROCESSING, "bench", null, null);
         long t0 = System.nanoTime();
         store.holds().releaseQueue();
         finished.get().await(30, TimeUnit.MINUTES);

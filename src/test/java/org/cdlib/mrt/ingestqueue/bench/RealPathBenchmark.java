@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**

@@ -111,7 +111,7 @@ public final class ScaleBenchmark {
             String empty = mntr(service);
             long[] reporting = new long[2];
             store.addListener(e -> {
-                if (!org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent.JOB.equals(e.kind())) {
+                if (!org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent.JOB.equals(e.kind())) {
                     if ("reporting".equals(e.to())) {
                         reporting[0] = System.currentTimeMillis();
                     } else if ("completed".equals(e.to()) || "failed".equals(e.to())) {
@@ -240,7 +240,7 @@ public final class ScaleBenchmark {
                             List.of()), 5));
                 }
                 store.batches().createMoreJobs(lock, window, queued);
-                store.unlock(lock);
+                store.moves().unlock(lock);
                 double ms = claimAndMove(store, 500);
                 System.out.printf("  %,9d objects queued (%,d jobs created, %,d in pending): %.2f ms per claim + transition%n",
                         queued, store.batches().load(bid).status().jobsCreated(), store.jobs().counts().get(JobState.PENDING), ms);
@@ -259,7 +259,7 @@ public final class ScaleBenchmark {
             }
             Optional<HeldJob> lock = store.claims().claim(JobState.PENDING, ref, "bench");
             if (lock.isPresent()) {
-                store.transition(lock.get(), JobState.ESTIMATING, Change.because("bench"));
+                store.moves().transition(lock.get(), JobState.ESTIMATING, Change.because("bench"));
                 moved++;
             }
         }

@@ -92,7 +92,7 @@ class PriorityInEveryStateTest extends CamelTestSupport {
         String high = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         HeldJob other = store.claims().tryLockJob(high, "another-host").orElseThrow();
         List<String> low = saturated();
-        store.transition(other, JobState.ESTIMATING, Change.because("another host"));
+        store.moves().transition(other, JobState.ESTIMATING, Change.because("another host"));
         long arrived = System.currentTimeMillis();
         await().atMost(Duration.ofSeconds(60)).until(() -> started.containsKey(high));
         assertBound(low, high, arrived);

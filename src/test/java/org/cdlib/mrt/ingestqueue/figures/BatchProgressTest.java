@@ -49,7 +49,7 @@ class BatchProgressTest {
     void work(QueueStore store, String jid, JobState to) {
         for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
             HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "w").orElseThrow();
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
+            store.moves().transition(lock, s.successor(), Change.because("step succeeded"));
         }
     }
 

@@ -13,7 +13,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityRecords;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
@@ -91,7 +91,7 @@ class SharedActivityTest {
         Activity c = new Activity(new Moving("2026-11-24T10:02:15Z"));
         c.fill(store.activity().read(m1 - 5, m1));
         assertEquals(0.0, c.arrivedPerMinute("x1", 15));
-        store.activity().write(m1 + ActivityRecords.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));
+        store.activity().write(m1 + ActivityMinutes.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.ACTIVITY + "/" + m1), "older than the kept minutes");
     }
 }

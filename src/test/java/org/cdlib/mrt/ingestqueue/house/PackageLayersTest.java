@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.junit.jupiter.api.Test;
@@ -42,19 +43,28 @@ class PackageLayersTest {
     void theQueueIsReachedThroughItsFacadeAndItsRecords() throws IOException {
         Map<String, Set<String>> uses = uses(Path.of("src/main/java"));
         // below the façade nothing knows it: the rooms of queue/ are usable alone
-        for (String room : List.of("model", "zk", "lease", "space", "jobs", "batches", "hosts")) {
+        for (String room : List.of("errors", "model", "log", "zk", "layout", "lease", "space", "jobs", "batches",
+                "hosts", "outcome")) {
             assertTrue(!uses.getOrDefault(ROOT + ".queue." + room, Set.of()).contains(ROOT + ".queue"),
                     "queue." + room + " must not use the façade QueueStore: " + uses.get(ROOT + ".queue." + room));
         }
-        assertEquals(Set.of(), reachable(uses, ROOT + ".queue.model").stream()
-                .filter(p -> p.startsWith(ROOT + ".queue")).collect(java.util.stream.Collectors.toSet()),
-                "the queue's records depend on nothing else of the queue");
+        assertEquals(Set.of(), queueRooms(reachable(uses, ROOT + ".queue.errors")),
+                "the queue's errors depend on nothing else of the queue");
+        assertEquals(Set.of(ROOT + ".queue.errors"), queueRooms(reachable(uses, ROOT + ".queue.model")),
+                "the queue's records depend on its errors only");
+        // the zk layer knows nothing of the queue's layout: it bounds calls by the records' limits, no more
+        assertEquals(Set.of(ROOT + ".queue.errors", ROOT + ".queue.model"), queueRooms(reachable(uses, ROOT + ".queue.zk")),
+                "the zk layer reaches the queue's errors and records only");
     }
 
     @Test
     void aCycleIsNamed() {
         Map<String, Set<String>> uses = Map.of("a", Set.of("b"), "b", Set.of("a"), "c", Set.of("a"));
         assertEquals(List.of("a <-> [b]", "b <-> [a]"), cycles(new TreeMap<>(uses)));
+    }
+
+    private static Set<String> queueRooms(Set<String> packages) {
+        return packages.stream().filter(p -> p.startsWith(ROOT + ".queue")).collect(Collectors.toSet());
     }
 
     /** Package → the project packages its classes name (imports and fully named types; comments and strings skipped). */

@@ -18,10 +18,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -29,10 +32,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
@@ -79,7 +79,7 @@ class CrashAndContentionTest {
             default -> ZK.client().delete().forPath(QueuePaths.jobLock(jid));
         }
         Job before = store.jobs().load(jid);
-        assertThrows(QueueException.class, () -> store.transition(lock, JobState.FAILED, Change.failure("x")));
+        assertThrows(QueueException.class, () -> store.moves().transition(lock, JobState.FAILED, Change.failure("x")));
         Job after = store.jobs().load(jid);
         assertEquals(JobState.PENDING, after.state(), "status untouched");
         assertEquals(before.statusVersion(), after.statusVersion());
@@ -104,12 +104,12 @@ class CrashAndContentionTest {
             doomed.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).lockOwner() == null);
             StaleLockException e = assertThrows(StaleLockException.class,
-                    () -> doomedStore.transition(lock, JobState.ESTIMATING, Change.because("late")));
+                    () -> doomedStore.moves().transition(lock, JobState.ESTIMATING, Change.because("late")));
             assertTrue(e.getMessage().contains("expired"), e.getMessage());
         }
         assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         HeldJob mine = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "survivor").orElseThrow();
-        store.transition(mine, JobState.ESTIMATING, Change.because("t"));
+        store.moves().transition(mine, JobState.ESTIMATING, Change.because("t"));
         assertTrue(fsck.check().clean());
     }
 
@@ -129,7 +129,7 @@ class CrashAndContentionTest {
                 done.add(pool.submit(() -> {
                     go.await();
                     for (var lock = s.claims().claimNext(JobState.PENDING, worker); lock.isPresent(); lock = s.claims().claimNext(JobState.PENDING, worker)) {
-                        s.transition(lock.get(), JobState.ESTIMATING, Change.because(worker));
+                        s.moves().transition(lock.get(), JobState.ESTIMATING, Change.because(worker));
                         moved.add(lock.get().jid());
                     }
                     return null;
@@ -188,11 +188,11 @@ class CrashAndContentionTest {
                 ExecutorService pool = Executors.newFixedThreadPool(2);
                 Future<?> fa = pool.submit(() -> {
                     together.await();
-                    return store.transition(a, JobState.FAILED, Change.failure("x"));
+                    return store.moves().transition(a, JobState.FAILED, Change.failure("x"));
                 });
                 Future<?> fb = pool.submit(() -> {
                     together.await();
-                    return s2.transition(b, JobState.FAILED, Change.failure("y"));
+                    return s2.moves().transition(b, JobState.FAILED, Change.failure("y"));
                 });
                 fa.get();
                 fb.get();
@@ -221,13 +221,13 @@ class CrashAndContentionTest {
         BatchLock lock = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertThrows(QueueException.class, () -> chunked.batches().createJobs(lock, jobs));
         chunked.probes().clear();
-        chunked.unlock(lock);
+        chunked.moves().unlock(lock);
         assertEquals(2, chunked.batches().load(bid).status().jobsCreated());
         assertEquals(2, chunked.batches().jobs(bid, BatchRef.PROCESSING).size());
 
         BatchLock again = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertEquals(3, chunked.batches().createJobs(again, jobs).size());
-        chunked.transition(again, BatchState.PROCESSING, "jobs created", null, null);
+        chunked.moves().transition(again, BatchState.PROCESSING, "jobs created", null, null);
         assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.jobs().load(chunked.batches().jobs(bid, BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
         assertEquals(5, chunked.jobs().refs(JobState.PENDING).size());
         assertTrue(fsck.check().clean());
@@ -241,7 +241,7 @@ class CrashAndContentionTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> ZK.client().getZookeeperClient().isConnected());
         // the session survives a short outage, and its lock with it; either way there is no half state
         try {
-            assertEquals(JobState.ESTIMATING, store.transition(lock, JobState.ESTIMATING, Change.because("after restart")).state());
+            assertEquals(JobState.ESTIMATING, store.moves().transition(lock, JobState.ESTIMATING, Change.because("after restart")).state());
         } catch (StaleLockException e) {
             assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         }

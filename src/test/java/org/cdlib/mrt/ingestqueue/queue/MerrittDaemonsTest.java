@@ -143,7 +143,7 @@ class MerrittDaemonsTest {
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
             HeldJob l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
-            store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000L + 37L * i));
+            store.moves().transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000L + 37L * i));
         }
         return jids;
     }
@@ -164,9 +164,9 @@ class MerrittDaemonsTest {
             Future<?> ourWork = pool.submit(() -> {
                 for (String jid : ours) {
                     HeldJob l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
-                    store.transition(l, JobState.DOWNLOADING, Change.because("admitted").admittedWhileReservedAtMost(Long.MAX_VALUE / 4));
+                    store.moves().transition(l, JobState.DOWNLOADING, Change.because("admitted").admittedWhileReservedAtMost(Long.MAX_VALUE / 4));
                     HeldJob d = store.claims().tryLockJob(jid, "downloader").orElseThrow();
-                    store.transition(d, JobState.PROCESSING, Change.because("downloaded"));
+                    store.moves().transition(d, JobState.PROCESSING, Change.because("downloaded"));
                 }
                 return null;
             });
@@ -230,7 +230,7 @@ class MerrittDaemonsTest {
         List<String> jids = provisioning(201);
         for (String jid : jids.subList(1, 201)) {
             HeldJob l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
-            store.transition(l, JobState.DOWNLOADING, Change.because("admitted"));
+            store.moves().transition(l, JobState.DOWNLOADING, Change.because("admitted"));
         }
         String jid = jids.get(0);
         heal.awaitAccounted(10_000);
@@ -260,7 +260,7 @@ class MerrittDaemonsTest {
         long heals = heal.heals();
         for (String j : jids.subList(1, 21)) {
             HeldJob l = store.claims().tryLockJob(j, "downloader").orElseThrow();
-            store.transition(l, JobState.PROCESSING, Change.because("downloaded"));
+            store.moves().transition(l, JobState.PROCESSING, Change.because("downloaded"));
         }
         heal.awaitAccounted(10_000);
         System.out.printf("BENCH heal: 20 moves of ours out of downloading: %d ZooKeeper ops in all (moves included), %d evaluations, %d heals%n",
@@ -282,7 +282,7 @@ class MerrittDaemonsTest {
         assertNull(id(acquireJob(JobState.PENDING)), "and nothing else");
         assertEquals(Optional.empty(), store.claims().tryLockJob(jids.get(1), "our-worker"), "the one it holds is not ours to take");
         assertFalse(store.claims().claim(JobState.PENDING, "05-" + jids.get(1), "our-worker").isPresent());
-        store.unlock(ours);
+        store.moves().unlock(ours);
         daemon.unlock("/jobs/" + jids.get(1));
     }
 }

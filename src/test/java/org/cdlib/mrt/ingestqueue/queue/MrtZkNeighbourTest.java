@@ -59,7 +59,7 @@ class MrtZkNeighbourTest {
         QueueTestSupport.workTo(store, jids.get(0), JobState.COMPLETED);
         QueueTestSupport.workTo(store, jids.get(1), JobState.RECORDING);
         HeldJob l = store.claims().claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w").orElseThrow();
-        store.transition(l, JobState.FAILED, Change.failure("inventory refused"));
+        store.moves().transition(l, JobState.FAILED, Change.failure("inventory refused"));
         new AdminActions(store, Clock.systemUTC()).holdJob(jids.get(2), "op");
 
         MrtZk.Loaded done = mrtZk.loadJob(jids.get(0));
@@ -145,7 +145,7 @@ class MrtZkNeighbourTest {
         assertEquals(JobState.HELD, released.status().lastSuccessful(), "as the Ruby client leaves it");
         QueueTestSupport.workTo(store, jid, JobState.DOWNLOADING);
         HeldJob l = store.claims().claim(JobState.DOWNLOADING, store.jobs().load(jid).refName(), "w").orElseThrow();
-        store.transition(l, JobState.FAILED, Change.failure("payload gone"));
+        store.moves().transition(l, JobState.FAILED, Change.failure("payload gone"));
 
         mrtZk.requeue(jid);
         Job requeued = store.jobs().load(jid);
@@ -163,7 +163,7 @@ class MrtZkNeighbourTest {
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         QueueTestSupport.workTo(store, jids.get(0), JobState.NOTIFY);
         HeldJob l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
-        store.transition(l, JobState.FAILED, Change.failure("callback refused"));
+        store.moves().transition(l, JobState.FAILED, Change.failure("callback refused"));
         mrtZk.setJobStatus(jids.get(0), "Deleted", null, false);
         assertEquals(JobState.DELETED, store.jobs().load(jids.get(0)).state());
         assertEquals(List.of(jids.get(0)), store.batches().jobs(bid, BatchRef.DELETED));
@@ -172,7 +172,7 @@ class MrtZkNeighbourTest {
         QueueTestSupport.workTo(store, jids.get(1), JobState.COMPLETED);
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
         BatchLock b = store.batches().tryLock(bid, "reporting").orElseThrow();
-        store.transition(b, BatchState.COMPLETED, "reported", null, null);
+        store.moves().transition(b, BatchState.COMPLETED, "reported", null, null);
         new AdminActions(store, Clock.systemUTC()).cleanup(java.time.Duration.ZERO);
         assertNull(neighbourClient.checkExists().forPath("/batches/" + bid), "removed with its jobs, the deleted one too");
         assertNull(neighbourClient.checkExists().forPath("/jobs/" + jids.get(0)));
@@ -187,7 +187,7 @@ class MrtZkNeighbourTest {
         mrtZk.unlock("/jobs/" + jid);
         HeldJob ours = store.claims().tryLockJob(jid, "our-worker").orElseThrow();
         assertFalse(mrtZk.lock("/jobs/" + jid), "mrt-zk's acquireJob passes a job we hold");
-        store.unlock(ours);
+        store.moves().unlock(ours);
     }
 
     @Test

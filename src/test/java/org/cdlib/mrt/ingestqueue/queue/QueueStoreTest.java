@@ -56,7 +56,7 @@ class QueueStoreTest extends StoreTest {
             if (state == JobState.ESTIMATING) {
                 change = change.withPriority(10).withSpaceNeeded(1234);
             }
-            Job moved = store.transition(lock, state.successor(), change);
+            Job moved = store.moves().transition(lock, state.successor(), change);
             assertEquals(state.successor(), moved.state());
             assertNull(client.checkExists().forPath(QueuePaths.jobLock(jid)), "lock released by the transition");
             state = state.successor();
@@ -75,10 +75,10 @@ class QueueStoreTest extends StoreTest {
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         List<String> refs = store.jobs().refs(JobState.PENDING);
         HeldJob a = store.claims().claim(JobState.PENDING, refs.get(0), "w").orElseThrow();
-        store.transition(a, JobState.FAILED, Change.failure("manifest corrupt"));
+        store.moves().transition(a, JobState.FAILED, Change.failure("manifest corrupt"));
         assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
         HeldJob b = store.claims().claim(JobState.PENDING, refs.get(1), "w").orElseThrow();
-        store.transition(b, JobState.FAILED, Change.failure("boom"));
+        store.moves().transition(b, JobState.FAILED, Change.failure("boom"));
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
         Job failed = store.jobs().load(b.jid());
         assertEquals("boom", failed.status().errorMessage());
@@ -93,7 +93,7 @@ class QueueStoreTest extends StoreTest {
         assertEquals(Optional.empty(), store.claims().claim(JobState.PENDING, ref, "two"));
         byte[] before = client.getData().forPath(QueuePaths.jobStatus(lock.jid()));
         IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
-                () -> store.transition(lock, JobState.RECORDING, Change.because("skip ahead")));
+                () -> store.moves().transition(lock, JobState.RECORDING, Change.because("skip ahead")));
         assertTrue(e.getMessage().contains("pending to recording"), e.getMessage());
         assertTrue(e.getMessage().contains("estimating"), e.getMessage());
         assertArrayEquals(before, client.getData().forPath(QueuePaths.jobStatus(lock.jid())));

@@ -62,14 +62,14 @@ class SpaceCountersTest {
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
             HeldJob l = store.claims().claim(JobState.ESTIMATING, store.jobs().load(jids.get(i)).refName(), "t").orElseThrow();
-            store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
+            store.moves().transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
         }
         return jids;
     }
 
     static void move(QueueStore store, String jid, JobState from, JobState to) {
         HeldJob l = store.claims().claim(from, store.jobs().load(jid).refName(), "t").orElseThrow();
-        store.transition(l, to, Change.because("test"));
+        store.moves().transition(l, to, Change.because("test"));
     }
 
     /**
@@ -132,7 +132,7 @@ class SpaceCountersTest {
             for (String jid : jids) {
                 locks.add(p1.claims().claim(JobState.PROVISIONING, p1.jobs().load(jid).refName(), "t").orElseThrow());
             }
-            p1.transition(locks.get(4), JobState.DOWNLOADING, Change.because("w")); // the counts are known: z reads nothing before it sends
+            p1.moves().transition(locks.get(4), JobState.DOWNLOADING, Change.because("w")); // the counts are known: z reads nothing before it sends
             QueueStore observer = host();
             java.util.concurrent.atomic.AtomicInteger sends = new java.util.concurrent.atomic.AtomicInteger();
             p1.probes().set(Probes.Point.AFTER_SEND, sends::incrementAndGet);
@@ -140,12 +140,12 @@ class SpaceCountersTest {
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 relay.holdAnswers(); // z applies, its answer is lost
-                Future<?> z = pool.submit(() -> p1.transition(locks.get(0), JobState.DOWNLOADING, Change.because("z")));
+                Future<?> z = pool.submit(() -> p1.moves().transition(locks.get(0), JobState.DOWNLOADING, Change.because("z")));
                 await(() -> observer.jobs().load(jids.get(0)).state() == JobState.DOWNLOADING);
                 relay.holdRequests(); // a and b never reach the server
-                Future<?> a = pool.submit(() -> p1.transition(locks.get(1), JobState.DOWNLOADING, Change.because("a")));
+                Future<?> a = pool.submit(() -> p1.moves().transition(locks.get(1), JobState.DOWNLOADING, Change.because("a")));
                 await(() -> sends.get() == 2);
-                Future<?> b = pool.submit(() -> p1.transition(locks.get(2), JobState.DOWNLOADING, Change.because("b")));
+                Future<?> b = pool.submit(() -> p1.moves().transition(locks.get(2), JobState.DOWNLOADING, Change.because("b")));
                 await(() -> sends.get() == 3);
                 String aStatus = QueuePaths.jobStatus(jids.get(1));
                 String bStatus = QueuePaths.jobStatus(jids.get(2));
@@ -156,7 +156,7 @@ class SpaceCountersTest {
                     if (ops.stream().anyMatch(op -> op.getPath().equals(aStatus))) {
                         await(() -> p1.spaceCounters().guess() == null); // z read back as applied: the counts are read again
                         pool.submit(() -> {
-                            p1.transition(locks.get(3), JobState.DOWNLOADING, Change.because("c"));
+                            p1.moves().transition(locks.get(3), JobState.DOWNLOADING, Change.because("c"));
                             cDone.countDown();
                         });
                     }
@@ -218,7 +218,7 @@ class SpaceCountersTest {
                 for (String jid : order) {
                     Optional<HeldJob> l = store.claims().claim(from, QueuePaths.refName(5, jid), "t");
                     if (l.isPresent()) {
-                        store.transition(l.get(), to, Change.because("race"));
+                        store.moves().transition(l.get(), to, Change.because("race"));
                         n++;
                     }
                 }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class BatchOutcomeTest extends StoreTest {
 
     /** An outcome and the ZooKeeper operations its reading took. */
-    record Measured(BatchOutcome outcome, long operations) {
+    record Measured(BatchTally outcome, long operations) {
     }
 
     /** The status-alone reads below are those of a job compacted without Merritt neighbours (issue 42). */
@@ -26,7 +26,7 @@ class BatchOutcomeTest extends StoreTest {
 
     Measured measured(Batch batch, int listed) {
         long before = store.operations();
-        BatchOutcome outcome = BatchOutcome.of(store, batch, listed);
+        BatchTally outcome = BatchTally.of(store, batch, listed);
         return new Measured(outcome, store.operations() - before);
     }
 
@@ -45,10 +45,10 @@ class BatchOutcomeTest extends StoreTest {
     void pastItsListsTheOutcomeCountsFromTheStatusNodesAlone() throws Exception {
         Batch batch = store.batches().load(batchWithOneFailed(250, 247));
 
-        Measured all = measured(batch, BatchOutcome.LISTED);
+        Measured all = measured(batch, BatchTally.LISTED);
         Measured listed = measured(batch, 1);
 
-        for (BatchOutcome o : List.of(all.outcome(), listed.outcome())) {
+        for (BatchTally o : List.of(all.outcome(), listed.outcome())) {
             assertEquals(247, o.completedCount());
             assertEquals(1, o.failedCount());
             assertEquals(2, o.openCount(), "the last two stayed pending");
@@ -70,7 +70,7 @@ class BatchOutcomeTest extends StoreTest {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
         Batch batch = store.batches().load(bid);
-        Measured all = measured(batch, BatchOutcome.LISTED);
+        Measured all = measured(batch, BatchTally.LISTED);
         Measured listed = measured(batch, 1);
         assertEquals(250, all.outcome().completedCount());
         assertEquals(250, listed.outcome().completedCount());
@@ -85,7 +85,7 @@ class BatchOutcomeTest extends StoreTest {
     void aCompletedJobIsListedFromItsStatusAlone() throws Exception {
         String bid = batchWithOneFailed(20, 19);
         List<String> jids = store.batches().load(bid).jobIds();
-        Measured all = measured(store.batches().load(bid), BatchOutcome.LISTED);
+        Measured all = measured(store.batches().load(bid), BatchTally.LISTED);
         assertEquals(19, all.outcome().completed().size());
         for (var j : all.outcome().completed()) {
             assertEquals(store.jobs().load(j.id()), j, "read as a whole read reads it");
@@ -108,7 +108,7 @@ class BatchOutcomeTest extends StoreTest {
             QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
         Batch batch = store.batches().load(bid);
-        Measured all = measured(batch, BatchOutcome.LISTED);
+        Measured all = measured(batch, BatchTally.LISTED);
         Measured listed = measured(batch, 1);
         assertEquals(50, all.outcome().completed().size());
         for (var j : all.outcome().completed()) {

@@ -46,12 +46,12 @@ class DepositorPayloadCompactionTest {
         JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", upload, "file", "json", "add", null,
                 "thesis-1", "my thesis.pdf", null, null, 1234L, "who", "what", "when", null, Map.of());
         store.batches().createJobs(b, List.of(new NewJob(c, new Identifiers(null, List.of("thesis-1")), 5)));
-        store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(b, BatchState.PROCESSING, "jobs created", null, null);
         String jid = store.batches().load(bid).jobIds().get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
         HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-        store.records().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4thesis", List.of("thesis-1")));
-        store.unlock(lock);
+        store.stepWrites().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4thesis", List.of("thesis-1")));
+        store.moves().unlock(lock);
         QueueTestSupport.walk(store, jid, JobState.STORING, JobState.RECORDING, JobState.NOTIFY);
         Job before = store.jobs().load(jid);
 

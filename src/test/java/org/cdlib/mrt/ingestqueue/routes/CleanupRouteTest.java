@@ -38,7 +38,7 @@ class CleanupRouteTest extends RouteTestSupport {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         walk(jid, jobEnd == JobState.COMPLETED ? QueueTestSupport.pipelineTo(JobState.COMPLETED) : new JobState[] {jobEnd});
         await().atMost(Duration.ofSeconds(5)).until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
-        store.transition(store.batches().tryLock(bid, "test").orElseThrow(), batchEnd, "reported", null, null);
+        store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), batchEnd, "reported", null, null);
         return bid;
     }
 

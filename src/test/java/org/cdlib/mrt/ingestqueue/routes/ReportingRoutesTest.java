@@ -80,7 +80,7 @@ class ReportingRoutesTest extends RouteTestSupport {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         walk(jid, JobState.FAILED);
         awaitReporting(bid);
-        store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "first report",
+        store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "first report",
                 new StatusReport(Instant.now().toString(), List.of(jid), List.of(), 1, 1, 0), null);
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         admin.requeueJob(jid, "operator");

@@ -25,6 +25,7 @@ import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -32,7 +33,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.report.ReportingModule;
 import org.cdlib.mrt.ingestqueue.steps.FetchModule;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
@@ -157,10 +157,10 @@ abstract class RouteTestSupport extends CamelTestSupport {
         String bid = store.batches().create(submission("http://127.0.0.1/manifest.checkm", "batch-manifest"));
         BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
         String jid = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5))).get(0);
-        store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(batch, BatchState.PROCESSING, "jobs created", null, null);
         for (JobState at = JobState.PENDING; at != state; at = at.successor()) {
             HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-            store.transition(lock, at.successor(), Change.because("setup").withSpaceNeeded(spaceNeeded));
+            store.moves().transition(lock, at.successor(), Change.because("setup").withSpaceNeeded(spaceNeeded));
         }
         return jid;
     }

@@ -115,8 +115,8 @@ class AdminToolJobActionsTest {
                 return; // the requeued run goes through
             }
             HeldJob lock = JobExchange.lock(e);
-            store.records().writeIdentifiers(lock, new Identifiers(ARK, List.of("loc0")));
-            assertNull(store.records().lockObject(lock, ARK));
+            store.stepWrites().writeIdentifiers(lock, new Identifiers(ARK, List.of("loc0")));
+            assertNull(store.stepWrites().lockObject(lock, ARK));
             inStep.countDown();
             try {
                 go.await(30, TimeUnit.SECONDS);

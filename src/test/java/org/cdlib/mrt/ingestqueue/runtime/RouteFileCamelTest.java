@@ -85,7 +85,7 @@ class RouteFileCamelTest extends CamelTestSupport {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         for (JobState at = JobState.PENDING; at != s; at = at.successor()) {
             HeldJob l = store.claims().claim(at, store.jobs().load(jid).refName(), "test").orElseThrow();
-            store.transition(l, at.successor(), Change.because("setup"));
+            store.moves().transition(l, at.successor(), Change.because("setup"));
         }
         load(file);
         AdviceWith.adviceWith(context, routeId, a -> a.weaveAddLast().to("mock:end"));
@@ -105,10 +105,10 @@ class RouteFileCamelTest extends CamelTestSupport {
             throws Exception {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         if (!state.equals("pending")) {
-            store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.REPORTING, "setup", null, null);
+            store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.REPORTING, "setup", null, null);
         }
         if (state.equals("update-reporting")) {
-            store.transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
+            store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
             new org.cdlib.mrt.ingestqueue.queue.admin.AdminActions(store, java.time.Clock.systemUTC()).updateReporting(bid, "test");
         }
         load(file);

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
-import org.cdlib.mrt.ingestqueue.queue.model.LeaseLapsedException;
+import org.cdlib.mrt.ingestqueue.queue.errors.LeaseLapsedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -66,9 +66,9 @@ class ConcurrentAdmissionTest {
         String bid = QueueTestSupport.batchWithJobs(a, 60, 5);
         for (String jid : a.batches().load(bid).jobIds()) {
             HeldJob l = a.claims().claim(JobState.PENDING, a.jobs().load(jid).refName(), "t").orElseThrow();
-            a.transition(l, JobState.ESTIMATING, Change.because("test"));
+            a.moves().transition(l, JobState.ESTIMATING, Change.because("test"));
             l = a.claims().claim(JobState.ESTIMATING, a.jobs().load(jid).refName(), "t").orElseThrow();
-            a.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000));
+            a.moves().transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000));
         }
         AtomicInteger conflicts = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -91,7 +91,7 @@ class ConcurrentAdmissionTest {
 
         for (String ref : a.jobs().refs(JobState.DOWNLOADING)) {
             HeldJob l = a.claims().claim(JobState.DOWNLOADING, ref, "t").orElseThrow();
-            a.transition(l, ref.hashCode() % 2 == 0 ? JobState.PROCESSING : JobState.FAILED, Change.because("done"));
+            a.moves().transition(l, ref.hashCode() % 2 == 0 ? JobState.PROCESSING : JobState.FAILED, Change.because("done"));
         }
         assertEquals(0, a.jobs().spaceReserved().bytes());
     }
@@ -111,15 +111,15 @@ class ConcurrentAdmissionTest {
                 Exchange ex = StepTestSupport.exchange(lock);
                 step.process(ex);
                 if (JobExchange.stayReason(ex) != null) {
-                    store.unlock(lock);
+                    store.moves().unlock(lock);
                     continue;
                 }
                 try {
-                    store.transition(lock, JobState.DOWNLOADING, JobExchange.change(ex));
+                    store.moves().transition(lock, JobState.DOWNLOADING, JobExchange.change(ex));
                     admitted++;
                 } catch (SpaceReservation.Conflict e) {
                     conflicts.incrementAndGet();
-                    store.unlock(lock);
+                    store.moves().unlock(lock);
                 }
                 progress = true;
             }

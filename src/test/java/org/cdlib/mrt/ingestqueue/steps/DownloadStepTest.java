@@ -354,7 +354,7 @@ class DownloadStepTest extends WebStepTest {
             // a control character is refused with the manifest's cell (text is data), the others as a file name
             assertTrue(e.getMessage().contains(bad.contains("\u0000") ? "cell nfo:fileName contains a NUL" : "file name"),
                     e.getMessage());
-            store.unlock(lock);
+            store.moves().unlock(lock);
         }
         assertEquals(0, gets("/n/f.txt"));
     }
@@ -432,7 +432,7 @@ class DownloadStepTest extends WebStepTest {
             assertTrue(e.getMessage().startsWith(u + ": file URLs are only fetched from " + home.resolve("uploads")),
                     e.getMessage());
             assertFalse(Files.exists(producer(lock)));
-            store.unlock(lock);
+            store.moves().unlock(lock);
         }
         HeldJob lock = lockedJob(store, config(secret.toUri().toString(), "file"), 5);
         step(FAST.withAllowFileUrls(true)).process(exchange(lock));

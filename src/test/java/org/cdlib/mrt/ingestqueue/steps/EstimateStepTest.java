@@ -97,14 +97,14 @@ class EstimateStepTest extends WebStepTest {
     void aLargeJobIsMovedLaterAndTheChangeIsWrittenWithTheTransition() throws Exception {
         sized("/big.tar", 5_000);
         HeldJob lock = lockedJob(store, config(url("/big.tar"), "container"), 5);
-        store.unlock(lock);
+        store.moves().unlock(lock);
         lock = store.claims().claim(JobState.PENDING, lock.job().refName(), "t").orElseThrow();
-        store.transition(lock, JobState.ESTIMATING, Change.because("test"));
+        store.moves().transition(lock, JobState.ESTIMATING, Change.because("test"));
         lock = store.claims().claimNext(JobState.ESTIMATING, "t").orElseThrow();
         Exchange ex = exchange(lock);
         step(4_096).process(ex);
         assertEquals(90, JobExchange.change(ex).priority());
-        store.transition(lock, JobState.PROVISIONING, JobExchange.change(ex));
+        store.moves().transition(lock, JobState.PROVISIONING, JobExchange.change(ex));
         assertEquals(90, store.jobs().load(lock.jid()).priority());
         assertEquals(5_000L, store.jobs().load(lock.jid()).spaceNeeded());
         assertEquals("90-" + lock.jid(), store.jobs().refs(JobState.PROVISIONING).get(0));

@@ -90,7 +90,7 @@ class EveryArkDescribedTest {
 
     /** The next attempt: the dead host's lock is gone (its session ended), another claims the job. */
     HeldJob claimedAgain(HeldJob lock) {
-        store.unlock(lock);
+        store.moves().unlock(lock);
         return store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
     }
 
@@ -113,7 +113,7 @@ class EveryArkDescribedTest {
         HeldJob lock = downloadedJob();
         // the first host mints and binds the local id, then dies before the ARK is written to the job
         assertThrows(ServiceRoutes.JobFailed.class, () -> host("keepIdentifiers").processing(lock));
-        assertTrue(store.records().effects(lock).unresolved(JobEffects.MINT));
+        assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.MINT));
         assertEquals("ark:/99999/fk4bound", started.get(0).localIndex().primaryFor("demo_content", "loc1").orElseThrow());
         assertEquals(1, mints());
 
@@ -161,7 +161,7 @@ class EveryArkDescribedTest {
                         .before().process(e -> first.localIndex().bind("demo_content", "loc1", "ark:/99999/fk4first"))));
         started.add(second);
         second.processing(again);
-        store.unlock(again); // the update's record rides with the job's next write: here, before its lock is let go
+        store.moves().unlock(again); // the update's record rides with the job's next write: here, before its lock is let go
 
         assertEquals(2, mints(), http.getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
                 + e.getRequest().getUrl()).toList().toString());
@@ -213,7 +213,7 @@ class EveryArkDescribedTest {
         HeldJob lock = downloadedJob();
         host("described").processAndStore(lock);
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"));
-        assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
+        assertTrue(!store.stepWrites().effects(lock).done(JobEffects.EZID_UPDATE));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4once")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4once\n_target: " + TARGET + "ark:/99999/fk4once\n_profile: erc\n")));
 
@@ -221,7 +221,7 @@ class EveryArkDescribedTest {
         host(null).processAndStore(again);
         assertEquals(1, calls("GET", "/id/ark:/99999/fk4once"), "EZID is asked whether the lost answer's update arrived");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"), "it did: not sent again");
-        assertTrue(store.records().effects(again).done(JobEffects.EZID_UPDATE));
+        assertTrue(store.stepWrites().effects(again).done(JobEffects.EZID_UPDATE));
 
         HeldJob third = claimedAgain(again);
         host(null).processAndStore(third);
@@ -241,7 +241,7 @@ class EveryArkDescribedTest {
         host(null).processAndStore(lock); // the object goes on without its landing page
         int sent = calls("POST", "/id/ark:/99999/fk4later"); // the first try and its retries
         assertEquals(4, sent);
-        assertTrue(!store.records().effects(lock).done(JobEffects.EZID_UPDATE));
+        assertTrue(!store.stepWrites().effects(lock).done(JobEffects.EZID_UPDATE));
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4later")));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
@@ -253,7 +253,7 @@ class EveryArkDescribedTest {
 
         HeldJob again = claimedAgain(lock);
         host(null).processAndStore(again); // processing again (a requeue, a host dying later in it)
-        store.unlock(again); // as the consumer lets go of a job that stays: the update's record is written then
+        store.moves().unlock(again); // as the consumer lets go of a job that stays: the update's record is written then
         assertEquals(asked + 1, calls("GET", "/id/ark:/99999/fk4later"), "EZID is asked first");
         assertEquals(sent + 1, calls("POST", "/id/ark:/99999/fk4later"), "its target is not ours yet: sent once more");
         assertTrue(store.jobs().effects(lock.jid()).done(JobEffects.EZID_UPDATE));

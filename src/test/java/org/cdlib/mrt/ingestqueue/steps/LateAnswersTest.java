@@ -165,7 +165,7 @@ class LateAnswersTest {
         routes.recording(lock);
         assertEquals(1, count("POST /inv/add"), "one add: " + calls.keySet());
         assertEquals(1, calls.keySet().stream().filter(k -> k.startsWith("GET /inv/current/")).mapToInt(this::count).sum());
-        assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY));
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY));
     }
 
     /** The same without a settle: the read comes before the add lands, and the add is sent again. */
@@ -196,7 +196,7 @@ class LateAnswersTest {
             if (settle.equals("PT5S")) {
                 assertEquals(1, count("POST /id/" + ark), "one update: " + calls);
                 assertEquals(1, views, "asked once, after the settle: " + calls);
-                assertTrue(store.records().effects(lock).done(JobEffects.EZID_UPDATE));
+                assertTrue(store.stepWrites().effects(lock).done(JobEffects.EZID_UPDATE));
             } else {
                 assertTrue(count("POST /id/" + ark) >= 2, "what the settle prevents: " + calls);
             }

@@ -108,7 +108,7 @@ class ObjectLockTest {
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         Files.writeString(producer.resolve("a.txt"), text);
         for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING)) {
-            store.transition(lock, to, Change.because("test"));
+            store.moves().transition(lock, to, Change.because("test"));
             lock = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         }
         return lock;
@@ -149,10 +149,10 @@ class ObjectLockTest {
                 JobExchange.stayReason(aWaits ? ea : eb));
         String ark = store.jobs().load(first.jid()).identifiers().primary();
         assertEquals(ark, store.jobs().load(second.jid()).identifiers().primary(), "one local id, one object");
-        store.unlock(second);
+        store.moves().unlock(second);
 
         // the first stores: the lock goes with it into storing, and the second still waits while it writes
-        store.transition(first, JobState.STORING, Change.because("prepared"));
+        store.moves().transition(first, JobState.STORING, Change.because("prepared"));
         assertEquals(first.jid(), holder(ark), "kept from processing into storing");
         HeldJob storing = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         Future<Exchange> stored = pool.submit(() -> step.storing(storing));
@@ -162,21 +162,21 @@ class ObjectLockTest {
         assertNull(JobExchange.stayReason(stored.get()), "the first job stores");
         assertTrue(String.valueOf(JobExchange.stayReason(meanwhile)).contains("being written by job " + first.jid()),
                 "waits while the first job stores: " + JobExchange.stayReason(meanwhile));
-        store.unlock(waiting);
+        store.moves().unlock(waiting);
         pool.shutdown();
 
-        store.transition(storing, JobState.RECORDING, Change.because("stored"));
+        store.moves().transition(storing, JobState.RECORDING, Change.because("stored"));
         assertEquals(first.jid(), holder(ark), "kept from storing into recording");
         waiting = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         assertNotNull(JobExchange.stayReason(step.processing(waiting)), "still waiting while the first job records");
-        store.unlock(waiting);
+        store.moves().unlock(waiting);
 
         HeldJob recording = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
-        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        store.moves().transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)), "released as the first job left recording");
         HeldJob turn = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         assertNull(JobExchange.stayReason(step.processing(turn)), "its turn now");
-        store.transition(turn, JobState.STORING, Change.because("prepared"));
+        store.moves().transition(turn, JobState.STORING, Change.because("prepared"));
         step.storing(store.claims().tryLockJob(second.jid(), "test").orElseThrow());
         assertEquals(2, storage.currentVersion(null, ark), "two versions, one after the other");
         assertFalse(storage.overlapped.get(), "no two writes of one object at once");

@@ -144,7 +144,7 @@ class ProcessRecordNotifyTest {
                 .withRequestBody(containing("%0Awhere: ark:/99999/fk4abc123")));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"identifier\":1,\"versionID\":1}}")));
-        store.unlock(lock);
+        store.moves().unlock(lock);
         HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         // signed as the service signs them: the URLs storage fetches name the lease that sent the add
         FileUrlSigner signer = new FileUrlSigner(new byte[32], Duration.ofHours(1), Clock.systemUTC()).register(store.ingestHome());
@@ -204,7 +204,7 @@ class ProcessRecordNotifyTest {
     void storageAnsweringSomethingOtherThanAVersionStateFails() throws Exception {
         http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
         HeldJob lock = downloadedJob();
-        store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
+        store.stepWrites().writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
         assertTrue(e.getMessage().contains("not a version state"), e.getMessage());
         http.verify(0, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
@@ -226,7 +226,7 @@ class ProcessRecordNotifyTest {
         assertEquals(2, routes.localIndex().versions(ark), "a second version of the same object");
 
         HeldJob third = downloadedJob();
-        store.records().writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
+        store.stepWrites().writeIdentifiers(third, third.job().identifiers().withPrimary("ark:/99999/fk4other"));
         HeldJob reloaded = third;
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(reloaded));
         assertTrue(e.getCause() instanceof IllegalArgumentException, "a depositor's error: " + e.getCause());
@@ -283,7 +283,7 @@ class ProcessRecordNotifyTest {
         routes.recording(lock);
         http.verify(exactly(1), postRequestedFor(urlEqualTo("/inv/add")));
         http.verify(exactly(1), getRequestedFor(urlEqualTo(current + "?t=json")));
-        assertTrue(store.records().effects(lock).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.INVENTORY));
+        assertTrue(store.stepWrites().effects(lock).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.INVENTORY));
     }
 
     @Test
@@ -326,13 +326,13 @@ class ProcessRecordNotifyTest {
         assertTrue(e.getMessage().contains("may have been applied, so it is not sent again"), e.getMessage());
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*")));
 
-        store.unlock(lock);
+        store.moves().unlock(lock);
         HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().storing(again); // storing again, as a requeue resumes it
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         assertEquals(1, StoredVersions.of(store.jobs().effects(again.jid())).version());
-        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.STORAGE));
+        assertTrue(store.stepWrites().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.STORAGE));
     }
 
     @Test
@@ -345,12 +345,12 @@ class ProcessRecordNotifyTest {
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4upd1")));
         HeldJob lock = downloadedJob();
         ezidAndHttpStorage().processing(lock); // the object goes on without its landing page
-        store.unlock(lock);
+        store.moves().unlock(lock);
         HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         ezidAndHttpStorage().processing(again); // processing again (a host died before its transition, say)
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
-        assertTrue(store.records().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.EZID_UPDATE));
+        assertTrue(store.stepWrites().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.EZID_UPDATE));
     }
 
     @Test

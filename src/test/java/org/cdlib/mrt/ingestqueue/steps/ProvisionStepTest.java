@@ -36,11 +36,11 @@ class ProvisionStepTest extends StoreTest {
     /** A job walked to {@code to}, its estimate written on the way. */
     HeldJob jobIn(JobState to, long spaceNeeded) {
         HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
-        store.unlock(lock);
+        store.moves().unlock(lock);
         JobState s = JobState.PENDING;
         while (s != to) {
             HeldJob l = store.claims().claim(s, store.jobs().load(lock.jid()).refName(), "t").orElseThrow();
-            store.transition(l, s.successor(), Change.because("test").withSpaceNeeded(spaceNeeded));
+            store.moves().transition(l, s.successor(), Change.because("test").withSpaceNeeded(spaceNeeded));
             s = s.successor();
         }
         return store.claims().claim(to, store.jobs().load(lock.jid()).refName(), "t").orElseThrow();
@@ -49,7 +49,7 @@ class ProvisionStepTest extends StoreTest {
     @Test
     void aJobStaysWhileTheDiskWouldBeTooFullAndGoesOnWhenSpaceFrees() {
         HeldJob downloading = jobIn(JobState.DOWNLOADING, 200);
-        store.unlock(downloading);
+        store.moves().unlock(downloading);
         HeldJob job = jobIn(JobState.PROVISIONING, 300);
         ProvisionStep step = new ProvisionStep(store, disk, 80);
 
@@ -63,7 +63,7 @@ class ProvisionStepTest extends StoreTest {
         Exchange again = exchange(job);
         step.process(again);
         assertNull(JobExchange.stayReason(again));
-        store.transition(job, JobState.DOWNLOADING, JobExchange.change(again));
+        store.moves().transition(job, JobState.DOWNLOADING, JobExchange.change(again));
         assertEquals(JobState.DOWNLOADING, store.jobs().load(job.jid()).state());
     }
 
@@ -79,7 +79,7 @@ class ProvisionStepTest extends StoreTest {
         HeldJob first = jobIn(JobState.PROVISIONING, 300);
         Exchange ex = exchange(first);
         step.process(ex);
-        store.transition(first, JobState.DOWNLOADING, JobExchange.change(ex)); // this process now knows the counts
+        store.moves().transition(first, JobState.DOWNLOADING, JobExchange.change(ex)); // this process now knows the counts
 
         HeldJob second = jobIn(JobState.PROVISIONING, 300);
         long before = store.operations();
@@ -89,22 +89,22 @@ class ProvisionStepTest extends StoreTest {
         assertEquals(0, store.operations() - before, "no read: 300 reserved by this process's own move");
 
         HeldJob third = jobIn(JobState.PROVISIONING, 300);
-        store.unlock(third);
+        store.moves().unlock(third);
         try (var otherClient = QueueTestSupport.client(ZK.server())) { // another host
             QueueStore other = QueueTestSupport.store(otherClient, home);
             HeldJob elsewhere = other.claims().claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
                     .orElseThrow();
             Exchange theirs = exchange(elsewhere);
             new ProvisionStep(other, disk, 80).process(theirs);
-            other.transition(elsewhere, JobState.DOWNLOADING, JobExchange.change(theirs)); // 600 reserved now, 300 unseen here
+            other.moves().transition(elsewhere, JobState.DOWNLOADING, JobExchange.change(theirs)); // 600 reserved now, 300 unseen here
         }
         Exchange stale = exchange(second);
         step.process(stale);
         assertNull(JobExchange.stayReason(stale), "this process's counts still say 300");
         HeldJob held = second;
-        assertThrows(SpaceReservation.Conflict.class, () -> store.transition(held, JobState.DOWNLOADING, JobExchange.change(stale)),
+        assertThrows(SpaceReservation.Conflict.class, () -> store.moves().transition(held, JobState.DOWNLOADING, JobExchange.change(stale)),
                 "600 + 300 > 800: the move checks the counts as they are");
-        store.unlock(held);
+        store.moves().unlock(held);
         HeldJob again = store.claims().claim(JobState.PROVISIONING, store.jobs().load(second.jid()).refName(), "t").orElseThrow();
         Exchange fresh = exchange(again);
         step.process(fresh);

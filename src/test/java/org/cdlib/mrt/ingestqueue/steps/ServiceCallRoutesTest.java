@@ -147,7 +147,7 @@ class ServiceCallRoutesTest {
         assertTrue(form.startsWith("t=json&manifest=%23%25checkm_0.7") && form.contains("&local-identifier=loc1")
                 && !form.contains("delete="), form);
         assertNull(add.getHeader("Authorization"), "no credentials of an earlier call carried into this one");
-        JobEffects fx = store.records().effects(lock);
+        JobEffects fx = store.stepWrites().effects(lock);
         assertTrue(fx.done(JobEffects.MINT) && fx.done(JobEffects.EZID_UPDATE) && fx.done(JobEffects.STORAGE), fx.toString());
     }
 
@@ -159,7 +159,7 @@ class ServiceCallRoutesTest {
         assertEquals("EZID POST https://ezid.example.org/shoulder/ark:/99999/fk4: HTTP 400: error: bad request - no such shoulder",
                 e.getMessage());
         assertEquals(0, mock("mock:storage-add").getReceivedCounter());
-        assertTrue(store.records().effects(lock).unresolved(JobEffects.MINT), "begun, never done: the next attempt knows");
+        assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.MINT), "begun, never done: the next attempt knows");
     }
 
     @Test
@@ -205,14 +205,14 @@ class ServiceCallRoutesTest {
         routes.processing(lock);
         Exception lost = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.storing(lock));
         assertTrue(lost.getMessage().contains("it may have been applied, so it is not sent again"), lost.getMessage());
-        assertTrue(store.records().effects(lock).unresolved(JobEffects.STORAGE));
+        assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.STORAGE));
 
         long before = System.currentTimeMillis();
         Exchange again = routes.storing(lock);
         assertTrue(System.currentTimeMillis() - before >= 5_000, "asked for the version before the settle time");
         assertEquals("stored ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(again).reason());
         assertEquals(1, mock("mock:storage-add").getReceivedCounter(), "the object was added again");
-        assertTrue(store.records().effects(lock).done(JobEffects.STORAGE));
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.STORAGE));
     }
 
     @Test
@@ -268,7 +268,7 @@ class ServiceCallRoutesTest {
         assertEquals("http://inventory.example.org/inv/current/ark%3A%2F99999%2Ffk4m1",
                 sent("mock:inventory-version", 0).getHeader(Exchange.HTTP_URI));
         assertEquals("t=json", sent("mock:inventory-version", 0).getHeader(Exchange.HTTP_QUERY));
-        assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY));
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY));
     }
 
     /**
@@ -283,18 +283,18 @@ class ServiceCallRoutesTest {
         java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
             has.set(1);
-            throw new org.cdlib.mrt.ingestqueue.queue.model.StaleLockException("the host died with the add sent");
+            throw new org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException("the host died with the add sent");
         });
-        assertThrows(org.cdlib.mrt.ingestqueue.queue.model.StaleLockException.class, () -> routes.recording(lock));
+        assertThrows(org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException.class, () -> routes.recording(lock));
         lock.chain(c -> c.withEffects(null)); // the next holder knows only what ZooKeeper has
-        assertTrue(store.records().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
+        assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
         answer("mock:inventory-add", 200, "{}");
 
         Exchange done = routes.recording(lock);
         assertEquals("inventory has ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
         assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "added again after the host died");
         assertEquals(1, mock("mock:inventory-version").getReceivedCounter());
-        assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY));
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY));
     }
 
     /** An add begun whose request never reached inventory: inventory has no version, so it is sent once more, and only once. */
@@ -304,9 +304,9 @@ class ServiceCallRoutesTest {
         routes.processAndStore(lock);
         java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
-            throw new org.cdlib.mrt.ingestqueue.queue.model.StaleLockException("the host died before the add left");
+            throw new org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException("the host died before the add left");
         });
-        assertThrows(org.cdlib.mrt.ingestqueue.queue.model.StaleLockException.class, () -> routes.recording(lock));
+        assertThrows(org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException.class, () -> routes.recording(lock));
         lock.chain(c -> c.withEffects(null));
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
             has.set(1);

@@ -38,7 +38,7 @@ final class StepTestSupport {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
         List<String> jids = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
-        store.transition(batch, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(batch, BatchState.PROCESSING, "jobs created", null, null);
         return store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
     }
 

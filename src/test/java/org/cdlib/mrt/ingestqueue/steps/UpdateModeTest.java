@@ -82,7 +82,7 @@ class UpdateModeTest {
         JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", "http://x/o.checkm", "object_manifest", "json",
                 mode, null, "loc1", null, null, null, null, "who", "what", "when", null, Map.of());
         HeldJob lock = StepTestSupport.lockedJob(store, c, 5);
-        store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ARK));
+        store.stepWrites().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ARK));
         HeldJob fresh = store.claims().tryLockJob(lock.jid(), "test2").orElse(lock);
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         for (var f : files.entrySet()) {
@@ -94,7 +94,7 @@ class UpdateModeTest {
     }
 
     HeldJob relock(HeldJob lock) {
-        store.unlock(lock);
+        store.moves().unlock(lock);
         return store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
     }
 
@@ -102,7 +102,7 @@ class UpdateModeTest {
         process.processAndStore(lock);
         HeldJob again = relock(lock);
         process.recording(again);
-        store.unlock(again);
+        store.moves().unlock(again);
         return StoredVersions.of(store.jobs().effects(lock.jid()));
     }
 

@@ -85,7 +85,7 @@ public class QueueTestSupport {
             jobs.add(newJob("loc" + i, priority));
         }
         store.batches().createJobs(lock, jobs);
-        store.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(lock, BatchState.PROCESSING, "jobs created", null, null);
         return bid;
     }
 
@@ -116,7 +116,7 @@ public class QueueTestSupport {
                     done.add(pool.submit(() -> {
                         for (int i = slice; i < refs.size(); i += threads) {
                             HeldJob l = store.claims().claim(state, refs.get(i), "walker-" + slice).orElseThrow();
-                            store.transition(l, state.successor(), Change.because("walk"));
+                            store.moves().transition(l, state.successor(), Change.because("walk"));
                         }
                         return null;
                     }));
@@ -161,8 +161,8 @@ public class QueueTestSupport {
         Job job = null;
         for (JobState to : states) {
             HeldJob lock = store.claims().tryLockJob(jid, "walker").orElseThrow();
-            job = to == JobState.FAILED ? store.transition(lock, to, Change.failure("failed on purpose"))
-                    : store.transition(lock, to, Change.because("test"));
+            job = to == JobState.FAILED ? store.moves().transition(lock, to, Change.failure("failed on purpose"))
+                    : store.moves().transition(lock, to, Change.because("test"));
         }
         return job;
     }
@@ -172,7 +172,7 @@ public class QueueTestSupport {
         for (JobState s = store.jobs().load(jid).state(); s != to; s = s.successor()) {
             HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "our-worker").orElseThrow(
                     () -> new AssertionError("our worker could not claim " + jid));
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
+            store.moves().transition(lock, s.successor(), Change.because("step succeeded"));
         }
     }
 
@@ -187,21 +187,21 @@ public class QueueTestSupport {
             HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             switch (s) {
                 case PROCESSING -> {
-                    store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
-                    store.records().writeMintedIdentifiers(lock, ids, minted);
-                    store.records().effectDone(lock, JobEffects.EZID_UPDATE, ark);
+                    store.stepWrites().effectStarted(lock, JobEffects.MINT, "demo_content");
+                    store.stepWrites().writeMintedIdentifiers(lock, ids, minted);
+                    store.stepWrites().effectDone(lock, JobEffects.EZID_UPDATE, ark);
                 }
                 case STORING -> {
-                    store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/" + ark, List.of());
-                    store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+                    store.stepWrites().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/" + ark, List.of());
+                    store.stepWrites().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
                 }
                 case RECORDING -> {
-                    store.records().effectStarted(lock, JobEffects.INVENTORY, "key");
-                    store.records().effectDone(lock, JobEffects.INVENTORY, "key");
+                    store.stepWrites().effectStarted(lock, JobEffects.INVENTORY, "key");
+                    store.stepWrites().effectDone(lock, JobEffects.INVENTORY, "key");
                 }
                 default -> { }
             }
-            store.transition(lock, s.successor(), Change.because("step succeeded"));
+            store.moves().transition(lock, s.successor(), Change.because("step succeeded"));
         }
     }
 

@@ -33,11 +33,11 @@ import org.cdlib.mrt.ingestqueue.figures.StateArrivals;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

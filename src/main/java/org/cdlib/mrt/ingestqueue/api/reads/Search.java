@@ -11,13 +11,13 @@ import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 
 /**

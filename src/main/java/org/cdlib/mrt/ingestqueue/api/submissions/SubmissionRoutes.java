@@ -19,8 +19,8 @@ import org.cdlib.mrt.ingestqueue.api.reads.BatchFilters;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.text.Text;
 

@@ -6,16 +6,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.slf4j.Logger;
@@ -46,7 +46,7 @@ public final class BatchActions {
     public Batch releaseBatch(String bid, String by) {
         BatchLock lock = lockBatch(bid);
         if (lock.batch().state() != BatchState.HELD) {
-            store.unlock(lock);
+            store.moves().unlock(lock);
             throw Refusals.notIn("batch " + bid, lock.batch().state(), BatchState.HELD,
                     Transitions.allowedFrom(Transitions.BATCH, lock.batch().state()));
         }
@@ -58,7 +58,7 @@ public final class BatchActions {
         int open = lock.batch().count(BatchRef.PROCESSING);
         if (lock.batch().state() == BatchState.FAILED && open > 0) {
             List<String> some = store.batches().jobs(bid, BatchRef.PROCESSING);
-            store.unlock(lock);
+            store.moves().unlock(lock);
             throw new IllegalTransitionException("batch " + bid + " still has " + open + " job(s) in progress ("
                     + String.join(", ", some.subList(0, Math.min(10, some.size()))) + (open > 10 ? ", ..." : "")
                     + "); update the report when they have ended", List.of());
@@ -151,7 +151,7 @@ public final class BatchActions {
 
     private void unlockQuietly(BatchLock lock) {
         try {
-            store.unlock(lock);
+            store.moves().unlock(lock);
         } catch (RuntimeException ignored) {
             // the lock goes with the session
         }

@@ -4,18 +4,18 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
-import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -211,7 +211,7 @@ public final class JobActions {
 
     private void unlockQuietly(HeldJob lock) {
         try {
-            store.unlock(lock);
+            store.moves().unlock(lock);
         } catch (RuntimeException ignored) {
             // the lock goes with the session
         }

@@ -7,14 +7,14 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
@@ -51,7 +51,7 @@ final class BatchCompletion {
             ops.add(Op.check(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), refsStat.getVersion()));
             ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status.moved(BatchState.REPORTING, null)),
                     statusStat.getVersion()));
-            BatchRecords.addIndexMove(ops, bid, BatchState.PROCESSING, BatchState.REPORTING);
+            BatchTransactions.addIndexMove(ops, bid, BatchState.PROCESSING, BatchState.REPORTING);
             ops.add(Op.create(QueuePaths.batchLock(bid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
             ops.add(Op.delete(QueuePaths.batchLock(bid), -1));
             zk.commit(zk.currentHandle(), ops, () -> {

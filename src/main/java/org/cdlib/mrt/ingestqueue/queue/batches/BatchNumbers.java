@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 

@@ -8,15 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
@@ -27,7 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 /**
  * Reads of batches: one batch whole (submission, status, report, lock, its job counts) in one read
  * transaction, many batches' statuses, the open states' batches, each state's count, and the range
- * of batch numbers that may exist. Writes are {@link BatchRecords}'.
+ * of batch numbers that may exist. Writes are {@link BatchTransactions}'.
  */
 final class BatchReads {
     private final ZooKeeperCalls zk;

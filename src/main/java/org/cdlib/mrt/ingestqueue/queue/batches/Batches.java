@@ -23,20 +23,20 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
  * The queue's batches: creating and locking them, reading them and their folders, and creating
- * their jobs. A batch's state changes go through {@link QueueStore#transition(BatchLock, BatchState,
- * String, StatusReport, String)}, beside the jobs'.
+ * their jobs. A batch's state changes go through the moves
+ * ({@code QueueStore.moves()}), beside the jobs'.
  */
 public final class Batches {
     private final ZooKeeperCalls zk;
     private final EphemeralLocks locks;
-    private final BatchRecords records;
+    private final BatchTransactions records;
     private final BatchReads reads;
     private final JobCreation creation;
     private final Consumer<Damaged> damaged;
     private volatile int maxOpen = 10_000;
     private volatile int maxOpenPerDepositor = Integer.MAX_VALUE;
 
-    public Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchRecords records, JobCreation creation,
+    public Batches(ZooKeeperCalls zk, EphemeralLocks locks, BatchTransactions records, JobCreation creation,
             Consumer<Damaged> damaged) {
         this.zk = zk;
         this.locks = locks;
@@ -53,7 +53,7 @@ public final class Batches {
 
     /**
      * Open batches of one depositor (the submitter the batch names) beyond which that depositor's
-     * submissions are refused with {@link org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException};
+     * submissions are refused with {@link org.cdlib.mrt.ingestqueue.queue.errors.DepositorLimitException};
      * at most {@link QueueLimits#LISTED_CHILDREN}, so a depositor's folder can always be listed.
      */
     public void maxOpenPerDepositor(int max) {
@@ -66,7 +66,7 @@ public final class Batches {
 
     /**
      * Creates a batch (refused with {@link QueueFullException} when the open batches are at their
-     * cap, with {@link org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException} when its depositor's are).
+     * cap, with {@link org.cdlib.mrt.ingestqueue.queue.errors.DepositorLimitException} when its depositor's are).
      */
     public String create(BatchSubmission submission) {
         return records.create(submission, maxOpen, maxOpenPerDepositor);
@@ -164,7 +164,7 @@ public final class Batches {
 
     /**
      * Moves a locked batch as an operator or the system does (a worker's move is
-     * {@link QueueStore#transition(BatchLock, BatchState, String, StatusReport, String)}).
+     * {@code Moves.transition}, through {@code QueueStore.moves()}).
      */
     public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
                Transition.By by, boolean releaseLock) {

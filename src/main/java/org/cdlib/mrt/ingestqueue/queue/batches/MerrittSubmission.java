@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 
 /**

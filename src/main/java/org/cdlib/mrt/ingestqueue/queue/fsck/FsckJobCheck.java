@@ -7,23 +7,23 @@ import java.util.Optional;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
 import org.cdlib.mrt.ingestqueue.queue.jobs.MerrittConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.layout.WireForm;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
-import org.cdlib.mrt.ingestqueue.queue.zk.WireForm;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
@@ -335,7 +335,7 @@ final class FsckJobCheck {
                     }
                 } catch (org.apache.zookeeper.KeeperException | QueueException e) {
                     why = e.getMessage();
-                    store.unlock(lock.get());
+                    store.moves().unlock(lock.get());
                 }
             }
         }

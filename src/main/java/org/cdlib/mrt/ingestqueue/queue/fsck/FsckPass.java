@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

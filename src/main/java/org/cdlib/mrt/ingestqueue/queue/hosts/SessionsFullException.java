@@ -1,6 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.hosts;
 
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 
 /** Every session is in use: a login waits for one to end (or uses Basic authentication). */
 public final class SessionsFullException extends QueueException {

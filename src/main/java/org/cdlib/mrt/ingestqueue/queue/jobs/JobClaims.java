@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.zookeeper.OpResult;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldLocks;
@@ -18,7 +19,6 @@ import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
@@ -92,7 +92,7 @@ public final class JobClaims {
         String path = QueuePaths.jobNode(jid, "effects");
         KnownEffects effects = KnownEffects.of(path, read.get(path));
         if (effects != null && effects.version() < 0) {
-            effects = new KnownEffects(EffectRecords.summarised(job), -1);
+            effects = new KnownEffects(EffectsNode.summarised(job), -1);
         }
         return JobChain.claimed(job, effects, children, count);
     }

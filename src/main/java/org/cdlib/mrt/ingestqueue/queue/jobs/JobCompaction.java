@@ -40,7 +40,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * the job's lock, before the transaction is built. Only the lock's holder adds or removes them
  * (mrt-zk's hosts take the same lock), so either holds until the commit; were it wrong anyway, a
  * delete of a missing node fails the whole transaction, nothing is written, and the move is made
- * again with the children listed ({@code JobRecords.move}).
+ * again with the children listed ({@code JobTransactions.move}).
  */
 final class JobCompaction {
     /** The children a completed job loses without Merritt neighbours: all but its status (its summary holds them). */

@@ -9,7 +9,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -19,7 +20,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.JobSummary;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -31,17 +31,17 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  */
 public final class Jobs {
     private final ZooKeeperCalls zk;
-    private final JobRecords records;
+    private final JobTransactions transactions;
     private final JobReads reads;
     private final Consumer<Damaged> damaged;
 
     /**
-     * @param records the moves: the settings and figures they keep ({@link #merrittNeighbours},
+     * @param transactions the moves: the settings and figures they keep ({@link #merrittNeighbours},
      *                {@link #spaceReservedGuess})
      */
-    public Jobs(ZooKeeperCalls zk, JobRecords records, Path ingestHome, Consumer<Damaged> damaged) {
+    public Jobs(ZooKeeperCalls zk, JobTransactions transactions, Path ingestHome, Consumer<Damaged> damaged) {
         this.zk = zk;
-        this.records = records;
+        this.transactions = transactions;
         this.reads = new JobReads(zk, ingestHome);
         this.damaged = damaged;
     }
@@ -52,7 +52,7 @@ public final class Jobs {
      * to {@code /jobs/JID} and its status ({@link JobCompaction}).
      */
     public void merrittNeighbours(boolean on) {
-        records.merrittNeighbours(on);
+        transactions.merrittNeighbours(on);
     }
 
     /** Reference names {@code PP-JID} of a state, in run order (a terminal state only while it is small). */
@@ -168,7 +168,7 @@ public final class Jobs {
      * read; null when unknown. Good for a first look only: another host may have moved since.
      */
     public SpaceReservation spaceReservedGuess() {
-        return records.spaceGuess();
+        return transactions.spaceGuess();
     }
 
     /** How many jobs a state holds now (its folder's {@code Stat}). */

@@ -59,7 +59,7 @@ public final class MerrittJobNodes {
     /**
      * Only the job's lock holder writes these (fenced with it): created, or overwritten when it
      * {@code exists} (a guess from the effect records: a wrong one fails its transaction whole,
-     * and the other form is sent; {@link EffectRecords}, the record written with a node).
+     * and the other form is sent; {@link EffectsNode}, the record written with a node).
      */
     private static Op write(String path, Map<String, String> node, boolean exists) {
         byte[] data = QueueLimits.checkNode(path, QueueJson.write(node));

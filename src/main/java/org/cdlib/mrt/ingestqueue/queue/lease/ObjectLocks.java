@@ -9,14 +9,14 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 

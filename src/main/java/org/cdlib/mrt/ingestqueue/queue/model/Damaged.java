@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+
 /**
  * A job or batch whose nodes cannot be read as the design says (missing, not JSON, out of
  * range). Reads of many items return the healthy ones and name these, so one damaged node

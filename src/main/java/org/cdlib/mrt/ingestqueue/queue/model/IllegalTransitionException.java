@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.queue.model;
 
 import java.util.List;
 import java.util.stream.Collectors;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 
 /** A move the state machine does not allow; nothing was written. */
 public class IllegalTransitionException extends QueueException {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 
 /** The JSON of znode data: the design's snake_case field names, nulls written out. */
 public final class QueueJson {

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.queue.model;
 
 
 import java.nio.charset.StandardCharsets;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 
 /**
  * The byte limits that keep every ZooKeeper request and answer far below the packet limit

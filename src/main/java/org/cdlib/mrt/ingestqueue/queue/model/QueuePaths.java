@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+
 /** The znode layout of the design, in one place. */
 public final class QueuePaths {
     public static final String ACTIVITY = "/activity";
@@ -18,7 +20,7 @@ public final class QueuePaths {
      * under {@code /batches}: mrt-zk takes every child of {@code /batches} for a batch.
      */
     public static final String BATCH_STATES = "/batch-states";
-    /** Where this queue kept that index before it shared its ensemble with mrt-zk ({@link WireMigration}). */
+    /** Where this queue kept that index before it shared its ensemble with mrt-zk ({@code layout.WireMigration}). */
     public static final String OLD_BATCH_STATES = "/batches/states";
     /** The lowest batch number that may still exist: where walks over all batches start. */
     public static final String OLDEST_BATCH = "/ids/oldest-batch";

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,15 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
-import org.cdlib.mrt.ingestqueue.queue.batches.BatchRecords;
-import org.cdlib.mrt.ingestqueue.queue.jobs.EffectRecords;
+import org.cdlib.mrt.ingestqueue.queue.batches.BatchTransactions;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.jobs.EffectsNode;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
-import org.cdlib.mrt.ingestqueue.queue.jobs.JobRecords;
+import org.cdlib.mrt.ingestqueue.queue.jobs.JobTransactions;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -20,12 +23,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,19 +39,19 @@ public final class Moves {
 
     private final ZooKeeperCalls zk;
     private final EphemeralLocks locks;
-    private final JobRecords jobRecords;
-    private final BatchRecords batchRecords;
+    private final JobTransactions jobTransactions;
+    private final BatchTransactions batchTransactions;
     private final JobDeletion deletion;
     private final TransitionLog log;
-    private final EffectRecords records;
+    private final EffectsNode effects;
 
-    public Moves(ZooKeeperCalls zk, EphemeralLocks locks, JobRecords jobRecords, BatchRecords batchRecords,
-                 JobDeletion deletion, EffectRecords records, TransitionLog log) {
+    public Moves(ZooKeeperCalls zk, EphemeralLocks locks, JobTransactions jobTransactions, BatchTransactions batchTransactions,
+                 JobDeletion deletion, EffectsNode effects, TransitionLog log) {
         this.zk = zk;
-        this.records = records;
+        this.effects = effects;
         this.locks = locks;
-        this.jobRecords = jobRecords;
-        this.batchRecords = batchRecords;
+        this.jobTransactions = jobTransactions;
+        this.batchTransactions = batchTransactions;
         this.deletion = deletion;
         this.log = log;
     }
@@ -62,7 +62,7 @@ public final class Moves {
      * pending: whether it is done is decided here, as for the move of its last job.
      */
     public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
-        Batch moved = batchRecords.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
+        Batch moved = batchTransactions.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
         if (to == BatchState.PROCESSING) {
             reportIfDone(lock.bid());
         }
@@ -76,7 +76,7 @@ public final class Moves {
     /** Releases a job lock without moving the job (e.g. it stays in provisioning), its records written first. */
     public void unlock(HeldJob lock) {
         try {
-            records.flush(lock);
+            effects.flush(lock);
         } catch (RuntimeException e) {
             // a lock already lost writes nothing; the records stay as the next holder finds them
             LOG.warn("job {}: records not written before its lock was let go: {}", lock.jid(), e.getMessage());
@@ -108,7 +108,7 @@ public final class Moves {
     private JobChain move(HeldJob lock, JobState to, Change change, Transition.By by, LockOwner keepFor) {
         JobState from = lock.job().state();
         int[] openLeft = {-1};
-        JobChain moved = jobRecords.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
+        JobChain moved = jobTransactions.move(lock, to, change, by, keepFor, n -> openLeft[0] = n);
         // the commit's answer says whether jobs are still open: only the last one's move reads the batch
         if (from.batchRef() == BatchRef.PROCESSING && to.batchRef() != BatchRef.PROCESSING && openLeft[0] <= 0) {
             reportIfDone(moved.job().batchId());
@@ -126,7 +126,7 @@ public final class Moves {
     /** The committed transition stands whatever happens here; the reporting sweep retries. */
     private void reportIfDone(String bid) {
         try {
-            batchRecords.startReportingIfDone(bid);
+            batchTransactions.startReportingIfDone(bid);
         } catch (RuntimeException e) {
             LOG.warn("batch {}: not checked for completion now ({}); the reporting sweep will", bid, e.getMessage());
         }

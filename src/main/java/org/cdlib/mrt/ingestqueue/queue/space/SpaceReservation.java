@@ -2,9 +2,9 @@ package org.cdlib.mrt.ingestqueue.queue.space;
 
 import java.util.List;
 import org.apache.zookeeper.Op;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;

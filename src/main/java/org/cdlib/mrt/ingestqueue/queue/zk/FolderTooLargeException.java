@@ -1,6 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.zk;
 
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 
 /** A folder that holds too many children to be listed in one answer. */

@@ -7,7 +7,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 
 /**

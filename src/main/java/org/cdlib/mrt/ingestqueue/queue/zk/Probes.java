@@ -18,7 +18,7 @@ public final class Probes {
         AFTER_SEND,
         /** ObjectLocks: a holder's status is read, the takeover not yet committed. */
         AFTER_HOLDER_READ,
-        /** BatchRecords: before each try at passing the batch counter. */
+        /** BatchTransactions: before each try at passing the batch counter. */
         BEFORE_COUNTER_PASS,
         /** JobCreation: a chunk of jobs is committed (a crash between chunks is a throw here). */
         AFTER_CHUNK,

@@ -89,7 +89,7 @@ class DashboardApiTest extends ApiServiceTest {
             jobs.add(QueueTestSupport.newJob(bid + "-local" + i, 5));
         }
         store.batches().createJobs(lock, jobs);
-        store.transition(lock, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(lock, BatchState.PROCESSING, "jobs created", null, null);
         return bid;
     }
 
@@ -397,7 +397,7 @@ class DashboardApiTest extends ApiServiceTest {
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         for (String jid : jids) {
             var lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-            store.transition(lock, JobState.FAILED, Change.failure("download failed: 404"));
+            store.moves().transition(lock, JobState.FAILED, Change.failure("download failed: 404"));
         }
         // one of them is locked by a worker: refused, the other requeued
         var busy = store.claims().tryLockJob(jids.get(0), "worker").orElseThrow();
@@ -408,7 +408,7 @@ class DashboardApiTest extends ApiServiceTest {
             assertEquals(JobState.PENDING, store.jobs().load(jids.get(1)).state());
             assertEquals(JobState.FAILED, store.jobs().load(jids.get(0)).state());
         } finally {
-            store.unlock(busy);
+            store.moves().unlock(busy);
         }
         assertEquals(403, send("POST", "/api/batches/" + bid + "/requeue-failed", "rita").statusCode());
         admin.requeueJob(jids.get(0), "ops");

@@ -385,7 +385,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#locked-why")).containsText("locked by worker-7@");
             PlaywrightAssertions.assertThat(hold).hasAttribute("title", Pattern.compile("worker-7@"));
             shot(page, "job-locked");
-            store.unlock(lock);
+            store.moves().unlock(lock);
             page.reload();
             PlaywrightAssertions.assertThat(hold).isEnabled();
             // a refusal stays next to the button that caused it
@@ -402,7 +402,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#search-q")).isVisible();
         } finally {
             if (store.jobs().find(jid).isPresent() && store.jobs().load(jid).lockOwner() != null) {
-                store.unlock(lock);
+                store.moves().unlock(lock);
             }
         }
     }

@@ -51,17 +51,17 @@ class UnusedArksApiTest {
         List<String> jids = store.batches().load(bid).jobIds();
         // a mint whose answer was lost, then the next attempt's
         HeldJob lost = store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
-        store.records().effectStarted(lost, JobEffects.MINT, "demo_content");
-        store.records().mintAgain(lost, "demo_content");
-        store.records().writeMintedIdentifiers(lost, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
+        store.stepWrites().effectStarted(lost, JobEffects.MINT, "demo_content");
+        store.stepWrites().mintAgain(lost, "demo_content");
+        store.stepWrites().writeMintedIdentifiers(lost, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
                 "ark:/99999/fk4kept");
-        store.unlock(lost);
+        store.moves().unlock(lost);
         // a mint whose local id another job bound first
         HeldJob displaced = store.claims().tryLockJob(jids.get(1), "test").orElseThrow();
-        store.records().effectStarted(displaced, JobEffects.MINT, "demo_content");
-        store.records().writeMintedIdentifiers(displaced, new Identifiers("ark:/99999/fk4winner", List.of("loc1")),
+        store.stepWrites().effectStarted(displaced, JobEffects.MINT, "demo_content");
+        store.stepWrites().writeMintedIdentifiers(displaced, new Identifiers("ark:/99999/fk4winner", List.of("loc1")),
                 "ark:/99999/fk4mine");
-        store.unlock(displaced);
+        store.moves().unlock(displaced);
 
         HttpApi api = readAndAdminApi(store);
         try {
@@ -103,11 +103,11 @@ class UnusedArksApiTest {
         String jid = store.batches().load(bid).jobIds().get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.PROCESSING));
         HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-        store.records().effectStarted(lock, JobEffects.MINT, "demo_content");
-        store.records().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")),
+        store.stepWrites().effectStarted(lock, JobEffects.MINT, "demo_content");
+        store.stepWrites().writeMintedIdentifiers(lock, new Identifiers("ark:/99999/fk4winner", List.of("loc0")),
                 "ark:/99999/fk4mine");
-        store.records().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4winner");
-        store.unlock(lock);
+        store.stepWrites().effectDone(lock, JobEffects.EZID_UPDATE, "ark:/99999/fk4winner");
+        store.moves().unlock(lock);
         QueueTestSupport.walk(store, jid, JobState.STORING,
                 JobState.RECORDING, JobState.NOTIFY);
 

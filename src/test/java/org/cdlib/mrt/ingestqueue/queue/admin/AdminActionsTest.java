@@ -12,6 +12,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
@@ -21,8 +23,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.LockedException;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
@@ -57,7 +57,7 @@ class AdminActionsTest {
         while (s != state) {
             HeldJob lock = store.claims().claim(s, store.jobs().load(jid).refName(), "worker").orElseThrow();
             s = s.successor();
-            store.transition(lock, s, Change.because("test"));
+            store.moves().transition(lock, s, Change.because("test"));
         }
         return jid;
     }
@@ -65,7 +65,7 @@ class AdminActionsTest {
     String failedIn(JobState state) {
         String jid = jobIn(state);
         HeldJob lock = store.claims().claim(state, store.jobs().load(jid).refName(), "worker").orElseThrow();
-        store.transition(lock, JobState.FAILED, Change.failure("boom"));
+        store.moves().transition(lock, JobState.FAILED, Change.failure("boom"));
         return jid;
     }
 
@@ -122,7 +122,7 @@ class AdminActionsTest {
         HeldJob worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
         LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
         assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
-        store.transition(worker, JobState.STORING, Change.because("done"));
+        store.moves().transition(worker, JobState.STORING, Change.because("done"));
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
     }
 
@@ -153,20 +153,20 @@ class AdminActionsTest {
         String jid = failedIn(JobState.RECORDING);
         String bid = store.jobs().load(jid).batchId();
         BatchLock reporting = store.batches().tryLock(bid, "reporter").orElseThrow();
-        store.transition(reporting, BatchState.FAILED, "reported", new StatusReport("t", List.of(jid), List.of(), 1), null);
+        store.moves().transition(reporting, BatchState.FAILED, "reported", new StatusReport("t", List.of(jid), List.of(), 1), null);
         admin.requeueJob(jid, "op");
         IllegalTransitionException open = assertThrows(IllegalTransitionException.class, () -> admin.updateReporting(bid, "op"));
         assertTrue(open.getMessage().contains(jid), open.getMessage());
         HeldJob w = store.claims().claim(JobState.RECORDING, store.jobs().load(jid).refName(), "w").orElseThrow();
-        store.transition(w, JobState.NOTIFY, Change.because("t"));
+        store.moves().transition(w, JobState.NOTIFY, Change.because("t"));
         w = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "w").orElseThrow();
-        store.transition(w, JobState.COMPLETED, Change.because("t"));
+        store.moves().transition(w, JobState.COMPLETED, Change.because("t"));
         assertEquals(BatchState.FAILED, store.batches().load(bid).state(), "a failed batch waits for the operator");
         assertEquals(BatchState.UPDATE_REPORTING, admin.updateReporting(bid, "op").state());
 
         String failedBatch = store.jobs().load(failedIn(JobState.NOTIFY)).batchId();
         BatchLock l = store.batches().tryLock(failedBatch, "reporter").orElseThrow();
-        store.transition(l, BatchState.FAILED, "reported", null, null);
+        store.moves().transition(l, BatchState.FAILED, "reported", null, null);
         admin.deleteBatch(failedBatch, "op");
         assertFalse(store.batches().exists(failedBatch));
         assertTrue(fsck.check().clean(), fsck.check().toString());
@@ -204,7 +204,7 @@ class AdminActionsTest {
         String jid = jobIn(JobState.COMPLETED);
         String bid = store.jobs().load(jid).batchId();
         BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
-        store.transition(l, BatchState.COMPLETED, "reported", null, null);
+        store.moves().transition(l, BatchState.COMPLETED, "reported", null, null);
         assertEquals(new CleanupResult(0, 0), admin.cleanup(Duration.ofDays(7)));
         assertTrue(store.jobs().find(jid).isPresent());
         AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));

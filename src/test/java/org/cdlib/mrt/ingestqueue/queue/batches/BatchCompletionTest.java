@@ -33,11 +33,11 @@ class BatchCompletionTest {
         String jid = store.batches().createJobs(batch, List.of(QueueTestSupport.newJob("loc0", 5))).get(0);
         for (JobState at = JobState.PENDING; at != JobState.COMPLETED; at = at.successor()) {
             HeldJob job = store.claims().tryLockJob(jid, "worker").orElseThrow();
-            store.transition(job, at.successor(), Change.because("test"));
+            store.moves().transition(job, at.successor(), Change.because("test"));
         }
         assertEquals(BatchState.PENDING, store.batches().load(bid).state(), "its last job ended while it was pending");
 
-        store.transition(batch, BatchState.PROCESSING, "1 job(s) created", null, null);
+        store.moves().transition(batch, BatchState.PROCESSING, "1 job(s) created", null, null);
 
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
     }
@@ -49,7 +49,7 @@ class BatchCompletionTest {
         assertEquals(BatchState.PROCESSING, store.batches().load(bid).state());
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         HeldJob job = store.claims().tryLockJob(jid, "worker").orElseThrow();
-        store.transition(job, JobState.FAILED, Change.failure("test"));
+        store.moves().transition(job, JobState.FAILED, Change.failure("test"));
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the last job's move decided it");
     }
 }

@@ -109,9 +109,9 @@ class BatchWatchTest {
     String reported(BatchState outcome) {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
-        store.transition(lock, BatchState.REPORTING, "no jobs to run", null, null);
+        store.moves().transition(lock, BatchState.REPORTING, "no jobs to run", null, null);
         lock = store.batches().tryLock(bid, "test").orElseThrow();
-        store.transition(lock, outcome, "reported", new StatusReport("2026-11-24T10:00:00Z", List.of(), List.of(), 0, 0, 0), null);
+        store.moves().transition(lock, outcome, "reported", new StatusReport("2026-11-24T10:00:00Z", List.of(), List.of(), 0, 0, 0), null);
         return bid;
     }
 

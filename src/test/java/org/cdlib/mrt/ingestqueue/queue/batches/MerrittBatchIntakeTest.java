@@ -85,7 +85,7 @@ class MerrittBatchIntakeTest {
         BatchExchange.put(ex, lock);
         step.process(ex);
         assertEquals(BatchState.PROCESSING, BatchExchange.next(ex), String.valueOf(ex.getProperties()));
-        store.unlock(lock);
+        store.moves().unlock(lock);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         assertEquals(1, jids.size());
         Job job = store.jobs().load(jids.get(0));

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueFullException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -24,7 +25,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -130,9 +130,9 @@ class OpenCapsTest {
             // one batch closes: exactly one of the next racers gets its place
             String first = hosts.get(0).batches().ids(BatchState.PENDING).get(0);
             BatchLock lock = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
-            hosts.get(0).transition(lock, BatchState.REPORTING, "nothing to run", null, "refused");
+            hosts.get(0).moves().transition(lock, BatchState.REPORTING, "nothing to run", null, "refused");
             BatchLock reporting = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
-            hosts.get(0).transition(reporting, BatchState.FAILED, "reported", null, null);
+            hosts.get(0).moves().transition(reporting, BatchState.FAILED, "reported", null, null);
             answers = race(submitters.subList(0, 6));
             assertEquals(1, answers.stream().filter(String.class::isInstance).count(), "round " + round + ": " + answers);
             assertEquals(4, openBatches());

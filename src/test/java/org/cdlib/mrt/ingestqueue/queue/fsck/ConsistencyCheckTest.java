@@ -11,12 +11,12 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.BeforeEach;
@@ -126,7 +126,7 @@ class ConsistencyCheckTest {
                 "the break moved the status version: every fence on lock + status fails for whoever held it");
         assertTrue(now.check().clean());
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobLock(jids.get(2))) != null, "the held lock is left alone");
-        store.transition(worked, JobState.ESTIMATING, Change.because("its holder moves it"));
+        store.moves().transition(worked, JobState.ESTIMATING, Change.because("its holder moves it"));
 
         org.apache.curator.framework.CuratorFramework stuck = QueueTestSupport.client(ZK.server());
         try {
@@ -136,7 +136,7 @@ class ConsistencyCheckTest {
             assertThrows(ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
             assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));
             assertTrue(store.claims().tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
-            assertThrows(StaleLockException.class, () -> stuckHost.transition(held, JobState.ESTIMATING, Change.because("late")));
+            assertThrows(StaleLockException.class, () -> stuckHost.moves().transition(held, JobState.ESTIMATING, Change.because("late")));
             assertThrows(StaleLockException.class, held::verifyHeld);
         } finally {
             stuck.close();

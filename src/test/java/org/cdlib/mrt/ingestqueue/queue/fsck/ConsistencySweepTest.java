@@ -40,7 +40,7 @@ class ConsistencySweepTest {
         assertTrue(s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && !v.repaired()),
                 s.report().toString());
         assertEquals(0, store.claims().breaks().count(), "a lock in its holder's ledger is never broken unattended");
-        store.transition(worker, JobState.ESTIMATING, Change.because("step succeeded")); // its holder is not fenced off
+        store.moves().transition(worker, JobState.ESTIMATING, Change.because("step succeeded")); // its holder is not fenced off
 
         s = new ConsistencyCheck(store, 0).repairSlice(0, 10);
         assertTrue(s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()),
@@ -146,7 +146,7 @@ class ConsistencySweepTest {
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         HeldJob done = store.claims().claim(JobState.PENDING, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
-        store.transition(done, JobState.FAILED, Change.failure("bad payload"));
+        store.moves().transition(done, JobState.FAILED, Change.failure("bad payload"));
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
         ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "priority"), "garbage".getBytes());
 

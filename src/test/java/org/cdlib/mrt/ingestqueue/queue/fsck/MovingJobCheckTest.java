@@ -38,14 +38,14 @@ class MovingJobCheckTest extends StoreTest {
         JobState s = JobState.PENDING;
         while (s != JobState.NOTIFY) {
             HeldJob l = store.claims().claim(s, store.jobs().load(jid).refName(), "t").orElseThrow();
-            store.transition(l, s.successor(), Change.because("test"));
+            store.moves().transition(l, s.successor(), Change.because("test"));
             s = s.successor();
         }
     }
 
     void complete() {
         HeldJob l = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "t").orElseThrow();
-        store.transition(l, JobState.COMPLETED, Change.because("notified"));
+        store.moves().transition(l, JobState.COMPLETED, Change.because("notified"));
     }
 
     /** The job's nodes as the pass reads them for a batch (ConsistencyCheck.checkJobs). */

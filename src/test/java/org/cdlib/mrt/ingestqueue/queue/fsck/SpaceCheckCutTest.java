@@ -58,7 +58,7 @@ class SpaceCheckCutTest {
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
             HeldJob l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
-            store.transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
+            store.moves().transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
         }
         // 7 and 1,000 downloading through this queue: counted
         QueueTestSupport.walk(store, jids.get(0), JobState.DOWNLOADING);

@@ -48,7 +48,7 @@ class SpaceReservationRepairTest {
                 Change c = s == JobState.ESTIMATING ? Change.because("estimated").withSpaceNeeded(bytes[i])
                         : s == JobState.PROVISIONING ? Change.because("admitted").admittedWhileReservedAtMost(1_000_000)
                         : Change.because("go");
-                store.transition(lock, s.successor(), c);
+                store.moves().transition(lock, s.successor(), c);
             }
         }
         assertEquals(1_250, store.jobs().spaceReserved().bytes());

@@ -68,14 +68,14 @@ class CompactionTest {
         QueueTestSupport.walkToNotifyWithEffects(store, jid, new Identifiers("ark:/99999/fk4kept", List.of("loc0")),
                 "ark:/99999/fk4unused");
         HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
-        store.records().effectDone(lock, JobEffects.CALLBACK, "completed");
-        store.unlock(lock);
+        store.stepWrites().effectDone(lock, JobEffects.CALLBACK, "completed");
+        store.moves().unlock(lock);
         return jid;
     }
 
     void complete(String jid) {
         HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
-        store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
+        store.moves().transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
     }
 
     /** Every znode of the job: its node, its children, and any reference to it anywhere in the queue. */
@@ -111,7 +111,7 @@ class CompactionTest {
                 lock.chain(c -> c.withChildCount(-1)); // nor counted: the folder's Stat is asked first
             }
             long before = store.operations();
-            store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
+            store.moves().transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
             ops[i] = store.operations() - before;
             assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
             assertEquals(4, znodes(jid).size());
@@ -127,7 +127,7 @@ class CompactionTest {
         HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
         assertTrue(lock.chain().children().contains("store"));
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store")); // an operator's hand, under the lock
-        store.transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
+        store.moves().transition(lock, JobState.COMPLETED, Change.because("step succeeded"));
         assertEquals(JobState.COMPLETED, store.jobs().load(jid).state());
         assertEquals(KEPT, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))));
     }
@@ -166,8 +166,8 @@ class CompactionTest {
         assertEquals(List.of(after), run.load(List.of(jid)), "the report's read, from the status alone");
         assertEquals(0, store.operations() - ops, "no read past the statuses");
         HeldJob held = store.claims().tryLockJob(jid, "reader").orElseThrow();
-        assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
-        store.unlock(held);
+        assertEquals(effectsBefore, store.stepWrites().effects(held), "a lock's read of the effects");
+        store.moves().unlock(held);
 
         ConsistencyCheck.Report fsckAfter = fsck.check();
         assertTrue(fsckAfter.clean(), fsckAfter.toString());
@@ -182,7 +182,7 @@ class CompactionTest {
         JobConfiguration noErc = new JobConfiguration(null, "demo_content", "tester", "http://localhost/a.checkm",
                 "object_manifest", "json", "add", null, "a", null, null, null, null, null, null, null, null, Map.of());
         store.batches().createJobs(b, List.of(new NewJob(noErc, new Identifiers(null, List.of("a")), 5)));
-        store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(b, BatchState.PROCESSING, "jobs created", null, null);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.NOTIFY));
         assertFalse(ZK.client().getChildren().forPath(QueuePaths.job(jid)).contains("metadata"), "none of ours");
@@ -204,7 +204,7 @@ class CompactionTest {
         String bid = store.jobs().load(jid).batchId();
         complete(jid);
         BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
-        store.transition(l, BatchState.COMPLETED, "reported", null, null);
+        store.moves().transition(l, BatchState.COMPLETED, "reported", null, null);
         AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
         assertEquals(1, later.cleanup(Duration.ofDays(7)).jobs());
         assertEquals(Set.of(), znodes(jid));
@@ -221,7 +221,7 @@ class CompactionTest {
                 "object_manifest", "json", "add", null, longValue, longValue, null, null, null, longValue, longValue,
                 longValue, longValue, Map.of("description", List.of(longValue, longValue, longValue)));
         store.batches().createJobs(b, List.of(new NewJob(big, new Identifiers(null, List.of(longValue)), 5)));
-        store.transition(b, BatchState.PROCESSING, "jobs created", null, null);
+        store.moves().transition(b, BatchState.PROCESSING, "jobs created", null, null);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.NOTIFY));
 

@@ -149,8 +149,8 @@ class CompletedJobMerrittShapeTest {
         Jobs.Run run = store.jobs().run(List.of(jid));
         assertEquals(List.of(after), run.load(List.of(jid)), "the report's read");
         HeldJob held = store.claims().tryLockJob(jid, "reader").orElseThrow();
-        assertEquals(effectsBefore, store.records().effects(held), "a lock's read of the effects");
-        store.unlock(held);
+        assertEquals(effectsBefore, store.stepWrites().effects(held), "a lock's read of the effects");
+        store.moves().unlock(held);
         ConsistencyCheck.Report fsckAfter = fsck.check();
         assertTrue(fsckAfter.clean(), fsckAfter.toString());
         assertEquals(fsckBefore.notices(), fsckAfter.notices());

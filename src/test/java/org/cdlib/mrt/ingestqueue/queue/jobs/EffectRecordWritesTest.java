@@ -53,7 +53,7 @@ class EffectRecordWritesTest {
 
     /** The job moved on from storing, and claimed in recording. */
     HeldJob inRecording() {
-        store.transition(claim(JobState.STORING), JobState.RECORDING, Change.because("stored"));
+        store.moves().transition(claim(JobState.STORING), JobState.RECORDING, Change.because("stored"));
         return claim(JobState.RECORDING);
     }
 
@@ -65,8 +65,8 @@ class EffectRecordWritesTest {
     void writtenWithTheirRecordsWhenNoneExistYet() throws Exception {
         HeldJob lock = claim(JobState.STORING);
         long before = store.operations();
-        store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
-        store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+        store.stepWrites().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
+        store.stepWrites().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
         // two transactions of four operations (the lock's fence, the status's version, the records, the node); no read
         assertEquals(8, store.operations() - before);
         assertTrue(node("store").contains("\"mode\":\"add/7777/ark:/99999/fk4a\""), node("store"));
@@ -79,8 +79,8 @@ class EffectRecordWritesTest {
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "store"), "{\"manifest_url\":\"left by Merritt\"}".getBytes(StandardCharsets.UTF_8));
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "inventory"), "{}".getBytes(StandardCharsets.UTF_8));
         HeldJob lock = claim(JobState.STORING);
-        store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
-        store.records().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
+        store.stepWrites().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
+        store.stepWrites().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
         assertTrue(node("store").contains("\"manifest_url\":\"http://localhost/manifest\""), node("store"));
         assertTrue(node("inventory").contains("http://localhost/store/manifest/7777/1"), node("inventory"));
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.STORAGE).state());
@@ -89,9 +89,9 @@ class EffectRecordWritesTest {
     @Test
     void aNodeTheRecordsSayExistsButIsGoneIsCreated() throws Exception {
         HeldJob lock = claim(JobState.STORING);
-        store.records().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
+        store.stepWrites().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
         ZK.client().delete().forPath(QueuePaths.jobNode(jid, "store"));
-        store.records().storeStarted(lock, "1", "http://localhost/manifest2", "add/7777/ark:/99999/fk4a", List.of());
+        store.stepWrites().storeStarted(lock, "1", "http://localhost/manifest2", "add/7777/ark:/99999/fk4a", List.of());
         assertTrue(node("store").contains("http://localhost/manifest2"), node("store"));
         assertEquals("1", store.jobs().effects(jid).get(JobEffects.STORAGE).detail());
     }
@@ -99,16 +99,16 @@ class EffectRecordWritesTest {
     @Test
     void theMoveCarriesIt() {
         HeldJob lock = inRecording();
-        store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
+        store.stepWrites().effectStarted(lock, JobEffects.INVENTORY, "key1");
         long before = store.operations();
-        store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
+        store.stepWrites().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
         assertEquals(0, store.operations() - before, "nothing sent");
-        assertTrue(store.records().effects(lock).done(JobEffects.INVENTORY), "the lease knows it");
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY), "the lease knows it");
         assertFalse(store.jobs().effects(jid).done(JobEffects.INVENTORY), "not written yet");
 
         HeldJob notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state(), "written by the move");
-        store.records().effectStarted(notify, JobEffects.CALLBACK, "cb"); // the lease knows the version the move left
+        store.stepWrites().effectStarted(notify, JobEffects.CALLBACK, "cb"); // the lease knows the version the move left
         assertEquals("started", store.jobs().effects(jid).get(JobEffects.CALLBACK).state());
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state());
     }
@@ -116,9 +116,9 @@ class EffectRecordWritesTest {
     @Test
     void theNextRecordCarriesIt() {
         HeldJob lock = inRecording();
-        store.records().effectStarted(lock, JobEffects.INVENTORY, "key1");
-        store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
-        store.records().effectStarted(lock, JobEffects.CALLBACK, "cb");
+        store.stepWrites().effectStarted(lock, JobEffects.INVENTORY, "key1");
+        store.stepWrites().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
+        store.stepWrites().effectStarted(lock, JobEffects.CALLBACK, "cb");
         JobEffects fx = store.jobs().effects(jid);
         assertTrue(fx.done(JobEffects.INVENTORY) && "started".equals(fx.get(JobEffects.CALLBACK).state()), fx.toString());
     }
@@ -126,8 +126,8 @@ class EffectRecordWritesTest {
     @Test
     void aLockLetGoWithoutAMoveWritesItFirst() {
         HeldJob lock = inRecording();
-        store.records().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1"); // no effects node yet: created
-        store.unlock(lock);
+        store.stepWrites().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1"); // no effects node yet: created
+        store.moves().unlock(lock);
         assertTrue(store.jobs().effects(jid).done(JobEffects.INVENTORY));
         assertEquals(JobState.RECORDING, store.jobs().load(jid).state());
     }
@@ -135,10 +135,10 @@ class EffectRecordWritesTest {
     @Test
     void aCompletionBesideMerrittWritesItToTheEffectsNode() throws Exception {
         HeldJob recording = inRecording();
-        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        store.moves().transition(recording, JobState.NOTIFY, Change.because("recorded"));
         HeldJob notify = claim(JobState.NOTIFY);
-        store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
-        store.transition(notify, JobState.COMPLETED, Change.because("notified"));
+        store.stepWrites().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
+        store.moves().transition(notify, JobState.COMPLETED, Change.because("notified"));
         assertEquals("cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail());
         assertEquals(null, store.jobs().load(jid).status().summary(), "nothing of ours in mrt-zk's status");
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")) != null, "its own node");
@@ -148,11 +148,11 @@ class EffectRecordWritesTest {
     void aCompletionWithoutMerrittNeighboursPutsItInTheSummary() throws Exception {
         store.jobs().merrittNeighbours(false);
         HeldJob recording = inRecording();
-        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        store.moves().transition(recording, JobState.NOTIFY, Change.because("recorded"));
         HeldJob notify = claim(JobState.NOTIFY);
-        store.records().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
+        store.stepWrites().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
         assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")));
-        store.transition(notify, JobState.COMPLETED, Change.because("notified"));
+        store.moves().transition(notify, JobState.COMPLETED, Change.because("notified"));
         assertEquals("cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail(), "from the completed job's summary");
         assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")));
     }

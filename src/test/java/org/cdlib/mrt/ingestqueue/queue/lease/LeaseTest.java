@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -21,7 +22,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,12 +61,12 @@ class LeaseTest {
 
         StaleLockException fenced = assertThrows(StaleLockException.class, old::verifyHeld);
         assertTrue(fenced.getMessage().contains("job " + jid), fenced.getMessage());
-        assertThrows(StaleLockException.class, () -> store.transition(old, JobState.ESTIMATING, Change.because("stale")));
-        store.unlock(old);
+        assertThrows(StaleLockException.class, () -> store.moves().transition(old, JobState.ESTIMATING, Change.because("stale")));
+        store.moves().unlock(old);
 
         assertArrayEquals(renewedNode, store.calls().readOrNull(QueuePaths.jobLock(jid)), "the new claim's lock is left alone");
         assertDoesNotThrow(renewed::verifyHeld);
-        Job moved = store.transition(renewed, JobState.ESTIMATING, Change.because("the live claim moves it"));
+        Job moved = store.moves().transition(renewed, JobState.ESTIMATING, Change.because("the live claim moves it"));
         assertEquals(JobState.ESTIMATING, moved.state());
         assertEquals(null, store.calls().readOrNull(QueuePaths.jobLock(jid)), "its own release went with the move");
     }
@@ -80,10 +80,10 @@ class LeaseTest {
         assertEquals(old.sessionId, renewed.sessionId);
 
         assertThrows(StaleLockException.class, old::verifyHeld);
-        store.unlock(old);
+        store.moves().unlock(old);
         assertNotNull(store.calls().readOrNull(QueuePaths.batchLock(bid)), "the old holder's release deleted nothing");
         assertDoesNotThrow(renewed::verifyHeld);
-        store.unlock(renewed);
+        store.moves().unlock(renewed);
         assertEquals(null, store.calls().readOrNull(QueuePaths.batchLock(bid)));
     }
 
@@ -100,7 +100,7 @@ class LeaseTest {
         boolean fromRecord = false;
         // a busy machine may take longer than the window between two lines: tried a few times
         for (int i = 0; i < 20 && !fromRecord; i++) {
-            store.records().effectStarted(lock, JobEffects.MINT, "attempt " + i);
+            store.stepWrites().effectStarted(lock, JobEffects.MINT, "attempt " + i);
             long asked = System.nanoTime();
             // a read's answer holds from when the fence was asked; the record's, from before
             fromRecord = lock.verifyHeldUntil() - half < asked;

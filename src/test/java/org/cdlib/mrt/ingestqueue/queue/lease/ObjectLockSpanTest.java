@@ -43,8 +43,8 @@ class ObjectLockSpanTest {
 
     /** The object's lock taken as processing takes it, once the ARK is the job's. */
     String lockObject(HeldJob lock, String ark) {
-        store.records().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ark));
-        return store.records().lockObject(lock, ark);
+        store.stepWrites().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ark));
+        return store.stepWrites().lockObject(lock, ark);
     }
 
     @Test
@@ -56,11 +56,11 @@ class ObjectLockSpanTest {
 
         HeldJob processing = claim(jid, JobState.PROCESSING);
         assertNull(lockObject(processing, ark));
-        store.transition(processing, JobState.STORING, Change.because("prepared"));
+        store.moves().transition(processing, JobState.STORING, Change.because("prepared"));
         assertEquals(jid, holder(ark), "processing → storing keeps it");
-        store.transition(claim(jid, JobState.STORING), JobState.RECORDING, Change.because("stored"));
+        store.moves().transition(claim(jid, JobState.STORING), JobState.RECORDING, Change.because("stored"));
         assertEquals(jid, holder(ark), "storing → recording keeps it");
-        store.transition(claim(jid, JobState.RECORDING), JobState.NOTIFY, Change.because("recorded"));
+        store.moves().transition(claim(jid, JobState.RECORDING), JobState.NOTIFY, Change.because("recorded"));
         assertNull(holder(ark), "leaving recording lets it go");
     }
 
@@ -78,17 +78,17 @@ class ObjectLockSpanTest {
 
         HeldJob storing = claim(writer, JobState.STORING);
         assertNull(lockObject(storing, ark));
-        store.transition(storing, JobState.FAILED, Change.failure("storing: HTTP 500"));
+        store.moves().transition(storing, JobState.FAILED, Change.failure("storing: HTTP 500"));
         assertNull(holder(ark), "a failure in storing lets it go");
         assertEquals(JobState.PROCESSING, store.jobs().load(writer).status().lastSuccessful());
         assertEquals(JobState.STORING, admin.requeueJob(writer, "op").state(), "a requeue resumes at storing");
 
         HeldJob again = claim(writer, JobState.STORING);
-        assertNull(store.records().lockObject(again, ark), "taken again in storing");
+        assertNull(store.stepWrites().lockObject(again, ark), "taken again in storing");
         HeldJob waiting = claim(other, JobState.PROCESSING);
-        assertEquals(writer, store.records().lockObject(waiting, ark), "another job of the object waits while it stores");
-        store.unlock(waiting);
-        store.unlock(again);
+        assertEquals(writer, store.stepWrites().lockObject(waiting, ark), "another job of the object waits while it stores");
+        store.moves().unlock(waiting);
+        store.moves().unlock(again);
 
         assertEquals(JobState.HELD, admin.holdJob(writer, "op").state());
         assertNull(holder(ark), "a hold in storing lets it go");
@@ -111,30 +111,30 @@ class ObjectLockSpanTest {
         }
 
         HeldJob processing = claim(jids.get(0), JobState.PROCESSING);
-        store.records().writeIdentifiers(processing, processing.job().identifiers().withPrimary(ark));
+        store.stepWrites().writeIdentifiers(processing, processing.job().identifiers().withPrimary(ark));
         long before = store.operations();
-        assertNull(store.records().lockObject(processing, ark));
+        assertNull(store.stepWrites().lockObject(processing, ark));
         assertEquals(3, store.operations() - before, "one transaction: the lease's fence, its status, the create; no read");
         HeldJob storing = store.moves().transitionAndKeep(processing,
                 JobState.STORING, Change.because("prepared"), "w2");
         before = store.operations();
-        assertNull(store.records().lockObject(storing, ark), "still its own");
+        assertNull(store.stepWrites().lockObject(storing, ark), "still its own");
         assertEquals(0, store.operations() - before, "known: nothing sent");
         HeldJob recording = store.moves().transitionAndKeep(storing,
                 JobState.RECORDING, Change.because("stored"), "w3");
         assertEquals(jids.get(0), holder(ark));
-        store.transition(recording, JobState.NOTIFY, Change.because("recorded"));
+        store.moves().transition(recording, JobState.NOTIFY, Change.because("recorded"));
         assertNull(holder(ark), "let go with the version it knew");
 
         HeldJob second = claim(jids.get(1), JobState.PROCESSING);
-        store.records().writeIdentifiers(second, second.job().identifiers().withPrimary(ark));
-        assertNull(store.records().lockObject(second, ark));
+        store.stepWrites().writeIdentifiers(second, second.job().identifiers().withPrimary(ark));
+        assertNull(store.stepWrites().lockObject(second, ark));
         HeldJob secondStoring = store.moves().transitionAndKeep(second,
                 JobState.STORING, Change.because("prepared"), "w2");
         ZK.client().setData().forPath(QueuePaths.objectLock(ark), QueueJson.text(jids.get(1))); // by hand: its version moves
         HeldJob secondRecording = store.moves().transitionAndKeep(secondStoring,
                 JobState.RECORDING, Change.because("stored"), "w3");
-        assertEquals(JobState.NOTIFY, store.transition(secondRecording, JobState.NOTIFY, Change.because("recorded")).state(),
+        assertEquals(JobState.NOTIFY, store.moves().transition(secondRecording, JobState.NOTIFY, Change.because("recorded")).state(),
                 "the move read the lock again");
         assertNull(holder(ark));
     }

@@ -44,8 +44,8 @@ class ObjectLockTakeoverTest {
         QueueTestSupport.walk(store, taker, toProcessing);
 
         HeldJob h = store.claims().claim(JobState.PROCESSING, store.jobs().load(holder).refName(), "h").orElseThrow();
-        assertNull(store.records().lockObject(h, ark));
-        store.transition(h, JobState.FAILED, Change.failure("storage refused"));
+        assertNull(store.stepWrites().lockObject(h, ark));
+        store.moves().transition(h, JobState.FAILED, Change.failure("storage refused"));
         // a leftover: the holder moved on and its object lock stayed (as after a crash between the two)
         store.calls().createPersistent(QueuePaths.objectLock(ark), QueueJson.text(holder));
 
@@ -53,8 +53,8 @@ class ObjectLockTakeoverTest {
         store.probes().set(Probes.Point.AFTER_HOLDER_READ, () -> admin.requeueJob(holder, "operator"));
         try {
             HeldJob t = store.claims().claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t").orElseThrow();
-            assertEquals(holder, store.records().lockObject(t, ark), "the requeued holder keeps the object");
-            store.unlock(t);
+            assertEquals(holder, store.stepWrites().lockObject(t, ark), "the requeued holder keeps the object");
+            store.moves().unlock(t);
         } finally {
             store.probes().clear();
         }

@@ -108,7 +108,7 @@ class TransitionTableTest {
     void reportBatch(String bid) {
         BatchLock lock = store.batches().tryLock(bid, "report").orElseThrow();
         boolean failed = !store.batches().jobs(lock.bid(), BatchRef.FAILED).isEmpty();
-        store.transition(lock, failed ? BatchState.FAILED : BatchState.COMPLETED, "reported",
+        store.moves().transition(lock, failed ? BatchState.FAILED : BatchState.COMPLETED, "reported",
                 new StatusReport(Instant.now().toString(), store.batches().jobs(lock.bid(), BatchRef.FAILED),
                         store.batches().jobs(lock.bid(), BatchRef.COMPLETED), 1), null);
     }
@@ -127,10 +127,10 @@ class TransitionTableTest {
                 HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
                 IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
-                        () -> store.transition(lock, to, Change.because("test")), from + " -> " + to);
+                        () -> store.moves().transition(lock, to, Change.because("test")), from + " -> " + to);
                 assertTrue(e.getMessage().contains(from + " to " + to), e.getMessage());
                 assertEquals(before, tree(client), from + " -> " + to + " wrote something");
-                store.unlock(lock);
+                store.moves().unlock(lock);
             }
         }
     }
@@ -192,7 +192,7 @@ class TransitionTableTest {
             BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
             StatusReport report = t.to() == BatchState.COMPLETED || t.to() == BatchState.FAILED
                     ? new StatusReport(Instant.now().toString(), List.of(), List.of(), 1) : null;
-            store.transition(lock, t.to(), "test", report, null);
+            store.moves().transition(lock, t.to(), "test", report, null);
         }
         Batch b = store.batches().load(bid);
         assertEquals(t.to(), b.state());
@@ -212,10 +212,10 @@ class TransitionTableTest {
                 }
                 BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
-                assertThrows(IllegalTransitionException.class, () -> store.transition(lock, to, "test", null, null),
+                assertThrows(IllegalTransitionException.class, () -> store.moves().transition(lock, to, "test", null, null),
                         from + " -> " + to);
                 assertEquals(before, tree(client), from + " -> " + to + " wrote something");
-                store.unlock(lock);
+                store.moves().unlock(lock);
             }
         }
     }

@@ -82,7 +82,7 @@ class ConnectionLossTest {
     void aReleaseThatCannotReachZooKeeperIsRetriedUntilTheLockIsGone() throws Exception {
         HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         duringOutage(() -> {
-            store.unlock(lock); // returns at once; the release is retried in the background
+            store.moves().unlock(lock); // returns at once; the release is retried in the background
             return true;
         });
         await().atMost(Duration.ofSeconds(30)).until(() -> client.checkExists().forPath(QueuePaths.jobLock(jid)) == null);
@@ -101,7 +101,7 @@ class ConnectionLossTest {
     @Test
     void aTransitionCommittedDuringAnOutageAppliesOnceAndIsKnownToHaveApplied() throws Exception {
         HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
-        Job moved = duringOutage(() -> store.transition(lock, JobState.ESTIMATING, Change.because("during outage")));
+        Job moved = duringOutage(() -> store.moves().transition(lock, JobState.ESTIMATING, Change.because("during outage")));
         assertEquals(JobState.ESTIMATING, moved.state());
         Job now = store.jobs().load(jid);
         assertEquals(JobState.ESTIMATING, now.state());
@@ -116,11 +116,11 @@ class ConnectionLossTest {
     void identifiersAndAnEffectWrittenDuringAnOutageAreWrittenOnce() throws Exception {
         HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
         duringOutage(() -> {
-            store.records().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4lost", List.of("loc0")));
-            return store.records().effectDone(lock, JobEffects.MINT, "ark:/99999/fk4lost");
+            store.stepWrites().writeIdentifiers(lock, new Identifiers("ark:/99999/fk4lost", List.of("loc0")));
+            return store.stepWrites().effectDone(lock, JobEffects.MINT, "ark:/99999/fk4lost");
         });
         assertEquals("ark:/99999/fk4lost", store.jobs().load(jid).identifiers().primary());
-        assertTrue(store.records().effects(lock).done(JobEffects.MINT));
-        store.unlock(lock);
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.MINT));
+        store.moves().unlock(lock);
     }
 }

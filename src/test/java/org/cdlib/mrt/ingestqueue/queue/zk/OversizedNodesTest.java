@@ -14,12 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.state.ConnectionState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.jobs.MerrittJobNodes;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
@@ -95,7 +95,7 @@ class OversizedNodesTest {
         }
         var healthy = store.claims().tryLockJob(jids.get(1), "t").orElseThrow();
         assertEquals(jids.get(1), healthy.job().id());
-        store.unlock(healthy);
+        store.moves().unlock(healthy);
 
         // repaired by hand: claimed and read as any job again
         ZK.client().setData().forPath(QueuePaths.jobNode(bad, "identifiers"),
@@ -104,7 +104,7 @@ class OversizedNodesTest {
                 ZK.client().getData().forPath(QueuePaths.jobNode(jids.get(1), "configuration")));
         var repaired = store.claims().tryLockJob(bad, "t").orElseThrow();
         assertEquals(bad, repaired.job().id());
-        store.unlock(repaired);
+        store.moves().unlock(repaired);
         assertEquals(1, drops.get(), "the first claim's blind read dropped the connection; the later claims looked at sizes first");
     }
 

@@ -18,6 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.queue.layout.WireForm;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -104,7 +105,7 @@ class WireFormatTest {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 2);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         HeldJob first = store.claims().claim(JobState.PENDING, "02-" + jid, "w").orElseThrow();
-        store.transition(first, JobState.ESTIMATING, Change.because("test"));
+        store.moves().transition(first, JobState.ESTIMATING, Change.because("test"));
         assertJobStatus(jid, "Estimating", "Pending", 0, "");
         QueueTestSupport.walk(store, jid, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
                 JobState.STORING, JobState.RECORDING, JobState.NOTIFY, JobState.COMPLETED);
@@ -120,7 +121,7 @@ class WireFormatTest {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.NOTIFY));
         HeldJob l = store.claims().claim(JobState.NOTIFY, "02-" + jid, "w").orElseThrow();
-        store.transition(l, JobState.FAILED, Change.failure("Sample Failure Message"));
+        store.moves().transition(l, JobState.FAILED, Change.failure("Sample Failure Message"));
         assertJobStatus(jid, "Failed", "Recording", 0, "Sample Failure Message");
         assertNotNull(ZK.client().checkExists().forPath("/batches/" + bid + "/states/batch-failed/" + jid));
 
@@ -144,7 +145,7 @@ class WireFormatTest {
         assertTrue(children.stream().allMatch(c -> c.matches("bid\\d{10}")), children.toString());
 
         BatchLock lock = store.batches().tryLock(bid, "w").orElseThrow();
-        store.transition(lock, BatchState.PROCESSING, "test", null, null);
+        store.moves().transition(lock, BatchState.PROCESSING, "test", null, null);
         assertEquals("Processing", json(QueuePaths.batchStatus(bid)).get("status").asText());
         assertNotNull(ZK.client().checkExists().forPath(QueuePaths.batchIndex(BatchState.PROCESSING, bid)));
     }
@@ -224,7 +225,7 @@ class WireFormatTest {
                 first.toString());
         assertEquals(2, first.violations().stream().filter(v -> !v.repaired()).count(), "the locked job is left: " + first);
         assertTrue(WireForm.oldStatus(ZK.client().getData().forPath(QueuePaths.jobStatus(jids.get(3)))), "untouched under its lock");
-        store.unlock(held);
+        store.moves().unlock(held);
         fsck.repair();
         assertTrue(fsck.check().clean(), fsck.check().toString());
         MrtZk mrtZk = new MrtZk(ZK.client().getZookeeperClient().getZooKeeper());

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
 
 /** Base of the queue's own errors; each message says what was refused and why. */
 public class QueueException extends RuntimeException {

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.log;
 
 import java.time.Instant;
 

@@ -1,12 +1,13 @@
-package org.cdlib.mrt.ingestqueue.queue.zk;
+package org.cdlib.mrt.ingestqueue.queue.layout;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /** The fixed nodes of the layout: folders, state folders, counters; the old batch index moved once. */
 public final class BaseNodes {

@@ -20,11 +20,11 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * there. A host that starts reads them back, so its charts and rates survive a restart and are the
  * same behind a load balancer. Bounded: at most {@link #KEPT_MINUTES} nodes of at most 1 KB.
  */
-public final class ActivityRecords {
+public final class ActivityMinutes {
     public static final int KEPT_MINUTES = 360;
     private final ZooKeeperCalls zk;
 
-    public ActivityRecords(ZooKeeperCalls zk) {
+    public ActivityMinutes(ZooKeeperCalls zk) {
         this.zk = zk;
     }
 

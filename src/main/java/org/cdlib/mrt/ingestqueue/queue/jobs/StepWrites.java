@@ -3,15 +3,15 @@ package org.cdlib.mrt.ingestqueue.queue.jobs;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
@@ -23,14 +23,14 @@ import org.slf4j.LoggerFactory;
  * started and done ({@code /jobs/JID/effects}), and the object lock (one writer per object).
  * Every write is fenced by the job's lock.
  */
-public final class StepRecords {
-    private static final Logger LOG = LoggerFactory.getLogger(StepRecords.class);
+public final class StepWrites {
+    private static final Logger LOG = LoggerFactory.getLogger(StepWrites.class);
 
     private final ZooKeeperCalls zk;
-    private final EffectRecords effects;
+    private final EffectsNode effects;
     private final ObjectLocks objects;
 
-    public StepRecords(ZooKeeperCalls zk, EffectRecords effects, ObjectLocks objects) {
+    public StepWrites(ZooKeeperCalls zk, EffectsNode effects, ObjectLocks objects) {
         this.zk = zk;
         this.effects = effects;
         this.objects = objects;
@@ -107,7 +107,7 @@ public final class StepRecords {
 
     /**
      * Records an effect that may be repeated as done, with the job's next write under its lock
-     * (its move, usually) rather than a transaction of its own ({@link EffectRecords#recordWithNextWrite}).
+     * (its move, usually) rather than a transaction of its own ({@link EffectsNode#recordWithNextWrite}).
      */
     public void effectDoneWithNextWrite(HeldJob lock, String name, String detail) {
         effects.recordWithNextWrite(lock, name, "done", detail);

@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /**
  * The writer no longer owns what it is changing: its lock or session is gone, or someone

@@ -3,32 +3,32 @@ package org.cdlib.mrt.ingestqueue.report;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
-import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
-import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
 /**
  * What a batch's jobs came to, read by walking the batch's run of job ids in bounded reads:
  * whole counts, and the jobs themselves up to {@link #LISTED} of each kind (what a report mail
  * can carry), so a million-job batch is reported in bounded memory.
  */
-record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job> completed, List<Job> failed) {
+record BatchTally(int completedCount, int failedCount, int openCount, List<Job> completed, List<Job> failed) {
     static final int LISTED = 10_000;
     /** Jobs whose statuses are read together: a thousand statuses of at most 8 KB, their read transactions sent at once. */
     private static final int RUN = 1000;
 
-    static BatchOutcome of(QueueStore store, Batch batch) {
+    static BatchTally of(QueueStore store, Batch batch) {
         return of(store, batch, LISTED);
     }
 
     /** Each job's status node says what it came to; only the jobs the lists still take are read whole. */
-    static BatchOutcome of(QueueStore store, Batch batch, int listed) {
+    static BatchTally of(QueueStore store, Batch batch, int listed) {
         List<String> ids = new ArrayList<>(batch.jobIds());
         ids.addAll(othersJobs(store, batch));
         List<Job> completed = new ArrayList<>();
@@ -61,7 +61,7 @@ record BatchOutcome(int completedCount, int failedCount, int openCount, List<Job
                 }
             }
         }
-        return new BatchOutcome(c, f, open, completed, failed);
+        return new BatchTally(c, f, open, completed, failed);
     }
 
     /**

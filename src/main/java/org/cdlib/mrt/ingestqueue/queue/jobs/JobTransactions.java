@@ -9,14 +9,16 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
-import org.cdlib.mrt.ingestqueue.queue.model.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -25,9 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.LockOwner;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceCounters;
@@ -40,7 +40,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * deleted, the new one created, the batch reference moved (bumping batch-processing's version),
  * the lock deleted; a job that completes is compacted by the same transaction ({@link JobCompaction}).
  */
-public final class JobRecords {
+public final class JobTransactions {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
     private final ObjectLocks objects;
@@ -49,7 +49,7 @@ public final class JobRecords {
 
     private final EphemeralLocks locks;
 
-    public JobRecords(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, EphemeralLocks locks) {
+    public JobTransactions(ZooKeeperCalls zk, TransitionLog log, ObjectLocks objects, EphemeralLocks locks) {
         this.locks = locks;
         this.zk = zk;
         this.spaceCounters = new SpaceCounters(zk);
@@ -138,7 +138,7 @@ public final class JobRecords {
         ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
         ops.addAll(compacted);
         boolean summarised = to == JobState.COMPLETED && compaction.summarises(); // the job's nodes go into its status
-        Op records = summarised ? null : EffectRecords.unwritten(lock); // summarised: in the summary
+        Op records = summarised ? null : EffectsNode.unwritten(lock); // summarised: in the summary
         if (records != null) {
             ops.add(records);
         }
@@ -188,7 +188,7 @@ public final class JobRecords {
         }
         locks.removed(lock.lease()); // deleted, or rewritten as the next holder's (entered above)
         openLeft.accept(openLeft(ops, results, job.batchId())); // ops are the results' first
-        EffectRecords.written(lock, !results.isEmpty());
+        EffectsNode.written(lock, !results.isEmpty());
         // the status at its version and the lock renamed: the next state's first fence reads nothing
         boolean confirms = !results.isEmpty() && keepFor != null;
         Job moved = new Job(jid, job.batchId(), job.configuration(), status, priority, space, job.identifiers(),

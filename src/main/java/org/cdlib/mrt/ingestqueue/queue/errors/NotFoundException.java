@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /** A job or batch id that the queue does not have. */
 public class NotFoundException extends QueueException {

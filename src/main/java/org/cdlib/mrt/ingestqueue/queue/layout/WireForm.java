@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.queue.zk;
+package org.cdlib.mrt.ingestqueue.queue.layout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;

@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /** Someone else holds the lock; the message names the owner. */
 public class LockedException extends QueueException {

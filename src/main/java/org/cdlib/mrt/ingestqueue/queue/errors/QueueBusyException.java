@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /**
  * A write that lost its race at a shared counter too many times in a row (many submitters at

@@ -9,15 +9,15 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.KnownEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
-import org.cdlib.mrt.ingestqueue.queue.model.NotFoundException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
-import org.cdlib.mrt.ingestqueue.queue.model.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
@@ -25,10 +25,10 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * {@code /jobs/JID/effects}: reads and writes of a job's outside-effect records, under its lock (a completed
  * job's: its summary).
  */
-public final class EffectRecords {
+public final class EffectsNode {
     private final ZooKeeperCalls zk;
 
-    public EffectRecords(ZooKeeperCalls zk) {
+    public EffectsNode(ZooKeeperCalls zk) {
         this.zk = zk;
     }
 

@@ -12,23 +12,23 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
+import org.cdlib.mrt.ingestqueue.queue.errors.DepositorLimitException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueBusyException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.queue.errors.QueueFullException;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
-import org.cdlib.mrt.ingestqueue.queue.model.DepositorLimitException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueBusyException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueFullException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
 import org.cdlib.mrt.ingestqueue.queue.model.Transition;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionEvent;
-import org.cdlib.mrt.ingestqueue.queue.model.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Transitions;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
 import org.cdlib.mrt.ingestqueue.queue.space.LockedCommitFailures;
@@ -41,7 +41,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * in the same transaction, so consumers find the batches of a state without reading every batch; the
  * terminal states' entries are counted, never listed, and walks over all batches go by batch number.
  */
-public final class BatchRecords {
+public final class BatchTransactions {
     private static final int MAX_COUNTER_RETRIES = 60;
     /** The most a submission waits between two tries at the counter, in ms (a random part: contenders spread out). */
     private static final long MAX_COUNTER_BACKOFF_MS = 100;
@@ -49,7 +49,7 @@ public final class BatchRecords {
     private final ZooKeeperCalls zk;
     private final TransitionLog log;
 
-    public BatchRecords(ZooKeeperCalls zk, TransitionLog log, Path ingestHome) {
+    public BatchTransactions(ZooKeeperCalls zk, TransitionLog log, Path ingestHome) {
         this.ingestHome = ingestHome;
         this.reads = new BatchReads(zk, ingestHome);
         this.batchIds = new IdBlocks.Pool(zk, QueuePaths.BATCHES, 16);

@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /** A znode whose content is not what the design says it holds (e.g. garbage JSON). */
 public class CorruptNodeException extends QueueException {

@@ -1,9 +1,10 @@
-package org.cdlib.mrt.ingestqueue.queue.zk;
+package org.cdlib.mrt.ingestqueue.queue.layout;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

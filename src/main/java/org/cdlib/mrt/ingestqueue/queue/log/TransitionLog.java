@@ -1,9 +1,11 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.log;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.text.Text;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /**
  * A fenced call was not sent: the worker's hold on its job was confirmed too long before the

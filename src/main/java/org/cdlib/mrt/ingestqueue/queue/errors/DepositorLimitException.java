@@ -1,4 +1,5 @@
-package org.cdlib.mrt.ingestqueue.queue.model;
+package org.cdlib.mrt.ingestqueue.queue.errors;
+
 
 /**
  * A submission that would pass its depositor's cap of open batches
