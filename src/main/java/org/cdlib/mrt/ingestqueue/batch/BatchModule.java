@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.batch;
 
+import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
@@ -26,6 +27,6 @@ public final class BatchModule implements QueueModule {
                         SubmissionReads.READ_WAIT_MS)));
         ctx.bind("pendingStep", new PendingStep(ctx.store()));
         // batches Merritt's ingest front end creates through mrt-zk, taken into the pending folder (each host's timer)
-        ctx.bind("merrittIntake", (org.apache.camel.Processor) exchange -> ctx.store().adoptMerrittBatches());
+        ctx.bind("merrittIntake", (Processor) exchange -> ctx.store().adoptMerrittBatches());
     }
 }

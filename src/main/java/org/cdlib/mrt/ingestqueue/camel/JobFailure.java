@@ -1,7 +1,16 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.ExecutionException;
+import javax.net.ssl.SSLException;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
+import org.apache.camel.RuntimeCamelException;
+import org.apache.camel.http.base.HttpOperationFailedException;
+import org.apache.hc.core5.http.NoHttpResponseException;
+import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,25 +52,25 @@ public final class JobFailure implements Processor {
      * a request that may have been applied says it was not sent again. Anything else: its message.
      */
     static String callFailure(Exchange exchange, Throwable e) {
-        String url = exchange.getProperty(org.cdlib.mrt.ingestqueue.services.ServiceCall.URL, String.class);
-        boolean network = e instanceof org.apache.camel.http.base.HttpOperationFailedException
-                || e instanceof java.net.SocketException || e instanceof java.net.SocketTimeoutException
-                || e instanceof org.apache.hc.core5.http.NoHttpResponseException || e instanceof javax.net.ssl.SSLException;
+        String url = exchange.getProperty(ServiceCall.URL, String.class);
+        boolean network = e instanceof HttpOperationFailedException
+                || e instanceof SocketException || e instanceof SocketTimeoutException
+                || e instanceof NoHttpResponseException || e instanceof SSLException;
         if (!network || url == null) {
             return messageOf(e);
         }
         String call = exchange.getIn().getHeader(Exchange.HTTP_METHOD, "POST", String.class) + " " + url + ": ";
-        boolean repeatable = exchange.getProperty(org.cdlib.mrt.ingestqueue.services.ServiceCall.REPEATABLE, false, Boolean.class);
+        boolean repeatable = exchange.getProperty(ServiceCall.REPEATABLE, false, Boolean.class);
         String notAgain = repeatable ? "" : "; it may have been applied, so it is not sent again";
-        if (e instanceof org.apache.camel.http.base.HttpOperationFailedException h) {
+        if (e instanceof HttpOperationFailedException h) {
             String body = h.getResponseBody() == null ? "" : h.getResponseBody().strip();
             return call + "HTTP " + h.getStatusCode() + (body.isEmpty() ? "" : ": " + (body.length() > 300
                     ? body.substring(0, 300) + "…" : body)) + notAgain;
         }
-        if (e instanceof java.net.ConnectException) {
+        if (e instanceof ConnectException) {
             return call + "cannot connect (" + messageOf(e) + ")";
         }
-        if (e instanceof java.net.SocketTimeoutException) {
+        if (e instanceof SocketTimeoutException) {
             return call + "no answer within the response timeout (" + messageOf(e) + ")" + notAgain;
         }
         return call + "the connection broke (" + messageOf(e) + ")" + notAgain;
@@ -70,7 +79,7 @@ public final class JobFailure implements Processor {
     /** The message an operator sees: the step's own, not Camel's wrapping. */
     static String messageOf(Throwable e) {
         Throwable t = e;
-        while ((t instanceof org.apache.camel.RuntimeCamelException || t instanceof java.util.concurrent.ExecutionException)
+        while ((t instanceof RuntimeCamelException || t instanceof ExecutionException)
                 && t.getCause() != null) {
             t = t.getCause();
         }

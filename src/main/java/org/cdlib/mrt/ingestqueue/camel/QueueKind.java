@@ -1,12 +1,17 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
 /** What a zkqueue endpoint consumes: the jobs of one job state, or the batches of one batch state. */
 record QueueKind(JobState jobState, BatchState batchState) {
 
-    static final java.util.Set<BatchState> BATCH_STATES = java.util.EnumSet.of(
+    static final Set<BatchState> BATCH_STATES = EnumSet.of(
             BatchState.PENDING, BatchState.REPORTING, BatchState.UPDATE_REPORTING);
 
     static QueueKind parse(String remaining) {
@@ -18,7 +23,7 @@ record QueueKind(JobState jobState, BatchState batchState) {
                 }
             }
             throw new IllegalArgumentException("zkqueue:job/" + parts[1] + ": a job state worked on is one of "
-                    + wires(java.util.Arrays.stream(JobState.values()).filter(JobState::isWorking)));
+                    + wires(Arrays.stream(JobState.values()).filter(JobState::isWorking)));
         }
         if (parts.length == 2 && parts[0].equals("batch")) {
             for (BatchState s : BATCH_STATES) {
@@ -32,8 +37,8 @@ record QueueKind(JobState jobState, BatchState batchState) {
         throw new IllegalArgumentException("zkqueue:" + remaining + ": expected job/<state> or batch/<state>");
     }
 
-    private static String wires(java.util.stream.Stream<? extends Enum<?>> states) {
-        return states.map(Object::toString).collect(java.util.stream.Collectors.joining(", "));
+    private static String wires(Stream<? extends Enum<?>> states) {
+        return states.map(Object::toString).collect(Collectors.joining(", "));
     }
 
     boolean isJob() {

@@ -9,6 +9,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -187,7 +188,7 @@ final class Workers {
         private final String id;
         private final long since = System.nanoTime();
         private volatile long waited;
-        private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean ended = new AtomicBoolean();
         /** Its run, once its thread runs it: what a cancel cancels. */
         private volatile Run run;
 

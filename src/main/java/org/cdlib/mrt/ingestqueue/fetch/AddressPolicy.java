@@ -8,6 +8,8 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -37,7 +39,7 @@ public final class AddressPolicy {
     public static final String LOOPBACK = "127.0.0.0/8,::1";
 
     /** An address refused by the policy: not retried, named with its rule (raised while resolving, hence its type). */
-    public static final class RefusedAddressException extends java.net.UnknownHostException {
+    public static final class RefusedAddressException extends UnknownHostException {
         public RefusedAddressException(String message) {
             super(message);
         }
@@ -88,7 +90,7 @@ public final class AddressPolicy {
     /** {@link #parse(String)} for another list of addresses, its errors naming {@code key}. */
     public static AddressPolicy parse(String spec, String key) {
         List<Cidr> cidrs = new ArrayList<>();
-        Set<String> hosts = new java.util.HashSet<>();
+        Set<String> hosts = new HashSet<>();
         boolean all = false;
         if (spec != null) {
             for (String raw : spec.split(",")) {
@@ -232,7 +234,7 @@ public final class AddressPolicy {
 
     private static String embedded(byte[] b, int from, String form) {
         try {
-            String rule = rule(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, from, from + 4)));
+            String rule = rule(InetAddress.getByAddress(Arrays.copyOfRange(b, from, from + 4)));
             return rule == null ? null : rule + form;
         } catch (UnknownHostException e) {
             return null;

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalLong;
 import org.apache.commons.compress.archivers.ArchiveException;
 import org.apache.commons.compress.archivers.ArchiveStreamFactory;
 import org.apache.commons.compress.compressors.CompressorException;
@@ -130,7 +131,7 @@ public final class Container {
      * value below the compressed size is not trusted). Empty when the bytes give no answer.
      * {@code head} is the start of the container, {@code tail} its end, {@code size} its whole length.
      */
-    public static java.util.OptionalLong declaredSize(byte[] head, byte[] tail, long size) {
+    public static OptionalLong declaredSize(byte[] head, byte[] tail, long size) {
         return DeclaredSize.of(head, tail, size);
     }
 }

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.time.Duration;
+import org.cdlib.mrt.ingestqueue.module.QueueContext;
 
 /**
  * How files are fetched: the {@code ingest.download.*} keys.
@@ -70,7 +71,7 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
     }
 
     /** The settings the {@code ingest.download.*} keys configure, defaults for the rest. */
-    public static FetchSettings of(org.cdlib.mrt.ingestqueue.module.QueueContext ctx) {
+    public static FetchSettings of(QueueContext ctx) {
         FetchSettings d = defaults();
         return new FetchSettings(
                 ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),

@@ -5,6 +5,10 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -13,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -80,7 +85,7 @@ public final class Fetcher {
      * false) or the last ones (a container's directory or trailer). Empty when the server does
      * not serve ranges. At most {@code bytes} are read, within {@code ingest.download.probe-timeout}.
      */
-    public java.util.Optional<byte[]> range(URI uri, boolean fromEnd, int bytes) throws FetchException {
+    public Optional<byte[]> range(URI uri, boolean fromEnd, int bytes) throws FetchException {
         return source.range(uri, fromEnd, bytes, probe());
     }
 
@@ -95,7 +100,7 @@ public final class Fetcher {
      */
     public byte[] head(URI uri, int max) throws FetchException {
         Deadline deadline = probe();
-        java.util.Optional<byte[]> ranged = source.range(uri, false, max, deadline);
+        Optional<byte[]> ranged = source.range(uri, false, max, deadline);
         if (ranged.isPresent()) {
             return ranged.get();
         }
@@ -157,12 +162,12 @@ public final class Fetcher {
 
     /** {@code bytes} as strict UTF-8: a byte that is not refuses the text, naming its line (no U+FFFD stands in). */
     static String utf8(URI uri, byte[] bytes) throws FetchException {
-        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(bytes);
-        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
-        java.nio.charset.CoderResult r = d.decode(in, out, true);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult r = d.decode(in, out, true);
         if (r.isError()) {
             int at = in.position();
             int line = 1;

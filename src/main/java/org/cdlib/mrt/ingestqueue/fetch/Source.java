@@ -2,15 +2,20 @@ package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpHead;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
+import org.apache.hc.core5.http.ConnectionClosedException;
 import org.apache.hc.core5.http.HttpEntity;
 import org.cdlib.mrt.ingestqueue.fetch.CheckedClient.StatusException;
 
@@ -70,9 +75,9 @@ final class Source {
     }
 
     /** See {@link Fetcher#range(URI, boolean, int)}; the whole exchange ends at {@code deadline}. */
-    java.util.Optional<byte[]> range(URI uri, boolean fromEnd, int bytes, Deadline deadline) throws FetchException {
+    Optional<byte[]> range(URI uri, boolean fromEnd, int bytes, Deadline deadline) throws FetchException {
         if (isFile(uri)) {
-            try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(Path.of(uri))) {
+            try (SeekableByteChannel ch = Files.newByteChannel(Path.of(uri))) {
                 long size = ch.size();
                 int n = (int) Math.min(size, bytes);
                 ch.position(fromEnd ? size - n : 0);
@@ -80,7 +85,7 @@ final class Source {
                 while (b.hasRemaining() && ch.read(b) > 0) {
                     // reading
                 }
-                return java.util.Optional.of(b.array());
+                return Optional.of(b.array());
             } catch (IOException e) {
                 throw new FetchException(uri + ": " + describe(e));
             }
@@ -91,7 +96,7 @@ final class Source {
             return g;
         }, deadline)) {
             if (a.response.getCode() != 206 || a.response.getEntity() == null) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             try (InputStream in = a.response.getEntity().getContent()) {
                 byte[] got = in.readNBytes(bytes + 1);
@@ -101,12 +106,12 @@ final class Source {
                 if (got.length <= bytes) {
                     a.read();
                 }
-                return got.length > bytes ? java.util.Optional.empty() : java.util.Optional.of(got);
+                return got.length > bytes ? Optional.empty() : Optional.of(got);
             } catch (IOException e) {
                 throw a.failure(e);
             }
         } catch (StatusException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         } catch (FetchException e) {
             throw e;
         } catch (IOException e) {
@@ -125,7 +130,7 @@ final class Source {
         }
         long n = 0;
         OptionalLong announced;
-        java.util.concurrent.atomic.AtomicReference<HttpGet> sent = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<HttpGet> sent = new AtomicReference<>();
         try (CheckedClient.Answer a = client.execute(uri, u -> {
             sent.set(new HttpGet(u));
             return sent.get();
@@ -165,12 +170,12 @@ final class Source {
                         throw e;
                     }
                     a.read();
-                } catch (org.apache.hc.core5.http.ConnectionClosedException e) {
+                } catch (ConnectionClosedException e) {
                     // a body shorter than announced: reported below (or cut by the deadline)
                     if (a.cut()) {
                         throw a.failure(e);
                     }
-                } catch (FetchException | java.net.SocketTimeoutException e) {
+                } catch (FetchException | SocketTimeoutException e) {
                     throw e; // the sink's refusal, the rate's verdict: told as they are
                 } catch (IOException e) {
                     throw a.failure(e);

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
@@ -37,7 +38,7 @@ final class TransferRate {
         }
         double seconds = elapsed / 1e9;
         if (inWindow < minBytesPerSecond * seconds) {
-            throw new SocketTimeoutException(String.format(java.util.Locale.ROOT,
+            throw new SocketTimeoutException(String.format(Locale.ROOT,
                     "the body came at %.0f bytes/s over %.0f s, below ingest.download.min-rate (%d bytes/s)",
                     inWindow / seconds, seconds, minBytesPerSecond));
         }

@@ -2,9 +2,11 @@ package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
@@ -82,8 +84,8 @@ final class UnpackTarget {
     /** Copies one entry, counting its bytes against the limits as they come. */
     void write(String entry, InputStream in, Path p) throws IOException {
         Files.createDirectories(p.getParent());
-        try (java.io.OutputStream out = Files.newOutputStream(p, java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE)) {
+        try (OutputStream out = Files.newOutputStream(p, StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE)) {
             byte[] buf = new byte[64 * 1024];
             for (int n; (n = in.read(buf)) > 0; ) {
                 add(n);

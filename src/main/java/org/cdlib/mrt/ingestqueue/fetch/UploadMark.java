@@ -1,9 +1,12 @@
 package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +29,7 @@ public final class UploadMark {
             return;
         }
         try {
-            Path file = Path.of(java.net.URI.create(payloadUrl));
+            Path file = Path.of(URI.create(payloadUrl));
             Path uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
             if (file.startsWith(uploads) && file.getParent() != null) {
                 Files.writeString(file.getParent().resolve(FILE), bid);
@@ -45,8 +48,8 @@ public final class UploadMark {
         if (dir == null) {
             return;
         }
-        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         } catch (IOException | RuntimeException e) {
@@ -60,7 +63,7 @@ public final class UploadMark {
             return null;
         }
         try {
-            Path file = Path.of(java.net.URI.create(payloadUrl)).normalize();
+            Path file = Path.of(URI.create(payloadUrl)).normalize();
             Path uploads = ingestHome.toAbsolutePath().normalize().resolve("uploads");
             if (!file.startsWith(uploads) || file.getNameCount() <= uploads.getNameCount() + 1) {
                 return null;

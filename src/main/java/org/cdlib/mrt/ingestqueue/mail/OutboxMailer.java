@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
+import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,6 @@ public final class OutboxMailer implements Mailer {
         Path eml = outbox.resolve(name + ".eml");
         Files.move(tmp, eml, StandardCopyOption.ATOMIC_MOVE);
         LOG.info("mail '{}' to {} written to {}", message.getSubject(),
-                java.util.Arrays.toString(message.getAllRecipients()), eml);
+                Arrays.toString(message.getAllRecipients()), eml);
     }
 }

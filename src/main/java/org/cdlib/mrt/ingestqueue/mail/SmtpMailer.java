@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.mail;
 import jakarta.mail.internet.MimeMessage;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.slf4j.Logger;
@@ -40,7 +41,7 @@ public final class SmtpMailer implements Mailer {
             throw new IllegalStateException("SMTP: cannot send '" + message.getSubject() + "': "
                     + result.getException().getMessage(), result.getException());
         }
-        LOG.info("mail '{}' sent to {}", message.getSubject(), java.util.Arrays.toString(message.getAllRecipients()));
+        LOG.info("mail '{}' sent to {}", message.getSubject(), Arrays.toString(message.getAllRecipients()));
     }
 
     private static String enc(String s) {

@@ -15,6 +15,8 @@ import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
+import org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes;
+import org.cdlib.mrt.ingestqueue.steps.StoredVersions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,9 +48,9 @@ public final class CleanupStep implements Processor {
     @Override
     public void process(Exchange exchange) throws IOException {
         CleanupResult r = admin.cleanup(retention, failedRetention,
-                () -> org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange));
+                () -> ElectedRoutes.leads(exchange));
         int uploads = pruneUploads();
-        org.cdlib.mrt.ingestqueue.steps.StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
+        StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {
             LOG.info("cleanup: removed {} batch(es), {} job(s) and {} upload(s) older than {}", r.batches(), r.jobs(),
                     uploads, retention);

@@ -6,6 +6,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
+import org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class ConsistencySweep implements Processor {
     @Override
     public synchronized void process(Exchange exchange) {
         ConsistencyCheck.Slice s = check.repairSlice(next, batchesPerPass,
-                () -> org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange));
+                () -> ElectedRoutes.leads(exchange));
         next = s.next();
         Map<String, Integer> repaired = new TreeMap<>();
         Map<String, Integer> left = new TreeMap<>();

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.manifest;
 
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -132,12 +134,12 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
     }
 
     public static CheckmManifest parse(String text) {
-        return parse(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return parse(text.getBytes(StandardCharsets.UTF_8));
     }
 
     /** A manifest as fetched: bytes that must be UTF-8 (a line that is not is refused by its number). */
     public static CheckmManifest parse(byte[] bytes) {
-        CheckmReader reader = new CheckmReader(new java.io.ByteArrayInputStream(bytes));
+        CheckmReader reader = new CheckmReader(new ByteArrayInputStream(bytes));
         List<Row> rows = new ArrayList<>();
         for (Row r = reader.next(); r != null; r = reader.next()) {
             rows.add(r);

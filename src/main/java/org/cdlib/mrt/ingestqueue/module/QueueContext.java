@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.module;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.camel.CamelContext;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -48,7 +49,7 @@ public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry
         }).orElse(defaultValue);
     }
 
-    private static <T> T number(String key, String value, java.util.function.Function<String, T> parse) {
+    private static <T> T number(String key, String value, Function<String, T> parse) {
         try {
             return parse.apply(value);
         } catch (NumberFormatException e) {

@@ -2,12 +2,15 @@ package org.cdlib.mrt.ingestqueue.objects;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
 
 /**
  * Files that hold secrets the service generates (the admin password, the key that signs file
@@ -66,13 +69,13 @@ public final class Secrets {
         Path f = directory(ingestHome).resolve(file);
         if (!Files.exists(f)) {
             byte[] b = new byte[32];
-            new java.security.SecureRandom().nextBytes(b);
+            new SecureRandom().nextBytes(b);
             try {
-                writePrivate(f, java.util.Base64.getEncoder().encodeToString(b) + "\n");
-            } catch (java.nio.file.FileAlreadyExistsException e) {
+                writePrivate(f, Base64.getEncoder().encodeToString(b) + "\n");
+            } catch (FileAlreadyExistsException e) {
                 // another host made it first: use theirs
             }
         }
-        return java.util.Base64.getDecoder().decode(Files.readString(f, StandardCharsets.UTF_8).strip());
+        return Base64.getDecoder().decode(Files.readString(f, StandardCharsets.UTF_8).strip());
     }
 }

@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.objects;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
 import javax.crypto.Mac;
@@ -41,7 +42,7 @@ public final class StatusLinks {
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
             byte[] h = mac.doFinal(("status:" + bid).getBytes(StandardCharsets.UTF_8));
             return Base64.getUrlEncoder().withoutPadding().encodeToString(h);
-        } catch (java.security.GeneralSecurityException e) {
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256: " + e.getMessage(), e);
         }
     }

@@ -2,11 +2,13 @@ package org.cdlib.mrt.ingestqueue.objects;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 
@@ -86,13 +88,13 @@ public final class StorageManifest {
      * so recording tells inventory what storage was sent without reading and digesting every file
      * again; empty when there is none.
      */
-    public static java.util.Optional<List<ManifestFile>> written(Path workingDir) throws IOException {
+    public static Optional<List<ManifestFile>> written(Path workingDir) throws IOException {
         Path f = workingDir.resolve("system").resolve(NAME);
         if (!Files.isRegularFile(f)) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         List<ManifestFile> files = new ArrayList<>();
-        for (String line : Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8)) {
+        for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
             if (line.isEmpty() || line.startsWith("#%")) {
                 continue;
             }
@@ -103,7 +105,7 @@ public final class StorageManifest {
             String mime = c[6];
             files.add(new ManifestFile(uncell(c[5]), Long.parseLong(c[3]), c[1], c[2], mime.isEmpty() ? null : mime));
         }
-        return java.util.Optional.of(List.copyOf(files));
+        return Optional.of(List.copyOf(files));
     }
 
     /** checkm cells encode {@code %}, blanks and bars. */

@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -38,11 +42,11 @@ public final class SystemFiles {
         }
         x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n");
         // each key named once, "dc." dropped, before the elements are walked (a regex per element and key was 1% of the real path's CPU)
-        Map<String, List<String>> byElement = new java.util.HashMap<>();
+        Map<String, List<String>> byElement = new HashMap<>();
         dc.forEach((key, vs) -> {
             if (vs != null) {
                 String k = key.regionMatches(true, 0, "dc.", 0, 3) ? key.substring(3) : key;
-                byElement.computeIfAbsent(k.toLowerCase(java.util.Locale.ROOT), e -> new java.util.ArrayList<>()).addAll(vs);
+                byElement.computeIfAbsent(k.toLowerCase(Locale.ROOT), e -> new ArrayList<>()).addAll(vs);
             }
         });
         for (String element : DC) {
@@ -70,11 +74,11 @@ public final class SystemFiles {
      * creator, what the title, when the date, where the identifiers (the ARK, then the local ids).
      */
     static Map<String, List<String>> fromErc(JobConfiguration c, Identifiers ids) {
-        Map<String, List<String>> dc = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> dc = new LinkedHashMap<>();
         putGiven(dc, "creator", c.ercWho());
         putGiven(dc, "title", c.ercWhat());
         putGiven(dc, "date", c.ercWhen());
-        List<String> where = new java.util.ArrayList<>();
+        List<String> where = new ArrayList<>();
         if (ids.primary() != null) {
             where.add(ids.primary());
         }

@@ -2,23 +2,34 @@ package org.cdlib.mrt.ingestqueue.profile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Profiles read from a directory, one file per profile. */
 public class ProfileDirectory implements ProfileRegistry {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProfileDirectory.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ProfileDirectory.class);
     private final Path dir;
     private volatile Map<String, Profile> profiles = Map.of();
     private volatile List<String> signature = List.of();
-    private final java.util.Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private java.util.concurrent.ScheduledExecutorService watcher;
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    private ScheduledExecutorService watcher;
 
     public ProfileDirectory(Path dir) {
         this.dir = dir;
@@ -65,7 +76,7 @@ public class ProfileDirectory implements ProfileRegistry {
         if (!Files.isRegularFile(p)) {
             return "not a regular file";
         }
-        String lower = name.toLowerCase(java.util.Locale.ROOT);
+        String lower = name.toLowerCase(Locale.ROOT);
         if (lower.matches(".*\\.(ya?ml|json|xml|md|html?|bak|orig|swp|tmp|sh|py|rb)") || lower.endsWith("~")
                 || lower.startsWith("index.") || lower.startsWith("readme")) {
             return "an index, document or backup file (" + name + "), not a profile";
@@ -75,8 +86,8 @@ public class ProfileDirectory implements ProfileRegistry {
         }
         String text;
         try {
-            text = Files.readString(p, java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.nio.charset.MalformedInputException e) {
+            text = Files.readString(p, StandardCharsets.UTF_8);
+        } catch (MalformedInputException e) {
             return "not UTF-8 text";
         }
         if (text.contains("${")) {
@@ -137,15 +148,15 @@ public class ProfileDirectory implements ProfileRegistry {
     }
 
     /** Checks the directory for changes every {@code period} until {@link #close()}. */
-    public synchronized void watch(java.time.Duration period) {
+    public synchronized void watch(Duration period) {
         if (watcher == null) {
-            watcher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            watcher = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "profile-reload");
                 t.setDaemon(true);
                 return t;
             });
             watcher.scheduleWithFixedDelay(this::reloadIfChanged, period.toMillis(), period.toMillis(),
-                    java.util.concurrent.TimeUnit.MILLISECONDS);
+                    TimeUnit.MILLISECONDS);
         }
     }
 

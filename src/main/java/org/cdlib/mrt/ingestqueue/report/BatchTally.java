@@ -1,8 +1,10 @@
 package org.cdlib.mrt.ingestqueue.report;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
@@ -76,7 +78,7 @@ record BatchTally(int completedCount, int failedCount, int openCount, List<Job> 
         if (referenced <= batch.status().jobsCreated()) {
             return List.of();
         }
-        java.util.Set<String> ours = new java.util.HashSet<>(batch.jobIds());
+        Set<String> ours = new HashSet<>(batch.jobIds());
         List<String> extra = new ArrayList<>();
         for (BatchRef ref : BatchRef.values()) {
             store.batches().jobs(bid, ref).stream().filter(j -> !ours.contains(j)).forEach(extra::add);

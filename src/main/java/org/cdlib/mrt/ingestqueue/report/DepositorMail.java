@@ -11,9 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -30,23 +32,23 @@ public final class DepositorMail {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final String from;
     /** How the listed jobs were stored (mode and version), by job id, those known; looked up once a report. */
-    private volatile java.util.function.Function<List<Job>, Map<String, StoredVersion>> versions = jobs -> Map.of();
+    private volatile Function<List<Job>, Map<String, StoredVersion>> versions = jobs -> Map.of();
 
     public DepositorMail(String from) {
         this.from = from;
     }
 
     /** Reports say how each completed job was stored, looked up by {@code versions}. */
-    public DepositorMail withVersions(java.util.function.Function<List<Job>, Map<String, StoredVersion>> versions) {
+    public DepositorMail withVersions(Function<List<Job>, Map<String, StoredVersion>> versions) {
         this.versions = versions;
         return this;
     }
 
     /** The depositor's status page of a batch (null: no link in the mail). */
-    private volatile java.util.function.Function<String, String> statusLink = bid -> null;
+    private volatile Function<String, String> statusLink = bid -> null;
 
     /** The "queued" mail links to the batch's status page made by {@code link}. */
-    public DepositorMail withStatusLinks(java.util.function.Function<String, String> link) {
+    public DepositorMail withStatusLinks(Function<String, String> link) {
         this.statusLink = link;
         return this;
     }
@@ -146,7 +148,7 @@ public final class DepositorMail {
             m.addRecipient(Message.RecipientType.TO, new InternetAddress(r, true));
         }
         m.setSubject(subject, "UTF-8");
-        m.setSentDate(new java.util.Date());
+        m.setSentDate(new Date());
         return m;
     }
 

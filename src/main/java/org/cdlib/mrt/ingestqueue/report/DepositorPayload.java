@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.report;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.Path;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.text.Urls;
@@ -42,7 +43,7 @@ record DepositorPayload(String url, String name) {
         String out = Urls.redactedIn(text.replace(url, name));
         try {
             out = out.replace(Path.of(URI.create(url)).toString(), name);
-        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+        } catch (IllegalArgumentException | FileSystemNotFoundException e) {
             // not a path this host can name: the URL form was all there was to replace
         }
         return out;

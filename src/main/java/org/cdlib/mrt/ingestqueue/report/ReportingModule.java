@@ -1,11 +1,15 @@
 package org.cdlib.mrt.ingestqueue.report;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.mail.OutboxMailer;
 import org.cdlib.mrt.ingestqueue.mail.SmtpMailer;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
+import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
+import org.cdlib.mrt.ingestqueue.steps.StoredVersions;
 
 /**
  * Binds {@code queuedMailStep}, {@code reportStep}, {@code updateReportStep}, {@code reportingSweep}
@@ -24,11 +28,11 @@ public final class ReportingModule implements QueueModule {
                         ctx.property("ingest.mail.smtp.user").orElse(null),
                         ctx.property("ingest.mail.smtp.password").orElse(null)))
                 .orElseGet(() -> new OutboxMailer(Path.of(ctx.property("ingest.mail.outbox", "./data/outbox"))));
-        java.nio.file.Path home = ctx.ingestHome();
+        Path home = ctx.ingestHome();
         DepositorMail mail = new DepositorMail(ctx.property("ingest.mail.from", "merritt-ingest@localhost"))
-                .withVersions(jobs -> org.cdlib.mrt.ingestqueue.steps.StoredVersions.of(jobs, ctx.store(), home));
+                .withVersions(jobs -> StoredVersions.of(jobs, ctx.store(), home));
         // the status page's link is signed with the key the API checks it with (shared under ingest.home)
-        org.cdlib.mrt.ingestqueue.objects.StatusLinks links = org.cdlib.mrt.ingestqueue.objects.StatusLinks.forHome(home,
+        StatusLinks links = StatusLinks.forHome(home,
                 ctx.property("ingest.status.signing-key").orElse(null), statusBase(ctx));
         mail.withStatusLinks(links::link);
         ctx.bind("mailer", mailer);
@@ -46,8 +50,8 @@ public final class ReportingModule implements QueueModule {
 
     private static String hostName() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
             return "localhost";
         }
     }

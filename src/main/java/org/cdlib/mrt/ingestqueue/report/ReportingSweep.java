@@ -4,6 +4,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,7 @@ public final class ReportingSweep implements Processor {
     @Override
     public void process(Exchange exchange) {
         for (String bid : store.batches().ids(BatchState.PROCESSING)) {
-            if (!org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.leads(exchange)) {
+            if (!ElectedRoutes.leads(exchange)) {
                 LOG.info("reporting sweep: the lead was lost; the rest is the new leader's");
                 return;
             }

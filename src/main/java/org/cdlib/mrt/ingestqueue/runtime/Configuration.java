@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -134,7 +135,7 @@ public final class Configuration {
 
     private static Map<String, String> jarCopy() {
         try (InputStream in = Configuration.class.getResourceAsStream("/" + FILE_NAME)) {
-            return in == null ? Map.of() : read(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            return in == null ? Map.of() : read(new InputStreamReader(in, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new StartupException("cannot read the jar's " + FILE_NAME + ": " + e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import ch.qos.logback.classic.Level;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,17 +10,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code java -jar ingest-queue.jar demo [key=value ...]}: ingests the bundled batch manifest of
@@ -50,15 +56,15 @@ public final class Demo {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.enabled", "false"); // nothing to log in to: the demo talks to the queue directly
-        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the demo serves its files on localhost
+        config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // the demo serves its files on localhost
         config.putAll(extra);
         // the demo prints each transition itself, once, readably; the service's own transition log would repeat it
         // (and the service's other INFO lines are for operators of a running service: the demo shows warnings only)
-        Map<ch.qos.logback.classic.Logger, ch.qos.logback.classic.Level> levels = new java.util.HashMap<>();
+        Map<ch.qos.logback.classic.Logger, Level> levels = new HashMap<>();
         for (String name : List.of(org.slf4j.Logger.ROOT_LOGGER_NAME, "org.apache.camel", "org.cdlib")) {
-            if (org.slf4j.LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
+            if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
                 levels.put(l, l.getLevel());
-                l.setLevel(ch.qos.logback.classic.Level.WARN);
+                l.setLevel(Level.WARN);
             }
         }
         out.println("demo: queue, storage, inventory and mail outbox under " + dir.toAbsolutePath());
@@ -66,7 +72,7 @@ public final class Demo {
         try (IngestService service = new IngestService(config)) {
             service.start();
             var store = service.store();
-            var bid = new java.util.concurrent.atomic.AtomicReference<String>();
+            var bid = new AtomicReference<String>();
             store.addListener(e -> {
                 if (e.from() != null) { // creations are announced by the submission line
                     out.printf("  %-5s %s%s: %s -> %s (%s)%n", e.kind(), e.id(),
@@ -80,7 +86,7 @@ public final class Demo {
             bid.set(store.batches().create(new BatchSubmission("demo_content", "demo", base + "/batch.checkm",
                         "Demo objects", "ingest-queue demo", null, null, "batch-manifest", "add", "batch.checkm",
                         null, null, null, null, null, "json", "the bundled demo batch",
-                        java.time.Instant.now().toString(), null)));
+                        Instant.now().toString(), null)));
             out.println("demo: submitted batch " + bid.get() + " (" + base + "/batch.checkm)");
             BatchState end;
             try {

@@ -165,7 +165,7 @@ public final class ElectedRoutes implements RoutePolicy {
      * the route's stop gives up waiting for it.
      */
     public static boolean leads(Exchange exchange) {
-        org.apache.camel.Route route = exchange.getContext().getRoute(exchange.getFromRouteId());
+        Route route = exchange.getContext().getRoute(exchange.getFromRouteId());
         if (route == null) {
             return true;
         }

@@ -2,15 +2,22 @@ package org.cdlib.mrt.ingestqueue.runtime;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.server.PurgeTxnLog;
+import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,7 +63,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     static EmbeddedZooKeeper start(Path dataDir, int port, Duration purgeEvery) throws Exception {
         Files.createDirectories(dataDir);
-        java.nio.channels.FileChannel lock = lockDataDirectory(dataDir);
+        FileChannel lock = lockDataDirectory(dataDir);
         int p = port > 0 ? port : freePort();
         if (port > 0) {
             requireFreePort("127.0.0.1", port, "the embedded ZooKeeper's port", "zookeeper.embedded.port");
@@ -74,7 +81,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         ZooKeeperServerEmbedded server = ZooKeeperServerEmbedded.builder()
                 .baseDir(dataDir.toAbsolutePath())
                 .configuration(config)
-                .exitHandler(org.apache.zookeeper.server.embedded.ExitHandler.LOG_ONLY)
+                .exitHandler(ExitHandler.LOG_ONLY)
                 .build();
         try {
             server.start(30_000);
@@ -91,7 +98,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         return zk;
     }
 
-    private java.nio.channels.FileChannel lock;
+    private FileChannel lock;
     private ScheduledExecutorService purge;
 
     private static ScheduledExecutorService purgeEvery(File data, Duration every) {
@@ -111,14 +118,14 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     /** One process per data directory: a second start fails at once naming the directory, not after a wait. */
-    private static java.nio.channels.FileChannel lockDataDirectory(Path dataDir) throws IOException {
+    private static FileChannel lockDataDirectory(Path dataDir) throws IOException {
         Path file = dataDir.resolve(".ingest-queue.lock");
-        java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.WRITE);
-        java.nio.channels.FileLock held;
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+        FileLock held;
         try {
             held = ch.tryLock();
-        } catch (java.nio.channels.OverlappingFileLockException e) {
+        } catch (OverlappingFileLockException e) {
             held = null;
         }
         if (held == null) {
@@ -131,10 +138,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** Fails at once with the key to change when {@code port} is taken. */
     public static void requireFreePort(String host, int port, String what, String key) throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+        try (ServerSocket s = new ServerSocket()) {
             s.setReuseAddress(true);
-            s.bind(new java.net.InetSocketAddress(host, port));
-        } catch (java.net.BindException e) {
+            s.bind(new InetSocketAddress(host, port));
+        } catch (BindException e) {
             throw new IOException(what + " " + host + ":" + port + " is in use (another ingest-queue or ZooKeeper?): "
                     + "stop it or set " + key);
         }

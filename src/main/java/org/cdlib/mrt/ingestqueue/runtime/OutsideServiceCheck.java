@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
@@ -223,7 +224,7 @@ final class OutsideServiceCheck {
         try (Socket socket = new Socket()) {
             socket.connect(a, (int) PROBE.toMillis());
             return Optional.empty();
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             return Optional.of("nothing answers at " + a.getHostString() + ":" + a.getPort() + " within " + PROBE.toSeconds() + " s");
         } catch (IOException e) {
             return Optional.of("nothing listening at " + a.getHostString() + ":" + a.getPort() + " (" + e.getMessage() + ")");

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import org.apache.camel.component.http.HttpClientConfigurer;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
@@ -104,7 +105,7 @@ public final class AnswerBounds implements HttpClientConfigurer {
     private static String call(ClassicHttpRequest request) {
         try {
             return request.getMethod() + " " + request.getUri();
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return request.getMethod() + " " + request.getRequestUri();
         }
     }

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.services;
 
 import io.ocfl.api.OcflOption;
 import io.ocfl.api.OcflRepository;
+import io.ocfl.api.model.DigestAlgorithm;
 import io.ocfl.api.model.FileDetails;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
@@ -122,11 +124,11 @@ public final class OcflStorage implements Storage {
                     continue; // as in the storage manifest, which does not list itself
                 }
                 Path stored = root.resolve("objects").resolve(f.getStorageRelativePath());
-                String sha512 = f.getFixity().get(io.ocfl.api.model.DigestAlgorithm.sha512);
+                String sha512 = f.getFixity().get(DigestAlgorithm.sha512);
                 files.add(new ManifestFile(f.getPath(), Files.size(stored), "sha-512", sha512,
                         Files.probeContentType(stored)));
             }
-            files.sort(java.util.Comparator.comparing(ManifestFile::name));
+            files.sort(Comparator.comparing(ManifestFile::name));
             return files;
         } catch (IOException | RuntimeException e) {
             throw new ServiceException("local storage " + root + ": cannot list " + ark + " version " + version + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.services;
 
+import java.util.Locale;
 import java.util.Set;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.HeaderFilterStrategy;
@@ -14,7 +15,7 @@ public final class ServiceHeaders implements HeaderFilterStrategy {
 
     @Override
     public boolean applyFilterToCamelHeaders(String name, Object value, Exchange exchange) {
-        return !SENT.contains(name.toLowerCase(java.util.Locale.ROOT));
+        return !SENT.contains(name.toLowerCase(Locale.ROOT));
     }
 
     @Override

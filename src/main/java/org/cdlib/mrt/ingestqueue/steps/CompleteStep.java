@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ public final class CompleteStep implements Processor {
                 DownloadStep.emptyDirectory(wd.root());
                 Files.delete(wd.root());
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new FetchException("cannot remove working directory " + wd.root() + ": " + e, e);
         }
         return true;

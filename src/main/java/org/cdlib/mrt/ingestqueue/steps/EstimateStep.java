@@ -1,11 +1,13 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException;
+import org.cdlib.mrt.ingestqueue.fetch.Container;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
@@ -115,9 +117,9 @@ public final class EstimateStep implements Processor {
     private long unpacked(String jid, ObjectFile container, long size) throws AnswerLimitException {
         try {
             var head = fetcher.range(container.url(), false, 8);
-            var tail = head.isEmpty() ? java.util.Optional.<byte[]>empty() : fetcher.range(container.url(), true, TAIL_BYTES);
+            var tail = head.isEmpty() ? Optional.<byte[]>empty() : fetcher.range(container.url(), true, TAIL_BYTES);
             if (head.isPresent() && tail.isPresent()) {
-                OptionalLong declared = org.cdlib.mrt.ingestqueue.fetch.Container.declaredSize(head.get(), tail.get(), size);
+                OptionalLong declared = Container.declaredSize(head.get(), tail.get(), size);
                 if (declared.isPresent()) {
                     LOG.info("job {}: container {} declares {} bytes unpacked", jid, container.name(), declared.getAsLong());
                     return declared.getAsLong();

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
@@ -7,6 +9,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Processing's first steps, called from {@code routes/processing.yaml}: the object's identifiers.
@@ -19,16 +23,16 @@ import org.cdlib.mrt.ingestqueue.services.ServiceCall;
  * recorded on the job ({@code lost_mint}) for the operator, who may find an unused ARK at EZID.
  */
 public final class IdentifiersStep {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IdentifiersStep.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IdentifiersStep.class);
 
     /** Exchange property: when ({@link System#nanoTime}) this attempt sent the EZID update; its retry asks EZID first. */
     static final String UPDATE_SENT_AT = "ezidUpdateSentAt";
 
     private final QueueStore store;
-    private final java.time.Duration settle;
+    private final Duration settle;
 
     /** {@code settle}: how long an update this attempt sent with no answer is given to land before EZID is asked. */
-    public IdentifiersStep(QueueStore store, java.time.Duration settle) {
+    public IdentifiersStep(QueueStore store, Duration settle) {
         this.store = store;
         this.settle = settle;
     }
@@ -188,8 +192,8 @@ public final class IdentifiersStep {
         if (left > 0) {
             ObjectInProcess o = ObjectInProcess.of(exchange);
             LOG.info("job {} batch {}: the EZID update of {} had no answer; waiting {} ms for it to land before asking EZID",
-                    o.job().id(), o.job().batchId(), o.ark, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left));
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+                    o.job().id(), o.job().batchId(), o.ark, TimeUnit.NANOSECONDS.toMillis(left));
+            TimeUnit.NANOSECONDS.sleep(left);
         }
     }
 

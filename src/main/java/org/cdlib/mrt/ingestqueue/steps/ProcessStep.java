@@ -23,6 +23,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Processing's domain steps, called one by one from {@code routes/processing.yaml} between the
@@ -34,7 +36,7 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
  * {@code system/} in either mode and its lines checked here, before anything is stored.
  */
 public final class ProcessStep {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProcessStep.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessStep.class);
     static final String STORED = ".stored.json";
 
     private final QueueStore store;

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import org.apache.camel.component.http.HttpComponent;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
@@ -68,12 +69,12 @@ public final class ProcessingModule implements QueueModule {
         // the local-id index: Merritt inventory's own calls when inventory is Merritt's, else the local database
         ctx.bind("localServices", new LocalServices(minter, local, merrittInventory ? null : index, index));
         ctx.bind("identifiersStep", new IdentifiersStep(ctx.store(),
-                ctx.durationProperty("ingest.ezid.settle", java.time.Duration.ofSeconds(30))));
+                ctx.durationProperty("ingest.ezid.settle", Duration.ofSeconds(30))));
         ctx.bind("processStep", new ProcessStep(ctx.store(), ctx.profiles()));
         ctx.bind("storeStep", new StoreStep(ctx.store(), ctx.profiles(), addresses,
-                ctx.durationProperty("ingest.storage.settle", java.time.Duration.ofSeconds(60))));
+                ctx.durationProperty("ingest.storage.settle", Duration.ofSeconds(60))));
         ctx.bind("recordStep", new RecordStep(ctx.store(), ctx.profiles(), index, local, merrittInventory,
-                ctx.durationProperty("ingest.inventory.settle", java.time.Duration.ofSeconds(60))));
+                ctx.durationProperty("ingest.inventory.settle", Duration.ofSeconds(60))));
         ctx.bind("notifyStep", new NotifyStep(ctx.store(), ctx.profiles()));
         // the calls carry only the headers their request halves set (camel.component.http.header-filter-strategy)
         HttpComponent http = ctx.camel().getComponent("http", HttpComponent.class);
@@ -87,7 +88,7 @@ public final class ProcessingModule implements QueueModule {
         AnswerBounds bounds = new AnswerBounds(ctx.intProperty("ingest.services.max-header-count", 100),
                 ctx.intProperty("ingest.services.max-line-length", 8192),
                 ctx.longProperty("ingest.services.max-answer-bytes", 16L * 1024 * 1024),
-                java.time.Duration.ofMillis(responseTimeout + ctx.longProperty("camel.component.http.connect-timeout", 10_000L)));
+                Duration.ofMillis(responseTimeout + ctx.longProperty("camel.component.http.connect-timeout", 10_000L)));
         http.setClientConnectionManager(bounds.connections(http.getMaxTotalConnections(), http.getConnectionsPerRoute(),
                 ctx.longProperty("camel.component.http.so-timeout", responseTimeout)));
         SendDeadline deadline = new SendDeadline(); // a fenced call goes out in time or not at all

@@ -24,6 +24,8 @@ import org.cdlib.mrt.ingestqueue.services.Run;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
 import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Storing's domain steps, called one by one from {@code routes/storing.yaml} between the outside
@@ -35,7 +37,7 @@ import org.cdlib.mrt.ingestqueue.services.StoredVersion;
  * held here) takes it again before it stores.
  */
 public final class StoreStep {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StoreStep.class);
+    private static final Logger LOG = LoggerFactory.getLogger(StoreStep.class);
 
     private final QueueStore store;
     private final ProfileRegistry profiles;

@@ -1,12 +1,15 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -31,22 +34,22 @@ public final class StoredVersions {
     }
 
     /** Removes {@code .versions/<bid>} of every batch that {@code exists} no longer knows; returns how many. */
-    public static int prune(Path ingestHome, java.util.function.Predicate<String> exists) throws IOException {
+    public static int prune(Path ingestHome, Predicate<String> exists) throws IOException {
         Path root = ingestHome.resolve(".versions");
         if (!Files.isDirectory(root)) {
             return 0;
         }
         int removed = 0;
-        java.util.List<Path> batches;
-        try (java.util.stream.Stream<Path> list = Files.list(root)) {
+        List<Path> batches;
+        try (Stream<Path> list = Files.list(root)) {
             batches = list.filter(Files::isDirectory).toList();
         }
         for (Path b : batches) {
             if (exists.test(b.getFileName().toString())) {
                 continue;
             }
-            try (java.util.stream.Stream<Path> walk = Files.walk(b)) {
-                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            try (Stream<Path> walk = Files.walk(b)) {
+                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(p);
                 }
             }

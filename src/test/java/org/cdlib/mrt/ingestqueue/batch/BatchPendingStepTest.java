@@ -10,13 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
@@ -24,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +61,7 @@ class BatchPendingStepTest {
                 Priority: 01
                 """);
         step = new BatchPendingStep(store, new ProfileDirectory(profiles),
-                new Fetcher(FetchSettings.defaults().withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK).withRetries(0, java.time.Duration.ZERO), dir.resolve("queue")));
+                new Fetcher(FetchSettings.defaults().withAllow(AddressPolicy.LOOPBACK).withRetries(0, Duration.ZERO), dir.resolve("queue")));
     }
 
     String serve(String kind, String... rows) {
@@ -153,7 +157,7 @@ class BatchPendingStepTest {
         assertEquals(BatchState.REPORTING, BatchExchange.next(ex));
         String error = BatchExchange.error(ex);
         assertTrue(error.startsWith("manifest line 5: ") && error.contains("ftp"), error);
-        assertTrue(store.jobs().refs(org.cdlib.mrt.ingestqueue.queue.model.JobState.PENDING).isEmpty(), "no job was created");
+        assertTrue(store.jobs().refs(JobState.PENDING).isEmpty(), "no job was created");
     }
 
     @Test
@@ -190,7 +194,7 @@ class BatchPendingStepTest {
 
     @Test
     void withoutAProfilePriorityLargerBatchesRunLater() {
-        var p = org.cdlib.mrt.ingestqueue.profile.Profile.parse("ProfileID: x\nCollection.1: ark:/1/c\nStorageNode: 1\n", "x");
+        var p = Profile.parse("ProfileID: x\nCollection.1: ark:/1/c\nStorageNode: 1\n", "x");
         assertEquals(3, BatchPendingStep.priority(p, 1));
         assertEquals(5, BatchPendingStep.priority(p, 50));
         assertEquals(7, BatchPendingStep.priority(p, 500));

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -134,7 +135,7 @@ class OpenJobsCapAcrossHostsTest {
                 running.add(pool.submit(() -> {
                     // a lock let go in the previous pass may still be on its way out
                     BatchLock lock = await().atMost(Duration.ofSeconds(10)).until(() -> host.batches().tryLock(bid, "pending"),
-                            java.util.Optional::isPresent).orElseThrow();
+                            Optional::isPresent).orElseThrow();
                     ready.countDown();
                     go.await();
                     Exchange ex = new DefaultExchange(camel);

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import com.sun.net.httpserver.HttpServer;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -13,6 +14,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
@@ -41,7 +44,7 @@ public final class BackEndsProbe {
     }
 
     /** Wall time spent in one part, summed over the threads. */
-    private record Stage(String name, java.util.concurrent.atomic.LongAdder nanos) {
+    private record Stage(String name, LongAdder nanos) {
         long lap(long since) {
             long now = System.nanoTime();
             nanos.add(now - since);
@@ -49,9 +52,9 @@ public final class BackEndsProbe {
         }
     }
 
-    private static final Stage[] STAGES = java.util.stream.Stream.of("download (HEAD + GET, flushed)",
+    private static final Stage[] STAGES = Stream.of("download (HEAD + GET, flushed)",
             "system files + storage manifest", "local id lookup + bind (H2)", "OCFL version", "inventory add (H2)")
-            .map(n -> new Stage(n, new java.util.concurrent.atomic.LongAdder())).toArray(Stage[]::new);
+            .map(n -> new Stage(n, new LongAdder())).toArray(Stage[]::new);
 
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
@@ -129,6 +132,6 @@ public final class BackEndsProbe {
     }
 
     private static long cpu() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 }

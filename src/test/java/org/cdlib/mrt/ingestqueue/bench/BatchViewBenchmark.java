@@ -6,11 +6,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
@@ -44,7 +46,7 @@ public final class BatchViewBenchmark {
             QueueStore store = service.store();
             String base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
             String bid = ScaleBenchmark.submit(store, dir, objects);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(5)).pollInterval(java.time.Duration.ofMillis(50))
+            Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(50))
                     .until(() -> store.batches().load(bid).status().jobsCreated() >= Math.min(objects, 5000));
             HttpClient http = HttpClient.newHttpClient();
             String auth = "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8));

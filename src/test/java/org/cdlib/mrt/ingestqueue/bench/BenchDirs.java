@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.apache.commons.io.FileUtils;
 
 /**
  * A benchmark's working directory, deleted when the JVM exits ({@code -Dbench.keep=true} keeps it
@@ -24,7 +25,7 @@ final class BenchDirs {
 
     private static Path keep(Path dir) {
         if (!Boolean.getBoolean("bench.keep")) {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> org.apache.commons.io.FileUtils.deleteQuietly(dir.toFile())));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> FileUtils.deleteQuietly(dir.toFile())));
         }
         return dir;
     }

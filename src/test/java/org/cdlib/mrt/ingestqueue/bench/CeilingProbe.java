@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -86,6 +87,6 @@ final class CeilingProbe {
 
     private static byte[] status(int state) {
         return ("{\"status\":\"s" + state + "\",\"last_successful_status\":null,\"last_modification_date\":\""
-                + java.time.Instant.now() + "\",\"retry_count\":0,\"error_message\":null}").getBytes();
+                + Instant.now() + "\",\"retry_count\":0,\"error_message\":null}").getBytes();
     }
 }

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -80,7 +81,7 @@ public final class CompletedJobShapeBenchmark {
     }
 
     private static List<String> subtree(CuratorFramework client, String path) throws Exception {
-        List<String> out = new java.util.ArrayList<>(List.of(path));
+        List<String> out = new ArrayList<>(List.of(path));
         for (String c : client.getChildren().forPath(path)) {
             out.addAll(subtree(client, path + "/" + c));
         }

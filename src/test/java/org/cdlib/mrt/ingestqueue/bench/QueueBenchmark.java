@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -9,11 +11,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
@@ -131,7 +136,7 @@ public final class QueueBenchmark {
             double createS = (System.nanoTime() - t0) / 1e9;
             long ops0 = store.operations();
             long t1 = System.nanoTime();
-            int transitions = org.cdlib.mrt.ingestqueue.testing.QueueTestSupport.walkToCompleted(store, threads);
+            int transitions = QueueTestSupport.walkToCompleted(store, threads);
             double walkS = (System.nanoTime() - t1) / 1e9;
             System.out.printf("%nstore level (%d jobs, %d threads)%n", n, threads);
             System.out.printf("  create batch of %d jobs: %.2f s (%.0f jobs/s)%n", n, createS, n / createS);
@@ -166,13 +171,13 @@ public final class QueueBenchmark {
                 "completeStep", "queuedMailStep", "reportStep")) {
             beans.put(b, noop);
         }
-        beans.put("reportStep", (Processor) e -> org.cdlib.mrt.ingestqueue.camel.BatchExchange.next(e, BatchState.COMPLETED, "bench"));
+        beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
         try (IngestService service = new IngestService(config, beans).start()) {
             QueueStore store = service.store();
             Map<String, Long> last = new ConcurrentHashMap<>();
             List<Long> gaps = Collections.synchronizedList(new ArrayList<>());
-            java.util.concurrent.atomic.AtomicReference<CountDownLatch> finished = new java.util.concurrent.atomic.AtomicReference<>();
-            java.util.concurrent.atomic.AtomicReference<String> ours = new java.util.concurrent.atomic.AtomicReference<>("none");
+            AtomicReference<CountDownLatch> finished = new AtomicReference<>();
+            AtomicReference<String> ours = new AtomicReference<>("none");
             store.addListener(e -> {
                 if (!e.batchId().equals(ours.get())) {
                     return; // the store-level run's batch is reported by this service too
@@ -247,7 +252,7 @@ public final class QueueBenchmark {
                 store.holds().holdQueue("bench");
                 String single = store.batches().create(submission());
                 ours.set(single);
-                java.util.function.Consumer<TransitionEvent> done = e -> {
+                Consumer<TransitionEvent> done = e -> {
                     if (e.batchId().equals(single) && "completed".equals(e.to()) && TransitionEvent.JOB.equals(e.kind())) {
                         one.countDown();
                     }
@@ -269,8 +274,8 @@ public final class QueueBenchmark {
     }
 
     /** Seconds from releasing the queue to the batch's completion, its jobs created first under a hold. */
-    private static double walk(QueueStore store, java.util.concurrent.atomic.AtomicReference<String> ours,
-                               java.util.concurrent.atomic.AtomicReference<CountDownLatch> finished, List<NewJob> jobs) throws Exception {
+    private static double walk(QueueStore store, AtomicReference<String> ours,
+                               AtomicReference<CountDownLatch> finished, List<NewJob> jobs) throws Exception {
         finished.set(new CountDownLatch(1));
         store.holds().holdQueue("bench"); // create every job first, then let the service go
         String bid = store.batches().create(submission());
@@ -286,7 +291,7 @@ public final class QueueBenchmark {
 
     /** CPU time of the whole process, every thread: steadier than seconds on a shared machine. */
     static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 

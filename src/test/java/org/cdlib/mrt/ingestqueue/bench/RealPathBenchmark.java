@@ -1,10 +1,20 @@
 package org.cdlib.mrt.ingestqueue.bench;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import com.sun.net.httpserver.HttpServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -15,11 +25,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.camel.StepObserver;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.slf4j.LoggerFactory;
 
 /**
  * The real service path: the service on its embedded default (in-process ZooKeeper unless
@@ -73,7 +85,7 @@ final class RealPathBenchmark {
         } else {
             config.put("ingest.http.enabled", "false");
         }
-        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK);
+        config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK);
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         QueueBenchmark.passThrough(config);
         Map<String, long[]> entered = new ConcurrentHashMap<>();
@@ -133,7 +145,7 @@ final class RealPathBenchmark {
                 entered.clear();
                 work.clear();
                 long ops0 = store.operations();
-                java.time.LocalTime from = java.time.LocalTime.now();
+                LocalTime from = LocalTime.now();
                 if (tally != null) {
                     tally.reset();
                 }
@@ -148,7 +160,7 @@ final class RealPathBenchmark {
                 done.set(new CompletableFuture<>());
                 double s = (System.nanoTime() - t0) / 1e9;
                 // the window to cut a flight recording of the whole run to (jfr print shows local times)
-                System.out.printf("  measured from %s to %s%n", from, java.time.LocalTime.now());
+                System.out.printf("  measured from %s to %s%n", from, LocalTime.now());
                 System.out.printf("  %s batch, submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", warmup > 0 || run > 1 ? "the next" : "first", end, s, n / s,
                         zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
                 System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
@@ -172,7 +184,7 @@ final class RealPathBenchmark {
             for (int i = 0; i < probes; i++) {
                 found[i] = CeilingProbe.run(store.client(), n, 64) / (CeilingProbe.STATES - 1);
             }
-            java.util.Arrays.sort(found);
+            Arrays.sort(found);
             double ceiling = found[probes / 2];
             System.out.printf("  ceiling probe against the same server: %.0f jobs/s (median of %d, %.0f to %.0f); the service%s: "
                     + "%.2f of it%n", ceiling, probes, found[0], found[probes - 1],
@@ -212,11 +224,11 @@ final class RealPathBenchmark {
         int port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
         String body = "{\"profile\":\"demo_content\",\"type\":\"single-file-batch-manifest\",\"payload_url\":\""
                 + manifestUrl + "\",\"title\":\"Bench objects\"}";
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
-                .newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/api/batches"))
-                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("bench:bench-pw".getBytes(StandardCharsets.UTF_8)))
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest
+                .newBuilder(URI.create("http://127.0.0.1:" + port + "/api/batches"))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("bench:bench-pw".getBytes(StandardCharsets.UTF_8)))
                 .header("Content-Type", "application/json")
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 201) {
             throw new IllegalStateException("POST /api/batches answered " + r.statusCode() + ": " + r.body());
         }
@@ -226,7 +238,7 @@ final class RealPathBenchmark {
     private static BatchSubmission submission(String base, String manifest) {
         return new BatchSubmission("demo_content", "bench", base + "/" + manifest, "Bench objects", "bench", null, null,
                 "single-file-batch-manifest", "add", manifest, null, null, null, null, null, "json", null,
-                java.time.Instant.now().toString(), null);
+                Instant.now().toString(), null);
     }
 
     static byte[] manifest(String base, int n) {
@@ -244,11 +256,11 @@ final class RealPathBenchmark {
 
     /** The service logs every transition at INFO; a thousand jobs' worth would drown the figures. */
     private static void quiet() {
-        if (org.slf4j.LoggerFactory.getLogger("org.cdlib") instanceof ch.qos.logback.classic.Logger l) {
-            l.setLevel(ch.qos.logback.classic.Level.WARN);
+        if (LoggerFactory.getLogger("org.cdlib") instanceof Logger l) {
+            l.setLevel(Level.WARN);
         }
-        if (org.slf4j.LoggerFactory.getLogger("org.apache") instanceof ch.qos.logback.classic.Logger l) {
-            l.setLevel(ch.qos.logback.classic.Level.WARN);
+        if (LoggerFactory.getLogger("org.apache") instanceof Logger l) {
+            l.setLevel(Level.WARN);
         }
     }
 }

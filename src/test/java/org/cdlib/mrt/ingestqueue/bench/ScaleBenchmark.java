@@ -7,21 +7,33 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.camel.Processor;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
 /**
@@ -60,7 +72,7 @@ public final class ScaleBenchmark {
             QueueStore store = service.store();
             String big = submit(store, dir, objects);
             long t0 = System.currentTimeMillis();
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(5)).pollInterval(java.time.Duration.ofMillis(20))
+            Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(20))
                     .until(() -> store.batches().load(big).status().jobsCreated() > 0);
             Batch b = store.batches().load(big);
             System.out.printf("%n%,d-object batch manifest (%.1f MB): checked whole and first window of %,d jobs created in %.1f s%n",
@@ -111,7 +123,7 @@ public final class ScaleBenchmark {
             String empty = mntr(service);
             long[] reporting = new long[2];
             store.addListener(e -> {
-                if (!org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent.JOB.equals(e.kind())) {
+                if (!TransitionEvent.JOB.equals(e.kind())) {
                     if ("reporting".equals(e.to())) {
                         reporting[0] = System.currentTimeMillis();
                     } else if ("completed".equals(e.to()) || "failed".equals(e.to())) {
@@ -128,10 +140,10 @@ public final class ScaleBenchmark {
             boolean done = false;
             while (!done) {
                 try {
-                    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(every)).pollInterval(java.time.Duration.ofMillis(500))
+                    Awaitility.await().atMost(Duration.ofSeconds(every)).pollInterval(Duration.ofMillis(500))
                             .until(() -> store.batches().load(bid).state() == BatchState.COMPLETED);
                     done = true;
-                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                } catch (ConditionTimeoutException e) {
                     // one interval over: print where the walk stands
                 }
                 long now = System.currentTimeMillis();
@@ -170,7 +182,7 @@ public final class ScaleBenchmark {
 
     /** zk_znode_count from a {@link #mntr} line; -1 when it has none. */
     static long znodes(String mntr) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("zk_znode_count=(\\d+)").matcher(mntr);
+        Matcher m = Pattern.compile("zk_znode_count=(\\d+)").matcher(mntr);
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
@@ -226,17 +238,17 @@ public final class ScaleBenchmark {
      */
     static void claimCost(Path dir, int objects) throws Exception {
         System.out.printf("%nclaim + transition (pending -> estimating, one worker, 500 jobs), store level:%n");
-        try (org.apache.curator.test.TestingServer zk = new org.apache.curator.test.TestingServer(true);
-             org.apache.curator.framework.CuratorFramework c = QueueBenchmark.client(zk.getConnectString())) {
+        try (TestingServer zk = new TestingServer(true);
+             CuratorFramework c = QueueBenchmark.client(zk.getConnectString())) {
             QueueStore store = new QueueStore(c, dir.resolve("claims")).start();
             for (int queued : new int[] {1_000, 100_000, objects}) {
                 String bid = store.batches().create(QueueBenchmark.submission());
-                org.cdlib.mrt.ingestqueue.queue.lease.BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
-                List<org.cdlib.mrt.ingestqueue.queue.model.NewJob> window = new ArrayList<>();
+                BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+                List<NewJob> window = new ArrayList<>();
                 for (int i = 0; i < Math.min(queued, 5000); i++) {
-                    window.add(new org.cdlib.mrt.ingestqueue.queue.model.NewJob(new org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration(
+                    window.add(new NewJob(new JobConfiguration(
                             null, "demo_content", "bench", "http://localhost/" + i, "file", null, null, null, null, null, null,
-                            null, null, null, null, null, null, null), new org.cdlib.mrt.ingestqueue.queue.model.Identifiers(null,
+                            null, null, null, null, null, null, null), new Identifiers(null,
                             List.of()), 5));
                 }
                 store.batches().createMoreJobs(lock, window, queued);

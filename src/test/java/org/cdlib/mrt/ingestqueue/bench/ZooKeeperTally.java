@@ -9,6 +9,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,8 +59,8 @@ final class ZooKeeperTally implements AutoCloseable {
         long ops = counts.values().stream().mapToLong(LongAdder::sum).sum();
         System.out.printf("  ZooKeeper requests per job (relay count): %.1f requests, %.1f ops (each op of a multi counted)%n",
                 requests.sum() / (double) jobs, ops / (double) jobs);
-        TreeMap<Long, java.util.List<String>> byCount = new TreeMap<>(java.util.Comparator.reverseOrder());
-        counts.forEach((k, v) -> byCount.computeIfAbsent(v.sum(), x -> new java.util.ArrayList<>()).add(k));
+        TreeMap<Long, List<String>> byCount = new TreeMap<>(Comparator.reverseOrder());
+        counts.forEach((k, v) -> byCount.computeIfAbsent(v.sum(), x -> new ArrayList<>()).add(k));
         byCount.forEach((n, keys) -> keys.stream().sorted().forEach(k -> System.out.printf("    %7.2f  %s%n", n / (double) jobs, k)));
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,7 +101,7 @@ class AbandonedInventoryCallTest {
     }
 
     /** A run looks local ids up until it is interrupted by {@code interrupt}, which comes while it is inside the inventory. */
-    private void interruptedInsideItsCalls(java.util.function.Consumer<Workers> interrupt) throws Exception {
+    private void interruptedInsideItsCalls(Consumer<Workers> interrupt) throws Exception {
         try (H2Inventory inventory = new H2Inventory(url)) {
             AtomicInteger calls = new AtomicInteger();
             AtomicReference<Throwable> ended = new AtomicReference<>();
@@ -124,7 +125,7 @@ class AbandonedInventoryCallTest {
     }
 
     /** Runs {@code body} on a worker, does {@code meanwhile} and waits for the worker's thread to return. */
-    private static void runOnWorker(java.util.function.Consumer<Workers> meanwhile, Runnable body) throws Exception {
+    private static void runOnWorker(Consumer<Workers> meanwhile, Runnable body) throws Exception {
         Workers workers = new Workers(1, ZK.store(Files.createTempDirectory("workers")), id -> id, () -> { });
         ExecutorService pool = Executors.newFixedThreadPool(1);
         try {

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +17,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -126,11 +129,11 @@ class HandOffTest extends CamelTestSupport {
     @Test
     void theSweepNeverBreaksAJobWaitingLockedForABusyWorker() throws Exception {
         List<String> jids = oneBusyOneWaiting();
-        java.util.Map<String, String> owners = new java.util.HashMap<>();
+        Map<String, String> owners = new HashMap<>();
         for (String j : jids) {
-            owners.put(j, new String(ZK.client().getData().forPath(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(j))));
+            owners.put(j, new String(ZK.client().getData().forPath(QueuePaths.jobLock(j))));
         }
-        org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck sweep = new org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck(store, 0);
+        ConsistencyCheck sweep = new ConsistencyCheck(store, 0);
         long next = 0;
         for (int pass = 0; pass < 5; pass++) {
             var slice = sweep.repairSlice(next, 10);
@@ -139,7 +142,7 @@ class HandOffTest extends CamelTestSupport {
         }
         for (String j : jids) {
             assertEquals(owners.get(j), new String(ZK.client().getData().forPath(
-                    org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(j))), "the lock of " + j + " is its holder's still");
+                    QueuePaths.jobLock(j))), "the lock of " + j + " is its holder's still");
         }
         assertEquals(0, store.claims().breaks().count(), "no lock broken");
         assertEquals(1, estimatedBy.size(), "the waiting job did not start twice or elsewhere");

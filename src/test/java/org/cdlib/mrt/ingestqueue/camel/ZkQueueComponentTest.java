@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.spi.ExceptionHandler;
@@ -99,7 +100,7 @@ class ZkQueueComponentTest extends CamelTestSupport {
         return store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
     }
 
-    private void route(String uri, org.apache.camel.Processor step, org.apache.camel.Processor onCompletion) throws Exception {
+    private void route(String uri, Processor step, Processor onCompletion) throws Exception {
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
-import java.util.List;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The address rules, the allow-list, and strict UTF-8 for fetched manifests. */
@@ -86,8 +88,8 @@ class AddressPolicyTest {
         assertTrue(assertDoesNotThrow(() -> open.check("http://169.254.169.254/x")).toString().startsWith("http://169.254"));
     }
 
-    private static <T> T assertDoesNotThrow(org.junit.jupiter.api.function.ThrowingSupplier<T> s) {
-        return org.junit.jupiter.api.Assertions.assertDoesNotThrow(s);
+    private static <T> T assertDoesNotThrow(ThrowingSupplier<T> s) {
+        return Assertions.assertDoesNotThrow(s);
     }
 
     @Test

@@ -105,29 +105,29 @@ class ContainerTest {
         assertEquals("container x.a: an archive of type 'ar'; only zip, tar and tar.gz are accepted", e.getMessage());
     }
 
-    @org.junit.jupiter.api.Test
-    void limitsOnEntriesAndBytesAreCountedWhileUnpackingAndNamed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
-        java.nio.file.Path zip = tmp.resolve("many.zip");
-        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(zip))) {
+    @Test
+    void limitsOnEntriesAndBytesAreCountedWhileUnpackingAndNamed(@TempDir Path tmp) throws Exception {
+        Path zip = tmp.resolve("many.zip");
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(Files.newOutputStream(zip))) {
             for (int i = 0; i < 5; i++) {
                 z.putNextEntry(new java.util.zip.ZipEntry("f" + i + ".txt"));
                 z.write(new byte[1000]);
                 z.closeEntry();
             }
         }
-        java.nio.file.Path out = java.nio.file.Files.createDirectories(tmp.resolve("out1"));
+        Path out = Files.createDirectories(tmp.resolve("out1"));
         FetchException e = org.junit.jupiter.api.Assertions.assertThrows(FetchException.class,
                 () -> Container.unpack(zip, "many.zip", out, new Container.Limits(1_000_000, 3, 100)));
         org.junit.jupiter.api.Assertions.assertEquals("container many.zip: more than 3 entries; the limit is 3 (ingest.container.max-entries)",
                 e.getMessage());
-        java.nio.file.Path out2 = java.nio.file.Files.createDirectories(tmp.resolve("out2"));
+        Path out2 = Files.createDirectories(tmp.resolve("out2"));
         e = org.junit.jupiter.api.Assertions.assertThrows(FetchException.class,
                 () -> Container.unpack(zip, "many.zip", out2, new Container.Limits(2_500, 100, 100)));
         org.junit.jupiter.api.Assertions.assertEquals("container many.zip: unpacks to more than 2500 bytes; the limit is 2500 bytes "
                 + "(ingest.container.max-bytes)", e.getMessage());
         org.junit.jupiter.api.Assertions.assertEquals(5, Container.unpack(zip, "many.zip",
-                java.nio.file.Files.createDirectories(tmp.resolve("out3")), new Container.Limits(5_000, 10, 100)));
-        byte[] all = java.nio.file.Files.readAllBytes(zip);
+                Files.createDirectories(tmp.resolve("out3")), new Container.Limits(5_000, 10, 100)));
+        byte[] all = Files.readAllBytes(zip);
         org.junit.jupiter.api.Assertions.assertEquals(5_000L, Container.declaredSize(java.util.Arrays.copyOf(all, 8), all, all.length)
                 .getAsLong(), "the central directory's sizes");
     }

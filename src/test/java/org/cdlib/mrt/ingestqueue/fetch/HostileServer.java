@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -111,7 +112,7 @@ public final class HostileServer implements AutoCloseable {
         return (line, out) -> {
             out.write(ascii("HTTP/1.1 200 OK\r\nX-Filler: "));
             byte[] a = new byte[8192];
-            java.util.Arrays.fill(a, (byte) 'a');
+            Arrays.fill(a, (byte) 'a');
             for (;;) {
                 out.write(a);
             }

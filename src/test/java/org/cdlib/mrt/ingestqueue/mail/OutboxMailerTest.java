@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.mail;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import jakarta.mail.Message;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import java.io.InputStream;
@@ -21,7 +22,7 @@ class OutboxMailerTest {
     void eachMessageIsAReadableEmlFileAndNothingHalfWritten() throws Exception {
         MimeMessage m = new MimeMessage(Mailer.session());
         m.setFrom(new InternetAddress("ingest@example.org"));
-        m.addRecipient(jakarta.mail.Message.RecipientType.TO, new InternetAddress("curator@example.org"));
+        m.addRecipient(Message.RecipientType.TO, new InternetAddress("curator@example.org"));
         m.setSubject("Ingest: OK -- Submission Processed: bid0000000001");
         m.setText("Submission ID: bid0000000001\n");
         new OutboxMailer(dir.resolve("outbox")).send(m);

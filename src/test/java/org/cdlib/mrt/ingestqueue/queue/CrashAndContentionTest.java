@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,9 +14,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
@@ -153,7 +156,7 @@ class CrashAndContentionTest {
         String bid = QueueTestSupport.batchWithJobs(store, 10_000, 5);
         assertEquals(10_000, store.batches().jobs(bid, BatchRef.PROCESSING).size());
         assertEquals(10_000, store.jobs().counts().get(JobState.PENDING));
-        AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
         IllegalTransitionException full = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(failed, "op"));
         assertTrue(full.getMessage().contains("holds 10000 open jobs"), full.getMessage());
         assertEquals(JobState.FAILED, store.jobs().load(failed).state(), "a requeue never grows the open states past what they list");
@@ -177,14 +180,14 @@ class CrashAndContentionTest {
                 HeldJob a = store.claims().tryLockJob(jids.get(0), "one").orElseThrow();
                 HeldJob b = s2.claims().tryLockJob(jids.get(1), "two").orElseThrow();
                 List<String> moves = Collections.synchronizedList(new ArrayList<>());
-                java.util.function.Consumer<TransitionEvent> l = e -> {
+                Consumer<TransitionEvent> l = e -> {
                     if (TransitionEvent.BATCH.equals(e.kind())) {
                         moves.add(e.to());
                     }
                 };
                 store.addListener(l);
                 s2.addListener(l);
-                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                CyclicBarrier together = new CyclicBarrier(2);
                 ExecutorService pool = Executors.newFixedThreadPool(2);
                 Future<?> fa = pool.submit(() -> {
                     together.await();

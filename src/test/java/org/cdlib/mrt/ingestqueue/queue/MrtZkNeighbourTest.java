@@ -5,14 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
@@ -173,7 +177,7 @@ class MrtZkNeighbourTest {
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
         BatchLock b = store.batches().tryLock(bid, "reporting").orElseThrow();
         store.moves().transition(b, BatchState.COMPLETED, "reported", null, null);
-        new AdminActions(store, Clock.systemUTC()).cleanup(java.time.Duration.ZERO);
+        new AdminActions(store, Clock.systemUTC()).cleanup(Duration.ZERO);
         assertNull(neighbourClient.checkExists().forPath("/batches/" + bid), "removed with its jobs, the deleted one too");
         assertNull(neighbourClient.checkExists().forPath("/jobs/" + jids.get(0)));
     }
@@ -222,17 +226,17 @@ class MrtZkNeighbourTest {
      */
     @Test
     void ourBatchesCarryMerrittsBatchIdAndSubmissionKeys() throws Exception {
-        String uuid = "bid-" + java.util.UUID.randomUUID();
+        String uuid = "bid-" + UUID.randomUUID();
         Path upload = dir.resolve("queue").resolve("uploads").resolve(uuid).resolve("objects.zip");
         BatchSubmission uploaded = new BatchSubmission("demo_content", "dep/Someone", upload.toUri().toString(), "A title",
                 "A creator", "2026", null, "container", "update", "objects.zip", "loc-1", null, "md5",
                 "0123456789abcdef0123456789abcdef", null, "json", "a note", "2026-11-24T10:00:00Z",
-                java.util.Map.of("subject", List.of("maps")));
+                Map.of("subject", List.of("maps")));
         QueueStore home = new QueueStore(store.client(), dir.resolve("queue")).start();
         String bid = home.batches().create(uploaded);
         assertEquals(bid, mrtZk.findByUuid(uuid));
         assertEquals(Optional.of(bid), home.batches().byMerrittId(uuid));
-        com.fasterxml.jackson.databind.JsonNode sub = mrtZk.json("/batches/" + bid + "/submission");
+        JsonNode sub = mrtZk.json("/batches/" + bid + "/submission");
         assertEquals(uuid, sub.get("batchID").asText());
         assertEquals("demo_content", sub.get("profile").asText());
         assertEquals("container", sub.get("type").asText());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -11,13 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
+import org.awaitility.Awaitility;
 import org.cdlib.mrt.ingestqueue.queue.fsck.SpaceCheck;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -134,7 +138,7 @@ class SpaceCountersTest {
             }
             p1.moves().transition(locks.get(4), JobState.DOWNLOADING, Change.because("w")); // the counts are known: z reads nothing before it sends
             QueueStore observer = host();
-            java.util.concurrent.atomic.AtomicInteger sends = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger sends = new AtomicInteger();
             p1.probes().set(Probes.Point.AFTER_SEND, sends::incrementAndGet);
             CountDownLatch cDone = new CountDownLatch(1);
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -176,8 +180,8 @@ class SpaceCountersTest {
         }
     }
 
-    private static void await(java.util.concurrent.Callable<Boolean> condition) {
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(condition);
+    private static void await(Callable<Boolean> condition) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(condition);
     }
 
     /** Three hosts, six threads each, 150 jobs of unequal sizes moving in and out of downloading at once. */

@@ -12,6 +12,7 @@ import jakarta.mail.BodyPart;
 import jakarta.mail.Multipart;
 import jakarta.mail.internet.MimeMessage;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -99,7 +100,7 @@ class ReportingMailTest {
             if (name.equals(p.getFileName())) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 p.getDataHandler().writeTo(out);
-                return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+                return out.toString(StandardCharsets.UTF_8);
             }
         }
         throw new AssertionError("no attachment " + name);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.Exchange;
@@ -16,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.testing.MailServer;
@@ -84,8 +86,8 @@ class BatchPendingRouteTest extends RouteTestSupport {
         assertEquals(List.of(), mail.subjects(), "no queued mail for a refused submission");
     }
 
-    static org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission by(String submitter, String url, String type) {
-        return new org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission("demo_content", submitter, url, "t", "w", null, null, type,
+    static BatchSubmission by(String submitter, String url, String type) {
+        return new BatchSubmission("demo_content", submitter, url, "t", "w", null, null, type,
                 "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null);
     }
 
@@ -99,7 +101,7 @@ class BatchPendingRouteTest extends RouteTestSupport {
     void aTricklingPayloadServerHoldsUpOnlyItsOwnDepositorsBatches() throws Exception {
         try (TrickleServer trickle = new TrickleServer(2_000)) {
             start("batch-pending.yaml", "batch-pending");
-            List<String> slow = new java.util.ArrayList<>();
+            List<String> slow = new ArrayList<>();
             for (int i = 0; i < 6; i++) { // more than the workers and the depositor's share of read threads
                 slow.add(store.batches().create(by("slow", trickle.url("/payload-" + i), "auto")));
             }

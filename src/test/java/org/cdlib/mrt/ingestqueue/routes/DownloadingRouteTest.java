@@ -10,14 +10,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.ZipOutputStream;
 import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -54,7 +59,7 @@ class DownloadingRouteTest extends RouteTestSupport {
             assertTrue(message.contains(m), message + " should name " + m);
         }
         assertEquals(0, end.getReceivedCounter(), "the route did not run on past the failing step");
-        assertEquals(java.util.List.of(), logs.errorsWithTrace().stream().map(e -> e.getFormattedMessage()).toList(),
+        assertEquals(List.of(), logs.errorsWithTrace().stream().map(e -> e.getFormattedMessage()).toList(),
                 "an expected failure logs no stack trace at ERROR");
     }
 
@@ -89,13 +94,13 @@ class DownloadingRouteTest extends RouteTestSupport {
 
     @Test
     void anEmptyZipFailsTheJobSayingTheContainerHoldsNoFiles() throws Exception {
-        java.io.ByteArrayOutputStream zip = new java.io.ByteArrayOutputStream();
-        new java.util.zip.ZipOutputStream(zip).close(); // a zip of no entries
+        ByteArrayOutputStream zip = new ByteArrayOutputStream();
+        new ZipOutputStream(zip).close(); // a zip of no entries
         HTTP.stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
         end = start("downloading.yaml", "job-downloading");
-        org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration container = new org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration(
+        JobConfiguration container = new JobConfiguration(
                 null, "demo_content", "tester", HTTP.baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
-                "empty.zip", null, null, null, "who", "what", "when", null, java.util.Map.of());
+                "empty.zip", null, null, null, "who", "what", "when", null, Map.of());
         String jid = jobIn(JobState.DOWNLOADING, container, 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);
         assertFailedQuietly(store.jobs().load(jid), "container empty.zip: the container holds no files");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -105,7 +106,7 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
                 Run.current().sendBy(System.nanoTime() - 1); // the step runs on a worker: its run
                 Run.checkSend("POST /add/9999/ark");
                 return new IllegalStateException("the deadline did not stop the call");
-            } catch (java.io.InterruptedIOException e) {
+            } catch (InterruptedIOException e) {
                 return e; // as HttpClient throws it
             }
         });

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.component.mock.MockEndpoint;
+import org.cdlib.mrt.ingestqueue.fetch.HostileServer;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
@@ -67,8 +68,8 @@ class EstimatingRouteTest extends RouteTestSupport {
 
     @Test
     void aHeadAnsweredWithEndlessHeaderLinesFailsItsJobOnceAndTheServiceGoesOn() throws Exception {
-        try (org.cdlib.mrt.ingestqueue.fetch.HostileServer hostile = new org.cdlib.mrt.ingestqueue.fetch.HostileServer(
-                org.cdlib.mrt.ingestqueue.fetch.HostileServer.endlessHeaders())) {
+        try (HostileServer hostile = new HostileServer(
+                HostileServer.endlessHeaders())) {
             MockEndpoint end = start("estimating.yaml", "job-estimating");
             String jid = jobIn(JobState.ESTIMATING, fileJob(hostile.url("/o/endless.tif"), "f.tif", null, null, 77L), 0);
             await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).state() == JobState.FAILED);

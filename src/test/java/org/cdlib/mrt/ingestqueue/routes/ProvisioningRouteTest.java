@@ -10,6 +10,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.steps.FreeSpace;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,7 +44,7 @@ class ProvisioningRouteTest extends RouteTestSupport {
     void aJobLargerThanTheDiskStaysInProvisioningAndIsEvaluatedAgain() throws Exception {
         MockEndpoint end = start("provisioning.yaml", "job-provisioning");
         // the whole filesystem: it could fit on it empty (so it is not refused), never beside what it holds now
-        long huge = org.cdlib.mrt.ingestqueue.steps.FreeSpace.of(store.ingestHome()).totalBytes();
+        long huge = FreeSpace.of(store.ingestHome()).totalBytes();
         String jid = jobNeeding(huge);
         // evaluated again after ingest.provisioning.retry-delay: the route saw it twice, it never left
         await().atMost(Duration.ofSeconds(10)).until(() -> end.getReceivedCounter() >= 2);

@@ -34,6 +34,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.NewJob;
 import org.cdlib.mrt.ingestqueue.report.ReportingModule;
+import org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes;
 import org.cdlib.mrt.ingestqueue.steps.FetchModule;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
@@ -69,7 +70,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext c = super.createCamelContext();
-        org.cdlib.mrt.ingestqueue.runtime.ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
+        ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
         return c;
     }
 

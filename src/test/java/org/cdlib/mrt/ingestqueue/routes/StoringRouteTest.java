@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import java.net.URLEncoder;
@@ -121,12 +122,12 @@ class StoringRouteTest extends RouteTestSupport {
         String manifest = Files.readString(Path.of(recording.configuration().workingDir(), "system", "mrt-manifest.txt"));
         assertTrue(manifest.contains("http://queue.example.org/files/") && manifest.contains("producer/a.txt"), manifest);
         // mrt-zk's description of the add and of the inventory record (Job.storeManifestUrl/storeMode, inventoryManifestUrl)
-        com.fasterxml.jackson.databind.JsonNode stored = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/store"));
+        JsonNode stored = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/store"));
         assertEquals("add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8), stored.get("mode").asText());
         assertEquals("", stored.get("delete").asText());
         assertTrue(stored.get("manifest_url").asText().startsWith("http://queue.example.org/files/")
                 && stored.get("manifest_url").asText().contains("system/mrt-manifest.txt"), stored.toString());
-        com.fasterxml.jackson.databind.JsonNode inventory = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/inventory"));
+        JsonNode inventory = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/inventory"));
         assertEquals(HTTP.baseUrl() + "/store/manifest/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8),
                 inventory.get("manifest_url").asText());
         assertEquals("", inventory.get("mode").asText());

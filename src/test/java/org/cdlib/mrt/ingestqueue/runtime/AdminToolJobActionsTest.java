@@ -15,10 +15,12 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -84,7 +86,7 @@ class AdminToolJobActionsTest {
     }
 
     /** A batch of {@code n} jobs made while the queue is held; {@code before} runs before it is let go. */
-    List<String> jobs(int n, java.util.function.Consumer<List<String>> before) {
+    List<String> jobs(int n, Consumer<List<String>> before) {
         store.holds().holdQueue("test");
         String bid = QueueTestSupport.batchWithJobs(store, n, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
@@ -182,7 +184,7 @@ class AdminToolJobActionsTest {
     }
 
     String onlyJob(String bid) {
-        List<String> all = new java.util.ArrayList<>();
+        List<String> all = new ArrayList<>();
         for (BatchRef r : BatchRef.values()) {
             all.addAll(store.batches().jobs(bid, r));
         }

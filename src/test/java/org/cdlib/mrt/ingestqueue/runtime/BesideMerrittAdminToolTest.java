@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class BesideMerrittAdminToolTest extends BesideMerrittTest {
     /** A batch of n jobs, made while our queue is held so that every job waits Pending; then the hold is lifted. */
-    List<String> pendingBatch(int n, java.util.function.Consumer<List<String>> beforeRelease) {
+    List<String> pendingBatch(int n, Consumer<List<String>> beforeRelease) {
         rig.store.holds().holdQueue("test");
         try {
             String bid = rig.ourBatch(n);

@@ -17,10 +17,12 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.concurrent.Callable;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
+import org.awaitility.core.ConditionTimeoutException;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
@@ -106,7 +108,7 @@ final class BesideMerrittRig implements AutoCloseable {
     static void within(String what, Callable<Boolean> condition, Callable<Object> seen) {
         try {
             await(what).atMost(DEADLINE).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
+        } catch (ConditionTimeoutException e) {
             Object last;
             try {
                 last = seen.call();
@@ -125,7 +127,7 @@ final class BesideMerrittRig implements AutoCloseable {
         for (int attempt = 0; ; attempt++) {
             try {
                 return QueueTestSupport.batchWithJobs(store, n, 5);
-            } catch (java.util.NoSuchElementException e) {
+            } catch (NoSuchElementException e) {
                 if (attempt == 20) {
                     throw e;
                 }

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -81,7 +82,7 @@ final class ChaosBatches {
     /** How many of the run's jobs are in each state, and the locked ones by holder (for a stall's report). */
     String jobsByState() {
         try {
-            Map<String, Integer> n = new java.util.TreeMap<>();
+            Map<String, Integer> n = new TreeMap<>();
             for (Job j : jobs()) {
                 n.merge(j.state().wire() + (j.lockOwner() == null ? "" : " locked by pid " + j.lockOwner().pid()), 1, Integer::sum);
             }

@@ -7,11 +7,13 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -76,7 +78,7 @@ final class ChaosFaults {
     }
 
     /** Every kill and pause of the run, in the order they were done. */
-    final List<Stopped> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Stopped> stopped = new CopyOnWriteArrayList<>();
     private final ChaosInstances instances;
     private final TestingCluster cluster;
     private final ChaosTimeline timeline;
@@ -116,7 +118,7 @@ final class ChaosFaults {
         Collections.shuffle(plan, new Random(r.nextLong()));
         // in the pipeline's order (downloads, then mints and binds, storage, inventory): each phase is over
         // long before the batch is, so a fault armed after a later phase's would never fire
-        plan.sort(java.util.Comparator.comparingInt(f -> phase(f.moment())));
+        plan.sort(Comparator.comparingInt(f -> phase(f.moment())));
         return plan;
     }
 

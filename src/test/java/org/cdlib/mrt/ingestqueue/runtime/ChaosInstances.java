@@ -1,7 +1,11 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -60,10 +64,10 @@ final class ChaosInstances implements AutoCloseable {
     }
 
     private static int freePort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -73,7 +77,7 @@ final class ChaosInstances implements AutoCloseable {
 
     boolean logSays(String name, String text) {
         try {
-            return java.nio.file.Files.readString(log(name)).contains(text);
+            return Files.readString(log(name)).contains(text);
         } catch (IOException e) {
             return false;
         }
@@ -129,13 +133,13 @@ final class ChaosInstances implements AutoCloseable {
     }
 
     private synchronized void ended(Process p) {
-        cpuNanos += p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+        cpuNanos += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
     }
 
     /** The CPU the instances used so far, ended and running, in seconds. */
     synchronized double cpuSeconds() {
         long running = live.values().stream().filter(Process::isAlive)
-                .mapToLong(p -> p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L)).sum();
+                .mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
         return (cpuNanos + running) / 1e9;
     }
 }

@@ -2,6 +2,8 @@ package org.cdlib.mrt.ingestqueue.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -164,7 +166,7 @@ final class ChaosLedger {
             fail("callback", who + ": never sent");
             return;
         }
-        sends.sort(java.util.Comparator.comparingLong(ChaosServices.Send::nanos));
+        sends.sort(Comparator.comparingLong(ChaosServices.Send::nanos));
         List<ChaosFaults.Stopped> stopped = services.faults == null ? List.of() : services.faults.stopped;
         for (int n = 1; n < sends.size(); n++) {
             ChaosServices.Send first = sends.get(n - 1);
@@ -178,7 +180,7 @@ final class ChaosLedger {
             ChaosFaults.Stopped excuse = stopped.stream().filter(s -> first.pid() >= 0
                     ? s.pid() == first.pid() && s.nanos() <= again.nanos() && (s.how().equals("killed") || s.nanos() >= first.nanos() - slack)
                     : s.how().equals("killed") && s.nanos() <= first.nanos() && s.nanos() >= first.nanos() - slack)
-                    .min(java.util.Comparator.comparingLong(s -> Math.abs(s.nanos() - first.nanos()))).orElse(null);
+                    .min(Comparator.comparingLong(s -> Math.abs(s.nanos() - first.nanos()))).orElse(null);
             if (excuse == null) {
                 fail("callback", who + ": sent again by " + again.who() + " after " + first.who() + " (pid " + first.pid()
                         + "), which was neither killed nor paused in between (sends " + sends.stream().map(ChaosServices.Send::who).toList()
@@ -200,7 +202,7 @@ final class ChaosLedger {
     void ezidSends(String who, String ark) {
         List<ChaosServices.Send> sends = new ArrayList<>(services.ezidSends.getOrDefault(ark, List.of()));
         if (sends.size() != 1) {
-            sends.sort(java.util.Comparator.comparingLong(ChaosServices.Send::nanos));
+            sends.sort(Comparator.comparingLong(ChaosServices.Send::nanos));
         }
         if (sends.isEmpty()) {
             fail("ezid-update", who + ": 0 calls");
@@ -290,7 +292,7 @@ final class ChaosLedger {
                 services.downloads.values().stream().mapToInt(AtomicInteger::get).sum());
     }
 
-    private static int sum(Map<?, ? extends java.util.Collection<?>> calls) {
-        return calls.values().stream().mapToInt(java.util.Collection::size).sum();
+    private static int sum(Map<?, ? extends Collection<?>> calls) {
+        return calls.values().stream().mapToInt(Collection::size).sum();
     }
 }

@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -60,7 +61,7 @@ final class ChaosObjects {
     private static String md5(byte[] content) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(content));
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -12,9 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cdlib.mrt.ingestqueue.runtime.ChaosFaults.Moment;
@@ -44,9 +47,9 @@ final class ChaosServices implements AutoCloseable {
     volatile int submitted;
     volatile ChaosFaults faults;
     /** Who sent a request and when ("b@42.0s"), for the failure messages. */
-    volatile java.util.function.Function<HttpExchange, String> sender = ex -> "?";
+    volatile Function<HttpExchange, String> sender = ex -> "?";
     /** Names the session a storage manifest's URLs were signed under (" under lease … of b#2"). */
-    volatile java.util.function.UnaryOperator<String> lease = manifest -> "";
+    volatile UnaryOperator<String> lease = manifest -> "";
 
     final AtomicInteger mints = new AtomicInteger();
     final Map<Integer, List<String>> mintedFor = new ConcurrentHashMap<>();
@@ -252,8 +255,8 @@ final class ChaosServices implements AutoCloseable {
 
     /** An add held on the wire, and the add it waits for. */
     private static final class HeldAdd {
-        final java.util.concurrent.CountDownLatch otherArrived = new java.util.concurrent.CountDownLatch(1);
-        final java.util.concurrent.CountDownLatch landed = new java.util.concurrent.CountDownLatch(1);
+        final CountDownLatch otherArrived = new CountDownLatch(1);
+        final CountDownLatch landed = new CountDownLatch(1);
     }
 
     /** Storage's add once it arrived: the files fetched, then the version made and answered. */

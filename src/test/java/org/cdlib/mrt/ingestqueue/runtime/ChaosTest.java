@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.management.OperatingSystemMXBean;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
@@ -24,6 +29,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.KeeperException;
 import org.awaitility.core.ConditionTimeoutException;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -181,11 +187,11 @@ class ChaosTest {
                 + "\ncounts: " + ledger.counts() + "\ntimeline:\n" + timeline.text());
     }
 
-    private static void keepLogs(long seed, Path home) throws java.io.IOException {
+    private static void keepLogs(long seed, Path home) throws IOException {
         Path kept = Files.createDirectories(Path.of("target", "chaos-logs", "seed-" + seed));
         for (String name : ChaosInstances.NAMES) {
             if (Files.exists(home.resolve(name + ".log"))) {
-                Files.copy(home.resolve(name + ".log"), kept.resolve(name + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(home.resolve(name + ".log"), kept.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
             }
         }
         System.out.println("chaos " + seed + ": the instances' logs are kept in " + kept.toAbsolutePath());
@@ -216,7 +222,7 @@ class ChaosTest {
         config.put("ingest.inventory", "http");
         config.put("ingest.inventory.url", services.base() + "/inv");
         config.put("ingest.http.port", "0");
-        config.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // the recording server
+        config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // the recording server
         config.put("ingest.mail.outbox", home.resolve("outbox").toString());
         config.put("camel.component.http.response-timeout", String.valueOf(CALL_TIMEOUT.toMillis()));
         config.put("camel.component.http.so-timeout", String.valueOf(CALL_TIMEOUT.toMillis()));
@@ -278,7 +284,7 @@ class ChaosTest {
      * queue recovered once the fault was undone.
      */
     private static void stalled(ChaosLedger ledger, ChaosTimeline timeline, ChaosBatches batches, Fired fired,
-                                java.util.concurrent.Callable<Boolean> past) {
+                                Callable<Boolean> past) {
         try {
             await().atMost(Duration.ofSeconds(90)).until(past);
         } catch (ConditionTimeoutException e) {
@@ -345,7 +351,7 @@ class ChaosTest {
     }
 
     private static long testCpu() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 }

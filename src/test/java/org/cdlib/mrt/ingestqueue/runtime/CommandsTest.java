@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,10 +17,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.cdlib.mrt.ingestqueue.cli.Commands;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,7 +122,7 @@ class CommandsTest {
         }
     }
 
-    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    static final ObjectMapper JSON = new ObjectMapper();
 
     /** A one-file batch whose job fails in downloading, ended (reported FAILED); its job id. */
     String failedJob(String jid) {
@@ -205,10 +209,10 @@ class CommandsTest {
     void aStuckLockIsBrokenOnlyWhenConfirmed() throws Exception {
         http.stubFor(get(urlEqualTo("/a.txt")).willReturn(aResponse().withBody("a")));
         String jid = "jid0000000001"; // stuck in downloading with its lock held
-        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch stuck = new CountDownLatch(1);
         support.steps.get("downloadStep").behaviour.put(jid, e -> {
             try {
-                stuck.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                stuck.await(60, TimeUnit.SECONDS);
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
             }
@@ -230,7 +234,7 @@ class CommandsTest {
         } finally {
             stuck.countDown();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().load(jid).state() == org.cdlib.mrt.ingestqueue.queue.model.JobState.COMPLETED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().load(jid).state() == JobState.COMPLETED);
         Result notLocked = run("unlock", jid, "--confirm");
         assertEquals(1, notLocked.code());
         assertTrue(notLocked.err().contains("not locked"), notLocked.err());

@@ -16,6 +16,7 @@ import java.util.Map;
 import org.cdlib.mrt.ingestqueue.camel.ZkQueueEndpoint;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -156,7 +157,7 @@ class ConfigurationPrecedenceTest {
 
     @Test
     void aNamedConfigurationDirectoryWithoutTheFileStopsTheStart() {
-        Exception e = org.junit.jupiter.api.Assertions.assertThrows(IngestService.StartupException.class,
+        Exception e = Assertions.assertThrows(IngestService.StartupException.class,
                 () -> Configuration.load(Map.of(), Map.of("INGEST_CONFIG_DIR", dir.resolve("nowhere").toString()), Map.of()));
         assertTrue(e.getMessage().contains("no application.properties in " + dir.resolve("nowhere"))
                 && e.getMessage().contains("environment INGEST_CONFIG_DIR"), e.getMessage());

@@ -13,6 +13,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
+import jakarta.mail.Multipart;
+import jakarta.mail.internet.MimeMessage;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.net.URI;
@@ -33,6 +36,7 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
+import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
@@ -209,9 +213,9 @@ class MerrittRubyClientTest {
 
     /** An attachment of a mail from the outbox, decoded. */
     static String attachment(String eml, String name) throws Exception {
-        var m = new jakarta.mail.internet.MimeMessage(org.cdlib.mrt.ingestqueue.mail.Mailer.session(),
-                new java.io.ByteArrayInputStream(eml.getBytes(StandardCharsets.UTF_8)));
-        var parts = (jakarta.mail.Multipart) m.getContent();
+        var m = new MimeMessage(Mailer.session(),
+                new ByteArrayInputStream(eml.getBytes(StandardCharsets.UTF_8)));
+        var parts = (Multipart) m.getContent();
         for (int i = 0; i < parts.getCount(); i++) {
             if (name.equals(parts.getBodyPart(i).getFileName())) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();

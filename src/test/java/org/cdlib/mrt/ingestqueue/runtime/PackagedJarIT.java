@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -15,8 +16,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,14 +31,14 @@ import org.junit.jupiter.api.io.TempDir;
  * components (camel-direct came with camel-test) the jar did not; this is where that shows.
  */
 class PackagedJarIT {
-    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    static final ObjectMapper JSON = new ObjectMapper();
     static final Path JAR = Path.of(System.getProperty("ingest.jar", "target/ingest-queue.jar"));
     @TempDir
     Path dir;
 
     /** With the limits the README and the Dockerfile give a single host. */
     Process java(Path log, String... args) throws IOException {
-        List<String> command = new java.util.ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:MaxMetaspaceSize=128m", "-Djute.maxbuffer=524288"));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
@@ -86,9 +91,9 @@ class PackagedJarIT {
 
             // a depositor's upload through the Merritt form, to completion
             String password = Files.readString(dir.resolve("data/queue/.secrets/admin-password")).trim();
-            String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
-            org.cdlib.mrt.ingestqueue.api.http.MultipartForm form = org.cdlib.mrt.ingestqueue.api.http.MultipartForm.of(
-                    java.util.Map.of("profile", "demo_content", "type", "file", "responseForm", "json"),
+            String auth = "Basic " + Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
+            MultipartForm form = MultipartForm.of(
+                    Map.of("profile", "demo_content", "type", "file", "responseForm", "json"),
                     "hello.txt", "hello".getBytes(StandardCharsets.UTF_8));
             HttpResponse<String> submitted = client.send(HttpRequest.newBuilder(URI.create(base + "/poster/submit"))
                     .header("Authorization", auth).header("Content-Type", form.contentType())

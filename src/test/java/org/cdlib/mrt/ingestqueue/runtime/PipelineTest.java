@@ -11,7 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -75,7 +78,7 @@ class PipelineTest {
 
     static BatchSubmission submission(String url, String type) {
         return new BatchSubmission("demo_content", "tester", url, "what", "who", "2026", null, type, "add", null, null,
-                null, null, null, null, "json", null, java.time.Instant.now().toString(), null);
+                null, null, null, null, "json", null, Instant.now().toString(), null);
     }
 
     BatchState awaitBatchEnds(String bid) {
@@ -196,13 +199,13 @@ class PipelineTest {
 
     @Test
     void workInHandWhenTheSessionExpiresIsAbandonedAndRedoneUnderTheNewSession() throws Exception {
-        java.util.concurrent.CountDownLatch redone = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch redone = new CountDownLatch(1);
         AtomicInteger runs = new AtomicInteger();
         support.steps.get("processStep").behaviour.put("jid0000000001", e -> {
             if (runs.incrementAndGet() == 1) {
                 try {
                     // the first run outlives its session; it may finish only once the job was taken again
-                    redone.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    redone.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                 }

@@ -4,8 +4,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Files;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.builder.AdviceWith;
@@ -17,7 +21,9 @@ import org.apache.camel.test.junit5.CamelTestSupport;
 import org.apache.camel.test.junit5.TestExecutionConfiguration;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -46,8 +52,8 @@ class RouteFileCamelTest extends CamelTestSupport {
 
     /** The elections the routes of one host at a time start by, as IngestService sets it up. */
     @Override
-    protected org.apache.camel.CamelContext createCamelContext() throws Exception {
-        org.apache.camel.CamelContext c = super.createCamelContext();
+    protected CamelContext createCamelContext() throws Exception {
+        CamelContext c = super.createCamelContext();
         ElectedRoutes.install(c, ZK.client(), "route-test-" + System.nanoTime(), (route, running) -> { });
         return c;
     }
@@ -56,7 +62,7 @@ class RouteFileCamelTest extends CamelTestSupport {
     protected void bindToRegistry(Registry registry) throws Exception {
         store = ZK.store(Files.createTempDirectory("route-test"));
         registry.bind("queueStore", store);
-        java.util.Map<String, Processor> steps = new java.util.HashMap<>();
+        Map<String, Processor> steps = new HashMap<>();
         for (String bean : IngestService.STEP_BEANS) {
             steps.put(bean, e -> { });
         }
@@ -65,8 +71,8 @@ class RouteFileCamelTest extends CamelTestSupport {
         steps.put("reportStep", e -> BatchExchange.next(e, BatchState.COMPLETED, "test"));
         steps.put("updateReportStep", e -> BatchExchange.next(e, BatchState.COMPLETED, "test"));
         steps.forEach(registry::bind);
-        registry.bind("expectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.expected());
-        registry.bind("unexpectedFailure", org.cdlib.mrt.ingestqueue.camel.JobFailure.unexpected());
+        registry.bind("expectedFailure", JobFailure.expected());
+        registry.bind("unexpectedFailure", JobFailure.unexpected());
     }
 
     private void load(String file) throws Exception {
@@ -109,7 +115,7 @@ class RouteFileCamelTest extends CamelTestSupport {
         }
         if (state.equals("update-reporting")) {
             store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
-            new org.cdlib.mrt.ingestqueue.queue.admin.AdminActions(store, java.time.Clock.systemUTC()).updateReporting(bid, "test");
+            new AdminActions(store, Clock.systemUTC()).updateReporting(bid, "test");
         }
         load(file);
         AdviceWith.adviceWith(context, routeId, a -> a.weaveAddLast().to("mock:end"));

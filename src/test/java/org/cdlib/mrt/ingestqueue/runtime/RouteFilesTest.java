@@ -14,7 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.camel.dsl.yaml.YamlRoutesBuilderLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,7 +36,7 @@ class RouteFilesTest {
 
     private static synchronized Set<ValidationMessage> validate(String yamlText) throws Exception {
         if (schema == null) {
-            try (InputStream in = org.apache.camel.dsl.yaml.YamlRoutesBuilderLoader.class.getResourceAsStream("/schema/camelYamlDsl.json")) {
+            try (InputStream in = YamlRoutesBuilderLoader.class.getResourceAsStream("/schema/camelYamlDsl.json")) {
                 schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V4).getSchema(in);
             }
         }
@@ -68,7 +71,7 @@ class RouteFilesTest {
     @Test
     void everyBeanARouteNamesIsOneTheServiceBindsOrStandsInFor() throws Exception {
         for (Path f : routeFiles().toList()) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("ref: (\\w+)").matcher(Files.readString(f));
+            Matcher m = Pattern.compile("ref: (\\w+)").matcher(Files.readString(f));
             while (m.find()) {
                 assertTrue(IngestService.STEP_BEANS.contains(m.group(1)), f + " names unknown bean " + m.group(1));
             }

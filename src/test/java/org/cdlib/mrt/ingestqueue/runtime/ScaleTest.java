@@ -27,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,7 +54,7 @@ class ScaleTest {
     void start() throws Exception {
         // one POST /api/cleanup removes 5,000 batches here (44-60 s on a 2-core machine): the connection is
         // not let go as idle meanwhile; what is tested is that cleanup works at this size, not its speed
-        service = RunningService.start(ZK.connectString(), dir, java.util.Map.of("ingest.http.idle-timeout", "PT5M"));
+        service = RunningService.start(ZK.connectString(), dir, Map.of("ingest.http.idle-timeout", "PT5M"));
         store = service.store();
         store.client().getConnectionStateListenable().addListener((c, s) -> states.add(s));
     }
@@ -88,7 +89,7 @@ class ScaleTest {
     void retainedBatches(int n) throws Exception {
         byte[] submission = QueueJson.write(PipelineTest.submission("http://example.org/old", "file"));
         byte[] status = QueueJson.write(new BatchStatus(BatchState.COMPLETED.zk(),
-                org.cdlib.mrt.ingestqueue.queue.model.QueueTime.format(Instant.now().minus(Duration.ofDays(30))), 0, null, null, null, null));
+                QueueTime.format(Instant.now().minus(Duration.ofDays(30))), 0, null, null, null, null));
         var client = store.client();
         for (int from = 1; from <= n; from += 50) {
             List<CuratorOp> ops = new ArrayList<>();

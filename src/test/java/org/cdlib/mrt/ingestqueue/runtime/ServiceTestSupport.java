@@ -1,15 +1,19 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -23,7 +27,7 @@ public final class ServiceTestSupport {
     /** A step that records the jobs it saw and does what the test tells it for a job, else nothing. */
     static final class RecordingStep implements Processor {
         final List<String> seen = new CopyOnWriteArrayList<>();
-        final Map<String, java.util.function.Consumer<Exchange>> behaviour = new ConcurrentHashMap<>();
+        final Map<String, Consumer<Exchange>> behaviour = new ConcurrentHashMap<>();
 
         @Override
         public void process(Exchange exchange) {
@@ -48,7 +52,7 @@ public final class ServiceTestSupport {
             int failed = b.count(BatchRef.FAILED);
             BatchExchange.report(exchange, failed == 0 && b.status().errorMessage() == null
                     ? BatchState.COMPLETED : BatchState.FAILED, "test report",
-                    new StatusReport(java.time.Instant.now().toString(), List.of(), List.of(), 1, failed, b.count(BatchRef.COMPLETED)));
+                    new StatusReport(Instant.now().toString(), List.of(), List.of(), 1, failed, b.count(BatchRef.COMPLETED)));
         }
     }
 
@@ -56,7 +60,7 @@ public final class ServiceTestSupport {
 
     /** The step fails the job once with {@code message}, then lets it pass. */
     public void failOnce(String step, String jid, String message) {
-        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean failed = new AtomicBoolean();
         steps.get(step).behaviour.put(jid, e -> {
             if (!failed.getAndSet(true)) {
                 throw new IllegalStateException(message);
@@ -122,7 +126,7 @@ public final class ServiceTestSupport {
         c.put("ingest.provisioning.retry-delay", "100");
         c.put("ingest.batch.retry-delay", "200");
         c.put("ingest.http.port", "0");
-        c.put("ingest.fetch.allow", org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK); // WireMock and test servers on loopback
+        c.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // WireMock and test servers on loopback
         return c;
     }
 }

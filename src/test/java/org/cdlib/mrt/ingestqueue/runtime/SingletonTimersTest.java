@@ -7,8 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
@@ -67,9 +72,9 @@ class SingletonTimersTest {
     }
 
     /** The routes the hosts list (as /api/hosts gives it), read through {@code via}, says {@code id} runs. */
-    static java.util.List<?> leads(Host via, String id) {
+    static List<?> leads(Host via, String id) {
         return via.service.store().hosts().list().stream().filter(h -> id.equals(h.get("id")))
-                .map(h -> (java.util.List<?>) h.get("leads")).findFirst().orElse(java.util.List.of());
+                .map(h -> (List<?>) h.get("leads")).findFirst().orElse(List.of());
     }
 
     Host other(Host h) {
@@ -96,7 +101,7 @@ class SingletonTimersTest {
         // the hosts page tells which host runs them
         String leaderId = leader.service.store().hosts().id();
         await().atMost(Duration.ofSeconds(10)).until(() -> leads(other, leaderId).contains("cleanup"));
-        assertEquals(java.util.List.of(), leads(other, other.service.store().hosts().id()), "the other host runs neither");
+        assertEquals(List.of(), leads(other, other.service.store().hosts().id()), "the other host runs neither");
 
         leader.close();
         // the other host takes both over (the wait fails the test if it does not)
@@ -129,16 +134,16 @@ class SingletonTimersTest {
      */
     @Test
     void aSingletonStopsItsSliceLoopWithinASecondOfLosingTheLead() throws Exception {
-        java.util.concurrent.atomic.AtomicLong ended = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.CountDownLatch working = new java.util.concurrent.CountDownLatch(1);
+        AtomicLong ended = new AtomicLong();
+        CountDownLatch working = new CountDownLatch(1);
         a = new Host("a", e -> {
             working.countDown();
             while (ElectedRoutes.leads(e) && ended.get() == 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000); // one slice of work
+                LockSupport.parkNanos(20_000_000); // one slice of work
             }
             ended.compareAndSet(0, System.nanoTime());
         });
-        assertTrue(working.await(30, java.util.concurrent.TimeUnit.SECONDS), "the only host leads and works");
+        assertTrue(working.await(30, TimeUnit.SECONDS), "the only host leads and works");
         long lost = System.nanoTime();
         a.service.store().client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
         await().atMost(Duration.ofSeconds(40)).until(() -> ended.get() != 0);

@@ -1,8 +1,11 @@
 package org.cdlib.mrt.ingestqueue.runtime;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -198,7 +201,7 @@ final class SoakNeighbour implements AutoCloseable {
         try {
             Stat st = new Stat();
             byte[] b = zk().getData(QueuePaths.jobLock(jid), false, st);
-            return "session 0x" + Long.toHexString(st.getEphemeralOwner()) + " '" + new String(b, java.nio.charset.StandardCharsets.UTF_8) + "'";
+            return "session 0x" + Long.toHexString(st.getEphemeralOwner()) + " '" + new String(b, StandardCharsets.UTF_8) + "'";
         } catch (Exception e) {
             return "nobody (" + e.getClass().getSimpleName() + ")";
         }
@@ -207,7 +210,7 @@ final class SoakNeighbour implements AutoCloseable {
     /** Up to 8 of the state's jobs, in random order. */
     private List<String> some(JobState state) {
         List<String> refs = new ArrayList<>(store.jobs().refs(state));
-        java.util.Collections.shuffle(refs, new java.util.Random(random.nextLong()));
+        Collections.shuffle(refs, new Random(random.nextLong()));
         return refs.stream().limit(8).map(QueuePaths::jidOfRef).toList();
     }
 

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -205,7 +206,7 @@ final class SoakOperator implements AutoCloseable {
                 log.fail("api", method + " " + base + path + ": HTTP " + r.statusCode() + " " + r.body());
             }
             return r;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             answers.computeIfAbsent(action, k -> new ConcurrentHashMap<>()).computeIfAbsent(-1, k -> new AtomicInteger())
                     .incrementAndGet();
             return null;

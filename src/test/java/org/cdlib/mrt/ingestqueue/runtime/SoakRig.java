@@ -5,9 +5,12 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
@@ -124,7 +128,7 @@ public final class SoakRig {
                             random.nextLong());
                     SoakNeighbour neighbour = new SoakNeighbour(cluster.getConnectString(), store, taken, log, random.nextLong());
                     AtomicInteger ownChecks = new AtomicInteger();
-                    java.util.concurrent.atomic.AtomicBoolean checking = new java.util.concurrent.atomic.AtomicBoolean(true);
+                    AtomicBoolean checking = new AtomicBoolean(true);
                     Thread fsck = new Thread(() -> fsckAlongside(store, log, ownChecks, checking), "soak-fsck");
                     fsck.setDaemon(true);
                     fsck.start();
@@ -177,7 +181,7 @@ public final class SoakRig {
             Path kept = Files.createDirectories(Path.of("target", "soak-logs", "seed-" + s.seed()));
             for (String name : ChaosInstances.NAMES) {
                 if (Files.exists(logs.resolve(name + ".log"))) {
-                    Files.copy(logs.resolve(name + ".log"), kept.resolve(name + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    Files.copy(logs.resolve(name + ".log"), kept.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
                 }
             }
             timeline.note("the instances' logs are kept in " + kept.toAbsolutePath());
@@ -210,7 +214,7 @@ public final class SoakRig {
 
     /** fsck without repair from a fourth process, one full check after another: every violation is a false finding. */
     private static void fsckAlongside(QueueStore store, SoakLog log, AtomicInteger checks,
-                                      java.util.concurrent.atomic.AtomicBoolean checking) {
+                                      AtomicBoolean checking) {
         while (checking.get()) {
             try {
                 ConsistencyCheck.Report r = new ConsistencyCheck(store).check();
@@ -256,7 +260,7 @@ public final class SoakRig {
                 operator == null ? "" : operator.actions() + " operator actions, ",
                 neighbour == null ? "end" : (neighbour.holds.get() + neighbour.takes.get() + neighbour.releasesLocked.get()
                         + neighbour.releasesUnlocked.get()) + " neighbour actions",
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         timeline.note("figures " + line);
         return line;
     }
@@ -296,7 +300,7 @@ public final class SoakRig {
         for (String name : ChaosInstances.NAMES) {
             try (Stream<String> lines = Files.lines(instances.log(name))) {
                 lines.filter(l -> l.contains(text)).forEach(l -> found.add(name + ": " + l.strip()));
-            } catch (IOException | java.io.UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 // not written yet
             }
         }

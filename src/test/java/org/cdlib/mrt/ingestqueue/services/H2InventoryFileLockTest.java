@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.services;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +28,7 @@ class H2InventoryFileLockTest {
             assertEquals("ark:/1/a", first.bind("p", "local 1", "ark:/1/a"));
         }
         try (H2Inventory again = new H2Inventory(url)) {
-            assertEquals(java.util.Optional.of("ark:/1/a"), again.primaryFor("p", "local 1"));
+            assertEquals(Optional.of("ark:/1/a"), again.primaryFor("p", "local 1"));
         }
     }
 }

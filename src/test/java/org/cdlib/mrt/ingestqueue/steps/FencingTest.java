@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -44,7 +45,7 @@ class FencingTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());
 
             DownloadStep step = new DownloadStep(new Fetcher(FetchSettings.defaults().withAllow(
-                    org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK), home), home);
+                    AddressPolicy.LOOPBACK), home), home);
             Exception e = assertThrows(Exception.class, () -> step.process(StepTestSupport.exchange(lock)));
             assertTrue(e.getMessage().contains("no longer holds its lock"), e.getMessage());
             Path producer = Path.of(lock.job().configuration().workingDir()).resolve("producer");

@@ -14,11 +14,15 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
@@ -51,7 +55,7 @@ class LateAnswersTest {
     final Map<String, Integer> inventory = new ConcurrentHashMap<>();
     /** EZID's metadata of each ARK as the last update set it. */
     final Map<String, String> ezid = new ConcurrentHashMap<>();
-    final java.util.concurrent.atomic.AtomicInteger mints = new java.util.concurrent.atomic.AtomicInteger();
+    final AtomicInteger mints = new AtomicInteger();
     /** How long an inventory add or EZID update takes before it is made and answered. */
     volatile long landsAfterMs;
     /** Run when EZID is asked about an ARK, before it answers. */
@@ -98,7 +102,7 @@ class LateAnswersTest {
             answer(ex, 200, "{}");
         } else if (method.equals("POST") && path.equals("/inv/add")) {
             // the storage manifest's URL names the ARK (encoded once or twice, as the storage back-end makes it)
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("ark:/99999/fk4late\\d+")
+            Matcher m = Pattern.compile("ark:/99999/fk4late\\d+")
                     .matcher(URLDecoder.decode(URLDecoder.decode(body, StandardCharsets.UTF_8), StandardCharsets.UTF_8));
             String ark = m.find() ? m.group() : "?";
             Thread.sleep(landsAfterMs); // inventory busy: the add is made after its sender stopped waiting
@@ -129,7 +133,7 @@ class LateAnswersTest {
     }
 
     private ServiceRoutes routes(String... more) throws Exception {
-        List<String> c = new java.util.ArrayList<>(List.of("ingest.storage.local.root", dir.resolve("storage").toString(),
+        List<String> c = new ArrayList<>(List.of("ingest.storage.local.root", dir.resolve("storage").toString(),
                 "ingest.inventory", "http", "ingest.inventory.url", base() + "/inv",
                 "ingest.minter", "ezid", "ingest.ezid.user", "u", "ingest.ezid.password", "p",
                 "ingest.ezid.target", "https://merritt.example.org/m/",

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -122,7 +123,7 @@ class ObjectLockTest {
         OneWriterStorage storage = new OneWriterStorage(dir.resolve("storage"));
         H2Inventory index = new H2Inventory("jdbc:h2:mem:objlock" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         ServiceRoutes step = new ServiceRoutes(store, new ProfileDirectory(p), ServiceRoutes.config(
-                "ingest.storage.local.root", dir.resolve("storage-addresses").toString()), java.util.Map.of("localServices",
+                "ingest.storage.local.root", dir.resolve("storage-addresses").toString()), Map.of("localServices",
                 new LocalServices(new LocalMinter(new Counters(store.client()), "ark:/99999/fk4"), storage, index, index)));
         HeldJob a = downloadedJob(store, "first");
         HeldJob b = downloadedJob(store, "second");

@@ -14,17 +14,34 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.Counters;
 import org.cdlib.mrt.ingestqueue.services.LocalMinter;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
@@ -33,6 +50,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * Processing, storing, recording and notify against real HTTP services (WireMock for EZID, storage,
@@ -47,7 +65,7 @@ class ProcessRecordNotifyTest {
     QueueStore store;
     ProfileDirectory profiles;
     ServiceRoutes ezid;
-    java.util.List<ServiceRoutes> started = new java.util.ArrayList<>();
+    List<ServiceRoutes> started = new ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -68,8 +86,8 @@ class ProcessRecordNotifyTest {
     }
 
     ServiceRoutes localRoutes(String... more) throws Exception {
-        String[] c = java.util.stream.Stream.concat(java.util.stream.Stream.of("ingest.storage.local.root",
-                dir.resolve("storage").toString()), java.util.Arrays.stream(more)).toArray(String[]::new);
+        String[] c = Stream.concat(Stream.of("ingest.storage.local.root",
+                dir.resolve("storage").toString()), Arrays.stream(more)).toArray(String[]::new);
         return routes(c);
     }
 
@@ -96,12 +114,12 @@ class ProcessRecordNotifyTest {
                 .withBody("success: ark:/99999/fk4lost1")));
         HeldJob lock = downloadedJob();
         ServiceRoutes routes = ezidAndHttpStorage();
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(IdentifiersStep.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
+        Logger logger = (Logger) LoggerFactory.getLogger(IdentifiersStep.class);
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
         logs.start();
         logger.addAppender(logs);
         try {
-            java.util.concurrent.CompletableFuture<Exception> processed = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Exception> processed = CompletableFuture.supplyAsync(() -> {
                 try {
                     routes.processing(lock);
                     return null;
@@ -109,16 +127,16 @@ class ProcessRecordNotifyTest {
                     return e;
                 }
             });
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+            Awaitility.await().atMost(Duration.ofSeconds(30))
                     .until(() -> !http.findAll(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))).isEmpty());
-            ZK.client().delete().forPath(org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.jobLock(lock.jid())); // broken while EZID answers
-            Exception e = processed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            ZK.client().delete().forPath(QueuePaths.jobLock(lock.jid())); // broken while EZID answers
+            Exception e = processed.get(60, TimeUnit.SECONDS);
             assertTrue(e != null && String.valueOf(e.getMessage()).contains("lock"), String.valueOf(e));
         } finally {
             logger.detachAppender(logs);
         }
         assertEquals(null, store.jobs().load(lock.jid()).identifiers().primary(), "the ARK is on no job");
-        assertTrue(logs.list.stream().anyMatch(l -> l.getLevel() == ch.qos.logback.classic.Level.WARN
+        assertTrue(logs.list.stream().anyMatch(l -> l.getLevel() == Level.WARN
                 && l.getFormattedMessage().contains("minted ark:/99999/fk4lost1 and then found the job no longer this worker's")
                 && l.getFormattedMessage().contains(lock.jid())), logs.list.toString());
     }
@@ -156,8 +174,8 @@ class ProcessRecordNotifyTest {
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(postRequestedFor(urlPathMatching("/store/add/7777/.*"))
                 .withRequestBody(containing("manifest=%23%25checkm_0.7"))
-                .withRequestBody(containing(java.net.URLEncoder.encode("http://queue.example.org/files/" + again.job().batchId()
-                        + "/" + again.jid() + "/producer/a.txt", java.nio.charset.StandardCharsets.UTF_8))));
+                .withRequestBody(containing(URLEncoder.encode("http://queue.example.org/files/" + again.job().batchId()
+                        + "/" + again.jid() + "/producer/a.txt", StandardCharsets.UTF_8))));
         Path system = Path.of(again.job().configuration().workingDir()).resolve("system");
         assertTrue(Files.readString(system.resolve("mrt-erc.txt")).contains("where: ark:/99999/fk4abc123"));
         String manifest = Files.readString(system.resolve("mrt-manifest.txt"));
@@ -269,8 +287,8 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
         HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
-        String current = "/inv/current/" + java.net.URLEncoder.encode(store.jobs().load(lock.jid()).identifiers().primary(),
-                java.nio.charset.StandardCharsets.UTF_8);
+        String current = "/inv/current/" + URLEncoder.encode(store.jobs().load(lock.jid()).identifiers().primary(),
+                StandardCharsets.UTF_8);
         http.stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs(Scenario.STARTED)
                 .willSetStateTo("added").willReturn(aResponse().withStatus(200).withBody("{}").withFixedDelay(3_000)));
         http.stubFor(post(urlEqualTo("/inv/add")).inScenario("inv").whenScenarioStateIs("added")
@@ -283,7 +301,7 @@ class ProcessRecordNotifyTest {
         routes.recording(lock);
         http.verify(exactly(1), postRequestedFor(urlEqualTo("/inv/add")));
         http.verify(exactly(1), getRequestedFor(urlEqualTo(current + "?t=json")));
-        assertTrue(store.stepWrites().effects(lock).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.INVENTORY));
+        assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY));
     }
 
     @Test
@@ -317,7 +335,7 @@ class ProcessRecordNotifyTest {
         http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
-                .willReturn(aResponse().withFault(com.github.tomakehurst.wiremock.http.Fault.CONNECTION_RESET_BY_PEER))
+                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER))
                 .willSetStateTo("applied"));
         http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
                 .willReturn(aResponse().withStatus(200).withBody("{\"versionState\":{\"currentVersion\":1}}")));
@@ -332,7 +350,7 @@ class ProcessRecordNotifyTest {
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/7777/.*"))); // asked, not sent again
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         assertEquals(1, StoredVersions.of(store.jobs().effects(again.jid())).version());
-        assertTrue(store.stepWrites().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.STORAGE));
+        assertTrue(store.stepWrites().effects(again).done(JobEffects.STORAGE));
     }
 
     @Test
@@ -350,14 +368,14 @@ class ProcessRecordNotifyTest {
         ezidAndHttpStorage().processing(again); // processing again (a host died before its transition, say)
         http.verify(1, postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4")));
         http.verify(2, postRequestedFor(urlEqualTo("/id/ark:/99999/fk4upd1")));
-        assertTrue(store.stepWrites().effects(again).done(org.cdlib.mrt.ingestqueue.queue.model.JobEffects.EZID_UPDATE));
+        assertTrue(store.stepWrites().effects(again).done(JobEffects.EZID_UPDATE));
     }
 
     @Test
     void theLocalMinterNeverMintsTheSameArkTwice() {
         LocalMinter a = new LocalMinter(new Counters(store.client()), "ark:/99999/fk4");
         LocalMinter b = new LocalMinter(new Counters(store.client()), "ark:/99999/fk4");
-        java.util.Set<String> arks = new java.util.HashSet<>();
+        Set<String> arks = new HashSet<>();
         for (int i = 0; i < 50; i++) {
             assertTrue(arks.add(a.mint(null, null)));
             assertTrue(arks.add(b.mint(null, null)));

@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.builder.AdviceWith;
@@ -16,6 +20,7 @@ import org.apache.camel.component.mock.MockEndpoint;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.services.ServiceCall;
@@ -71,7 +76,7 @@ class ServiceCallRoutesTest {
 
     /** The routes with every outside call on its mock; {@code settings}: more configuration, as key, value. */
     ServiceRoutes routes(String... settings) throws Exception {
-        List<String> kv = new java.util.ArrayList<>(List.of("ingest.minter", "ezid", "ingest.ezid.user", "apitest",
+        List<String> kv = new ArrayList<>(List.of("ingest.minter", "ezid", "ingest.ezid.user", "apitest",
                 "ingest.ezid.password", "secret", "ingest.ezid.target", "https://merritt.example.org/m/", "ingest.storage", "http",
                 "ingest.files.base-url", "http://queue.example.org/files", "ingest.inventory", "http",
                 "ingest.inventory.url", "http://inventory.example.org/inv"));
@@ -165,7 +170,7 @@ class ServiceCallRoutesTest {
     @Test
     void aLostMintAnswerIsNotSentAgainButALostStateAnswerIs() throws Exception {
         mock("mock:ezid-mint").whenAnyExchangeReceived(e -> {
-            throw new java.net.SocketTimeoutException("Read timed out");
+            throw new SocketTimeoutException("Read timed out");
         });
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(downloadedJob()));
         assertEquals(1, mock("mock:ezid-mint").getReceivedCounter(), "a mint that may have reached EZID is not repeated");
@@ -173,7 +178,7 @@ class ServiceCallRoutesTest {
 
         answer("mock:ezid-mint", 201, "success: ark:/99999/fk4m2");
         mock("mock:storage-state").whenExchangeReceived(1, x -> {
-            throw new java.net.SocketTimeoutException("Read timed out");
+            throw new SocketTimeoutException("Read timed out");
         });
         routes.processAndStore(downloadedJob());
         assertEquals(2, mock("mock:storage-state").getReceivedCounter(), "asking storage is safe to repeat");
@@ -191,10 +196,10 @@ class ServiceCallRoutesTest {
         routes.close();
         routes = routes("ingest.storage.settle", "PT5S");
         answerAll();
-        java.util.concurrent.atomic.AtomicLong landsAt = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+        AtomicLong landsAt = new AtomicLong(Long.MAX_VALUE);
         mock("mock:storage-add").whenAnyExchangeReceived(e -> {
             landsAt.set(System.currentTimeMillis() + 2_000); // storage still fetching: its version comes 2 s later
-            throw new java.net.SocketTimeoutException("Read timed out");
+            throw new SocketTimeoutException("Read timed out");
         });
         mock("mock:storage-state").whenAnyExchangeReceived(e -> {
             boolean landed = System.currentTimeMillis() >= landsAt.get();
@@ -239,8 +244,8 @@ class ServiceCallRoutesTest {
     }
 
     /** Inventory as Merritt's: an add makes the version (once, checkVersion), {@code /current/<ark>} answers the highest. */
-    java.util.concurrent.atomic.AtomicInteger inventoryAnswersAsMerritts() {
-        java.util.concurrent.atomic.AtomicInteger has = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger inventoryAnswersAsMerritts() {
+        AtomicInteger has = new AtomicInteger();
         mock("mock:inventory-version").whenAnyExchangeReceived(e -> {
             e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
             e.getIn().setBody("{\"invv:versionsState\":{\"invv:objectID\":\"ark:/99999/fk4m1\",\"invv:currentVersion\":" + has.get() + "}}");
@@ -256,10 +261,10 @@ class ServiceCallRoutesTest {
     void anInventoryAddWhoseAnswerWasLostIsNotSentAgainWhenInventoryHasTheVersion() throws Exception {
         HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
-        java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
+        AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
             has.set(1); // made; the answer never comes back
-            throw new java.net.SocketTimeoutException("Read timed out");
+            throw new SocketTimeoutException("Read timed out");
         });
         Exchange done = routes.recording(lock);
         assertEquals("inventory has ark:/99999/fk4m1 version 1 (add mode)", JobExchange.change(done).reason());
@@ -280,12 +285,12 @@ class ServiceCallRoutesTest {
     void anAddBegunByAHostThatDiedIsResolvedByAskingInventoryAndNotSentAgain() throws Exception {
         HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
-        java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
+        AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
             has.set(1);
-            throw new org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException("the host died with the add sent");
+            throw new StaleLockException("the host died with the add sent");
         });
-        assertThrows(org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException.class, () -> routes.recording(lock));
+        assertThrows(StaleLockException.class, () -> routes.recording(lock));
         lock.chain(c -> c.withEffects(null)); // the next holder knows only what ZooKeeper has
         assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
         answer("mock:inventory-add", 200, "{}");
@@ -302,11 +307,11 @@ class ServiceCallRoutesTest {
     void anAddBegunThatInventoryDoesNotHaveIsSentOnceMore() throws Exception {
         HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
-        java.util.concurrent.atomic.AtomicInteger has = inventoryAnswersAsMerritts();
+        AtomicInteger has = inventoryAnswersAsMerritts();
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
-            throw new org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException("the host died before the add left");
+            throw new StaleLockException("the host died before the add left");
         });
-        assertThrows(org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException.class, () -> routes.recording(lock));
+        assertThrows(StaleLockException.class, () -> routes.recording(lock));
         lock.chain(c -> c.withEffects(null));
         mock("mock:inventory-add").whenAnyExchangeReceived(e -> {
             has.set(1);

@@ -1,5 +1,8 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -73,7 +76,7 @@ final class ServiceRoutes implements AutoCloseable {
 
     /** The configuration tests use: retries quick, the local inventory in memory. */
     static Map<String, String> config(String... keyValues) {
-        Map<String, String> c = new java.util.HashMap<>(Map.of("ingest.services.retry-delay", "10", "ingest.storage.settle", "PT0S",
+        Map<String, String> c = new HashMap<>(Map.of("ingest.services.retry-delay", "10", "ingest.storage.settle", "PT0S",
                 "ingest.inventory.settle", "PT0S", "ingest.ezid.settle", "PT0S",
                 "ingest.inventory.local.url", "jdbc:h2:mem:inv" + System.nanoTime() + ";DB_CLOSE_DELAY=-1"));
         for (int i = 0; i < keyValues.length; i += 2) {
@@ -140,8 +143,8 @@ final class ServiceRoutes implements AutoCloseable {
     public void close() {
         try {
             camel.close();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

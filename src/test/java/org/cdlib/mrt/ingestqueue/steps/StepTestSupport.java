@@ -1,5 +1,8 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.CamelContext;
@@ -7,6 +10,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
@@ -43,22 +47,22 @@ final class StepTestSupport {
     }
 
     /** A locked job whose download is done: {@code producer/a.txt} in its working directory. */
-    static HeldJob downloadedJob(QueueStore store) throws java.io.IOException {
+    static HeldJob downloadedJob(QueueStore store) throws IOException {
         HeldJob lock = lockedJob(store, config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
-        java.nio.file.Path producer = java.nio.file.Files.createDirectories(
-                java.nio.file.Path.of(lock.job().configuration().workingDir()).resolve("producer"));
-        java.nio.file.Files.writeString(producer.resolve("a.txt"), "hello");
+        Path producer = Files.createDirectories(
+                Path.of(lock.job().configuration().workingDir()).resolve("producer"));
+        Files.writeString(producer.resolve("a.txt"), "hello");
         return lock;
     }
 
     /** The profile {@code demo_content} in {@code dir}, its services (EZID, storage node 7777, callbacks) at {@code base}. */
-    static org.cdlib.mrt.ingestqueue.profile.ProfileDirectory merrittProfiles(java.nio.file.Path dir, String base)
-            throws java.io.IOException {
-        java.nio.file.Path p = java.nio.file.Files.createDirectories(dir);
-        java.nio.file.Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
+    static ProfileDirectory merrittProfiles(Path dir, String base)
+            throws IOException {
+        Path p = Files.createDirectories(dir);
+        Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
                 + "Owner: ark:/99999/fk4owner\nStorageNode: 7777\nStorageService: " + base + "/store\n"
                 + "ObjectMinterURL: " + base + "/shoulder/ark:/99999/fk4\nCallbackURL: " + base + "/cb\n");
-        return new org.cdlib.mrt.ingestqueue.profile.ProfileDirectory(p);
+        return new ProfileDirectory(p);
     }
 
     static Exchange exchange(HeldJob lock) {

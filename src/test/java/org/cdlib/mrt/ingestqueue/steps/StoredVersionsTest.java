@@ -11,8 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
@@ -57,9 +60,9 @@ class StoredVersionsTest extends StoreTest {
         }
         store.moves().transition(walking, JobState.COMPLETED, Change.because("done"));
         assertTrue(store.jobs().load(completed.jid()).status().summary() == null, "Merritt's shape: read from its effects node");
-        List<org.cdlib.mrt.ingestqueue.queue.model.Job> listed = java.util.stream.Stream.of(stored, older, never, completed)
+        List<Job> listed = Stream.of(stored, older, never, completed)
                 .map(l -> store.jobs().load(l.jid())).toList();
-        assertEquals(java.util.Map.of(stored.jid(), v, older.jid(), fromFile, completed.jid(), w),
+        assertEquals(Map.of(stored.jid(), v, older.jid(), fromFile, completed.jid(), w),
                 StoredVersions.of(listed, store, home));
     }
 
@@ -78,7 +81,7 @@ class StoredVersionsTest extends StoreTest {
         store.stepWrites().storeStarted(other, "ark:/99999/fk4sv6 v0", "http://host/files/m", "add/9001/ark", List.of());
         store.stepWrites().storeDone(other, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         store.moves().transition(other, JobState.FAILED, Change.failure("inventory refused the version"));
-        assertEquals(java.util.Map.of(other.jid(), v), StoredVersions.of(
+        assertEquals(Map.of(other.jid(), v), StoredVersions.of(
                 List.of(store.jobs().load(lock.jid()), store.jobs().load(other.jid())), store, home),
                 "one unreadable record leaves the other jobs' answers");
     }

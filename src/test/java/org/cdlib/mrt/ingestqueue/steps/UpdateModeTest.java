@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import io.ocfl.api.model.ObjectVersionId;
 import io.ocfl.api.model.VersionDetails;
@@ -23,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
@@ -30,10 +32,12 @@ import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.services.H2Inventory;
 import org.cdlib.mrt.ingestqueue.services.OcflStorage;
 import org.cdlib.mrt.ingestqueue.services.StoredVersion;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,7 +73,7 @@ class UpdateModeTest {
         ocfl = process.camel.getRegistry().lookupByNameAndType("localStorage", OcflStorage.class);
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void stop() {
         process.close();
         if (viaHttp != null) {
@@ -108,7 +112,7 @@ class UpdateModeTest {
 
     Map<String, String> head() throws Exception {
         VersionDetails d = ocfl.repository().describeVersion(ObjectVersionId.head(ARK));
-        Map<String, String> files = new java.util.TreeMap<>();
+        Map<String, String> files = new TreeMap<>();
         var object = ocfl.repository().getObject(ObjectVersionId.head(ARK));
         for (var f : d.getFiles()) {
             if (f.getPath().startsWith("producer/")) {
@@ -147,7 +151,7 @@ class UpdateModeTest {
         assertEquals(3, v3.version());
         assertEquals(List.of("producer/b.txt", "producer/docs/c.txt"), v3.deleted());
         // as mrt-zk's Job.storeMode/storeDelete read it: update mode, one producer/ line per deleted file
-        com.fasterxml.jackson.databind.JsonNode mrt = org.cdlib.mrt.ingestqueue.queue.model.QueueJson.MAPPER.readTree(
+        JsonNode mrt = QueueJson.MAPPER.readTree(
                 ZK.client().getData().forPath("/jobs/" + u2.jid() + "/store"));
         assertTrue(mrt.get("mode").asText().startsWith("update/"), mrt.toString());
         assertEquals("producer/b.txt\nproducer/docs/c.txt\n", mrt.get("delete").asText());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.OutputStreamAppender;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,7 @@ class LogLinesTest {
     void aFieldHoldingLineBreaksCannotForgeALineAndAUrlsPasswordIsNotWritten() throws Exception {
         for (String config : List.of("src/main/resources/logback.xml", "src/test/resources/logback-test.xml")) {
             LoggerContext context = new LoggerContext();
-            context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
+            context.setMDCAdapter(new LogbackMDCAdapter());
             JoranConfigurator joran = new JoranConfigurator();
             joran.setContext(context);
             joran.doConfigure(Path.of(config).toFile());

@@ -2,8 +2,10 @@ package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
@@ -104,7 +106,7 @@ public final class BatchNumbers {
             return;
         }
         List<Op> ops = new ArrayList<>();
-        java.util.Set<Long> buckets = new java.util.HashSet<>();
+        Set<Long> buckets = new HashSet<>();
         for (String bid : bids) {
             if (buckets.add(QueuePaths.bucketOf(QueuePaths.batchNumber(bid)))) {
                 ensureBucket(QueuePaths.batchNumber(bid));

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -108,13 +110,13 @@ public final class Batches {
     }
 
     /** The batch a Merritt batch id ({@code bid-<uuid>}, mrt-zk's {@code /batch-uuids}) names, if it lives. */
-    public java.util.Optional<String> byMerrittId(String batchUuid) {
+    public Optional<String> byMerrittId(String batchUuid) {
         if (batchUuid == null || !batchUuid.matches("[A-Za-z0-9_.-]{1,200}") || batchUuid.startsWith(".")) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         byte[] bid = zk.readOrNull(QueuePaths.batchUuid(batchUuid));
-        return bid == null ? java.util.Optional.empty()
-                : java.util.Optional.of(new String(bid, java.nio.charset.StandardCharsets.UTF_8)).filter(this::exists);
+        return bid == null ? Optional.empty()
+                : Optional.of(new String(bid, StandardCharsets.UTF_8)).filter(this::exists);
     }
 
     public Batch load(String bid) {
@@ -188,9 +190,9 @@ public final class Batches {
         }
     }
 
-    private final java.util.Map<String, Boolean> removedHere = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+    private final Map<String, Boolean> removedHere = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
             return size() > 10_000;
         }
     };

@@ -1,11 +1,16 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -48,7 +53,7 @@ public final class MerrittBatches {
     private final ZooKeeperCalls zk;
     private volatile long graceMs = 60_000;
     /** Status-less roots the cursor passed over after the grace, looked at again by each pass; guarded by this. */
-    private final java.util.LinkedHashSet<String> later = new java.util.LinkedHashSet<>();
+    private final LinkedHashSet<String> later = new LinkedHashSet<>();
 
     public MerrittBatches(Batches batches, ZooKeeperCalls zk) {
         this.batches = batches;
@@ -56,7 +61,7 @@ public final class MerrittBatches {
     }
 
     /** How long a root without a status stops the cursor ({@code ingest.merritt.status-grace}), from the root's creation. */
-    public void grace(java.time.Duration grace) {
+    public void grace(Duration grace) {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("ingest.merritt.status-grace must not be negative, got " + grace);
         }
@@ -73,11 +78,11 @@ public final class MerrittBatches {
     }
 
     private Cursor cursor() {
-        org.apache.zookeeper.data.Stat st = new org.apache.zookeeper.data.Stat();
+        Stat st = new Stat();
         byte[] d;
         try {
             d = zk.client().getData().storingStatIn(st).forPath(QueuePaths.BATCH_INTAKE);
-        } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+        } catch (KeeperException.NoNodeException e) {
             return new Cursor(batches.oldestNumber(), -1);
         } catch (Exception e) {
             throw ZooKeeperCalls.wrap("read " + QueuePaths.BATCH_INTAKE, e);
@@ -94,8 +99,8 @@ public final class MerrittBatches {
                 zk.client().setData().withVersion(read.version()).forPath(QueuePaths.BATCH_INTAKE, QueueJson.text(next));
             }
             return true;
-        } catch (org.apache.zookeeper.KeeperException.NodeExistsException
-                 | org.apache.zookeeper.KeeperException.BadVersionException e) {
+        } catch (KeeperException.NodeExistsException
+                 | KeeperException.BadVersionException e) {
             return false;
         } catch (Exception e) {
             throw ZooKeeperCalls.wrap("move " + QueuePaths.BATCH_INTAKE, e);
@@ -113,7 +118,7 @@ public final class MerrittBatches {
      * when no batch was made.
      */
     private long drawnUpTo() {
-        org.apache.zookeeper.data.Stat st = zk.stat(QueuePaths.BATCHES);
+        Stat st = zk.stat(QueuePaths.BATCHES);
         if (st == null) {
             return -1;
         }
@@ -145,7 +150,7 @@ public final class MerrittBatches {
                 for (long n = next; n <= to; n++) {
                     roots.add(QueuePaths.batch(QueuePaths.batchId(n)));
                 }
-                Map<String, OpResult> r = new java.util.HashMap<>(zk.readMany(roots));
+                Map<String, OpResult> r = new HashMap<>(zk.readMany(roots));
                 List<String> paths = new ArrayList<>();
                 for (long n = next; n <= to; n++) {
                     String bid = QueuePaths.batchId(n);

@@ -2,11 +2,13 @@ package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
@@ -106,7 +108,7 @@ public final class MerrittSubmission {
      */
     static String newBatchUuid(BatchSubmission s, Path ingestHome) {
         try {
-            Path payload = Path.of(java.net.URI.create(s.payloadUrl())).normalize();
+            Path payload = Path.of(URI.create(s.payloadUrl())).normalize();
             Path folder = payload.getParent();
             if (folder != null && folder.getParent() != null
                     && folder.getParent().equals(ingestHome.toAbsolutePath().normalize().resolve("uploads"))
@@ -116,7 +118,7 @@ public final class MerrittSubmission {
         } catch (RuntimeException notAFile) {
             // a URL payload: a new id
         }
-        return "bid-" + java.util.UUID.randomUUID();
+        return "bid-" + UUID.randomUUID();
     }
 
     /** Ours as Merritt's package types; {@code auto} has none (Merritt's front end always says) and stays. */

@@ -1,10 +1,15 @@
 package org.cdlib.mrt.ingestqueue.queue.fsck;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.batches.MerrittSubmission;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
@@ -79,7 +84,7 @@ public final class ConsistencyCheck {
     }
 
     /** As above; {@code goOn} is asked between batches (a singleton's lead), and the pass ends early when it says no. */
-    public Slice repairSlice(long from, int count, java.util.function.BooleanSupplier goOn) {
+    public Slice repairSlice(long from, int count, BooleanSupplier goOn) {
         long start = Math.max(from, store.batches().oldestNumber());
         long newest = store.batches().newestNumber();
         if (start > newest) {
@@ -189,7 +194,7 @@ public final class ConsistencyCheck {
             for (BatchState s : BatchState.values()) {
                 entries.add(QueuePaths.batchIndex(s, bid));
             }
-            java.util.Set<String> there = present(entries);
+            Set<String> there = present(entries);
             List<Op> ops = there.stream().map(x -> Op.delete(x, -1)).toList();
             p.add(unlocked(p, "index-of-removed-batch", QueuePaths.batch(bid), "no batch " + bid + " but " + there.size()
                     + " index entr" + (there.size() == 1 ? "y" : "ies") + " name it (removed by another writer)", ops,
@@ -265,7 +270,7 @@ public final class ConsistencyCheck {
         }
         if (ops.size() > 1) {
             // judged only if a synced re-read finds the status at the version read and the entries as they were
-            java.util.Set<String> seenEntries = new java.util.HashSet<>();
+            Set<String> seenEntries = new HashSet<>();
             index.stream().filter(x -> ir.get(x) instanceof OpResult.GetDataResult).forEach(seenEntries::add);
             p.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops,
                     () -> sameVersion(QueuePaths.batchStatus(bid), version) && seenEntries.equals(present(index))));
@@ -292,7 +297,7 @@ public final class ConsistencyCheck {
      * (each folder's listing is bounded); ours alone never do.
      */
     private List<String> foreignJobs(String bid, BatchStatus status) {
-        List<String> folders = java.util.Arrays.stream(BatchRef.values()).map(ref -> QueuePaths.batchRefs(bid, ref)).toList();
+        List<String> folders = Arrays.stream(BatchRef.values()).map(ref -> QueuePaths.batchRefs(bid, ref)).toList();
         Map<String, OpResult> r = store.calls().readMany(folders);
         int referenced = 0;
         for (String f : folders) {
@@ -302,7 +307,7 @@ public final class ConsistencyCheck {
         if (referenced <= status.jobsCreated()) {
             return List.of();
         }
-        java.util.Set<String> ours = new java.util.HashSet<>(status.jobIds());
+        Set<String> ours = new HashSet<>(status.jobIds());
         List<String> extra = new ArrayList<>();
         for (BatchRef ref : BatchRef.values()) {
             store.batches().jobs(bid, ref).stream().filter(j -> !ours.contains(j)).forEach(extra::add);
@@ -341,19 +346,19 @@ public final class ConsistencyCheck {
     }
 
     private Violation unlocked(FsckPass p, String kind, String path, String detail, List<Op> ops,
-                               java.util.function.BooleanSupplier stillWrong) {
+                               BooleanSupplier stillWrong) {
         return p.unlocked(store, kind, path, detail, ops, stillWrong);
     }
 
     /** Whether a synced read finds the node at {@code version} still. */
     private boolean sameVersion(String path, int version) {
-        org.apache.zookeeper.data.Stat st = store.calls().syncedStat(path);
+        Stat st = store.calls().syncedStat(path);
         return st != null && st.getVersion() == version;
     }
 
-    private java.util.Set<String> present(List<String> paths) {
+    private Set<String> present(List<String> paths) {
         Map<String, OpResult> again = store.calls().readMany(paths);
-        java.util.Set<String> out = new java.util.HashSet<>();
+        Set<String> out = new HashSet<>();
         paths.stream().filter(x -> again.get(x) instanceof OpResult.GetDataResult).forEach(out::add);
         return out;
     }

@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
@@ -25,13 +27,15 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 import org.cdlib.mrt.ingestqueue.queue.zk.SizedReads;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The consistency check of one job's nodes: the violations found in them and the operations that
  * repair what can be derived, applied in one transaction under the job's own lock.
  */
 final class FsckJobCheck {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FsckJobCheck.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FsckJobCheck.class);
     final QueueStore store;
     final FsckPass p;
     final String bid;
@@ -86,9 +90,9 @@ final class FsckJobCheck {
             paths.add(QueuePaths.batchRef(bid, ref, jid));
         }
         String status = QueuePaths.jobStatus(jid);
-        org.apache.zookeeper.data.Stat before = store.calls().syncedStat(status);
+        Stat before = store.calls().syncedStat(status);
         Map<String, OpResult> again = store.calls().readMany(paths);
-        org.apache.zookeeper.data.Stat after = store.calls().stat(status);
+        Stat after = store.calls().stat(status);
         FsckJobCheck second = new FsckJobCheck(store, p, bid, jid, again);
         second.judge();
         int v = statusVersion();
@@ -333,7 +337,7 @@ final class FsckJobCheck {
                     if (repairedState != null) {
                         store.moves().repaired(jid, bid, repairedState);
                     }
-                } catch (org.apache.zookeeper.KeeperException | QueueException e) {
+                } catch (KeeperException | QueueException e) {
                     why = e.getMessage();
                     store.moves().unlock(lock.get());
                 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
@@ -26,7 +27,7 @@ final class FsckPass {
     int jobs;
     int batches;
     /** Asked between batches: false ends the pass there (its host no longer leads). */
-    java.util.function.BooleanSupplier goOn = () -> true;
+    BooleanSupplier goOn = () -> true;
     /** The batch number the pass stopped at, or -1. */
     long stoppedAt = -1;
 
@@ -41,7 +42,7 @@ final class FsckPass {
      * it was not confirmed (something moved meanwhile: not a finding).
      */
     Violation unlocked(QueueStore store, String kind, String path, String detail, List<Op> ops,
-                       java.util.function.BooleanSupplier stillWrong) {
+                       BooleanSupplier stillWrong) {
         if (!stillWrong.getAsBoolean()) {
             LOG.debug("consistency check: {} at {} not confirmed by a synced re-read: not a finding", kind, path);
             return null;

@@ -3,7 +3,9 @@ package org.cdlib.mrt.ingestqueue.queue.fsck;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
@@ -37,7 +39,7 @@ final class ReadBack {
             if (rc != KeeperException.Code.OK.intValue()) {
                 throw KeeperException.create(KeeperException.Code.get(rc), ops.get(0).getPath());
             }
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new KeeperException.ConnectionLossException();
         }
         for (Op op : ops) {

@@ -4,10 +4,13 @@ import static org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.HOSTS;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +55,7 @@ public final class Hosts implements AutoCloseable {
     private final String id;
     private final String started = Instant.now().toString();
     private final Map<String, String> work = new ConcurrentHashMap<>();
-    private final java.util.Set<String> leads = new java.util.concurrent.ConcurrentSkipListSet<>();
+    private final Set<String> leads = new ConcurrentSkipListSet<>();
     private PersistentNode node;
     private ScheduledExecutorService beat;
     private volatile byte[] written;
@@ -121,7 +124,7 @@ public final class Hosts implements AutoCloseable {
     private void publish() {
         try {
             byte[] now = data();
-            if (!java.util.Arrays.equals(now, written)) {
+            if (!Arrays.equals(now, written)) {
                 node.setData(now);
                 written = now;
             }

@@ -5,6 +5,7 @@ import static org.cdlib.mrt.ingestqueue.queue.model.QueuePaths.SESSIONS;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -57,7 +59,7 @@ public final class SessionNodes {
     private final AtomicInteger nextBucket = new AtomicInteger();
     private volatile boolean folders;
 
-    public SessionNodes(org.apache.curator.framework.CuratorFramework client, Clock clock) {
+    public SessionNodes(CuratorFramework client, Clock clock) {
         this.zk = new ZooKeeperCalls(client);
         this.clock = clock;
     }
@@ -74,7 +76,7 @@ public final class SessionNodes {
     static String userPath(String user) {
         try {
             return USERS + "/" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(user.getBytes(StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

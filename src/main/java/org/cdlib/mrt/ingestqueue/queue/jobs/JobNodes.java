@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -107,7 +108,7 @@ public final class JobNodes {
     }
 
     /** Jobs from the answers of a read of their {@link #paths}; a vanished job is left out, a damaged one named. */
-    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged, java.nio.file.Path ingestHome) {
+    static List<Job> parse(List<String> jids, Map<String, OpResult> r, Consumer<Damaged> damaged, Path ingestHome) {
         List<Job> out = new ArrayList<>();
         for (String jid : jids) {
             OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
@@ -129,7 +130,7 @@ public final class JobNodes {
         return out;
     }
 
-    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status, java.nio.file.Path ingestHome) {
+    private static Job toJob(String jid, Map<String, OpResult> r, OpResult.GetDataResult status, Path ingestHome) {
         String pc = QueuePaths.jobNode(jid, "configuration");
         String pp = QueuePaths.jobNode(jid, "priority");
         String ps = QueuePaths.jobNode(jid, "space_needed");

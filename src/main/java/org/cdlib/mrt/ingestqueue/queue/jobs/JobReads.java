@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -12,6 +13,7 @@ import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
+import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
@@ -26,9 +28,9 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  */
 final class JobReads {
     private final ZooKeeperCalls zk;
-    private final java.nio.file.Path ingestHome;
+    private final Path ingestHome;
 
-    JobReads(ZooKeeperCalls zk, java.nio.file.Path ingestHome) {
+    JobReads(ZooKeeperCalls zk, Path ingestHome) {
         this.zk = zk;
         this.ingestHome = ingestHome;
     }
@@ -48,7 +50,7 @@ final class JobReads {
     }
 
     /** Each state folder's child changes ({@code Stat}), in one read transaction: arrivals are counted from two of them. */
-    Map<JobState, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges> changes() {
+    Map<JobState, FolderChanges> changes() {
         List<String> paths = new ArrayList<>();
         List<JobState> states = new ArrayList<>();
         for (JobState s : JobState.values()) {
@@ -58,10 +60,10 @@ final class JobReads {
             }
         }
         Map<String, OpResult> r = zk.readMany(paths);
-        Map<JobState, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges> out = new EnumMap<>(JobState.class);
+        Map<JobState, FolderChanges> out = new EnumMap<>(JobState.class);
         for (JobState s : states) {
             OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobState(s)));
-            out.put(s, org.cdlib.mrt.ingestqueue.queue.model.FolderChanges.of(d == null ? null : d.getStat()));
+            out.put(s, FolderChanges.of(d == null ? null : d.getStat()));
         }
         return out;
     }
@@ -114,7 +116,7 @@ final class JobReads {
 
     /** How many of these jobs are in each state, reading only their status nodes; damaged ones are noted. */
     Map<JobState, Integer> states(List<String> jids, Consumer<Damaged> damaged) {
-        Map<JobState, Integer> out = new java.util.EnumMap<>(JobState.class);
+        Map<JobState, Integer> out = new EnumMap<>(JobState.class);
         stateOf(jids, damaged).values().forEach(s -> out.merge(s, 1, Integer::sum));
         return out;
     }

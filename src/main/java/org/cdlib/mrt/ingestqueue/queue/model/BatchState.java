@@ -1,6 +1,9 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * The states of a batch. {@link #zk()} (mrt-zk's enum name, {@code UpdateReporting}) is what
@@ -10,7 +13,7 @@ public enum BatchState {
     PENDING, HELD, PROCESSING, REPORTING, COMPLETED, FAILED, UPDATE_REPORTING, DELETED;
 
     /** States whose index folders are kept small by admission control, so they can be listed. */
-    public static final java.util.List<BatchState> OPEN = java.util.List.of(PENDING, HELD, PROCESSING, REPORTING, UPDATE_REPORTING);
+    public static final List<BatchState> OPEN = List.of(PENDING, HELD, PROCESSING, REPORTING, UPDATE_REPORTING);
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -21,8 +24,8 @@ public enum BatchState {
         return zkName;
     }
 
-    private final String zkName = java.util.Arrays.stream(name().split("_"))
-            .map(p -> p.charAt(0) + p.substring(1).toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.joining());
+    private final String zkName = Arrays.stream(name().split("_"))
+            .map(p -> p.charAt(0) + p.substring(1).toLowerCase(Locale.ROOT)).collect(Collectors.joining());
 
     /** A state named either way (mrt-zk's {@code UpdateReporting}, or {@code update-reporting}). */
     public static BatchState fromWire(String value) {

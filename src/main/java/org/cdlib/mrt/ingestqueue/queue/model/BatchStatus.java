@@ -1,6 +1,8 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
 import com.fasterxml.jackson.annotation.JsonAlias;
+import java.util.AbstractList;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -73,7 +75,7 @@ public record BatchStatus(String status, @JsonAlias("last_modification_date") St
 
     /** The runs with {@code block} added (joined to the last when it follows it). */
     public List<List<Long>> withRun(long first, long count) {
-        List<List<Long>> runs = new java.util.ArrayList<>(jobRuns);
+        List<List<Long>> runs = new ArrayList<>(jobRuns);
         if (!runs.isEmpty() && runs.get(runs.size() - 1).get(0) + runs.get(runs.size() - 1).get(1) == first) {
             List<Long> last = runs.remove(runs.size() - 1);
             runs.add(List.of(last.get(0), last.get(1) + count));
@@ -90,7 +92,7 @@ public record BatchStatus(String status, @JsonAlias("last_modification_date") St
     public List<String> jobIds() {
         List<List<Long>> runs = jobRuns.isEmpty() && firstJob != null ? List.of(List.of(firstJob, (long) jobsCreated)) : jobRuns;
         int n = jobsCreated;
-        return new java.util.AbstractList<>() {
+        return new AbstractList<>() {
             @Override
             public String get(int i) {
                 if (i < 0 || i >= n) {

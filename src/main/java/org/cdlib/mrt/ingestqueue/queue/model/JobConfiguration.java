@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.queue.model;
 
 import java.util.List;
 import java.util.Map;
+import org.cdlib.mrt.ingestqueue.text.Urls;
 
 /**
  * {@code /jobs/JID/configuration}: what the job is, fixed at creation. The design's fields
@@ -40,7 +41,7 @@ public record JobConfiguration(
 
     /** As shown to a reader (the API, the dashboard): a credential a neighbour left in the payload URL hidden. */
     public JobConfiguration shown() {
-        String url = org.cdlib.mrt.ingestqueue.text.Urls.redacted(payloadUrl);
+        String url = Urls.redacted(payloadUrl);
         return url == null || url.equals(payloadUrl) ? this : new JobConfiguration(batchId, profileName, submitter, url,
                 payloadType, responseType, submissionMode, workingDir, localId, fileName, digestType, digestValue, fileSize,
                 ercWho, ercWhat, ercWhen, ercWhere, dublinCore);

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,7 @@ public final class JobHistory {
         int n = 0;
         for (int i = 0; i < s.length(); ) {
             int cp = s.codePointAt(i);
-            int len = new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            int len = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
             if (n + len > bytes - 3) {
                 break;
             }

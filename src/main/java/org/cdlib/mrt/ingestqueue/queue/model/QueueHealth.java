@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Whether the consumers can read the queue: each consumer reports its scans here, and
@@ -27,7 +29,7 @@ public final class QueueHealth {
      * A consumer's workers, for {@code /metrics}: how many are busy now, how many it has, and the
      * time they have spent busy in all (its rate over the capacity is the state's utilisation).
      */
-    public record Workers(java.util.function.IntSupplier busy, int capacity, java.util.function.LongSupplier busyNanos) {
+    public record Workers(IntSupplier busy, int capacity, LongSupplier busyNanos) {
     }
 
     private final Map<String, Workers> workers = new ConcurrentHashMap<>();

@@ -1,6 +1,8 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -19,7 +21,7 @@ public final class QueueJson {
     }
 
     /** A node's JSON as a tree; null when it is empty or not JSON (the typed read names it damaged). */
-    public static com.fasterxml.jackson.databind.JsonNode treeOrNull(byte[] data) {
+    public static JsonNode treeOrNull(byte[] data) {
         try {
             return data == null || data.length == 0 ? null : MAPPER.readTree(data);
         } catch (IOException e) {
@@ -28,8 +30,8 @@ public final class QueueJson {
     }
 
     /** A field's text; null when it is missing, null or blank. */
-    public static String textOrNull(com.fasterxml.jackson.databind.JsonNode j, String key) {
-        com.fasterxml.jackson.databind.JsonNode v = j.get(key);
+    public static String textOrNull(JsonNode j, String key) {
+        JsonNode v = j.get(key);
         return v == null || v.isNull() || v.asText().isBlank() ? null : v.asText();
     }
 
@@ -54,7 +56,7 @@ public final class QueueJson {
         } catch (IOException e) {
             String text = new String(data, StandardCharsets.UTF_8);
             throw new CorruptNodeException(path, "not valid JSON " + type.getSimpleName() + " ("
-                    + (e instanceof com.fasterxml.jackson.core.JsonProcessingException jp ? jp.getOriginalMessage() : e.getMessage()) + "): " + (text.length() > 80 ? text.substring(0, 80) + "..." : text));
+                    + (e instanceof JsonProcessingException jp ? jp.getOriginalMessage() : e.getMessage()) + "): " + (text.length() > 80 ? text.substring(0, 80) + "..." : text));
         }
     }
 

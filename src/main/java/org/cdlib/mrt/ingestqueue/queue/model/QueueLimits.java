@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.queue.model;
 
 import java.nio.charset.StandardCharsets;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
+import org.cdlib.mrt.ingestqueue.text.Urls;
 
 /**
  * The byte limits that keep every ZooKeeper request and answer far below the packet limit
@@ -81,7 +82,7 @@ public final class QueueLimits {
      * password in it are hidden (the message is shown in the API, the dashboard and reports).
      */
     public static String errorMessage(String message) {
-        message = org.cdlib.mrt.ingestqueue.text.Urls.redactedIn(message);
+        message = Urls.redactedIn(message);
         if (message == null || utf8Length(message) <= ERROR_MESSAGE_BYTES) {
             return message;
         }

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 
 /** The znode layout of the design, in one place. */
@@ -188,7 +190,7 @@ public final class QueuePaths {
     public static final String OBJECT_LOCKS = "/locks/objects";
 
     public static String objectLock(String ark) {
-        return OBJECT_LOCKS + "/" + java.net.URLEncoder.encode(ark, java.nio.charset.StandardCharsets.UTF_8);
+        return OBJECT_LOCKS + "/" + URLEncoder.encode(ark, StandardCharsets.UTF_8);
     }
 
     public static String collectionHold(String profile) {

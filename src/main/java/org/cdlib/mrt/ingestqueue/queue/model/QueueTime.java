@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.model;
 
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -30,7 +31,7 @@ public final class QueueTime {
             return null;
         }
         try {
-            return stamp.indexOf('T') > 0 ? Instant.parse(stamp) : java.time.OffsetDateTime.parse(stamp, MRT_ZK).toInstant();
+            return stamp.indexOf('T') > 0 ? Instant.parse(stamp) : OffsetDateTime.parse(stamp, MRT_ZK).toInstant();
         } catch (DateTimeParseException e) {
             return null;
         }

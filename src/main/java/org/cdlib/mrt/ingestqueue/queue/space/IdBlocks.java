@@ -8,6 +8,7 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
@@ -69,7 +70,7 @@ public final class IdBlocks {
 
     /** An upper bound of the numbers taken under {@code parent} (its {@code cversion}, which counts deletes too). */
     public static long next(ZooKeeperCalls zk, String parent) {
-        org.apache.zookeeper.data.Stat st = zk.stat(parent);
+        Stat st = zk.stat(parent);
         if (st == null) {
             throw new NotFoundException("no node " + parent + " (the queue's start creates it)");
         }

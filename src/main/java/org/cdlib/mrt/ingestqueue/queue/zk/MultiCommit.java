@@ -3,10 +3,15 @@ package org.cdlib.mrt.ingestqueue.queue.zk;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.proto.CreateRequest;
+import org.apache.zookeeper.proto.SetDataRequest;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 
@@ -18,18 +23,18 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
  */
 public final class MultiCommit {
     /** How long a commit waits for a lost connection before it gives up (the outcome then stays unknown to the caller). */
-    public static final long CONNECT_WAIT_MS = java.util.concurrent.TimeUnit.SECONDS.toMillis(45);
+    public static final long CONNECT_WAIT_MS = TimeUnit.SECONDS.toMillis(45);
 
     /** The caller's read-back: whether a transaction whose answer was lost did apply. */
     public interface AppliedCheck {
         boolean applied() throws Exception;
     }
 
-    private final org.apache.curator.framework.CuratorFramework client;
-    private final java.util.concurrent.atomic.AtomicLong operations;
+    private final CuratorFramework client;
+    private final AtomicLong operations;
     private final Probes probes;
 
-    MultiCommit(org.apache.curator.framework.CuratorFramework client, java.util.concurrent.atomic.AtomicLong operations,
+    MultiCommit(CuratorFramework client, AtomicLong operations,
             Probes probes) {
         this.client = client;
         this.operations = operations;
@@ -170,9 +175,9 @@ public final class MultiCommit {
         long bytes = 0;
         for (Op op : ops) {
             bytes += op.getPath().length() + 32;
-            if (op.toRequestRecord() instanceof org.apache.zookeeper.proto.CreateRequest c) {
+            if (op.toRequestRecord() instanceof CreateRequest c) {
                 bytes += c.getData() == null ? 0 : c.getData().length;
-            } else if (op.toRequestRecord() instanceof org.apache.zookeeper.proto.SetDataRequest s) {
+            } else if (op.toRequestRecord() instanceof SetDataRequest s) {
                 bytes += s.getData() == null ? 0 : s.getData().length;
             }
         }

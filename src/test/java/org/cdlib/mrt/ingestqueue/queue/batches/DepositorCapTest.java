@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -18,6 +19,7 @@ import org.cdlib.mrt.ingestqueue.queue.errors.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.queue.model.Transition;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -84,7 +86,7 @@ class DepositorCapTest {
             for (Future<String> f : dana) {
                 try {
                     made.add(f.get());
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     assertTrue(e.getCause() instanceof DepositorLimitException, String.valueOf(e.getCause()));
                     assertTrue(e.getCause().getMessage().contains("ingest.queue.max-open-batches-per-depositor = 5"),
                             e.getCause().getMessage());
@@ -123,7 +125,7 @@ class DepositorCapTest {
         }
         assertThrows(DepositorLimitException.class, () -> host.batches().create(by("fay")));
         var lock = host.batches().tryLock(made.get(0), "operator").orElseThrow();
-        var by = org.cdlib.mrt.ingestqueue.queue.model.Transition.By.WORKER;
+        var by = Transition.By.WORKER;
         host.batches().move(lock, BatchState.REPORTING, "no jobs to run", null, null, by, false);
         assertEquals(LIMIT, ZK.client().checkExists().forPath(QueuePaths.depositorBatches("fay")).getNumChildren(),
                 "reporting is still open");

@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
@@ -105,7 +109,7 @@ class ConsistencyCheckTest {
         assertEquals(List.of("corrupt-job"), kinds(r));
         assertFalse(r.violations().get(0).repaired());
         assertTrue(r.violations().get(0).detail().contains("configuration"), r.toString());
-        new AdminActions(store, java.time.Clock.systemUTC()).deleteJob(jids.get(2), true, "op");
+        new AdminActions(store, Clock.systemUTC()).deleteJob(jids.get(2), true, "op");
         assertTrue(fsck.check().clean(), fsck.check().toString());
         assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(jids.get(2))) != null);
         assertEquals(2, store.batches().jobs(bid, BatchRef.PROCESSING).size());
@@ -117,7 +121,7 @@ class ConsistencyCheckTest {
         HeldJob worked = store.claims().tryLockJob(jids.get(2), "worker").orElseThrow(); // in the ledger: held on purpose
         // a lock of this session that no holder here has (as a create whose answer was lost leaves it)
         store.client().getZookeeperClient().getZooKeeper().create(QueuePaths.jobLock(jids.get(0)), "{}".getBytes(),
-                org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE, org.apache.zookeeper.CreateMode.EPHEMERAL);
+                ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
         assertEquals(List.of("orphaned-lock"), kinds(now.check()));
         int before = ZK.client().checkExists().forPath(QueuePaths.jobStatus(jids.get(0))).getVersion();
         assertTrue(now.repair().violations().get(0).repaired());
@@ -128,11 +132,11 @@ class ConsistencyCheckTest {
         assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobLock(jids.get(2))) != null, "the held lock is left alone");
         store.moves().transition(worked, JobState.ESTIMATING, Change.because("its holder moves it"));
 
-        org.apache.curator.framework.CuratorFramework stuck = QueueTestSupport.client(ZK.server());
+        CuratorFramework stuck = QueueTestSupport.client(ZK.server());
         try {
             QueueStore stuckHost = QueueTestSupport.store(stuck, dir);
             HeldJob held = stuckHost.claims().tryLockJob(jids.get(1), "stuck-worker").orElseThrow();
-            AdminActions admin = new AdminActions(store, java.time.Clock.systemUTC());
+            AdminActions admin = new AdminActions(store, Clock.systemUTC());
             assertThrows(ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
             assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));
             assertTrue(store.claims().tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");

@@ -3,8 +3,15 @@ package org.cdlib.mrt.ingestqueue.queue.fsck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -56,7 +63,7 @@ class ConsistencySweepTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        org.apache.curator.framework.CuratorFramework neighbour = QueueTestSupport.client(ZK.server());
+        CuratorFramework neighbour = QueueTestSupport.client(ZK.server());
         try {
             MrtZk mrtZk = new MrtZk(neighbour.getZookeeperClient().getZooKeeper());
             assertTrue(mrtZk.lock(QueuePaths.job(jid)));
@@ -66,7 +73,7 @@ class ConsistencySweepTest {
             for (int pass = 0; pass < 3; pass++) {
                 sweep.repairSlice(0, 10);
             }
-            org.apache.zookeeper.data.Stat lock = ZK.client().checkExists().forPath(QueuePaths.jobLock(jid));
+            Stat lock = ZK.client().checkExists().forPath(QueuePaths.jobLock(jid));
             assertTrue(lock != null && lock.getEphemeralOwner() == session, "mrt-zk's lock is mrt-zk's still");
             assertEquals(0, store.claims().breaks().count());
         } finally {
@@ -83,8 +90,8 @@ class ConsistencySweepTest {
     void aBusyBatchGivesNoFindingsAndNoBrokenLocks() throws Exception {
         QueueStore store = ZK.store(dir);
         QueueTestSupport.batchWithJobs(store, 200, 5);
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.CompletableFuture<Integer> walked = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        AtomicBoolean done = new AtomicBoolean();
+        CompletableFuture<Integer> walked = CompletableFuture.supplyAsync(() -> {
             try {
                 return QueueTestSupport.walkToCompleted(store, 4);
             } catch (Exception e) {
@@ -94,7 +101,7 @@ class ConsistencySweepTest {
             }
         });
         ConsistencyCheck sweep = new ConsistencyCheck(store, 0);
-        List<org.cdlib.mrt.ingestqueue.queue.fsck.Violation> found = new java.util.ArrayList<>();
+        List<Violation> found = new ArrayList<>();
         int passes = 0;
         int during = 0;
         long next = 0;
@@ -107,7 +114,7 @@ class ConsistencySweepTest {
             found.addAll(sweep.check().violations());
             passes++;
         }
-        walked.get(120, java.util.concurrent.TimeUnit.SECONDS);
+        walked.get(120, TimeUnit.SECONDS);
         assertTrue(during >= 1, "fsck ran during the walk: " + during + " of " + passes + " passes in "
                 + (System.nanoTime() - began) / 1_000_000 + " ms");
         System.out.println("busy batch: " + during + " of " + passes + " passes during the walk, "
@@ -169,8 +176,8 @@ class ConsistencySweepTest {
     void aBatchStillCreatingItsJobsIsNotGuessed() throws Exception {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        java.nio.file.Files.createDirectories(store.ingestHome().resolve(bid));
-        java.nio.file.Files.writeString(store.ingestHome().resolve(bid).resolve("batch-manifest.checkm"), "#%checkm_0.7\n");
+        Files.createDirectories(store.ingestHome().resolve(bid));
+        Files.writeString(store.ingestHome().resolve(bid).resolve("batch-manifest.checkm"), "#%checkm_0.7\n");
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
         ConsistencyCheck.Report r = new ConsistencyCheck(store).repair();
         assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch") && !v.repaired()

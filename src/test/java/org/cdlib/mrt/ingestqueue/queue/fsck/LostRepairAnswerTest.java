@@ -13,10 +13,12 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -98,7 +100,7 @@ class LostRepairAnswerTest {
     }
 
     /** Waits for the server to have applied the spotted transaction ({@code applied}) with its answer held, then cuts. */
-    void loseTheAnswer(java.util.concurrent.Callable<Boolean> applied) {
+    void loseTheAnswer(Callable<Boolean> applied) {
         await().atMost(Duration.ofSeconds(30)).until(() -> spotter.fired() && applied.call() && relay.heldAnswers() > 0);
         relay.cut();
     }
@@ -260,7 +262,7 @@ class LostRepairAnswerTest {
                     int length = in.readInt();
                     byte[] frame = new byte[length];
                     in.readFully(frame);
-                    if (!connect && length >= 8 && java.nio.ByteBuffer.wrap(frame, 4, 4).getInt() == MULTI) {
+                    if (!connect && length >= 8 && ByteBuffer.wrap(frame, 4, 4).getInt() == MULTI) {
                         byte[] path = watched.get();
                         if (path != null && contains(frame, path) && watched.compareAndSet(path, null)) {
                             action.run();

@@ -9,6 +9,7 @@ import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
@@ -34,7 +35,7 @@ class RemovedBatchIndexTest {
         // Merritt's Batch#delete: each job's nodes, then rm_rf of the root; our indexes untouched
         for (String jid : store.batches().jobs(gone, BatchRef.PROCESSING)) {
             ZK.client().delete().deletingChildrenIfNeeded().forPath(QueuePaths.job(jid));
-            for (var s : org.cdlib.mrt.ingestqueue.queue.model.JobState.values()) {
+            for (var s : JobState.values()) {
                 for (String ref : store.jobs().refs(s)) {
                     if (QueuePaths.jidOfRef(ref).equals(jid)) {
                         ZK.client().delete().forPath(QueuePaths.jobState(s) + "/" + ref);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
@@ -49,7 +50,7 @@ class LockLedgerTest {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         HeldJob old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "old").orElseThrow();
         int before = ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getVersion();
-        new AdminActions(store, java.time.Clock.systemUTC()).breakJobLock(jid, true, "op");
+        new AdminActions(store, Clock.systemUTC()).breakJobLock(jid, true, "op");
         assertEquals(before + 1, ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getVersion());
         assertEquals(1, store.claims().breaks().count(), "one break, counted");
         HeldJob next = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "next").orElseThrow();

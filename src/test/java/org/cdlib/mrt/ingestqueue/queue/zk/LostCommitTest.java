@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ class LostCommitTest {
             try {
                 return commits.send(zk, ops, () -> client.checkExists().forPath(path) != null, pipelined ? onItsWay::countDown : null);
             } catch (KeeperException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         }, r -> new Thread(r).start());
         if (pipelined) {

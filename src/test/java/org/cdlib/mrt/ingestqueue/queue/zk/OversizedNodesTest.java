@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.state.ConnectionState;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -135,10 +137,10 @@ class OversizedNodesTest {
             work.append(i == 0 ? "" : ",").append("{\"job_id\":\"jid00000000").append(i + 10).append("\",\"since\":\"2026-11-24T10:00:00Z\"}");
         }
         byte[] host = ("{\"id\":\"h1\",\"host\":\"a\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\","
-                + "\"work\":[" + work + "],\"leads\":[]}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                + "\"work\":[" + work + "],\"leads\":[]}").getBytes(StandardCharsets.UTF_8);
         assertTrue(host.length > 2048, "larger than the default 1 KB: " + host.length);
         ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1", host);
-        java.util.Map<String, Object> h1 = store.hosts().list().stream().filter(m -> "h1".equals(m.get("id"))).findFirst().orElseThrow();
+        Map<String, Object> h1 = store.hosts().list().stream().filter(m -> "h1".equals(m.get("id"))).findFirst().orElseThrow();
         assertEquals(null, h1.get("damaged"));
         assertEquals(Hosts.MAX_LISTED_WORK, ((List<?>) h1.get("work")).size());
 
