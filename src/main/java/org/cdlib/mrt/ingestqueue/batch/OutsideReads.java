@@ -60,8 +60,8 @@ final class OutsideReads {
 
     OutsideReads(int threads, int perSubmitter, long waitMs) {
         if (threads < 1 || perSubmitter < 1) {
-            throw new IllegalArgumentException("ingest.batch.read-threads (" + threads + ") and ingest.batch.reads-per-submitter ("
-                    + perSubmitter + ") must be at least 1");
+            throw new IllegalArgumentException("ingest.batch.read-threads (" + threads
+                    + ") and ingest.batch.reads-per-submitter (" + perSubmitter + ") must be at least 1");
         }
         AtomicInteger n = new AtomicInteger();
         // the queue holds at most perSubmitter reads per depositor with a pending batch

@@ -69,8 +69,18 @@ final class DispatchPass<L> {
     /** The first candidate the last pass left in the folder for want of a worker; null when it left none. */
     private volatile String folderFirst;
 
-    DispatchPass(String name, Supplier<String> worker, long rescanMs, Source<L> source, QueueStore store,
-                 SessionWatch session, HandOver<L> handOver, QueueHold hold, Workers workers, Backlog backlog, ConsumerCalls<L> calls) {
+    DispatchPass(
+            String name,
+            Supplier<String> worker,
+            long rescanMs,
+            Source<L> source,
+            QueueStore store,
+            SessionWatch session,
+            HandOver<L> handOver,
+            QueueHold hold,
+            Workers workers,
+            Backlog backlog,
+            ConsumerCalls<L> calls) {
         this.name = name;
         this.worker = worker;
         this.rescanMs = rescanMs;

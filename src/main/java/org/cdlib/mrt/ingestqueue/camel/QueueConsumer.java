@@ -86,8 +86,18 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
                 this::run, strategy::abort, this::wake);
         this.handOver = new HandOver<>(name(), this::workerName, endpoint.getHandOffWait(), workers, backlog, calls,
                 this::firstInLine);
-        this.dispatch = new DispatchPass<>(name(), this::workerName, endpoint.getRescan(), this, store, session, handOver,
-                hold, workers, backlog, calls);
+        this.dispatch = new DispatchPass<>(
+                name(),
+                this::workerName,
+                endpoint.getRescan(),
+                this,
+                store,
+                session,
+                handOver,
+                hold,
+                workers,
+                backlog,
+                calls);
         this.transitionListener = dispatch::transitioned;
         this.loop = new DispatchLoop(name(), this::takesWork, dispatch, backlog, endpoint.getRescan(),
                 this::scanFailed);

@@ -19,8 +19,8 @@ import org.cdlib.mrt.ingestqueue.services.Run;
 /**
  * A consumer's workers: a worker is reserved before an item is claimed (or handed over by the
  * consumer of the state before), the item is then run on it and the worker is given back when
- * its thread returns, however the run ends (a cancelled run's thread may still be finishing). Knows what is in hand, what is arriving by hand-off, and how
- * long the workers were busy (the state's utilisation in {@code /metrics}).
+ * its thread returns, however the run ends (a cancelled run's thread may still be finishing). Knows what is in hand,
+ * what is arriving by hand-off, and how long the workers were busy (the state's utilisation in {@code /metrics}).
  */
 final class Workers {
     private final int capacity;

@@ -15,27 +15,49 @@ import org.apache.camel.support.DefaultEndpoint;
  * one at a time each locked, and moves each by the outcome of its route. Consumer only: jobs and
  * batches move by transitions, not by sending.
  */
-@UriEndpoint(firstVersion = "0.1.0", scheme = "zkqueue", title = "ZooKeeper Ingest Queue", syntax = "zkqueue:kind/state",
-        consumerOnly = true, category = {Category.CLUSTERING})
+@UriEndpoint(
+        firstVersion = "0.1.0",
+        scheme = "zkqueue",
+        title = "ZooKeeper Ingest Queue",
+        syntax = "zkqueue:kind/state",
+        consumerOnly = true,
+        category = {Category.CLUSTERING})
 public final class ZkQueueEndpoint extends DefaultEndpoint {
 
     @UriPath(enums = "job,batch", description = "whether jobs or batches are taken")
     @Metadata(required = true)
     private final String kind;
-    @UriPath(enums = "pending,estimating,provisioning,downloading,processing,storing,recording,notify,reporting,update-reporting",
-            description = "the state whose jobs (pending through notify) or batches (pending, reporting, update-reporting) are taken")
+
+    @UriPath(
+            enums =
+                    "pending,estimating,provisioning,downloading,processing,storing,recording,notify,"
+                            + "reporting,update-reporting",
+            description =
+                    "the state whose jobs (pending through notify) or batches (pending, reporting, update-reporting)"
+                            + " are taken")
     @Metadata(required = true)
     private final String state;
+
     @UriParam(label = "consumer", defaultValue = "1", description = "jobs or batches worked on at once by this process")
     private int concurrency = 1;
-    @UriParam(label = "consumer", defaultValue = "30000", description = "ms between safety-net re-scans; watches do the real work")
+
+    @UriParam(
+            label = "consumer",
+            defaultValue = "30000",
+            description = "ms between safety-net re-scans; watches do the real work")
     private long rescan = 30_000;
+
     @UriParam(label = "consumer", defaultValue = "30000",
             description = "ms before a job that stayed (or a batch whose step failed) is tried again")
     private long retryDelay = 30_000;
-    @UriParam(label = "consumer", defaultValue = "500",
-            description = "ms a worker of the state before waits for a place in this state's short queue when this state's "
-                    + "workers and queue are full, before it leaves the job unlocked in this state's folder (0: never waits)")
+
+    @UriParam(
+            label = "consumer",
+            defaultValue = "500",
+            description =
+                    "ms a worker of the state before waits for a place in this state's short queue when this state's"
+                        + " workers and queue are full, before it leaves the job unlocked in this state's folder (0:"
+                        + " never waits)")
     private long handOffWait = 500;
 
     private final QueueKind queue;
@@ -55,7 +77,8 @@ public final class ZkQueueEndpoint extends DefaultEndpoint {
 
     @Override
     public Consumer createConsumer(Processor processor) throws Exception {
-        QueueConsumer<?, ?> consumer = queue.isJob() ? new JobConsumer(this, processor) : new BatchConsumer(this, processor);
+        QueueConsumer<?, ?> consumer =
+                queue.isJob() ? new JobConsumer(this, processor) : new BatchConsumer(this, processor);
         configureConsumer(consumer);
         return consumer;
     }

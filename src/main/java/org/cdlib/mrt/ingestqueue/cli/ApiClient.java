@@ -47,7 +47,10 @@ final class ApiClient {
     }
 
     JsonNode post(String path) {
-        return expectOk(send(request(path).POST(HttpRequest.BodyPublishers.noBody()).header("X-Requested-With", "ingest-queue-cli")),
+        return expectOk(
+                send(request(path)
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .header("X-Requested-With", "ingest-queue-cli")),
                 "POST " + path);
     }
 

@@ -15,34 +15,49 @@ import java.util.Set;
  * (or clean), 1 refused or not clean, 2 usage, 3 the service cannot be reached.
  */
 public final class Commands {
-    public static final Set<String> NAMES = Set.of("status", "health", "fsck", "hold-queue", "release-queue", "requeue-failed",
-            "jobs", "batches", "job", "hold", "release", "requeue", "delete", "unlock", "help", "--help");
+    public static final Set<String> NAMES = Set.of(
+            "status",
+            "health",
+            "fsck",
+            "hold-queue",
+            "release-queue",
+            "requeue-failed",
+            "jobs",
+            "batches",
+            "job",
+            "hold",
+            "release",
+            "requeue",
+            "delete",
+            "unlock",
+            "help",
+            "--help");
     static final String USAGE = """
-            usage: java -jar ingest-queue.jar <command> [options]
+        usage: java -jar ingest-queue.jar <command> [options]
 
-            commands:
-              status                         jobs and batches per state, holds
-              health                         the service's health (exit 1 when DOWN)
-              fsck [--repair]                consistency check (exit 1 when it found something)
-              hold-queue | release-queue     stop / resume all work
-              requeue-failed <batch id>      requeue every failed job of a batch (= requeue <batch id>)
-              jobs --state <s> [--batch <bid>] [--limit <n>]   (states: pending ... notify, held, failed, completed)
-              batches [--state <s>] [--limit <n>]
-              job <job id>                   one job: its fields and its history (the last 20 transitions)
-              hold | release <job or batch id>
-              requeue <job or batch id>      a failed job; a batch: every failed job of it
-              delete <job or batch id> [--confirm]
-                                             a failed or held job (--confirm when its batch is still open),
-                                             a failed or held batch with its jobs
-              unlock <job id> [--confirm]    break the lock a stuck host holds (asks for --confirm)
+        commands:
+          status                         jobs and batches per state, holds
+          health                         the service's health (exit 1 when DOWN)
+          fsck [--repair]                consistency check (exit 1 when it found something)
+          hold-queue | release-queue     stop / resume all work
+          requeue-failed <batch id>      requeue every failed job of a batch (= requeue <batch id>)
+          jobs --state <s> [--batch <bid>] [--limit <n>]   (states: pending ... notify, held, failed, completed)
+          batches [--state <s>] [--limit <n>]
+          job <job id>                   one job: its fields and its history (the last 20 transitions)
+          hold | release <job or batch id>
+          requeue <job or batch id>      a failed job; a batch: every failed job of it
+          delete <job or batch id> [--confirm]
+                                         a failed or held job (--confirm when its batch is still open),
+                                         a failed or held batch with its jobs
+          unlock <job id> [--confirm]    break the lock a stuck host holds (asks for --confirm)
 
-            options (or environment):
-              --url <base URL>               INGEST_URL, default http://localhost:8080
-              --user <user:password>         INGEST_USER (an admin for the actions)
-              --json                         the service's JSON answer instead of tables (for scripts)
+        options (or environment):
+          --url <base URL>               INGEST_URL, default http://localhost:8080
+          --user <user:password>         INGEST_USER (an admin for the actions)
+          --json                         the service's JSON answer instead of tables (for scripts)
 
-            exit codes: 0 done, 1 refused or not clean, 2 usage, 3 service not reachable
-            """;
+        exit codes: 0 done, 1 refused or not clean, 2 usage, 3 service not reachable
+        """;
 
     private Commands() {
     }
@@ -75,16 +90,23 @@ public final class Commands {
                 case "fsck" -> fsck(api, o, rest.contains("--repair"));
                 case "hold-queue" -> action(api, o, "/api/queue/hold", "queue held");
                 case "release-queue" -> action(api, o, "/api/queue/release", "queue released");
-                case "requeue-failed" -> id == null ? usage(err, "requeue-failed needs a batch id") : items.requeueFailed(id);
-                case "jobs" -> option(rest, "--state") == null && option(rest, "--batch") == null
-                        ? usage(err, "jobs needs --state or --batch") : jobs(api, o, rest);
+                case "requeue-failed" ->
+                    id == null ? usage(err, "requeue-failed needs a batch id") : items.requeueFailed(id);
+                case "jobs" ->
+                    option(rest, "--state") == null && option(rest, "--batch") == null
+                            ? usage(err, "jobs needs --state or --batch")
+                            : jobs(api, o, rest);
                 case "batches" -> batches(api, o, rest);
-                case "job" -> id == null || !ItemCommands.isJob(id) ? usage(err, "job needs a job id (jid…)") : items.job(id);
-                case "hold", "release", "requeue", "delete" -> id == null || !ItemCommands.isJob(id) && !ItemCommands.isBatch(id)
-                        ? usage(err, rest.get(0) + " needs a job id (jid…) or a batch id (bid…)")
-                        : items.act(rest.get(0), id, rest.contains("--confirm"));
-                case "unlock" -> id == null || !ItemCommands.isJob(id) ? usage(err, "unlock needs a job id (jid…)")
-                        : items.unlock(id, rest.contains("--confirm"));
+                case "job" ->
+                    id == null || !ItemCommands.isJob(id) ? usage(err, "job needs a job id (jid…)") : items.job(id);
+                case "hold", "release", "requeue", "delete" ->
+                    id == null || !ItemCommands.isJob(id) && !ItemCommands.isBatch(id)
+                            ? usage(err, rest.get(0) + " needs a job id (jid…) or a batch id (bid…)")
+                            : items.act(rest.get(0), id, rest.contains("--confirm"));
+                case "unlock" ->
+                    id == null || !ItemCommands.isJob(id)
+                            ? usage(err, "unlock needs a job id (jid…)")
+                            : items.unlock(id, rest.contains("--confirm"));
                 default -> usage(err, "unknown command '" + rest.get(0) + "'");
             };
         } catch (ApiClient.Refused e) {
@@ -157,7 +179,11 @@ public final class Commands {
                 + (v.isEmpty() ? "clean" : v.size() + " violation(s)"));
         if (!v.isEmpty()) {
             Table t = new Table("kind", "path", "repaired", "detail");
-            v.forEach(x -> t.row(x.get("kind").asText(), x.get("path").asText(), x.get("repaired").asText(), x.get("detail").asText()));
+            v.forEach(x -> t.row(
+                    x.get("kind").asText(),
+                    x.get("path").asText(),
+                    x.get("repaired").asText(),
+                    x.get("detail").asText()));
             t.print(out);
         }
         JsonNode n = r.path("notices");
@@ -217,9 +243,16 @@ public final class Commands {
             return 0;
         }
         Table t = new Table("batch", "state", "submitter", "jobs", "completed", "failed");
-        answer.get("batches").forEach(b -> t.row(b.path("batch_id").asText(),
-                b.has("damaged") ? "DAMAGED" : b.path("status").path("status").asText(), b.path("submission").path("submitter").asText(),
-                b.path("jobs").path("total").asText(), b.path("jobs").path("completed").asText(), b.path("jobs").path("failed").asText()));
+        answer.get("batches")
+                .forEach(b -> t.row(
+                        b.path("batch_id").asText(),
+                        b.has("damaged")
+                                ? "DAMAGED"
+                                : b.path("status").path("status").asText(),
+                        b.path("submission").path("submitter").asText(),
+                        b.path("jobs").path("total").asText(),
+                        b.path("jobs").path("completed").asText(),
+                        b.path("jobs").path("failed").asText()));
         t.print(o.out());
         return 0;
     }

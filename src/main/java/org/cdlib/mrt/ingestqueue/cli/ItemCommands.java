@@ -57,8 +57,13 @@ final class ItemCommands {
         fields.print(out);
         out.println();
         Table history = new Table("at", "from", "to", "by", "reason");
-        st.path("history").forEach(h -> history.row(h.path("at").asText(), h.path("from").asText(""), h.path("to").asText(),
-                h.path("by").asText(""), h.path("reason").asText("")));
+        st.path("history")
+                .forEach(h -> history.row(
+                        h.path("at").asText(),
+                        h.path("from").asText(""),
+                        h.path("to").asText(),
+                        h.path("by").asText(""),
+                        h.path("reason").asText("")));
         history.print(out);
         return 0;
     }
@@ -73,7 +78,9 @@ final class ItemCommands {
         JsonNode answer = confirmed(path, action.equals("delete") && isJob(id));
         if (!o.asJson(answer)) {
             String state = answer.path("status").path("status").asText("");
-            o.out().println((isJob(id) ? "job " : "batch ") + id + ": " + pastTense(action) + (state.isEmpty() ? "" : ", now " + state));
+            o.out()
+                    .println((isJob(id) ? "job " : "batch ") + id + ": " + pastTense(action)
+                            + (state.isEmpty() ? "" : ", now " + state));
         }
         return 0;
     }
@@ -101,7 +108,9 @@ final class ItemCommands {
         all.set("refused", refused);
         if (!o.asJson(all)) {
             requeued.forEach(j -> o.out().println("requeued " + j));
-            refused.forEach(r -> o.out().println("not requeued " + r.path("job_id").asText() + ": " + r.path("error").asText()));
+            refused.forEach(r -> o.out()
+                    .println("not requeued " + r.path("job_id").asText() + ": "
+                            + r.path("error").asText()));
             o.out().println(requeued.size() + " failed job(s) of " + bid + " requeued");
         }
         return refused.isEmpty() ? 0 : 1;

@@ -27,7 +27,8 @@ final class Table {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < r.length; i++) {
                 String c = r[i] == null ? "" : r[i].length() > 80 ? r[i].substring(0, 77) + "..." : r[i];
-                b.append(i == 0 ? "" : "  ").append(i == r.length - 1 ? c : String.format("%-" + Math.max(1, w[i]) + "s", c));
+                b.append(i == 0 ? "" : "  ")
+                        .append(i == r.length - 1 ? c : String.format("%-" + Math.max(1, w[i]) + "s", c));
             }
             out.println(b.toString().stripTrailing());
         }

@@ -131,7 +131,8 @@ public final class AddressPolicy {
                 } else if (prefix < 0 && addr.matches("[A-Za-z0-9.-]+")) {
                     hosts.add(addr.toLowerCase(Locale.ROOT));
                 } else {
-                    throw new IllegalArgumentException(key + ": '" + e + "' is neither a CIDR, an address nor a host name");
+                    throw new IllegalArgumentException(
+                            key + ": '" + e + "' is neither a CIDR, an address nor a host name");
                 }
             }
         }
@@ -146,7 +147,9 @@ public final class AddressPolicy {
         OWN_PORTS.remove(port);
     }
 
-    /** An IPv4 or IPv6 address written out (no brackets), which {@link InetAddress#getByName} reads without a look-up. */
+    /**
+     * An IPv4 or IPv6 address written out (no brackets), which {@link InetAddress#getByName} reads without a look-up.
+     */
     public static boolean isAddress(String s) {
         return s != null && s.matches("[0-9A-Fa-f:.]{2,45}") && isLiteral(s);
     }
@@ -171,7 +174,9 @@ public final class AddressPolicy {
             throw new RefusedAddressException("refused: " + a.getHostAddress() + " port " + address.getPort()
                     + " is this service's own HTTP port (never fetched)");
         }
-        if (allowAll || allowedHosts.contains(host.toLowerCase(Locale.ROOT)) || allowed.stream().anyMatch(c -> c.contains(a))) {
+        if (allowAll
+                || allowedHosts.contains(host.toLowerCase(Locale.ROOT))
+                || allowed.stream().anyMatch(c -> c.contains(a))) {
             return;
         }
         String rule = rule(a);
@@ -204,7 +209,11 @@ public final class AddressPolicy {
         if (a.isMulticastAddress()) {
             return "a multicast address (224.0.0.0/4, ff00::/8)";
         }
-        if (b.length == 4 && (b[0] & 0xff) == 255 && (b[1] & 0xff) == 255 && (b[2] & 0xff) == 255 && (b[3] & 0xff) == 255) {
+        if (b.length == 4
+                && (b[0] & 0xff) == 255
+                && (b[1] & 0xff) == 255
+                && (b[2] & 0xff) == 255
+                && (b[3] & 0xff) == 255) {
             return "the broadcast address";
         }
         if (a.isSiteLocalAddress() || b.length == 4 && (b[0] & 0xff) == 100 && (b[1] & 0xc0) == 64
@@ -222,7 +231,8 @@ public final class AddressPolicy {
             return "a local-use NAT64 address (64:ff9b:1::/48)";
         }
         // the IPv6 forms that lead to an IPv4 address are judged by that address: mapped and compatible
-        // (::ffff:a.b.c.d, ::a.b.c.d), NAT64 (64:ff9b::a.b.c.d, as DNS64 writes a public server's address) and 6to4 (2002:aabb:ccdd::)
+        // (::ffff:a.b.c.d, ::a.b.c.d), NAT64 (64:ff9b::a.b.c.d, as DNS64
+        // writes a public server's address) and 6to4 (2002:aabb:ccdd::)
         if (a instanceof Inet6Address && (isMappedOrCompatible(b) || isNat64(b))) {
             return embedded(b, 12, "");
         }

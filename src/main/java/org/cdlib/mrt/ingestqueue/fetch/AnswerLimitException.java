@@ -22,7 +22,8 @@ public final class AnswerLimitException extends FetchException {
         String m = e.getMessage() == null ? "" : e.getMessage();
         String what;
         if (m.contains("header count")) {
-            what = "the server sent more than " + maxHeaderCount + " header lines (limit " + keys + ".max-header-count)";
+            what = "the server sent more than " + maxHeaderCount + " header lines (limit " + keys
+                    + ".max-header-count)";
         } else if (m.contains("line length")) {
             what = "the server sent a line longer than " + maxLineLength + " bytes in its answer's head (limit "
                     + keys + ".max-line-length)";

@@ -118,7 +118,8 @@ final class CheckedClient {
         private final Deadline deadline;
         private boolean read;
 
-        private Answer(CloseableHttpResponse response, URI at, HttpUriRequestBase request, Watch watch, Deadline deadline) {
+        private Answer(
+                CloseableHttpResponse response, URI at, HttpUriRequestBase request, Watch watch, Deadline deadline) {
             this.response = response;
             this.at = at;
             this.request = request;
@@ -199,14 +200,16 @@ final class CheckedClient {
             try {
                 next = at.resolve(location.getValue().strip().replace(" ", "%20"));
             } catch (IllegalArgumentException e) {
-                throw new FetchException(at + ": HTTP " + code + " to an invalid Location '" + location.getValue() + "'");
+                throw new FetchException(
+                        at + ": HTTP " + code + " to an invalid Location '" + location.getValue() + "'");
             }
             if ("https".equalsIgnoreCase(at.getScheme()) && !"https".equalsIgnoreCase(next.getScheme())) {
                 throw new StatusException(code);
             }
             String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
             if (!scheme.equals("http") && !scheme.equals("https")) {
-                throw new FetchException(at + ": HTTP " + code + " redirects to " + next + ", which is not an http(s) URL");
+                throw new FetchException(
+                        at + ": HTTP " + code + " redirects to " + next + ", which is not an http(s) URL");
             }
             try {
                 next = policy.check(next.toString());
@@ -217,7 +220,9 @@ final class CheckedClient {
         }
     }
 
-    /** Drops the connection of a response whose body is not read, then closes it (which then fails, told by nothing). */
+    /**
+     * Drops the connection of a response whose body is not read, then closes it (which then fails, told by nothing).
+     */
     private static void closeCut(HttpUriRequestBase request, CloseableHttpResponse response) {
         request.cancel();
         try {

@@ -43,8 +43,8 @@ public final class Container {
 
         public Limits {
             if (maxBytes < 1 || maxEntries < 1 || maxRatio < 1) {
-                throw new IllegalArgumentException("ingest.container.max-bytes (" + maxBytes + "), max-entries (" + maxEntries
-                        + ") and max-ratio (" + maxRatio + ") must be at least 1");
+                throw new IllegalArgumentException("ingest.container.max-bytes (" + maxBytes + "), max-entries ("
+                        + maxEntries + ") and max-ratio (" + maxRatio + ") must be at least 1");
             }
         }
 
@@ -66,8 +66,8 @@ public final class Container {
             int files = format.equals("zip") ? Unpacker.unzip(container, to) : Unpacker.untar(container, name, to);
             if (files == 0) {
                 // an object of no files is no object: the depositor hears it, rather than a version with nothing in it
-                throw new FetchException("container " + name + ": the container holds no files (only folders, or nothing); "
-                        + "there is nothing to ingest");
+                throw new FetchException("container " + name
+                        + ": the container holds no files (only folders, or nothing); " + "there is nothing to ingest");
             }
             return files;
         } catch (FetchException e) {

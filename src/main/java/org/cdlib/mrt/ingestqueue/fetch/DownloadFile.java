@@ -62,7 +62,10 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
         checkDisk(bytes);
     }
 
-    /** Refuses a body that would leave the filesystem with less than its reserve free (a body without Content-Length is checked as it comes). */
+    /**
+     * Refuses a body that would leave the filesystem with less than its
+     * reserve free (a body without Content-Length is checked as it comes).
+     */
     private void checkDisk(long more) throws IOException {
         if (minFreePercent <= 0) {
             return;

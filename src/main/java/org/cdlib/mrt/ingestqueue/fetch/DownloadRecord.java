@@ -51,7 +51,8 @@ public final class DownloadRecord {
                     Entry e = QueueJson.MAPPER.readValue(line, Entry.class);
                     r.entries.put(e.name(), e);
                 } catch (JsonProcessingException e) {
-                    LOG.warn("{}: skipping an unreadable line (an interrupted write): {}", file, e.getOriginalMessage());
+                    LOG.warn(
+                            "{}: skipping an unreadable line (an interrupted write): {}", file, e.getOriginalMessage());
                 }
             }
         } catch (IOException e) {
@@ -81,7 +82,8 @@ public final class DownloadRecord {
         return e != null && e.container() && e.url().equals(f.url().toString()) ? e : null;
     }
 
-    public synchronized void add(ObjectFile f, Path target, Map<DigestAlgorithm, String> digests) throws FetchException {
+    public synchronized void add(ObjectFile f, Path target, Map<DigestAlgorithm, String> digests)
+            throws FetchException {
         try {
             append(new Entry(f.name(), f.url().toString(), Files.size(target),
                     Files.getLastModifiedTime(target, LinkOption.NOFOLLOW_LINKS).toMillis(), names(digests), false));

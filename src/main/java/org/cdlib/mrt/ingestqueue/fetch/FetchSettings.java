@@ -37,13 +37,16 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
         public Answers {
             if (maxHeaderCount < 1 || maxLineLength < 256) {
                 throw new IllegalArgumentException("ingest.download.max-header-count (" + maxHeaderCount
-                        + ") must be at least 1 and ingest.download.max-line-length (" + maxLineLength + ") at least 256");
+                        + ") must be at least 1 and ingest.download.max-line-length (" + maxLineLength
+                        + ") at least 256");
             }
             if (probeTimeout.isNegative() || probeTimeout.isZero()) {
-                throw new IllegalArgumentException("ingest.download.probe-timeout must be positive, got " + probeTimeout);
+                throw new IllegalArgumentException(
+                        "ingest.download.probe-timeout must be positive, got " + probeTimeout);
             }
             if (minFreePercent < 0 || minFreePercent > 99) {
-                throw new IllegalArgumentException("ingest.download.min-free-percent must be 0..99, got " + minFreePercent);
+                throw new IllegalArgumentException(
+                        "ingest.download.min-free-percent must be 0..99, got " + minFreePercent);
             }
         }
 
@@ -53,7 +56,10 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
     }
 
     public FetchSettings {
-        if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
+        if (connectTimeout.isNegative()
+                || connectTimeout.isZero()
+                || readTimeout.isNegative()
+                || readTimeout.isZero()) {
             throw new IllegalArgumentException("ingest.download timeouts must be positive: connect " + connectTimeout
                     + ", read " + readTimeout);
         }
@@ -100,15 +106,48 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
     }
 
     public FetchSettings withTimeouts(Duration connect, Duration read) {
-        return new FetchSettings(connect, read, retries, backoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow, answers);
+        return new FetchSettings(
+                connect,
+                read,
+                retries,
+                backoff,
+                parallelism,
+                allowFileUrls,
+                addresses,
+                containers,
+                minRate,
+                rateWindow,
+                answers);
     }
 
     public FetchSettings withRetries(int n, Duration firstBackoff) {
-        return new FetchSettings(connectTimeout, readTimeout, n, firstBackoff, parallelism, allowFileUrls, addresses, containers, minRate, rateWindow, answers);
+        return new FetchSettings(
+                connectTimeout,
+                readTimeout,
+                n,
+                firstBackoff,
+                parallelism,
+                allowFileUrls,
+                addresses,
+                containers,
+                minRate,
+                rateWindow,
+                answers);
     }
 
     public FetchSettings withAllowFileUrls(boolean allow) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allow, addresses, containers, minRate, rateWindow, answers);
+        return new FetchSettings(
+                connectTimeout,
+                readTimeout,
+                retries,
+                backoff,
+                parallelism,
+                allow,
+                addresses,
+                containers,
+                minRate,
+                rateWindow,
+                answers);
     }
 
     /** With {@code ingest.fetch.allow} set to {@code spec} (e.g. {@link AddressPolicy#LOOPBACK}). */
@@ -119,17 +158,48 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
 
     /** With a minimum transfer rate of {@code bytesPerSecond} judged over each {@code window}. */
     public FetchSettings withMinRate(long bytesPerSecond, Duration window) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, containers,
-                bytesPerSecond, window, answers);
+        return new FetchSettings(
+                connectTimeout,
+                readTimeout,
+                retries,
+                backoff,
+                parallelism,
+                allowFileUrls,
+                addresses,
+                containers,
+                bytesPerSecond,
+                window,
+                answers);
     }
 
     public FetchSettings withContainerLimits(Container.Limits limits) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, limits, minRate, rateWindow, answers);
+        return new FetchSettings(
+                connectTimeout,
+                readTimeout,
+                retries,
+                backoff,
+                parallelism,
+                allowFileUrls,
+                addresses,
+                limits,
+                minRate,
+                rateWindow,
+                answers);
     }
 
     /** With the bounds every answer is held to. */
     public FetchSettings withAnswers(Answers a) {
-        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls, addresses, containers,
-                minRate, rateWindow, a);
+        return new FetchSettings(
+                connectTimeout,
+                readTimeout,
+                retries,
+                backoff,
+                parallelism,
+                allowFileUrls,
+                addresses,
+                containers,
+                minRate,
+                rateWindow,
+                a);
     }
 }

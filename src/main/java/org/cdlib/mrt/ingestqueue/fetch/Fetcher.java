@@ -138,24 +138,28 @@ public final class Fetcher {
         Deadline deadline = probe();
         return retries.run(uri, deadline, () -> {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            source.stream(uri, new Source.Sink() {
-                @Override
-                public void accept(ByteBuffer b) throws IOException {
-                    if (out.size() + b.remaining() > maxBytes) {
-                        throw new AnswerLimitException(uri + ": larger than " + maxBytes + " bytes");
-                    }
-                    byte[] a = new byte[b.remaining()];
-                    b.get(a);
-                    out.write(a, 0, a.length);
-                }
+            source.stream(
+                    uri,
+                    new Source.Sink() {
+                        @Override
+                        public void accept(ByteBuffer b) throws IOException {
+                            if (out.size() + b.remaining() > maxBytes) {
+                                throw new AnswerLimitException(uri + ": larger than " + maxBytes + " bytes");
+                            }
+                            byte[] a = new byte[b.remaining()];
+                            b.get(a);
+                            out.write(a, 0, a.length);
+                        }
 
-                @Override
-                public void announced(long bytes) throws IOException {
-                    if (bytes > maxBytes) {
-                        throw new AnswerLimitException(uri + ": announces " + bytes + " bytes, larger than " + maxBytes);
-                    }
-                }
-            }, deadline);
+                        @Override
+                        public void announced(long bytes) throws IOException {
+                            if (bytes > maxBytes) {
+                                throw new AnswerLimitException(
+                                        uri + ": announces " + bytes + " bytes, larger than " + maxBytes);
+                            }
+                        }
+                    },
+                    deadline);
             return utf8(uri, out.toByteArray());
         });
     }
@@ -176,7 +180,8 @@ public final class Fetcher {
                     line++;
                 }
             }
-            throw new FetchException(uri + ": line " + line + " is not UTF-8 text (byte " + at + "; a manifest must be UTF-8)");
+            throw new FetchException(
+                    uri + ": line " + line + " is not UTF-8 text (byte " + at + "; a manifest must be UTF-8)");
         }
         d.flush(out);
         return out.flip().toString();
@@ -196,7 +201,8 @@ public final class Fetcher {
     public Fetched download(URI uri, Path file, Collection<DigestAlgorithm> algorithms, OptionalLong declared)
             throws FetchException {
         return retries.run(uri, () -> {
-            try (DownloadFile out = new DownloadFile(file, algorithms, uri, declared, settings.answers().minFreePercent())) {
+            try (DownloadFile out = new DownloadFile(
+                    file, algorithms, uri, declared, settings.answers().minFreePercent())) {
                 return out.finish(source.stream(uri, out, null));
             }
         });

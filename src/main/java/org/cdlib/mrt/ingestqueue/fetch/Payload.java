@@ -65,7 +65,8 @@ public record Payload(Type type, String source, List<ObjectFile> files) {
         }
         String value = c.digestValue() == null || c.digestValue().isBlank() ? null : c.digestValue().strip();
         if ((alg == null) != (value == null)) {
-            throw new FetchException("payload " + c.payloadUrl() + ": digest_type and digest_value must be given together");
+            throw new FetchException(
+                    "payload " + c.payloadUrl() + ": digest_type and digest_value must be given together");
         }
         return new Payload(type, c.payloadUrl(), List.of(new ObjectFile(name, url, alg, value, c.fileSize())));
     }

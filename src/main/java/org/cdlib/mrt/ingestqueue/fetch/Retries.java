@@ -71,7 +71,8 @@ final class Retries {
             }
             Duration wait = settings.backoff().multipliedBy(1L << Math.min(n - 1, 16));
             if (deadline != null && deadline.remainingNanos() <= wait.toNanos()) {
-                throw new FetchException(uri + ": " + reason + after(n) + "; no time for another within " + deadline.limit());
+                throw new FetchException(
+                        uri + ": " + reason + after(n) + "; no time for another within " + deadline.limit());
             }
             LOG.warn("{}: {} (attempt {} of {}); retrying in {}", uri, reason, n, attempts, wait);
             try {

@@ -45,7 +45,10 @@ final class Source {
         this.settings = settings;
     }
 
-    /** The wait for a download's response head: the read timeout, in total (a server that trickles its head gains nothing). */
+    /**
+     * The wait for a download's response head: the read timeout,
+     * in total (a server that trickles its head gains nothing).
+     */
     Deadline headDeadline() {
         return Deadline.in(settings.readTimeout(), "ingest.download.read-timeout", true);
     }
@@ -66,7 +69,8 @@ final class Source {
             }
             return CheckedClient.length(a.response);
         } catch (StatusException e) {
-            throw new FetchException(uri + ": HEAD answered HTTP " + e.status + (e.status / 100 == 3 ? " (redirect not followed)" : ""));
+            throw new FetchException(
+                    uri + ": HEAD answered HTTP " + e.status + (e.status / 100 == 3 ? " (redirect not followed)" : ""));
         } catch (FetchException e) {
             throw e;
         } catch (IOException e) {

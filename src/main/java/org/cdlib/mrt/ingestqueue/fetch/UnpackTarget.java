@@ -47,7 +47,8 @@ final class UnpackTarget {
         }
         if (bytes > Container.Limits.RATIO_FLOOR && bytes / containerBytes >= limits.maxRatio()) {
             throw new FetchException("container " + name + ": unpacks to more than " + limits.maxRatio()
-                    + " times its size of " + containerBytes + " bytes (" + bytes + " bytes so far); the limit is a ratio of "
+                    + " times its size of " + containerBytes + " bytes (" + bytes
+                    + " bytes so far); the limit is a ratio of "
                     + limits.maxRatio() + " (ingest.container.max-ratio)");
         }
     }

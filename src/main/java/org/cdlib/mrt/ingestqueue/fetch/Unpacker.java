@@ -57,7 +57,8 @@ final class Unpacker {
             InputStream in = raw;
             if (compression != null) {
                 try {
-                    in = new BufferedInputStream(new CompressorStreamFactory().createCompressorInputStream(compression, raw));
+                    in = new BufferedInputStream(
+                            new CompressorStreamFactory().createCompressorInputStream(compression, raw));
                 } catch (CompressorException e) {
                     throw new FetchException("container " + name + ": cannot decompress (" + e.getMessage() + ")", e);
                 }

@@ -23,7 +23,10 @@ public final class UploadMark {
     private UploadMark() {
     }
 
-    /** Notes which batch an uploaded payload ({@code file:} under {@code <ingestHome>/uploads}) became; others are left alone. */
+    /**
+     * Notes which batch an uploaded payload ({@code file:} under
+     * {@code <ingestHome>/uploads}) became; others are left alone.
+     */
     public static void write(Path ingestHome, String payloadUrl, String bid) {
         if (payloadUrl == null || !payloadUrl.startsWith("file:")) {
             return;
@@ -57,7 +60,9 @@ public final class UploadMark {
         }
     }
 
-    /** The upload's own directory ({@code uploads/bid-<uuid>}) when {@code payloadUrl} names a file there, else null. */
+    /**
+     * The upload's own directory ({@code uploads/bid-<uuid>}) when {@code payloadUrl} names a file there, else null.
+     */
     private static Path uploadDir(Path ingestHome, String payloadUrl) {
         if (payloadUrl == null || !payloadUrl.startsWith("file:")) {
             return null;
@@ -69,7 +74,8 @@ public final class UploadMark {
                 return null;
             }
             Path dir = uploads.resolve(file.getName(uploads.getNameCount()));
-            return dir.getFileName().toString().startsWith("bid-") ? dir : null; // never .incoming, never uploads itself
+            // never .incoming, never uploads itself
+            return dir.getFileName().toString().startsWith("bid-") ? dir : null;
         } catch (RuntimeException e) {
             return null;
         }

@@ -48,8 +48,9 @@ public final class UrlPolicy {
             throw new FetchException(url + ": not a valid URL (" + Urls.redactedIn(e.getReason()) + ")");
         }
         if (uri.getRawUserInfo() != null || Urls.hasUserInfo(given.strip())) {
-            throw new FetchException(url + ": the URL names a user or password before its host; credentials are not accepted "
-                    + "in URLs (the queue would keep them and name them in its logs and reports)");
+            throw new FetchException(
+                    url + ": the URL names a user or password before its host; credentials are not accepted "
+                            + "in URLs (the queue would keep them and name them in its logs and reports)");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         switch (scheme) {
@@ -58,7 +59,8 @@ public final class UrlPolicy {
                     throw new FetchException(url + ": URL has no host");
                 }
                 // an address literal is refused at once; a name when the connection is made
-                addresses.checkLiteral(url, uri.getHost(), uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80);
+                addresses.checkLiteral(
+                        url, uri.getHost(), uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80);
                 return uri;
             }
             case "file" -> {

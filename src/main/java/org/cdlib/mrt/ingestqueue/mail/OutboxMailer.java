@@ -30,7 +30,8 @@ public final class OutboxMailer implements Mailer {
     public void send(MimeMessage message) throws Exception {
         Files.createDirectories(outbox);
         message.saveChanges();
-        String name = Instant.now().toString().replace(":", "") + "-" + message.getSubject().replaceAll("[^A-Za-z0-9]+", "-");
+        String name = Instant.now().toString().replace(":", "") + "-"
+                + message.getSubject().replaceAll("[^A-Za-z0-9]+", "-");
         Path tmp = Files.createTempFile(outbox, ".mail", ".tmp");
         try (OutputStream out = Files.newOutputStream(tmp)) {
             message.writeTo(out);

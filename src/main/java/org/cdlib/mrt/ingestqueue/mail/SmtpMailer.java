@@ -25,7 +25,11 @@ public final class SmtpMailer implements Mailer {
         StringBuilder u = new StringBuilder(tls ? "smtps://" : "smtp://").append(host).append(':').append(port)
                 .append("?connectionTimeout=15000");
         if (user != null) {
-            u.append("&username=").append(enc(user)).append("&password=RAW(").append(password == null ? "" : password).append(')');
+            u.append("&username=")
+                    .append(enc(user))
+                    .append("&password=RAW(")
+                    .append(password == null ? "" : password)
+                    .append(')');
         }
         if (starttls) {
             // camel-mail passes mail.* parameters to JavaMail; required: never send the password in clear

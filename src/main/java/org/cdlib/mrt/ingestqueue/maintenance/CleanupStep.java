@@ -37,7 +37,8 @@ public final class CleanupStep implements Processor {
         this(admin, store, retention, retention, clock);
     }
 
-    public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Duration failedRetention, Clock clock) {
+    public CleanupStep(
+            AdminActions admin, QueueStore store, Duration retention, Duration failedRetention, Clock clock) {
         this.admin = admin;
         this.store = store;
         this.retention = retention;
@@ -82,7 +83,8 @@ public final class CleanupStep implements Processor {
                 continue;
             }
             if (store.batches().byMerrittId(dir.getFileName().toString()).isPresent()) {
-                continue; // a batch by that Merritt batch id lives (Merritt's queue directory mounted here: its batches too)
+                // a batch by that Merritt batch id lives (Merritt's queue directory mounted here: its batches too)
+                continue;
             }
             try (Stream<Path> walk = Files.walk(dir)) {
                 for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {

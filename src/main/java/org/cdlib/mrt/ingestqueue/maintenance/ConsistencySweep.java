@@ -40,7 +40,12 @@ public final class ConsistencySweep implements Processor {
             (v.repaired() ? repaired : left).merge(v.kind(), 1, Integer::sum);
         }
         if (!repaired.isEmpty() || !left.isEmpty()) {
-            LOG.warn("consistency sweep: batches {} to {}: repaired {}; for an operator {}", s.from(), s.to(), repaired, left);
+            LOG.warn(
+                    "consistency sweep: batches {} to {}: repaired {}; for an operator {}",
+                    s.from(),
+                    s.to(),
+                    repaired,
+                    left);
             s.report().violations().stream().filter(v -> !v.repaired()).limit(20)
                     .forEach(v -> LOG.warn("consistency sweep: {} at {}: {}", v.kind(), v.path(), v.detail()));
         } else {

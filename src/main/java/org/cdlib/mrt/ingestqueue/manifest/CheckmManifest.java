@@ -148,14 +148,16 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         String profile = reader.profile();
         List<String> fields = reader.fields();
         if (kind.isBatch() && rows.isEmpty()) {
-            throw new ManifestException(0, "a " + kind.profileName() + " must list at least one object; this one lists none");
+            throw new ManifestException(
+                    0, "a " + kind.profileName() + " must list at least one object; this one lists none");
         }
         if (kind == Kind.OBJECT) {
             Set<String> names = new HashSet<>();
             for (Row r : rows) {
                 String name = r.fileName() != null ? r.fileName() : lastSegment(r.fileUrl());
                 if (!names.add(name)) {
-                    throw new ManifestException(r.line(), "file name '" + name + "' appears twice in the object manifest");
+                    throw new ManifestException(
+                            r.line(), "file name '" + name + "' appears twice in the object manifest");
                 }
             }
         }
@@ -172,7 +174,8 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
                 checkCell(lineNo, fields.get(c), decode(line.substring(from, to).strip()));
                 from = to + 1;
             }
-            throw new ManifestException(lineNo, "the line is " + lineBytes + " bytes; the limit is " + MAX_LINE_BYTES + " bytes");
+            throw new ManifestException(
+                    lineNo, "the line is " + lineBytes + " bytes; the limit is " + MAX_LINE_BYTES + " bytes");
         }
         String[] cells = line.split("\\|", -1);
         int n = cells.length;
@@ -213,7 +216,8 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         // mrt:primaryIdentifier is passed on as written: Merritt's parser does not check its form (docs/DESIGN.md)
         String size = row.get("nfo:fileSize");
         if (size != null && !size.matches("\\d{1,18}")) {
-            throw new ManifestException(lineNo, "nfo:fileSize '" + abbreviate(size) + "' is not a whole number of bytes");
+            throw new ManifestException(
+                    lineNo, "nfo:fileSize '" + abbreviate(size) + "' is not a whole number of bytes");
         }
         String modified = row.fileLastModified();
         String problem = modified == null ? null : LastModified.problem(modified);
@@ -233,8 +237,10 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
         int limit = field.equals("nfo:fileurl") ? QueueLimits.URL_BYTES : QueueLimits.FIELD_BYTES;
         int bytes = QueueLimits.utf8Length(cell);
         if (bytes > limit) {
-            throw new ManifestException(lineNo, "cell " + MerrittFields.spelled(field) + " is " + bytes + " bytes; the limit is "
-                    + limit + " bytes");
+            throw new ManifestException(
+                    lineNo,
+                    "cell " + MerrittFields.spelled(field) + " is " + bytes + " bytes; the limit is " + limit
+                            + " bytes");
         }
         String problem = Text.problem(cell, false);
         if (problem != null) {
@@ -242,8 +248,10 @@ public record CheckmManifest(Kind kind, String profile, List<String> fields, Lis
                     + "; a cell is one line of text");
         }
         if (field.equals("nfo:fileurl") && Urls.hasUserInfo(cell)) {
-            throw new ManifestException(lineNo, "nfo:fileUrl " + Urls.redacted(cell) + " names a user or password before its host; "
-                    + "credentials are not accepted in URLs");
+            throw new ManifestException(
+                    lineNo,
+                    "nfo:fileUrl " + Urls.redacted(cell) + " names a user or password before its host; "
+                            + "credentials are not accepted in URLs");
         }
     }
 

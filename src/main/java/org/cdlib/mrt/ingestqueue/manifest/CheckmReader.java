@@ -137,8 +137,11 @@ public final class CheckmReader implements Closeable {
         // Merritt's parser takes the last line it reads for the end mark, so even an empty line after it fails there
         String after = readLine();
         if (after != null) {
-            throw new ManifestException(line, (after.isBlank() ? "an empty line" : "'" + abbreviate(after.strip()) + "'")
-                    + " follows '#%eof'; '#%eof' must be the manifest's last line (Merritt's parser fails otherwise)");
+            throw new ManifestException(
+                    line,
+                    (after.isBlank() ? "an empty line" : "'" + abbreviate(after.strip()) + "'")
+                            + " follows '#%eof'; '#%eof' must be the manifest's last line (Merritt's parser fails"
+                            + " otherwise)");
         }
         return null;
     }

@@ -56,8 +56,8 @@ public enum DigestAlgorithm {
         }
         int expected = hexLength();
         if (jcaName == null ? v.length() > 8 : v.length() != expected) {
-            return checkmName + " value '" + abbreviate(v) + "' has " + v.length() + " hex digits; a " + checkmName + " has "
-                    + (jcaName == null ? "at most 8" : String.valueOf(expected));
+            return checkmName + " value '" + abbreviate(v) + "' has " + v.length() + " hex digits; a " + checkmName
+                    + " has " + (jcaName == null ? "at most 8" : String.valueOf(expected));
         }
         return null;
     }

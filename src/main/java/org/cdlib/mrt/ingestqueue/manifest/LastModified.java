@@ -28,8 +28,8 @@ final class LastModified {
     static String problem(String value) {
         Matcher m = ISO.matcher(value);
         if (!m.matches()) {
-            return "nfo:fileLastModified '" + abbreviate(value) + "' is not a date (expected ISO 8601, e.g. 2020-01-01 or "
-                    + "2020-01-01T00:00:00Z)";
+            return "nfo:fileLastModified '" + abbreviate(value)
+                    + "' is not a date (expected ISO 8601, e.g. 2020-01-01 or " + "2020-01-01T00:00:00Z)";
         }
         try {
             LocalDate.of(num(m.group(1)), num(m.group(2)), num(m.group(3)));

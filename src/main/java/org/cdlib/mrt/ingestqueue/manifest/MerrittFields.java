@@ -25,13 +25,33 @@ final class MerrittFields {
     static final List<String> OBJECT = List.of("nfo:fileurl", "nfo:hashalgorithm", "nfo:hashvalue", "nfo:filesize",
             "nfo:filelastmodified", "nfo:filename", "nie:mimetype");
     /** mrt-core's ManifestRowBatch columns (batch, container-batch and single-file-batch manifests), lowercased. */
-    static final List<String> BATCH = List.of("nfo:fileurl", "nfo:hashalgorithm", "nfo:hashvalue", "nfo:filesize",
-            "nfo:filelastmodified", "nfo:filename", "mrt:primaryidentifier", "mrt:localidentifier", "mrt:creator", "mrt:title",
+    static final List<String> BATCH = List.of(
+            "nfo:fileurl",
+            "nfo:hashalgorithm",
+            "nfo:hashvalue",
+            "nfo:filesize",
+            "nfo:filelastmodified",
+            "nfo:filename",
+            "mrt:primaryidentifier",
+            "mrt:localidentifier",
+            "mrt:creator",
+            "mrt:title",
             "mrt:date");
     /** The spelling of each known field, for messages. */
-    private static final List<String> SPELLED = List.of("nfo:fileUrl", "nfo:hashAlgorithm", "nfo:hashValue", "nfo:fileSize",
-            "nfo:fileLastModified", "nfo:fileName", "mrt:primaryIdentifier", "mrt:localIdentifier", "mrt:creator", "mrt:title",
-            "mrt:date", "mrt:mimeType", "nie:mimeType");
+    private static final List<String> SPELLED = List.of(
+            "nfo:fileUrl",
+            "nfo:hashAlgorithm",
+            "nfo:hashValue",
+            "nfo:fileSize",
+            "nfo:fileLastModified",
+            "nfo:fileName",
+            "mrt:primaryIdentifier",
+            "mrt:localIdentifier",
+            "mrt:creator",
+            "mrt:title",
+            "mrt:date",
+            "mrt:mimeType",
+            "nie:mimeType");
     /** A known field by the name after its prefix. */
     private static final Map<String, String> BY_LOCAL_NAME = Map.ofEntries(Map.entry("fileurl", "nfo:fileurl"),
             Map.entry("hashalgorithm", "nfo:hashalgorithm"), Map.entry("hashvalue", "nfo:hashvalue"),
@@ -80,8 +100,10 @@ final class MerrittFields {
             String key = key(name);
             int before = keys.indexOf(key);
             if (before >= 0) {
-                throw new ManifestException(line, "'#%fields' names " + spelled(key) + " twice (columns " + (before + 1) + " and "
-                        + (keys.size() + 1) + ")");
+                throw new ManifestException(
+                        line,
+                        "'#%fields' names " + spelled(key) + " twice (columns " + (before + 1) + " and "
+                                + (keys.size() + 1) + ")");
             }
             keys.add(key);
         }
@@ -89,8 +111,12 @@ final class MerrittFields {
             throw new ManifestException(line, "#%fields names no column");
         }
         if (!keys.get(0).equals("nfo:fileurl")) {
-            throw new ManifestException(line, "'#%fields' begins with " + spelled(keys.get(0)) + "; nfo:fileUrl must be the first "
-                    + "column, because Merritt's parser takes every row's URL from the first column whatever '#%fields' says");
+            throw new ManifestException(
+                    line,
+                    "'#%fields' begins with " + spelled(keys.get(0)) + "; nfo:fileUrl must be the first column,"
+                            + " because Merritt's parser takes every row's"
+                            + " URL from the first column whatever '#%fields'"
+                            + " says");
         }
         return List.copyOf(keys);
     }

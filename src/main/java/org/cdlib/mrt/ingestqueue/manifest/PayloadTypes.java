@@ -30,7 +30,9 @@ public final class PayloadTypes {
             Map.entry("batchmanifestcontainer", "container-batch-manifest"),
             Map.entry("single-file-batch-manifest", "single-file-batch-manifest"),
             Map.entry("batchmanifestfile", "single-file-batch-manifest"));
-    public static final List<String> MERRITT_NAMES = List.of("manifest", "batchManifest", "batchManifestContainer", "batchManifestFile");
+
+    public static final List<String> MERRITT_NAMES =
+            List.of("manifest", "batchManifest", "batchManifestContainer", "batchManifestFile");
     private static final List<String> CONTAINER_EXTENSIONS = List.of(".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2",
             ".tar.bz2", ".gz", ".bz2", ".jar");
     /**
@@ -101,7 +103,8 @@ public final class PayloadTypes {
         }
         String start = text.stripLeading().toLowerCase(Locale.ROOT);
         if (!start.startsWith("#%checkm") && !start.startsWith("#%profile")) {
-            return null; // the '#%checkm_0.7' declaration is optional to Merritt's parser: a profile first is a manifest too
+            // the '#%checkm_0.7' declaration is optional to Merritt's parser: a profile first is a manifest too
+            return null;
         }
         for (String line : text.split("\r?\n")) {
             String l = line.strip();
@@ -133,11 +136,18 @@ public final class PayloadTypes {
     public static String notExpandable(CheckmManifest.Kind kind, String name) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
         return switch (kind) {
-            case CONTAINER_BATCH -> MERRITT_CONTAINER_ENDINGS.stream().anyMatch(n::endsWith) ? null : "'" + name
-                    + "' is not a container Merritt would expand: a mrt-container-batch-manifest row's file name (nfo:fileName, "
-                    + "else the URL's) must end in .zip, .tar, .tgz, .tar.gz, .gz or .bz2";
-            case BATCH -> n.endsWith(".checkm") ? null : "'" + name + "' is not an object manifest Merritt would read: a "
-                    + "mrt-batch-manifest row's file name (nfo:fileName, else the URL's) must end in .checkm";
+            case CONTAINER_BATCH ->
+                MERRITT_CONTAINER_ENDINGS.stream().anyMatch(n::endsWith)
+                        ? null
+                        : "'" + name
+                                + "' is not a container Merritt would expand: a mrt-container-batch-manifest row's"
+                                + " file name (nfo:fileName, else the URL's) must end in .zip, .tar, .tgz, .tar.gz,"
+                                + " .gz or .bz2";
+            case BATCH ->
+                n.endsWith(".checkm")
+                        ? null
+                        : "'" + name + "' is not an object manifest Merritt would read: a mrt-batch-manifest row's"
+                                + " file name (nfo:fileName, else the URL's) must end in .checkm";
             default -> null;
         };
     }

@@ -39,14 +39,18 @@ public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry
 
     /** A duration written as ISO-8601 ({@code PT30S}) or as milliseconds. */
     public Duration durationProperty(String key, Duration defaultValue) {
-        return property(key).map(v -> {
-            try {
-                return v.startsWith("P") || v.startsWith("p") ? Duration.parse(v.toUpperCase())
-                        : Duration.ofMillis(Long.parseLong(v));
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException(key + " must be a duration (PT30S) or milliseconds, not '" + v + "'");
-            }
-        }).orElse(defaultValue);
+        return property(key)
+                .map(v -> {
+                    try {
+                        return v.startsWith("P") || v.startsWith("p")
+                                ? Duration.parse(v.toUpperCase())
+                                : Duration.ofMillis(Long.parseLong(v));
+                    } catch (RuntimeException e) {
+                        throw new IllegalArgumentException(
+                                key + " must be a duration (PT30S) or milliseconds, not '" + v + "'");
+                    }
+                })
+                .orElse(defaultValue);
     }
 
     private static <T> T number(String key, String value, Function<String, T> parse) {

@@ -25,7 +25,8 @@ public final class Deletions {
         private final int line;
 
         public DeleteLineException(int line, String text, String problem) {
-            super(NAME + " line " + line + " '" + (text.length() > 100 ? text.substring(0, 100) + "..." : text) + "': " + problem);
+            super(NAME + " line " + line + " '" + (text.length() > 100 ? text.substring(0, 100) + "..." : text) + "': "
+                    + problem);
             this.line = line;
         }
 
@@ -34,7 +35,9 @@ public final class Deletions {
         }
     }
 
-    /** One deletion: the object's file name ({@code producer/a.txt}) and the line of mrt-delete.txt that asked for it. */
+    /**
+     * One deletion: the object's file name ({@code producer/a.txt}) and the line of mrt-delete.txt that asked for it.
+     */
     public record Delete(String name, int line, String text) {
     }
 

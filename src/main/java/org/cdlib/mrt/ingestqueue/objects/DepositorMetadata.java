@@ -40,8 +40,22 @@ public record DepositorMetadata(String who, String what, String when, String ark
     public static final String ERC = "mrt-erc.txt";
     public static final String DC = "mrt-dc.xml";
     private static final String DC_NS = "http://purl.org/dc/elements/1.1/";
-    private static final Set<String> DC_ELEMENTS = Set.of("contributor", "coverage", "creator", "date", "description", "format",
-            "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
+    private static final Set<String> DC_ELEMENTS = Set.of(
+            "contributor",
+            "coverage",
+            "creator",
+            "date",
+            "description",
+            "format",
+            "identifier",
+            "language",
+            "publisher",
+            "relation",
+            "rights",
+            "source",
+            "subject",
+            "title",
+            "type");
     private static final int MAX_BYTES = 1 << 20;
 
     public static final DepositorMetadata NONE = new DepositorMetadata(null, null, null, null, List.of(), Map.of());
@@ -60,8 +74,8 @@ public record DepositorMetadata(String who, String what, String when, String ark
 
     private static String text(Path f) throws IOException {
         if (Files.size(f) > MAX_BYTES) {
-            throw new IllegalArgumentException("producer/" + f.getFileName() + " is " + Files.size(f) + " bytes; the limit is "
-                    + MAX_BYTES + " bytes");
+            throw new IllegalArgumentException("producer/" + f.getFileName() + " is " + Files.size(f)
+                    + " bytes; the limit is " + MAX_BYTES + " bytes");
         }
         return Files.readString(f, StandardCharsets.UTF_8);
     }
@@ -89,8 +103,11 @@ public record DepositorMetadata(String who, String what, String when, String ark
                 throw new IllegalArgumentException(source + " line " + (i + 1) + ": expected 'label: value', got '"
                         + (l.length() > 60 ? l.substring(0, 60) + "..." : l) + "'");
             }
-            pairs.add(new String[] {l.substring(0, colon).strip().toLowerCase(Locale.ROOT), l.substring(colon + 1).strip(),
-                    String.valueOf(i + 1)});
+            pairs.add(new String[] {
+                l.substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                l.substring(colon + 1).strip(),
+                String.valueOf(i + 1)
+            });
         }
         String who = null;
         String what = null;
@@ -145,7 +162,8 @@ public record DepositorMetadata(String who, String what, String when, String ark
     /** The Dublin Core elements of a depositor's {@code mrt-dc.xml}, by element name; DTDs and entities refused. */
     static Map<String, List<String>> dublinCore(Path f, String source) throws IOException {
         if (Files.size(f) > MAX_BYTES) {
-            throw new IllegalArgumentException(source + " is " + Files.size(f) + " bytes; the limit is " + MAX_BYTES + " bytes");
+            throw new IllegalArgumentException(
+                    source + " is " + Files.size(f) + " bytes; the limit is " + MAX_BYTES + " bytes");
         }
         Document doc;
         try (InputStream in = Files.newInputStream(f)) {
@@ -171,7 +189,8 @@ public record DepositorMetadata(String who, String what, String when, String ark
             }
             String name = el.getLocalName() == null ? el.getTagName() : el.getLocalName();
             boolean dcNamespace = DC_NS.equals(el.getNamespaceURI());
-            if (!(dcNamespace || el.getNamespaceURI() == null) || !DC_ELEMENTS.contains(name.toLowerCase(Locale.ROOT))) {
+            if (!(dcNamespace || el.getNamespaceURI() == null)
+                    || !DC_ELEMENTS.contains(name.toLowerCase(Locale.ROOT))) {
                 continue;
             }
             String value = el.getTextContent().strip();

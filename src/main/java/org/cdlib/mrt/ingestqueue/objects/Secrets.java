@@ -36,7 +36,8 @@ public final class Secrets {
         boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
         if (!Files.isDirectory(dir)) {
             if (posix) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(
+                        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } else {
                 Files.createDirectories(dir);
             }
@@ -46,7 +47,12 @@ public final class Secrets {
             Files.deleteIfExists(tmp);
             Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         }
-        Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        Files.writeString(
+                tmp,
+                text,
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE);
         try {
             // a link, not a move: never replaces what another host wrote meanwhile

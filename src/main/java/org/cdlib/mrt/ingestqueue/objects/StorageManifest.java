@@ -45,17 +45,20 @@ public final class StorageManifest {
         return build(workingDir, urls, 0);
     }
 
-    /** As {@link #build(Path, FileUrls)}, its URLs served only while session {@code lease} holds the job (0: no lease). */
+    /**
+     * As {@link #build(Path, FileUrls)}, its URLs served only while session {@code lease} holds the job (0: no lease).
+     */
     public static StorageManifest build(Path workingDir, FileUrls urls, long lease) throws IOException {
         List<ManifestFile> files = new ArrayList<>();
         StringBuilder t = new StringBuilder("""
-                #%checkm_0.7
-                #%profile | http://uc3.cdlib.org/registry/store/manifest/mrt-add-manifest
-                #%prefix | mrt: | http://uc3.cdlib.org/ontology/mrt/mom#
-                #%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#
-                #%prefix | nie: | http://www.semanticdesktop.org/ontologies/2007/01/19/nie/#
-                #%fields | nfo:fileURL | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | nie:mimeType
-                """);
+            #%checkm_0.7
+            #%profile | http://uc3.cdlib.org/registry/store/manifest/mrt-add-manifest
+            #%prefix | mrt: | http://uc3.cdlib.org/ontology/mrt/mom#
+            #%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#
+            #%prefix | nie: | http://www.semanticdesktop.org/ontologies/2007/01/19/nie/#
+            #%fields | nfo:fileURL | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified \
+            | nfo:fileName | nie:mimeType
+            """);
         for (String part : List.of("producer", "system")) {
             Path dir = workingDir.resolve(part);
             if (!Files.isDirectory(dir)) {
@@ -74,9 +77,19 @@ public final class StorageManifest {
                 long size = Files.size(f);
                 String mime = Files.probeContentType(f);
                 files.add(new ManifestFile(name, size, "sha-256", digest, mime));
-                t.append(cell(FileUrlSigner.signIfServed(workingDir, urls.of(f, name), lease))).append(" | sha-256 | ").append(digest).append(" | ").append(size)
-                        .append(" | ").append(Instant.ofEpochMilli(Files.getLastModifiedTime(f).toMillis()))
-                        .append(" | ").append(cell(name)).append(" | ").append(mime == null ? "" : mime).append('\n');
+                t.append(cell(FileUrlSigner.signIfServed(workingDir, urls.of(f, name), lease)))
+                        .append(" | sha-256 | ")
+                        .append(digest)
+                        .append(" | ")
+                        .append(size)
+                        .append(" | ")
+                        .append(Instant.ofEpochMilli(
+                                Files.getLastModifiedTime(f).toMillis()))
+                        .append(" | ")
+                        .append(cell(name))
+                        .append(" | ")
+                        .append(mime == null ? "" : mime)
+                        .append('\n');
             }
         }
         t.append("#%eof\n");
@@ -113,7 +126,9 @@ public final class StorageManifest {
         return s.replace("%", "%25").replace(" ", "%20").replace("|", "%7c");
     }
 
-    /** {@link #cell} undone: every {@code %} of a cell begins one of its three escapes, so they are undone in reverse. */
+    /**
+     * {@link #cell} undone: every {@code %} of a cell begins one of its three escapes, so they are undone in reverse.
+     */
     public static String uncell(String s) {
         return s.replace("%7c", "|").replace("%20", " ").replace("%25", "%");
     }

@@ -24,8 +24,23 @@ import org.cdlib.mrt.ingestqueue.text.Text;
 public final class SystemFiles {
     /** DC elements whose value is split on {@code ;} into repeated elements. */
     private static final Set<String> SPLIT = Set.of("creator", "subject", "relation", "identifier");
-    private static final List<String> DC = List.of("contributor", "coverage", "creator", "date", "description", "format",
-            "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
+
+    private static final List<String> DC = List.of(
+            "contributor",
+            "coverage",
+            "creator",
+            "date",
+            "description",
+            "format",
+            "identifier",
+            "language",
+            "publisher",
+            "relation",
+            "rights",
+            "source",
+            "subject",
+            "title",
+            "type");
 
     private SystemFiles() {
     }
@@ -41,7 +56,8 @@ public final class SystemFiles {
             return x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\"/>\n").toString();
         }
         x.append("<DublinCore xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n");
-        // each key named once, "dc." dropped, before the elements are walked (a regex per element and key was 1% of the real path's CPU)
+        // each key named once, "dc." dropped, before the elements are walked
+        // (a regex per element and key was 1% of the real path's CPU)
         Map<String, List<String>> byElement = new HashMap<>();
         dc.forEach((key, vs) -> {
             if (vs != null) {
@@ -65,7 +81,9 @@ public final class SystemFiles {
     public static void write(Path systemDir, JobConfiguration c, Identifiers ids) throws IOException {
         Files.createDirectories(systemDir);
         Files.writeString(systemDir.resolve("mrt-erc.txt"), erc(c, ids), StandardCharsets.UTF_8);
-        Files.writeString(systemDir.resolve("mrt-dc.xml"), dublinCore(given(c.dublinCore()) ? c.dublinCore() : fromErc(c, ids)),
+        Files.writeString(
+                systemDir.resolve("mrt-dc.xml"),
+                dublinCore(given(c.dublinCore()) ? c.dublinCore() : fromErc(c, ids)),
                 StandardCharsets.UTF_8);
     }
 
@@ -90,17 +108,20 @@ public final class SystemFiles {
     }
 
     private static boolean given(Map<String, List<String>> dc) {
-        return dc != null && dc.values().stream().anyMatch(v -> v != null && v.stream().anyMatch(x -> x != null && !x.isBlank()));
+        return dc != null
+                && dc.values().stream().anyMatch(v -> v != null && v.stream().anyMatch(x -> x != null && !x.isBlank()));
     }
 
     private static void putGiven(Map<String, List<String>> dc, String element, String value) {
-        if (value != null && !value.isBlank() && !value.strip().startsWith("(:")) { // (:unas), (:unkn): Merritt's "no value"
+        // (:unas), (:unkn): Merritt's "no value"
+        if (value != null && !value.isBlank() && !value.strip().startsWith("(:")) {
             dc.put(element, List.of(Text.blanked(value)));
         }
     }
 
     private static String unas(String v) {
-        return v == null || v.isBlank() ? "(:unas)" : Text.blanked(v); // a line break or control would start an ANVL line
+        // a line break or control would start an ANVL line
+        return v == null || v.isBlank() ? "(:unas)" : Text.blanked(v);
     }
 
     private static String xml(String s) {

@@ -16,7 +16,10 @@ public final class UrlPaths {
     private UrlPaths() {
     }
 
-    /** {@code raw} percent-decoded; a malformed escape or bytes that are not UTF-8 are an {@link IllegalArgumentException} naming it. */
+    /**
+     * {@code raw} percent-decoded; a malformed escape or bytes that
+     * are not UTF-8 are an {@link IllegalArgumentException} naming it.
+     */
     public static String decode(String raw) {
         if (raw.indexOf('%') < 0) {
             return raw;
@@ -34,15 +37,20 @@ public final class UrlPaths {
             int hi = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
             int lo = hi < 0 ? -1 : Character.digit(raw.charAt(i + 2), 16);
             if (lo < 0) {
-                throw new IllegalArgumentException("the path has a malformed escape at '"
-                        + raw.substring(i, Math.min(raw.length(), i + 3)) + "' (% must be followed by two hexadecimal digits)");
+                throw new IllegalArgumentException(
+                        "the path has a malformed escape at '" + raw.substring(i, Math.min(raw.length(), i + 3))
+                                + "' (% must be followed by two hexadecimal digits)");
             }
             bytes.write(hi * 16 + lo);
             i += 2;
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("the path's escapes are not UTF-8");
         }

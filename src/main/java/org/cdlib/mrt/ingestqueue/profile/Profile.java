@@ -103,7 +103,8 @@ public record Profile(
             }
             int colon = line.indexOf(':');
             if (colon <= 0) {
-                throw new InvalidProfileException(source + " line " + (i + 1) + ": expected 'Key: value', got '" + line + "'");
+                throw new InvalidProfileException(
+                        source + " line " + (i + 1) + ": expected 'Key: value', got '" + line + "'");
             }
             String key = line.substring(0, colon).strip();
             String value = line.substring(colon + 1).strip();
@@ -113,7 +114,8 @@ public record Profile(
                 try {
                     n = Integer.parseInt(key.substring(dot + 1));
                 } catch (NumberFormatException e) {
-                    throw new InvalidProfileException(source + " line " + (i + 1) + ": '" + key + "' needs a number after the dot");
+                    throw new InvalidProfileException(
+                            source + " line " + (i + 1) + ": '" + key + "' needs a number after the dot");
                 }
                 (key.startsWith("Notification.") ? notifications : collections).put(n, value);
             }
@@ -133,7 +135,8 @@ public record Profile(
         String suppression = props.get("NotificationSuppression");
         if (suppression != null && !suppression.isBlank()
                 && !List.of("partial", "full", "none").contains(suppression.toLowerCase())) {
-            throw new InvalidProfileException(source + ": NotificationSuppression must be partial or full, got '" + suppression + "'");
+            throw new InvalidProfileException(
+                    source + ": NotificationSuppression must be partial or full, got '" + suppression + "'");
         }
         return new Profile(id, props.get("ProfileDescription"), props.get("Identifier-scheme"),
                 props.get("Identifier-namespace"), new ArrayList<>(collections.values()), props.get("Owner"),

@@ -110,7 +110,8 @@ public class ProfileDirectory implements ProfileRegistry {
                     + " is not a directory: cannot serve without profiles");
         }
         if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
-            throw new IllegalStateException("ingest.profiles " + dir.toAbsolutePath() + " cannot be read: cannot serve without profiles");
+            throw new IllegalStateException(
+                    "ingest.profiles " + dir.toAbsolutePath() + " cannot be read: cannot serve without profiles");
         }
         ProfileDirectory d;
         try {
@@ -141,7 +142,10 @@ public class ProfileDirectory implements ProfileRegistry {
             return true;
         } catch (RuntimeException e) {
             signature = now; // say it once per change, not on every check
-            LOG.error("profiles in {} not reloaded: {}; the {} profile(s) loaded before stay in force", dir, e.getMessage(),
+            LOG.error(
+                    "profiles in {} not reloaded: {}; the {} profile(s) loaded before stay in force",
+                    dir,
+                    e.getMessage(),
                     profiles.size());
             return false;
         }
@@ -172,14 +176,18 @@ public class ProfileDirectory implements ProfileRegistry {
             return List.of();
         }
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith(".")).sorted()
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().startsWith("."))
+                    .sorted()
                     .map(p -> {
                         try {
-                            return p.getFileName() + ":" + Files.size(p) + ":" + Files.getLastModifiedTime(p).toMillis();
+                            return p.getFileName() + ":" + Files.size(p) + ":"
+                                    + Files.getLastModifiedTime(p).toMillis();
                         } catch (IOException e) {
                             return p.getFileName() + ":?";
                         }
-                    }).toList();
+                    })
+                    .toList();
         } catch (IOException e) {
             return List.of();
         }

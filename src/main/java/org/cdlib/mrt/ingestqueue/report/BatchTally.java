@@ -22,7 +22,9 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  */
 record BatchTally(int completedCount, int failedCount, int openCount, List<Job> completed, List<Job> failed) {
     static final int LISTED = 10_000;
-    /** Jobs whose statuses are read together: a thousand statuses of at most 8 KB, their read transactions sent at once. */
+    /**
+     * Jobs whose statuses are read together: a thousand statuses of at most 8 KB, their read transactions sent at once.
+     */
     private static final int RUN = 1000;
 
     static BatchTally of(QueueStore store, Batch batch) {

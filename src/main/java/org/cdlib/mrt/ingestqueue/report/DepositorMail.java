@@ -64,11 +64,16 @@ public final class DepositorMail {
 
     public MimeMessage queued(Batch batch, List<String> to) throws Exception {
         String body = "Submission ID: " + batch.id() + "\n"
-                + "Jobs queued: " + (batch.status().jobsTotal() != null ? batch.status().jobsTotal() : batch.status().jobsCreated()) + "\n"
+                + "Jobs queued: "
+                + (batch.status().jobsTotal() != null
+                        ? batch.status().jobsTotal()
+                        : batch.status().jobsCreated()) + "\n"
                 + "Submitter: " + Text.oneLine(batch.submission().submitter()) + "\n"
                 + "Submission date: " + Text.oneLine(batch.submission().submitted()) + "\n"
                 + "Status: QUEUED\n"
-                + (statusLink.apply(batch.id()) == null ? "" : "Follow its progress: " + statusLink.apply(batch.id()) + "\n");
+                + (statusLink.apply(batch.id()) == null
+                        ? ""
+                        : "Follow its progress: " + statusLink.apply(batch.id()) + "\n");
         MimeMessage m = message(to, "Ingest: OK -- Submission Queued: " + batch.id());
         m.setText(body, "UTF-8");
         return m;
@@ -78,7 +83,8 @@ public final class DepositorMail {
      * The completion report; with {@code recovered} non-null, the update report naming the jobs
      * that succeeded since the last report.
      */
-    public MimeMessage report(Batch batch, List<Job> completed, List<Job> failed, List<String> recovered, List<String> to)
+    public MimeMessage report(
+            Batch batch, List<Job> completed, List<Job> failed, List<String> recovered, List<String> to)
             throws Exception {
         return report(batch, new BatchTally(completed.size(), failed.size(), 0, completed, failed), recovered, to);
     }
@@ -101,8 +107,11 @@ public final class DepositorMail {
                 .append("Completion date: ").append(Instant.now()).append('\n')
                 .append("Status: ").append(ok ? "COMPLETED" : "FAILED").append('\n');
         if (!outcome.listsAll()) {
-            b.append("The attachments list the first ").append(BatchTally.LISTED)
-                    .append(" jobs of each kind; GET /api/jobs?batch=").append(batch.id()).append(" pages through all.\n");
+            b.append("The attachments list the first ")
+                    .append(BatchTally.LISTED)
+                    .append(" jobs of each kind; GET /api/jobs?batch=")
+                    .append(batch.id())
+                    .append(" pages through all.\n");
         }
         List<Job> listed = new ArrayList<>(completed);
         listed.addAll(failed);
@@ -127,8 +136,12 @@ public final class DepositorMail {
                     batch.submission().fileName()).inText(batch.status().errorMessage()))).append('\n');
         } else if (!failed.isEmpty()) {
             Job first = failed.get(0);
-            b.append("First failure: ").append(first.id()).append(": ")
-                    .append(Text.oneLine(DepositorPayload.of(first).inText(first.status().errorMessage()))).append('\n');
+            b.append("First failure: ")
+                    .append(first.id())
+                    .append(": ")
+                    .append(Text.oneLine(
+                            DepositorPayload.of(first).inText(first.status().errorMessage())))
+                    .append('\n');
         }
         MimeMessage m = message(to, "Ingest: " + (ok ? "OK" : "FAIL") + " -- Submission Processed: " + batch.id());
         MimeMultipart parts = new MimeMultipart();
@@ -177,7 +190,8 @@ public final class DepositorMail {
         }
         MimeBodyPart p = new MimeBodyPart();
         p.setFileName(name);
-        p.setContent(new String(JSON.writeValueAsBytes(list), StandardCharsets.UTF_8), "application/json; charset=UTF-8");
+        p.setContent(
+                new String(JSON.writeValueAsBytes(list), StandardCharsets.UTF_8), "application/json; charset=UTF-8");
         return p;
     }
 }

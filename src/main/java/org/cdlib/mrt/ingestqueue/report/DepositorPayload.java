@@ -23,7 +23,9 @@ record DepositorPayload(String url, String name) {
         return of(j.configuration().payloadUrl(), j.configuration().fileName());
     }
 
-    /** {@code fileName}: the name the depositor gave (form field {@code filename} or the upload's), when there is one. */
+    /**
+     * {@code fileName}: the name the depositor gave (form field {@code filename} or the upload's), when there is one.
+     */
     static DepositorPayload of(String url, String fileName) {
         if (url == null || !url.regionMatches(true, 0, "file:", 0, 5)) {
             return new DepositorPayload(url, Urls.redacted(url));
@@ -32,10 +34,13 @@ record DepositorPayload(String url, String name) {
             return new DepositorPayload(url, fileName);
         }
         String path = url.replaceFirst("/+$", "");
-        return new DepositorPayload(url, URLDecoder.decode(path.substring(path.lastIndexOf('/') + 1), StandardCharsets.UTF_8));
+        return new DepositorPayload(
+                url, URLDecoder.decode(path.substring(path.lastIndexOf('/') + 1), StandardCharsets.UTF_8));
     }
 
-    /** {@code text} (an error message) with the server's path of the payload, as URL or as path, replaced by its name. */
+    /**
+     * {@code text} (an error message) with the server's path of the payload, as URL or as path, replaced by its name.
+     */
     String inText(String text) {
         if (text == null || url == null || url.equals(name)) {
             return Urls.redactedIn(text);

@@ -55,7 +55,9 @@ public final class ReportStep implements Processor {
     public void process(Exchange exchange) throws Exception {
         Batch batch = BatchExchange.batch(exchange);
         if (merrittReports(batch)) {
-            LOG.info("batch {}: its jobs were made by Merritt's batch consumer; Merritt's batch reporter reports it", batch.id());
+            LOG.info(
+                    "batch {}: its jobs were made by Merritt's batch consumer; Merritt's batch reporter reports it",
+                    batch.id());
             BatchExchange.stay(exchange, "reported by Merritt's batch reporter", MERRITTS_BATCH_LOOK_AGAIN_MS);
             return;
         }
@@ -82,11 +84,18 @@ public final class ReportStep implements Processor {
             mailer.send(mail.report(batch, outcome, recovered, to));
         }
         boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
-        BatchExchange.report(exchange, ok ? BatchState.COMPLETED : BatchState.FAILED,
-                (update ? "update report: " : "report: ") + outcome.completedCount() + " completed, " + outcome.failedCount() + " failed"
+        BatchExchange.report(
+                exchange,
+                ok ? BatchState.COMPLETED : BatchState.FAILED,
+                (update ? "update report: " : "report: ") + outcome.completedCount() + " completed, "
+                        + outcome.failedCount() + " failed"
                         + (recovered == null ? "" : ", " + recovered.size() + " recovered since the last report"),
-                new StatusReport(Instant.now().toString(),
-                        outcome.failed().stream().map(Job::id).toList(), outcome.completed().stream().map(Job::id).toList(),
-                        previous == null ? 1 : previous.reports() + 1, outcome.failedCount(), outcome.completedCount()));
+                new StatusReport(
+                        Instant.now().toString(),
+                        outcome.failed().stream().map(Job::id).toList(),
+                        outcome.completed().stream().map(Job::id).toList(),
+                        previous == null ? 1 : previous.reports() + 1,
+                        outcome.failedCount(),
+                        outcome.completedCount()));
     }
 }

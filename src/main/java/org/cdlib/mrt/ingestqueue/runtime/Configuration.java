@@ -49,9 +49,17 @@ public final class Configuration {
      * Only these -D properties and environment variables are configuration (the JVM's own are not, nor the
      * ZooKeeper client's and embedded server's own {@code zookeeper.*} system properties).
      */
-    private static final List<String> PREFIXES = List.of("ingest.", "camel.", "zookeeper.connect", "zookeeper.embedded.",
-            "zookeeper.session-timeout", "zookeeper.connection-timeout");
-    /** Keys whose values a log shows as {@code (set)}: "user" also covers the command line's INGEST_USER (name:password). */
+    private static final List<String> PREFIXES = List.of(
+            "ingest.",
+            "camel.",
+            "zookeeper.connect",
+            "zookeeper.embedded.",
+            "zookeeper.session-timeout",
+            "zookeeper.connection-timeout");
+    /**
+     * Keys whose values a log shows as {@code (set)}: "user" also
+     * covers the command line's INGEST_USER (name:password).
+     */
     private static final List<String> SECRET_WORDS = List.of("password", "secret", "token", "user", "credentials",
             "passphrase", "signing.key");
     private static final Pattern URL_USER_INFO = Pattern.compile("(//[^/@\\s]*?):[^/@\\s]*@");
@@ -107,7 +115,8 @@ public final class Configuration {
         });
         Map<String, String> env = new LinkedHashMap<>();
         environment.forEach((k, v) -> {
-            if (PREFIXES.stream().anyMatch(p -> k.startsWith(envName(p)) && (p.endsWith(".") || k.equals(envName(p))))) {
+            if (PREFIXES.stream()
+                    .anyMatch(p -> k.startsWith(envName(p)) && (p.endsWith(".") || k.equals(envName(p))))) {
                 env.put(k, v);
             }
         });

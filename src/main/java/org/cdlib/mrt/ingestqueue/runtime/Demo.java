@@ -53,7 +53,9 @@ public final class Demo {
         config.put("ingest.home", dir.resolve("queue").toString());
         config.put("ingest.profiles", dir.resolve("profiles").toString());
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
+        config.put(
+                "ingest.inventory.local.url",
+                "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         config.put("ingest.http.enabled", "false"); // nothing to log in to: the demo talks to the queue directly
         config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // the demo serves its files on localhost
@@ -75,10 +77,17 @@ public final class Demo {
             var bid = new AtomicReference<String>();
             store.addListener(e -> {
                 if (e.from() != null) { // creations are announced by the submission line
-                    out.printf("  %-5s %s%s: %s -> %s (%s)%n", e.kind(), e.id(),
-                            e.kind().equals(TransitionEvent.JOB) ? " of " + e.batchId() : "", e.from(), e.to(), e.reason());
+                    out.printf(
+                            "  %-5s %s%s: %s -> %s (%s)%n",
+                            e.kind(),
+                            e.id(),
+                            e.kind().equals(TransitionEvent.JOB) ? " of " + e.batchId() : "",
+                            e.from(),
+                            e.to(),
+                            e.reason());
                 }
-                if (e.kind().equals(TransitionEvent.BATCH) && e.id().equals(bid.get())
+                if (e.kind().equals(TransitionEvent.BATCH)
+                        && e.id().equals(bid.get())
                         && (e.to().equals("completed") || e.to().equals("failed"))) {
                     finished.complete(BatchState.fromWire(e.to()));
                 }
@@ -103,8 +112,10 @@ public final class Demo {
                 out.printf("demo: %s %s -> %s%n", job.id(), job.configuration().payloadUrl().replace(base + "/", ""),
                         job.identifiers().primary());
             }
-            out.println("demo: objects in the OCFL store " + dir.resolve("storage").toAbsolutePath() + ", recorded in the H2 "
-                    + "inventory " + dir.resolve("inventory").toAbsolutePath() + ", report mail in " + dir.resolve("outbox").toAbsolutePath());
+            out.println("demo: objects in the OCFL store "
+                    + dir.resolve("storage").toAbsolutePath() + ", recorded in the H2 " + "inventory "
+                    + dir.resolve("inventory").toAbsolutePath() + ", report mail in "
+                    + dir.resolve("outbox").toAbsolutePath());
             return end == BatchState.COMPLETED ? 0 : 1;
         } finally {
             files.stop(0);
@@ -127,7 +138,9 @@ public final class Demo {
                 }
                 if (name.endsWith(".checkm")) {
                     String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/demo";
-                    body = new String(body, StandardCharsets.UTF_8).replace("{base}", base).getBytes(StandardCharsets.UTF_8);
+                    body = new String(body, StandardCharsets.UTF_8)
+                            .replace("{base}", base)
+                            .getBytes(StandardCharsets.UTF_8);
                 }
             }
             if (body == null) {

@@ -128,7 +128,8 @@ public final class ElectedRoutes implements RoutePolicy {
             LOG.warn("leading {}: cannot start {}: {}; giving the lead up in {} s", namespace, ids, e.getMessage(),
                     RETRY_AFTER.toSeconds());
             try {
-                Thread.sleep(RETRY_AFTER.toMillis()); // not at once: alone in the election, this host would take it straight back
+                // not at once: alone in the election, this host would take it straight back
+                Thread.sleep(RETRY_AFTER.toMillis());
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
             }

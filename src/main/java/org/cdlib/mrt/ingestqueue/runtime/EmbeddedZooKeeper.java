@@ -88,8 +88,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         } catch (Exception e) {
             server.close();
             lock.close();
-            throw new IOException("cannot start the embedded ZooKeeper on 127.0.0.1:" + p + " with data in " + dataDir
-                    + " (is another instance using that port or directory? set zookeeper.embedded.port): " + e.getMessage(), e);
+            throw new IOException(
+                    "cannot start the embedded ZooKeeper on 127.0.0.1:" + p + " with data in " + dataDir
+                            + " (is another instance using that port or directory? set zookeeper.embedded.port): "
+                            + e.getMessage(),
+                    e);
         }
         LOG.info("embedded ZooKeeper listening on 127.0.0.1:{}, data in {}", p, dataDir.toAbsolutePath());
         EmbeddedZooKeeper zk = new EmbeddedZooKeeper(server, p);

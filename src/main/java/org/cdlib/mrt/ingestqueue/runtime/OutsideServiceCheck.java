@@ -49,9 +49,11 @@ final class OutsideServiceCheck {
         String inventory = choice("ingest.inventory", "local", "http");
         Optional<Setting> inventoryUrl = written("ingest.inventory.url");
         if (inventory.equals("http")) {
-            Setting url = inventoryUrl.orElseThrow(() -> new StartupException("ingest.inventory=http needs ingest.inventory.url"));
+            Setting url = inventoryUrl.orElseThrow(
+                    () -> new StartupException("ingest.inventory=http needs ingest.inventory.url"));
             httpUrl(url);
-        } else if (inventoryUrl.isPresent()) { // the operator named Merritt's inventory; the local one would silently stand in
+        // the operator named Merritt's inventory; the local one would silently stand in
+        } else if (inventoryUrl.isPresent()) {
             throw refused(inventoryUrl.get(), "is set but ingest.inventory is " + inventory
                     + ": set ingest.inventory=http to use it, or remove it");
         }
@@ -107,7 +109,10 @@ final class OutsideServiceCheck {
         if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
             throw refused(s, "must be an http or https URL, not '" + s.shown() + "'");
         }
-        reachable(s, uri.getHost(), uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
+        reachable(
+                s,
+                uri.getHost(),
+                uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
     }
 
     /** H2 in a file or in memory is this host's own; a database server is an outside service. */
@@ -148,7 +153,9 @@ final class OutsideServiceCheck {
         Setting port = written("ingest.mail.smtp.port").orElse(new Setting("ingest.mail.smtp.port", "25", "default"));
         int p = port(port, port.value());
         if (host.value().contains(":") || host.value().contains("/")) {
-            throw refused(host, "must be a host name or address (the port is ingest.mail.smtp.port), not '" + host.value() + "'");
+            throw refused(
+                    host,
+                    "must be a host name or address (the port is ingest.mail.smtp.port), not '" + host.value() + "'");
         }
         reachable(host, host.value(), p);
     }
@@ -225,9 +232,11 @@ final class OutsideServiceCheck {
             socket.connect(a, (int) PROBE.toMillis());
             return Optional.empty();
         } catch (SocketTimeoutException e) {
-            return Optional.of("nothing answers at " + a.getHostString() + ":" + a.getPort() + " within " + PROBE.toSeconds() + " s");
+            return Optional.of("nothing answers at " + a.getHostString() + ":" + a.getPort() + " within "
+                    + PROBE.toSeconds() + " s");
         } catch (IOException e) {
-            return Optional.of("nothing listening at " + a.getHostString() + ":" + a.getPort() + " (" + e.getMessage() + ")");
+            return Optional.of(
+                    "nothing listening at " + a.getHostString() + ":" + a.getPort() + " (" + e.getMessage() + ")");
         }
     }
 

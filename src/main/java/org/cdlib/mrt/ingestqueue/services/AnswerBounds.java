@@ -52,11 +52,15 @@ public final class AnswerBounds implements HttpClientConfigurer {
         this.headTimeout = headTimeout;
     }
 
-    /** The connections camel-http's endpoints share, their heads bounded; sized and timed as camel-http's own would be. */
+    /**
+     * The connections camel-http's endpoints share, their heads bounded; sized and timed as camel-http's own would be.
+     */
     public PoolingHttpClientConnectionManager connections(int maxTotal, int maxPerRoute, long soTimeoutMillis) {
         return PoolingHttpClientConnectionManagerBuilder.create()
                 .setConnectionFactory(BoundedHeads.connections(maxHeaderCount, maxLineLength))
-                .setDefaultSocketConfig(SocketConfig.custom().setSoTimeout(Timeout.ofMilliseconds(soTimeoutMillis)).build())
+                .setDefaultSocketConfig(SocketConfig.custom()
+                        .setSoTimeout(Timeout.ofMilliseconds(soTimeoutMillis))
+                        .build())
                 .setMaxConnTotal(maxTotal)
                 .setMaxConnPerRoute(maxPerRoute)
                 .build();
@@ -147,7 +151,9 @@ public final class AnswerBounds implements HttpClientConfigurer {
                     return got;
                 }
 
-                /** A body left unread is cut: HttpClient would read the rest (maybe without end) to keep the connection. */
+                /**
+                 * A body left unread is cut: HttpClient would read the rest (maybe without end) to keep the connection.
+                 */
                 @Override
                 public void close() throws IOException {
                     if (ended) {

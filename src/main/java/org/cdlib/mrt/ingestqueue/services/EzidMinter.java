@@ -17,7 +17,9 @@ public final class EzidMinter {
     private final String password;
     private final String targetBase;
 
-    /** @param targetBase the landing page prefix an ARK's {@code _target} is made of (the ARK is appended); null: none */
+    /**
+     * @param targetBase the landing page prefix an ARK's {@code _target} is made of (the ARK is appended); null: none
+     */
     public EzidMinter(String user, String password, String targetBase) {
         this.user = user;
         this.password = password;
@@ -71,7 +73,8 @@ public final class EzidMinter {
     public void viewRequest(Exchange exchange) {
         ServiceCall.prepare(exchange, "GET", idUrl(exchange), null, null, true);
         if (user != null) {
-            exchange.getIn().setHeader("Authorization", ServiceCall.basic(user + ":" + (password == null ? "" : password)));
+            exchange.getIn()
+                    .setHeader("Authorization", ServiceCall.basic(user + ":" + (password == null ? "" : password)));
         }
     }
 
@@ -97,7 +100,9 @@ public final class EzidMinter {
 
     private static String idUrl(Exchange exchange) {
         Profile profile = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
-        return URI.create(profile.objectMinterUrl()).resolve("/id/" + exchange.getProperty(ServiceCall.ARK, String.class)).toString();
+        return URI.create(profile.objectMinterUrl())
+                .resolve("/id/" + exchange.getProperty(ServiceCall.ARK, String.class))
+                .toString();
     }
 
     public void updateAnswer(Exchange exchange) throws ServiceException {
@@ -111,7 +116,8 @@ public final class EzidMinter {
     private void post(Exchange exchange, String url, StringBuilder body, boolean repeatable) {
         ServiceCall.prepare(exchange, "POST", url, "text/plain; charset=UTF-8", body.toString(), repeatable);
         if (user != null) {
-            exchange.getIn().setHeader("Authorization", ServiceCall.basic(user + ":" + (password == null ? "" : password)));
+            exchange.getIn()
+                    .setHeader("Authorization", ServiceCall.basic(user + ":" + (password == null ? "" : password)));
         }
     }
 

@@ -40,13 +40,15 @@ public final class HttpInventory {
         StoredVersion version = exchange.getProperty(ServiceCall.VERSION, StoredVersion.class);
         String boundary = "----ingest-queue-" + UUID.randomUUID();
         StringBuilder body = new StringBuilder();
-        for (String[] f : new String[][] {{"url", version.manifestUrl()}, {"checkVersion", "true"}, {"responseForm", "json"}}) {
+        for (String[] f :
+                new String[][] {{"url", version.manifestUrl()}, {"checkVersion", "true"}, {"responseForm", "json"}}) {
             body.append("--").append(boundary).append("\r\n")
                     .append("Content-Disposition: form-data; name=\"").append(f[0]).append("\"\r\n\r\n")
                     .append(f[1]).append("\r\n");
         }
         body.append("--").append(boundary).append("--\r\n");
-        ServiceCall.prepare(exchange, "POST", url + "/add", "multipart/form-data; boundary=" + boundary, body.toString(), true);
+        ServiceCall.prepare(
+                exchange, "POST", url + "/add", "multipart/form-data; boundary=" + boundary, body.toString(), true);
     }
 
     public void addAnswer(Exchange exchange) throws ServiceException {
@@ -67,8 +69,11 @@ public final class HttpInventory {
             return;
         }
         String body = ServiceCall.expect(exchange, 200, "inventory");
-        exchange.setProperty(ServiceCall.RESULT, currentVersion(body).orElseThrow(() -> new ServiceException(
-                ServiceCall.what(exchange, "inventory") + ": the answer names no currentVersion" + ServiceCall.excerpt(body))));
+        exchange.setProperty(
+                ServiceCall.RESULT,
+                currentVersion(body)
+                        .orElseThrow(() -> new ServiceException(ServiceCall.what(exchange, "inventory")
+                                + ": the answer names no currentVersion" + ServiceCall.excerpt(body))));
     }
 
     private static final Pattern CURRENT_XML = Pattern.compile("currentVersion>\\s*(\\d+)\\s*<");
@@ -80,7 +85,9 @@ public final class HttpInventory {
         }
         try {
             JsonNode found = find(QueueJson.MAPPER.readTree(body));
-            if (found != null && (found.isIntegralNumber() || found.isTextual() && found.asText().strip().matches("\\d+"))) {
+            if (found != null
+                    && (found.isIntegralNumber()
+                            || found.isTextual() && found.asText().strip().matches("\\d+"))) {
                 return Optional.of(Integer.parseInt(found.asText().strip()));
             }
             return Optional.empty();
@@ -112,7 +119,8 @@ public final class HttpInventory {
     /** The ARK the local id ({@link ServiceCall#LOCAL_ID}) is bound to in the job's collection. */
     public void lookupRequest(Exchange exchange) throws ServiceException {
         String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
-        ServiceCall.prepare(exchange, "GET", url + "/primary/" + enc(owner(exchange)) + "/" + enc(localId), null, null, true);
+        ServiceCall.prepare(
+                exchange, "GET", url + "/primary/" + enc(owner(exchange)) + "/" + enc(localId), null, null, true);
         exchange.getIn().setHeader(Exchange.HTTP_QUERY, "responseForm=json");
     }
 
@@ -122,16 +130,23 @@ public final class HttpInventory {
             exchange.removeProperty(ServiceCall.RESULT);
             return;
         }
-        ark(ServiceCall.expect(exchange, 200, "inventory")).ifPresentOrElse(a -> exchange.setProperty(ServiceCall.RESULT, a),
-                () -> exchange.removeProperty(ServiceCall.RESULT));
+        ark(ServiceCall.expect(exchange, 200, "inventory"))
+                .ifPresentOrElse(
+                        a -> exchange.setProperty(ServiceCall.RESULT, a),
+                        () -> exchange.removeProperty(ServiceCall.RESULT));
     }
 
     /** Binds the local id to {@link ServiceCall#ARK}; sent only when a lookup found it unbound, and read back after. */
     public void bindRequest(Exchange exchange) throws ServiceException {
         String localId = exchange.getProperty(ServiceCall.LOCAL_ID, String.class);
         String ark = exchange.getProperty(ServiceCall.ARK, String.class);
-        ServiceCall.prepare(exchange, "POST", url + "/primary/" + enc(ark) + "/" + enc(owner(exchange)) + "/" + enc(localId),
-                null, "", true);
+        ServiceCall.prepare(
+                exchange,
+                "POST",
+                url + "/primary/" + enc(ark) + "/" + enc(owner(exchange)) + "/" + enc(localId),
+                null,
+                "",
+                true);
         exchange.getIn().setHeader(Exchange.HTTP_QUERY, "responseForm=json");
     }
 
@@ -142,7 +157,8 @@ public final class HttpInventory {
     private static String owner(Exchange exchange) throws ServiceException {
         Profile p = exchange.getProperty(ServiceCall.PROFILE, Profile.class);
         if (p.owner() == null || p.owner().isBlank()) {
-            throw new ServiceException("profile " + p.id() + " names no Owner: Merritt inventory binds local ids to an owner");
+            throw new ServiceException(
+                    "profile " + p.id() + " names no Owner: Merritt inventory binds local ids to an owner");
         }
         return p.owner();
     }

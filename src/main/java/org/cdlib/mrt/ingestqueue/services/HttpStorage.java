@@ -44,7 +44,8 @@ public final class HttpStorage implements StorageAddresses {
     public void stateRequest(Exchange exchange) throws ServiceException {
         Profile profile = profile(exchange);
         String ark = exchange.getProperty(ServiceCall.ARK, String.class);
-        ServiceCall.prepare(exchange, "GET", base(profile) + "/state/" + profile.storageNode() + "/" + enc(ark), null, null, true);
+        ServiceCall.prepare(
+                exchange, "GET", base(profile) + "/state/" + profile.storageNode() + "/" + enc(ark), null, null, true);
         exchange.getIn().setHeader(Exchange.HTTP_QUERY, "t=json");
     }
 
@@ -91,16 +92,22 @@ public final class HttpStorage implements StorageAddresses {
         ServiceCall.prepare(exchange, "POST", url, "application/x-www-form-urlencoded", body, false);
     }
 
-    /** The new version's number as the call's result. Storage answers 400 to a wrong delete line: the failure names the lines sent. */
+    /**
+     * The new version's number as the call's result. Storage answers
+     * 400 to a wrong delete line: the failure names the lines sent.
+     */
     @SuppressWarnings("unchecked")
     public void addAnswer(Exchange exchange) throws ServiceException {
         List<Deletions.Delete> deletes = exchange.getProperty(ServiceCall.DELETES, List.class);
         int status = ServiceCall.status(exchange);
         if (deletes != null && !deletes.isEmpty() && status / 100 == 4) {
-            throw new ServiceException("storage refused the update of " + exchange.getProperty(ServiceCall.ARK, String.class)
-                    + " (HTTP " + status + ServiceCall.excerpt(ServiceCall.body(exchange))
-                    + "): a line of mrt-delete.txt may name a file the object does not have: "
-                    + deletes.stream().map(d -> "line " + d.line() + " '" + d.text() + "'").collect(Collectors.joining(", ")));
+            throw new ServiceException(
+                    "storage refused the update of " + exchange.getProperty(ServiceCall.ARK, String.class)
+                            + " (HTTP " + status + ServiceCall.excerpt(ServiceCall.body(exchange))
+                            + "): a line of mrt-delete.txt may name a file the object does not have: "
+                            + deletes.stream()
+                                    .map(d -> "line " + d.line() + " '" + d.text() + "'")
+                                    .collect(Collectors.joining(", ")));
         }
         String body = ServiceCall.expect(exchange, 200, "storage");
         exchange.setProperty(ServiceCall.RESULT, versionIn(exchange, body, "versionID", "version"));
@@ -117,8 +124,9 @@ public final class HttpStorage implements StorageAddresses {
             }
             throw new IllegalArgumentException("no version number in it");
         } catch (Exception e) {
-            throw new ServiceException(ServiceCall.what(exchange, "storage") + ": HTTP 200 but the answer is not a version state ("
-                    + e.getMessage() + ")" + ServiceCall.excerpt(body));
+            throw new ServiceException(
+                    ServiceCall.what(exchange, "storage") + ": HTTP 200 but the answer is not a version state ("
+                            + e.getMessage() + ")" + ServiceCall.excerpt(body));
         }
     }
 

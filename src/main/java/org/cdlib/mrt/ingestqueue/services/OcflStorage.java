@@ -63,12 +63,21 @@ public final class OcflStorage implements Storage {
      * version does not have fails naming its line of mrt-delete.txt, before anything is written.
      */
     @Override
-    public StoredVersion store(Profile profile, String ark, Path workingDir, String manifest, String localId, boolean update,
-            List<Deletions.Delete> deletes) throws ServiceException {
+    public StoredVersion store(
+            Profile profile,
+            String ark,
+            Path workingDir,
+            String manifest,
+            String localId,
+            boolean update,
+            List<Deletions.Delete> deletes)
+            throws ServiceException {
         VersionDetails head;
         try {
             // only update mode carries the head version's files forward and checks deletions against it
-            head = update && repository.containsObject(ark) ? repository.describeVersion(ObjectVersionId.head(ark)) : null;
+            head = update && repository.containsObject(ark)
+                    ? repository.describeVersion(ObjectVersionId.head(ark))
+                    : null;
         } catch (RuntimeException e) {
             throw new ServiceException("local storage " + root + ": cannot read " + ark + ": " + e.getMessage(), e);
         }
@@ -83,8 +92,11 @@ public final class OcflStorage implements Storage {
             }
         }
         try {
-            ObjectVersionId v = repository.updateObject(ObjectVersionId.head(ark),
-                    new VersionInfo().setMessage((update ? "update" : "ingest") + " of " + ark + " (profile " + profile.id() + ")")
+            ObjectVersionId v = repository.updateObject(
+                    ObjectVersionId.head(ark),
+                    new VersionInfo()
+                            .setMessage(
+                                    (update ? "update" : "ingest") + " of " + ark + " (profile " + profile.id() + ")")
                             .setUser("ingest-queue", null),
                     u -> {
                         if (!carry) {
@@ -106,10 +118,15 @@ public final class OcflStorage implements Storage {
                             }
                         }
                     });
-            return new StoredVersion(ark, (int) v.getVersionNum().getVersionNum(), manifestUrl(profile, ark),
-                    update ? "update" : "add", update ? deletes.stream().map(Deletions.Delete::name).toList() : List.of());
+            return new StoredVersion(
+                    ark,
+                    (int) v.getVersionNum().getVersionNum(),
+                    manifestUrl(profile, ark),
+                    update ? "update" : "add",
+                    update ? deletes.stream().map(Deletions.Delete::name).toList() : List.of());
         } catch (RuntimeException e) {
-            throw new ServiceException("local storage " + root + ": cannot add a version of " + ark + ": " + e.getMessage(), e);
+            throw new ServiceException(
+                    "local storage " + root + ": cannot add a version of " + ark + ": " + e.getMessage(), e);
         }
     }
 
@@ -131,14 +148,18 @@ public final class OcflStorage implements Storage {
             files.sort(Comparator.comparing(ManifestFile::name));
             return files;
         } catch (IOException | RuntimeException e) {
-            throw new ServiceException("local storage " + root + ": cannot list " + ark + " version " + version + ": " + e.getMessage(), e);
+            throw new ServiceException(
+                    "local storage " + root + ": cannot list " + ark + " version " + version + ": " + e.getMessage(),
+                    e);
         }
     }
 
     @Override
     public int currentVersion(Profile profile, String ark) throws ServiceException {
         try {
-            return repository.containsObject(ark) ? (int) repository.describeObject(ark).getHeadVersionNum().getVersionNum() : 0;
+            return repository.containsObject(ark)
+                    ? (int) repository.describeObject(ark).getHeadVersionNum().getVersionNum()
+                    : 0;
         } catch (RuntimeException e) {
             throw new ServiceException("local storage " + root + ": cannot read " + ark + ": " + e.getMessage(), e);
         }

@@ -41,7 +41,8 @@ public final class ServiceCall {
     }
 
     /** Prepares the exchange for {@code method url}: no header of an earlier call is carried into it. */
-    public static void prepare(Exchange exchange, String method, String url, String contentType, String body, boolean repeatable) {
+    public static void prepare(
+            Exchange exchange, String method, String url, String contentType, String body, boolean repeatable) {
         Message m = exchange.getIn();
         m.removeHeaders("Authorization|Idempotency-Key|Content-Type|CamelHttp.*");
         URI uri = URI.create(url);

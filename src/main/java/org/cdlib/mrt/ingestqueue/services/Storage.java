@@ -24,8 +24,15 @@ public interface Storage extends StorageAddresses {
      * update mode (the previous version's files not mentioned carried forward, {@code deletes}
      * removed). A storage that cannot update refuses update mode rather than replacing the object.
      */
-    default StoredVersion store(Profile profile, String ark, Path workingDir, String manifest, String localId, boolean update,
-            List<Deletions.Delete> deletes) throws ServiceException, InterruptedException {
+    default StoredVersion store(
+            Profile profile,
+            String ark,
+            Path workingDir,
+            String manifest,
+            String localId,
+            boolean update,
+            List<Deletions.Delete> deletes)
+            throws ServiceException, InterruptedException {
         if (update || !deletes.isEmpty()) {
             throw new ServiceException(getClass().getSimpleName() + " cannot make an update version of " + ark);
         }

@@ -121,7 +121,11 @@ public final class EstimateStep implements Processor {
             if (head.isPresent() && tail.isPresent()) {
                 OptionalLong declared = Container.declaredSize(head.get(), tail.get(), size);
                 if (declared.isPresent()) {
-                    LOG.info("job {}: container {} declares {} bytes unpacked", jid, container.name(), declared.getAsLong());
+                    LOG.info(
+                            "job {}: container {} declares {} bytes unpacked",
+                            jid,
+                            container.name(),
+                            declared.getAsLong());
                     return declared.getAsLong();
                 }
             }

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 public final class IdentifiersStep {
     private static final Logger LOG = LoggerFactory.getLogger(IdentifiersStep.class);
 
-    /** Exchange property: when ({@link System#nanoTime}) this attempt sent the EZID update; its retry asks EZID first. */
+    /**
+     * Exchange property: when ({@link System#nanoTime}) this attempt sent the EZID update; its retry asks EZID first.
+     */
     static final String UPDATE_SENT_AT = "ezidUpdateSentAt";
 
     private final QueueStore store;
@@ -40,7 +42,9 @@ public final class IdentifiersStep {
     /** The local id the loop is at ({@code CamelLoopIndex}), for the local-id call that follows. */
     public void nextLocalId(Exchange exchange) {
         int i = exchange.getProperty(Exchange.LOOP_INDEX, 0, Integer.class);
-        exchange.setProperty(ServiceCall.LOCAL_ID, ObjectInProcess.of(exchange).described.identifiers().localId().get(i));
+        exchange.setProperty(
+                ServiceCall.LOCAL_ID,
+                ObjectInProcess.of(exchange).described.identifiers().localId().get(i));
         exchange.removeProperty(ServiceCall.RESULT);
     }
 
@@ -55,8 +59,8 @@ public final class IdentifiersStep {
             o.ark(exchange, bound);
             o.foundByLocalId = bound;
         } else if (!o.ark.equals(bound)) {
-            throw new IllegalArgumentException("local id '" + exchange.getProperty(ServiceCall.LOCAL_ID) + "' is bound to "
-                    + bound + " in collection " + o.profile.id() + ", but the job names " + o.ark);
+            throw new IllegalArgumentException("local id '" + exchange.getProperty(ServiceCall.LOCAL_ID)
+                    + "' is bound to " + bound + " in collection " + o.profile.id() + ", but the job names " + o.ark);
         }
     }
 
@@ -72,8 +76,12 @@ public final class IdentifiersStep {
         if (store.stepWrites().effects(o.lock).unresolved(JobEffects.MINT)) {
             JobEffects fx = store.stepWrites().mintAgain(o.lock, o.profile.id());
             // the wording "began minting and recorded no ARK" is what the chaos test counts
-            LOG.warn("job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
-                    + "(lost_mint {} on the job: an unused ARK may exist at the minter)", job.id(), job.batchId(), fx.lostMints());
+            LOG.warn(
+                    "job {} batch {}: an earlier attempt began minting and recorded no ARK; minting again "
+                            + "(lost_mint {} on the job: an unused ARK may exist at the minter)",
+                    job.id(),
+                    job.batchId(),
+                    fx.lostMints());
         } else {
             store.stepWrites().effectStarted(o.lock, JobEffects.MINT, o.profile.id());
         }
@@ -114,9 +122,14 @@ public final class IdentifiersStep {
             keep(exchange, o);
         } catch (StaleLockException e) {
             if (o.minted != null) {
-                // recorded nowhere: the job's holder mints its own (or takes this one, if this attempt bound it to the local id)
-                LOG.warn("job {} batch {}: minted {} and then found the job no longer this worker's: that ARK is recorded on no "
-                        + "job and is unused unless the job's local id is bound to it", o.job().id(), o.job().batchId(), o.minted);
+                // recorded nowhere: the job's holder mints its own (or
+                // takes this one, if this attempt bound it to the local id)
+                LOG.warn(
+                        "job {} batch {}: minted {} and then found the job no longer this worker's: that ARK is"
+                                + " recorded on no job and is unused unless the job's local id is bound to it",
+                        o.job().id(),
+                        o.job().batchId(),
+                        o.minted);
             }
             throw e;
         }
@@ -128,7 +141,8 @@ public final class IdentifiersStep {
         // only an attempt after the one that recorded the mint can have sent the update already
         boolean mintedEarlier = fx.done(JobEffects.MINT);
         Identifiers ids = o.identifiers();
-        boolean changed = !o.ark.equals(job.identifiers().primary()) || !ids.localId().equals(job.identifiers().localId());
+        boolean changed = !o.ark.equals(job.identifiers().primary())
+                || !ids.localId().equals(job.identifiers().localId());
         if (fx.unresolved(JobEffects.MINT) && o.minted == null) {
             if (job.identifiers().primary() != null) {
                 // an earlier attempt minted this ARK and wrote it to the job; only the record of it was lost
@@ -136,15 +150,20 @@ public final class IdentifiersStep {
             } else if (o.ark.equals(o.foundByLocalId)) {
                 // an earlier attempt minted and bound this ARK, then died before writing it: it is this job's
                 // mint, and its EZID update is still due
-                LOG.warn("job {} batch {}: an earlier attempt's mint was not recorded, and the local id is bound to {}: "
-                        + "taken as that mint", job.id(), job.batchId(), o.ark);
+                LOG.warn(
+                        "job {} batch {}: an earlier attempt's mint was not recorded, and the local id is bound to {}: "
+                                + "taken as that mint",
+                        job.id(),
+                        job.batchId(),
+                        o.ark);
                 fx = store.stepWrites().writeMintedIdentifiers(o.lock, ids, o.ark);
                 changed = false;
             }
         }
         if (changed) {
             if (o.minted != null) {
-                fx = store.stepWrites().writeMintedIdentifiers(o.lock, ids, o.minted); // the ARK and the mint's record together
+                // the ARK and the mint's record together
+                fx = store.stepWrites().writeMintedIdentifiers(o.lock, ids, o.minted);
             } else {
                 store.stepWrites().writeIdentifiers(o.lock, ids);
             }
@@ -169,8 +188,12 @@ public final class IdentifiersStep {
     public void viewed(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         if (Boolean.TRUE.equals(exchange.getProperty(ServiceCall.RESULT, Boolean.class))) {
-            LOG.info("job {} batch {}: {} already has its landing page at EZID (an update whose answer was lost); not sent again",
-                    o.job().id(), o.job().batchId(), o.ark);
+            LOG.info(
+                    "job {} batch {}: {} already has its landing page at EZID (an update whose answer was lost); not"
+                            + " sent again",
+                    o.job().id(),
+                    o.job().batchId(),
+                    o.ark);
             exchange.setProperty("describedEarlier", true);
             store.stepWrites().effectDone(o.lock, JobEffects.EZID_UPDATE, o.ark);
         }
@@ -191,13 +214,20 @@ public final class IdentifiersStep {
         long left = sent == null ? 0 : sent + settle.toNanos() - System.nanoTime();
         if (left > 0) {
             ObjectInProcess o = ObjectInProcess.of(exchange);
-            LOG.info("job {} batch {}: the EZID update of {} had no answer; waiting {} ms for it to land before asking EZID",
-                    o.job().id(), o.job().batchId(), o.ark, TimeUnit.NANOSECONDS.toMillis(left));
+            LOG.info(
+                    "job {} batch {}: the EZID update of {} had no answer; waiting {} ms for it to land before asking"
+                            + " EZID",
+                    o.job().id(),
+                    o.job().batchId(),
+                    o.ark,
+                    TimeUnit.NANOSECONDS.toMillis(left));
             TimeUnit.NANOSECONDS.sleep(left);
         }
     }
 
-    /** EZID could not be asked (no connection, no answer, a 5xx): the update is sent anyway (it sets the same metadata). */
+    /**
+     * EZID could not be asked (no connection, no answer, a 5xx): the update is sent anyway (it sets the same metadata).
+     */
     public void notViewed(Exchange exchange) {
         ObjectInProcess o = ObjectInProcess.of(exchange);
         Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);

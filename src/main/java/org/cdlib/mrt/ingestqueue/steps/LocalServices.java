@@ -35,7 +35,8 @@ public final class LocalServices {
 
     public void storageVersion(Exchange exchange) throws Exception {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        exchange.setProperty(ServiceCall.RESULT, need(storage, "ingest.storage=local").currentVersion(o.profile, o.ark));
+        exchange.setProperty(
+                ServiceCall.RESULT, need(storage, "ingest.storage=local").currentVersion(o.profile, o.ark));
     }
 
     public void store(Exchange exchange) throws Exception {
@@ -49,8 +50,11 @@ public final class LocalServices {
 
     public void lookup(Exchange exchange) throws Exception {
         ObjectInProcess o = ObjectInProcess.of(exchange);
-        need(localIds, "the local inventory").primaryFor(o.profile.id(), exchange.getProperty(ServiceCall.LOCAL_ID, String.class))
-                .ifPresentOrElse(a -> exchange.setProperty(ServiceCall.RESULT, a), () -> exchange.removeProperty(ServiceCall.RESULT));
+        need(localIds, "the local inventory")
+                .primaryFor(o.profile.id(), exchange.getProperty(ServiceCall.LOCAL_ID, String.class))
+                .ifPresentOrElse(
+                        a -> exchange.setProperty(ServiceCall.RESULT, a),
+                        () -> exchange.removeProperty(ServiceCall.RESULT));
     }
 
     public void bind(Exchange exchange) throws Exception {
@@ -68,7 +72,10 @@ public final class LocalServices {
     /** The highest version the local inventory has of the object being recorded (0: none). */
     public void inventoryVersion(Exchange exchange) throws Exception {
         RecordStep.Recording r = RecordStep.Recording.of(exchange);
-        exchange.setProperty(ServiceCall.RESULT, need(inventory, "ingest.inventory=local").currentVersion(r.version().ark()));
+        exchange.setProperty(
+                ServiceCall.RESULT,
+                need(inventory, "ingest.inventory=local")
+                        .currentVersion(r.version().ark()));
     }
 
     private static <T> T need(T service, String what) {

@@ -23,8 +23,8 @@ import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
  * {@code notify.yaml} name: the domain steps ({@code identifiersStep}, {@code processStep},
  * {@code storeStep}, {@code recordStep}, {@code notifyStep}), the request and answer halves of
  * the Merritt calls ({@code ezid}, {@code storage}, {@code inventory}) and the embedded defaults
- * ({@code localServices}). Which branch a route takes is the configuration's: {@code ingest.minter} (local | ezid), {@code ingest.storage}
- * (local | http), {@code ingest.inventory} (local | http). See README "Configuration".
+ * ({@code localServices}). Which branch a route takes is the configuration's: {@code ingest.minter} (local | ezid),
+ * {@code ingest.storage} (local | http), {@code ingest.inventory} (local | http). See README "Configuration".
  */
 public final class ProcessingModule implements QueueModule {
 
@@ -33,11 +33,16 @@ public final class ProcessingModule implements QueueModule {
         String minterKind = ctx.property("ingest.minter", "local");
         String storageKind = ctx.property("ingest.storage", "local");
         String inventoryKind = ctx.property("ingest.inventory", "local");
-        LocalMinter minter = switch (minterKind) {
-            case "local" -> new LocalMinter(new Counters(ctx.store().client()), ctx.property("ingest.minter.shoulder", "ark:/99999/fk4"));
-            case "ezid" -> null;
-            default -> throw new IllegalArgumentException("ingest.minter must be local or ezid, not " + minterKind);
-        };
+        LocalMinter minter =
+                switch (minterKind) {
+                    case "local" ->
+                        new LocalMinter(
+                                new Counters(ctx.store().client()),
+                                ctx.property("ingest.minter.shoulder", "ark:/99999/fk4"));
+                    case "ezid" -> null;
+                    default ->
+                        throw new IllegalArgumentException("ingest.minter must be local or ezid, not " + minterKind);
+                };
         Storage local = switch (storageKind) {
             case "local" -> new OcflStorage(Path.of(ctx.property("ingest.storage.local.root", "./data/storage")));
             case "http" -> null;
@@ -46,14 +51,20 @@ public final class ProcessingModule implements QueueModule {
         HttpStorage merrittStorage = new HttpStorage(ctx.property("ingest.files.base-url",
                 "http://localhost:" + ctx.property("ingest.http.port", "8080") + "/files"));
         StorageAddresses addresses = local != null ? local : merrittStorage;
-        H2Inventory index = new H2Inventory(ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
-                ctx.property("ingest.inventory.local.user").orElse(null), ctx.property("ingest.inventory.local.password").orElse(null),
-                Integer.parseInt(ctx.property("ingest.inventory.local.pool-size", Integer.toString(H2Inventory.DEFAULT_POOL_SIZE))));
-        boolean merrittInventory = switch (inventoryKind) {
-            case "local" -> false;
-            case "http" -> true;
-            default -> throw new IllegalArgumentException("ingest.inventory must be local or http, not " + inventoryKind);
-        };
+        H2Inventory index = new H2Inventory(
+                ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
+                ctx.property("ingest.inventory.local.user").orElse(null),
+                ctx.property("ingest.inventory.local.password").orElse(null),
+                Integer.parseInt(ctx.property(
+                        "ingest.inventory.local.pool-size", Integer.toString(H2Inventory.DEFAULT_POOL_SIZE))));
+        boolean merrittInventory =
+                switch (inventoryKind) {
+                    case "local" -> false;
+                    case "http" -> true;
+                    default ->
+                        throw new IllegalArgumentException(
+                                "ingest.inventory must be local or http, not " + inventoryKind);
+                };
         if (merrittInventory && ctx.property("ingest.inventory.url").isEmpty()) {
             throw new IllegalArgumentException("ingest.inventory=http needs ingest.inventory.url");
         }

@@ -35,7 +35,8 @@ public final class ProvisionStep implements Processor {
 
     public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent) {
         if (maxUsedPercent < 1 || maxUsedPercent > 100) {
-            throw new IllegalArgumentException("ingest.provisioning.max-used-percent must be 1..100, got " + maxUsedPercent);
+            throw new IllegalArgumentException(
+                    "ingest.provisioning.max-used-percent must be 1..100, got " + maxUsedPercent);
         }
         this.store = store;
         this.disk = disk;
@@ -51,7 +52,8 @@ public final class ProvisionStep implements Processor {
             JobExchange.fail(exchange, never);
             return;
         }
-        // never on counters a move of mrt-zk's workers skipped (issue 42): one synced look, shared, healed first if need be
+        // never on counters a move of mrt-zk's workers skipped (issue
+        // 42): one synced look, shared, healed first if need be
         var heal = store.spaceHeal();
         if (heal != null) {
             try {

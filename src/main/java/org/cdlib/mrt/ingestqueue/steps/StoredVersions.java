@@ -68,7 +68,8 @@ public final class StoredVersions {
         if (e == null || !fx.done(JobEffects.STORAGE)) {
             return null;
         }
-        return QueueJson.read("effects/storage", String.valueOf(e.detail()).getBytes(StandardCharsets.UTF_8), StoredVersion.class);
+        return QueueJson.read(
+                "effects/storage", String.valueOf(e.detail()).getBytes(StandardCharsets.UTF_8), StoredVersion.class);
     }
 
     /**
@@ -114,7 +115,9 @@ public final class StoredVersions {
     static StoredVersion read(Path ingestHome, String bid, String jid) {
         Path f = file(ingestHome, bid, jid);
         try {
-            return Files.isRegularFile(f) ? QueueJson.read(f.toString(), Files.readAllBytes(f), StoredVersion.class) : null;
+            return Files.isRegularFile(f)
+                    ? QueueJson.read(f.toString(), Files.readAllBytes(f), StoredVersion.class)
+                    : null;
         } catch (IOException | RuntimeException e) {
             return null;
         }

@@ -93,7 +93,9 @@ public final class Text {
     private static boolean clean(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c < 0x20 || c >= 0x7f && c <= 0x9f || c >= '\u2028' && (c == '\u2028' || c == '\u2029' || c >= '\uD800')) {
+            if (c < 0x20
+                    || c >= 0x7f && c <= 0x9f
+                    || c >= '\u2028' && (c == '\u2028' || c == '\u2029' || c >= '\uD800')) {
                 // a rare character: the careful walk decides (surrogate pairs and most of the BMP's top are fine)
                 return problem(s, false) == null;
             }
@@ -103,8 +105,8 @@ public final class Text {
 
     /**
      * {@code s} as XML 1.0 character data of an element: {@code & < >} escaped, a carriage
-     * return as {@code &#13;} (so it survives parsing), and each character XML 1.0 cannot hold (C0 controls but tab and line breaks, a lone surrogate,
-     * U+FFFE, U+FFFF) replaced by U+FFFD, so the document is always well-formed.
+     * return as {@code &#13;} (so it survives parsing), and each character XML 1.0 cannot hold (C0 controls but tab
+     * and line breaks, a lone surrogate, U+FFFE, U+FFFF) replaced by U+FFFD, so the document is always well-formed.
      */
     public static String xml(String s) {
         if (s == null) {
@@ -122,7 +124,9 @@ public final class Text {
                 default -> {
                     if (c < 0x20 || c == '\uFFFE' || c == '\uFFFF') {
                         b.append('\uFFFD');
-                    } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    } else if (Character.isHighSurrogate(c)
+                            && i + 1 < s.length()
+                            && Character.isLowSurrogate(s.charAt(i + 1))) {
                         b.append(c).append(s.charAt(++i));
                     } else if (Character.isSurrogate(c)) {
                         b.append('\uFFFD');
@@ -158,7 +162,10 @@ public final class Text {
         return b.toString();
     }
 
-    /** {@code s} as one double-quoted value of a {@code key="value"} log line: quotes and backslashes escaped, on one line. */
+    /**
+     * {@code s} as one double-quoted value of a {@code key="value"}
+     * log line: quotes and backslashes escaped, on one line.
+     */
     public static String quoted(String s) {
         if (s == null) {
             return "\"\"";

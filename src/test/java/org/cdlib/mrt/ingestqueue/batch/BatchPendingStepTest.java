@@ -38,8 +38,9 @@ class BatchPendingStepTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture().withHttp();
     static final WireMockServer http = ZK.http();
-    static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | "
-            + "nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n";
+    static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize |"
+            + " nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator |"
+            + " mrt:title | mrt:date\n";
 
     final Path dir = ZK.dir();
     QueueStore store;
@@ -50,18 +51,24 @@ class BatchPendingStepTest {
         store = ZK.store(dir.resolve("queue"));
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         Files.writeString(profiles.resolve("demo_content"), """
-                ProfileID: demo_content
-                Collection.1: ark:/99999/fk4demo
-                StorageNode: 7777
-                """);
+            ProfileID: demo_content
+            Collection.1: ark:/99999/fk4demo
+            StorageNode: 7777
+            """);
         Files.writeString(profiles.resolve("urgent"), """
-                ProfileID: urgent
-                Collection.1: ark:/99999/fk4urgent
-                StorageNode: 7777
-                Priority: 01
-                """);
-        step = new BatchPendingStep(store, new ProfileDirectory(profiles),
-                new Fetcher(FetchSettings.defaults().withAllow(AddressPolicy.LOOPBACK).withRetries(0, Duration.ZERO), dir.resolve("queue")));
+            ProfileID: urgent
+            Collection.1: ark:/99999/fk4urgent
+            StorageNode: 7777
+            Priority: 01
+            """);
+        step = new BatchPendingStep(
+                store,
+                new ProfileDirectory(profiles),
+                new Fetcher(
+                        FetchSettings.defaults()
+                                .withAllow(AddressPolicy.LOOPBACK)
+                                .withRetries(0, Duration.ZERO),
+                        dir.resolve("queue")));
     }
 
     String serve(String kind, String... rows) {
@@ -77,8 +84,26 @@ class BatchPendingStepTest {
     }
 
     static BatchSubmission submission(String profile, String url, String type) {
-        return new BatchSubmission(profile, "tester", url, "Sub title", "Sub who", "2026", null, type, "add", "f.txt",
-                "loc-a; loc-b", null, "md5", "00112233445566778899aabbccddeeff", null, "json", null, "2026-11-22T00:00:00Z", null);
+        return new BatchSubmission(
+                profile,
+                "tester",
+                url,
+                "Sub title",
+                "Sub who",
+                "2026",
+                null,
+                type,
+                "add",
+                "f.txt",
+                "loc-a; loc-b",
+                null,
+                "md5",
+                "00112233445566778899aabbccddeeff",
+                null,
+                "json",
+                null,
+                "2026-11-22T00:00:00Z",
+                null);
     }
 
     Exchange run(BatchSubmission s) throws Exception {
@@ -166,7 +191,8 @@ class BatchPendingStepTest {
         assertTrue(BatchExchange.error(run(submission("demo_content", object, "batch-manifest")))
                 .contains("mrt-ingest-manifest"));
         http.stubFor(get(urlEqualTo("/truncated.checkm")).willReturn(aResponse().withBody("#%checkm_0.7\n" + FIELDS)));
-        assertTrue(BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/truncated.checkm", "batch-manifest")))
+        assertTrue(BatchExchange.error(
+                        run(submission("demo_content", http.baseUrl() + "/truncated.checkm", "batch-manifest")))
                 .contains("#%eof"));
         String missing = BatchExchange.error(run(submission("demo_content", http.baseUrl() + "/nothing-here.checkm",
                 "batch-manifest")));
@@ -175,7 +201,8 @@ class BatchPendingStepTest {
 
     @Test
     void anUnknownProfileTypeOrUrlSchemeIsRefusedWithItsName() throws Exception {
-        assertEquals("unknown profile 'nope'", BatchExchange.error(run(submission("nope", "http://example.org/f", "file"))));
+        assertEquals(
+                "unknown profile 'nope'", BatchExchange.error(run(submission("nope", "http://example.org/f", "file"))));
         assertTrue(BatchExchange.error(run(submission("demo_content", "http://example.org/f", "zip")))
                 .contains("unknown submission type 'zip'"));
         assertTrue(BatchExchange.error(run(submission("demo_content", "gopher://example.org/f", "file")))

@@ -64,7 +64,9 @@ class OpenJobsCapAcrossHostsTest {
     @BeforeEach
     void threeHosts() throws Exception {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4demo\nStorageNode: 7777\n");
+        Files.writeString(
+                profiles.resolve("demo_content"),
+                "ProfileID: demo_content\nCollection.1: ark:/99999/fk4demo\nStorageNode: 7777\n");
         for (int i = 0; i < 3; i++) {
             CuratorFramework c = QueueTestSupport.client(ZK.server());
             clients.add(c);
@@ -105,7 +107,11 @@ class OpenJobsCapAcrossHostsTest {
         List<String> all = new ArrayList<>();
         for (int i = 0; i < rows.length; i++) {
             List<String> jids = reader.batches().jobs(bids.get(i), BatchRef.COMPLETED);
-            List<String> localIds = reader.jobs().load(jids).stream().map(Job::configuration).map(c -> c.localId()).sorted().toList();
+            List<String> localIds = reader.jobs().load(jids).stream()
+                    .map(Job::configuration)
+                    .map(c -> c.localId())
+                    .sorted()
+                    .toList();
             List<String> expected = new ArrayList<>();
             for (int r = 0; r < rows[i]; r++) {
                 expected.add("b" + i + "-" + r);
@@ -117,7 +123,9 @@ class OpenJobsCapAcrossHostsTest {
         assertTrue(new ConsistencyCheck(reader).check().clean());
     }
 
-    /** Each host takes its own batch and runs the step on it, all released together by a latch; then moves or lets go. */
+    /**
+     * Each host takes its own batch and runs the step on it, all released together by a latch; then moves or lets go.
+     */
     void raceOnePass(List<String> bids) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(bids.size());
         try {
@@ -134,8 +142,9 @@ class OpenJobsCapAcrossHostsTest {
                 }
                 running.add(pool.submit(() -> {
                     // a lock let go in the previous pass may still be on its way out
-                    BatchLock lock = await().atMost(Duration.ofSeconds(10)).until(() -> host.batches().tryLock(bid, "pending"),
-                            Optional::isPresent).orElseThrow();
+                    BatchLock lock = await().atMost(Duration.ofSeconds(10))
+                            .until(() -> host.batches().tryLock(bid, "pending"), Optional::isPresent)
+                            .orElseThrow();
                     ready.countDown();
                     go.await();
                     Exchange ex = new DefaultExchange(camel);
@@ -161,7 +170,8 @@ class OpenJobsCapAcrossHostsTest {
 
     /** A batch manifest of {@code rows} objects, local ids {@code b<i>-<row>}. */
     String manifest(int i, int rows) {
-        StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n")
+        StringBuilder m = new StringBuilder(
+                        "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest\n")
                 .append(BatchPendingStepTest.FIELDS);
         for (int r = 0; r < rows; r++) {
             m.append("http://example.org/b").append(i).append('-').append(r).append(".checkm | | | | | o.checkm | | b")

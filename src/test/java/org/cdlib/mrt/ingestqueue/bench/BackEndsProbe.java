@@ -69,7 +69,8 @@ public final class BackEndsProbe {
         Fetcher fetcher = new Fetcher(FetchSettings.defaults().withAllow(AddressPolicy.LOOPBACK), dir);
         OcflStorage storage = new OcflStorage(dir.resolve("storage"));
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (H2Inventory inventory = new H2Inventory("jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory")) {
+        try (H2Inventory inventory =
+                new H2Inventory("jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory")) {
             System.out.printf("machine: %d cores, java %s; local back-ends alone, %d threads, one-file objects%n",
                     Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), threads);
             AtomicInteger next = new AtomicInteger();
@@ -91,10 +92,13 @@ public final class BackEndsProbe {
                     f.get();
                 }
                 double s = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("  %s objects: %.2f s = %.0f objects/s, process CPU %.1f ms per object%n", round, s, n / s,
-                        (cpu() - cpu0) / 1e6 / n);
+                System.out.printf(
+                        "  %s objects: %.2f s = %.0f objects/s, process CPU %.1f ms per object%n",
+                        round, s, n / s, (cpu() - cpu0) / 1e6 / n);
                 for (Stage st : STAGES) {
-                    System.out.printf("    %-34s %6.1f ms per object (wall, in a thread)%n", st.name(), st.nanos().sum() / 1e6 / n);
+                    System.out.printf(
+                            "    %-34s %6.1f ms per object (wall, in a thread)%n",
+                            st.name(), st.nanos().sum() / 1e6 / n);
                 }
             }
         } finally {
@@ -115,8 +119,25 @@ public final class BackEndsProbe {
         t = STAGES[0].lap(t);
         String localId = "probe-" + k;
         String ark = "ark:/99999/fk4probe" + k;
-        JobConfiguration c = new JobConfiguration(null, "demo_content", "bench", uri.toString(), "file", null, "add", null,
-                localId, "f" + k + ".txt", null, null, null, "A. Author", "Title " + k, "2026", null, null);
+        JobConfiguration c = new JobConfiguration(
+                null,
+                "demo_content",
+                "bench",
+                uri.toString(),
+                "file",
+                null,
+                "add",
+                null,
+                localId,
+                "f" + k + ".txt",
+                null,
+                null,
+                null,
+                "A. Author",
+                "Title " + k,
+                "2026",
+                null,
+                null);
         Identifiers ids = new Identifiers(ark, List.of(localId));
         SystemFiles.write(Files.createDirectories(wd.resolve("system")), c, ids);
         StorageManifest manifest = StorageManifest.build(wd, (f, name) -> name);

@@ -36,7 +36,9 @@ public final class BatchViewBenchmark {
         System.setProperty("jute.maxbuffer", "524288");
         int objects = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
-        System.out.printf("machine: %d cores, java %s%n", Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        System.out.printf(
+                "machine: %d cores, java %s%n",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
         Path dir = BenchDirs.temporary("ingest-batch-view");
         Map<String, String> config = ScaleBenchmark.noOpStepsConfig(dir);
         config.put("ingest.http.port", "0");
@@ -44,7 +46,11 @@ public final class BatchViewBenchmark {
         Map<String, Object> beans = ScaleBenchmark.noOpSteps();
         try (IngestService service = new IngestService(config, beans).start()) {
             QueueStore store = service.store();
-            String base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+            String base = "http://127.0.0.1:"
+                    + service.camel()
+                            .getRegistry()
+                            .lookupByNameAndType("httpApi", HttpApi.class)
+                            .port();
             String bid = ScaleBenchmark.submit(store, dir, objects);
             Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(50))
                     .until(() -> store.batches().load(bid).status().jobsCreated() >= Math.min(objects, 5000));
@@ -64,10 +70,18 @@ public final class BatchViewBenchmark {
                 }
             }
             Collections.sort(nanos);
-            System.out.printf("%nGET /api/batches/<bid> of a %,d-object batch while it runs (%,d jobs created, %s open): "
-                    + "%,d requests in %d s, median %.1f ms, p95 %.1f ms, max %.1f ms, %,d bytes%n", objects,
-                    store.batches().load(bid).status().jobsCreated(), store.jobs().counts(), nanos.size(), seconds,
-                    nanos.get(nanos.size() / 2) / 1e6, nanos.get(nanos.size() * 95 / 100) / 1e6, nanos.get(nanos.size() - 1) / 1e6, bytes);
+            System.out.printf(
+                    "%nGET /api/batches/<bid> of a %,d-object batch while it runs (%,d jobs created, %s open): "
+                            + "%,d requests in %d s, median %.1f ms, p95 %.1f ms, max %.1f ms, %,d bytes%n",
+                    objects,
+                    store.batches().load(bid).status().jobsCreated(),
+                    store.jobs().counts(),
+                    nanos.size(),
+                    seconds,
+                    nanos.get(nanos.size() / 2) / 1e6,
+                    nanos.get(nanos.size() * 95 / 100) / 1e6,
+                    nanos.get(nanos.size() - 1) / 1e6,
+                    bytes);
         }
         System.exit(0);
     }

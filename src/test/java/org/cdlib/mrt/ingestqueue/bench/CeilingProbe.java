@@ -40,8 +40,10 @@ final class CeilingProbe {
         List<Op> setup = new ArrayList<>();
         for (int j = 0; j < jobs; j++) {
             setup.add(Op.create(root + "/jobs/j" + j, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-            setup.add(Op.create(root + "/jobs/j" + j + "-status", status(0), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-            setup.add(Op.create(root + "/s0/05-j" + j, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+            setup.add(Op.create(
+                    root + "/jobs/j" + j + "-status", status(0), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+            setup.add(
+                    Op.create(root + "/s0/05-j" + j, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
             if (setup.size() >= 300) {
                 zk.multi(setup);
                 setup.clear();

@@ -34,11 +34,14 @@ public final class CompletedJobShapeBenchmark {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 200;
         System.out.printf("machine: %d cores, java %s; %d jobs a shape%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), jobs);
-        System.out.println("| shape | znodes per finished job (own + references) | bytes of data per finished job | ZooKeeper ops of the completing move | ops of the report's read of a listed one |");
+        System.out.println(
+                "| shape | znodes per finished job (own + references) | bytes of data per finished job | ZooKeeper ops"
+                        + " of the completing move | ops of the report's read of a listed one |");
         System.out.println("|---|---|---|---|---|");
         for (boolean merritt : List.of(true, false)) {
             try (TestingServer server = new TestingServer(true);
-                 CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+                    CuratorFramework client =
+                            CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
                 client.start();
                 Path dir = BenchDirs.temporary("ingest-completed-shape");
                 QueueStore store = new QueueStore(client, dir).start();
@@ -48,7 +51,9 @@ public final class CompletedJobShapeBenchmark {
                 long moveOps = 0;
                 for (String jid : jids) {
                     walkToNotify(store, jid);
-                    HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+                    HeldJob lock = store.claims()
+                            .claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker")
+                            .orElseThrow();
                     store.stepWrites().effectDone(lock, JobEffects.CALLBACK, "completed");
                     long before = store.operations();
                     store.moves().transition(lock, JobState.COMPLETED, Change.because("step succeeded"));

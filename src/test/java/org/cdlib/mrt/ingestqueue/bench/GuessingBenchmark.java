@@ -40,8 +40,10 @@ public final class GuessingBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        System.out.printf("cores %d, hashing threads %d (+1 for users known at their address)%n",
-                Runtime.getRuntime().availableProcessors(), Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+        System.out.printf(
+                "cores %d, hashing threads %d (+1 for users known at their address)%n",
+                Runtime.getRuntime().availableProcessors(),
+                Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
         run("default limits, 20 guessers on one address", false, false);
         run("default limits, 20 guessers, every guess from a new address", false, true);
         run("limits out of reach, 20 guessers on one address (every guess hashed)", true, false);
@@ -55,7 +57,9 @@ public final class GuessingBenchmark {
             config.put("ingest.home", dir.resolve("queue").toString());
             config.put("ingest.profiles", dir.resolve("profiles").toString());
             config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-            config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
+            config.put(
+                    "ingest.inventory.local.url",
+                    "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
             config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
             config.put("ingest.http.port", "0");
             config.put("ingest.api.users", "ops:" + Passwords.hash("right") + ":admin");
@@ -70,9 +74,11 @@ public final class GuessingBenchmark {
                 int port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
                 String base = "http://127.0.0.1:" + port;
                 HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                String right = "Basic " + Base64.getEncoder().encodeToString("ops:right".getBytes(StandardCharsets.UTF_8));
+                String right =
+                        "Basic " + Base64.getEncoder().encodeToString("ops:right".getBytes(StandardCharsets.UTF_8));
                 client.send(HttpRequest.newBuilder(URI.create(base + "/api/queue")).header("Authorization", right)
-                        .header("X-Forwarded-For", USUAL).build(), HttpResponse.BodyHandlers.discarding()); // the real user has logged in
+                        // the real user has logged in
+                        .header("X-Forwarded-For", USUAL).build(), HttpResponse.BodyHandlers.discarding());
                 health(client, base, 500); // warm-up
                 long[] quiet = health(client, base, 200);
                 AtomicBoolean guessing = new AtomicBoolean(true);
@@ -83,13 +89,20 @@ public final class GuessingBenchmark {
                 for (int i = 0; i < 20; i++) {
                     int n = i;
                     Thread t = new Thread(() -> {
-                        HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                        HttpClient own = HttpClient.newBuilder()
+                                .version(HttpClient.Version.HTTP_1_1)
+                                .build();
                         for (long k = 0; guessing.get(); k++) {
-                            String auth = Base64.getEncoder().encodeToString(("ops:guess-" + n + "-" + k).getBytes(StandardCharsets.UTF_8));
-                            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/api/queue")).header("Authorization", "Basic " + auth);
-                            b.header("X-Forwarded-For", spread ? "10." + n + "." + (k >> 8 & 255) + "." + (k & 255) : "10.0.0.1");
+                            String auth = Base64.getEncoder()
+                                    .encodeToString(("ops:guess-" + n + "-" + k).getBytes(StandardCharsets.UTF_8));
+                            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/api/queue"))
+                                    .header("Authorization", "Basic " + auth);
+                            b.header(
+                                    "X-Forwarded-For",
+                                    spread ? "10." + n + "." + (k >> 8 & 255) + "." + (k & 255) : "10.0.0.1");
                             try {
-                                int status = own.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+                                int status = own.send(b.build(), HttpResponse.BodyHandlers.discarding())
+                                        .statusCode();
                                 if (status == 401) {
                                     hashed.incrementAndGet();
                                 } else if (status == 429) {
@@ -113,8 +126,13 @@ public final class GuessingBenchmark {
                 List<Long> user = new ArrayList<>();
                 long[] busy = healthFor(client, base, 15, () -> {
                     long s = System.nanoTime();
-                    int status = client.send(HttpRequest.newBuilder(URI.create(base + "/api/queue")).header("Authorization", right)
-                            .header("X-Forwarded-For", USUAL).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+                    int status = client.send(
+                                    HttpRequest.newBuilder(URI.create(base + "/api/queue"))
+                                            .header("Authorization", right)
+                                            .header("X-Forwarded-For", USUAL)
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode();
                     user.add(status == 200 ? System.nanoTime() - s : Long.MAX_VALUE);
                 });
                 double seconds = (System.nanoTime() - start) / 1e9;
@@ -125,12 +143,19 @@ public final class GuessingBenchmark {
                 long[] users = user.stream().mapToLong(Long::longValue).sorted().toArray();
                 long userRefused = user.stream().filter(x -> x == Long.MAX_VALUE).count();
                 System.out.printf("%n%s%n", title);
-                System.out.printf("  /api/health idle:          median %.1f ms, p95 %.1f ms%n", quiet[100] / 1e6, quiet[190] / 1e6);
-                System.out.printf("  /api/health, 20 guessing:  median %.1f ms, p95 %.1f ms over %d requests (median %.2fx idle)%n",
-                        busy[busy.length / 2] / 1e6, busy[busy.length * 95 / 100] / 1e6, busy.length,
+                System.out.printf(
+                        "  /api/health idle:          median %.1f ms, p95 %.1f ms%n",
+                        quiet[100] / 1e6, quiet[190] / 1e6);
+                System.out.printf(
+                        "  /api/health, 20 guessing:  median %.1f ms, p95 %.1f ms over %d requests (median %.2fx"
+                                + " idle)%n",
+                        busy[busy.length / 2] / 1e6,
+                        busy[busy.length * 95 / 100] / 1e6,
+                        busy.length,
                         (double) busy[busy.length / 2] / quiet[100]);
-                System.out.printf("  guesses answered in %.1f s: %d hashed (401), %d refused before any hash (429)%n", seconds,
-                        hashed.get() - hashedBefore, refused.get() - refusedBefore);
+                System.out.printf(
+                        "  guesses answered in %.1f s: %d hashed (401), %d refused before any hash (429)%n",
+                        seconds, hashed.get() - hashedBefore, refused.get() - refusedBefore);
                 System.out.printf("  the real user meanwhile:   median %.1f ms over %d requests, %d refused%n",
                         users[Math.min(users.length - 1, users.length / 2)] / 1e6, users.length, userRefused);
             }
@@ -142,13 +167,18 @@ public final class GuessingBenchmark {
         void run() throws Exception;
     }
 
-    /** The sorted latencies (ns) of health requests one after another for {@code seconds}, {@code between} after every tenth. */
+    /**
+     * The sorted latencies (ns) of health requests one after another
+     * for {@code seconds}, {@code between} after every tenth.
+     */
     static long[] healthFor(HttpClient client, String base, int seconds, Between between) throws Exception {
         List<Long> t = new ArrayList<>();
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         while (System.nanoTime() < end) {
             long s = System.nanoTime();
-            client.send(HttpRequest.newBuilder(URI.create(base + "/api/health")).build(), HttpResponse.BodyHandlers.discarding());
+            client.send(
+                    HttpRequest.newBuilder(URI.create(base + "/api/health")).build(),
+                    HttpResponse.BodyHandlers.discarding());
             t.add(System.nanoTime() - s);
             if (t.size() % 10 == 0) {
                 between.run();
@@ -162,7 +192,9 @@ public final class GuessingBenchmark {
         long[] t = new long[n];
         for (int i = 0; i < n; i++) {
             long s = System.nanoTime();
-            client.send(HttpRequest.newBuilder(URI.create(base + "/api/health")).build(), HttpResponse.BodyHandlers.discarding());
+            client.send(
+                    HttpRequest.newBuilder(URI.create(base + "/api/health")).build(),
+                    HttpResponse.BodyHandlers.discarding());
             t[i] = System.nanoTime() - s;
         }
         Arrays.sort(t);

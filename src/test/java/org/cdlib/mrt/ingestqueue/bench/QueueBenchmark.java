@@ -48,14 +48,18 @@ public final class QueueBenchmark {
     public static void main(String[] args) throws Exception {
         int jobs = Integer.getInteger("bench.jobs", 2000);
         int threads = Integer.getInteger("bench.threads", 4);
-        System.out.printf("machine: %d cores, java %s, %s%n", Runtime.getRuntime().availableProcessors(),
-                System.getProperty("java.version"), System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        System.out.printf(
+                "machine: %d cores, java %s, %s%n",
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"),
+                System.getProperty("os.name") + " " + System.getProperty("os.arch"));
         String mode = System.getProperty("bench.mode", "queue");
         String external = System.getProperty("bench.zookeeper", "");
         Path dir = BenchDirs.temporary("ingest-bench");
         if ((mode.equals("real") || mode.equals("all")) && Boolean.getBoolean("bench.tally")) {
             // the requests a job sends, counted by a relay in front of an in-process server (not the embedded default)
-            try (TestingServer zk = new TestingServer(true); ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {
+            try (TestingServer zk = new TestingServer(true);
+                    ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {
                 RealPathBenchmark.tally = tally;
                 RealPathBenchmark.run(dir.resolve("real"), jobs, chroot(tally.connectString()));
             }
@@ -64,7 +68,8 @@ public final class QueueBenchmark {
         }
         if (mode.equals("routes") && Boolean.getBoolean("bench.tally")) {
             // the requests a job sends through the routes, counted by a relay in front of an in-process server
-            try (TestingServer zk = new TestingServer(true); ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {
+            try (TestingServer zk = new TestingServer(true);
+                    ZooKeeperTally tally = new ZooKeeperTally(zk.getConnectString())) {
                 routesTally = tally;
                 serviceLevel(tally.connectString(), dir, jobs);
             }
@@ -73,7 +78,9 @@ public final class QueueBenchmark {
                 System.out.printf("zookeeper: external %s%n", external);
                 queueLevel(chroot(external), dir, jobs, threads);
             } else {
-                System.out.printf("zookeeper: in-process TestingServer, forceSync=%s%n", System.getProperty("zookeeper.forceSync", "yes"));
+                System.out.printf(
+                        "zookeeper: in-process TestingServer, forceSync=%s%n",
+                        System.getProperty("zookeeper.forceSync", "yes"));
                 try (TestingServer zk = new TestingServer(true)) {
                     queueLevel(zk.getConnectString(), dir, jobs, threads);
                 }
@@ -102,7 +109,8 @@ public final class QueueBenchmark {
         try (CuratorFramework c = client(connect)) {
             ceiling = CeilingProbe.run(c, jobs, inFlight);
         }
-        System.out.printf("%nceiling probe (%d jobs, one 5-op multi per transition, %d in flight, async)%n", jobs, inFlight);
+        System.out.printf(
+                "%nceiling probe (%d jobs, one 5-op multi per transition, %d in flight, async)%n", jobs, inFlight);
         System.out.printf("  %.0f transitions/s = %.0f jobs/s%n", ceiling, ceiling / 7);
         double routes = serviceLevel(connect, dir, jobs);
         System.out.printf("%nroutes / ceiling: %.0f / %.0f transitions/s = %.2f%n", routes, ceiling, routes / ceiling);
@@ -116,8 +124,26 @@ public final class QueueBenchmark {
     }
 
     static BatchSubmission submission() {
-        return new BatchSubmission("demo_content", "bench", "http://localhost/x", null, null, null, null, "batch-manifest",
-                "add", null, null, null, null, null, null, "json", null, null, null);
+        return new BatchSubmission(
+                "demo_content",
+                "bench",
+                "http://localhost/x",
+                null,
+                null,
+                null,
+                null,
+                "batch-manifest",
+                "add",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                "json",
+                null,
+                null,
+                null);
     }
 
     static void storeLevel(String connect, Path dir, int n, int threads) throws Exception {
@@ -125,8 +151,28 @@ public final class QueueBenchmark {
             QueueStore store = new QueueStore(c, dir.resolve("a")).start();
             List<NewJob> jobs = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                jobs.add(new NewJob(new JobConfiguration(null, "demo_content", "bench", "http://localhost/" + i, "file", null,
-                        null, null, null, null, null, null, null, null, null, null, null, null), new Identifiers(null, List.of()), 5));
+                jobs.add(new NewJob(
+                        new JobConfiguration(
+                                null,
+                                "demo_content",
+                                "bench",
+                                "http://localhost/" + i,
+                                "file",
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null),
+                        new Identifiers(null, List.of()),
+                        5));
             }
             long t0 = System.nanoTime();
             String bid = store.batches().create(submission());
@@ -140,7 +186,8 @@ public final class QueueBenchmark {
             double walkS = (System.nanoTime() - t1) / 1e9;
             System.out.printf("%nstore level (%d jobs, %d threads)%n", n, threads);
             System.out.printf("  create batch of %d jobs: %.2f s (%.0f jobs/s)%n", n, createS, n / createS);
-            System.out.printf("  %d transitions (claim + one multi each): %.2f s = %.0f transitions/s, %.0f jobs/s end to end%n",
+            System.out.printf(
+                    "  %d transitions (claim + one multi each): %.2f s = %.0f transitions/s, %.0f jobs/s end to end%n",
                     transitions, walkS, transitions / walkS, n / walkS);
             System.out.printf("  ZooKeeper operations per transition (claim, read, multi ops): %.1f%n",
                     (store.operations() - ops0) / (double) transitions);
@@ -155,20 +202,41 @@ public final class QueueBenchmark {
         config.put("ingest.profiles", dir.resolve("profiles").toString());
         config.put("ingest.http.enabled", "false");
         // no-op steps: the routes that call outside services are replaced by the tests' stand-ins
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
+        config.put(
+                "camel.main.routes-include-pattern",
+                "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
+        config.put(
+                "camel.main.routes-exclude-pattern",
+                "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
         // the service's own defaults (application.properties) unless -Dbench.concurrency sets every state
         String concurrency = System.getProperty("bench.concurrency", "the service's defaults");
         if (Integer.getInteger("bench.concurrency") != null) {
-            for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
+            for (String s : List.of(
+                    "estimating",
+                    "provisioning",
+                    "downloading",
+                    "processing",
+                    "storing",
+                    "recording",
+                    "notify",
+                    "pending")) {
                 config.put("ingest.concurrency." + s, concurrency);
             }
         }
         QueueBenchmark.passThrough(config);
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
-        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
-                "completeStep", "queuedMailStep", "reportStep")) {
+        for (String b : List.of(
+                "estimateStep",
+                "provisionStep",
+                "downloadStep",
+                "processStep",
+                "storeStep",
+                "recordStep",
+                "notifyStep",
+                "completeStep",
+                "queuedMailStep",
+                "reportStep")) {
             beans.put(b, noop);
         }
         beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
@@ -194,10 +262,32 @@ public final class QueueBenchmark {
             });
             List<NewJob> jobs = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                jobs.add(new NewJob(new JobConfiguration(null, "demo_content", "bench", "http://localhost/" + i, "file", null,
-                        null, null, null, null, null, null, null, null, null, null, null, null), new Identifiers(null, List.of()), 5));
+                jobs.add(new NewJob(
+                        new JobConfiguration(
+                                null,
+                                "demo_content",
+                                "bench",
+                                "http://localhost/" + i,
+                                "file",
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null),
+                        new Identifiers(null, List.of()),
+                        5));
             }
-            System.out.printf("%nthrough the service's routes (%d jobs, concurrency per state: %s, no-op steps)%n", n, concurrency);
+            System.out.printf(
+                    "%nthrough the service's routes (%d jobs, concurrency per state: %s, no-op steps)%n",
+                    n, concurrency);
             int warmup = Integer.getInteger("bench.warmup", n);
             if (warmup > 0) {
                 // a service runs for days: the first batches after a start also pay for class loading and the JIT
@@ -208,7 +298,8 @@ public final class QueueBenchmark {
                     return ws;
                 });
             }
-            // the seconds of one batch move by ±20 % on a shared machine: -Dbench.repeat runs several, the median decides
+            // the seconds of one batch move by ±20 % on a shared
+            // machine: -Dbench.repeat runs several, the median decides
             int repeat = Math.max(1, Integer.getInteger("bench.repeat", 1));
             List<Double> rates = new ArrayList<>();
             List<Double> cpus = new ArrayList<>();
@@ -229,20 +320,33 @@ public final class QueueBenchmark {
                 cpus.add(cpuMs);
                 System.out.printf("  %squeue released to batch completed: %.2f s = %.0f jobs/s, %.0f transitions/s%n",
                         repeat > 1 ? "run " + run + ": " : "", s, n / s, n * 7 / s);
-                System.out.printf("  ZooKeeper operations per job (job creation included, an op of a multi counts as one): %.1f%n", ops / (double) n);
-                System.out.printf("  process CPU per job (the in-process ZooKeeper server included): %.2f ms (%s)%n", cpuMs,
-                        ThreadCpu.now().since(threads0).perJob(n));
+                System.out.printf(
+                        "  ZooKeeper operations per job (job creation included, an op of a multi counts as one):"
+                                + " %.1f%n",
+                        ops / (double) n);
+                System.out.printf(
+                        "  process CPU per job (the in-process ZooKeeper server included): %.2f ms (%s)%n",
+                        cpuMs, ThreadCpu.now().since(threads0).perJob(n));
             }
             Collections.sort(rates);
             Collections.sort(cpus);
             double rate = rates.get(rates.size() / 2);
             if (repeat > 1) {
-                System.out.printf("  median of %d runs: %.0f jobs/s (%.0f–%.0f), %.2f ms CPU per job (%.2f–%.2f)%n", repeat, rate,
-                        rates.get(0), rates.get(rates.size() - 1), cpus.get(cpus.size() / 2), cpus.get(0), cpus.get(cpus.size() - 1));
+                System.out.printf(
+                        "  median of %d runs: %.0f jobs/s (%.0f–%.0f), %.2f ms CPU per job (%.2f–%.2f)%n",
+                        repeat,
+                        rate,
+                        rates.get(0),
+                        rates.get(rates.size() - 1),
+                        cpus.get(cpus.size() / 2),
+                        cpus.get(0),
+                        cpus.get(cpus.size() - 1));
             }
             List<Long> sorted = new ArrayList<>(gaps);
             Collections.sort(sorted);
-            System.out.printf("  time between a job's consecutive transitions (hand-off + no-op step): median %.1f ms, p90 %.1f ms, p99 %.1f ms%n",
+            System.out.printf(
+                    "  time between a job's consecutive transitions (hand-off + no-op step): median %.1f ms, p90 %.1f"
+                            + " ms, p99 %.1f ms%n",
                     pct(sorted, 50), pct(sorted, 90), pct(sorted, 99));
 
             // an idle queue: one job at a time, so each gap is the hand-off alone
@@ -253,7 +357,9 @@ public final class QueueBenchmark {
                 String single = store.batches().create(submission());
                 ours.set(single);
                 Consumer<TransitionEvent> done = e -> {
-                    if (e.batchId().equals(single) && "completed".equals(e.to()) && TransitionEvent.JOB.equals(e.kind())) {
+                    if (e.batchId().equals(single)
+                            && "completed".equals(e.to())
+                            && TransitionEvent.JOB.equals(e.kind())) {
                         one.countDown();
                     }
                 };
@@ -267,7 +373,9 @@ public final class QueueBenchmark {
             }
             List<Long> idle = new ArrayList<>(gaps);
             Collections.sort(idle);
-            System.out.printf("  idle queue, one job at a time (20 jobs): consecutive transitions median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+            System.out.printf(
+                    "  idle queue, one job at a time (20 jobs): consecutive transitions median %.1f ms, p90 %.1f ms,"
+                            + " p99 %.1f ms, max %.1f ms%n",
                     pct(idle, 50), pct(idle, 90), pct(idle, 99), idle.isEmpty() ? 0 : idle.get(idle.size() - 1) / 1e6);
             return rate * 7;
         }
@@ -295,9 +403,12 @@ public final class QueueBenchmark {
                 .getProcessCpuTime();
     }
 
-    /** Settings to try without a rebuild: {@code -Dcamel.main.…} and {@code -Dingest.…} go to the service as they are. */
+    /**
+     * Settings to try without a rebuild: {@code -Dcamel.main.…} and {@code -Dingest.…} go to the service as they are.
+     */
     static void passThrough(Map<String, String> config) {
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("camel.") || k.startsWith("ingest."))
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("camel.") || k.startsWith("ingest."))
                 .forEach(k -> config.put(k, System.getProperty(k)));
     }
 

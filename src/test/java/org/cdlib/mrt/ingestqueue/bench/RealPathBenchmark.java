@@ -40,17 +40,18 @@ import org.slf4j.LoggerFactory;
  * JDK HTTP server, submitted as one single-file batch manifest. Prints jobs/s from submission to
  * the batch's completion (after warm-up batches of {@code bench.warmup} objects, default N, until the JIT's
  * compiler takes under 5% of a batch's CPU, as in a service that has run for a while), the CPU per
- * job split into compiler, GC and the rest ({@link ThreadCpu}) and, per state, where a job's time went: waiting (for a worker, the
- * claim and the transition's commit) and working (the route's own run), p50 / p90. Run with
- * {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000} ({@code -Dbench.tally=true}: against an
- * in-process server behind {@link ZooKeeperTally}, which prints the requests per job by type and path;
- * {@code -Dbench.http=true}: the measured batch is submitted through the service's own HTTP API, {@code POST /api/batches},
- * and timed from that request to the batch's completion, its report included, the warm-up batches submitted the same way;
- * {@code -Dbench.repeat=K}: K measured batches, the median against the probe; {@code -Dbench.files=DIR}: the working
- * directories, OCFL and H2 in DIR (another filesystem), ZooKeeper's files where they were; {@code -Dbench.threads=true}: the measured
- * batch's CPU and context switches by kind of thread, {@link ThreadGroups}). After the measured batch the ceiling
- * probe ({@link CeilingProbe}: the same number of jobs, 7 pipelined multis each) runs against the same server
- * {@code -Dbench.probes} times (3), and the service's rate is printed as a share of the median. Asserts nothing.
+ * job split into compiler, GC and the rest ({@link ThreadCpu}) and, per state, where a job's time went:
+ * waiting (for a worker, the claim and the transition's commit) and working (the route's own run), p50 / p90.
+ * Run with {@code mvn -B -Pbench test-compile -Dbench.mode=real -Dbench.jobs=1000} ({@code
+ * -Dbench.tally=true}: against an in-process server behind {@link ZooKeeperTally}, which prints the requests
+ * per job by type and path; {@code -Dbench.http=true}: the measured batch is submitted through the service's
+ * own HTTP API, {@code POST /api/batches}, and timed from that request to the batch's completion, its report
+ * included, the warm-up batches submitted the same way; {@code -Dbench.repeat=K}: K measured batches, the
+ * median against the probe; {@code -Dbench.files=DIR}: the working directories, OCFL and H2 in DIR (another
+ * filesystem), ZooKeeper's files where they were; {@code -Dbench.threads=true}: the measured batch's CPU and
+ * context switches by kind of thread, {@link ThreadGroups}). After the measured batch the ceiling probe
+ * ({@link CeilingProbe}: the same number of jobs, 7 pipelined multis each) runs against the same server {@code
+ * -Dbench.probes} times (3), and the service's rate is printed as a share of the median. Asserts nothing.
  */
 final class RealPathBenchmark {
     /** With {@code -Dbench.tally=true}: counts the measured batch's ZooKeeper requests. */
@@ -71,12 +72,17 @@ final class RealPathBenchmark {
             config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
             config.put("zookeeper.embedded.port", "0");
         }
-        // the queue's working directories and the local back-ends' files, where -Dbench.files puts them (ZooKeeper's stay in dir)
-        Path files = System.getProperty("bench.files") == null ? dir : BenchDirs.temporary(Path.of(System.getProperty("bench.files")), "files");
+        // the queue's working directories and the local back-ends'
+        // files, where -Dbench.files puts them (ZooKeeper's stay in dir)
+        Path files = System.getProperty("bench.files") == null
+                ? dir
+                : BenchDirs.temporary(Path.of(System.getProperty("bench.files")), "files");
         config.put("ingest.home", files.resolve("queue").toString());
         config.put("ingest.profiles", files.resolve("profiles").toString());
         config.put("ingest.storage.local.root", files.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + files.resolve("inventory").toAbsolutePath() + "/inventory");
+        config.put(
+                "ingest.inventory.local.url",
+                "jdbc:h2:file:" + files.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", files.resolve("outbox").toString());
         boolean viaHttp = Boolean.getBoolean("bench.http");
         if (viaHttp) {
@@ -112,7 +118,9 @@ final class RealPathBenchmark {
                     return;
                 }
                 if (TransitionEvent.JOB.equals(e.kind())) {
-                    entered.computeIfAbsent(e.id(), k -> new long[states])[JobState.fromWire(e.to()).ordinal()] = System.nanoTime();
+                    entered.computeIfAbsent(e.id(), k -> new long[states])[
+                                    JobState.fromWire(e.to()).ordinal()] =
+                            System.nanoTime();
                 } else if ("completed".equals(e.to()) || "failed".equals(e.to())) {
                     done.get().complete(e.to());
                 }
@@ -154,18 +162,29 @@ final class RealPathBenchmark {
                 ThreadGroups kinds0 = Boolean.getBoolean("bench.threads") ? ThreadGroups.now() : null;
                 long t0 = System.nanoTime();
                 synchronized (bid) {
-                    bid.set(viaHttp ? submitOverHttp(service, base + "/" + manifest) : store.batches().create(submission(base, manifest)));
+                    bid.set(
+                            viaHttp
+                                    ? submitOverHttp(service, base + "/" + manifest)
+                                    : store.batches().create(submission(base, manifest)));
                 }
                 String end = done.get().get(30, TimeUnit.MINUTES);
                 done.set(new CompletableFuture<>());
                 double s = (System.nanoTime() - t0) / 1e9;
                 // the window to cut a flight recording of the whole run to (jfr print shows local times)
                 System.out.printf("  measured from %s to %s%n", from, LocalTime.now());
-                System.out.printf("  %s batch, submission to batch %s: %.2f s = %.0f jobs/s (%s)%n", warmup > 0 || run > 1 ? "the next" : "first", end, s, n / s,
+                System.out.printf(
+                        "  %s batch, submission to batch %s: %.2f s = %.0f jobs/s (%s)%n",
+                        warmup > 0 || run > 1 ? "the next" : "first",
+                        end,
+                        s,
+                        n / s,
                         zookeeper == null ? "in-process ZooKeeper" : "ZooKeeper " + zookeeper);
-                System.out.printf("  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
+                System.out.printf(
+                        "  ZooKeeper operations per job (through the queue layer; each op of a multi counts): %.1f%n",
                         (store.operations() - ops0) / (double) n);
-                System.out.printf("  process CPU per job (the local back-ends and the in-process ZooKeeper server included): %.1f ms%n",
+                System.out.printf(
+                        "  process CPU per job (the local back-ends and the in-process ZooKeeper server included):"
+                                + " %.1f ms%n",
                         (QueueBenchmark.processCpuNanos() - cpu0) / 1e6 / n);
                 System.out.printf("    of it: %s%n", ThreadCpu.now().since(threads0).perJob(n));
                 if (kinds0 != null) {
@@ -178,7 +197,8 @@ final class RealPathBenchmark {
             }
             Collections.sort(rates);
             double rate = rates.get(rates.size() / 2);
-            // one probe moved by a third between runs on this host (1,002-1,871 jobs/s): the median of a few, its range shown
+            // one probe moved by a third between runs on this host
+            // (1,002-1,871 jobs/s): the median of a few, its range shown
             int probes = Integer.getInteger("bench.probes", 3);
             double[] found = new double[probes];
             for (int i = 0; i < probes; i++) {
@@ -186,14 +206,31 @@ final class RealPathBenchmark {
             }
             Arrays.sort(found);
             double ceiling = found[probes / 2];
-            System.out.printf("  ceiling probe against the same server: %.0f jobs/s (median of %d, %.0f to %.0f); the service%s: "
-                    + "%.2f of it%n", ceiling, probes, found[0], found[probes - 1],
-                    viaHttp ? " through its HTTP API (submission and report included)" : "", rate / ceiling);
+            System.out.printf(
+                    "  ceiling probe against the same server: %.0f jobs/s (median of %d, %.0f to %.0f); the service%s: "
+                            + "%.2f of it%n",
+                    ceiling,
+                    probes,
+                    found[0],
+                    found[probes - 1],
+                    viaHttp ? " through its HTTP API (submission and report included)" : "",
+                    rate / ceiling);
             if (repeat > 1) {
-                System.out.printf("  the median of %d measured batches, %.0f jobs/s (%.0f to %.0f); each against the probe: %s%n", repeat, rate,
-                        rates.get(0), rates.get(repeat - 1), rates.stream().map(r -> String.format("%.2f", r / ceiling)).toList());
+                System.out.printf(
+                        "  the median of %d measured batches, %.0f jobs/s (%.0f to %.0f); each against the probe: %s%n",
+                        repeat,
+                        rate,
+                        rates.get(0),
+                        rates.get(repeat - 1),
+                        rates.stream()
+                                .map(r -> String.format("%.2f", r / ceiling))
+                                .toList());
             }
-            System.out.printf("  jobs failed: %d%n", entered.values().stream().filter(t -> t[JobState.FAILED.ordinal()] > 0).count());
+            System.out.printf(
+                    "  jobs failed: %d%n",
+                    entered.values().stream()
+                            .filter(t -> t[JobState.FAILED.ordinal()] > 0)
+                            .count());
             System.out.printf("  %-13s %10s %10s %10s %10s   (ms; wait = time in the state not spent in its route)%n",
                     "state", "wait p50", "wait p90", "work p50", "work p90");
             for (JobState st = JobState.PENDING; st != JobState.COMPLETED; st = st.successor()) {
@@ -224,11 +261,19 @@ final class RealPathBenchmark {
         int port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
         String body = "{\"profile\":\"demo_content\",\"type\":\"single-file-batch-manifest\",\"payload_url\":\""
                 + manifestUrl + "\",\"title\":\"Bench objects\"}";
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest
-                .newBuilder(URI.create("http://127.0.0.1:" + port + "/api/batches"))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("bench:bench-pw".getBytes(StandardCharsets.UTF_8)))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/batches"))
+                                .header(
+                                        "Authorization",
+                                        "Basic "
+                                                + Base64.getEncoder()
+                                                        .encodeToString(
+                                                                "bench:bench-pw".getBytes(StandardCharsets.UTF_8)))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 201) {
             throw new IllegalStateException("POST /api/batches answered " + r.statusCode() + ": " + r.body());
         }
@@ -243,13 +288,24 @@ final class RealPathBenchmark {
 
     static byte[] manifest(String base, int n) {
         StringBuilder m = new StringBuilder("""
-                #%checkm_0.7
-                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
-                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
-                """);
+            #%checkm_0.7
+            #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
+            #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified \
+            | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
+            """);
         for (int i = 0; i < n; i++) {
-            m.append(base).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt | | bench-")
-                    .append(System.nanoTime()).append('-').append(i).append(" | A. Author | Title ").append(i).append(" | 2026\n");
+            m.append(base)
+                    .append("/f")
+                    .append(i)
+                    .append(".txt | | | | | f")
+                    .append(i)
+                    .append(".txt | | bench-")
+                    .append(System.nanoTime())
+                    .append('-')
+                    .append(i)
+                    .append(" | A. Author | Title ")
+                    .append(i)
+                    .append(" | 2026\n");
         }
         return m.append("#%eof\n").toString().getBytes(StandardCharsets.UTF_8);
     }

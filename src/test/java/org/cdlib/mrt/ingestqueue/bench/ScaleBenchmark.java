@@ -49,14 +49,17 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
  *     org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark [objects=1000000] [steady-seconds=120]
  * java -Xmx512m -cp ... org.cdlib.mrt.ingestqueue.bench.ScaleBenchmark walk [objects=1000000] [print-every-seconds=60]
  * java -Xmx12g -Dbench.report=true -cp ... ScaleBenchmark walk 1000000 60  (the batch's real report ends the walk)
- * java -Xmx512m -Dbench.zookeeper=localhost:2191 -Dbench.zookeeper.pid=N -cp ... ScaleBenchmark walk ...  (a ZooKeeper of its own)
+ * java -Xmx512m -Dbench.zookeeper=localhost:2191 -Dbench.zookeeper.pid=N -cp ... ScaleBenchmark walk ...
+ *     (a ZooKeeper of its own)
  * </pre>
  */
 public final class ScaleBenchmark {
     public static void main(String[] args) throws Exception {
         System.setProperty("jute.maxbuffer", "524288");
         if (args.length > 0 && args[0].equals("walk")) {
-            walk(args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000, args.length > 2 ? Integer.parseInt(args[2]) : 60);
+            walk(
+                    args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000,
+                    args.length > 2 ? Integer.parseInt(args[2]) : 60);
             System.exit(0);
         }
         int objects = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
@@ -75,9 +78,17 @@ public final class ScaleBenchmark {
             Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(20))
                     .until(() -> store.batches().load(big).status().jobsCreated() > 0);
             Batch b = store.batches().load(big);
-            System.out.printf("%n%,d-object batch manifest (%.1f MB): checked whole and first window of %,d jobs created in %.1f s%n",
-                    objects, Files.size(store.ingestHome().resolve("uploads").resolve("bench-" + objects).resolve("batch.checkm")) / 1e6,
-                    b.status().jobsCreated(), (System.currentTimeMillis() - t0) / 1000.0);
+            System.out.printf(
+                    "%n%,d-object batch manifest (%.1f MB): checked whole and first window of %,d jobs created in %.1f"
+                            + " s%n",
+                    objects,
+                    Files.size(store.ingestHome()
+                                    .resolve("uploads")
+                                    .resolve("bench-" + objects)
+                                    .resolve("batch.checkm"))
+                            / 1e6,
+                    b.status().jobsCreated(),
+                    (System.currentTimeMillis() - t0) / 1000.0);
             int before = completed(store, big);
             t0 = System.currentTimeMillis();
             Thread.sleep(steady * 1000L); // the measuring window itself, not a wait for something
@@ -105,13 +116,14 @@ public final class ScaleBenchmark {
         Path dir = BenchDirs.temporary("ingest-walk");
         Map<String, String> config = noOpStepsConfig(dir);
         config.put("ingest.http.enabled", "false");
-        // -Dbench.zookeeper=host:port[/chroot] (-Dbench.zookeeper.pid=N): the service beside a ZooKeeper of its own process,
-        // as in production, so the service's RSS is its own (and the server's is printed from its /proc)
+        // -Dbench.zookeeper=host:port[/chroot] (-Dbench.zookeeper.pid=N): the service beside a ZooKeeper of its own
+        // process, as in production, so the service's RSS is its own (and the server's is printed from its /proc)
         String external = System.getProperty("bench.zookeeper", "");
         if (!external.isEmpty()) {
             config.put("zookeeper.connect", external);
         }
-        // -Dbench.report=true: the batch's real report (its counting walk, the listed jobs, the mail to the outbox) ends the walk
+        // -Dbench.report=true: the batch's real report (its counting
+        // walk, the listed jobs, the mail to the outbox) ends the walk
         boolean report = Boolean.getBoolean("bench.report");
         Map<String, Object> beans = noOpSteps();
         if (report) {
@@ -149,25 +161,44 @@ public final class ScaleBenchmark {
                 long now = System.currentTimeMillis();
                 int completed = completed(store, bid);
                 Runtime rt = Runtime.getRuntime();
-                System.out.printf("%8.0f %,10d %8.0f %8d %s; %s%s%n", (now - t0) / 1000.0, completed,
-                        (completed - lastDone) * 1000.0 / Math.max(1, now - last), (rt.totalMemory() - rt.freeMemory()) >> 20,
-                        mntr(service), rss(), zooKeeperRss());
+                System.out.printf(
+                        "%8.0f %,10d %8.0f %8d %s; %s%s%n",
+                        (now - t0) / 1000.0,
+                        completed,
+                        (completed - lastDone) * 1000.0 / Math.max(1, now - last),
+                        (rt.totalMemory() - rt.freeMemory()) >> 20,
+                        mntr(service),
+                        rss(),
+                        zooKeeperRss());
                 last = now;
                 lastDone = completed;
             }
             Batch b = store.batches().load(bid);
             long ms = Math.max(1, System.currentTimeMillis() - t0);
-            // the no-op report step writes no status report: the counts are the batch's references, which the report counts
-            System.out.printf("%nbatch %s %s in %.0f s (%.0f jobs/s): %,d jobs, %,d completed, %,d failed, %,d open%n", bid,
-                    b.state().wire(), ms / 1000.0, objects * 1000.0 / ms, b.jobCount(), b.count(BatchRef.COMPLETED),
-                    b.count(BatchRef.FAILED), b.count(BatchRef.PROCESSING));
+            // the no-op report step writes no status report: the counts
+            // are the batch's references, which the report counts
+            System.out.printf(
+                    "%nbatch %s %s in %.0f s (%.0f jobs/s): %,d jobs, %,d completed, %,d failed, %,d open%n",
+                    bid,
+                    b.state().wire(),
+                    ms / 1000.0,
+                    objects * 1000.0 / ms,
+                    b.jobCount(),
+                    b.count(BatchRef.COMPLETED),
+                    b.count(BatchRef.FAILED),
+                    b.count(BatchRef.PROCESSING));
             if (report) {
                 Runtime rt = Runtime.getRuntime();
-                System.out.printf("its report: %.1f s from the last job's end to the batch's end; heap in use after it %d MB; %s%n",
-                        (reporting[1] - reporting[0]) / 1000.0, (rt.totalMemory() - rt.freeMemory()) >> 20,
-                        b.statusReport() == null ? "no status report" : "status report: " + b.statusReport().successfulCount()
-                                + " completed, " + b.statusReport().failedCount() + " failed, "
-                                + b.statusReport().successfulJobs().size() + " jobs listed");
+                System.out.printf(
+                        "its report: %.1f s from the last job's end to the batch's end; heap in use after it %d MB;"
+                                + " %s%n",
+                        (reporting[1] - reporting[0]) / 1000.0,
+                        (rt.totalMemory() - rt.freeMemory()) >> 20,
+                        b.statusReport() == null
+                                ? "no status report"
+                                : "status report: " + b.statusReport().successfulCount()
+                                        + " completed, " + b.statusReport().failedCount() + " failed, "
+                                        + b.statusReport().successfulJobs().size() + " jobs listed");
                 try (var mails = Files.list(dir.resolve("outbox"))) {
                     for (Path m : mails.sorted().toList()) {
                         System.out.printf("  mail %s: %,d bytes%n", m.getFileName(), Files.size(m));
@@ -175,8 +206,9 @@ public final class ScaleBenchmark {
                 }
             }
             long added = znodes(mntr(service)) - znodes(empty);
-            System.out.printf("the finished batch keeps %,d znodes: %.2f per job (ZooKeeper %s)%n", added, added / (double) objects,
-                    mntr(service));
+            System.out.printf(
+                    "the finished batch keeps %,d znodes: %.2f per job (ZooKeeper %s)%n",
+                    added, added / (double) objects, mntr(service));
         }
     }
 
@@ -186,16 +218,30 @@ public final class ScaleBenchmark {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
-    /** The embedded default with the routes that call outside services replaced by the tests' stand-ins, concurrency 4. */
+    /**
+     * The embedded default with the routes that call outside services replaced by the tests' stand-ins, concurrency 4.
+     */
     static Map<String, String> noOpStepsConfig(Path dir) {
         Map<String, String> config = new HashMap<>();
         config.put("zookeeper.embedded.dir", dir.resolve("zookeeper").toString());
         config.put("zookeeper.embedded.port", "0");
         config.put("ingest.home", dir.resolve("queue").toString());
         config.put("ingest.profiles", dir.resolve("profiles").toString());
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        config.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "storing", "recording", "notify", "pending")) {
+        config.put(
+                "camel.main.routes-include-pattern",
+                "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
+        config.put(
+                "camel.main.routes-exclude-pattern",
+                "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
+        for (String s : List.of(
+                "estimating",
+                "provisioning",
+                "downloading",
+                "processing",
+                "storing",
+                "recording",
+                "notify",
+                "pending")) {
             config.put("ingest.concurrency." + s, "4");
         }
         return config;
@@ -205,8 +251,19 @@ public final class ScaleBenchmark {
     static Map<String, Object> noOpSteps() {
         Map<String, Object> beans = new HashMap<>();
         Processor noop = e -> { };
-        for (String b : List.of("estimateStep", "provisionStep", "downloadStep", "processStep", "storeStep", "recordStep", "notifyStep",
-                "completeStep", "queuedMailStep", "cleanupStep", "reportingSweep", "consistencySweep")) {
+        for (String b : List.of(
+                "estimateStep",
+                "provisionStep",
+                "downloadStep",
+                "processStep",
+                "storeStep",
+                "recordStep",
+                "notifyStep",
+                "completeStep",
+                "queuedMailStep",
+                "cleanupStep",
+                "reportingSweep",
+                "consistencySweep")) {
             beans.put(b, noop);
         }
         beans.put("reportStep", (Processor) e -> BatchExchange.next(e, BatchState.COMPLETED, "bench"));
@@ -221,15 +278,35 @@ public final class ScaleBenchmark {
         Path upload = Files.createDirectories(store.ingestHome().resolve("uploads").resolve("bench-" + objects));
         Path manifest = upload.resolve("batch.checkm");
         try (BufferedWriter w = Files.newBufferedWriter(manifest, StandardCharsets.UTF_8)) {
-            w.write("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+            w.write("#%checkm_0.7\n"
+                    + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
                     + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title\n");
             for (int i = 0; i < objects; i++) {
                 w.write("http://bench.invalid/f/" + i + " | f" + i + ".txt | local-" + i + " | Object " + i + "\n");
             }
             w.write("#%eof\n");
         }
-        return store.batches().create(new BatchSubmission("demo_content", "bench", manifest.toUri().toString(), null, null, null,
-                null, "single-file-batch-manifest", "add", null, null, null, null, null, notification, "json", null, null, null));
+        return store.batches()
+                .create(new BatchSubmission(
+                        "demo_content",
+                        "bench",
+                        manifest.toUri().toString(),
+                        null,
+                        null,
+                        null,
+                        null,
+                        "single-file-batch-manifest",
+                        "add",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        notification,
+                        "json",
+                        null,
+                        null,
+                        null));
     }
 
     /**
@@ -246,16 +323,38 @@ public final class ScaleBenchmark {
                 BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
                 List<NewJob> window = new ArrayList<>();
                 for (int i = 0; i < Math.min(queued, 5000); i++) {
-                    window.add(new NewJob(new JobConfiguration(
-                            null, "demo_content", "bench", "http://localhost/" + i, "file", null, null, null, null, null, null,
-                            null, null, null, null, null, null, null), new Identifiers(null,
-                            List.of()), 5));
+                    window.add(new NewJob(
+                            new JobConfiguration(
+                                    null,
+                                    "demo_content",
+                                    "bench",
+                                    "http://localhost/" + i,
+                                    "file",
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null,
+                                    null),
+                            new Identifiers(null, List.of()),
+                            5));
                 }
                 store.batches().createMoreJobs(lock, window, queued);
                 store.moves().unlock(lock);
                 double ms = claimAndMove(store, 500);
-                System.out.printf("  %,9d objects queued (%,d jobs created, %,d in pending): %.2f ms per claim + transition%n",
-                        queued, store.batches().load(bid).status().jobsCreated(), store.jobs().counts().get(JobState.PENDING), ms);
+                System.out.printf(
+                        "  %,9d objects queued (%,d jobs created, %,d in pending): %.2f ms per claim + transition%n",
+                        queued,
+                        store.batches().load(bid).status().jobsCreated(),
+                        store.jobs().counts().get(JobState.PENDING),
+                        ms);
             }
         }
     }

@@ -30,7 +30,8 @@ class SweepSoakBenchmark {
         long seed = given.isBlank() ? new SecureRandom().nextLong() : Long.parseLong(given.strip());
         Duration length = Duration.ofMinutes(Integer.getInteger("soak.minutes", 10));
         System.out.println("sweep soak: " + length + ", seed " + seed);
-        SoakRig.Result r = SoakRig.run(dir, new SoakRig.Settings(length, seed, Boolean.getBoolean("soak.kills"), Duration.ofSeconds(30)));
+        SoakRig.Result r = SoakRig.run(
+                dir, new SoakRig.Settings(length, seed, Boolean.getBoolean("soak.kills"), Duration.ofSeconds(30)));
         System.out.println("sweep soak " + seed + " figures:\n" + r.figures() + "\ncounts: " + r.counts()
                 + "\nverdict: " + (r.clean() ? "clean" : r.report()));
         assertTrue(r.clean(), r.report());

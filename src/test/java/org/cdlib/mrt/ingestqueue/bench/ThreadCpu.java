@@ -72,12 +72,16 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos, long kernelNanos, l
     }
 
     /**
-     * "JIT compiler a ms, GC b ms, the rest c ms; in the kernel d ms; e context switches" per one of {@code n}. The kernel's
-     * share (system time: sockets, fsync, file writes) is part of the three and invisible to JFR.
+     * "JIT compiler a ms, GC b ms, the rest c ms; in the kernel d ms; e context switches" per one of {@code n}.
+     * The kernel's share (system time: sockets, fsync, file writes) is part of the three and invisible to JFR.
      */
     String perJob(int n) {
-        return String.format("JIT compiler %.1f ms, GC %.1f ms, the rest %.1f ms; in the kernel %.1f ms; %.0f context switches",
-                jitNanos / 1e6 / n, gcNanos / 1e6 / n, (allNanos - jitNanos - gcNanos) / 1e6 / n, kernelNanos / 1e6 / n,
+        return String.format(
+                "JIT compiler %.1f ms, GC %.1f ms, the rest %.1f ms; in the kernel %.1f ms; %.0f context switches",
+                jitNanos / 1e6 / n,
+                gcNanos / 1e6 / n,
+                (allNanos - jitNanos - gcNanos) / 1e6 / n,
+                kernelNanos / 1e6 / n,
                 switches / (double) n);
     }
 
@@ -97,8 +101,9 @@ record ThreadCpu(long jitNanos, long gcNanos, long allNanos, long kernelNanos, l
             ThreadCpu before = now();
             double s = batch.run(round);
             ThreadCpu spent = now().since(before);
-            System.out.printf("  warm-up batch %d (%d %s): %.2f s = %.0f jobs/s; CPU per job: %s%n", round, n, unit, s, n / s,
-                    spent.perJob(n));
+            System.out.printf(
+                    "  warm-up batch %d (%d %s): %.2f s = %.0f jobs/s; CPU per job: %s%n",
+                    round, n, unit, s, n / s, spent.perJob(n));
             if (spent.jitShare() < settled) {
                 return;
             }

@@ -44,17 +44,21 @@ final class ThreadGroups {
 
     /** Per one of {@code n}, the kinds with the most context switches first: CPU ms, kernel ms, switches. */
     void printSince(ThreadGroups before, int n) {
-        System.out.printf("  by thread (15-character names, numbers as N): CPU ms, kernel ms, context switches a job%n");
+        System.out.printf(
+                "  by thread (15-character names, numbers as N): CPU ms, kernel ms, context switches a job%n");
         byKind.entrySet().stream()
                 .map(e -> {
                     long[] b = before.byKind.getOrDefault(e.getKey(), new long[3]);
                     long[] a = e.getValue();
-                    return Map.entry(e.getKey(), new double[] {(a[0] + a[1] - b[0] - b[1]) * 10.0 / n, (a[1] - b[1]) * 10.0 / n,
-                            (a[2] - b[2]) / (double) n});
+                    return Map.entry(e.getKey(), new double[] {
+                        (a[0] + a[1] - b[0] - b[1]) * 10.0 / n, (a[1] - b[1]) * 10.0 / n, (a[2] - b[2]) / (double) n
+                    });
                 })
                 .filter(e -> e.getValue()[2] >= 0.5 || e.getValue()[0] >= 0.05)
                 .sorted((x, y) -> Double.compare(y.getValue()[2], x.getValue()[2]))
                 .limit(20)
-                .forEach(e -> System.out.printf("    %-16s %6.2f %6.2f %7.1f%n", e.getKey(), e.getValue()[0], e.getValue()[1], e.getValue()[2]));
+                .forEach(e -> System.out.printf(
+                        "    %-16s %6.2f %6.2f %7.1f%n",
+                        e.getKey(), e.getValue()[0], e.getValue()[1], e.getValue()[2]));
     }
 }

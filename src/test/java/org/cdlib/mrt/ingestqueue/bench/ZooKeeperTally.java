@@ -24,12 +24,27 @@ import java.util.concurrent.atomic.LongAdder;
  * ({@link RealPathBenchmark}). Answers pass through untouched; the relay reads only requests.
  */
 final class ZooKeeperTally implements AutoCloseable {
-    private static final Map<Integer, String> TYPES = Map.ofEntries(Map.entry(1, "create"), Map.entry(2, "delete"),
-            Map.entry(3, "exists"), Map.entry(4, "getData"), Map.entry(5, "setData"), Map.entry(6, "getACL"),
-            Map.entry(8, "getChildren"), Map.entry(9, "sync"), Map.entry(11, "ping"), Map.entry(12, "getChildren2"),
-            Map.entry(13, "check"), Map.entry(14, "multi"), Map.entry(15, "create2"), Map.entry(19, "createContainer"),
-            Map.entry(21, "createTTL"), Map.entry(22, "multiRead"), Map.entry(101, "setWatches"), Map.entry(105, "setWatches2"),
-            Map.entry(106, "addWatch"), Map.entry(-11, "closeSession"));
+    private static final Map<Integer, String> TYPES = Map.ofEntries(
+            Map.entry(1, "create"),
+            Map.entry(2, "delete"),
+            Map.entry(3, "exists"),
+            Map.entry(4, "getData"),
+            Map.entry(5, "setData"),
+            Map.entry(6, "getACL"),
+            Map.entry(8, "getChildren"),
+            Map.entry(9, "sync"),
+            Map.entry(11, "ping"),
+            Map.entry(12, "getChildren2"),
+            Map.entry(13, "check"),
+            Map.entry(14, "multi"),
+            Map.entry(15, "create2"),
+            Map.entry(19, "createContainer"),
+            Map.entry(21, "createTTL"),
+            Map.entry(22, "multiRead"),
+            Map.entry(101, "setWatches"),
+            Map.entry(105, "setWatches2"),
+            Map.entry(106, "addWatch"),
+            Map.entry(-11, "closeSession"));
     private final ServerSocket listen;
     private final String upstreamHost;
     private final int upstreamPort;
@@ -54,14 +69,18 @@ final class ZooKeeperTally implements AutoCloseable {
         requests.reset();
     }
 
-    /** Requests per job by type and path, most first, and the total (requests, and ops with a multi's ops each counted). */
+    /**
+     * Requests per job by type and path, most first, and the total (requests, and ops with a multi's ops each counted).
+     */
     void print(int jobs) {
         long ops = counts.values().stream().mapToLong(LongAdder::sum).sum();
-        System.out.printf("  ZooKeeper requests per job (relay count): %.1f requests, %.1f ops (each op of a multi counted)%n",
+        System.out.printf(
+                "  ZooKeeper requests per job (relay count): %.1f requests, %.1f ops (each op of a multi counted)%n",
                 requests.sum() / (double) jobs, ops / (double) jobs);
         TreeMap<Long, List<String>> byCount = new TreeMap<>(Comparator.reverseOrder());
         counts.forEach((k, v) -> byCount.computeIfAbsent(v.sum(), x -> new ArrayList<>()).add(k));
-        byCount.forEach((n, keys) -> keys.stream().sorted().forEach(k -> System.out.printf("    %7.2f  %s%n", n / (double) jobs, k)));
+        byCount.forEach((n, keys) ->
+                keys.stream().sorted().forEach(k -> System.out.printf("    %7.2f  %s%n", n / (double) jobs, k)));
     }
 
     private void accept() {
@@ -84,7 +103,8 @@ final class ZooKeeperTally implements AutoCloseable {
     }
 
     private void relayRequests(Socket client, Socket server) {
-        try (DataInputStream in = new DataInputStream(client.getInputStream()); OutputStream out = server.getOutputStream()) {
+        try (DataInputStream in = new DataInputStream(client.getInputStream());
+                OutputStream out = server.getOutputStream()) {
             boolean first = true; // the connect request has no header
             while (true) {
                 int len = in.readInt();
@@ -170,8 +190,13 @@ final class ZooKeeperTally implements AutoCloseable {
     }
 
     private void count(String kind, String path) {
-        String shape = path.replaceFirst("^/ingest-bench-\\d+", "").replaceAll("jid\\d+", "JID").replaceAll("bid\\d+", "BID")
-                .replaceAll("ark:/[^/]+/[^/]+", "ARK").replaceAll("ark%3A%2F[^/]+", "ARK").replaceAll("(?<=[-_/])[0-9a-f]{6,}", "N").replaceAll("\\d{4,}", "N");
+        String shape = path.replaceFirst("^/ingest-bench-\\d+", "")
+                .replaceAll("jid\\d+", "JID")
+                .replaceAll("bid\\d+", "BID")
+                .replaceAll("ark:/[^/]+/[^/]+", "ARK")
+                .replaceAll("ark%3A%2F[^/]+", "ARK")
+                .replaceAll("(?<=[-_/])[0-9a-f]{6,}", "N")
+                .replaceAll("\\d{4,}", "N");
         counts.computeIfAbsent(kind + " " + shape, k -> new LongAdder()).increment();
     }
 

@@ -51,7 +51,8 @@ class AbandonedInventoryCallTest {
         url = "jdbc:h2:file:" + dir.resolve("inv").toAbsolutePath();
         new H2Inventory(url).close();
         try (Connection c = DriverManager.getConnection(url, "sa", "");
-             PreparedStatement p = c.prepareStatement("INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)")) {
+                PreparedStatement p =
+                        c.prepareStatement("INSERT INTO local_ids (profile, local_id, ark) VALUES (?, ?, ?)")) {
             for (int i = 0; i < 20_000; i++) {
                 p.setString(1, "profile");
                 p.setString(2, i + PAD);
@@ -87,7 +88,9 @@ class AbandonedInventoryCallTest {
         interruptedInsideItsCalls(workers -> workers.abandonAll()); // the session is lost while the run is inside
     }
 
-    /** A stop past its timeout interrupts what still runs: the runs inside the inventory too, when their call returns. */
+    /**
+     * A stop past its timeout interrupts what still runs: the runs inside the inventory too, when their call returns.
+     */
     @Test
     void aStopThatInterruptsItsRunsLeavesTheInventoryToTheOthers() throws Exception {
         interruptedInsideItsCalls(workers -> {
@@ -100,7 +103,10 @@ class AbandonedInventoryCallTest {
         });
     }
 
-    /** A run looks local ids up until it is interrupted by {@code interrupt}, which comes while it is inside the inventory. */
+    /**
+     * A run looks local ids up until it is interrupted by {@code
+     * interrupt}, which comes while it is inside the inventory.
+     */
     private void interruptedInsideItsCalls(Consumer<Workers> interrupt) throws Exception {
         try (H2Inventory inventory = new H2Inventory(url)) {
             AtomicInteger calls = new AtomicInteger();

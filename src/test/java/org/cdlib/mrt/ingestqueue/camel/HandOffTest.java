@@ -76,8 +76,14 @@ class HandOffTest extends CamelTestSupport {
         long ops = store.operations() - before;
         assertEquals(JobState.PROVISIONING, store.jobs().load(jid).state());
 
-        assertEquals(List.of("estimating-route/job/estimating"), estimatedBy, "the lock was renamed for the estimating worker");
-        assertEquals(null, store.jobs().load(jid).lockOwner(), "no consumer of provisioning here: the last move deleted the lock");
+        assertEquals(
+                List.of("estimating-route/job/estimating"),
+                estimatedBy,
+                "the lock was renamed for the estimating worker");
+        assertEquals(
+                null,
+                store.jobs().load(jid).lockOwner(),
+                "no consumer of provisioning here: the last move deleted the lock");
         // pending's claim (lock create + 11 reads + the job node's Stat) 13 + two transitions of 4 ops each
         // = 21, + 2 for the pending consumer's first look at the queue hold and its host's drain (kept
         // under a watch); a claim by the estimating worker would add 13 more
@@ -100,13 +106,17 @@ class HandOffTest extends CamelTestSupport {
                 && jids.stream().filter(j -> store.jobs().load(j).lockOwner() != null).count() == 2);
         List<String> waiting = jids.stream().filter(j -> store.jobs().load(j).lockOwner() != null)
                 .map(j -> store.jobs().load(j).lockOwner().worker()).toList();
-        assertEquals(List.of("estimating-route/job/estimating", "estimating-route/job/estimating"), waiting,
-                "the busy one and the one waiting for it are locked for the estimating worker; the third is not locked");
+        assertEquals(
+                List.of("estimating-route/job/estimating", "estimating-route/job/estimating"),
+                waiting,
+                "the busy one and the one waiting for it are locked for the estimating worker; the third is not"
+                        + " locked");
         assertEquals(1, estimatedBy.size(), "one worker: the waiting job has not started");
 
         firstEstimateMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
-                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING && store.jobs().load(j).lockOwner() == null));
+                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING
+                        && store.jobs().load(j).lockOwner() == null));
         assertEquals(3, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
 
@@ -148,7 +158,8 @@ class HandOffTest extends CamelTestSupport {
         assertEquals(1, estimatedBy.size(), "the waiting job did not start twice or elsewhere");
         firstEstimateMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
-                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING && store.jobs().load(j).lockOwner() == null));
+                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING
+                        && store.jobs().load(j).lockOwner() == null));
         assertEquals(2, estimatedBy.size(), "each estimated once: " + estimatedBy);
         assertEquals(0, store.claims().held().size(), "every lock let go is out of the ledger");
     }
@@ -158,13 +169,18 @@ class HandOffTest extends CamelTestSupport {
     void aHoldLetsGoOfAJobWaitingForAWorker() throws Exception {
         List<String> jids = oneBusyOneWaiting();
         store.holds().holdQueue("test");
-        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.jobs().load(j).lockOwner() == null).count() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jids.stream()
+                                .filter(j -> store.jobs().load(j).lockOwner() == null)
+                                .count()
+                        == 1);
         assertEquals(1, estimatedBy.size(), "held: the waiting job did not start");
 
         store.holds().releaseQueue();
         firstEstimateMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream()
-                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING && store.jobs().load(j).lockOwner() == null));
+                .allMatch(j -> store.jobs().load(j).state() == JobState.PROVISIONING
+                        && store.jobs().load(j).lockOwner() == null));
         assertEquals(2, estimatedBy.size(), "each estimated once: " + estimatedBy);
     }
 
@@ -180,11 +196,16 @@ class HandOffTest extends CamelTestSupport {
             }
         });
         stop.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().filter(j -> store.jobs().load(j).lockOwner() == null).count() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jids.stream()
+                                .filter(j -> store.jobs().load(j).lockOwner() == null)
+                                .count()
+                        == 1);
         assertEquals(1, estimatedBy.size(), "the waiting job did not start");
         firstEstimateMayEnd.countDown();
         stop.join(30_000);
-        await().atMost(Duration.ofSeconds(10)).until(() -> jids.stream().allMatch(j -> store.jobs().load(j).lockOwner() == null));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jids.stream().allMatch(j -> store.jobs().load(j).lockOwner() == null));
         assertEquals(1, jids.stream().filter(j -> store.jobs().load(j).state() == JobState.ESTIMATING).count(),
                 "the one let go stays in estimating, unchanged, for whoever runs estimating next");
     }
@@ -204,14 +225,18 @@ class HandOffTest extends CamelTestSupport {
         // pending worker waits with it, still in pending and locked by that worker
         await().atMost(Duration.ofSeconds(10)).until(() -> estimatedBy.size() == 1
                 && count(jids, JobState.ESTIMATING) == 2 && count(jids, JobState.PENDING) == 1);
-        String third = jids.stream().filter(j -> store.jobs().load(j).state() == JobState.PENDING).findFirst().orElseThrow();
+        String third = jids.stream()
+                .filter(j -> store.jobs().load(j).state() == JobState.PENDING)
+                .findFirst()
+                .orElseThrow();
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> {
             Job j = store.jobs().load(third);
             return j.state() == JobState.PENDING && j.lockOwner() != null
                     && j.lockOwner().worker().equals("pending-route/job/pending");
         });
 
-        long before = store.operations(); // from here on watched through the client itself: the store's reads would count
+        // from here on watched through the client itself: the store's reads would count
+        long before = store.operations();
         firstEstimateMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             for (String j : jids) {

@@ -102,8 +102,10 @@ class PriorityInEveryStateTest extends CamelTestSupport {
         long highStarted = started.get(high);
         long passed = low.stream().map(started::get).filter(t -> t != null && t > arrived && t < highStarted).count();
         long waiting = low.stream().filter(j -> !started.containsKey(j) || started.get(j) > arrived).count();
-        System.out.printf("priority 1 in estimating: started %d ms after it arrived; passed by %d of the %d priority-9 jobs "
-                + "not started then%n", highStarted - arrived, passed, waiting);
+        System.out.printf(
+                "priority 1 in estimating: started %d ms after it arrived; passed by %d of the %d priority-9 jobs "
+                        + "not started then%n",
+                highStarted - arrived, passed, waiting);
         assertTrue(waiting > 2 * WORKERS, "lower jobs were waiting when it arrived: " + waiting);
         assertTrue(passed < WORKERS, "passed by " + passed + " lower-priority jobs after it arrived");
     }

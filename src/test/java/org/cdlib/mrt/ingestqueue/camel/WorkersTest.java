@@ -29,7 +29,8 @@ class WorkersTest {
     @Test
     void aCancelledRunKeepsItsWorkerUntilItsThreadReturns() throws Exception {
         AtomicInteger freed = new AtomicInteger();
-        Workers workers = new Workers(1, ZK.store(Files.createTempDirectory("workers-test")), id -> id, freed::incrementAndGet);
+        Workers workers =
+                new Workers(1, ZK.store(Files.createTempDirectory("workers-test")), id -> id, freed::incrementAndGet);
         ExecutorService pool = Executors.newFixedThreadPool(1);
         try {
             workers.start(pool);

@@ -224,7 +224,10 @@ class ZkQueueComponentTest extends CamelTestSupport {
     @Test
     void aStateNobodyWorksOnIsRefusedNamingTheStatesThatAre() {
         Exception e = assertThrows(Exception.class, () -> route("zkqueue:job/completed", x -> { }, null));
-        assertTrue(messages(e).contains("pending, estimating, provisioning, downloading, processing, storing, recording, notify"),
+        assertTrue(
+                messages(e)
+                        .contains("pending, estimating, provisioning, downloading, processing, storing, recording,"
+                                + " notify"),
                 messages(e));
         Exception b = assertThrows(Exception.class, () -> route("zkqueue:batch/completed", x -> { }, null));
         assertTrue(messages(b).contains("pending, reporting, update-reporting"), messages(b));
@@ -247,8 +250,8 @@ class ZkQueueComponentTest extends CamelTestSupport {
         }
         assertEquals(List.of("concurrency", "rescan", "retryDelay", "handOffWait"), params);
 
-        ZkQueueEndpoint set = context.getEndpoint("zkqueue:job/processing?concurrency=3&rescan=500&retryDelay=700&handOffWait=0",
-                ZkQueueEndpoint.class);
+        ZkQueueEndpoint set = context.getEndpoint(
+                "zkqueue:job/processing?concurrency=3&rescan=500&retryDelay=700&handOffWait=0", ZkQueueEndpoint.class);
         assertEquals(3, set.getConcurrency());
         assertEquals(500, set.getRescan());
         assertEquals(700, set.getRetryDelay());
@@ -265,10 +268,16 @@ class ZkQueueComponentTest extends CamelTestSupport {
         assertInstanceOf(ZkQueueComponent.class, context.getComponent(meta.scheme()));
         String[] kinds = ZkQueueEndpoint.class.getDeclaredField("kind").getAnnotation(UriPath.class).enums().split(",");
         assertEquals(List.of("job", "batch"), List.of(kinds));
-        String[] states = ZkQueueEndpoint.class.getDeclaredField("state").getAnnotation(UriPath.class).enums().split(",");
+        String[] states = ZkQueueEndpoint.class
+                .getDeclaredField("state")
+                .getAnnotation(UriPath.class)
+                .enums()
+                .split(",");
         for (String state : states) {
-            String kind = QueueKind.BATCH_STATES.stream().anyMatch(s -> s.wire().equals(state)) && !state.equals("pending")
-                    ? "batch" : "job";
+            String kind =
+                    QueueKind.BATCH_STATES.stream().anyMatch(s -> s.wire().equals(state)) && !state.equals("pending")
+                            ? "batch"
+                            : "job";
             ZkQueueEndpoint ep = context.getEndpoint("zkqueue:" + kind + "/" + state, ZkQueueEndpoint.class);
             assertEquals(state, ep.getState());
         }

@@ -31,7 +31,9 @@ class AddressPolicyTest {
         assertTrue(rule("::1").startsWith("a loopback address"));
         assertTrue(rule("169.254.169.254").startsWith("a link-local address"));
         assertTrue(rule("fe80::1").startsWith("a link-local address"));
-        for (String p : new String[] {"10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "100.64.0.1", "fd00::1", "fc00::5"}) {
+        for (String p : new String[] {
+            "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "100.64.0.1", "fd00::1", "fc00::5"
+        }) {
             assertTrue(rule(p).startsWith("a private address"), p);
         }
         assertTrue(rule("224.0.0.1").startsWith("a multicast address"));
@@ -39,7 +41,9 @@ class AddressPolicyTest {
         assertTrue(rule("0.0.0.0").startsWith("an unspecified address"));
         assertTrue(rule("::").startsWith("an unspecified address"));
         assertTrue(rule("255.255.255.255").startsWith("the broadcast address"));
-        assertTrue(rule("::ffff:169.254.169.254").startsWith("a link-local address"), "an IPv4-mapped address is its IPv4 address");
+        assertTrue(
+                rule("::ffff:169.254.169.254").startsWith("a link-local address"),
+                "an IPv4-mapped address is its IPv4 address");
         assertTrue(rule("198.18.0.1").startsWith("a benchmarking address"));
         assertTrue(rule("198.19.255.254").startsWith("a benchmarking address"));
         assertNull(rule("198.20.0.1"));
@@ -54,7 +58,8 @@ class AddressPolicyTest {
         assertTrue(rule("64:ff9b::10.0.0.1").startsWith("a private address"));
         assertNull(rule("64:ff9b::93.184.216.34"), "NAT64 to a public server (DNS64) is fetched");
         assertTrue(rule("64:ff9b:1::1").startsWith("a local-use NAT64 address"));
-        assertTrue(rule("2002:7f00:1::").startsWith("a loopback address") && rule("2002:7f00:1::").endsWith("(6to4, 2002::/16)"));
+        assertTrue(rule("2002:7f00:1::").startsWith("a loopback address")
+                && rule("2002:7f00:1::").endsWith("(6to4, 2002::/16)"));
         assertTrue(rule("2002:a9fe:a9fe::1").startsWith("a link-local address"));
         assertTrue(rule("2002:c612:1::").startsWith("a benchmarking address"));
         assertTrue(rule("2002:f000:1::").startsWith("a reserved address"));
@@ -72,8 +77,10 @@ class AddressPolicyTest {
         p.checkConnect("storage.internal", new InetSocketAddress(InetAddress.getByName("10.9.9.9"), 80));
         var e = assertThrows(AddressPolicy.RefusedAddressException.class,
                 () -> p.checkConnect("x", new InetSocketAddress(InetAddress.getByName("10.21.0.1"), 80)));
-        assertEquals("refused: x is 10.21.0.1, a private address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, "
-                + "fc00::/7); such addresses are not fetched unless listed in ingest.fetch.allow", e.getMessage());
+        assertEquals(
+                "refused: x is 10.21.0.1, a private address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, "
+                        + "fc00::/7); such addresses are not fetched unless listed in ingest.fetch.allow",
+                e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> AddressPolicy.parse("10.0.0.0/40"));
         assertThrows(IllegalArgumentException.class, () -> AddressPolicy.parse("not a host!"));
     }
@@ -81,11 +88,14 @@ class AddressPolicyTest {
     @Test
     void urlsWithForbiddenLiteralsAreRefusedByTheUrlPolicyNamingTheUrl() {
         UrlPolicy strict = new UrlPolicy(home, false);
-        FetchException e = assertThrows(FetchException.class, () -> strict.check("http://169.254.169.254/latest/meta-data/"));
+        FetchException e =
+                assertThrows(FetchException.class, () -> strict.check("http://169.254.169.254/latest/meta-data/"));
         assertTrue(e.getMessage().startsWith("http://169.254.169.254/latest/meta-data/: refused: "), e.getMessage());
         assertThrows(FetchException.class, () -> strict.check("http://[fd12::1]:8080/x"));
         UrlPolicy open = new UrlPolicy(home, false, AddressPolicy.parse("169.254.0.0/16"));
-        assertTrue(assertDoesNotThrow(() -> open.check("http://169.254.169.254/x")).toString().startsWith("http://169.254"));
+        assertTrue(assertDoesNotThrow(() -> open.check("http://169.254.169.254/x"))
+                .toString()
+                .startsWith("http://169.254"));
     }
 
     private static <T> T assertDoesNotThrow(ThrowingSupplier<T> s) {
@@ -94,7 +104,8 @@ class AddressPolicyTest {
 
     @Test
     void aFetchedManifestThatIsNotUtf8IsRefusedNamingTheLine() throws Exception {
-        byte[] bytes = "#%checkm_0.7\nhttp://x/a | | | | | caf\u00e9.txt\nhttp://x/b | | | | | caf".getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = "#%checkm_0.7\nhttp://x/a | | | | | caf\u00e9.txt\nhttp://x/b | | | | | caf"
+                .getBytes(StandardCharsets.UTF_8);
         byte[] bad = new byte[bytes.length + 5];
         System.arraycopy(bytes, 0, bad, 0, bytes.length);
         bad[bytes.length] = (byte) 0xe9; // Latin-1 é

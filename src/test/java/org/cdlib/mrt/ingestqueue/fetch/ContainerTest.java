@@ -43,7 +43,8 @@ class ContainerTest {
         assertEquals("alpha", Files.readString(target().resolve("obj/a.txt")));
 
         Path bz = dir.resolve("y");
-        try (TarArchiveOutputStream t = new TarArchiveOutputStream(new BZip2CompressorOutputStream(Files.newOutputStream(bz)))) {
+        try (TarArchiveOutputStream t =
+                new TarArchiveOutputStream(new BZip2CompressorOutputStream(Files.newOutputStream(bz)))) {
             file(t, "b.txt", "bravo");
         }
         assertEquals(1, Container.unpack(bz, "y", target()));
@@ -118,18 +119,24 @@ class ContainerTest {
         Path out = Files.createDirectories(tmp.resolve("out1"));
         FetchException e = org.junit.jupiter.api.Assertions.assertThrows(FetchException.class,
                 () -> Container.unpack(zip, "many.zip", out, new Container.Limits(1_000_000, 3, 100)));
-        org.junit.jupiter.api.Assertions.assertEquals("container many.zip: more than 3 entries; the limit is 3 (ingest.container.max-entries)",
+        org.junit.jupiter.api.Assertions.assertEquals(
+                "container many.zip: more than 3 entries; the limit is 3 (ingest.container.max-entries)",
                 e.getMessage());
         Path out2 = Files.createDirectories(tmp.resolve("out2"));
         e = org.junit.jupiter.api.Assertions.assertThrows(FetchException.class,
                 () -> Container.unpack(zip, "many.zip", out2, new Container.Limits(2_500, 100, 100)));
-        org.junit.jupiter.api.Assertions.assertEquals("container many.zip: unpacks to more than 2500 bytes; the limit is 2500 bytes "
-                + "(ingest.container.max-bytes)", e.getMessage());
+        org.junit.jupiter.api.Assertions.assertEquals(
+                "container many.zip: unpacks to more than 2500 bytes; the limit is 2500 bytes "
+                        + "(ingest.container.max-bytes)",
+                e.getMessage());
         org.junit.jupiter.api.Assertions.assertEquals(5, Container.unpack(zip, "many.zip",
                 Files.createDirectories(tmp.resolve("out3")), new Container.Limits(5_000, 10, 100)));
         byte[] all = Files.readAllBytes(zip);
-        org.junit.jupiter.api.Assertions.assertEquals(5_000L, Container.declaredSize(java.util.Arrays.copyOf(all, 8), all, all.length)
-                .getAsLong(), "the central directory's sizes");
+        org.junit.jupiter.api.Assertions.assertEquals(
+                5_000L,
+                Container.declaredSize(java.util.Arrays.copyOf(all, 8), all, all.length)
+                        .getAsLong(),
+                "the central directory's sizes");
     }
 
     @Test

@@ -149,7 +149,10 @@ public final class HostileServer implements AutoCloseable {
         };
     }
 
-    /** A proper head announcing {@code declared} bytes (none: -1, the body ends when the connection does), then a body a byte every {@code millis} ms. */
+    /**
+     * A proper head announcing {@code declared} bytes (none: -1, the body ends
+     * when the connection does), then a body a byte every {@code millis} ms.
+     */
     public static Answer trickleBody(long declared, long millis) {
         return (line, out) -> {
             out.write(ascii("HTTP/1.1 200 OK\r\n" + (declared >= 0 ? "Content-Length: " + declared + "\r\n" : "")

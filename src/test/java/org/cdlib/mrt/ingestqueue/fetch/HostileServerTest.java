@@ -33,7 +33,8 @@ class HostileServerTest {
 
     static FetchSettings probeTimeout(Duration d) {
         FetchSettings.Answers a = FetchSettings.Answers.defaults();
-        return SETTINGS.withAnswers(new FetchSettings.Answers(a.maxHeaderCount(), a.maxLineLength(), d, a.minFreePercent()));
+        return SETTINGS.withAnswers(
+                new FetchSettings.Answers(a.maxHeaderCount(), a.maxLineLength(), d, a.minFreePercent()));
     }
 
     static long secondsSince(long start) {
@@ -46,7 +47,9 @@ class HostileServerTest {
             long start = System.nanoTime();
             AnswerLimitException e = assertThrows(AnswerLimitException.class,
                     () -> fetcher(SETTINGS).size(URI.create(server.url("/f"))));
-            assertEquals(server.url("/f") + ": the server sent more than 100 header lines (limit ingest.download.max-header-count)",
+            assertEquals(
+                    server.url("/f")
+                            + ": the server sent more than 100 header lines (limit ingest.download.max-header-count)",
                     e.getMessage());
             assertTrue(secondsSince(start) < 5, "took " + secondsSince(start) + " s");
             assertEquals(List.of("HEAD /f HTTP/1.1"), server.requests);
@@ -94,7 +97,9 @@ class HostileServerTest {
             long start = System.nanoTime();
             FetchException e = assertThrows(FetchException.class,
                     () -> fetcher(probeTimeout(Duration.ofSeconds(2))).size(URI.create(server.url("/f"))));
-            assertEquals(server.url("/f") + ": no complete answer within ingest.download.probe-timeout (PT2S)", e.getMessage());
+            assertEquals(
+                    server.url("/f") + ": no complete answer within ingest.download.probe-timeout (PT2S)",
+                    e.getMessage());
             assertTrue(secondsSince(start) < 6, "took " + secondsSince(start) + " s");
         }
     }
@@ -115,8 +120,8 @@ class HostileServerTest {
         try (HostileServer slow = new HostileServer(HostileServer.trickleBody(-1, 100));
                 HostileServer endless = new HostileServer(HostileServer.endlessHeaders())) {
             long start = System.nanoTime();
-            FetchException e = assertThrows(FetchException.class,
-                    () -> fetcher(probeTimeout(Duration.ofSeconds(2))).text(URI.create(slow.url("/m.checkm")), 1 << 20));
+            FetchException e = assertThrows(FetchException.class, () -> fetcher(probeTimeout(Duration.ofSeconds(2)))
+                    .text(URI.create(slow.url("/m.checkm")), 1 << 20));
             assertTrue(e.getMessage().contains("ingest.download.probe-timeout (PT2S)"), e.getMessage());
             assertTrue(secondsSince(start) < 6, "took " + secondsSince(start) + " s");
             e = assertThrows(AnswerLimitException.class,
@@ -132,7 +137,9 @@ class HostileServerTest {
             FetchException e = assertThrows(FetchException.class, () -> fetcher(SETTINGS.withRetries(0, Duration.ZERO)
                     .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(2)))
                     .download(URI.create(server.url("/f")), dir.resolve("f"), List.of()));
-            assertTrue(e.getMessage().contains("no response head within ingest.download.read-timeout (PT2S)"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("no response head within ingest.download.read-timeout (PT2S)"),
+                    e.getMessage());
             assertTrue(secondsSince(start) < 6, "took " + secondsSince(start) + " s");
         }
     }
@@ -144,13 +151,17 @@ class HostileServerTest {
             Path f = dir.resolve("f");
             AnswerLimitException e = assertThrows(AnswerLimitException.class, () -> fetcher(SETTINGS)
                     .download(URI.create(announced.url("/f")), f, List.of(), OptionalLong.of(100)));
-            assertEquals(announced.url("/f") + ": the server announces 1099511627776 bytes, more than the 100 declared for the file",
+            assertEquals(
+                    announced.url("/f")
+                            + ": the server announces 1099511627776 bytes, more than the 100 declared for the file",
                     e.getMessage());
             assertEquals(0, Files.size(f), "nothing written");
             long start = System.nanoTime();
             e = assertThrows(AnswerLimitException.class, () -> fetcher(SETTINGS)
                     .download(URI.create(unannounced.url("/f")), f, List.of(), OptionalLong.of(100_000)));
-            assertEquals(unannounced.url("/f") + ": the body is larger than the 100000 bytes declared for the file", e.getMessage());
+            assertEquals(
+                    unannounced.url("/f") + ": the body is larger than the 100000 bytes declared for the file",
+                    e.getMessage());
             assertTrue(Files.size(f) <= 100_000, "written " + Files.size(f));
             assertTrue(secondsSince(start) < 5, "took " + secondsSince(start) + " s");
             assertEquals(1, unannounced.requests.size(), "not retried");
@@ -166,7 +177,9 @@ class HostileServerTest {
                     a.probeTimeout(), 99));
             AnswerLimitException e = assertThrows(AnswerLimitException.class, () -> fetcher(full)
                     .download(URI.create(server.url("/f")), dir.resolve("f"), List.of()));
-            assertTrue(e.getMessage().contains("less than 99% free") && e.getMessage().contains("ingest.download.min-free-percent"),
+            assertTrue(
+                    e.getMessage().contains("less than 99% free")
+                            && e.getMessage().contains("ingest.download.min-free-percent"),
                     e.getMessage());
         }
     }

@@ -29,9 +29,13 @@ class SlowPayloadTest {
         server.start();
         try {
             // 600 chunks over a minute: a chunk every 100 ms, far under the read timeout each time
-            server.stubFor(get(urlEqualTo("/slow")).willReturn(aResponse().withBody(new byte[600]).withChunkedDribbleDelay(600, 60_000)));
-            FetchSettings settings = FetchSettings.defaults().withAllow(AddressPolicy.LOOPBACK).withRetries(0, Duration.ZERO)
-                    .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(5)).withMinRate(1000, Duration.ofSeconds(2));
+            server.stubFor(get(urlEqualTo("/slow"))
+                    .willReturn(aResponse().withBody(new byte[600]).withChunkedDribbleDelay(600, 60_000)));
+            FetchSettings settings = FetchSettings.defaults()
+                    .withAllow(AddressPolicy.LOOPBACK)
+                    .withRetries(0, Duration.ZERO)
+                    .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(5))
+                    .withMinRate(1000, Duration.ofSeconds(2));
             long start = System.nanoTime();
             FetchException e = assertThrows(FetchException.class, () -> new Fetcher(settings, dir).download(
                     URI.create("http://127.0.0.1:" + server.port() + "/slow"), dir.resolve("f"), List.of()));

@@ -21,7 +21,9 @@ class UrlPolicyTest {
     @Test
     void otherSchemesAndBrokenUrlsAreRefusedByName() {
         UrlPolicy p = new UrlPolicy(home, true);
-        for (String u : new String[] {"ftp://example.org/a", "jar:file:/x!/y", "a.txt", "http:///nohost", "http://ex ample.org:x/"}) {
+        for (String u : new String[] {
+            "ftp://example.org/a", "jar:file:/x!/y", "a.txt", "http:///nohost", "http://ex ample.org:x/"
+        }) {
             FetchException e = assertThrows(FetchException.class, () -> p.check(u), u);
             assertTrue(e.getMessage().contains(u.replace(" ", "%20")) || e.getMessage().contains(u), e.getMessage());
         }
@@ -53,14 +55,22 @@ class UrlPolicyTest {
     @Test
     void aUrlNamingAUserOrPasswordIsRefusedWithoutRepeatingThem() {
         UrlPolicy p = new UrlPolicy(home, true);
-        for (String u : new String[] {"https://alice:s3cr3t@example.org/a.txt", "http://s3cr3t@example.org/a",
-                "ftp://alice:s3cr3t@example.org/a", "http://alice:s3cr3t@example.org:x/a", "file://alice:s3cr3t@host/tmp/a"}) {
+        for (String u : new String[] {
+            "https://alice:s3cr3t@example.org/a.txt",
+            "http://s3cr3t@example.org/a",
+            "ftp://alice:s3cr3t@example.org/a",
+            "http://alice:s3cr3t@example.org:x/a",
+            "file://alice:s3cr3t@host/tmp/a"
+        }) {
             FetchException e = assertThrows(FetchException.class, () -> p.check(u), u);
             assertFalse(e.getMessage().contains("s3cr3t"), e.getMessage());
-            assertTrue(e.getMessage().contains("***@example.org") || e.getMessage().contains("***@host"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("***@example.org") || e.getMessage().contains("***@host"), e.getMessage());
         }
         FetchException e = assertThrows(FetchException.class, () -> p.check("https://alice:s3cr3t@example.org/a.txt"));
-        assertEquals("https://***@example.org/a.txt: the URL names a user or password before its host; credentials are not "
-                + "accepted in URLs (the queue would keep them and name them in its logs and reports)", e.getMessage());
+        assertEquals(
+                "https://***@example.org/a.txt: the URL names a user or password before its host; credentials are not "
+                        + "accepted in URLs (the queue would keep them and name them in its logs and reports)",
+                e.getMessage());
     }
 }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 class PackageLayersTest {
     private static final String ROOT = "org.cdlib.mrt.ingestqueue";
     private static final Pattern PACKAGE = Pattern.compile("(?m)^package ([\\w.]+);");
-    private static final Pattern NAMED = Pattern.compile("\\b(" + Pattern.quote(ROOT) + "(?:\\.[a-z]\\w*)*)\\.[A-Z]\\w*");
+    private static final Pattern NAMED =
+            Pattern.compile("\\b(" + Pattern.quote(ROOT) + "(?:\\.[a-z]\\w*)*)\\.[A-Z]\\w*");
 
     @Test
     void noPackageReachesBackToItself() throws IOException {
@@ -53,7 +54,9 @@ class PackageLayersTest {
         assertEquals(Set.of(ROOT + ".queue.errors"), queueRooms(reachable(uses, ROOT + ".queue.model")),
                 "the queue's records depend on its errors only");
         // the zk layer knows nothing of the queue's layout: it bounds calls by the records' limits, no more
-        assertEquals(Set.of(ROOT + ".queue.errors", ROOT + ".queue.model"), queueRooms(reachable(uses, ROOT + ".queue.zk")),
+        assertEquals(
+                Set.of(ROOT + ".queue.errors", ROOT + ".queue.model"),
+                queueRooms(reachable(uses, ROOT + ".queue.zk")),
                 "the zk layer reaches the queue's errors and records only");
     }
 
@@ -67,7 +70,9 @@ class PackageLayersTest {
         return packages.stream().filter(p -> p.startsWith(ROOT + ".queue")).collect(Collectors.toSet());
     }
 
-    /** Package → the project packages its classes name (imports and fully named types; comments and strings skipped). */
+    /**
+     * Package → the project packages its classes name (imports and fully named types; comments and strings skipped).
+     */
     static Map<String, Set<String>> uses(Path sources) throws IOException {
         Map<String, Set<String>> uses = new TreeMap<>();
         try (Stream<Path> files = Files.walk(sources)) {

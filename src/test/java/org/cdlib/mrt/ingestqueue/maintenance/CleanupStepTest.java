@@ -43,7 +43,8 @@ class CleanupStepTest {
         Path gone = upload("gone", Duration.ofDays(30));
         Files.writeString(gone.resolve(UploadMark.FILE), "bid0000000404"); // its batch was removed
         Files.setLastModifiedTime(gone, FileTime.from(Instant.now().minus(Duration.ofDays(30))));
-        CleanupStep step = new CleanupStep(new AdminActions(store, Clock.systemUTC()), store, Duration.ofDays(7), Clock.systemUTC());
+        CleanupStep step = new CleanupStep(
+                new AdminActions(store, Clock.systemUTC()), store, Duration.ofDays(7), Clock.systemUTC());
         assertEquals(2, step.pruneUploads());
         assertFalse(Files.exists(orphan));
         assertFalse(Files.exists(gone));

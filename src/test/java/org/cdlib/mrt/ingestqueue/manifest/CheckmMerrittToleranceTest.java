@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /** Checkm headers as Merritt's reader takes them, and digests and ARKs checked for form before any download. */
 class CheckmMerrittToleranceTest {
-    static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified"
-            + " | nfo:fileName | mrt:mimeType\n";
+    static final String FIELDS =
+            "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified"
+                    + " | nfo:fileName | mrt:mimeType\n";
     static final String MD5 = "5d41402abc4b2a76b9719d911017c592";
 
     @Test
@@ -36,14 +37,20 @@ class CheckmMerrittToleranceTest {
 
     @Test
     void anyRunOfBlanksAndBarsAfterTheDirectiveNameIsSkipped() {
-        for (String header : List.of("#%profile|http://x/mrt-ingest-manifest", "#%profile \t| |  http://x/mrt-ingest-manifest",
-                "#%PROFILE    http://x/mrt-ingest-manifest", "#%profile | http://x/mrt-ingest-manifest")) {
-            String text = "#%checkm_0.7\n" + header + "\n#%fields nfo:fileUrl | nfo:fileName\nhttp://h/a | a.txt\n#%eof\n";
+        for (String header : List.of(
+                "#%profile|http://x/mrt-ingest-manifest",
+                "#%profile \t| |  http://x/mrt-ingest-manifest",
+                "#%PROFILE    http://x/mrt-ingest-manifest",
+                "#%profile | http://x/mrt-ingest-manifest")) {
+            String text =
+                    "#%checkm_0.7\n" + header + "\n#%fields nfo:fileUrl | nfo:fileName\nhttp://h/a | a.txt\n#%eof\n";
             CheckmManifest m = CheckmManifest.parse(text);
             assertEquals("http://x/mrt-ingest-manifest", m.profile(), header);
             assertEquals(List.of("nfo:fileurl", "nfo:filename"), m.fields(), header);
         }
-        assertEquals(List.of("profile", "http://x", "more"), List.of(CheckmReader.directive("#%profile  || http://x | more")));
+        assertEquals(
+                List.of("profile", "http://x", "more"),
+                List.of(CheckmReader.directive("#%profile  || http://x | more")));
     }
 
     @Test
@@ -62,13 +69,17 @@ class CheckmMerrittToleranceTest {
         ManifestException e = assertThrows(ManifestException.class, () -> CheckmManifest.parse(
                 head + "http://h/a | md5 | " + MD5 + " | | | a\nhttp://h/b | md5 | abc123 | | | b\n#%eof\n"));
         assertEquals(5, e.line());
-        assertEquals("manifest line 5: nfo:hashValue: md5 value 'abc123' has 6 hex digits; a md5 has 32", e.getMessage());
+        assertEquals(
+                "manifest line 5: nfo:hashValue: md5 value 'abc123' has 6 hex digits; a md5 has 32", e.getMessage());
         e = assertThrows(ManifestException.class, () -> CheckmManifest.parse(
                 head + "http://h/a | SHA256 | " + MD5 + " | | | a\n#%eof\n"));
-        assertTrue(e.getMessage().startsWith("manifest line 4: nfo:hashValue: sha-256 value") && e.getMessage().endsWith("has 64"),
+        assertTrue(
+                e.getMessage().startsWith("manifest line 4: nfo:hashValue: sha-256 value")
+                        && e.getMessage().endsWith("has 64"),
                 e.getMessage());
-        e = assertThrows(ManifestException.class, () -> CheckmManifest.parse(head + "http://h/a | md5 | " + MD5.replace('5', 'g')
-                + " | | | a\n#%eof\n"));
+        e = assertThrows(
+                ManifestException.class,
+                () -> CheckmManifest.parse(head + "http://h/a | md5 | " + MD5.replace('5', 'g') + " | | | a\n#%eof\n"));
         assertTrue(e.getMessage().contains("is not hexadecimal"), e.getMessage());
         // right lengths pass, in either case; checksums may drop leading zeros
         CheckmManifest.parse(head + "http://h/a | sha-256 | " + "AB".repeat(32) + " | | | a\n"
@@ -81,11 +92,14 @@ class CheckmMerrittToleranceTest {
     @Test
     void aMalformedPrimaryIdentifierInABatchManifestIsPassedOnAsWrittenAsMerrittDoes() throws Exception {
         // mrt-doc's sampleBatchOfContainers_with_bad_ark: "Merritt parser would not enforce this"
-        String text = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
-                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName"
-                + " | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n"
+        String text = "#%checkm_0.7\n"
+                + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize |"
+                + " nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier |"
+                + " mrt:creator | mrt:title | mrt:date\n"
                 + "http://h/a | | | | | a | ark:/99999/fk4good | l1 | | | \n"
-                + "http://h/b | | | | | b | ark:/foo | l2 | | | \n#%eof\n";
+                + "http://h/b | | | | | b | ark:/foo | l2 | | | \n"
+                + "#%eof\n";
         try (CheckmReader r = new CheckmReader(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))) {
             assertEquals("ark:/99999/fk4good", r.next().primaryIdentifier());
             assertEquals("ark:/foo", r.next().primaryIdentifier());
@@ -94,7 +108,13 @@ class CheckmMerrittToleranceTest {
         // the submission form's primaryIdentifier and mrt-erc.txt's where: are still held to Ark
         assertTrue(Ark.valid("ark:/13030/m5qv8jks"));
         assertTrue(Ark.valid("ark:/99999/fk4abc/qualifier.v2"));
-        for (String bad : List.of("ark:/foo", "ark:/1234/x", "ark:/99999/", "ark:99999/x", "ark:/99999//x", "ark:/99999/a b",
+        for (String bad : List.of(
+                "ark:/foo",
+                "ark:/1234/x",
+                "ark:/99999/",
+                "ark:99999/x",
+                "ark:/99999//x",
+                "ark:/99999/a b",
                 "doi:10.1/x")) {
             assertTrue(!Ark.valid(bad), bad);
         }

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * naming a user or password, fails the manifest naming line and cell (never the password).
  */
 class CheckmTextTest {
-    static final String HEAD = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-container-batch-manifest\n"
+    static final String HEAD = "#%checkm_0.7\n"
+            + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-container-batch-manifest\n"
             + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n";
 
     static String manifest(String... rows) {
@@ -37,8 +38,8 @@ class CheckmTextTest {
                         "cell nfo:fileName contains a line or paragraph separator (U+2028) at character 2"),
                 new Case("http://example.org/b\u0085.zip | b.zip | loc-b | Ann | T | 2024",
                         "cell nfo:fileUrl contains a control character (U+0085) at character 21"))) {
-            ManifestException e = assertThrows(ManifestException.class, () -> CheckmManifest.parse(manifest(ok, c.row())),
-                    c.row());
+            ManifestException e =
+                    assertThrows(ManifestException.class, () -> CheckmManifest.parse(manifest(ok, c.row())), c.row());
             assertEquals("manifest line 5: " + c.message() + "; a cell is one line of text", e.getMessage());
         }
         assertEquals("A title", CheckmManifest.parse(manifest(ok)).rows().get(0).title());
@@ -50,8 +51,10 @@ class CheckmTextTest {
                 "http://example.org/a.zip | a.zip | | | | ",
                 "https://alice:s3cr3t@example.org/b.zip | b.zip | | | | ")));
         assertEquals(5, e.line());
-        assertEquals("manifest line 5: nfo:fileUrl https://***@example.org/b.zip names a user or password before its host; "
-                + "credentials are not accepted in URLs", e.getMessage());
+        assertEquals(
+                "manifest line 5: nfo:fileUrl https://***@example.org/b.zip names a user or password before its host; "
+                        + "credentials are not accepted in URLs",
+                e.getMessage());
         assertFalse(e.getMessage().contains("s3cr3t"));
     }
 }

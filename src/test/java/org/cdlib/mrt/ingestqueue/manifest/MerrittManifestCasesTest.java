@@ -55,9 +55,13 @@ class MerrittManifestCasesTest {
         return Stream.of(
                 // mrt-doc: the published samples, "pass"
                 accepts("sample_4blocks", Kind.OBJECT, FOUR_BLOCKS),
-                accepts("sample_bigHunt", Kind.OBJECT, List.of(row(S + "bigHunt2.jpg", "", "", "76935", "", "bigHunt2.jpg", ""),
-                        row(S + "bigHunt3.jpg", "", "", "55408", "", "bigHunt3.jpg", ""),
-                        row(S + "bigHunt.txt", "", "", "33", "", "bigHunt.txt", ""))),
+                accepts(
+                        "sample_bigHunt",
+                        Kind.OBJECT,
+                        List.of(
+                                row(S + "bigHunt2.jpg", "", "", "76935", "", "bigHunt2.jpg", ""),
+                                row(S + "bigHunt3.jpg", "", "", "55408", "", "bigHunt3.jpg", ""),
+                                row(S + "bigHunt.txt", "", "", "33", "", "bigHunt.txt", ""))),
                 accepts("sample_batchOfContainers", Kind.CONTAINER_BATCH, containers("", "")),
                 accepts("sample_batchOfFiles", Kind.SINGLE_FILE_BATCH, files("goldenDragon.jpg", "goldenDragon.jpg")),
                 accepts("sample_batchOfManifests", Kind.BATCH, MANIFESTS),
@@ -72,43 +76,79 @@ class MerrittManifestCasesTest {
                 accepts("4blocks_nl_within_data", Kind.OBJECT, FOUR_BLOCKS),
                 accepts("4blocks_nl_after_data", Kind.OBJECT, FOUR_BLOCKS),
                 accepts("4blocks_with_windows_crlf", Kind.OBJECT, FOUR_BLOCKS),
-                accepts("4blocks_alg_uppercase", Kind.OBJECT, List.of(row(S + "4blocks.jpg", "MD5", JPG_MD5, "", "", "4blocks.jpg", ""),
-                        row(S + "4blocks.txt", "SHA-256", TXT_SHA256, "", "", "4blocks.txt", ""))),
+                accepts(
+                        "4blocks_alg_uppercase",
+                        Kind.OBJECT,
+                        List.of(
+                                row(S + "4blocks.jpg", "MD5", JPG_MD5, "", "", "4blocks.jpg", ""),
+                                row(S + "4blocks.txt", "SHA-256", TXT_SHA256, "", "", "4blocks.txt", ""))),
                 // "Negative Cases - Headers and Structure"
                 refuses("4blocks_2term_nl", 9, "an empty line follows '#%eof'"),
-                refuses("4blocks_field_reorder", 5, "'#%fields' begins with nfo:fileSize; nfo:fileUrl must be the first column"),
+                refuses(
+                        "4blocks_field_reorder",
+                        5,
+                        "'#%fields' begins with nfo:fileSize; nfo:fileUrl must be the first column"),
                 refuses("4blocks_noprofile", 5, "no '#%profile' line before the first data row"),
                 refuses("4blocks_noeof", 8, "missing '#%eof'"),
                 refuses("4blocks_encoding", 7, "not UTF-8 text"),
                 // mrt-doc: "Extra columns are ignored by Merritt parser" (here: empty ones)
                 accepts("4blocks_extra_pipe", Kind.OBJECT, FOUR_BLOCKS),
                 // "Field Specific Issues - Manifest Will Pass"
-                accepts("4blocks_missing_fname", Kind.OBJECT, List.of(row(S + "4blocks.jpg", "md5", JPG_MD5, "", "", "", ""), TXT)),
-                accepts("4blocks_dup_filename_diff_folders", Kind.OBJECT, List.of(JPG,
-                        row(S + "4blocks.txt", "md5", TXT_MD5, "", "", "folder1/4blocks.txt", ""),
-                        row(S + "4blocks.txt", "md5", TXT_MD5, "", "", "folder2/4blocks.txt", ""))),
-                accepts("4blocks_dup_filename_upcase", Kind.OBJECT, List.of(JPG, TXT,
-                        row(S + "4blocks.txt", "md5", TXT_MD5, "", "", "4blocks.TXT", ""))),
+                accepts(
+                        "4blocks_missing_fname",
+                        Kind.OBJECT,
+                        List.of(row(S + "4blocks.jpg", "md5", JPG_MD5, "", "", "", ""), TXT)),
+                accepts(
+                        "4blocks_dup_filename_diff_folders",
+                        Kind.OBJECT,
+                        List.of(
+                                JPG,
+                                row(S + "4blocks.txt", "md5", TXT_MD5, "", "", "folder1/4blocks.txt", ""),
+                                row(S + "4blocks.txt", "md5", TXT_MD5, "", "", "folder2/4blocks.txt", ""))),
+                accepts(
+                        "4blocks_dup_filename_upcase",
+                        Kind.OBJECT,
+                        List.of(JPG, TXT, row(S + "4blocks.txt", "md5", TXT_MD5, "", "", "4blocks.TXT", ""))),
                 // "Negative Cases - Field Tests"
                 refuses("4blocks_incorrect_algorithm", 7, "unknown digest algorithm 'md5xxx'"),
                 refuses("4blocks_incorrect_filesize", 7, "nfo:fileSize '111xxx' is not a whole number of bytes"),
                 refusedByUrlPolicy("4blocks_incorrect_url_protocol", 7, "URL scheme 'hzzttps' is not fetched"),
                 refuses("4blocks_missing_url", 6, "nfo:fileUrl is empty"),
-                refuses("4blocks_incorrect_sha256", 7, "sha-256 value '" + TXT_MD5 + "' has 32 hex digits; a sha-256 has 64"),
+                refuses(
+                        "4blocks_incorrect_sha256",
+                        7,
+                        "sha-256 value '" + TXT_MD5 + "' has 32 hex digits; a sha-256 has 64"),
                 refuses("4blocks_incorrect_md5_format", 6, "has 64 hex digits; a md5 has 32"),
-                refuses("sampleBatchOfContainers_incorrect_filename", 7,
+                refuses(
+                        "sampleBatchOfContainers_incorrect_filename",
+                        7,
                         "'outdoorStore.zip.txt' is not a container Merritt would expand"),
-                refuses("sampleBatchOfManifests_incorrect_filename", 7,
+                refuses(
+                        "sampleBatchOfManifests_incorrect_filename",
+                        7,
                         "'4blocks.checkm.txt' is not an object manifest Merritt would read"),
                 // mrt-doc: "Merritt parser would not enforce this": the id is passed on as written
-                accepts("sampleBatchOfContainers_with_bad_ark", Kind.CONTAINER_BATCH, containers("ark:/foo", "ark:/99999/fk4903mg7h")),
-                // mrt-doc: not expanded by Merritt, "loaded as a curatorial file": a single-file batch's rows are files here too
-                accepts("sampleBatchOfFiles_mixedTypes", Kind.SINGLE_FILE_BATCH, files("goldenDragon.zip", "goldenDragon.zip")),
-                accepts("sampleBatchOfFiles_mixedTypes_checkm", Kind.SINGLE_FILE_BATCH,
+                accepts(
+                        "sampleBatchOfContainers_with_bad_ark",
+                        Kind.CONTAINER_BATCH,
+                        containers("ark:/foo", "ark:/99999/fk4903mg7h")),
+                // mrt-doc: not expanded by Merritt, "loaded as a curatorial
+                // file": a single-file batch's rows are files here too
+                accepts(
+                        "sampleBatchOfFiles_mixedTypes",
+                        Kind.SINGLE_FILE_BATCH,
+                        files("goldenDragon.zip", "goldenDragon.zip")),
+                accepts(
+                        "sampleBatchOfFiles_mixedTypes_checkm",
+                        Kind.SINGLE_FILE_BATCH,
                         files("goldenDragon.checmk", "goldenDragon.checkm")),
                 // mrt-doc: "Ingest would likely fail": when the host is looked up, at download, as in Merritt
-                accepts("4blocks_incorrect_url_hostname", Kind.OBJECT, List.of(
-                        row("https://raw/samples/4blocks.jpg", "md5", JPG_MD5, "", "", "4blocks.jpg", ""), TXT)),
+                accepts(
+                        "4blocks_incorrect_url_hostname",
+                        Kind.OBJECT,
+                        List.of(
+                                row("https://raw/samples/4blocks.jpg", "md5", JPG_MD5, "", "", "4blocks.jpg", ""),
+                                TXT)),
                 refuses("4blocks_dup_filename", 8, "file name '4blocks.txt' appears twice"),
                 // "Other Cases - field test"
                 accepts("4blocks_with_date", Kind.OBJECT, DATED),
@@ -118,27 +158,89 @@ class MerrittManifestCasesTest {
     }
 
     static List<String> containers(String firstArk, String secondArk) {
-        return List.of(batchRow(S + "huskyChicken.zip", "", "", "huskyChicken.zip", firstArk, "", "Tracy Seneca", "Husky Chicken",
+        return List.of(
+                batchRow(
+                        S + "huskyChicken.zip",
+                        "",
+                        "",
+                        "huskyChicken.zip",
+                        firstArk,
+                        "",
+                        "Tracy Seneca",
+                        "Husky Chicken",
                         "2009-09-01"),
-                batchRow(S + "outdoorStore.zip", "", "", "outdoorStore.zip", secondArk, "", "", "The Outdoor Store, Portland OR", ""),
-                batchRow(S + "souvenirs.zip", "", "", "souvenirs.zip", "", "", "Tracy Seneca", "SouvenirsLast Summer", ""));
+                batchRow(
+                        S + "outdoorStore.zip",
+                        "",
+                        "",
+                        "outdoorStore.zip",
+                        secondArk,
+                        "",
+                        "",
+                        "The Outdoor Store, Portland OR",
+                        ""),
+                batchRow(
+                        S + "souvenirs.zip",
+                        "",
+                        "",
+                        "souvenirs.zip",
+                        "",
+                        "",
+                        "Tracy Seneca",
+                        "SouvenirsLast Summer",
+                        ""));
     }
-    static final List<String> DATED = List.of(row(S + "4blocks.jpg", "md5", JPG_MD5, "", "2020-01-01T00:00.000Z", "4blocks.jpg", ""),
+
+    static final List<String> DATED = List.of(
+            row(S + "4blocks.jpg", "md5", JPG_MD5, "", "2020-01-01T00:00.000Z", "4blocks.jpg", ""),
             row(S + "4blocks.txt", "md5", TXT_MD5, "", "2019-12-31T00:00.000Z", "4blocks.txt", ""));
 
     static List<String> files(String firstUrl, String firstName) {
-        return List.of(batchRow(S + firstUrl, "md5", DRAGON_MD5, firstName, "", "", "Tracy Seneca", "Golden Dragon Restaurant Sign",
+        return List.of(
+                batchRow(
+                        S + firstUrl,
+                        "md5",
+                        DRAGON_MD5,
+                        firstName,
+                        "",
+                        "",
+                        "Tracy Seneca",
+                        "Golden Dragon Restaurant Sign",
                         "2009-09-01"),
-                batchRow(S + "tumbleBug.jpg", "md5", BUG_MD5, "tumbleBug.jpg", "", "", "Tracy Seneca", "Tumble Bug, Luna Park.  Sydney",
+                batchRow(
+                        S + "tumbleBug.jpg",
+                        "md5",
+                        BUG_MD5,
+                        "tumbleBug.jpg",
+                        "",
+                        "",
+                        "Tracy Seneca",
+                        "Tumble Bug, Luna Park.  Sydney",
                         ""),
                 batchRow(S + "generalDrapery.jpg", "", "", "generalDrapery.jpg", "", "", "", "General Drapery", ""));
     }
 
     static final List<String> MANIFESTS = List.of(
             batchRow(S + "bigHunt.checkm", "", "", "bigHunt.checkm", "", "", "Tracy Seneca", "", "2009-09-01"),
-            batchRow(S + "4blocks.checkm", "", "", "4blocks.checkm", "", "", "Tracy Seneca", "Motel Capri - manifest style",
+            batchRow(
+                    S + "4blocks.checkm",
+                    "",
+                    "",
+                    "4blocks.checkm",
+                    "",
+                    "",
+                    "Tracy Seneca",
+                    "Motel Capri - manifest style",
                     "2009-09-01T00:00:00"),
-            batchRow(S + "call911.checkm", "", "", "call911.checkm", "", "", "Tracy Seneca", "If This Bell Rings Call 911 - manifest style",
+            batchRow(
+                    S + "call911.checkm",
+                    "",
+                    "",
+                    "call911.checkm",
+                    "",
+                    "",
+                    "Tracy Seneca",
+                    "If This Bell Rings Call 911 - manifest style",
                     "2009-09-01T00:00:00"));
 
     @ParameterizedTest(name = "{0}")
@@ -192,7 +294,8 @@ class MerrittManifestCasesTest {
 
     /** The fixture's bytes: the encoding case must reach the reader as it is. */
     static byte[] fixture(String name) throws IOException {
-        try (InputStream in = MerrittManifestCasesTest.class.getResourceAsStream("/manifest-cases/" + name + ".checkm")) {
+        try (InputStream in =
+                MerrittManifestCasesTest.class.getResourceAsStream("/manifest-cases/" + name + ".checkm")) {
             if (in == null) {
                 throw new IOException("no fixture manifest-cases/" + name + ".checkm");
             }
@@ -206,11 +309,19 @@ class MerrittManifestCasesTest {
     }
 
     static String row(CheckmManifest.Row r) {
-        return row(r.fileUrl(), n(r.hashAlgorithm()), n(r.hashValue()), r.fileSize() == null ? "" : r.fileSize().toString(),
-                n(r.fileLastModified()), n(r.fileName()), n(r.mimeType()));
+        return row(
+                r.fileUrl(),
+                n(r.hashAlgorithm()),
+                n(r.hashValue()),
+                r.fileSize() == null ? "" : r.fileSize().toString(),
+                n(r.fileLastModified()),
+                n(r.fileName()),
+                n(r.mimeType()));
     }
 
-    /** A batch manifest row as read, in Merritt's batch columns less size and modification date (none in these cases). */
+    /**
+     * A batch manifest row as read, in Merritt's batch columns less size and modification date (none in these cases).
+     */
     static String batchRow(String url, String alg, String digest, String name, String ark, String local, String creator,
             String title, String date) {
         return String.join(" | ", url, alg, digest, name, ark, local, creator, title, date);

@@ -31,21 +31,23 @@ class SystemFilesTest {
         dc.put("dcterms.extent", List.of("ignored"));
         dc.put("rights", null);
         assertEquals("""
-                <?xml version="1.0" encoding="UTF-8"?>
-                <DublinCore xmlns:dc="http://purl.org/dc/elements/1.1/">
-                  <dc:creator>Smith, J.</dc:creator>
-                  <dc:creator>Doe, A.</dc:creator>
-                  <dc:creator>Roe, R.</dc:creator>
-                  <dc:description>one; not split</dc:description>
-                  <dc:subject>maps</dc:subject>
-                  <dc:subject>&lt;rivers&gt;</dc:subject>
-                  <dc:title>A &amp; B</dc:title>
-                </DublinCore>
-                """, SystemFiles.dublinCore(dc));
+            <?xml version="1.0" encoding="UTF-8"?>
+            <DublinCore xmlns:dc="http://purl.org/dc/elements/1.1/">
+              <dc:creator>Smith, J.</dc:creator>
+              <dc:creator>Doe, A.</dc:creator>
+              <dc:creator>Roe, R.</dc:creator>
+              <dc:description>one; not split</dc:description>
+              <dc:subject>maps</dc:subject>
+              <dc:subject>&lt;rivers&gt;</dc:subject>
+              <dc:title>A &amp; B</dc:title>
+            </DublinCore>
+            """, SystemFiles.dublinCore(dc));
     }
 
     /** Every kind of character a field may not hold (a neighbour writing jobs directly is not checked at our door). */
-    static final String ODD = "a\u0000b\u0001c\tc\r\nd\u000Be\u007Ff\u0085g\u2028h\uD800i\uDC00j\uFFFEk\uFFFF <&> ]]> 𝄞";
+    static final String ODD =
+            "a\u0000b\u0001c\tc\r\nd\u000Be\u007Ff\u0085g\u2028h\uD800i\uDC00j\uFFFEk\uFFFF <&> ]]> 𝄞";
+
     static final List<String> SPLIT = List.of("creator", "subject", "relation", "identifier"); // split on ';'
     static final List<String> ELEMENTS = List.of("contributor", "coverage", "creator", "date", "description", "format",
             "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
@@ -61,8 +63,11 @@ class SystemFilesTest {
             NodeList n = d.getElementsByTagNameNS("http://purl.org/dc/elements/1.1/", e);
             assertTrue(n.getLength() >= 1, e);
             String v = n.item(0).getTextContent();
-            assertTrue(v.startsWith("a\uFFFDb\uFFFDc\tc\r\nd\uFFFDe\u007Ff"), e + ": " + v); // a carriage return survives
-            assertTrue(v.endsWith("\u0085g\u2028h\uFFFDi\uFFFDj\uFFFDk\uFFFD <&> ]]> 𝄞") || SPLIT.contains(e), e + ": " + v);
+            // a carriage return survives
+            assertTrue(v.startsWith("a\uFFFDb\uFFFDc\tc\r\nd\uFFFDe\u007Ff"), e + ": " + v);
+            assertTrue(
+                    v.endsWith("\u0085g\u2028h\uFFFDi\uFFFDj\uFFFDk\uFFFD <&> ]]> 𝄞") || SPLIT.contains(e),
+                    e + ": " + v);
         }
     }
 
@@ -80,14 +85,33 @@ class SystemFilesTest {
         assertEquals(List.of("creator", "date", "identifier", "identifier", "identifier", "title"), names);
         List<String> erc = Files.readAllLines(dir.resolve("mrt-erc.txt"));
         assertEquals(6, erc.size(), String.join("\n", erc));
-        assertEquals(List.of("erc", "who", "what", "when", "where", "where"), erc.stream().map(l -> l.split(":")[0]).toList());
+        assertEquals(
+                List.of("erc", "who", "what", "when", "where", "where"),
+                erc.stream().map(l -> l.split(":")[0]).toList());
         assertTrue(erc.get(5).endsWith("; local  who: forged"), erc.get(5));
         assertFalse(String.join("", erc).chars().anyMatch(ch -> ch < 0x20), erc.toString());
     }
 
     private static JobConfiguration config(Map<String, List<String>> dc) {
-        return new JobConfiguration("bid0000000001", "demo_content", "sam" + ODD, "https://example.org/a.txt", "file", "xml",
-                "add", null, ODD, "a.txt", null, null, null, "who " + ODD, "what " + ODD, "when " + ODD, ODD, dc);
+        return new JobConfiguration(
+                "bid0000000001",
+                "demo_content",
+                "sam" + ODD,
+                "https://example.org/a.txt",
+                "file",
+                "xml",
+                "add",
+                null,
+                ODD,
+                "a.txt",
+                null,
+                null,
+                null,
+                "who " + ODD,
+                "what " + ODD,
+                "when " + ODD,
+                ODD,
+                dc);
     }
 
     private static Document parse(Path f) throws Exception {

@@ -28,27 +28,27 @@ import org.slf4j.LoggerFactory;
  */
 class RealProfileDirectoryTest {
     static final String MERRITT_PROFILE = """
-            # Merritt Demo
-            ProfileID: merritt_demo
-            ProfileDescription: Merritt demo collection
-            Identifier-scheme: ARK
-            Identifier-namespace: 99999
-            Collection.1: ark:/99999/fk4coll
-            Type: MRT-curatorial
-            Role: MRT-content
-            Aggregate:
-            Owner: ark:/99999/fk4owner
-            Notification.1: curator@example.org
-            # === START Handlers ===
-            HandlerInitialize.1: org.cdlib.mrt.ingest.handlers.initialize.HandlerInitialize
-            HandlerMinter.1: org.cdlib.mrt.ingest.handlers.process.HandlerMinter
-            HandlerTransfer.1: org.cdlib.mrt.ingest.handlers.process.HandlerTransfer
-            HandlerNotification.1: org.cdlib.mrt.ingest.handlers.notification.HandlerNotification
-            %s
-            CallbackURL: http://localhost:1/cb
-            StorageService: http://localhost:1/store
-            StorageNode: 7777
-            """;
+        # Merritt Demo
+        ProfileID: merritt_demo
+        ProfileDescription: Merritt demo collection
+        Identifier-scheme: ARK
+        Identifier-namespace: 99999
+        Collection.1: ark:/99999/fk4coll
+        Type: MRT-curatorial
+        Role: MRT-content
+        Aggregate:
+        Owner: ark:/99999/fk4owner
+        Notification.1: curator@example.org
+        # === START Handlers ===
+        HandlerInitialize.1: org.cdlib.mrt.ingest.handlers.initialize.HandlerInitialize
+        HandlerMinter.1: org.cdlib.mrt.ingest.handlers.process.HandlerMinter
+        HandlerTransfer.1: org.cdlib.mrt.ingest.handlers.process.HandlerTransfer
+        HandlerNotification.1: org.cdlib.mrt.ingest.handlers.notification.HandlerNotification
+        %s
+        CallbackURL: http://localhost:1/cb
+        StorageService: http://localhost:1/store
+        StorageNode: 7777
+        """;
 
     @TempDir
     Path dir;
@@ -85,12 +85,12 @@ class RealProfileDirectoryTest {
                 "#HandlerNotification.2: org.cdlib.mrt.ingest.handlers.notification.HandlerCallback")
                 .replace("merritt_demo", "no_callback"));
         Files.writeString(dir.resolve("TEMPLATE-PROFILE"), """
-                # ${DESCRIPTION} - ${ARK}
-                ProfileID: ${NAME}
-                Collection.1: ${COLLECTION}
-                Notification.${NOTIFICATIONENUM}: ${NOTIFICATION}
-                StorageNode: ${NODE}
-                """);
+            # ${DESCRIPTION} - ${ARK}
+            ProfileID: ${NAME}
+            Collection.1: ${COLLECTION}
+            Notification.${NOTIFICATIONENUM}: ${NOTIFICATION}
+            StorageNode: ${NODE}
+            """);
         Files.writeString(dir.resolve("index.yaml"), "profiles:\n  - merritt_demo\n  - no_callback\n");
         Path sub = Files.createDirectories(dir.resolve("admin"));
         Files.writeString(sub.resolve("some_admin_profile"), "ProfileID: admin\n");
@@ -100,7 +100,9 @@ class RealProfileDirectoryTest {
     void theRealProfilesLoadAndEveryOtherFileIsSkippedWithOneWarning() throws Exception {
         cdlDirectory();
         ProfileDirectory profiles = new ProfileDirectory(dir);
-        assertEquals(List.of("merritt_demo", "no_callback"), profiles.all().stream().map(Profile::id).sorted().toList());
+        assertEquals(
+                List.of("merritt_demo", "no_callback"),
+                profiles.all().stream().map(Profile::id).sorted().toList());
         List<String> w = warnings();
         assertEquals(3, w.size(), w.toString());
         assertTrue(w.stream().anyMatch(m -> m.contains("skipping TEMPLATE-PROFILE: a template")), w.toString());
@@ -117,7 +119,8 @@ class RealProfileDirectoryTest {
         cdlDirectory();
         ProfileDirectory profiles = new ProfileDirectory(dir);
         assertTrue(profiles.require("merritt_demo").callsBack());
-        assertFalse(profiles.require("no_callback").callsBack(), "a commented-out HandlerCallback turns the callback off");
+        assertFalse(
+                profiles.require("no_callback").callsBack(), "a commented-out HandlerCallback turns the callback off");
         assertFalse(profiles.require("no_callback").hasHandler("HandlerCallback"));
         assertTrue(profiles.require("no_callback").hasHandler("HandlerMinter"));
         assertTrue(Profile.parse("ProfileID: short\nCallbackURL: http://h/cb\n", "short").callsBack(),

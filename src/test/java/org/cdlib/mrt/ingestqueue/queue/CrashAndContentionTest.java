@@ -86,7 +86,9 @@ class CrashAndContentionTest {
         Job after = store.jobs().load(jid);
         assertEquals(JobState.PENDING, after.state(), "status untouched");
         assertEquals(before.statusVersion(), after.statusVersion());
-        assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null, "old reference kept");
+        assertTrue(
+                ZK.client().checkExists().forPath(QueuePaths.jobRef(JobState.PENDING, 5, jid)) != null,
+                "old reference kept");
         assertTrue(store.batches().jobs(bid, BatchRef.PROCESSING).contains(jid), "batch reference kept");
         // the only thing fsck may find is the obstacle the test itself put there
         List<String> kinds = fsck.check().violations().stream().map(Violation::kind).toList();
@@ -103,7 +105,10 @@ class CrashAndContentionTest {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         try (CuratorFramework doomed = QueueTestSupport.client(ZK.server(), 4000)) {
             QueueStore doomedStore = QueueTestSupport.store(doomed, dir);
-            HeldJob lock = doomedStore.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "doomed").orElseThrow();
+            HeldJob lock = doomedStore
+                    .claims()
+                    .claim(JobState.PENDING, store.jobs().load(jid).refName(), "doomed")
+                    .orElseThrow();
             doomed.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).lockOwner() == null);
             StaleLockException e = assertThrows(StaleLockException.class,
@@ -111,7 +116,9 @@ class CrashAndContentionTest {
             assertTrue(e.getMessage().contains("expired"), e.getMessage());
         }
         assertEquals(JobState.PENDING, store.jobs().load(jid).state());
-        HeldJob mine = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "survivor").orElseThrow();
+        HeldJob mine = store.claims()
+                .claim(JobState.PENDING, store.jobs().load(jid).refName(), "survivor")
+                .orElseThrow();
         store.moves().transition(mine, JobState.ESTIMATING, Change.because("t"));
         assertTrue(fsck.check().clean());
     }
@@ -131,7 +138,9 @@ class CrashAndContentionTest {
                 String worker = "w" + t;
                 done.add(pool.submit(() -> {
                     go.await();
-                    for (var lock = s.claims().claimNext(JobState.PENDING, worker); lock.isPresent(); lock = s.claims().claimNext(JobState.PENDING, worker)) {
+                    for (var lock = s.claims().claimNext(JobState.PENDING, worker);
+                            lock.isPresent();
+                            lock = s.claims().claimNext(JobState.PENDING, worker)) {
                         s.moves().transition(lock.get(), JobState.ESTIMATING, Change.because(worker));
                         moved.add(lock.get().jid());
                     }
@@ -157,16 +166,21 @@ class CrashAndContentionTest {
         assertEquals(10_000, store.batches().jobs(bid, BatchRef.PROCESSING).size());
         assertEquals(10_000, store.jobs().counts().get(JobState.PENDING));
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
-        IllegalTransitionException full = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(failed, "op"));
+        IllegalTransitionException full =
+                assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(failed, "op"));
         assertTrue(full.getMessage().contains("holds 10000 open jobs"), full.getMessage());
-        assertEquals(JobState.FAILED, store.jobs().load(failed).state(), "a requeue never grows the open states past what they list");
+        assertEquals(
+                JobState.FAILED,
+                store.jobs().load(failed).state(),
+                "a requeue never grows the open states past what they list");
         assertEquals(80_000, QueueTestSupport.walkToCompleted(store, 4));
         for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
             assertTrue(store.jobs().refs(s).isEmpty(), s + " drained");
         }
         assertEquals(10_000, store.jobs().counts().get(JobState.COMPLETED));
         assertEquals(10_000, store.batches().jobs(bid, BatchRef.COMPLETED).size());
-        assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "the last job ending moved the batch once");
+        assertEquals(
+                BatchState.REPORTING, store.batches().load(bid).state(), "the last job ending moved the batch once");
         assertEquals(JobState.PENDING, admin.requeueJob(failed, "op").state(), "room again");
     }
 
@@ -231,7 +245,12 @@ class CrashAndContentionTest {
         BatchLock again = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertEquals(3, chunked.batches().createJobs(again, jobs).size());
         chunked.moves().transition(again, BatchState.PROCESSING, "jobs created", null, null);
-        assertEquals(List.of("loc0", "loc1", "loc2", "loc3", "loc4"), chunked.jobs().load(chunked.batches().jobs(bid, BatchRef.PROCESSING)).stream().map(j -> j.configuration().localId()).sorted().toList());
+        assertEquals(
+                List.of("loc0", "loc1", "loc2", "loc3", "loc4"),
+                chunked.jobs().load(chunked.batches().jobs(bid, BatchRef.PROCESSING)).stream()
+                        .map(j -> j.configuration().localId())
+                        .sorted()
+                        .toList());
         assertEquals(5, chunked.jobs().refs(JobState.PENDING).size());
         assertTrue(fsck.check().clean());
     }
@@ -244,7 +263,11 @@ class CrashAndContentionTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> ZK.client().getZookeeperClient().isConnected());
         // the session survives a short outage, and its lock with it; either way there is no half state
         try {
-            assertEquals(JobState.ESTIMATING, store.moves().transition(lock, JobState.ESTIMATING, Change.because("after restart")).state());
+            assertEquals(
+                    JobState.ESTIMATING,
+                    store.moves()
+                            .transition(lock, JobState.ESTIMATING, Change.because("after restart"))
+                            .state());
         } catch (StaleLockException e) {
             assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         }

@@ -48,8 +48,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MerrittDaemonsTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture();
+
     static final String CONFIGURATION = "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
-            + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}";
+        + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}";
     static final String SUBMISSION = "{\"batchID\":\"bid-1\",\"profile\":\"demo_content\",\"type\":\"file\","
             + "\"filename\":\"a.txt\",\"update\":false,\"submitter\":\"merritt\"}";
     static final String NO_IDENTIFIERS = "{\"primary_id\":\"\",\"local_id\":[]}";
@@ -125,7 +126,8 @@ class MerrittDaemonsTest {
         // mrt-ingest's BatchReportConsumer: Batch.acquireBatchForReporting takes it, reads its jobs, completes it
         assertTrue(daemon.lock("/batches/" + bid), "nobody of ours holds it");
         daemon.setBatchStatus(bid, "Reporting", "");
-        List<String> reported = new ArrayList<>(merritt.getChildren("/batches/" + bid + "/states/batch-completed", false));
+        List<String> reported =
+                new ArrayList<>(merritt.getChildren("/batches/" + bid + "/states/batch-completed", false));
         Collections.sort(reported);
         assertEquals(jids, reported, "its report lists every job");
         assertTrue(merritt.getChildren("/batches/" + bid + "/states/batch-failed", false).isEmpty());
@@ -143,7 +145,11 @@ class MerrittDaemonsTest {
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
             HeldJob l = store.claims().tryLockJob(jids.get(i), "estimator").orElseThrow();
-            store.moves().transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(1_000L + 37L * i));
+            store.moves()
+                    .transition(
+                            l,
+                            JobState.PROVISIONING,
+                            Change.because("estimated").withSpaceNeeded(1_000L + 37L * i));
         }
         return jids;
     }
@@ -164,7 +170,11 @@ class MerrittDaemonsTest {
             Future<?> ourWork = pool.submit(() -> {
                 for (String jid : ours) {
                     HeldJob l = store.claims().tryLockJob(jid, "provisioner").orElseThrow();
-                    store.moves().transition(l, JobState.DOWNLOADING, Change.because("admitted").admittedWhileReservedAtMost(Long.MAX_VALUE / 4));
+                    store.moves()
+                            .transition(
+                                    l,
+                                    JobState.DOWNLOADING,
+                                    Change.because("admitted").admittedWhileReservedAtMost(Long.MAX_VALUE / 4));
                     HeldJob d = store.claims().tryLockJob(jid, "downloader").orElseThrow();
                     store.moves().transition(d, JobState.PROCESSING, Change.because("downloaded"));
                 }
@@ -192,9 +202,13 @@ class MerrittDaemonsTest {
                 (System.nanoTime() - start) / 1_000_000, heal.heals(), heal.evaluations());
         assertTrue(heal.heals() > 0, "healed: mrt-zk's moves skipped the counters");
         assertEquals(10, store.jobs().count(JobState.DOWNLOADING), "theirs left in downloading");
-        long needed = store.jobs().spaceNeeded(store.jobs().refs(JobState.DOWNLOADING).stream().map(QueuePaths::jidOfRef).toList());
+        long needed = store.jobs()
+                .spaceNeeded(store.jobs().refs(JobState.DOWNLOADING).stream()
+                        .map(QueuePaths::jidOfRef)
+                        .toList());
         assertEquals(needed, store.jobs().spaceReserved().bytes());
-        assertTrue(counter(QueuePaths.SPACE_ADMITTED) >= 0 && counter(QueuePaths.SPACE_RELEASED) >= 0, "never negative");
+        assertTrue(
+                counter(QueuePaths.SPACE_ADMITTED) >= 0 && counter(QueuePaths.SPACE_RELEASED) >= 0, "never negative");
         ConsistencyCheck.Report fsck = new ConsistencyCheck(store).check();
         assertTrue(fsck.violations().stream().noneMatch(v -> v.kind().equals("space-reservation")), fsck.toString());
     }
@@ -252,7 +266,9 @@ class MerrittDaemonsTest {
             waitFor("healed out", () -> heal.heals() > heals2);
         }
         long perMove = (store.operations() - ops) / (2L * moves);
-        System.out.printf("BENCH heal: 200 jobs downloading, %d mrt-zk moves: %d ZooKeeper ops per move, %d evaluations, %.1f ms per move%n",
+        System.out.printf(
+                "BENCH heal: 200 jobs downloading, %d mrt-zk moves: %d ZooKeeper ops per move, %d evaluations, %.1f ms"
+                        + " per move%n",
                 2 * moves, perMove, heal.evaluations() - evaluations, (System.nanoTime() - t0) / 1e6 / (2 * moves));
         // our own moves: the mark stays, so an evaluation is one synced stat and one counters read
         long ops2 = store.operations();
@@ -263,7 +279,9 @@ class MerrittDaemonsTest {
             store.moves().transition(l, JobState.PROCESSING, Change.because("downloaded"));
         }
         heal.awaitAccounted(10_000);
-        System.out.printf("BENCH heal: 20 moves of ours out of downloading: %d ZooKeeper ops in all (moves included), %d evaluations, %d heals%n",
+        System.out.printf(
+                "BENCH heal: 20 moves of ours out of downloading: %d ZooKeeper ops in all (moves included), %d"
+                        + " evaluations, %d heals%n",
                 store.operations() - ops2, heal.evaluations() - ev2, heal.heals() - heals);
         assertEquals(heals, heal.heals(), "our own moves need no heal");
         assertTrue(exact());
@@ -280,7 +298,10 @@ class MerrittDaemonsTest {
         assertEquals(jids.get(1), id(acquireJob(JobState.PENDING)),
                 "acquireJob(Pending) passes the job we hold, takes the next");
         assertNull(id(acquireJob(JobState.PENDING)), "and nothing else");
-        assertEquals(Optional.empty(), store.claims().tryLockJob(jids.get(1), "our-worker"), "the one it holds is not ours to take");
+        assertEquals(
+                Optional.empty(),
+                store.claims().tryLockJob(jids.get(1), "our-worker"),
+                "the one it holds is not ours to take");
         assertFalse(store.claims().claim(JobState.PENDING, "05-" + jids.get(1), "our-worker").isPresent());
         store.moves().unlock(ours);
         daemon.unlock("/jobs/" + jids.get(1));

@@ -62,7 +62,9 @@ class MrtZkNeighbourTest {
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         QueueTestSupport.workTo(store, jids.get(0), JobState.COMPLETED);
         QueueTestSupport.workTo(store, jids.get(1), JobState.RECORDING);
-        HeldJob l = store.claims().claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w").orElseThrow();
+        HeldJob l = store.claims()
+                .claim(JobState.RECORDING, store.jobs().load(jids.get(1)).refName(), "w")
+                .orElseThrow();
         store.moves().transition(l, JobState.FAILED, Change.failure("inventory refused"));
         new AdminActions(store, Clock.systemUTC()).holdJob(jids.get(2), "op");
 
@@ -71,7 +73,10 @@ class MrtZkNeighbourTest {
         assertEquals("Notify", done.lastSuccessful());
         assertEquals(5, done.priority());
         assertEquals(bid, done.bid());
-        assertEquals(List.of("loc0"), done.localIds(), "compacted, it keeps its identifiers: the Admin Tool shows its ARK and local ids");
+        assertEquals(
+                List.of("loc0"),
+                done.localIds(),
+                "compacted, it keeps its identifiers: the Admin Tool shows its ARK and local ids");
         assertEquals(List.of("loc0"), store.jobs().load(jids.get(0)).identifiers().localId());
         MrtZk.Loaded failed = mrtZk.loadJob(jids.get(1));
         assertEquals("Failed", failed.status());
@@ -88,10 +93,16 @@ class MrtZkNeighbourTest {
     @Test
     void aCompactedJobWithTheNodesMrtZkWroteLoadsInMrtZk() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
-        String theirs = mrtZk.createJob(bid, 4, "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
-                + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}",
+        String theirs = mrtZk.createJob(
+                bid,
+                4,
+                "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
+                    + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\","
+                    + "\"response_type\":\"json\"}",
                 "{\"primary_id\":\"\",\"local_id\":[\"their-local\"]}");
-        neighbourClient.create().forPath("/jobs/" + theirs + "/metadata", "{\"erc_who\":\"Merritt\"}".getBytes(StandardCharsets.UTF_8));
+        neighbourClient
+                .create()
+                .forPath("/jobs/" + theirs + "/metadata", "{\"erc_who\":\"Merritt\"}".getBytes(StandardCharsets.UTF_8));
         Job before = store.jobs().load(theirs);
 
         QueueTestSupport.workTo(store, theirs, JobState.COMPLETED);
@@ -113,17 +124,26 @@ class MrtZkNeighbourTest {
     void aJobMrtZkCreatesInOurBatchIsWorkedOnByOurWorkersToTheEnd() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String ours = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        String theirs = mrtZk.createJob(bid, 3, "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
-                + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}",
+        String theirs = mrtZk.createJob(
+                bid,
+                3,
+                "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
+                    + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\","
+                    + "\"response_type\":\"json\"}",
                 "{\"primary_id\":\"\",\"local_id\":[\"their-local\"]}");
 
-        assertEquals(List.of("03-" + theirs, "05-" + ours), store.jobs().refs(JobState.PENDING), "in run order, priority first");
+        assertEquals(
+                List.of("03-" + theirs, "05-" + ours),
+                store.jobs().refs(JobState.PENDING),
+                "in run order, priority first");
         Job job = store.jobs().load(theirs);
         assertEquals(bid, job.batchId());
         assertEquals("demo_content", job.configuration().profileName());
         assertEquals("http://example.org/obj.zip", job.configuration().payloadUrl());
         assertEquals(List.of("their-local"), job.identifiers().localId());
-        assertEquals(dir.resolve(bid).resolve(theirs).toAbsolutePath().normalize().toString(), job.configuration().workingDir(),
+        assertEquals(
+                dir.resolve(bid).resolve(theirs).toAbsolutePath().normalize().toString(),
+                job.configuration().workingDir(),
                 "a working directory where our own jobs have theirs");
         assertNull(job.lockOwner() == null ? null : job.lockOwner().claim(), "no lock left by createJob");
 
@@ -141,7 +161,8 @@ class MrtZkNeighbourTest {
 
         mrtZk.setJobStatus(jid, "Held", null, false);
         assertEquals(JobState.HELD, store.jobs().load(jid).state());
-        assertEquals(Optional.empty(), store.claims().claimNext(JobState.PENDING, "our-worker"), "a held job is not taken");
+        assertEquals(
+                Optional.empty(), store.claims().claimNext(JobState.PENDING, "our-worker"), "a held job is not taken");
 
         mrtZk.setJobStatus(jid, "Pending", null, false);
         Job released = store.jobs().load(jid);
@@ -178,7 +199,8 @@ class MrtZkNeighbourTest {
         BatchLock b = store.batches().tryLock(bid, "reporting").orElseThrow();
         store.moves().transition(b, BatchState.COMPLETED, "reported", null, null);
         new AdminActions(store, Clock.systemUTC()).cleanup(Duration.ZERO);
-        assertNull(neighbourClient.checkExists().forPath("/batches/" + bid), "removed with its jobs, the deleted one too");
+        assertNull(
+                neighbourClient.checkExists().forPath("/batches/" + bid), "removed with its jobs, the deleted one too");
         assertNull(neighbourClient.checkExists().forPath("/jobs/" + jids.get(0)));
     }
 
@@ -199,7 +221,8 @@ class MrtZkNeighbourTest {
         Set<String> bids = new HashSet<>();
         List<String> order = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            String a = mrtZk.createBatch("bid-uuid-" + i, "{\"batchID\":\"bid-uuid-" + i + "\",\"profile\":\"demo_content\"}");
+            String a = mrtZk.createBatch(
+                    "bid-uuid-" + i, "{\"batchID\":\"bid-uuid-" + i + "\",\"profile\":\"demo_content\"}");
             String b = store.batches().create(QueueTestSupport.submission("demo_content"));
             order.add(a);
             order.add(b);
@@ -228,9 +251,25 @@ class MrtZkNeighbourTest {
     void ourBatchesCarryMerrittsBatchIdAndSubmissionKeys() throws Exception {
         String uuid = "bid-" + UUID.randomUUID();
         Path upload = dir.resolve("queue").resolve("uploads").resolve(uuid).resolve("objects.zip");
-        BatchSubmission uploaded = new BatchSubmission("demo_content", "dep/Someone", upload.toUri().toString(), "A title",
-                "A creator", "2026", null, "container", "update", "objects.zip", "loc-1", null, "md5",
-                "0123456789abcdef0123456789abcdef", null, "json", "a note", "2026-11-24T10:00:00Z",
+        BatchSubmission uploaded = new BatchSubmission(
+                "demo_content",
+                "dep/Someone",
+                upload.toUri().toString(),
+                "A title",
+                "A creator",
+                "2026",
+                null,
+                "container",
+                "update",
+                "objects.zip",
+                "loc-1",
+                null,
+                "md5",
+                "0123456789abcdef0123456789abcdef",
+                null,
+                "json",
+                "a note",
+                "2026-11-24T10:00:00Z",
                 Map.of("subject", List.of("maps")));
         QueueStore home = new QueueStore(store.client(), dir.resolve("queue")).start();
         String bid = home.batches().create(uploaded);

@@ -65,7 +65,9 @@ class SpaceCountersTest {
         Collections.sort(jids);
         for (int i = 0; i < jids.size(); i++) {
             QueueTestSupport.walk(store, jids.get(i), JobState.ESTIMATING);
-            HeldJob l = store.claims().claim(JobState.ESTIMATING, store.jobs().load(jids.get(i)).refName(), "t").orElseThrow();
+            HeldJob l = store.claims()
+                    .claim(JobState.ESTIMATING, store.jobs().load(jids.get(i)).refName(), "t")
+                    .orElseThrow();
             store.moves().transition(l, JobState.PROVISIONING, Change.because("estimated").withSpaceNeeded(sizes[i]));
         }
         return jids;
@@ -88,7 +90,8 @@ class SpaceCountersTest {
         QueueStore p2 = host();
         List<String> jids = provisioned(p1, 7, 1_000, 20, 300); // W, X, Y, Z
         move(p1, jids.get(0), JobState.PROVISIONING, JobState.DOWNLOADING); // p1 now builds on what it wrote
-        move(p2, jids.get(3), JobState.PROVISIONING, JobState.DOWNLOADING); // another host's write: p1's counts are stale
+        // another host's write: p1's counts are stale
+        move(p2, jids.get(3), JobState.PROVISIONING, JobState.DOWNLOADING);
 
         CountDownLatch aSent = new CountDownLatch(1);
         CountDownLatch bDone = new CountDownLatch(1);
@@ -136,7 +139,8 @@ class SpaceCountersTest {
             for (String jid : jids) {
                 locks.add(p1.claims().claim(JobState.PROVISIONING, p1.jobs().load(jid).refName(), "t").orElseThrow());
             }
-            p1.moves().transition(locks.get(4), JobState.DOWNLOADING, Change.because("w")); // the counts are known: z reads nothing before it sends
+            // the counts are known: z reads nothing before it sends
+            p1.moves().transition(locks.get(4), JobState.DOWNLOADING, Change.because("w"));
             QueueStore observer = host();
             AtomicInteger sends = new AtomicInteger();
             p1.probes().set(Probes.Point.AFTER_SEND, sends::incrementAndGet);
@@ -144,12 +148,15 @@ class SpaceCountersTest {
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 relay.holdAnswers(); // z applies, its answer is lost
-                Future<?> z = pool.submit(() -> p1.moves().transition(locks.get(0), JobState.DOWNLOADING, Change.because("z")));
+                Future<?> z = pool.submit(
+                        () -> p1.moves().transition(locks.get(0), JobState.DOWNLOADING, Change.because("z")));
                 await(() -> observer.jobs().load(jids.get(0)).state() == JobState.DOWNLOADING);
                 relay.holdRequests(); // a and b never reach the server
-                Future<?> a = pool.submit(() -> p1.moves().transition(locks.get(1), JobState.DOWNLOADING, Change.because("a")));
+                Future<?> a = pool.submit(
+                        () -> p1.moves().transition(locks.get(1), JobState.DOWNLOADING, Change.because("a")));
                 await(() -> sends.get() == 2);
-                Future<?> b = pool.submit(() -> p1.moves().transition(locks.get(2), JobState.DOWNLOADING, Change.because("b")));
+                Future<?> b = pool.submit(
+                        () -> p1.moves().transition(locks.get(2), JobState.DOWNLOADING, Change.because("b")));
                 await(() -> sends.get() == 3);
                 String aStatus = QueuePaths.jobStatus(jids.get(1));
                 String bStatus = QueuePaths.jobStatus(jids.get(2));
@@ -158,7 +165,8 @@ class SpaceCountersTest {
                         return;
                     }
                     if (ops.stream().anyMatch(op -> op.getPath().equals(aStatus))) {
-                        await(() -> p1.spaceCounters().guess() == null); // z read back as applied: the counts are read again
+                        // z read back as applied: the counts are read again
+                        await(() -> p1.spaceCounters().guess() == null);
                         pool.submit(() -> {
                             p1.moves().transition(locks.get(3), JobState.DOWNLOADING, Change.because("c"));
                             cDone.countDown();
@@ -200,7 +208,9 @@ class SpaceCountersTest {
         }
         List<String> leaving = jids.subList(0, 100); // these go on to processing; the rest stay in downloading
         runOnAll(hosts, jids, JobState.PROVISIONING, JobState.DOWNLOADING);
-        assertEquals(size.values().stream().mapToLong(Long::longValue).sum(), hosts.get(1).jobs().spaceReserved().bytes());
+        assertEquals(
+                size.values().stream().mapToLong(Long::longValue).sum(),
+                hosts.get(1).jobs().spaceReserved().bytes());
         runOnAll(hosts, leaving, JobState.DOWNLOADING, JobState.PROCESSING);
         long stay = jids.subList(100, 150).stream().mapToLong(size::get).sum();
         assertEquals(stay, hosts.get(2).jobs().spaceReserved().bytes());
@@ -208,7 +218,8 @@ class SpaceCountersTest {
     }
 
     /** Every job moved once, by whichever of 18 workers on three hosts claims it first. */
-    private static void runOnAll(List<QueueStore> hosts, List<String> jids, JobState from, JobState to) throws Exception {
+    private static void runOnAll(List<QueueStore> hosts, List<String> jids, JobState from, JobState to)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(18);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Integer>> moved = new ArrayList<>();

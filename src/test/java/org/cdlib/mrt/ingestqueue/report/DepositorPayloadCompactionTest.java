@@ -56,7 +56,9 @@ class DepositorPayloadCompactionTest {
         Job before = store.jobs().load(jid);
 
         QueueTestSupport.walk(store, jid, JobState.COMPLETED);
-        assertEquals(merrittNeighbours, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "configuration")) != null,
+        assertEquals(
+                merrittNeighbours,
+                ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "configuration")) != null,
                 "kept beside Merritt, else compacted");
         Job after = store.jobs().load(jid);
 
@@ -72,8 +74,13 @@ class DepositorPayloadCompactionTest {
     }
 
     private static ObjectNode completedEntry(QueueStore store, Job j) throws Exception {
-        var mail = new DepositorMail("queue@example.org").report(store.batches().load(j.batchId()), List.of(j), List.of(), null,
-                List.of("depositor@example.org"));
+        var mail = new DepositorMail("queue@example.org")
+                .report(
+                        store.batches().load(j.batchId()),
+                        List.of(j),
+                        List.of(),
+                        null,
+                        List.of("depositor@example.org"));
         JsonNode list = new ObjectMapper().readTree(ReportingMailTest.attachment(mail, "completed.json"));
         assertEquals(1, list.size(), list.toString());
         return (ObjectNode) list.get(0);

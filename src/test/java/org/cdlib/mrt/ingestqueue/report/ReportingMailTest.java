@@ -47,9 +47,17 @@ class ReportingMailTest {
     @BeforeEach
     void start() throws Exception {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
-        for (String[] p : new String[][] {{"demo_content", "none"}, {"partial_content", "partial"}, {"full_content", "full"}}) {
-            Files.writeString(profiles.resolve(p[0]), "ProfileID: " + p[0] + "\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n"
-                    + "Notification.1: curator@example.org\nNotification.2: second@example.org\nNotificationSuppression: " + p[1] + "\n");
+        for (String[] p :
+                new String[][] {{"demo_content", "none"}, {"partial_content", "partial"}, {"full_content", "full"}}) {
+            Files.writeString(
+                    profiles.resolve(p[0]),
+                    "ProfileID: " + p[0] + "\n"
+                            + "Collection.1: ark:/99999/fk4c\n"
+                            + "StorageNode: 1\n"
+                            + "Notification.1: curator@example.org\n"
+                            + "Notification.2: second@example.org\n"
+                            + "NotificationSuppression: "
+                            + p[1] + "\n");
         }
         support = new ServiceTestSupport();
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
@@ -64,17 +72,37 @@ class ReportingMailTest {
     }
 
     String submit(String profile, int files) {
-        StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
-                + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
-                + " | nfo:fileLastModified | nfo:fileName\n");
+        StringBuilder m = new StringBuilder("#%checkm_0.7\n"
+                + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified |"
+                + " nfo:fileName\n");
         for (int i = 0; i < files; i++) {
             m.append("http://example.org/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
         String path = "/b" + System.nanoTime() + ".checkm";
         ZK.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
         String manifest = ZK.http().baseUrl() + path;
-        return store.batches().create(new BatchSubmission(profile, "depositor", manifest, "t", "w", null, null,
-                "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
+        return store.batches()
+                .create(new BatchSubmission(
+                        profile,
+                        "depositor",
+                        manifest,
+                        "t",
+                        "w",
+                        null,
+                        null,
+                        "single-file-batch-manifest",
+                        "add",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        "json",
+                        null,
+                        "2026-11-22T10:00:00Z",
+                        null));
     }
 
     BatchState awaitEnd(String bid) {
@@ -125,9 +153,15 @@ class ReportingMailTest {
         assertEquals(2, ZK.mail().received().stream()
                 .filter(m -> MailServer.subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)).count());
         String body = text(done);
-        assertTrue(body.contains("Submission ID: " + bid) && body.contains("Completed jobs: 2") && body.contains("Failed jobs: 0")
-                && body.contains("Pending jobs: 0") && body.contains("Submitter: depositor")
-                && body.contains("Submission date: 2026-11-22T10:00:00Z") && body.contains("Status: COMPLETED"), body);
+        assertTrue(
+                body.contains("Submission ID: " + bid)
+                        && body.contains("Completed jobs: 2")
+                        && body.contains("Failed jobs: 0")
+                        && body.contains("Pending jobs: 0")
+                        && body.contains("Submitter: depositor")
+                        && body.contains("Submission date: 2026-11-22T10:00:00Z")
+                        && body.contains("Status: COMPLETED"),
+                body);
         assertTrue(attachment(done, "completed.json").contains("\"job_id\" : \"jid0000000001\""));
         assertEquals("[ ]", attachment(done, "failed.json").strip());
         var report = store.batches().load(bid).statusReport();
@@ -142,8 +176,12 @@ class ReportingMailTest {
         assertEquals(BatchState.FAILED, awaitEnd(bid));
         MimeMessage fail = mailWithSubject("Ingest: FAIL -- Submission Processed: " + bid);
         String body = text(fail);
-        assertTrue(body.contains("Failed jobs: 1") && body.contains("Completed jobs: 1")
-                && body.contains("First failure: jid0000000002: downloading: http://example.org/f1.txt: HTTP 404"), body);
+        assertTrue(
+                body.contains("Failed jobs: 1")
+                        && body.contains("Completed jobs: 1")
+                        && body.contains(
+                                "First failure: jid0000000002: downloading: http://example.org/f1.txt: HTTP 404"),
+                body);
         assertTrue(attachment(fail, "failed.json").contains("jid0000000002"));
         assertEquals(List.of("jid0000000002"), store.batches().load(bid).statusReport().failedJobs());
 
@@ -155,7 +193,9 @@ class ReportingMailTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> ZK.mail().received().stream()
                 .anyMatch(m -> MailServer.subjectOf(m).equals("Ingest: OK -- Submission Processed: " + bid)));
         MimeMessage update = mailWithSubject("Ingest: OK -- Submission Processed: " + bid);
-        assertTrue(text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"), text(update));
+        assertTrue(
+                text(update).contains("Update report: 1 job(s) succeeded since the last report (jid0000000002)"),
+                text(update));
         assertEquals(2, store.batches().load(bid).statusReport().reports());
     }
 
@@ -165,14 +205,40 @@ class ReportingMailTest {
         Files.writeString(upload, "%PDF");
         String url = upload.toUri().toString();
         support.failOnce("downloadStep", "jid0000000001", url + ": cannot be read (" + upload + ")");
-        String bid = store.batches().create(new BatchSubmission("demo_content", "depositor", url, "t", "w", null, null,
-                "file", "add", "my thesis.pdf", null, null, null, null, null, "json", null, "2026-11-22T10:00:00Z", null));
+        String bid = store.batches()
+                .create(new BatchSubmission(
+                        "demo_content",
+                        "depositor",
+                        url,
+                        "t",
+                        "w",
+                        null,
+                        null,
+                        "file",
+                        "add",
+                        "my thesis.pdf",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        "json",
+                        null,
+                        "2026-11-22T10:00:00Z",
+                        null));
         assertEquals(BatchState.FAILED, awaitEnd(bid));
         MimeMessage fail = mailWithSubject("Ingest: FAIL -- Submission Processed: " + bid);
         String failed = attachment(fail, "failed.json");
-        assertTrue(failed.contains("\"payload\" : \"my thesis.pdf\"")
-                && failed.contains("\"error_message\" : \"downloading: my thesis.pdf: cannot be read (my thesis.pdf)\""), failed);
-        assertTrue(text(fail).contains("First failure: jid0000000001: downloading: my thesis.pdf: cannot be read (my thesis.pdf)"), text(fail));
+        assertTrue(
+                failed.contains("\"payload\" : \"my thesis.pdf\"")
+                        && failed.contains(
+                                "\"error_message\" : \"downloading: my thesis.pdf: cannot be read (my thesis.pdf)\""),
+                failed);
+        assertTrue(
+                text(fail)
+                        .contains("First failure: jid0000000001: downloading: my thesis.pdf: cannot be read (my"
+                                + " thesis.pdf)"),
+                text(fail));
         for (String part : List.of(text(fail), failed, attachment(fail, "completed.json"))) {
             assertFalse(part.contains("file:") || part.contains("uploads"), part);
         }

@@ -44,9 +44,10 @@ class BatchPendingRouteTest extends RouteTestSupport {
         mail.close();
     }
 
-    static final String HEADER = "#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
-            + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
-            + " | nfo:fileLastModified | nfo:fileName\n";
+    static final String HEADER = "#%checkm_0.7\n"
+            + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+            + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified |"
+            + " nfo:fileName\n";
 
     /** A single-file batch manifest with {@code rows}, served by WireMock, submitted; the route consumes it. */
     Batch submitted(String rows, BatchState until) throws Exception {
@@ -54,7 +55,8 @@ class BatchPendingRouteTest extends RouteTestSupport {
         HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(HEADER + rows + "#%eof\n")));
         String bid = store.batches().create(submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
         await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == until);
-        List<Exchange> all = end.getReceivedExchanges(); // the last decided: before it, the batch may have stayed while its manifest was read
+        // the last decided: before it, the batch may have stayed while its manifest was read
+        List<Exchange> all = end.getReceivedExchanges();
         Exchange seen = all.get(all.size() - 1);
         assertEquals(bid, seen.getIn().getHeader("batchId"));
         assertEquals(until, BatchExchange.next(seen));
@@ -67,10 +69,20 @@ class BatchPendingRouteTest extends RouteTestSupport {
         Batch batch = submitted(f + "a.txt | md5 | 0cc175b9c0f1b6a831c399e269772661 | 1 | | a.txt\n"
                 + f + "b.txt | | | | | b.txt\n", BatchState.PROCESSING);
         List<Job> jobs = store.jobs().load(store.batches().jobs(batch.id(), BatchRef.PROCESSING));
-        assertEquals(List.of(f + "a.txt", f + "b.txt"), jobs.stream().map(j -> j.configuration().payloadUrl()).sorted().toList());
-        assertTrue(jobs.stream().allMatch(j -> j.state() == JobState.PENDING && j.configuration().payloadType().equals("file")));
-        assertEquals("0cc175b9c0f1b6a831c399e269772661", jobs.stream().filter(j -> j.configuration().fileName().equals("a.txt"))
-                .findFirst().orElseThrow().configuration().digestValue());
+        assertEquals(
+                List.of(f + "a.txt", f + "b.txt"),
+                jobs.stream().map(j -> j.configuration().payloadUrl()).sorted().toList());
+        assertTrue(jobs.stream()
+                .allMatch(j -> j.state() == JobState.PENDING
+                        && j.configuration().payloadType().equals("file")));
+        assertEquals(
+                "0cc175b9c0f1b6a831c399e269772661",
+                jobs.stream()
+                        .filter(j -> j.configuration().fileName().equals("a.txt"))
+                        .findFirst()
+                        .orElseThrow()
+                        .configuration()
+                        .digestValue());
         await().atMost(Duration.ofSeconds(5)).until(() -> !mail.subjects().isEmpty());
         String body = MailServer.text(mail.withSubject("Ingest: OK -- Submission Queued: " + batch.id()));
         assertTrue(body.contains("Jobs queued: 2"), body);
@@ -107,8 +119,10 @@ class BatchPendingRouteTest extends RouteTestSupport {
             }
             await().atMost(Duration.ofSeconds(20)).until(() -> trickle.requests.get() >= 2);
             String f = HTTP.baseUrl() + "/files/";
-            HTTP.stubFor(get(urlEqualTo("/other.checkm")).willReturn(ok(HEADER + f + "c.txt | | | | | c.txt\n#%eof\n")));
-            String manifest = store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "single-file-batch-manifest"));
+            HTTP.stubFor(
+                    get(urlEqualTo("/other.checkm")).willReturn(ok(HEADER + f + "c.txt | | | | | c.txt\n#%eof\n")));
+            String manifest =
+                    store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "single-file-batch-manifest"));
             String guessed = store.batches().create(by("other", HTTP.baseUrl() + "/other.checkm", "auto"));
             String file = store.batches().create(by("other", HTTP.baseUrl() + "/files/d.txt", "file"));
             // the trickle's 8 KB would take 4.5 hours; other depositors' batches are not behind it
@@ -120,7 +134,9 @@ class BatchPendingRouteTest extends RouteTestSupport {
                 assertEquals(BatchState.PENDING, batch.state(), "still being read: " + b);
                 assertEquals(0, batch.jobCount());
             }
-            assertTrue(trickle.requests.get() <= 2 + 2, "at most two reads at once for one depositor: " + trickle.requests.get());
+            assertTrue(
+                    trickle.requests.get() <= 2 + 2,
+                    "at most two reads at once for one depositor: " + trickle.requests.get());
         }
     }
 }

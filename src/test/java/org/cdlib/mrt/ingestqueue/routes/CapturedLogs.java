@@ -37,7 +37,9 @@ final class CapturedLogs implements BeforeEachCallback, AfterEachCallback {
     }
 
     List<String> messagesOf(String loggerName) {
-        return events().stream().filter(e -> e.getLoggerName().equals(loggerName)).map(ILoggingEvent::getFormattedMessage)
+        return events().stream()
+                .filter(e -> e.getLoggerName().equals(loggerName))
+                .map(ILoggingEvent::getFormattedMessage)
                 .toList();
     }
 

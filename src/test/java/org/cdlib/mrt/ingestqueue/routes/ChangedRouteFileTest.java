@@ -54,7 +54,9 @@ class ChangedRouteFileTest {
             }
         }
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
+        Files.writeString(
+                profiles.resolve("demo_content"),
+                "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
     }
 
     @AfterEach
@@ -76,14 +78,18 @@ class ChangedRouteFileTest {
     QueueStore startService(Map<String, Object> beans) throws Exception {
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         // the recording stand-in steps go with the stand-in routes of the four that call outside services
-        config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
+        config.put(
+                "camel.main.routes-include-pattern",
+                "file:" + routes + "/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
         Map<String, Object> all = new HashMap<>(new ServiceTestSupport().beans());
         all.putAll(beans);
         service = new IngestService(config, all).start();
         return service.store();
     }
 
-    /** A single-file batch manifest of {@code files} rows from WireMock, submitted; its jobs are made by the service. */
+    /**
+     * A single-file batch manifest of {@code files} rows from WireMock, submitted; its jobs are made by the service.
+     */
     String submit(QueueStore store, int files) {
         StringBuilder rows = new StringBuilder(BatchPendingRouteTest.HEADER);
         for (int i = 0; i < files; i++) {
@@ -104,13 +110,13 @@ class ChangedRouteFileTest {
     @Test
     void stepsAddedToTheEstimatingRouteRunOnEveryJob() throws Exception {
         edit("estimating.yaml", "            ref: estimateStep\n", """
-                            ref: estimateStep
-                        - setHeader:
-                            name: estimatedBy
-                            constant: operator-edit
-                        - log: "operator's estimating route saw job ${header.jobId}"
-                        - to: mock:estimated
-                """);
+                        ref: estimateStep
+                    - setHeader:
+                        name: estimatedBy
+                        constant: operator-edit
+                    - log: "operator's estimating route saw job ${header.jobId}"
+                    - to: mock:estimated
+            """);
         assertFalse(builtCopy("estimating.yaml").contains("mock:estimated"), "the build knows nothing of the edit");
         QueueStore store = startService(Map.of());
         MockEndpoint estimated = service.camel().getEndpoint("mock:estimated", MockEndpoint.class);
@@ -123,7 +129,8 @@ class ChangedRouteFileTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream()
                 .anyMatch(e -> e.getFormattedMessage().equals("operator's estimating route saw job " + jid)));
         // the rest of the edited route file is as before: the job goes on through the pipeline
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).equals(List.of(jid)));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> store.batches().jobs(bid, BatchRef.COMPLETED).equals(List.of(jid)));
     }
 
     @Test

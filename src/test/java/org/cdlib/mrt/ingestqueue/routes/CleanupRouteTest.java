@@ -36,7 +36,11 @@ class CleanupRouteTest extends RouteTestSupport {
     String endedBatch(JobState jobEnd, BatchState batchEnd) {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        walk(jid, jobEnd == JobState.COMPLETED ? QueueTestSupport.pipelineTo(JobState.COMPLETED) : new JobState[] {jobEnd});
+        walk(
+                jid,
+                jobEnd == JobState.COMPLETED
+                        ? QueueTestSupport.pipelineTo(JobState.COMPLETED)
+                        : new JobState[] {jobEnd});
         await().atMost(Duration.ofSeconds(5)).until(() -> store.batches().load(bid).state() == BatchState.REPORTING);
         store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), batchEnd, "reported", null, null);
         return bid;

@@ -89,7 +89,9 @@ class DownloadingRouteTest extends RouteTestSupport {
         String expected = md5("what was deposited");
         Job job = downloaded("/files/changed.txt", expected);
         assertFailedQuietly(job, "md5 mismatch", expected, md5("not what was deposited"));
-        assertFalse(Files.exists(Path.of(job.configuration().workingDir(), "producer", "sign.txt")), "a file that fails its check is not kept");
+        assertFalse(
+                Files.exists(Path.of(job.configuration().workingDir(), "producer", "sign.txt")),
+                "a file that fails its check is not kept");
     }
 
     @Test
@@ -99,8 +101,24 @@ class DownloadingRouteTest extends RouteTestSupport {
         HTTP.stubFor(get(urlEqualTo("/files/empty.zip")).willReturn(ok().withBody(zip.toByteArray())));
         end = start("downloading.yaml", "job-downloading");
         JobConfiguration container = new JobConfiguration(
-                null, "demo_content", "tester", HTTP.baseUrl() + "/files/empty.zip", "container", "json", "add", null, "loc1",
-                "empty.zip", null, null, null, "who", "what", "when", null, Map.of());
+                null,
+                "demo_content",
+                "tester",
+                HTTP.baseUrl() + "/files/empty.zip",
+                "container",
+                "json",
+                "add",
+                null,
+                "loc1",
+                "empty.zip",
+                null,
+                null,
+                null,
+                "who",
+                "what",
+                "when",
+                null,
+                Map.of());
         String jid = jobIn(JobState.DOWNLOADING, container, 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.jobs().load(jid).state() != JobState.DOWNLOADING);
         assertFailedQuietly(store.jobs().load(jid), "container empty.zip: the container holds no files");

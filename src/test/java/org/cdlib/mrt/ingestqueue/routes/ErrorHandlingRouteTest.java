@@ -89,10 +89,13 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
     @Test
     void theQueuesOwnTroubleLeavesTheJobWhereItIsUnlocked() throws Exception {
         String jid = failingWith(() -> new QueueException("ZooKeeper unreachable"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> thrown.get() >= 1 && store.jobs().load(jid).lockOwner() == null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> thrown.get() >= 1 && store.jobs().load(jid).lockOwner() == null);
         assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         assertEquals(null, store.jobs().load(jid).status().errorMessage());
-        assertTrue(transitions.stream().noneMatch(t -> t.id().equals(jid) && "pending".equals(t.from())), transitions.toString());
+        assertTrue(
+                transitions.stream().noneMatch(t -> t.id().equals(jid) && "pending".equals(t.from())),
+                transitions.toString());
         assertTrue(logs.events().stream().anyMatch(e -> e.getFormattedMessage()
                 .equals("job " + jid + " batch " + store.jobs().load(jid).batchId()
                         + ": stays in pending, the queue could not be reached: ZooKeeper unreachable")));
@@ -110,9 +113,12 @@ class ErrorHandlingRouteTest extends RouteTestSupport {
                 return e; // as HttpClient throws it
             }
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> thrown.get() >= 1 && store.jobs().load(jid).lockOwner() == null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> thrown.get() >= 1 && store.jobs().load(jid).lockOwner() == null);
         assertEquals(JobState.PENDING, store.jobs().load(jid).state());
         assertEquals(null, store.jobs().load(jid).status().errorMessage());
-        assertTrue(transitions.stream().noneMatch(t -> t.id().equals(jid) && "pending".equals(t.from())), transitions.toString());
+        assertTrue(
+                transitions.stream().noneMatch(t -> t.id().equals(jid) && "pending".equals(t.from())),
+                transitions.toString());
     }
 }

@@ -19,7 +19,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.junit.jupiter.api.Test;
 
-/** routes/estimating.yaml with the real estimateStep: HEAD requests to WireMock size the job; a failing HEAD never fails it. */
+/**
+ * routes/estimating.yaml with the real estimateStep: HEAD requests
+ * to WireMock size the job; a failing HEAD never fails it.
+ */
 class EstimatingRouteTest extends RouteTestSupport {
 
     @Override
@@ -30,7 +33,10 @@ class EstimatingRouteTest extends RouteTestSupport {
         return p;
     }
 
-    /** Runs the route on a job of one file at {@code path} that declares {@code declared} bytes; returns it once in provisioning. */
+    /**
+     * Runs the route on a job of one file at {@code path} that declares
+     * {@code declared} bytes; returns it once in provisioning.
+     */
     Job estimated(String path, Long declared) throws Exception {
         MockEndpoint end = start("estimating.yaml", "job-estimating");
         String jid = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + path, "f.tif", null, null, declared), 0);
@@ -71,17 +77,22 @@ class EstimatingRouteTest extends RouteTestSupport {
         try (HostileServer hostile = new HostileServer(
                 HostileServer.endlessHeaders())) {
             MockEndpoint end = start("estimating.yaml", "job-estimating");
-            String jid = jobIn(JobState.ESTIMATING, fileJob(hostile.url("/o/endless.tif"), "f.tif", null, null, 77L), 0);
+            String jid =
+                    jobIn(JobState.ESTIMATING, fileJob(hostile.url("/o/endless.tif"), "f.tif", null, null, 77L), 0);
             await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(jid).state() == JobState.FAILED);
-            assertEquals("estimating: " + hostile.url("/o/endless.tif") + ": the server sent more than 100 header lines "
-                    + "(limit ingest.download.max-header-count)", store.jobs().load(jid).status().errorMessage());
+            assertEquals(
+                    "estimating: " + hostile.url("/o/endless.tif") + ": the server sent more than 100 header lines "
+                            + "(limit ingest.download.max-header-count)",
+                    store.jobs().load(jid).status().errorMessage());
             assertEquals(1, hostile.requests.size(), "sent once, not retried: " + hostile.requests);
             assertEquals(0, end.getReceivedCounter(), "the job did not go on");
 
             // the service goes on: the next job is estimated as ever
             HTTP.stubFor(head(urlEqualTo("/o/next.tif")).willReturn(ok().withHeader("Content-Length", "10")));
-            String next = jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + "/o/next.tif", "f.tif", null, null, null), 0);
-            await().atMost(Duration.ofSeconds(20)).until(() -> store.jobs().load(next).state() == JobState.PROVISIONING);
+            String next =
+                    jobIn(JobState.ESTIMATING, fileJob(HTTP.baseUrl() + "/o/next.tif", "f.tif", null, null, null), 0);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> store.jobs().load(next).state() == JobState.PROVISIONING);
             assertEquals(10L, store.jobs().load(next).spaceNeeded());
             assertEquals(1, hostile.requests.size(), "the failed job's request is not sent again");
         }

@@ -37,7 +37,8 @@ public record ReadmeBlocks(List<Block> blocks) {
             for (i++; i < lines.size() && !lines.get(i).strip().equals("```"); i++) {
                 body.add(lines.get(i));
             }
-            blocks.add(new Block(open.group(2), note != null && note.matches() ? note.group(1) : null, dedent(body), start + 1));
+            blocks.add(new Block(
+                    open.group(2), note != null && note.matches() ? note.group(1) : null, dedent(body), start + 1));
         }
         return new ReadmeBlocks(blocks);
     }
@@ -47,7 +48,11 @@ public record ReadmeBlocks(List<Block> blocks) {
     }
 
     static String dedent(List<String> lines) {
-        int common = lines.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        int common = lines.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
         StringBuilder b = new StringBuilder();
         for (String l : lines) {
             b.append(l.isBlank() ? "" : l.substring(common)).append('\n');

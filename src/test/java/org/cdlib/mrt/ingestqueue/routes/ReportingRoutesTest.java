@@ -51,7 +51,8 @@ class ReportingRoutesTest extends RouteTestSupport {
     MockEndpoint startObserved(String file, String routeId) throws Exception {
         load(file);
         AdviceWith.adviceWith(context, routeId, a -> {
-            a.interceptSendToEndpoint("smtp:*").to("mock:smtp"); // the mailer's sends, whether the server answers or not
+            // the mailer's sends, whether the server answers or not
+            a.interceptSendToEndpoint("smtp:*").to("mock:smtp");
             a.weaveAddLast().to("mock:end");
         });
         context.start();
@@ -93,8 +94,11 @@ class ReportingRoutesTest extends RouteTestSupport {
     record Reported(String bid, String mail, MockEndpoint end) {
     }
 
-    /** Runs {@code file}'s route on the batch {@code setup} makes until the batch is {@code outcome}; the mail it sent. */
-    Reported reported(String file, String routeId, Supplier<String> setup, BatchState outcome, String subject) throws Exception {
+    /**
+     * Runs {@code file}'s route on the batch {@code setup} makes until the batch is {@code outcome}; the mail it sent.
+     */
+    Reported reported(String file, String routeId, Supplier<String> setup, BatchState outcome, String subject)
+            throws Exception {
         MockEndpoint end = startObserved(file, routeId);
         String bid = setup.get();
         await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == outcome);
@@ -124,7 +128,10 @@ class ReportingRoutesTest extends RouteTestSupport {
     }
 
     @ParameterizedTest
-    @CsvSource({"batch-reporting.yaml, batch-reporting, reporting", "batch-update-reporting.yaml, batch-update-reporting, update-reporting"})
+    @CsvSource({
+        "batch-reporting.yaml, batch-reporting, reporting",
+        "batch-update-reporting.yaml, batch-update-reporting, update-reporting"
+    })
     void whileTheMailServerIsDownTheBatchStaysAndIsReportedWhenItIsBack(String file, String routeId, String state)
             throws Exception {
         mail.down();
@@ -136,10 +143,14 @@ class ReportingRoutesTest extends RouteTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> smtp.getReceivedCounter() >= 2);
         assertEquals(waiting, store.batches().load(bid).state());
         assertEquals(0, end.getReceivedCounter(), "the route never ran past the mail");
-        assertTrue(transitions.stream().noneMatch(t -> t.id().equals(bid) && state.equals(t.from())), transitions.toString());
+        assertTrue(
+                transitions.stream().noneMatch(t -> t.id().equals(bid) && state.equals(t.from())),
+                transitions.toString());
         mail.up();
         await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() != waiting);
-        assertTrue(mail.subjects().stream().anyMatch(s -> s.endsWith("Submission Processed: " + bid)), mail.subjects().toString());
+        assertTrue(
+                mail.subjects().stream().anyMatch(s -> s.endsWith("Submission Processed: " + bid)),
+                mail.subjects().toString());
         assertEquals(1, end.getReceivedCounter());
     }
 }

@@ -51,7 +51,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * operator's own address); a monitor must hear of every job.
  */
 class RouteExamplesTest {
-    private static final Pattern EXAMPLE = Pattern.compile("route example (\\d+): ([\\w.-]+\\.yaml), (after|before|replace)( first)?: \"(.*)\"");
+    private static final Pattern EXAMPLE =
+            Pattern.compile("route example (\\d+): ([\\w.-]+\\.yaml), (after|before|replace)( first)?: \"(.*)\"");
     private static final Pattern QUOTE = Pattern.compile("route quote: ([\\w.-]+\\.yaml)");
     private static final Pattern EXAMPLE_HOST = Pattern.compile("https?://[a-z0-9.-]+\\.example\\.org");
 
@@ -97,10 +98,15 @@ class RouteExamplesTest {
         assertTrue(yaml.size() >= 3, "the README's route snippets were not found: " + yaml);
         for (ReadmeBlocks.Block b : yaml) {
             String note = b.note() == null ? "" : b.note();
-            assertTrue(EXAMPLE.matcher(note).matches() || QUOTE.matcher(note).matches(), "README line " + b.line()
-                    + ": a YAML block needs a note before it saying what it is (route quote: … or route example N: …), has '" + note + "'");
+            assertTrue(
+                    EXAMPLE.matcher(note).matches() || QUOTE.matcher(note).matches(),
+                    "README line " + b.line()
+                            + ": a YAML block needs a note before it saying what it is (route quote: … or route"
+                            + " example N: …), has '"
+                            + note + "'");
         }
-        assertTrue(examples().stream().anyMatch(e -> e.yaml().contains("http://monitor")), "the monitor example is gone");
+        assertTrue(
+                examples().stream().anyMatch(e -> e.yaml().contains("http://monitor")), "the monitor example is gone");
     }
 
     @Test
@@ -117,7 +123,9 @@ class RouteExamplesTest {
         }
     }
 
-    /** Each change of "Changing the routes", as an operator following the README makes it, runs a batch to completion. */
+    /**
+     * Each change of "Changing the routes", as an operator following the README makes it, runs a batch to completion.
+     */
     @ParameterizedTest(name = "change {0}")
     @MethodSource("changes")
     void theExamplesOfAChangeRunThroughABatch(int change) throws Exception {
@@ -141,7 +149,11 @@ class RouteExamplesTest {
             return s == BatchState.COMPLETED || s == BatchState.FAILED;
         });
         List<Job> jobs = store.jobs().load(store.batches().load(bid).jobIds());
-        String outcome = String.join("\n", jobs.stream().map(j -> j.id() + " " + j.state() + " " + j.status().errorMessage()).toList());
+        String outcome = String.join(
+                "\n",
+                jobs.stream()
+                        .map(j -> j.id() + " " + j.state() + " " + j.status().errorMessage())
+                        .toList());
         assertEquals(BatchState.COMPLETED, store.batches().load(bid).state(), outcome);
         assertEquals(3, jobs.size());
         assertTrue(jobs.stream().allMatch(j -> j.state() == JobState.COMPLETED), outcome);
@@ -161,21 +173,29 @@ class RouteExamplesTest {
             assertEquals(retried, refused > 0);
             assertEquals(jobs.size() + refused, HTTP.findAll(postRequestedFor(urlPathEqualTo("/stored"))).size(),
                     "one call a job" + (retried ? ", and each call answered 503 sent again" : ""));
-            assertTrue(logs.messagesOf("stored").stream().anyMatch(l -> l.startsWith("stored ark:/")), logs.messagesOf("stored").toString());
+            assertTrue(
+                    logs.messagesOf("stored").stream().anyMatch(l -> l.startsWith("stored ark:/")),
+                    logs.messagesOf("stored").toString());
         }
     }
 
-    /** Pastes the example where its note says, at the indentation of the line named there (which must be there once). */
+    /**
+     * Pastes the example where its note says, at the indentation of the line named there (which must be there once).
+     */
     static void apply(Path file, Example e) throws Exception {
         List<String> lines = new ArrayList<>(Files.readAllLines(file));
         int at = -1;
         for (int i = 0; i < lines.size(); i++) {
             if (ReadmeBlocks.withoutComment(lines.get(i)).equals(e.anchor()) && (at < 0 || !e.first())) {
-                assertEquals(-1, at, file.getFileName() + " has '" + e.anchor() + "' more than once: the README must say which");
+                assertEquals(
+                        -1,
+                        at,
+                        file.getFileName() + " has '" + e.anchor() + "' more than once: the README must say which");
                 at = i;
             }
         }
-        assertTrue(at >= 0, "README line " + e.line() + ": " + file.getFileName() + " has no line '" + e.anchor() + "'");
+        assertTrue(
+                at >= 0, "README line " + e.line() + ": " + file.getFileName() + " has no line '" + e.anchor() + "'");
         String indent = lines.get(at).substring(0, lines.get(at).length() - lines.get(at).stripLeading().length());
         List<String> pasted = e.yaml().lines().map(l -> l.isBlank() ? l : indent + l).toList();
         switch (e.where()) {
@@ -208,13 +228,17 @@ class RouteExamplesTest {
 
     QueueStore start(Path routes) throws Exception {
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
+        Files.writeString(
+                profiles.resolve("demo_content"),
+                "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n");
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("camel.main.routes-include-pattern", "file:" + routes + "/*.yaml"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.services.retry-delay", "100");
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
+        config.put(
+                "ingest.inventory.local.url",
+                "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         service = new IngestService(config).start();
         return service.store();
@@ -227,6 +251,7 @@ class RouteExamplesTest {
             rows.append(HTTP.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
         }
         HTTP.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(ok(rows.append("#%eof\n").toString())));
-        return store.batches().create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
+        return store.batches()
+                .create(RouteTestSupport.submission(HTTP.baseUrl() + "/batch.checkm", "single-file-batch-manifest"));
     }
 }

@@ -52,8 +52,8 @@ abstract class RouteTestSupport extends CamelTestSupport {
     static final QueueFixture ZK = new QueueFixture().withHttp();
     static final WireMockServer HTTP = ZK.http();
     /** The modules that bind the steps of every route under test (not processing, storing, recording, notify). */
-    private static final List<QueueModule> MODULES = List.of(new FetchModule(), new BatchModule(), new ReportingModule(),
-            new MaintenanceModule());
+    private static final List<QueueModule> MODULES =
+            List.of(new FetchModule(), new BatchModule(), new ReportingModule(), new MaintenanceModule());
 
     final Path dir = ZK.dir();
     QueueStore store;
@@ -66,7 +66,10 @@ abstract class RouteTestSupport extends CamelTestSupport {
         configuration.withUseAdviceWith(true); // each test weaves its mocks in, then starts the context
     }
 
-    /** The elections the routes of one host at a time (cleanup, the reporting sweep) start by, as IngestService sets it up. */
+    /**
+     * The elections the routes of one host at a time (cleanup,
+     * the reporting sweep) start by, as IngestService sets it up.
+     */
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext c = super.createCamelContext();
@@ -149,15 +152,35 @@ abstract class RouteTestSupport extends CamelTestSupport {
     }
 
     static BatchSubmission submission(String url, String type) {
-        return new BatchSubmission("demo_content", "depositor", url, "t", "w", null, null, type, "add", null, null, null,
-                null, null, null, "json", null, "2026-11-22T10:00:00Z", null);
+        return new BatchSubmission(
+                "demo_content",
+                "depositor",
+                url,
+                "t",
+                "w",
+                null,
+                null,
+                type,
+                "add",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                "json",
+                null,
+                "2026-11-22T10:00:00Z",
+                null);
     }
 
     /** A job of a new batch (the batch in processing) walked to {@code state} with {@code spaceNeeded}, unlocked. */
     String jobIn(JobState state, JobConfiguration config, long spaceNeeded) {
         String bid = store.batches().create(submission("http://127.0.0.1/manifest.checkm", "batch-manifest"));
         BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
-        String jid = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5))).get(0);
+        String jid = store.batches()
+                .createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5)))
+                .get(0);
         store.moves().transition(batch, BatchState.PROCESSING, "jobs created", null, null);
         for (JobState at = JobState.PENDING; at != state; at = at.successor()) {
             HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();

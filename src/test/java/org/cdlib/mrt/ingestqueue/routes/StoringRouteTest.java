@@ -70,7 +70,8 @@ class StoringRouteTest extends RouteTestSupport {
     String processingJob() throws Exception {
         load("processing.yaml", "storing.yaml");
         String jid = jobIn(JobState.PROCESSING, fileJob("http://x/a.txt", "a.txt", null, null, null), 5);
-        Path producer = Files.createDirectories(Path.of(store.jobs().load(jid).configuration().workingDir(), "producer"));
+        Path producer = Files.createDirectories(
+                Path.of(store.jobs().load(jid).configuration().workingDir(), "producer"));
         Files.writeString(producer.resolve("a.txt"), "hello");
         context.start();
         return jid;
@@ -84,7 +85,9 @@ class StoringRouteTest extends RouteTestSupport {
     /** The job the object's lock names, or null when the object is not locked. */
     String objectLockHolder(String ark) throws Exception {
         String path = QueuePaths.objectLock(ark);
-        return ZK.client().checkExists().forPath(path) == null ? null : QueueJson.text(ZK.client().getData().forPath(path));
+        return ZK.client().checkExists().forPath(path) == null
+                ? null
+                : QueueJson.text(ZK.client().getData().forPath(path));
     }
 
     long moves(String jid, String from, String to) {
@@ -119,9 +122,12 @@ class StoringRouteTest extends RouteTestSupport {
         assertEquals("stored " + ark + " version 1 (add mode)", reasonOf(jid, "recording"));
         assertEquals(jid, objectLockHolder(ark), "and kept into recording");
         assertTrue(store.jobs().effects(jid).done(JobEffects.STORAGE));
-        String manifest = Files.readString(Path.of(recording.configuration().workingDir(), "system", "mrt-manifest.txt"));
-        assertTrue(manifest.contains("http://queue.example.org/files/") && manifest.contains("producer/a.txt"), manifest);
-        // mrt-zk's description of the add and of the inventory record (Job.storeManifestUrl/storeMode, inventoryManifestUrl)
+        String manifest =
+                Files.readString(Path.of(recording.configuration().workingDir(), "system", "mrt-manifest.txt"));
+        assertTrue(
+                manifest.contains("http://queue.example.org/files/") && manifest.contains("producer/a.txt"), manifest);
+        // mrt-zk's description of the add and of the inventory record
+        // (Job.storeManifestUrl/storeMode, inventoryManifestUrl)
         JsonNode stored = QueueJson.MAPPER.readTree(ZK.client().getData().forPath("/jobs/" + jid + "/store"));
         assertEquals("add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8), stored.get("mode").asText());
         assertEquals("", stored.get("delete").asText());
@@ -142,8 +148,10 @@ class StoringRouteTest extends RouteTestSupport {
         Job failed = awaitState(jid, JobState.FAILED);
         String ark = failed.identifiers().primary();
         assertEquals(JobState.PROCESSING, failed.status().lastSuccessful());
-        assertEquals("storing: POST " + HTTP.baseUrl() + "/store/add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8)
-                + ": HTTP 500: disk full; it may have been applied, so it is not sent again", failed.status().errorMessage());
+        assertEquals(
+                "storing: POST " + HTTP.baseUrl() + "/store/add/7777/" + URLEncoder.encode(ark, StandardCharsets.UTF_8)
+                        + ": HTTP 500: disk full; it may have been applied, so it is not sent again",
+                failed.status().errorMessage());
         assertEquals(1, adds(), "an add that may have been applied is not sent again by the route");
         assertNull(objectLockHolder(ark), "a failure in storing lets the object go");
 

@@ -95,7 +95,10 @@ class AdminToolJobActionsTest {
         return jids;
     }
 
-    /** A job our processing worker holds, its ARK's object lock taken; it waits for {@code go}, then fences and counts an outside call. */
+    /**
+     * A job our processing worker holds, its ARK's object lock taken;
+     * it waits for {@code go}, then fences and counts an outside call.
+     */
     record HeldByOurWorker(String jid, CountDownLatch go, AtomicInteger outsideCalls, long inStepAt) {
         /**
          * Lets the worker on to its fence. A fence within 20 ms of a transaction that confirmed the
@@ -103,7 +106,8 @@ class AdminToolJobActionsTest {
          * goes unseen as it would between a read and the send); the Fail came later than that here.
          */
         void goOn() {
-            await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - inStepAt > TimeUnit.MILLISECONDS.toNanos(40));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> System.nanoTime() - inStepAt > TimeUnit.MILLISECONDS.toNanos(40));
             go.countDown();
         }
     }
@@ -150,7 +154,8 @@ class AdminToolJobActionsTest {
         assertEquals(JobState.FAILED, store.jobs().find(jid).orElseThrow().state());
 
         ok("POST", "/api/jobs/" + jid + "/requeue");
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.jobs().find(jid).orElseThrow().state() == JobState.COMPLETED);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> store.jobs().find(jid).orElseThrow().state() == JobState.COMPLETED);
         assertNull(raw.exists(QueuePaths.jobLock(jid), false));
         assertEquals(0, store.claims().held().size());
     }
@@ -223,7 +228,9 @@ class AdminToolJobActionsTest {
 
         // the unlock alone releases nothing (mrt-ingest's consumers never release a held job)
         tool.unlockCollection("demo_content");
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> store.jobs().refs(JobState.HELD).size() == 2);
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> store.jobs().refs(JobState.HELD).size() == 2);
         assertTrue(step("estimateStep").seen.isEmpty());
 
         // our API releases one, the Admin Tool's release-all the other: both batches complete
@@ -240,7 +247,9 @@ class AdminToolJobActionsTest {
         String bid = QueueTestSupport.batchWithJobs(store, 4, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
         String held = jids.get(0), mrtZkHolds = jids.get(1), requeued = jids.get(2), deleted = jids.get(3);
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> step("estimateStep").seen.isEmpty());
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> step("estimateStep").seen.isEmpty());
         assertTrue(ok("GET", "/api/queue").at("/holds/queue").asBoolean(), "the Admin Tool's queue lock is shown");
 
         tool.holdJob(held);
@@ -256,7 +265,8 @@ class AdminToolJobActionsTest {
         });
         assertEquals("pending", shownState(mrtZkHolds));
         ok("POST", "/api/fsck/repair");
-        assertTrue(raw.exists(QueuePaths.jobLock(mrtZkHolds), false) != null, "an mrt-zk lock is never broken unattended");
+        assertTrue(
+                raw.exists(QueuePaths.jobLock(mrtZkHolds), false) != null, "an mrt-zk lock is never broken unattended");
         assertFalse(step("estimateStep").seen.contains(mrtZkHolds), "nor its job worked");
 
         tool.requeueJob(requeued); // the gem's: lock, set_status Estimating with job_retry, unlock

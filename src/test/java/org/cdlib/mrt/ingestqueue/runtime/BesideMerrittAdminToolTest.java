@@ -43,11 +43,17 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
     }
 
     void awaitApiJob(String jid, String state) {
-        within("job " + jid + " " + state + " in our API", () -> state.equals(rig.apiJobState(jid)), () -> rig.apiJobState(jid));
+        within(
+                "job " + jid + " " + state + " in our API",
+                () -> state.equals(rig.apiJobState(jid)),
+                () -> rig.apiJobState(jid));
     }
 
     void awaitApiBatch(String bid, String state) {
-        within("batch " + bid + " " + state + " in our API", () -> state.equals(rig.apiBatchState(bid)), () -> rig.apiBatchState(bid));
+        within(
+                "batch " + bid + " " + state + " in our API",
+                () -> state.equals(rig.apiBatchState(bid)),
+                () -> rig.apiBatchState(bid));
     }
 
     void assertClean() {
@@ -64,7 +70,10 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
         Map<String, Object> listed = rig.adminTool.listJobsAsJson().stream()
                 .collect(Collectors.toMap(m -> (String) m.get("id"), m -> m.get("status")));
         for (String jid : jids) {
-            assertEquals("Completed", listed.get(jid), "the Admin Tool's job list (load_optimized) shows completed job " + jid);
+            assertEquals(
+                    "Completed",
+                    listed.get(jid),
+                    "the Admin Tool's job list (load_optimized) shows completed job " + jid);
             assertEquals("Completed", rig.adminTool.loadJob(jid).status(), "Job#load reads completed job " + jid);
         }
         Map<String, Object> batch = rig.adminTool.listBatchesAsJson().stream().filter(m -> bid.equals(m.get("id")))
@@ -85,7 +94,8 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
         });
         String held = jids.get(0);
         awaitApiJob(jids.get(1), "completed");
-        assertEquals("held", rig.apiJobState(held), "held by the Admin Tool: not taken while its neighbour ran through");
+        assertEquals(
+                "held", rig.apiJobState(held), "held by the Admin Tool: not taken while its neighbour ran through");
         assertFalse(rig.support.steps.get("estimateStep").seen.contains(held));
 
         rig.adminTool.releaseJob(held);
@@ -132,8 +142,11 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
             rig.adminTool.failJob(jid);
 
             awaitApiJob(jid, "failed");
-            within("no lock left on " + jid, () -> rig.merrittClient.checkExists().forPath("/jobs/" + jid + "/lock") == null
-                    && rig.get("/api/jobs/" + jid).get("lock").isNull(), () -> rig.get("/api/jobs/" + jid).get("lock"));
+            within(
+                    "no lock left on " + jid,
+                    () -> rig.merrittClient.checkExists().forPath("/jobs/" + jid + "/lock") == null
+                            && rig.get("/api/jobs/" + jid).get("lock").isNull(),
+                    () -> rig.get("/api/jobs/" + jid).get("lock"));
         } finally {
             letGo.countDown();
         }
@@ -170,9 +183,16 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
 
         rig.adminTool.updateReportingBatch(bid);
 
-        within("an update report mailed for " + bid, () -> List.of(rig.smtp.getReceivedMessages()).subList(before,
-                rig.smtp.getReceivedMessages().length).stream().anyMatch(m -> subject(m).contains(bid)),
-                () -> List.of(rig.smtp.getReceivedMessages()).stream().map(BesideMerrittAdminToolTest::subject).toList());
+        within(
+                "an update report mailed for " + bid,
+                () ->
+                        List.of(rig.smtp.getReceivedMessages())
+                                .subList(before, rig.smtp.getReceivedMessages().length)
+                                .stream()
+                                .anyMatch(m -> subject(m).contains(bid)),
+                () -> List.of(rig.smtp.getReceivedMessages()).stream()
+                        .map(BesideMerrittAdminToolTest::subject)
+                        .toList());
         awaitApiBatch(bid, "completed");
         assertEquals("Completed", rig.adminTool.loadBatch(bid).status());
         assertClean();
@@ -197,10 +217,13 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
         rig.adminTool.deleteBatch(done);
         rig.adminTool.deleteBatch(failed);
 
-        within("deleted batches removed from our views", () -> "404".equals(rig.apiBatchState(done))
-                && "404".equals(rig.apiBatchState(failed)), () -> rig.apiBatchState(done) + " " + rig.apiBatchState(failed));
+        within(
+                "deleted batches removed from our views",
+                () -> "404".equals(rig.apiBatchState(done)) && "404".equals(rig.apiBatchState(failed)),
+                () -> rig.apiBatchState(done) + " " + rig.apiBatchState(failed));
         assertNull(rig.merrittClient.checkExists().forPath("/batches/" + done));
-        assertTrue(rig.adminTool.listBatchesAsJson().stream().noneMatch(m -> Set.of(done, failed).contains(m.get("id"))));
+        assertTrue(rig.adminTool.listBatchesAsJson().stream()
+                .noneMatch(m -> Set.of(done, failed).contains(m.get("id"))));
         assertClean();
     }
 
@@ -213,8 +236,15 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
                     () -> rig.get("/api/queue").get("holds"));
             bid = rig.ourBatch(2);
             String other = rig.ourBatch(1);
-            within("both batches' jobs waiting pending", () -> rig.store.batches().jobs(bid, BatchRef.PROCESSING).size() == 2
-                    && rig.store.batches().jobs(other, BatchRef.PROCESSING).size() == 1, () -> "");
+            within(
+                    "both batches' jobs waiting pending",
+                    () -> rig.store.batches().jobs(bid, BatchRef.PROCESSING).size() == 2
+                            && rig.store
+                                            .batches()
+                                            .jobs(other, BatchRef.PROCESSING)
+                                            .size()
+                                    == 1,
+                    () -> "");
             for (String jid : rig.store.batches().jobs(bid, BatchRef.PROCESSING)) {
                 assertEquals("pending", rig.apiJobState(jid));
                 assertFalse(rig.support.steps.get("estimateStep").seen.contains(jid));
@@ -240,8 +270,14 @@ class BesideMerrittAdminToolTest extends BesideMerrittTest {
             // the batch's jobs made (our queue held meanwhile), then the collection locked before any is taken
             jids = pendingBatch(3, j -> assertTrue(rig.adminTool.lockCollection("demo_content")));
             bid = bidOf(jids.get(0));
-            within("our API shows the collection held", () -> rig.get("/api/queue").get("holds").get("collections").toString()
-                    .contains("demo_content"), () -> rig.get("/api/queue").get("holds"));
+            within(
+                    "our API shows the collection held",
+                    () -> rig.get("/api/queue")
+                            .get("holds")
+                            .get("collections")
+                            .toString()
+                            .contains("demo_content"),
+                    () -> rig.get("/api/queue").get("holds"));
             for (String jid : jids) {
                 within("job " + jid + " Held, as Merritt holds a locked collection's jobs", () -> "Held".equals(
                         rig.adminTool.loadJob(jid).status()), () -> rig.adminTool.loadJob(jid).status());

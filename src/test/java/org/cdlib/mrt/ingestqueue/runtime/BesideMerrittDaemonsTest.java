@@ -34,12 +34,17 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
     /** An upload where Merritt keeps it, and {@code Batch.createBatch} with the front end's submission. */
     String merrittBatch() throws Exception {
         String uuid = "bid-" + UUID.randomUUID();
-        Files.writeString(Files.createDirectories(rig.home.resolve("uploads").resolve(uuid)).resolve("hello.txt"), "hello");
+        Files.writeString(
+                Files.createDirectories(rig.home.resolve("uploads").resolve(uuid))
+                        .resolve("hello.txt"),
+                "hello");
         return rig.daemon.createBatch(uuid, MrtZk.submission(uuid, "hello.txt"));
     }
 
     void awaitBatchEnds(String bid, String mrtZkState) {
-        within("batch " + bid + " " + mrtZkState + " (mrt-zk reads)", () -> mrtZkState.equals(rig.adminTool.loadBatch(bid).status()),
+        within(
+                "batch " + bid + " " + mrtZkState + " (mrt-zk reads)",
+                () -> mrtZkState.equals(rig.adminTool.loadBatch(bid).status()),
                 () -> rig.adminTool.loadBatch(bid).status() + ", API " + rig.apiBatchState(bid));
     }
 
@@ -47,24 +52,34 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
     void aCreateBatchBatchIsTakenWithinSecondsWhateverIdsOthersDrew() throws Exception {
         // others drew ids: scratch nodes under /batches made and deleted, and batches of ours, push the cversion on
         for (int i = 0; i < 30; i++) {
-            String scratch = rig.merrittClient.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath("/batches/bid");
+            String scratch = rig.merrittClient
+                    .create()
+                    .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                    .forPath("/batches/bid");
             rig.merrittClient.delete().forPath(scratch);
         }
         rig.ourBatch(1);
         String bid = merrittBatch();
-        within("createBatch batch " + bid + " taken into our queue", () -> !"Pending".equals(rig.adminTool.loadBatch(bid).status())
-                && !"404".equals(rig.apiBatchState(bid)), () -> rig.adminTool.loadBatch(bid).status());
+        within(
+                "createBatch batch " + bid + " taken into our queue",
+                () -> !"Pending".equals(rig.adminTool.loadBatch(bid).status()) && !"404".equals(rig.apiBatchState(bid)),
+                () -> rig.adminTool.loadBatch(bid).status());
         awaitBatchEnds(bid, "Completed");
         assertEquals(1, rig.get("/api/batches/" + bid).get("jobs").get("total").asInt());
     }
 
     @Test
     void aStatuslessRootIsPassedOverAndDoesNotStopTheIntake() throws Exception {
-        String half = rig.merrittClient.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath("/batches/bid", new byte[0])
+        String half = rig.merrittClient
+                .create()
+                .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                .forPath("/batches/bid", new byte[0])
                 .substring("/batches/".length());
         String bid = merrittBatch();
-        within("createBatch batch " + bid + " taken past the status-less root " + half,
-                () -> !"Pending".equals(rig.adminTool.loadBatch(bid).status()), () -> rig.adminTool.loadBatch(bid).status());
+        within(
+                "createBatch batch " + bid + " taken past the status-less root " + half,
+                () -> !"Pending".equals(rig.adminTool.loadBatch(bid).status()),
+                () -> rig.adminTool.loadBatch(bid).status());
         awaitBatchEnds(bid, "Completed");
         String later = merrittBatch();
         awaitBatchEnds(later, "Completed");
@@ -74,7 +89,8 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
     /** mrt-ingest's BatchConsumer takes the batch itself and creates its jobs; we work them and report the batch. */
     @Test
     void jobsOfABatchTheirBatchConsumerTookCompleteAndReport() throws Exception {
-        rig.adminTool.lockIngestQueue(); // our intake waits while their consumer takes it (their batch consumer polls faster)
+        // our intake waits while their consumer takes it (their batch consumer polls faster)
+        rig.adminTool.lockIngestQueue();
         String bid;
         List<String> jids = new ArrayList<>();
         try {
@@ -96,19 +112,28 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
         for (String jid : jids) {
             // read as the Admin Tool's list reads (load_optimized): Job.load without the job's lock would set its
             // state references from what it read, leaving one behind a job that moved on meanwhile
-            within("their job " + jid + " Completed", () -> "Completed".equals(rig.adminTool.loadOptimized(jid).status()),
+            within(
+                    "their job " + jid + " Completed",
+                    () -> "Completed".equals(rig.adminTool.loadOptimized(jid).status()),
                     () -> rig.adminTool.loadOptimized(jid).status() + ", API " + rig.apiJobState(jid));
         }
         // their BatchReportConsumer reports the batch their BatchConsumer took (acquireBatchForReporting on this
         // batch: locked, Reporting; its mail; Completed, unlocked); ours leaves it to them: one report
-        within("batch " + bid + " lockable by their reporter", () -> rig.daemon.lock("/batches/" + bid), () -> "locked");
+        within(
+                "batch " + bid + " lockable by their reporter",
+                () -> rig.daemon.lock("/batches/" + bid),
+                () -> "locked");
         rig.daemon.setBatchStatus(bid, "Reporting", "");
         assertNull(rig.merrittClient.checkExists().forPath("/batches/" + bid + "/status-report"), "not reported by us");
         rig.daemon.setBatchStatus(bid, "Completed", "");
         rig.daemon.unlock("/batches/" + bid);
         awaitBatchEnds(bid, "Completed");
-        within("our API shows it completed", () -> "completed".equals(rig.apiBatchState(bid)), () -> rig.apiBatchState(bid));
-        assertEquals(3, rig.get("/api/batches/" + bid).get("jobs").get("total").asInt(), "our views count their 3 jobs");
+        within(
+                "our API shows it completed",
+                () -> "completed".equals(rig.apiBatchState(bid)),
+                () -> rig.apiBatchState(bid));
+        assertEquals(
+                3, rig.get("/api/batches/" + bid).get("jobs").get("total").asInt(), "our views count their 3 jobs");
         assertTrue(rig.fsck().clean(), rig.fsck().toString());
     }
 
@@ -125,7 +150,10 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
                         MrtZkDaemon.DaemonJob j = rig.daemon.acquireJob(state);
                         if (j != null) {
                             if (state.equals("Estimating")) {
-                                rig.merrittClient.setData().withVersion(-1).forPath(j.path() + "/space_needed", "1037".getBytes());
+                                rig.merrittClient
+                                        .setData()
+                                        .withVersion(-1)
+                                        .forPath(j.path() + "/space_needed", "1037".getBytes());
                             }
                             rig.daemon.setStatus(j, MrtZkDaemon.next(state), "");
                             rig.daemon.unlock(j);
@@ -138,7 +166,10 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
         });
         theirs.start();
         for (String jid : jids) {
-            within("job " + jid + " completed", () -> "completed".equals(rig.apiJobState(jid)), () -> rig.apiJobState(jid));
+            within(
+                    "job " + jid + " completed",
+                    () -> "completed".equals(rig.apiJobState(jid)),
+                    () -> rig.apiJobState(jid));
         }
         theirs.interrupt();
         theirs.join();
@@ -174,16 +205,23 @@ class BesideMerrittDaemonsTest extends BesideMerrittTest {
         });
         try {
             assertTrue(inStep.await(30, TimeUnit.SECONDS), "our worker holds " + other + " in downloading");
-            assertNull(rig.daemon.acquireJob("Downloading"), "their DownloadConsumer does not take the job our worker holds");
+            assertNull(
+                    rig.daemon.acquireJob("Downloading"),
+                    "their DownloadConsumer does not take the job our worker holds");
             assertEquals("Pending", rig.daemon.load(theirs.id).status);
-            assertFalse(rig.support.steps.get("estimateStep").seen.contains(theirs.id), "we never worked the job they hold");
+            assertFalse(
+                    rig.support.steps.get("estimateStep").seen.contains(theirs.id),
+                    "we never worked the job they hold");
         } finally {
             letGo.countDown();
         }
         rig.daemon.setStatus(theirs, "Estimating", "");
         rig.daemon.unlock(theirs);
         for (String jid : jids) {
-            within("job " + jid + " completed", () -> "completed".equals(rig.apiJobState(jid)), () -> rig.apiJobState(jid));
+            within(
+                    "job " + jid + " completed",
+                    () -> "completed".equals(rig.apiJobState(jid)),
+                    () -> rig.apiJobState(jid));
         }
         assertNotEquals(0, rig.support.steps.get("provisionStep").seen.stream().filter(theirs.id::equals).count());
         assertTrue(rig.fsck().clean(), rig.fsck().toString());

@@ -59,8 +59,10 @@ final class BesideMerrittRig implements AutoCloseable {
         smtp.start();
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
         for (String p : new String[] {"demo_content", "coll_held"}) {
-            Files.writeString(profiles.resolve(p), "ProfileID: " + p + "\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n"
-                    + "Notification.1: curator@example.org\nNotificationSuppression: none\n");
+            Files.writeString(
+                    profiles.resolve(p),
+                    "ProfileID: " + p + "\nCollection.1: ark:/99999/fk4c\nStorageNode: 1\n"
+                            + "Notification.1: curator@example.org\nNotificationSuppression: none\n");
         }
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
         config.put("ingest.api.users", "alice:pw-a:admin|submitter");
@@ -80,9 +82,16 @@ final class BesideMerrittRig implements AutoCloseable {
     }
 
     HttpResponse<String> call(String method, String path) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody())
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return CLIENT.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .method(method, HttpRequest.BodyPublishers.noBody())
+                        .header(
+                                "Authorization",
+                                "Basic "
+                                        + Base64.getEncoder()
+                                                .encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     JsonNode get(String path) throws Exception {

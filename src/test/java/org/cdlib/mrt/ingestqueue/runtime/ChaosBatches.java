@@ -40,9 +40,27 @@ final class ChaosBatches {
         String name = bids.isEmpty() ? "batch.checkm" : "batch-" + bids.size() + ".checkm";
         services.manifests.put(name, ChaosObjects.manifest(services.objects.subList(from, from + n), services.base()));
         services.submitted = from + n;
-        String bid = store.batches().create(new BatchSubmission("chaos", "tester", services.base() + "/data/" + name,
-                "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null,
-                Instant.now().toString(), null));
+        String bid = store.batches()
+                .create(new BatchSubmission(
+                        "chaos",
+                        "tester",
+                        services.base() + "/data/" + name,
+                        "t",
+                        "w",
+                        null,
+                        null,
+                        "single-file-batch-manifest",
+                        "add",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        "json",
+                        null,
+                        Instant.now().toString(),
+                        null));
         bids.add(bid);
         timeline.note("submitted " + bid + " (objects " + from + " to " + (from + n - 1) + ")");
         await().atMost(Duration.ofSeconds(120)).ignoreExceptions()
@@ -84,7 +102,13 @@ final class ChaosBatches {
         try {
             Map<String, Integer> n = new TreeMap<>();
             for (Job j : jobs()) {
-                n.merge(j.state().wire() + (j.lockOwner() == null ? "" : " locked by pid " + j.lockOwner().pid()), 1, Integer::sum);
+                n.merge(
+                        j.state().wire()
+                                + (j.lockOwner() == null
+                                        ? ""
+                                        : " locked by pid " + j.lockOwner().pid()),
+                        1,
+                        Integer::sum);
             }
             return n.toString();
         } catch (RuntimeException e) {

@@ -65,7 +65,9 @@ final class ChaosFaults {
 
     static final Shot NONE = () -> false;
 
-    /** The shot of a {@link Kind#STOP_HELD} fault: the request it hit is served only once its work was done elsewhere. */
+    /**
+     * The shot of a {@link Kind#STOP_HELD} fault: the request it hit is served only once its work was done elsewhere.
+     */
     record Held(Shot shot) implements Shot {
         @Override
         public boolean fire() {
@@ -98,23 +100,63 @@ final class ChaosFaults {
     static List<Fault> plan(SplittableRandom r) {
         List<Fault> plan = new ArrayList<>(List.of(
                 new Fault("kill -9 between a mint and its bind", Kind.KILL, Moment.MINT_ANSWERED, r.nextInt(4)),
-                new Fault("kill -9 between a local id's bind and the ARK's record", Kind.KILL, Moment.BIND_ANSWERED, r.nextInt(4)),
-                new Fault("kill -9 between a storage add's send and its record", Kind.KILL,
-                        pick(r, Moment.STORAGE_ADD_ARRIVED, Moment.STORAGE_ADD_APPLIED, Moment.STORAGE_ADD_ANSWERED), r.nextInt(4)),
-                // recorded by inventory, the answer lost: the job's next holder must ask, not add again
-                new Fault("kill -9 between an inventory add's record and its answer", Kind.KILL, Moment.INVENTORY_ADD_APPLIED,
+                new Fault(
+                        "kill -9 between a local id's bind and the ARK's record",
+                        Kind.KILL,
+                        Moment.BIND_ANSWERED,
                         r.nextInt(4)),
-                new Fault("kill -9 while a job moves into or out of downloading (counter update)", Kind.KILL,
-                        pick(r, Moment.DOWNLOAD_ARRIVED, Moment.DOWNLOAD_ANSWERED), r.nextInt(4)),
-                new Fault("ZooKeeper leader down past the session timeout", Kind.LEADER, pick(r, Moment.MINT_ANSWERED,
-                        Moment.STORAGE_ADD_APPLIED, Moment.DOWNLOAD_ANSWERED, Moment.INVENTORY_ADD_ARRIVED), r.nextInt(4)),
-                new Fault("SIGSTOP past the session", Kind.STOP, pick(r, Moment.MINT_ANSWERED, Moment.BIND_ANSWERED,
-                        Moment.STORAGE_ADD_APPLIED, Moment.DOWNLOAD_ANSWERED), r.nextInt(4)),
+                new Fault(
+                        "kill -9 between a storage add's send and its record",
+                        Kind.KILL,
+                        pick(r, Moment.STORAGE_ADD_ARRIVED, Moment.STORAGE_ADD_APPLIED, Moment.STORAGE_ADD_ANSWERED),
+                        r.nextInt(4)),
+                // recorded by inventory, the answer lost: the job's next holder must ask, not add again
+                new Fault(
+                        "kill -9 between an inventory add's record and its answer",
+                        Kind.KILL,
+                        Moment.INVENTORY_ADD_APPLIED,
+                        r.nextInt(4)),
+                new Fault(
+                        "kill -9 while a job moves into or out of downloading (counter update)",
+                        Kind.KILL,
+                        pick(r, Moment.DOWNLOAD_ARRIVED, Moment.DOWNLOAD_ANSWERED),
+                        r.nextInt(4)),
+                new Fault(
+                        "ZooKeeper leader down past the session timeout",
+                        Kind.LEADER,
+                        pick(
+                                r,
+                                Moment.MINT_ANSWERED,
+                                Moment.STORAGE_ADD_APPLIED,
+                                Moment.DOWNLOAD_ANSWERED,
+                                Moment.INVENTORY_ADD_ARRIVED),
+                        r.nextInt(4)),
+                new Fault(
+                        "SIGSTOP past the session",
+                        Kind.STOP,
+                        pick(
+                                r,
+                                Moment.MINT_ANSWERED,
+                                Moment.BIND_ANSWERED,
+                                Moment.STORAGE_ADD_APPLIED,
+                                Moment.DOWNLOAD_ANSWERED),
+                        r.nextInt(4)),
                 // a host paused with its add on the wire, landing after another host took the job over and stored it
-                new Fault("a storage add held in flight past its sender's session (SIGSTOP)", Kind.STOP_HELD,
-                        Moment.STORAGE_ADD_ARRIVED, r.nextInt(4)),
-                new Fault("kill -9 of all three at once", Kind.KILL_ALL, pick(r, Moment.MINT_ANSWERED, Moment.STORAGE_ADD_APPLIED,
-                        Moment.DOWNLOAD_ARRIVED, Moment.INVENTORY_ADD_ARRIVED), r.nextInt(4))));
+                new Fault(
+                        "a storage add held in flight past its sender's session (SIGSTOP)",
+                        Kind.STOP_HELD,
+                        Moment.STORAGE_ADD_ARRIVED,
+                        r.nextInt(4)),
+                new Fault(
+                        "kill -9 of all three at once",
+                        Kind.KILL_ALL,
+                        pick(
+                                r,
+                                Moment.MINT_ANSWERED,
+                                Moment.STORAGE_ADD_APPLIED,
+                                Moment.DOWNLOAD_ARRIVED,
+                                Moment.INVENTORY_ADD_ARRIVED),
+                        r.nextInt(4))));
         Collections.shuffle(plan, new Random(r.nextLong()));
         // in the pipeline's order (downloads, then mints and binds, storage, inventory): each phase is over
         // long before the batch is, so a fault armed after a later phase's would never fire
@@ -124,7 +166,9 @@ final class ChaosFaults {
 
     private static int phase(Moment m) {
         String n = m.name();
-        return n.startsWith("DOWNLOAD") ? 0 : n.startsWith("MINT") || n.startsWith("BIND") ? 1 : n.startsWith("STORAGE") ? 2 : 3;
+        return n.startsWith("DOWNLOAD")
+                ? 0
+                : n.startsWith("MINT") || n.startsWith("BIND") ? 1 : n.startsWith("STORAGE") ? 2 : 3;
     }
 
     private static Moment pick(SplittableRandom r, Moment... moments) {
@@ -159,7 +203,9 @@ final class ChaosFaults {
         return true;
     }
 
-    /** The request reached {@code m}: the armed fault's shot when this is the request it waits for, else {@link #NONE}. */
+    /**
+     * The request reached {@code m}: the armed fault's shot when this is the request it waits for, else {@link #NONE}.
+     */
     synchronized Shot at(Moment m, HttpExchange ex, int object) {
         Fault f = armed;
         if (f == null || f.moment() != m) {
@@ -206,7 +252,10 @@ final class ChaosFaults {
                     instances.signal(name, "STOP");
                 }
                 case LEADER -> {
-                    leader = cluster.getInstances().stream().filter(s -> "leader".equals(mode(s))).findFirst().orElse(null);
+                    leader = cluster.getInstances().stream()
+                            .filter(s -> "leader".equals(mode(s)))
+                            .findFirst()
+                            .orElse(null);
                     if (leader == null || !cluster.killServer(leader)) {
                         error = "no ZooKeeper leader found to stop";
                     }

@@ -43,8 +43,13 @@ final class ChaosInstances implements AutoCloseable {
     }
 
     void start(String name) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no",
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Dzookeeper.forceSync=no",
                 "-Djute.maxbuffer=524288"));
         Map<String, String> own = new HashMap<>(config);
         own.put("ingest.http.port", String.valueOf(ports.computeIfAbsent(name, n -> freePort())));
@@ -112,7 +117,11 @@ final class ChaosInstances implements AutoCloseable {
 
     /** The instance whose process this is now; null for any other pid. */
     String nameOf(long pid) {
-        return live.entrySet().stream().filter(e -> e.getValue().pid() == pid).map(Map.Entry::getKey).findFirst().orElse(null);
+        return live.entrySet().stream()
+                .filter(e -> e.getValue().pid() == pid)
+                .map(Map.Entry::getKey)
+                .findFirst()
+                .orElse(null);
     }
 
     List<Long> pids() {

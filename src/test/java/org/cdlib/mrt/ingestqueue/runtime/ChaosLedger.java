@@ -21,10 +21,9 @@ import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
  * callback key), so a second storage add, inventory add, EZID update or callback shows up as a
  * 2 wherever it happened, kept ARK or not, and fails the run — a callback sent again under its
  * key only when the process that sent it was killed or paused before it could record the answer
- * (counted in the summary as allowed repeats); a second key for one job always fails. An extra mint is allowed only where the job's own
- * effects node records a mint whose answer was lost — never because a log line says so. fsck
- * must be clean, the disk reservation counters included. Each failure names the object, its
- * job and its ARK.
+ * (counted in the summary as allowed repeats); a second key for one job always fails. An extra mint is allowed
+ * only where the job's own effects node records a mint whose answer was lost — never because a log line says so.
+ * fsck must be clean, the disk reservation counters included. Each failure names the object, its job and its ARK.
  */
 final class ChaosLedger {
     /**
@@ -58,14 +57,25 @@ final class ChaosLedger {
             String ark = j.identifiers().primary();
             String who = "object " + i + " (job " + j.id() + ", ARK " + ark + ")";
             if (j.state() != JobState.COMPLETED || j.status().retryCount() != 0) {
-                fail("job-state", who + ": " + j.state() + " after " + j.status().retryCount() + " retries: " + j.status().errorMessage());
+                fail(
+                        "job-state",
+                        who + ": " + j.state() + " after " + j.status().retryCount() + " retries: "
+                                + j.status().errorMessage());
             }
             if (o == null || ark == null || !kept.add(ark)) {
-                fail("ark", who + ": " + (o == null ? "not one of the run's objects" : ark == null ? "no ARK" : "ARK kept by two jobs"));
+                fail(
+                        "ark",
+                        who + ": "
+                                + (o == null
+                                        ? "not one of the run's objects"
+                                        : ark == null ? "no ARK" : "ARK kept by two jobs"));
                 continue;
             }
             if (j.spaceNeeded() != o.content().length) {
-                fail("estimate", who + ": space_needed " + j.spaceNeeded() + ", the object has " + o.content().length + " bytes");
+                fail(
+                        "estimate",
+                        who + ": space_needed " + j.spaceNeeded() + ", the object has " + o.content().length
+                                + " bytes");
             }
             List<String> minted = services.mintedFor.getOrDefault(i, List.of());
             if (!minted.contains(ark)) {
@@ -80,18 +90,23 @@ final class ChaosLedger {
             exactlyOnce("storage-add", who, services.storageAdds.get(ark));
             List<String> addsOfObject = services.storageAddsOf.getOrDefault(i, List.of());
             if (addsOfObject.size() != 1) {
-                fail("storage-add", who + ": " + addsOfObject.size() + " storage adds for the object, to " + addsOfObject);
+                fail(
+                        "storage-add",
+                        who + ": " + addsOfObject.size() + " storage adds for the object, to " + addsOfObject);
             }
             // one add per object: an add begun and unanswered is resolved by asking inventory, never sent again blindly
             // (Merritt's checkVersion would make a repeat no second record, but the call itself must not repeat)
             exactlyOnce("inventory-add", who, services.inventoryAdds.get(ark));
             int records = services.inventoryRecords.getOrDefault(ark, 0);
             if (records != 1) {
-                fail("inventory-add", who + ": " + records + " inventory records from calls " + services.inventoryAdds.get(ark));
+                fail(
+                        "inventory-add",
+                        who + ": " + records + " inventory records from calls " + services.inventoryAdds.get(ark));
             }
             // every kept ARK described, once (but for a send already on its way when its sender was paused)
             ezidSends(who, ark);
-            List<String> keys = services.callbackKeysOf.containsKey(j.id()) ? services.callbackKeysOf.get(j.id()) : List.of();
+            List<String> keys =
+                    services.callbackKeysOf.containsKey(j.id()) ? services.callbackKeysOf.get(j.id()) : List.of();
             if (keys.size() != 1) {
                 fail("callback", who + ": callback keys " + keys);
             }
@@ -104,9 +119,12 @@ final class ChaosLedger {
                 List<String> named = services.bindCalls.getOrDefault(id, List.of());
                 // a bind naming another ARK minted for this object (a lost-answer mint, accounted above) was refused:
                 // inventory keeps the first binding, which must be the kept ARK
-                if (!ark.equals(services.bindings.get(id)) || named.stream().anyMatch(a -> !a.equals(ark) && !minted.contains(a))) {
-                    fail("local-id", who + ": local id '" + id + "' bound to " + services.bindings.get(id) + "; bind calls named "
-                            + named);
+                if (!ark.equals(services.bindings.get(id))
+                        || named.stream().anyMatch(a -> !a.equals(ark) && !minted.contains(a))) {
+                    fail(
+                            "local-id",
+                            who + ": local id '" + id + "' bound to " + services.bindings.get(id)
+                                    + "; bind calls named " + named);
                 }
             }
         }
@@ -119,8 +137,10 @@ final class ChaosLedger {
             String ark = held.substring(0, held.indexOf(' '));
             if (held.contains(" landed as another host's add") && services.storageAddsRefused.stream()
                     .noneMatch(r -> r.startsWith(ark + " from ") && r.contains(": HTTP 409 from "))) {
-                fail("storage-add", "an add held on the wire past its sender's session (" + held + ") was not refused at the"
-                        + " files' fetch by their lease (409); refused: " + services.storageAddsRefused);
+                fail(
+                        "storage-add",
+                        "an add held on the wire past its sender's session (" + held + ") was not refused at the"
+                                + " files' fetch by their lease (409); refused: " + services.storageAddsRefused);
             }
         }
         unkept("inventory-add", services.inventoryAdds, kept);
@@ -137,17 +157,25 @@ final class ChaosLedger {
         }
     }
 
-    /** Jobs whose history (its last transitions) does not show one move into downloading and one out: where a drift starts. */
+    /**
+     * Jobs whose history (its last transitions) does not show one
+     * move into downloading and one out: where a drift starts.
+     */
     private List<String> downloadingMoves = List.of();
 
     void checkFsck(ConsistencyCheck.Report fsck) {
         if (FSCK_LISTINGS.contains("space-reservation")) {
             throw new IllegalStateException("space-reservation is an inconsistency, never a listing");
         }
-        fsck.violations().stream().filter(v -> !FSCK_LISTINGS.contains(v.kind()))
-                .forEach(v -> fail("fsck", v.kind() + " at " + v.path() + ": " + v.detail()
-                        + (v.kind().equals("space-reservation") ? "; jobs whose history does not show one move into and one out of "
-                        + "downloading: " + downloadingMoves : "")));
+        fsck.violations().stream()
+                .filter(v -> !FSCK_LISTINGS.contains(v.kind()))
+                .forEach(v -> fail(
+                        "fsck",
+                        v.kind() + " at " + v.path() + ": " + v.detail()
+                                + (v.kind().equals("space-reservation")
+                                        ? "; jobs whose history does not show one move into and one out of "
+                                                + "downloading: " + downloadingMoves
+                                        : "")));
     }
 
     /** Repeated callbacks the rule allows: "key: a#2 sent at …, killed at …; sent again by b@…". */
@@ -171,24 +199,39 @@ final class ChaosLedger {
         for (int n = 1; n < sends.size(); n++) {
             ChaosServices.Send first = sends.get(n - 1);
             ChaosServices.Send again = sends.get(n);
-            // the recording server may take a request up late (its threads starved): a send is seen up to the hosts' call
-            // timeout after it left. A kill of its process at any time before the second send excuses it (a dead process
-            // sends nothing, so it sent before); a pause only from one call timeout before it was seen
-            // sends of a process the server could not name (pid -1) were taken up after it died: no live instance owned
-            // the socket; they are excused by a kill within one call timeout before they were seen
+            // the recording server may take a request up late (its threads starved): a send is seen up to the
+            // hosts' call timeout after it left. A kill of its process at any time before the second send excuses
+            // it (a dead process sends nothing, so it sent before); a pause only from one call timeout before it
+            // was seen sends of a process the server could not name (pid -1) were taken up after it died: no live
+            // instance owned the socket; they are excused by a kill within one call timeout before they were seen
             long slack = ChaosTest.CALL_TIMEOUT.toNanos();
-            ChaosFaults.Stopped excuse = stopped.stream().filter(s -> first.pid() >= 0
-                    ? s.pid() == first.pid() && s.nanos() <= again.nanos() && (s.how().equals("killed") || s.nanos() >= first.nanos() - slack)
-                    : s.how().equals("killed") && s.nanos() <= first.nanos() && s.nanos() >= first.nanos() - slack)
-                    .min(Comparator.comparingLong(s -> Math.abs(s.nanos() - first.nanos()))).orElse(null);
+            ChaosFaults.Stopped excuse = stopped.stream()
+                    .filter(s -> first.pid() >= 0
+                            ? s.pid() == first.pid()
+                                    && s.nanos() <= again.nanos()
+                                    && (s.how().equals("killed") || s.nanos() >= first.nanos() - slack)
+                            : s.how().equals("killed")
+                                    && s.nanos() <= first.nanos()
+                                    && s.nanos() >= first.nanos() - slack)
+                    .min(Comparator.comparingLong(s -> Math.abs(s.nanos() - first.nanos())))
+                    .orElse(null);
             if (excuse == null) {
-                fail("callback", who + ": sent again by " + again.who() + " after " + first.who() + " (pid " + first.pid()
-                        + "), which was neither killed nor paused in between (sends " + sends.stream().map(ChaosServices.Send::who).toList()
-                        + "; kills and pauses of that pid: " + stopped.stream().filter(s -> s.pid() == first.pid())
-                        .map(s -> s.how() + String.format(" %+.1f s", (s.nanos() - first.nanos()) / 1e9)).toList() + ")");
+                fail(
+                        "callback",
+                        who + ": sent again by " + again.who() + " after " + first.who() + " (pid " + first.pid()
+                                + "), which was neither killed nor paused in between (sends "
+                                + sends.stream().map(ChaosServices.Send::who).toList()
+                                + "; kills and pauses of that pid: "
+                                + stopped.stream()
+                                        .filter(s -> s.pid() == first.pid())
+                                        .map(s ->
+                                                s.how() + String.format(" %+.1f s", (s.nanos() - first.nanos()) / 1e9))
+                                        .toList()
+                                + ")");
             } else {
-                allowedRepeats.add(key + ": " + first.who() + " (" + excuse.life() + ") " + excuse.how() + String.format(" %.1f s",
-                        (excuse.nanos() - first.nanos()) / 1e9) + " after sending it; sent again by " + again.who());
+                allowedRepeats.add(key + ": " + first.who() + " (" + excuse.life() + ") " + excuse.how()
+                        + String.format(" %.1f s", (excuse.nanos() - first.nanos()) / 1e9)
+                        + " after sending it; sent again by " + again.who());
             }
         }
     }
@@ -211,10 +254,19 @@ final class ChaosLedger {
         List<ChaosFaults.Stopped> stopped = services.faults == null ? List.of() : services.faults.stopped;
         ChaosServices.Send first = sends.get(0);
         for (ChaosServices.Send again : sends.subList(1, sends.size())) {
-            ChaosFaults.Stopped excuse = stopped.stream().filter(s -> again.pid() >= 0 && s.pid() == again.pid()
-                    && s.how().equals("paused") && s.nanos() < first.nanos() && s.nanos() < again.nanos()).findFirst().orElse(null);
+            ChaosFaults.Stopped excuse = stopped.stream()
+                    .filter(s -> again.pid() >= 0
+                            && s.pid() == again.pid()
+                            && s.how().equals("paused")
+                            && s.nanos() < first.nanos()
+                            && s.nanos() < again.nanos())
+                    .findFirst()
+                    .orElse(null);
             if (excuse == null) {
-                fail("ezid-update", who + ": " + sends.size() + " calls " + sends.stream().map(ChaosServices.Send::who).toList());
+                fail(
+                        "ezid-update",
+                        who + ": " + sends.size() + " calls "
+                                + sends.stream().map(ChaosServices.Send::who).toList());
                 return;
             }
             allowedRepeats.add("EZID " + ark + ": " + again.who() + " (" + excuse.life() + ") paused "
@@ -261,7 +313,9 @@ final class ChaosLedger {
 
     static int objectOf(Job j) {
         String name = j.configuration().fileName();
-        return name != null && name.matches("f\\d+\\.bin") ? Integer.parseInt(name.substring(1, name.indexOf('.'))) : -1;
+        return name != null && name.matches("f\\d+\\.bin")
+                ? Integer.parseInt(name.substring(1, name.indexOf('.')))
+                : -1;
     }
 
     /** One paragraph per failed check: how many, and the first 25 by name. */
@@ -279,17 +333,32 @@ final class ChaosLedger {
 
     String counts() {
         int extra = services.mintedFor.values().stream().mapToInt(l -> l.size() - 1).sum();
-        return String.format("%d objects, %d bytes; %d mints (%d extra); %d storage adds (+%d dropped with their sender, +%d refused at the files' fetch) to %d ARKs;"
-                + " %d inventory adds to %d ARKs; %d local-id lookups, %d binds of %d local ids; %d callbacks with %d keys"
-                + " (%d repeats allowed: the first sender killed or paused before recording the answer);"
-                + " %d EZID updates of %d ARKs; %d payload downloads", services.submitted, ChaosObjects.bytes(services.submittedObjects()),
-                services.mints.get(), extra, sum(services.storageAdds), services.storageAddsDropped.get(), services.storageAddsRefused.size(),
+        return String.format(
+                "%d objects, %d bytes; %d mints (%d extra); %d storage adds (+%d dropped with their sender, +%d"
+                    + " refused at the files' fetch) to %d ARKs; %d inventory adds to %d ARKs; %d local-id lookups, %d"
+                    + " binds of %d local ids; %d callbacks with %d keys (%d repeats allowed: the first sender killed"
+                    + " or paused before recording the answer); %d EZID updates of %d ARKs; %d payload downloads",
+                services.submitted,
+                ChaosObjects.bytes(services.submittedObjects()),
+                services.mints.get(),
+                extra,
+                sum(services.storageAdds),
+                services.storageAddsDropped.get(),
+                services.storageAddsRefused.size(),
                 services.storageAdds.size(),
-                sum(services.inventoryAdds), services.inventoryAdds.size(), services.lookups.get(),
-                sum(services.bindCalls), services.bindCalls.size(), sum(services.callbacks), services.callbacks.size(),
+                sum(services.inventoryAdds),
+                services.inventoryAdds.size(),
+                services.lookups.get(),
+                sum(services.bindCalls),
+                services.bindCalls.size(),
+                sum(services.callbacks),
+                services.callbacks.size(),
                 allowedRepeats.size(),
-                sum(services.ezidUpdates), services.ezidUpdates.size(),
-                services.downloads.values().stream().mapToInt(AtomicInteger::get).sum());
+                sum(services.ezidUpdates),
+                services.ezidUpdates.size(),
+                services.downloads.values().stream()
+                        .mapToInt(AtomicInteger::get)
+                        .sum());
     }
 
     private static int sum(Map<?, ? extends Collection<?>> calls) {

@@ -43,9 +43,10 @@ final class ChaosObjects {
     }
 
     static String manifest(List<ChaosObject> objects, String base) {
-        StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
-                + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
-                + " | nfo:fileName | mrt:localIdentifier | mrt:title\n");
+        StringBuilder m = new StringBuilder("#%checkm_0.7\n"
+                + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileName |"
+                + " mrt:localIdentifier | mrt:title\n");
         for (ChaosObject o : objects) { // the index names the object's file: a reserve batch's objects go on counting
             m.append(base).append("/data/").append(o.fileName()).append(" | md5 | ").append(o.md5()).append(" | ")
                     .append(o.content().length).append(" | ").append(o.fileName()).append(" | ")

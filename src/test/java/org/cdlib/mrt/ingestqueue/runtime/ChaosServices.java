@@ -31,8 +31,8 @@ import org.cdlib.mrt.ingestqueue.runtime.ChaosObjects.ChaosObject;
  * adds by ARK (storage adds also by the object's local id), local-id binds by local id, callbacks
  * by {@code Idempotency-Key}. Inventory answers a bound local id with its ARK and keeps the first
  * binding, as an index with a unique key does; its add and its {@code /current/<ark>} read behave
- * as mrt-inventory's (checkVersion: an add of the version it has makes no record). At each risky moment it asks the faults whether
- * this request is the one that fires the armed fault.
+ * as mrt-inventory's (checkVersion: an add of the version it has makes no record). At each
+ * risky moment it asks the faults whether this request is the one that fires the armed fault.
  */
 final class ChaosServices implements AutoCloseable {
     static final String OWNER = "ark:/99999/fk4owner";
@@ -147,7 +147,10 @@ final class ChaosServices implements AutoCloseable {
         } else if (method.equals("GET") && path.startsWith("/id/")) {
             // as EZID: the identifier's metadata, what its last update set (a probe, not counted as an update)
             String ark = decode(path.substring("/id/".length()));
-            answer(ex, 200, "success: " + ark + "\n" + described.getOrDefault(ark, "_target: https://ezid.example/" + ark));
+            answer(
+                    ex,
+                    200,
+                    "success: " + ark + "\n" + described.getOrDefault(ark, "_target: https://ezid.example/" + ark));
         } else if (method.equals("GET") && path.startsWith("/store/state/")) {
             Integer v = versions.get(decode(last(path)));
             answer(ex, v == null ? 404 : 200, v == null ? "" : "{\"versionState\":{\"currentVersion\":" + v + "}}");
@@ -220,7 +223,8 @@ final class ChaosServices implements AutoCloseable {
         answered.fire();
     }
 
-    private void storageAdd(HttpExchange ex, String ark, Map<String, String> form) throws IOException, InterruptedException {
+    private void storageAdd(HttpExchange ex, String ark, Map<String, String> form)
+            throws IOException, InterruptedException {
         String localIds = form.getOrDefault("local-identifier", "");
         int i = objectOfLocalId.getOrDefault(localIds.split(";")[0], -1);
         Shot arrived = at(Moment.STORAGE_ADD_ARRIVED, ex, i);
@@ -242,7 +246,10 @@ final class ChaosServices implements AutoCloseable {
             held.put(ark, h);
             try {
                 boolean came = h.otherArrived.await(90, TimeUnit.SECONDS);
-                heldAdds.add(ark + (came ? " landed as another host's add of it arrived" : " landed with no other add of it in 90 s"));
+                heldAdds.add(ark
+                        + (came
+                                ? " landed as another host's add of it arrived"
+                                : " landed with no other add of it in 90 s"));
                 applyAdd(ex, ark, form, i);
             } finally {
                 held.remove(ark);
@@ -260,10 +267,12 @@ final class ChaosServices implements AutoCloseable {
     }
 
     /** Storage's add once it arrived: the files fetched, then the version made and answered. */
-    private void applyAdd(HttpExchange ex, String ark, Map<String, String> form, int i) throws IOException, InterruptedException {
+    private void applyAdd(HttpExchange ex, String ark, Map<String, String> form, int i)
+            throws IOException, InterruptedException {
         String refused = fetch == null ? null : fetch.fetch(form.getOrDefault("manifest", ""));
         if (refused != null) {
-            storageAddsRefused.add(ark + " from " + sender.apply(ex) + lease.apply(form.getOrDefault("manifest", "")) + ": " + refused);
+            storageAddsRefused.add(ark + " from " + sender.apply(ex) + lease.apply(form.getOrDefault("manifest", ""))
+                    + ": " + refused);
             answer(ex, 500, "could not fetch the object's files: " + refused);
             return;
         }
@@ -286,7 +295,9 @@ final class ChaosServices implements AutoCloseable {
      * record is made before the answer, which a kill may lose ({@code INVENTORY_ADD_APPLIED}).
      */
     private void inventoryAdd(HttpExchange ex, String ark, String text) throws IOException {
-        boolean checked = Pattern.compile("name=\"checkVersion\"\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\ntrue\\r?\\n").matcher(text).find();
+        boolean checked = Pattern.compile("name=\"checkVersion\"\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\ntrue\\r?\\n")
+                .matcher(text)
+                .find();
         int map = versions.getOrDefault(ark, 0);
         int db = inventoryVersions.getOrDefault(ark, 0);
         if (checked && db > map) {
@@ -303,7 +314,9 @@ final class ChaosServices implements AutoCloseable {
         answer(ex, 200, "{\"invp:invProcessState\":{\"invp:objectID\":\"" + ark + "\"}}");
     }
 
-    /** GET {@code <owner>/<local id>}: the bound ARK or 404; POST {@code <ark>/<owner>/<local id>}: binds unless bound. */
+    /**
+     * GET {@code <owner>/<local id>}: the bound ARK or 404; POST {@code <ark>/<owner>/<local id>}: binds unless bound.
+     */
     private void localIds(HttpExchange ex, String method, String[] segments) throws IOException {
         if (method.equals("GET") && segments.length == 2) {
             lookups.incrementAndGet();

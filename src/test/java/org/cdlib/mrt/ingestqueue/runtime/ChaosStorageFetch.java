@@ -38,7 +38,10 @@ final class ChaosStorageFetch {
     private final Supplier<List<String>> hosts;
     private final AtomicInteger next = new AtomicInteger();
 
-    /** {@code filesBase}: the base URL the hosts were configured with; {@code hosts}: their own bases ({@code http://127.0.0.1:port}). */
+    /**
+     * {@code filesBase}: the base URL the hosts were configured with;
+     * {@code hosts}: their own bases ({@code http://127.0.0.1:port}).
+     */
     ChaosStorageFetch(String filesBase, Supplier<List<String>> hosts) {
         this.filesBase = filesBase;
         this.hosts = hosts;
@@ -79,8 +82,11 @@ final class ChaosStorageFetch {
             String host = bases.get(Math.floorMod(start + h, bases.size()));
             try {
                 for (String url : urls) {
-                    HttpResponse<Void> r = CLIENT.send(HttpRequest.newBuilder(URI.create(host + "/files" + url.substring(filesBase.length())))
-                            .timeout(PER_FILE).build(), HttpResponse.BodyHandlers.discarding());
+                    HttpResponse<Void> r = CLIENT.send(
+                            HttpRequest.newBuilder(URI.create(host + "/files" + url.substring(filesBase.length())))
+                                    .timeout(PER_FILE)
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding());
                     if (r.statusCode() != 200) {
                         answer.set("GET " + url + ": HTTP " + r.statusCode() + " from " + host);
                         return true;

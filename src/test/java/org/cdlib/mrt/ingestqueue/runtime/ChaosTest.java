@@ -56,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link ChaosStorageFetch}: the late add must be refused there, by the files' lease);
  * kill -9 of all three at once. Then {@link ChaosLedger} checks every
  * object: completed without a retry, one storage add, one inventory add, one callback key sent
- * once (again only after its sender was killed or paused before recording the answer), one EZID update of its ARK, local ids bound to it, an extra mint only where the job's effects
+ * once (again only after its sender was killed or paused before recording the answer), one
+ * EZID update of its ARK, local ids bound to it, an extra mint only where the job's effects
  * record a lost answer; no lock left; fsck clean, the disk reservation counters included.
  *
  * <p>{@code -Dchaos.seed=S} repeats a run; {@code -Dchaos.runs=N} runs N seeds (the first is S,
@@ -99,7 +100,8 @@ class ChaosTest {
         long cpu0 = testCpu();
         List<ChaosObject> objects = ChaosObjects.draw(random.nextLong(), OBJECTS + RESERVE_BATCHES * RESERVE_OBJECTS);
         List<Fault> plan = ChaosFaults.plan(random.split());
-        timeline.note(OBJECTS + " objects, " + ChaosObjects.bytes(objects.subList(0, OBJECTS)) + " bytes; plan: " + plan);
+        timeline.note(
+                OBJECTS + " objects, " + ChaosObjects.bytes(objects.subList(0, OBJECTS)) + " bytes; plan: " + plan);
         ChaosLedger ledger = null;
         ChaosSessions sessions = null;
         boolean checked = false;
@@ -128,7 +130,8 @@ class ChaosTest {
                 for (Fault f : plan) {
                     // armed soon after the last: the later faults need jobs still minting and binding
                     int target = armedAt + random.nextInt(0, 3);
-                    await().atMost(Duration.ofSeconds(180)).until(() -> batches.completed() >= Math.min(target, services.submitted));
+                    await().atMost(Duration.ofSeconds(180))
+                            .until(() -> batches.completed() >= Math.min(target, services.submitted));
                     armedAt = batches.completed();
                     faults.arm(f);
                     Fired hit = awaitFired(faults, batches);
@@ -169,7 +172,8 @@ class ChaosTest {
                 faults.stopped.forEach(s -> timeline.note(String.format("%s (pid %d) %s", s.life(), s.pid(), s.how())));
                 services.storageAddsRefused.forEach(r -> timeline.note("storage refused an add: " + r));
                 services.heldAdds.forEach(h -> timeline.note("held storage add: " + h));
-                timeline.note(String.format("CPU: the instances %.0f s, this JVM (ensemble, recording server, checks) %.0f s",
+                timeline.note(String.format(
+                        "CPU: the instances %.0f s, this JVM (ensemble, recording server, checks) %.0f s",
                         instances.cpuSeconds(), (testCpu() - cpu0) / 1e9));
                 checked = true;
             } finally {
@@ -191,7 +195,8 @@ class ChaosTest {
         Path kept = Files.createDirectories(Path.of("target", "chaos-logs", "seed-" + seed));
         for (String name : ChaosInstances.NAMES) {
             if (Files.exists(home.resolve(name + ".log"))) {
-                Files.copy(home.resolve(name + ".log"), kept.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(
+                        home.resolve(name + ".log"), kept.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
             }
         }
         System.out.println("chaos " + seed + ": the instances' logs are kept in " + kept.toAbsolutePath());
@@ -246,7 +251,10 @@ class ChaosTest {
         return faults.fired();
     }
 
-    /** Restarts what a kill took; keeps a paused host or the stopped leader down past the session, the queue moving meanwhile. */
+    /**
+     * Restarts what a kill took; keeps a paused host or the stopped
+     * leader down past the session, the queue moving meanwhile.
+     */
     static void recover(Fired fired, ChaosInstances instances, TestingCluster cluster, ChaosBatches batches,
                         ChaosTimeline timeline, ChaosLedger ledger) throws Exception {
         QueueStore store = batches.store;
@@ -260,8 +268,8 @@ class ChaosTest {
             }
             case STOP, STOP_HELD -> {
                 Set<String> held = lockedBy(store, fired.pid());
-                timeline.note(fired.instance() + " paused holding " + held.size() + " job lock(s): " + held.stream().limit(8).toList()
-                        + (held.size() > 8 ? " …" : ""));
+                timeline.note(fired.instance() + " paused holding " + held.size() + " job lock(s): "
+                        + held.stream().limit(8).toList() + (held.size() > 8 ? " …" : ""));
                 stalled(ledger, timeline, batches, fired, () -> System.nanoTime() - fired.nanos() > past.toNanos()
                         && lockedBy(store, fired.pid()).isEmpty());
                 instances.signal(fired.instance(), "CONT");
@@ -272,8 +280,8 @@ class ChaosTest {
                 stalled(ledger, timeline, batches, fired, () -> System.nanoTime() - fired.nanos() > past.toNanos()
                         && (batches.completed() >= atStop + 5 || batches.ended()));
                 cluster.restartServer(fired.leader());
-                timeline.note("ZooKeeper server on port " + fired.leader().getPort() + " restarted; " + batches.completed()
-                        + " completed (" + atStop + " when it stopped)");
+                timeline.note("ZooKeeper server on port " + fired.leader().getPort() + " restarted; "
+                        + batches.completed() + " completed (" + atStop + " when it stopped)");
             }
         }
     }
@@ -319,10 +327,13 @@ class ChaosTest {
      */
     static void noLocksLeft(CuratorFramework client, List<Job> jobs, ChaosLedger ledger) throws Exception {
         try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> exists(client, QueuePaths.jobLock(j.id())) == 0));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> jobs.stream().allMatch(j -> exists(client, QueuePaths.jobLock(j.id())) == 0));
         } catch (ConditionTimeoutException e) {
-            jobs.stream().filter(j -> exists(client, QueuePaths.jobLock(j.id())) != 0)
-                    .forEach(j -> ledger.fail("locks", "job " + j.id() + " (object " + ChaosLedger.objectOf(j) + ") still locked"));
+            jobs.stream()
+                    .filter(j -> exists(client, QueuePaths.jobLock(j.id())) != 0)
+                    .forEach(j -> ledger.fail(
+                            "locks", "job " + j.id() + " (object " + ChaosLedger.objectOf(j) + ") still locked"));
         }
         for (String lock : client.getChildren().forPath(QueuePaths.OBJECT_LOCKS)) {
             ledger.fail("locks", "object lock " + lock + " left");
@@ -344,7 +355,8 @@ class ChaosTest {
         } catch (KeeperException.NoNodeException e) {
             JsonNode status = JSON.readTree(client.getData().forPath(QueuePaths.jobStatus(jid)));
             if ("Completed".equals(status.path("status").asText()) && !status.path("summary").has("effects")) {
-                throw new AssertionError("completed job " + jid + " has neither an effects node nor a summary of them: " + status);
+                throw new AssertionError(
+                        "completed job " + jid + " has neither an effects node nor a summary of them: " + status);
             }
             return status.path("summary").has("effects") ? status.path("summary").get("effects") : null;
         }

@@ -61,7 +61,10 @@ class CommandsTest {
     Result run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+        int code = Commands.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
                 Map.of("INGEST_URL", url, "INGEST_USER", "alice:pw-a"));
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -72,7 +75,9 @@ class CommandsTest {
         Result status = run("status");
         assertEquals(0, status.code(), status.err());
         assertTrue(status.out().contains("pending") && status.out().contains("queue held: no"), status.out());
-        assertTrue(status.out().matches("(?s).*open jobs\\s+active\\s+\\d+.*open jobs\\s+waiting\\s+\\d+.*"), status.out());
+        assertTrue(
+                status.out().matches("(?s).*open jobs\\s+active\\s+\\d+.*open jobs\\s+waiting\\s+\\d+.*"),
+                status.out());
 
         assertEquals(0, run("hold-queue").code());
         assertTrue(store.holds().isQueueHeld());
@@ -105,8 +110,11 @@ class CommandsTest {
     @Test
     void refusalsUsageAndAnUnreachableServiceHaveTheirOwnExitCodes() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int noAdmin = Commands.run(new String[] {"hold-queue"}, new PrintStream(new ByteArrayOutputStream()),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("INGEST_URL", url, "INGEST_USER", "rita:pw-r"));
+        int noAdmin = Commands.run(
+                new String[] {"hold-queue"},
+                new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                Map.of("INGEST_URL", url, "INGEST_USER", "rita:pw-r"));
         assertEquals(1, noAdmin);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("HTTP 403"), err.toString(StandardCharsets.UTF_8));
         assertEquals(2, run("frobnicate").code());
@@ -139,9 +147,13 @@ class CommandsTest {
         String bid = failedJob(jid);
         Result shown = run("job", jid);
         assertEquals(0, shown.code(), shown.err());
-        assertTrue(shown.out().contains("failed (last successful: provisioning)") && shown.out().contains("the server said 404")
-                && shown.out().contains("provisioning  downloading") && shown.out().contains(http.baseUrl() + "/a.txt")
-                && shown.out().contains("demo_content"), shown.out());
+        assertTrue(
+                shown.out().contains("failed (last successful: provisioning)")
+                        && shown.out().contains("the server said 404")
+                        && shown.out().contains("provisioning  downloading")
+                        && shown.out().contains(http.baseUrl() + "/a.txt")
+                        && shown.out().contains("demo_content"),
+                shown.out());
         var json = JSON.readTree(run("job", jid, "--json").out());
         assertEquals(jid, json.get("job_id").asText());
         assertEquals("failed", json.get("status").get("status").asText());
@@ -159,7 +171,13 @@ class CommandsTest {
         assertEquals("job " + jid + ": held, now held", held.out().strip());
         Result list = run("jobs", "--state", "held");
         assertTrue(list.out().contains(jid) && list.out().contains("held"), list.out());
-        assertEquals(jid, JSON.readTree(run("--json", "jobs", "--state", "held").out()).get("jobs").get(0).get("job_id").asText());
+        assertEquals(
+                jid,
+                JSON.readTree(run("--json", "jobs", "--state", "held").out())
+                        .get("jobs")
+                        .get(0)
+                        .get("job_id")
+                        .asText());
         assertTrue(run("job", jid).out().contains("held"));
         Result released = run("release", jid);
         assertEquals(0, released.code(), released.err());
@@ -197,7 +215,9 @@ class CommandsTest {
         String bid = failedJob("jid0000000001");
         Result requeued = run("requeue", bid);
         assertEquals(0, requeued.code(), requeued.err());
-        assertTrue(requeued.out().contains("requeued jid0000000001") && requeued.out().contains("1 failed job(s) of " + bid + " requeued"),
+        assertTrue(
+                requeued.out().contains("requeued jid0000000001")
+                        && requeued.out().contains("1 failed job(s) of " + bid + " requeued"),
                 requeued.out());
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(bid).count(BatchRef.COMPLETED) == 1);
         Result none = run("--json", "requeue", bid);
@@ -221,7 +241,8 @@ class CommandsTest {
             store.batches().create(PipelineTest.submission(http.baseUrl() + "/a.txt", "file"));
             await().atMost(Duration.ofSeconds(30)).until(() -> run("job", jid).out().contains("downloading")
                     && store.jobs().load(jid).lockOwner() != null);
-            assertTrue(run("job", jid).out().lines().anyMatch(l -> l.startsWith("lock") && l.length() > "lock".length()));
+            assertTrue(
+                    run("job", jid).out().lines().anyMatch(l -> l.startsWith("lock") && l.length() > "lock".length()));
             Result held = run("hold", jid);
             assertEquals(1, held.code(), "a locked job is not held");
             Result asked = run("unlock", jid);
@@ -230,7 +251,10 @@ class CommandsTest {
             assertTrue(store.jobs().load(jid).lockOwner() != null, "nothing changed");
             Result broken = run("unlock", jid, "--confirm");
             assertEquals(0, broken.code(), broken.err());
-            assertTrue(broken.out().startsWith("job " + jid + ": lock of ") && broken.out().contains("broken"), broken.out());
+            assertTrue(
+                    broken.out().startsWith("job " + jid + ": lock of ")
+                            && broken.out().contains("broken"),
+                    broken.out());
         } finally {
             stuck.countDown();
         }

@@ -72,8 +72,11 @@ class ConfigurationPrecedenceTest {
     }
 
     String logged(String key) {
-        return log.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.startsWith("configuration " + key + " ="))
-                .findFirst().orElse("(no line for " + key + ")");
+        return log.list.stream()
+                .map(ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.startsWith("configuration " + key + " ="))
+                .findFirst()
+                .orElse("(no line for " + key + ")");
     }
 
     @Test
@@ -105,17 +108,25 @@ class ConfigurationPrecedenceTest {
             assertEquals(6, concurrency(service, "job-estimating"), "-D over the file");
             assertEquals(9, concurrency(service, "job-provisioning"), "the environment over -D");
             assertEquals(12, concurrency(service, "job-downloading"), "the service's overrides over the environment");
-            assertEquals(45, service.camel().getShutdownStrategy().getTimeout(), "-D over the file for camel-main's options");
+            assertEquals(
+                    45,
+                    service.camel().getShutdownStrategy().getTimeout(),
+                    "-D over the file for camel-main's options");
 
             assertNotNull(ZK.client().checkExists().forPath("/batches"), "the queue is on the environment's ZooKeeper");
             assertFalse(Files.exists(dir.resolve("embedded-zookeeper")), "no embedded ZooKeeper was started");
 
-            assertTrue(logged("ingest.concurrency.pending").endsWith("= 3 (file " + conf.resolve("application.properties")
-                    .toAbsolutePath() + ")"), logged("ingest.concurrency.pending"));
+            assertTrue(
+                    logged("ingest.concurrency.pending")
+                            .endsWith("= 3 (file "
+                                    + conf.resolve("application.properties").toAbsolutePath() + ")"),
+                    logged("ingest.concurrency.pending"));
             assertEquals("configuration ingest.concurrency.storing = 16 (jar application.properties)",
                     logged("ingest.concurrency.storing"));
-            assertEquals("configuration ingest.concurrency.estimating = 6 (-D)", logged("ingest.concurrency.estimating"));
-            assertEquals("configuration ingest.concurrency.provisioning = 9 (environment INGEST_CONCURRENCY_PROVISIONING)",
+            assertEquals(
+                    "configuration ingest.concurrency.estimating = 6 (-D)", logged("ingest.concurrency.estimating"));
+            assertEquals(
+                    "configuration ingest.concurrency.provisioning = 9 (environment INGEST_CONCURRENCY_PROVISIONING)",
                     logged("ingest.concurrency.provisioning"));
             assertEquals("configuration zookeeper.connect = " + ZK.connectString()
                     + " (environment ZOOKEEPER_CONNECT)", logged("zookeeper.connect"));
@@ -133,7 +144,8 @@ class ConfigurationPrecedenceTest {
         Path conf = configDir("zookeeper.connect = " + ZK.connectString(), "ingest.concurrency.pending = 4");
         Map<String, String> overrides = overrides();
         overrides.put(Configuration.CONFIG_DIR, conf.toString());
-        try (IngestService service = new IngestService(Configuration.load(overrides, Map.of(), Map.of()), Map.of()).start()) {
+        try (IngestService service =
+                new IngestService(Configuration.load(overrides, Map.of(), Map.of()), Map.of()).start()) {
             assertNotNull(ZK.client().checkExists().forPath("/batches"), "the queue is on the file's ZooKeeper");
             assertFalse(Files.exists(dir.resolve("embedded-zookeeper")), "no embedded ZooKeeper was started");
             assertEquals(4, concurrency(service, "job-pending"));
@@ -142,11 +154,14 @@ class ConfigurationPrecedenceTest {
 
     @Test
     void secretsAndPasswordsInUrlsAreNotShown() {
-        Configuration c = Configuration.load(Map.of(
-                "ingest.inventory.local.password", "pw1",
-                "ingest.files.signing-key", "k".repeat(20),
-                "ingest.inventory.local.url", "jdbc:postgresql://db:5432/ingest?user=u&password=pw2",
-                "ingest.inventory.url", "https://u:pw3@inventory.example.org/inv"), Map.of("INGEST_MAIL_SMTP_PASSWORD", "pw4"), Map.of());
+        Configuration c = Configuration.load(
+                Map.of(
+                        "ingest.inventory.local.password", "pw1",
+                        "ingest.files.signing-key", "k".repeat(20),
+                        "ingest.inventory.local.url", "jdbc:postgresql://db:5432/ingest?user=u&password=pw2",
+                        "ingest.inventory.url", "https://u:pw3@inventory.example.org/inv"),
+                Map.of("INGEST_MAIL_SMTP_PASSWORD", "pw4"),
+                Map.of());
         String all = c.settings().values().toString();
         for (String secret : List.of("pw1", "kkkk", "pw2", "pw3", "pw4")) {
             assertFalse(all.contains(secret), secret + " in " + all);
@@ -157,8 +172,12 @@ class ConfigurationPrecedenceTest {
 
     @Test
     void aNamedConfigurationDirectoryWithoutTheFileStopsTheStart() {
-        Exception e = Assertions.assertThrows(IngestService.StartupException.class,
-                () -> Configuration.load(Map.of(), Map.of("INGEST_CONFIG_DIR", dir.resolve("nowhere").toString()), Map.of()));
+        Exception e = Assertions.assertThrows(
+                IngestService.StartupException.class,
+                () -> Configuration.load(
+                        Map.of(),
+                        Map.of("INGEST_CONFIG_DIR", dir.resolve("nowhere").toString()),
+                        Map.of()));
         assertTrue(e.getMessage().contains("no application.properties in " + dir.resolve("nowhere"))
                 && e.getMessage().contains("environment INGEST_CONFIG_DIR"), e.getMessage());
     }

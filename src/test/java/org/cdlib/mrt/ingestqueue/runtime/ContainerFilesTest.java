@@ -35,8 +35,10 @@ class ContainerFilesTest {
     /** The configuration keys the service reads: those named in its sources, application.properties and routes. */
     static Set<String> keysRead() throws Exception {
         Set<String> keys = new TreeSet<>();
-        Pattern key = Pattern.compile("\"((?:ingest|zookeeper|camel)\\.[a-z0-9.-]+[a-z0-9])|\\{\\{((?:ingest|zookeeper)\\.[a-z0-9.-]+)[:}]"
-                + "|^((?:ingest|zookeeper|camel)\\.[a-z0-9.-]+)\\s*=", Pattern.MULTILINE);
+        Pattern key = Pattern.compile(
+                "\"((?:ingest|zookeeper|camel)\\.[a-z0-9.-]+[a-z0-9])|\\{\\{((?:ingest|zookeeper)\\.[a-z0-9.-]+)[:}]"
+                        + "|^((?:ingest|zookeeper|camel)\\.[a-z0-9.-]+)\\s*=",
+                Pattern.MULTILINE);
         List<Path> files = new ArrayList<>(List.of(Path.of("application.properties")));
         for (Path root : List.of(Path.of("src/main/java"), Path.of("routes"))) {
             try (Stream<Path> s = Files.walk(root)) {
@@ -53,7 +55,9 @@ class ContainerFilesTest {
     }
 
     static void assertReadByTheService(String where, String name, Set<String> keys) {
-        assertTrue(keys.stream().anyMatch(k -> env(k).equals(name)), where + ": " + name + " is not a configuration key the service reads");
+        assertTrue(
+                keys.stream().anyMatch(k -> env(k).equals(name)),
+                where + ": " + name + " is not a configuration key the service reads");
     }
 
     @SuppressWarnings("unchecked")
@@ -73,7 +77,9 @@ class ContainerFilesTest {
     @Test
     void theComposeTrialIsAnEnsembleOfThreeTwoInstancesAndPostgres() throws Exception {
         Map<String, Object> services = map(compose().get("services"));
-        List<String> zk = services.keySet().stream().filter(s -> String.valueOf(map(services.get(s)).get("image")).startsWith("zookeeper:")).toList();
+        List<String> zk = services.keySet().stream()
+                .filter(s -> String.valueOf(map(services.get(s)).get("image")).startsWith("zookeeper:"))
+                .toList();
         assertEquals(3, zk.size(), "a ZooKeeper ensemble of 3: " + services.keySet());
         Set<String> ids = new HashSet<>();
         for (String s : zk) {
@@ -81,15 +87,21 @@ class ContainerFilesTest {
             ids.add(String.valueOf(e.get("ZOO_MY_ID")));
             String servers = String.valueOf(e.get("ZOO_SERVERS"));
             for (String other : zk) {
-                assertTrue(servers.matches(".*server\\.\\d=" + other + ":2888:3888;2181.*"), s + " does not know " + other + ": " + servers);
+                assertTrue(
+                        servers.matches(".*server\\.\\d=" + other + ":2888:3888;2181.*"),
+                        s + " does not know " + other + ": " + servers);
             }
         }
         assertEquals(Set.of("1", "2", "3"), ids);
-        List<String> pg = services.keySet().stream().filter(s -> String.valueOf(map(services.get(s)).get("image")).startsWith("postgres:")).toList();
+        List<String> pg = services.keySet().stream()
+                .filter(s -> String.valueOf(map(services.get(s)).get("image")).startsWith("postgres:"))
+                .toList();
         assertEquals(1, pg.size());
         Map<String, Object> pgEnv = map(map(services.get(pg.get(0))).get("environment"));
 
-        List<String> ingest = services.keySet().stream().filter(s -> ".".equals(map(services.get(s)).get("build"))).toList();
+        List<String> ingest = services.keySet().stream()
+                .filter(s -> ".".equals(map(services.get(s)).get("build")))
+                .toList();
         assertEquals(2, ingest.size(), "two instances of the service built here: " + services.keySet());
         Set<String> keys = keysRead();
         Set<String> hostIds = new HashSet<>();
@@ -99,9 +111,14 @@ class ContainerFilesTest {
             Map<String, Object> svc = map(services.get(s));
             Map<String, Object> env = map(svc.get("environment"));
             env.keySet().forEach(name -> assertReadByTheService("compose.yaml " + s, name, keys));
-            assertEquals(new TreeSet<>(zk.stream().map(z -> z + ":2181").toList()),
-                    new TreeSet<>(List.of(String.valueOf(env.get("ZOOKEEPER_CONNECT")).split(","))), s + " connects to the ensemble");
-            assertEquals("jdbc:postgresql://" + pg.get(0) + ":5432/" + pgEnv.get("POSTGRES_DB"), env.get("INGEST_INVENTORY_LOCAL_URL"));
+            assertEquals(
+                    new TreeSet<>(zk.stream().map(z -> z + ":2181").toList()),
+                    new TreeSet<>(
+                            List.of(String.valueOf(env.get("ZOOKEEPER_CONNECT")).split(","))),
+                    s + " connects to the ensemble");
+            assertEquals(
+                    "jdbc:postgresql://" + pg.get(0) + ":5432/" + pgEnv.get("POSTGRES_DB"),
+                    env.get("INGEST_INVENTORY_LOCAL_URL"));
             assertEquals(pgEnv.get("POSTGRES_USER"), env.get("INGEST_INVENTORY_LOCAL_USER"));
             assertEquals(pgEnv.get("POSTGRES_PASSWORD"), env.get("INGEST_INVENTORY_LOCAL_PASSWORD"));
             assertTrue(hostIds.add(String.valueOf(env.get("INGEST_HOST_ID"))), "each instance its own host id");
@@ -111,11 +128,20 @@ class ContainerFilesTest {
             String[] mapping = ports.get(0).split(":");
             assertEquals(port, mapping[1], s + " publishes the port it listens on");
             assertTrue(hostPorts.add(mapping[0]), "each instance its own host port");
-            assertEquals("http://localhost:" + mapping[0], env.get("INGEST_STATUS_BASE_URL"), "depositors reach " + s + " from outside");
-            assertEquals("http://" + s + ":" + port + "/files", env.get("INGEST_FILES_BASE_URL"), "storage reaches " + s + " by its name");
+            assertEquals(
+                    "http://localhost:" + mapping[0],
+                    env.get("INGEST_STATUS_BASE_URL"),
+                    "depositors reach " + s + " from outside");
+            assertEquals(
+                    "http://" + s + ":" + port + "/files",
+                    env.get("INGEST_FILES_BASE_URL"),
+                    "storage reaches " + s + " by its name");
             List<String> volumes = list(svc.get("volumes"));
             volumes.stream().filter(v -> v.endsWith(":/data")).forEach(v -> dataVolumes.add(v.split(":")[0]));
-            assertTrue(volumes.contains("./profiles:/profiles:ro") && volumes.contains("./routes:/opt/ingest-queue/routes:ro"), volumes.toString());
+            assertTrue(
+                    volumes.contains("./profiles:/profiles:ro")
+                            && volumes.contains("./routes:/opt/ingest-queue/routes:ro"),
+                    volumes.toString());
             assertNotNull(map(svc.get("depends_on")).get(pg.get(0)));
         }
         assertEquals(1, dataVolumes.size(), "the instances share one ingest.home and storage: " + dataVolumes);
@@ -130,9 +156,15 @@ class ContainerFilesTest {
         assertTrue(check.contains("/dev/tcp/127.0.0.1/${INGEST_HTTP_PORT:-8080}") && !check.contains("/8080 "), check);
         Matcher volume = Pattern.compile("VOLUME \\[(.*)]").matcher(docker);
         assertTrue(volume.find());
-        assertEquals(Set.of("\"/data\"", "\"/profiles\"", "\"/opt/ingest-queue/routes\""), Set.of(volume.group(1).split(",\\s*")));
-        assertTrue(docker.contains("WORKDIR /opt/ingest-queue") && docker.contains("COPY --chown=ingest:ingest routes/ routes/")
-                && docker.contains("COPY --chown=ingest:ingest profiles/ /profiles/") && docker.contains("USER ingest"), "owned by the non-root user");
+        assertEquals(
+                Set.of("\"/data\"", "\"/profiles\"", "\"/opt/ingest-queue/routes\""),
+                Set.of(volume.group(1).split(",\\s*")));
+        assertTrue(
+                docker.contains("WORKDIR /opt/ingest-queue")
+                        && docker.contains("COPY --chown=ingest:ingest routes/ routes/")
+                        && docker.contains("COPY --chown=ingest:ingest profiles/ /profiles/")
+                        && docker.contains("USER ingest"),
+                "owned by the non-root user");
         Matcher env = Pattern.compile("^ENV (.*?)(?<!\\\\)$", Pattern.MULTILINE | Pattern.DOTALL).matcher(docker);
         assertTrue(env.find());
         Set<String> keys = keysRead();
@@ -143,14 +175,20 @@ class ContainerFilesTest {
         }
         assertTrue(n >= 7, "the image's places are environment, which docker run -e overrides: " + env.group(1));
         String entry = docker.substring(docker.indexOf("ENTRYPOINT"));
-        assertFalse(entry.contains("-Dingest.") || entry.contains("-Dzookeeper."), "a -D would win over docker run -e: " + entry);
+        assertFalse(
+                entry.contains("-Dingest.") || entry.contains("-Dzookeeper."),
+                "a -D would win over docker run -e: " + entry);
 
         List<String> ignored = Files.readAllLines(Path.of(".dockerignore")).stream().map(String::strip).toList();
-        assertTrue(ignored.containsAll(List.of(".git", "target/", "data/", ".secrets", "**/.secrets")), ignored.toString());
+        assertTrue(
+                ignored.containsAll(List.of(".git", "target/", "data/", ".secrets", "**/.secrets")),
+                ignored.toString());
 
         String readme = Files.readString(Path.of("README.md"));
-        String run = readme.substring(readme.indexOf("docker run"), readme.indexOf("ingest-queue\n", readme.indexOf("docker run")));
-        for (String shown : List.of("INGEST_STATUS_BASE_URL=", "INGEST_FILES_BASE_URL=", ":/opt/ingest-queue/routes", ":/profiles")) {
+        String run = readme.substring(
+                readme.indexOf("docker run"), readme.indexOf("ingest-queue\n", readme.indexOf("docker run")));
+        for (String shown : List.of(
+                "INGEST_STATUS_BASE_URL=", "INGEST_FILES_BASE_URL=", ":/opt/ingest-queue/routes", ":/profiles")) {
             assertTrue(run.contains(shown), "the README's docker run shows " + shown + ": " + run);
         }
     }

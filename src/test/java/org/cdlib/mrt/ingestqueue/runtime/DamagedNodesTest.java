@@ -75,7 +75,10 @@ class DamagedNodesTest {
     }
 
     static List<String> kinds(JsonNode fsck) {
-        return StreamSupport.stream(fsck.get("violations").spliterator(), false).map(v -> v.get("kind").asText()).sorted().toList();
+        return StreamSupport.stream(fsck.get("violations").spliterator(), false)
+                .map(v -> v.get("kind").asText())
+                .sorted()
+                .toList();
     }
 
     @Test
@@ -117,7 +120,8 @@ class DamagedNodesTest {
         JsonNode repaired = ok("POST", "/api/fsck/repair");
         assertEquals(List.of("corrupt-job-status"), kinds(repaired));
         assertTrue(repaired.at("/violations/0/repaired").asBoolean(), repaired.toString());
-        assertTrue(repaired.at("/violations/0/detail").asText().contains("rebuilt as pending"), "from its one reference");
+        assertTrue(
+                repaired.at("/violations/0/detail").asText().contains("rebuilt as pending"), "from its one reference");
         awaitState(bid, BatchState.COMPLETED);
     }
 

@@ -36,19 +36,26 @@ class DemoTest {
         String printed = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, status, printed);
         assertTrue(printed.contains("notify -> completed"), printed);
-        assertTrue(printed.contains("\"successful_jobs\":[\"jid0000000001\",\"jid0000000002\",\"jid0000000003\"]"), printed);
+        assertTrue(
+                printed.contains("\"successful_jobs\":[\"jid0000000001\",\"jid0000000002\",\"jid0000000003\"]"),
+                printed);
 
         Map<String, String> expected = new HashMap<>();
         for (String f : new String[] {"dragon.txt", "dragon.csv", "letters-1.txt", "notes.html"}) {
             try (InputStream in = Demo.class.getResourceAsStream("/demo/" + f)) {
-                expected.put(f, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(in.readAllBytes())));
+                expected.put(
+                        f,
+                        HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(in.readAllBytes())));
             }
         }
         OcflStorage storage = new OcflStorage(dir.resolve("storage"));
         int files = 0;
-        try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory", "sa", "");
-             ResultSet r = c.createStatement().executeQuery(
-                     "SELECT f.ark, f.name, f.digest_value FROM files f WHERE f.name LIKE 'producer/%' ORDER BY f.name")) {
+        try (Connection c = DriverManager.getConnection(
+                        "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory", "sa", "");
+                ResultSet r = c.createStatement()
+                        .executeQuery("SELECT f.ark, f.name, f.digest_value FROM files f WHERE f.name LIKE 'producer/%'"
+                                + " ORDER BY f.name")) {
             while (r.next()) {
                 String name = r.getString(2).substring("producer/".length());
                 String leaf = name.substring(name.lastIndexOf('/') + 1);
@@ -68,7 +75,9 @@ class DemoTest {
                     "the completion mail is in the outbox");
         }
         try (Stream<Path> batches = Files.list(dir.resolve("queue"))) {
-            Path batch = batches.filter(p -> p.getFileName().toString().matches("bid\\d{10}")).findFirst().orElseThrow();
+            Path batch = batches.filter(p -> p.getFileName().toString().matches("bid\\d{10}"))
+                    .findFirst()
+                    .orElseThrow();
             try (Stream<Path> left = Files.list(batch)) {
                 assertEquals(0, left.count(), "completed jobs leave no working directory");
             }

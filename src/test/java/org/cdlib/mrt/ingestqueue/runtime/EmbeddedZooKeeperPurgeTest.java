@@ -33,15 +33,19 @@ class EmbeddedZooKeeperPurgeTest {
             }
             Path data = dir.resolve("zk").resolve("data").resolve("version-2");
             await().atMost(Duration.ofSeconds(60)).until(() -> count(data, "snapshot.") <= EmbeddedZooKeeper.RETAINED);
-            assertTrue(count(data, "log.") <= EmbeddedZooKeeper.RETAINED + 1, "logs older than the oldest kept snapshot go too");
+            assertTrue(
+                    count(data, "log.") <= EmbeddedZooKeeper.RETAINED + 1,
+                    "logs older than the oldest kept snapshot go too");
             assertEquals(1500, client.getChildren().forPath("/purge").size(), "nothing of the data is lost");
         } finally {
             restore(before);
         }
         try (EmbeddedZooKeeper again = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
-             CuratorFramework client = CuratorFrameworkFactory.newClient(again.connectString(), new RetryOneTime(100))) {
+                CuratorFramework client =
+                        CuratorFrameworkFactory.newClient(again.connectString(), new RetryOneTime(100))) {
             client.start();
-            assertEquals(1500, client.getChildren().forPath("/purge").size(), "a restart reads the kept snapshot and logs");
+            assertEquals(
+                    1500, client.getChildren().forPath("/purge").size(), "a restart reads the kept snapshot and logs");
         }
     }
 
@@ -55,7 +59,8 @@ class EmbeddedZooKeeperPurgeTest {
             }
             System.setProperty("zookeeper.snapCount", "777");
             try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("b"), 0)) {
-                assertEquals("777", System.getProperty("zookeeper.snapCount"), "an operator's -Dzookeeper.snapCount stands");
+                assertEquals(
+                        "777", System.getProperty("zookeeper.snapCount"), "an operator's -Dzookeeper.snapCount stands");
             }
         } finally {
             restore(before);

@@ -56,13 +56,20 @@ class FailFastStartTest {
         int web = freePort();
         try (IngestService first = new IngestService(config(dir.resolve("a"), zk, web)).start()) {
             long t0 = System.nanoTime();
-            Exception http = assertThrows(Exception.class, () -> new IngestService(config(dir.resolve("b"), freePort(), web)).start());
-            assertTrue(reason(http).contains("the HTTP port 0.0.0.0:" + web + " is in use") && reason(http).contains("ingest.http.port"),
+            Exception http = assertThrows(
+                    Exception.class, () -> new IngestService(config(dir.resolve("b"), freePort(), web)).start());
+            assertTrue(
+                    reason(http).contains("the HTTP port 0.0.0.0:" + web + " is in use")
+                            && reason(http).contains("ingest.http.port"),
                     reason(http));
-            Exception zkPort = assertThrows(Exception.class, () -> new IngestService(config(dir.resolve("c"), zk, freePort())).start());
-            assertTrue(reason(zkPort).contains(":" + zk + " is in use") && reason(zkPort).contains("zookeeper.embedded.port"),
+            Exception zkPort = assertThrows(
+                    Exception.class, () -> new IngestService(config(dir.resolve("c"), zk, freePort())).start());
+            assertTrue(
+                    reason(zkPort).contains(":" + zk + " is in use")
+                            && reason(zkPort).contains("zookeeper.embedded.port"),
                     reason(zkPort));
-            Exception data = assertThrows(Exception.class, () -> new IngestService(config(dir.resolve("a"), freePort(), freePort())).start());
+            Exception data = assertThrows(
+                    Exception.class, () -> new IngestService(config(dir.resolve("a"), freePort(), freePort())).start());
             assertTrue(reason(data).contains("is in use by another ingest-queue"), reason(data));
             long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
             assertTrue(seconds < 20, "three refused starts took " + seconds + " s");
@@ -78,7 +85,9 @@ class FailFastStartTest {
             c.remove("zookeeper.embedded.port");
             c.put("zookeeper.connect", "127.0.0.1:" + zk + "/merritt-typo");
             Exception missing = assertThrows(Exception.class, () -> new IngestService(c).start());
-            assertTrue(reason(missing).contains("the chroot /merritt-typo named in zookeeper.connect does not exist"), reason(missing));
+            assertTrue(
+                    reason(missing).contains("the chroot /merritt-typo named in zookeeper.connect does not exist"),
+                    reason(missing));
             assertFalse(first.store().calls().exists("/merritt-typo"), "the refused start created nothing");
 
             first.store().calls().createPersistent("/merritt", new byte[0]);
@@ -101,38 +110,88 @@ class FailFastStartTest {
         Files.writeString(conf.resolve("application.properties"), "ingest.mail.smtp.host =\n");
         String file = conf.resolve("application.properties").toAbsolutePath().toString();
         List<Refused> cases = List.of(
-                new Refused("a blank ZooKeeper in the environment", Map.of(), Map.of("ZOOKEEPER_CONNECT", " "), Map.of(),
+                new Refused(
+                        "a blank ZooKeeper in the environment",
+                        Map.of(),
+                        Map.of("ZOOKEEPER_CONNECT", " "),
+                        Map.of(),
                         List.of("zookeeper.connect (environment ZOOKEEPER_CONNECT) is set but empty")),
-                new Refused("a malformed port", Map.of("zookeeper.connect", "127.0.0.1:21x81"), Map.of(), Map.of(),
-                        List.of("zookeeper.connect (the service's overrides) has '21x81' where a port (1-65535) belongs")),
-                new Refused("a host that does not resolve", Map.of(), Map.of(),
+                new Refused(
+                        "a malformed port",
+                        Map.of("zookeeper.connect", "127.0.0.1:21x81"),
+                        Map.of(),
+                        Map.of(),
+                        List.of("zookeeper.connect (the service's overrides) has '21x81' where a port (1-65535)"
+                                + " belongs")),
+                new Refused(
+                        "a host that does not resolve",
+                        Map.of(),
+                        Map.of(),
                         Map.of("zookeeper.connect", "zk1.no-such-host.invalid:2181"),
-                        List.of("zookeeper.connect (-D) names the host 'zk1.no-such-host.invalid', which does not resolve")),
-                new Refused("nothing listening", Map.of(), Map.of("ZOOKEEPER_CONNECT", "127.0.0.1:" + closed), Map.of(),
-                        List.of("zookeeper.connect (environment ZOOKEEPER_CONNECT) names no server that answers",
+                        List.of("zookeeper.connect (-D) names the host 'zk1.no-such-host.invalid', which does not"
+                                + " resolve")),
+                new Refused(
+                        "nothing listening",
+                        Map.of(),
+                        Map.of("ZOOKEEPER_CONNECT", "127.0.0.1:" + closed),
+                        Map.of(),
+                        List.of(
+                                "zookeeper.connect (environment ZOOKEEPER_CONNECT) names no server that answers",
                                 "nothing listening at 127.0.0.1:" + closed)),
-                new Refused("an inventory URL of an unknown scheme",
-                        Map.of("ingest.inventory", "http", "ingest.inventory.url", "ftp://127.0.0.1/inv"), Map.of(), Map.of(),
+                new Refused(
+                        "an inventory URL of an unknown scheme",
+                        Map.of("ingest.inventory", "http", "ingest.inventory.url", "ftp://127.0.0.1/inv"),
+                        Map.of(),
+                        Map.of(),
                         List.of("ingest.inventory.url (the service's overrides) must be an http or https URL")),
-                new Refused("an inventory nobody answers for", Map.of("ingest.inventory", "http"),
-                        Map.of("INGEST_INVENTORY_URL", "http://127.0.0.1:" + closed + "/inv"), Map.of(),
-                        List.of("ingest.inventory.url (environment INGEST_INVENTORY_URL) names a service that does not answer",
+                new Refused(
+                        "an inventory nobody answers for",
+                        Map.of("ingest.inventory", "http"),
+                        Map.of("INGEST_INVENTORY_URL", "http://127.0.0.1:" + closed + "/inv"),
+                        Map.of(),
+                        List.of(
+                                "ingest.inventory.url (environment INGEST_INVENTORY_URL) names a service that does not"
+                                        + " answer",
                                 "127.0.0.1:" + closed)),
-                new Refused("an inventory URL the local inventory would silently stand in for", Map.of(),
-                        Map.of("INGEST_INVENTORY_URL", "http://127.0.0.1:" + closed + "/inv"), Map.of(),
-                        List.of("ingest.inventory.url (environment INGEST_INVENTORY_URL) is set but ingest.inventory is local")),
-                new Refused("a database server nobody answers for",
-                        Map.of("ingest.inventory.local.url", "jdbc:postgresql://127.0.0.1:" + closed + "/ingest"), Map.of(), Map.of(),
-                        List.of("ingest.inventory.local.url (the service's overrides) names no database server that answers")),
-                new Refused("a blank SMTP host in the configuration file", Map.of(Configuration.CONFIG_DIR, conf.toString()),
-                        Map.of(), Map.of(), List.of("ingest.mail.smtp.host (file " + file + ") is set but empty")),
-                new Refused("an SMTP server nobody answers for", Map.of("ingest.mail.smtp.host", "127.0.0.1"), Map.of(),
+                new Refused(
+                        "an inventory URL the local inventory would silently stand in for",
+                        Map.of(),
+                        Map.of("INGEST_INVENTORY_URL", "http://127.0.0.1:" + closed + "/inv"),
+                        Map.of(),
+                        List.of("ingest.inventory.url (environment INGEST_INVENTORY_URL) is set but ingest.inventory"
+                                + " is local")),
+                new Refused(
+                        "a database server nobody answers for",
+                        Map.of("ingest.inventory.local.url", "jdbc:postgresql://127.0.0.1:" + closed + "/ingest"),
+                        Map.of(),
+                        Map.of(),
+                        List.of("ingest.inventory.local.url (the service's overrides) names no database server that"
+                                + " answers")),
+                new Refused(
+                        "a blank SMTP host in the configuration file",
+                        Map.of(Configuration.CONFIG_DIR, conf.toString()),
+                        Map.of(),
+                        Map.of(),
+                        List.of("ingest.mail.smtp.host (file " + file + ") is set but empty")),
+                new Refused(
+                        "an SMTP server nobody answers for",
+                        Map.of("ingest.mail.smtp.host", "127.0.0.1"),
+                        Map.of(),
                         Map.of("ingest.mail.smtp.port", String.valueOf(closed)),
-                        List.of("ingest.mail.smtp.host (the service's overrides) names a service that does not answer",
+                        List.of(
+                                "ingest.mail.smtp.host (the service's overrides) names a service that does not answer",
                                 "127.0.0.1:" + closed)),
-                new Refused("a blank storage choice", Map.of(), Map.of(), Map.of("ingest.storage", ""),
+                new Refused(
+                        "a blank storage choice",
+                        Map.of(),
+                        Map.of(),
+                        Map.of("ingest.storage", ""),
                         List.of("ingest.storage (-D) is set but empty")),
-                new Refused("an unknown storage", Map.of("ingest.storage", "s3"), Map.of(), Map.of(),
+                new Refused(
+                        "an unknown storage",
+                        Map.of("ingest.storage", "s3"),
+                        Map.of(),
+                        Map.of(),
                         List.of("ingest.storage (the service's overrides) must be local or http, not 's3'")));
         long t0 = System.nanoTime();
         for (Refused r : cases) {

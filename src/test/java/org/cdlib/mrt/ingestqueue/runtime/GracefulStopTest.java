@@ -35,7 +35,8 @@ class GracefulStopTest {
     final Path dir = ZK.dir();
 
     /** Starts the service with an estimate step that runs until {@code finish} opens (or it is interrupted). */
-    IngestService startWithSlowEstimate(CountDownLatch finish, int shutdownTimeoutS, CountDownLatch entered) throws Exception {
+    IngestService startWithSlowEstimate(CountDownLatch finish, int shutdownTimeoutS, CountDownLatch entered)
+            throws Exception {
         Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.put("camel.main.shutdown-timeout", String.valueOf(shutdownTimeoutS));
         Map<String, Object> beans = new ServiceTestSupport().beans();
@@ -55,7 +56,8 @@ class GracefulStopTest {
     @Test
     void aStepLongerThanTheShutdownTimeoutIsHandedBackUnchanged() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
-        IngestService service = startWithSlowEstimate(new CountDownLatch(1), 3, entered); // a step that never ends by itself
+        // a step that never ends by itself
+        IngestService service = startWithSlowEstimate(new CountDownLatch(1), 3, entered);
         QueueStore store = service.store();
         store.holds().holdQueue("test"); // the batch is made here, not by the service's batch-pending route
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);

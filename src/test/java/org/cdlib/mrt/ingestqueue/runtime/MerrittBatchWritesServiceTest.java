@@ -35,22 +35,42 @@ class MerrittBatchWritesServiceTest {
 
     @Test
     void updateReportingThroughMrtZkLeadsToOurUpdateReport() throws Exception {
-        Map<String, String> slow = Map.of("ingest.merritt.batch-period", "3600000", "ingest.merritt.batch-delay", "3600000",
-                "ingest.fsck.period", "3600000", "ingest.fsck.delay", "3600000",
-                "ingest.reporting.sweep-period", "3600000", "ingest.reporting.sweep-delay", "3600000");
+        Map<String, String> slow = Map.of(
+                "ingest.merritt.batch-period",
+                "3600000",
+                "ingest.merritt.batch-delay",
+                "3600000",
+                "ingest.fsck.period",
+                "3600000",
+                "ingest.fsck.delay",
+                "3600000",
+                "ingest.reporting.sweep-period",
+                "3600000",
+                "ingest.reporting.sweep-delay",
+                "3600000");
         try (RunningService service = RunningService.start(ZK.connectString(), dir, slow);
              CuratorFramework merrittClient = QueueTestSupport.client(ZK.server())) {
             ZooKeeper merritt = merrittClient.getZookeeperClient().getZooKeeper();
             // a batch Merritt's own batch consumer took and reported failed (createBatch, acquirePendingBatch, ...)
-            String bid = merritt.create("/batches/bid", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL)
+            String bid = merritt.create(
+                            "/batches/bid", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL)
                     .substring("/batches/".length());
-            merritt.create("/batches/" + bid + "/submission", ("{\"submitter\":\"merritt/Merritt Depositor\",\"filename\":\"a.checkm\","
-                    + "\"profile\":\"demo_content\",\"type\":\"manifest\",\"batchID\":\"bid-u42\",\"title\":\"T\"}")
-                    .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            merritt.create(
+                    "/batches/" + bid + "/submission",
+                    ("{\"submitter\":\"merritt/Merritt Depositor\",\"filename\":\"a.checkm\","
+                        + "\"profile\":\"demo_content\",\"type\":\"manifest\",\"batchID\":\"bid-u42\",\"title\":\"T\"}")
+                            .getBytes(StandardCharsets.UTF_8),
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.PERSISTENT);
             merritt.create("/batches/" + bid + "/states", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-            merritt.create("/batches/" + bid + "/status", "{\"status\":\"Failed\",\"last_modified\":\"2026-11-24 10:00:00 +0000\",\"message\":\"\"}"
-                    .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-            await().atMost(Duration.ofSeconds(30)).until(() -> service.store().calls().exists(QueuePaths.batchIndex(BatchState.FAILED, bid)));
+            merritt.create(
+                    "/batches/" + bid + "/status",
+                    "{\"status\":\"Failed\",\"last_modified\":\"2026-11-24 10:00:00 +0000\",\"message\":\"\"}"
+                            .getBytes(StandardCharsets.UTF_8),
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.PERSISTENT);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> service.store().calls().exists(QueuePaths.batchIndex(BatchState.FAILED, bid)));
 
             String path = "/batches/" + bid + "/status";
             ObjectNode status = (ObjectNode) JSON.readTree(merritt.getData(path, false, null));
@@ -59,7 +79,8 @@ class MerrittBatchWritesServiceTest {
             merritt.setData(path, JSON.writeValueAsBytes(status), -1);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> service.support().report.seen.contains(bid));
-            await().atMost(Duration.ofSeconds(30)).until(() -> service.store().batches().load(bid).state() == BatchState.COMPLETED);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> service.store().batches().load(bid).state() == BatchState.COMPLETED);
             assertEquals(1, service.support().report.seen.stream().filter(bid::equals).count(), "reported once");
             assertTrue(service.store().calls().exists(QueuePaths.batchIndex(BatchState.COMPLETED, bid)));
         }

@@ -74,7 +74,9 @@ class MerrittRubyClientTest {
         config.remove("camel.main.routes-include-pattern"); // every route and step real
         config.remove("camel.main.routes-exclude-pattern");
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
+        config.put(
+                "ingest.inventory.local.url",
+                "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inventory");
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
         service = new IngestService(config).start(); // every step real
         store = service.store();
@@ -110,10 +112,17 @@ class MerrittRubyClientTest {
             out.write("\r\n".getBytes(StandardCharsets.UTF_8));
         }
         out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("ruby:pw-r".getBytes(StandardCharsets.UTF_8)))
-                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+        return CLIENT.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .header(
+                                "Authorization",
+                                "Basic "
+                                        + Base64.getEncoder()
+                                                .encodeToString("ruby:pw-r".getBytes(StandardCharsets.UTF_8)))
+                        .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(out.toByteArray()))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** What Mrt::Ingest::Response reads: bat:batchState / bat:batchID. */
@@ -130,7 +139,9 @@ class MerrittRubyClientTest {
             BatchState s = store.batches().load(bid).state();
             return s == BatchState.COMPLETED || s == BatchState.FAILED;
         });
-        assertEquals(BatchState.COMPLETED, store.batches().load(bid).state(), () -> store.jobs().load(store.batches().load(bid).jobIds()).toString());
+        assertEquals(BatchState.COMPLETED, store.batches().load(bid).state(), () -> store.jobs()
+                .load(store.batches().load(bid).jobIds())
+                .toString());
     }
 
     String stored(String ark, String name) throws Exception {
@@ -148,7 +159,8 @@ class MerrittRubyClientTest {
 
     static List<Path> mails(Path outbox, String bid) throws Exception {
         try (Stream<Path> s = Files.list(outbox)) {
-            return s.filter(p -> p.getFileName().toString().contains("Submission-Processed") && p.getFileName().toString().contains(bid))
+            return s.filter(p -> p.getFileName().toString().contains("Submission-Processed")
+                            && p.getFileName().toString().contains(bid))
                     .toList();
         }
     }
@@ -157,16 +169,19 @@ class MerrittRubyClientTest {
     void theRubyClientsObjectManifestWithItsErcCompletesWithTheErcsValues() throws Exception {
         byte[] hello = "Hello from the Ruby client\n".getBytes(StandardCharsets.UTF_8);
         // Component.from_hash: "erc:\n" then "k: v\n" per pair, served by the client's OneTimeServer
-        byte[] erc = "erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
-                .getBytes(StandardCharsets.UTF_8);
-        http.stubFor(any(urlEqualTo("/a7f3k2")).willReturn(aResponse().withBody(hello))); // GET and HEAD, as WEBrick answers
+        byte[] erc =
+                "erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
+                        .getBytes(StandardCharsets.UTF_8);
+        // GET and HEAD, as WEBrick answers
+        http.stubFor(any(urlEqualTo("/a7f3k2")).willReturn(aResponse().withBody(hello)));
         http.stubFor(any(urlEqualTo("/q9x1m0")).willReturn(aResponse().withBody(erc)));
         // IObject#mk_manifest, byte for byte, with Component#to_manifest_entry rows
         String manifest = "#%checkm_0.7\n"
                 + "#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n"
                 + "#%prefix | mrt: | http://uc3.cdlib.org/ontology/mom#\n"
                 + "#%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#\n"
-                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:mimeType\n"
+                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified |"
+                + " nfo:fileName | mrt:mimeType\n"
                 + http.baseUrl() + "/a7f3k2 | md5 | " + md5(hello) + " | " + hello.length + " | | hello.txt | \n"
                 + http.baseUrl() + "/q9x1m0 | md5 | " + md5(erc) + " |  | | mrt-erc.txt | \n"
                 + "#%EOF\n";
@@ -186,23 +201,27 @@ class MerrittRubyClientTest {
         String jid = store.batches().load(bid).jobIds().get(0);
         assertEquals(ark, store.jobs().load(jid).identifiers().primary(), "the ERC's ARK, not a minted one");
         assertEquals(List.of("ruby-local-1"), store.jobs().load(jid).identifiers().localId());
-        assertEquals("erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
-                + "where: ruby-local-1\n", stored(ark, "system/mrt-erc.txt"));
+        assertEquals(
+                "erc:\nwho: Doe, Jane\nwhat: A Ruby-submitted object\nwhen: 2026-11-23\nwhere: ark:/99999/fk4ruby1\n"
+                        + "where: ruby-local-1\n",
+                stored(ark, "system/mrt-erc.txt"));
         assertEquals("Hello from the Ruby client\n", stored(ark, "producer/hello.txt"));
         H2Inventory inventory = service.camel().getRegistry().lookupByNameAndType("localIndex", H2Inventory.class);
         assertEquals(ark, inventory.primaryFor("demo_content", "ruby-local-1").orElseThrow());
-        assertTrue(reportMail(bid).contains(jid + ": " + ark + " version 1 (add mode)"), "the report says how it was stored");
+        assertTrue(
+                reportMail(bid).contains(jid + ": " + ark + " version 1 (add mode)"),
+                "the report says how it was stored");
         // no DC given: mrt-dc.xml from the ERC, as Merritt's ingest makes it
         assertEquals("""
-                <?xml version="1.0" encoding="UTF-8"?>
-                <DublinCore xmlns:dc="http://purl.org/dc/elements/1.1/">
-                  <dc:creator>Doe, Jane</dc:creator>
-                  <dc:date>2026-11-23</dc:date>
-                  <dc:identifier>ark:/99999/fk4ruby1</dc:identifier>
-                  <dc:identifier>ruby-local-1</dc:identifier>
-                  <dc:title>A Ruby-submitted object</dc:title>
-                </DublinCore>
-                """, stored(ark, "system/mrt-dc.xml"));
+            <?xml version="1.0" encoding="UTF-8"?>
+            <DublinCore xmlns:dc="http://purl.org/dc/elements/1.1/">
+              <dc:creator>Doe, Jane</dc:creator>
+              <dc:date>2026-11-23</dc:date>
+              <dc:identifier>ark:/99999/fk4ruby1</dc:identifier>
+              <dc:identifier>ruby-local-1</dc:identifier>
+              <dc:title>A Ruby-submitted object</dc:title>
+            </DublinCore>
+            """, stored(ark, "system/mrt-dc.xml"));
         // the depositor uploaded the manifest: the report names it as they did, not by the server's copy
         String mail = reportMail(bid);
         String completed = attachment(mail, "completed.json");
@@ -253,7 +272,12 @@ class MerrittRubyClientTest {
         assertEquals("container", store.batches().load(bid).submission().type());
         awaitCompleted(bid);
         String ark = "ark:/99999/fk4zip1";
-        assertEquals(List.of("zip-local-1", "zip-local-2"), store.jobs().load(store.batches().load(bid).jobIds().get(0)).identifiers().localId());
+        assertEquals(
+                List.of("zip-local-1", "zip-local-2"),
+                store.jobs()
+                        .load(store.batches().load(bid).jobIds().get(0))
+                        .identifiers()
+                        .localId());
         String erc = stored(ark, "system/mrt-erc.txt");
         assertEquals("erc:\nwho: Integration, Test\nwhat: Zipped object\nwhen: 2026\nwhere: ark:/99999/fk4zip1\n"
                 + "where: zip-local-1; zip-local-2\n", erc);
@@ -271,7 +295,9 @@ class MerrittRubyClientTest {
         OcflStorage storage = service.camel().getRegistry().lookupByNameAndType("localStorage", OcflStorage.class);
         VersionDetails v2 = storage.repository().describeVersion(ObjectVersionId.head(ark));
         assertEquals(2, v2.getVersionNum().getVersionNum());
-        assertTrue(v2.containsFile("producer/b.txt") && v2.containsFile("producer/c.txt") && v2.containsFile("producer/mrt-erc.txt"));
+        assertTrue(v2.containsFile("producer/b.txt")
+                && v2.containsFile("producer/c.txt")
+                && v2.containsFile("producer/mrt-erc.txt"));
         assertFalse(v2.containsFile("producer/a.txt"));
         assertFalse(v2.containsFile("producer/mrt-delete.txt"));
         assertTrue(v2.containsFile("system/mrt-delete.txt"));

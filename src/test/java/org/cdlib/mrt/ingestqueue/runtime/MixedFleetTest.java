@@ -30,14 +30,18 @@ class MixedFleetTest {
     Path dir;
 
     static long mails(BesideMerrittRig rig, String bid) {
-        return List.of(rig.smtp.getReceivedMessages()).stream().filter(m -> BesideMerrittAdminToolTest.subject(m).contains(bid)).count();
+        return List.of(rig.smtp.getReceivedMessages()).stream()
+                .filter(m -> BesideMerrittAdminToolTest.subject(m).contains(bid))
+                .count();
     }
 
     @Test
     void twoHundredJobsThroughMrtZkWorkersAndOursEachStateOnce() throws Exception {
         Map<String, String> extra = new HashMap<>();
-        extra.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml,"
-                + "**/estimating.yaml,**/provisioning.yaml");
+        extra.put(
+                "camel.main.routes-exclude-pattern",
+                "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml,"
+                        + "**/estimating.yaml,**/provisioning.yaml");
         extra.put("ingest.handoff.wait", "0");
         try (BesideMerrittRig rig = new BesideMerrittRig(dir, extra)) {
             Map<String, Map<String, AtomicInteger>> theirMoves = new ConcurrentHashMap<>();
@@ -47,39 +51,47 @@ class MixedFleetTest {
                 for (int t = 0; t < 2; t++) {
                     var client = QueueTestSupport.client(rig.zk); // each consumer its own session, as separate daemons
                     MrtZkDaemon daemon = new MrtZkDaemon(client.getZookeeperClient().getZooKeeper());
-                    Thread th = new Thread(() -> {
-                        try {
-                            while (!Thread.currentThread().isInterrupted()) {
-                                MrtZkDaemon.DaemonJob j = daemon.acquireJob(state);
-                                if (j == null) {
-                                    Thread.onSpinWait();
-                                    continue;
+                    Thread th = new Thread(
+                            () -> {
+                                try {
+                                    while (!Thread.currentThread().isInterrupted()) {
+                                        MrtZkDaemon.DaemonJob j = daemon.acquireJob(state);
+                                        if (j == null) {
+                                            Thread.onSpinWait();
+                                            continue;
+                                        }
+                                        if (!state.equals(j.status)) {
+                                            // mrt-zk's acquireJob lists the state, then locks and loads without
+                                            // checking the
+                                            // status: a job its sibling worker moved on since the listing is let go
+                                            // here
+                                            // (their own race between two of their workers, not one with ours)
+                                            daemon.unlock(j);
+                                            continue;
+                                        }
+                                        theirMoves
+                                                .computeIfAbsent(j.id, k -> new ConcurrentHashMap<>())
+                                                .computeIfAbsent(state, k -> new AtomicInteger())
+                                                .incrementAndGet();
+                                        if (state.equals("Estimating")) {
+                                            client.setData()
+                                                    .withVersion(-1)
+                                                    .forPath(j.path() + "/space_needed", "2048".getBytes());
+                                        }
+                                        daemon.setStatus(j, MrtZkDaemon.next(state), "");
+                                        daemon.unlock(j);
+                                    }
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                } catch (Exception e) {
+                                    if (!Thread.currentThread().isInterrupted()) {
+                                        broke.compareAndSet(null, e);
+                                    }
+                                } finally {
+                                    client.close();
                                 }
-                                if (!state.equals(j.status)) {
-                                    // mrt-zk's acquireJob lists the state, then locks and loads without checking the
-                                    // status: a job its sibling worker moved on since the listing is let go here
-                                    // (their own race between two of their workers, not one with ours)
-                                    daemon.unlock(j);
-                                    continue;
-                                }
-                                theirMoves.computeIfAbsent(j.id, k -> new ConcurrentHashMap<>())
-                                        .computeIfAbsent(state, k -> new AtomicInteger()).incrementAndGet();
-                                if (state.equals("Estimating")) {
-                                    client.setData().withVersion(-1).forPath(j.path() + "/space_needed", "2048".getBytes());
-                                }
-                                daemon.setStatus(j, MrtZkDaemon.next(state), "");
-                                daemon.unlock(j);
-                            }
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        } catch (Exception e) {
-                            if (!Thread.currentThread().isInterrupted()) {
-                                broke.compareAndSet(null, e);
-                            }
-                        } finally {
-                            client.close();
-                        }
-                    }, "mrt-zk-" + state + "-" + t);
+                            },
+                            "mrt-zk-" + state + "-" + t);
                     theirs.add(th);
                     th.start();
                 }
@@ -94,8 +106,12 @@ class MixedFleetTest {
             assertEquals(200, jids.size());
             try {
                 for (String bid : bids) {
-                    within("batch " + bid + " reported", () -> List.of("Completed", "Failed").contains(rig.adminTool.loadBatch(bid).status()),
-                            () -> rig.adminTool.loadBatch(bid).status() + " " + rig.get("/api/batches/" + bid).get("job_states")
+                    within(
+                            "batch " + bid + " reported",
+                            () -> List.of("Completed", "Failed")
+                                    .contains(rig.adminTool.loadBatch(bid).status()),
+                            () -> rig.adminTool.loadBatch(bid).status() + " "
+                                    + rig.get("/api/batches/" + bid).get("job_states")
                                     + (broke.get() == null ? "" : "; an mrt-zk worker broke: " + broke.get()));
                 }
             } finally {

@@ -39,7 +39,10 @@ class PackagedJarIT {
     /** With the limits the README and the Dockerfile give a single host. */
     Process java(Path log, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:MaxMetaspaceSize=128m", "-Djute.maxbuffer=524288"));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:MaxMetaspaceSize=128m",
+                "-Djute.maxbuffer=524288"));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
@@ -82,7 +85,9 @@ class PackagedJarIT {
             assertEquals(200, status, "GET /api/health: " + body + "\n" + out);
             assertTrue(out.contains("routes started"), out);
             assertFalse(out.contains("cannot start"), out);
-            for (String[] page : new String[][] {{"/", "<html"}, {"/metrics", "ingest_jobs"}, {"/api/openapi.json", "\"openapi\""}}) {
+            for (String[] page :
+                    new String[][] {{"/", "<html"}, {"/metrics", "ingest_jobs"}, {"/api/openapi.json", "\"openapi\""}
+                    }) {
                 HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + page[0])).build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertEquals(200, r.statusCode(), page[0] + ": " + r.body());
@@ -91,7 +96,8 @@ class PackagedJarIT {
 
             // a depositor's upload through the Merritt form, to completion
             String password = Files.readString(dir.resolve("data/queue/.secrets/admin-password")).trim();
-            String auth = "Basic " + Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
+            String auth = "Basic "
+                    + Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
             MultipartForm form = MultipartForm.of(
                     Map.of("profile", "demo_content", "type", "file", "responseForm", "json"),
                     "hello.txt", "hello".getBytes(StandardCharsets.UTF_8));
@@ -100,7 +106,9 @@ class PackagedJarIT {
                     .POST(form.publisher()).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, submitted.statusCode(), submitted.body());
             String bid = submitted.headers().firstValue("BID").orElseThrow();
-            HttpRequest batch = HttpRequest.newBuilder(URI.create(base + "/api/batches/" + bid)).header("Authorization", auth).build();
+            HttpRequest batch = HttpRequest.newBuilder(URI.create(base + "/api/batches/" + bid))
+                    .header("Authorization", auth)
+                    .build();
             String[] last = {""};
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 last[0] = client.send(batch, HttpResponse.BodyHandlers.ofString()).body();
@@ -113,7 +121,15 @@ class PackagedJarIT {
             // the operator's command line from the same jar
             for (String command : new String[] {"status", "fsck", "batches"}) {
                 Path cliLog = dir.resolve(command + ".log");
-                Process cli = java(cliLog, "-jar", JAR.toAbsolutePath().toString(), command, "--url", base, "--user", "admin:" + password);
+                Process cli = java(
+                        cliLog,
+                        "-jar",
+                        JAR.toAbsolutePath().toString(),
+                        command,
+                        "--url",
+                        base,
+                        "--user",
+                        "admin:" + password);
                 assertTrue(cli.waitFor(60, TimeUnit.SECONDS), command + " did not end");
                 assertEquals(0, cli.exitValue(), command + ": " + Files.readString(cliLog));
             }

@@ -62,10 +62,11 @@ class PipelineTest {
 
     String submitFiles(int n) {
         StringBuilder m = new StringBuilder("""
-                #%checkm_0.7
-                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
-                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
-                """);
+            #%checkm_0.7
+            #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
+            #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified \
+            | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date
+            """);
         for (int i = 0; i < n; i++) {
             m.append(http.baseUrl()).append("/f").append(i).append(".txt | | | | | f").append(i)
                     .append(".txt | | local-").append(i).append(" | A. Author | Title ").append(i).append(" | 2026\n");
@@ -91,8 +92,10 @@ class PipelineTest {
 
     @Test
     void aUrlSubmittedWithoutATypeIsTakenForWhatItsFirstBytesSay() {
-        String manifest = "#%checkm_0.7\n#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
-                + "#%fields | nfo:fileUrl | nfo:fileName\n" + http.baseUrl() + "/x1.txt | x1.txt\n" + http.baseUrl() + "/x2.txt | x2.txt\n#%eof\n";
+        String manifest =
+                "#%checkm_0.7\n#%profile http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                        + "#%fields | nfo:fileUrl | nfo:fileName\n" + http.baseUrl() + "/x1.txt | x1.txt\n"
+                        + http.baseUrl() + "/x2.txt | x2.txt\n#%eof\n";
         http.stubFor(get(urlEqualTo("/untyped-manifest")).willReturn(aResponse().withBody(manifest)));
         http.stubFor(get(urlEqualTo("/untyped-photo")).willReturn(aResponse().withBody("not a manifest, not a zip")));
         String batch = store.batches().create(submission(http.baseUrl() + "/untyped-manifest", "auto"));
@@ -129,8 +132,9 @@ class PipelineTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
-        "NOTIFY"})
+    @EnumSource(
+            value = JobState.class,
+            names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING", "NOTIFY"})
     void aStepThatThrowsFailsTheJobWithItsMessageAndTheBatchReportsFailure(JobState state) {
         String step = switch (state) {
             case ESTIMATING -> "estimateStep";
@@ -230,12 +234,12 @@ class PipelineTest {
     void aCorruptManifestSendsTheBatchToReportingWithTheLineAndNoJobs() {
         String path = "/corrupt.checkm";
         http.stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody("""
-                #%checkm_0.7
-                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest
-                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue
-                http://example.org/a.checkm | md9 | 00
-                #%eof
-                """)));
+            #%checkm_0.7
+            #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-batch-manifest
+            #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue
+            http://example.org/a.checkm | md9 | 00
+            #%eof
+            """)));
         String bid = store.batches().create(submission(http.baseUrl() + path, "batch-manifest"));
         assertEquals(BatchState.FAILED, awaitBatchEnds(bid));
         Batch batch = store.batches().load(bid);

@@ -47,7 +47,8 @@ class ReadmeCommandsTest {
 
     @BeforeEach
     void start() throws Exception {
-        service = RunningService.start(ZK.connectString(), dir, Map.of("ingest.api.users", "admin:pw-a:admin|submitter, alice:pw-a:admin"));
+        service = RunningService.start(
+                ZK.connectString(), dir, Map.of("ingest.api.users", "admin:pw-a:admin|submitter, alice:pw-a:admin"));
         store = service.store();
     }
 
@@ -61,12 +62,17 @@ class ReadmeCommandsTest {
         List<String> lines = new ArrayList<>();
         for (ReadmeBlocks.Block b : ReadmeBlocks.read().of("sh")) {
             String joined = b.text().replaceAll("\\\\\\n\\s*", " ");
-            joined.lines().map(l -> l.replaceFirst("\\s+#\\s.*$", "").strip()).filter(l -> !l.isEmpty()).forEach(lines::add);
+            joined.lines()
+                    .map(l -> l.replaceFirst("\\s+#\\s.*$", "").strip())
+                    .filter(l -> !l.isEmpty())
+                    .forEach(lines::add);
         }
         return lines;
     }
 
-    /** A README command line as the argument lists it stands for: {@code a | b} is two, {@code [--x]} without and with. */
+    /**
+     * A README command line as the argument lists it stands for: {@code a | b} is two, {@code [--x]} without and with.
+     */
     static List<String[]> invocations(String line) {
         List<String[]> out = new ArrayList<>();
         String args = line.substring(JAR.length());
@@ -102,17 +108,32 @@ class ReadmeCommandsTest {
                 }
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 ByteArrayOutputStream err = new ByteArrayOutputStream();
-                int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                int code = Commands.run(
+                        args,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
                         Map.of("INGEST_URL", service.base(), "INGEST_USER", "admin:pw-a"));
                 String said = String.join(" ", args) + " -> " + code + "\n" + out + err;
-                // done, or refused by the service in this queue's state (a job already deleted, the queue already held): never usage, never unreachable
-                assertTrue(code == 0 || code == 1 && err.toString(StandardCharsets.UTF_8).matches("(?s).*HTTP 40\\d.*"), said);
+                // done, or refused by the service in this queue's state (a job already
+                // deleted, the queue already held): never usage, never unreachable
+                assertTrue(
+                        code == 0
+                                || code == 1
+                                        && err.toString(StandardCharsets.UTF_8).matches("(?s).*HTTP 40\\d.*"),
+                        said);
                 done += code == 0 ? 1 : 0;
                 ran.add(String.join(" ", args));
             }
         }
         assertTrue(done * 4 >= ran.size() * 3, "most README lines do what they say here: " + done + " of " + ran);
-        assertTrue(ran.containsAll(List.of("hold " + jid, "requeue " + bid, "unlock " + jid + " --confirm", "fsck --repair", "release-queue")), ran.toString());
+        assertTrue(
+                ran.containsAll(List.of(
+                        "hold " + jid,
+                        "requeue " + bid,
+                        "unlock " + jid + " --confirm",
+                        "fsck --repair",
+                        "release-queue")),
+                ran.toString());
     }
 
     @Test
@@ -122,7 +143,9 @@ class ReadmeCommandsTest {
         List<String> answers = new ArrayList<>();
         for (String line : curls) {
             String cmd = line.replace("PASSWORD", "pw-a").replace("http://localhost:8080", service.base());
-            Process p = new ProcessBuilder("bash", "-c", "curl -sS " + cmd.substring("curl ".length())).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("bash", "-c", "curl -sS " + cmd.substring("curl ".length()))
+                    .redirectErrorStream(true)
+                    .start();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
             String body = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, p.exitValue(), body);

@@ -78,14 +78,20 @@ class RouteFileCamelTest extends CamelTestSupport {
     private void load(String file) throws Exception {
         PluginHelper.getRoutesLoader(context).loadRoutes(
                 ResourceHelper.resolveMandatoryResource(context, "file:routes/error-handling.yaml"));
-        PluginHelper.getRoutesLoader(context).loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
+        PluginHelper.getRoutesLoader(context)
+                .loadRoutes(ResourceHelper.resolveMandatoryResource(context, "file:routes/" + file));
     }
 
     @ParameterizedTest
-    @CsvSource({"job-pending.yaml, job-pending, pending", "estimating.yaml, job-estimating, estimating",
-            "provisioning.yaml, job-provisioning, provisioning", "downloading.yaml, job-downloading, downloading"})
+    @CsvSource({
+        "job-pending.yaml, job-pending, pending",
+        "estimating.yaml, job-estimating, estimating",
+        "provisioning.yaml, job-provisioning, provisioning",
+        "downloading.yaml, job-downloading, downloading"
+    })
     // processing, storing, recording and notify call outside services between their steps: steps/ServiceCallRoutesTest
-    void aJobRouteTakesItsJobRunsItsStepsAndMovesItToTheNextState(String file, String routeId, String state) throws Exception {
+    void aJobRouteTakesItsJobRunsItsStepsAndMovesItToTheNextState(String file, String routeId, String state)
+            throws Exception {
         JobState s = JobState.fromWire(state);
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
@@ -105,16 +111,27 @@ class RouteFileCamelTest extends CamelTestSupport {
     }
 
     @ParameterizedTest
-    @CsvSource({"batch-pending.yaml, batch-pending, pending, processing", "batch-reporting.yaml, batch-reporting, reporting, completed",
-            "batch-update-reporting.yaml, batch-update-reporting, update-reporting, completed"})
+    @CsvSource({
+        "batch-pending.yaml, batch-pending, pending, processing",
+        "batch-reporting.yaml, batch-reporting, reporting, completed",
+        "batch-update-reporting.yaml, batch-update-reporting, update-reporting, completed"
+    })
     void aBatchRouteTakesItsBatchAndMovesItWhereItsStepSays(String file, String routeId, String state, String next)
             throws Exception {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         if (!state.equals("pending")) {
-            store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.REPORTING, "setup", null, null);
+            store.moves()
+                    .transition(
+                            store.batches().tryLock(bid, "test").orElseThrow(),
+                            BatchState.REPORTING,
+                            "setup",
+                            null,
+                            null);
         }
         if (state.equals("update-reporting")) {
-            store.moves().transition(store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
+            store.moves()
+                    .transition(
+                            store.batches().tryLock(bid, "test").orElseThrow(), BatchState.FAILED, "setup", null, null);
             new AdminActions(store, Clock.systemUTC()).updateReporting(bid, "test");
         }
         load(file);
@@ -124,7 +141,8 @@ class RouteFileCamelTest extends CamelTestSupport {
         end.expectedHeaderReceived("batchId", bid);
         context.start();
         end.assertIsSatisfied(10_000);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.batches().load(bid).state() == BatchState.fromWire(next));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store.batches().load(bid).state() == BatchState.fromWire(next));
         assertEquals(List.of(), store.batches().jobs(bid, BatchRef.PROCESSING));
     }
 }

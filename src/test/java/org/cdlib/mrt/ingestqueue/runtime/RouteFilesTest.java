@@ -63,9 +63,22 @@ class RouteFilesTest {
     @Test
     void oneFilePerConsumerDaemonOfTheDesign() throws Exception {
         List<String> names = routeFiles().map(p -> p.getFileName().toString()).toList();
-        assertEquals(List.of("batch-pending.yaml", "batch-reporting.yaml", "batch-update-reporting.yaml", "cleanup.yaml",
-                "downloading.yaml", "error-handling.yaml", "estimating.yaml", "job-pending.yaml", "notify.yaml", "processing.yaml",
-                "provisioning.yaml", "recording.yaml", "storing.yaml"), names);
+        assertEquals(
+                List.of(
+                        "batch-pending.yaml",
+                        "batch-reporting.yaml",
+                        "batch-update-reporting.yaml",
+                        "cleanup.yaml",
+                        "downloading.yaml",
+                        "error-handling.yaml",
+                        "estimating.yaml",
+                        "job-pending.yaml",
+                        "notify.yaml",
+                        "processing.yaml",
+                        "provisioning.yaml",
+                        "recording.yaml",
+                        "storing.yaml"),
+                names);
     }
 
     @Test

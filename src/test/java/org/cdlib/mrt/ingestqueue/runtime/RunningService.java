@@ -52,9 +52,16 @@ public final class RunningService implements AutoCloseable {
 
     /** A request as the admin user, with no body. */
     public HttpResponse<String> call(String method, String path) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody())
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return CLIENT.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .method(method, HttpRequest.BodyPublishers.noBody())
+                        .header(
+                                "Authorization",
+                                "Basic "
+                                        + Base64.getEncoder()
+                                                .encodeToString("alice:pw-a".getBytes(StandardCharsets.UTF_8)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Override

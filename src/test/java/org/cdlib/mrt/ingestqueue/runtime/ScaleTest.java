@@ -109,7 +109,8 @@ class ScaleTest {
     void fiveThousandRetainedBatchesLeaveEveryConsumerTheApiFsckAndCleanupWorking() throws Exception {
         retainedBatches(5000);
         String bid = fileBatch("one.txt");
-        assertEquals(BatchState.COMPLETED, awaitEnd(bid, Duration.ofSeconds(30)), "a new batch goes through every consumer");
+        assertEquals(
+                BatchState.COMPLETED, awaitEnd(bid, Duration.ofSeconds(30)), "a new batch goes through every consumer");
 
         assertEquals(5001, api("GET", "/api/queue").at("/batches/completed").asInt());
         JsonNode page = api("GET", "/api/batches?limit=50");
@@ -132,17 +133,18 @@ class ScaleTest {
     @Test
     void aHundredThousandObjectBatchIsCreatedInWindowsAndASmallBatchSubmittedMeanwhileCompletes() {
         StringBuilder m = new StringBuilder("""
-                #%checkm_0.7
-                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
-                #%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title
-                """);
+            #%checkm_0.7
+            #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest
+            #%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title
+            """);
         for (int i = 0; i < 100_000; i++) {
             m.append(http.baseUrl()).append("/f/").append(i).append(" | f").append(i).append(".txt | local-").append(i)
                     .append(" | Object ").append(i).append('\n');
         }
         m.append("#%eof\n");
         http.stubFor(get(urlEqualTo("/big.checkm")).willReturn(aResponse().withBody(m.toString())));
-        String big = store.batches().create(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
+        String big = store.batches()
+                .create(PipelineTest.submission(http.baseUrl() + "/big.checkm", "single-file-batch-manifest"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> store.batches().load(big).status().jobsCreated() >= 5000);
         BatchStatus status = store.batches().load(big).status();

@@ -50,9 +50,12 @@ public final class ServiceTestSupport {
             Batch b = BatchExchange.batch(exchange);
             seen.add(b.id());
             int failed = b.count(BatchRef.FAILED);
-            BatchExchange.report(exchange, failed == 0 && b.status().errorMessage() == null
-                    ? BatchState.COMPLETED : BatchState.FAILED, "test report",
-                    new StatusReport(Instant.now().toString(), List.of(), List.of(), 1, failed, b.count(BatchRef.COMPLETED)));
+            BatchExchange.report(
+                    exchange,
+                    failed == 0 && b.status().errorMessage() == null ? BatchState.COMPLETED : BatchState.FAILED,
+                    "test report",
+                    new StatusReport(
+                            Instant.now().toString(), List.of(), List.of(), 1, failed, b.count(BatchRef.COMPLETED)));
         }
     }
 
@@ -98,11 +101,16 @@ public final class ServiceTestSupport {
      */
     public static Map<String, String> standInRoutes(Map<String, String> c) {
         c.put("camel.main.routes-include-pattern", "file:routes/*.yaml,file:src/test/resources/stand-in-routes/*.yaml");
-        c.put("camel.main.routes-exclude-pattern", "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
+        c.put(
+                "camel.main.routes-exclude-pattern",
+                "**/processing.yaml,**/storing.yaml,**/recording.yaml,**/notify.yaml");
         return c;
     }
 
-    /** The service with its real steps on the local back-ends (OCFL, H2, mail outbox), under {@code dir}, HTTP on a free port. */
+    /**
+     * The service with its real steps on the local back-ends (OCFL,
+     * H2, mail outbox), under {@code dir}, HTTP on a free port.
+     */
     public static Map<String, String> localBackEnds(String zookeeper, Path dir) {
         Map<String, String> c = new HashMap<>();
         c.put("zookeeper.connect", zookeeper);

@@ -44,7 +44,8 @@ class SingletonTimersTest {
 
         /** {@code cleanup}: the cleanup route's work instead of counting its runs (null: counting). */
         Host(String name, Processor cleanup) throws Exception {
-            Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir.resolve(name)));
+            Map<String, String> config =
+                    new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir.resolve(name)));
             config.put("ingest.cleanup.period", "100");
             config.put("ingest.cleanup.delay", "0");
             config.put("ingest.reporting.sweep-period", "100");
@@ -161,9 +162,13 @@ class SingletonTimersTest {
         int[] at = {a.cleanups.get(), b.cleanups.get(), a.sweeps.get(), b.sweeps.get()};
         await().atMost(Duration.ofSeconds(30)).until(() -> a.cleanups.get() + b.cleanups.get() >= at[0] + at[1] + 30
                 && a.sweeps.get() + b.sweeps.get() >= at[2] + at[3] + 30);
-        assertTrue(a.cleanups.get() == at[0] || b.cleanups.get() == at[1],
-                "cleanup ran on both hosts: " + (a.cleanups.get() - at[0]) + " and " + (b.cleanups.get() - at[1]) + " runs");
-        assertTrue(a.sweeps.get() == at[2] || b.sweeps.get() == at[3],
-                "the sweep ran on both hosts: " + (a.sweeps.get() - at[2]) + " and " + (b.sweeps.get() - at[3]) + " runs");
+        assertTrue(
+                a.cleanups.get() == at[0] || b.cleanups.get() == at[1],
+                "cleanup ran on both hosts: " + (a.cleanups.get() - at[0]) + " and " + (b.cleanups.get() - at[1])
+                        + " runs");
+        assertTrue(
+                a.sweeps.get() == at[2] || b.sweeps.get() == at[3],
+                "the sweep ran on both hosts: " + (a.sweeps.get() - at[2]) + " and " + (b.sweeps.get() - at[3])
+                        + " runs");
     }
 }

@@ -27,9 +27,9 @@ import org.cdlib.mrt.ingestqueue.testing.merritt.MrtZk;
  * under mrt-zk's lock and later releases it, half the time under the lock and half without it
  * (as its {@code set_status} does; nobody else touches a job it held); an mrt-zk daemon takes an
  * unlocked job of ours in pending (or, when one waits unlocked, in downloading) with its lock,
- * reads it, and lets it go after up to 1.5 s. Each action leaves the queue consistent, so any finding about these jobs is false.
- * Every mrt-zk call that fails because another writer moved a job under mrt-zk's lock, and an
- * mrt-zk lock found gone or replaced at its unlock, is a failure: a healthy lock broken.
+ * reads it, and lets it go after up to 1.5 s. Each action leaves the queue consistent, so any finding about
+ * these jobs is false. Every mrt-zk call that fails because another writer moved a job under mrt-zk's lock,
+ * and an mrt-zk lock found gone or replaced at its unlock, is a failure: a healthy lock broken.
  */
 final class SoakNeighbour implements AutoCloseable {
     private final QueueStore store;
@@ -49,7 +49,8 @@ final class SoakNeighbour implements AutoCloseable {
     private volatile boolean running = true;
 
     /** @param taken jobs an operator or this neighbour holds: each is released only by who held it */
-    SoakNeighbour(String connect, QueueStore store, Set<String> taken, SoakLog log, long seed) throws InterruptedException {
+    SoakNeighbour(String connect, QueueStore store, Set<String> taken, SoakLog log, long seed)
+            throws InterruptedException {
         this.store = store;
         this.taken = taken;
         this.log = log;
@@ -123,7 +124,9 @@ final class SoakNeighbour implements AutoCloseable {
         }
     }
 
-    /** Releases the held jobs whose time came (all of them when {@code all}): Held -> Pending, with or without the lock. */
+    /**
+     * Releases the held jobs whose time came (all of them when {@code all}): Held -> Pending, with or without the lock.
+     */
     private void releaseDue(boolean all) throws Exception {
         long now = System.currentTimeMillis();
         for (Map.Entry<String, Long> e : new ArrayList<>(held.entrySet())) {
@@ -156,7 +159,9 @@ final class SoakNeighbour implements AutoCloseable {
     private void release(String jid) throws Exception {
         String s = wire.loadJob(jid).status();
         if (!"Held".equals(s)) {
-            log.fail("neighbour", "job " + jid + ", held by the Admin Tool, is " + s + " at its release: another writer moved it");
+            log.fail(
+                    "neighbour",
+                    "job " + jid + ", held by the Admin Tool, is " + s + " at its release: another writer moved it");
             return;
         }
         wire.setJobStatus(jid, "Pending", "released by the Admin Tool (soak)", false);
@@ -188,8 +193,10 @@ final class SoakNeighbour implements AutoCloseable {
     private void unlockOwn(String jid, long session) throws Exception {
         Stat st = zk().exists(QueuePaths.jobLock(jid), false);
         if (st == null || st.getEphemeralOwner() != session || st.getDataLength() != 0) {
-            log.fail("neighbour", "mrt-zk's lock on job " + jid + " was " + (st == null ? "gone" : "replaced by " + lockOwner(jid))
-                    + " before its unlock: a healthy lock broken");
+            log.fail(
+                    "neighbour",
+                    "mrt-zk's lock on job " + jid + " was " + (st == null ? "gone" : "replaced by " + lockOwner(jid))
+                            + " before its unlock: a healthy lock broken");
             if (st == null || st.getEphemeralOwner() != session) {
                 return; // mrt-zk would delete the other's lock here; the failure is recorded, the soak goes on
             }
@@ -201,7 +208,8 @@ final class SoakNeighbour implements AutoCloseable {
         try {
             Stat st = new Stat();
             byte[] b = zk().getData(QueuePaths.jobLock(jid), false, st);
-            return "session 0x" + Long.toHexString(st.getEphemeralOwner()) + " '" + new String(b, StandardCharsets.UTF_8) + "'";
+            return "session 0x" + Long.toHexString(st.getEphemeralOwner()) + " '"
+                    + new String(b, StandardCharsets.UTF_8) + "'";
         } catch (Exception e) {
             return "nobody (" + e.getClass().getSimpleName() + ")";
         }
@@ -215,8 +223,10 @@ final class SoakNeighbour implements AutoCloseable {
     }
 
     String counts() {
-        return String.format("neighbour: %d holds, %d releases under mrt-zk's lock, %d without it, %d jobs taken and let go,"
-                + " %d found locked", holds.get(), releasesLocked.get(), releasesUnlocked.get(), takes.get(), busy.get());
+        return String.format(
+                "neighbour: %d holds, %d releases under mrt-zk's lock, %d without it, %d jobs taken and let go,"
+                        + " %d found locked",
+                holds.get(), releasesLocked.get(), releasesUnlocked.get(), takes.get(), busy.get());
     }
 
     /** Stops, releasing every job it holds. */

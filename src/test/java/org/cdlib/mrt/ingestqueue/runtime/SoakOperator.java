@@ -148,7 +148,10 @@ final class SoakOperator implements AutoCloseable {
                         taken.remove(e.getKey().substring("/api/jobs/".length()));
                     }
                 } else if (r != null && r.statusCode() < 500) {
-                    log.fail("operator", "release of " + e.getKey() + ", which this operator held: HTTP " + r.statusCode() + " " + r.body());
+                    log.fail(
+                            "operator",
+                            "release of " + e.getKey() + ", which this operator held: HTTP " + r.statusCode() + " "
+                                    + r.body());
                     held.remove(e.getKey());
                 }
             }
@@ -168,8 +171,10 @@ final class SoakOperator implements AutoCloseable {
         fscks.incrementAndGet();
         for (JsonNode v : JSON.readTree(r.body()).path("violations")) {
             falseFindings.incrementAndGet();
-            log.fail("false-finding", "GET /api/fsck: " + v.path("kind").asText() + " at " + v.path("path").asText() + ": "
-                    + v.path("detail").asText());
+            log.fail(
+                    "false-finding",
+                    "GET /api/fsck: " + v.path("kind").asText() + " at "
+                            + v.path("path").asText() + ": " + v.path("detail").asText());
         }
     }
 
@@ -200,14 +205,16 @@ final class SoakOperator implements AutoCloseable {
                     .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(60))
                     .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((USER + ":" + PASSWORD)
                             .getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
-            answers.computeIfAbsent(action, k -> new ConcurrentHashMap<>()).computeIfAbsent(r.statusCode(), k -> new AtomicInteger())
+            answers.computeIfAbsent(action, k -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(r.statusCode(), k -> new AtomicInteger())
                     .incrementAndGet();
             if (r.statusCode() >= 500) {
                 log.fail("api", method + " " + base + path + ": HTTP " + r.statusCode() + " " + r.body());
             }
             return r;
         } catch (IOException e) {
-            answers.computeIfAbsent(action, k -> new ConcurrentHashMap<>()).computeIfAbsent(-1, k -> new AtomicInteger())
+            answers.computeIfAbsent(action, k -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(-1, k -> new AtomicInteger())
                     .incrementAndGet();
             return null;
         }

@@ -91,8 +91,9 @@ public final class SoakRig {
                 slow.put(o.index(), 500 + random.nextInt(2500));
             }
         }
-        timeline.note("soak of " + s.length() + ", seed " + s.seed() + (s.kills() ? ", kill -9 every 90 s" : ", no faults")
-                + "; up to " + most + " objects, " + slow.size() + " of them slow");
+        timeline.note(
+                "soak of " + s.length() + ", seed " + s.seed() + (s.kills() ? ", kill -9 every 90 s" : ", no faults")
+                        + "; up to " + most + " objects, " + slow.size() + " of them slow");
         ChaosLedger ledger;
         String counts = "";
         Path logs = home;
@@ -124,9 +125,10 @@ public final class SoakRig {
                     long end = t0 + s.length().toNanos();
                     long nextFigures = t0;
                     long nextKill = t0 + TimeUnit.SECONDS.toNanos(90);
-                    SoakOperator operator = new SoakOperator(store, taken, log, instances::bases, () -> List.copyOf(batches.bids),
-                            random.nextLong());
-                    SoakNeighbour neighbour = new SoakNeighbour(cluster.getConnectString(), store, taken, log, random.nextLong());
+                    SoakOperator operator = new SoakOperator(
+                            store, taken, log, instances::bases, () -> List.copyOf(batches.bids), random.nextLong());
+                    SoakNeighbour neighbour =
+                            new SoakNeighbour(cluster.getConnectString(), store, taken, log, random.nextLong());
                     AtomicInteger ownChecks = new AtomicInteger();
                     AtomicBoolean checking = new AtomicBoolean(true);
                     Thread fsck = new Thread(() -> fsckAlongside(store, log, ownChecks, checking), "soak-fsck");
@@ -135,12 +137,16 @@ public final class SoakRig {
                     try {
                         while (System.nanoTime() < end) {
                             int done = batches.completed();
-                            int size = 1 + (int) Math.round(Math.pow(random.nextDouble(), 2) * 14); // mostly small, some 15
-                            if (done >= 0 && services.submitted - done < BACKLOG && services.submitted + size <= objects.size()) {
+                            // mostly small, some 15
+                            int size = 1 + (int) Math.round(Math.pow(random.nextDouble(), 2) * 14);
+                            if (done >= 0
+                                    && services.submitted - done < BACKLOG
+                                    && services.submitted + size <= objects.size()) {
                                 submit(batches, services, payloads, slow, size);
                             }
                             if (System.nanoTime() >= nextFigures) {
-                                figures.add(figures(timeline, instances, store, services, batches, operator, neighbour));
+                                figures.add(
+                                        figures(timeline, instances, store, services, batches, operator, neighbour));
                                 nextFigures += s.figuresEvery().toNanos();
                             }
                             if (s.kills() && System.nanoTime() >= nextKill) {
@@ -152,7 +158,8 @@ public final class SoakRig {
                             }
                             Thread.sleep(500 + random.nextInt(2500)); // the depositors' pace between batches
                         }
-                        timeline.note("submissions stop: " + services.submitted + " objects in " + batches.bids.size() + " batches");
+                        timeline.note("submissions stop: " + services.submitted + " objects in " + batches.bids.size()
+                                + " batches");
                     } finally {
                         checking.set(false); // not interrupted: a check cut off mid-read is no finding
                         fsck.join(120_000);
@@ -160,13 +167,14 @@ public final class SoakRig {
                         operator.close();
                         neighbour.close();
                         timeline.note(operator.counts());
-                        timeline.note(neighbour.counts() + "; operator's fsck through the API: " + operator.fscks.get() + " runs, "
-                                + operator.falseFindings.get() + " violations listed");
+                        timeline.note(neighbour.counts() + "; operator's fsck through the API: " + operator.fscks.get()
+                                + " runs, " + operator.falseFindings.get() + " violations listed");
                     }
                     try {
                         await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(batches::ended);
                     } catch (ConditionTimeoutException e) {
-                        log.fail("batch", "still running 5 minutes after the last submission: " + batches.jobsByState());
+                        log.fail(
+                                "batch", "still running 5 minutes after the last submission: " + batches.jobsByState());
                     }
                     figures.add(figures(timeline, instances, store, services, batches, null, null));
                     check(log, ledger, client, store, services, payloads, batches, instances, operator, s);
@@ -181,12 +189,19 @@ public final class SoakRig {
             Path kept = Files.createDirectories(Path.of("target", "soak-logs", "seed-" + s.seed()));
             for (String name : ChaosInstances.NAMES) {
                 if (Files.exists(logs.resolve(name + ".log"))) {
-                    Files.copy(logs.resolve(name + ".log"), kept.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
+                    Files.copy(
+                            logs.resolve(name + ".log"),
+                            kept.resolve(name + ".log"),
+                            StandardCopyOption.REPLACE_EXISTING);
                 }
             }
             timeline.note("the instances' logs are kept in " + kept.toAbsolutePath());
         }
-        return new Result(ledger.clean(), ledger.report(), String.join("\n", figures) + "\ntimeline:\n" + timeline.text(), counts);
+        return new Result(
+                ledger.clean(),
+                ledger.report(),
+                String.join("\n", figures) + "\ntimeline:\n" + timeline.text(),
+                counts);
     }
 
     /**
@@ -196,19 +211,21 @@ public final class SoakRig {
     private static Path logback(Path home) throws IOException {
         Path file = home.resolve("logback-soak.xml");
         Files.writeString(file, """
-                <configuration>
-                  <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
-                    <encoder><pattern>%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level [%thread] %logger{20} - %msg%n</pattern></encoder>
-                  </appender>
-                  <logger name="org.apache.zookeeper" level="WARN"/>
-                  <logger name="org.apache.curator" level="WARN"/>
-                  <logger name="io.vertx" level="WARN"/>
-                  <logger name="io.netty" level="WARN"/>
-                  <logger name="org.cdlib.mrt.ingestqueue.maintenance.ConsistencySweep" level="DEBUG"/>
-                  <logger name="org.cdlib.mrt.ingestqueue.queue.fsck" level="DEBUG"/>
-                  <root level="INFO"><appender-ref ref="STDOUT"/></root>
-                </configuration>
-                """);
+            <configuration>
+              <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
+                <encoder>
+                  <pattern>%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level [%thread] %logger{20} - %msg%n</pattern>
+                </encoder>
+              </appender>
+              <logger name="org.apache.zookeeper" level="WARN"/>
+              <logger name="org.apache.curator" level="WARN"/>
+              <logger name="io.vertx" level="WARN"/>
+              <logger name="io.netty" level="WARN"/>
+              <logger name="org.cdlib.mrt.ingestqueue.maintenance.ConsistencySweep" level="DEBUG"/>
+              <logger name="org.cdlib.mrt.ingestqueue.queue.fsck" level="DEBUG"/>
+              <root level="INFO"><appender-ref ref="STDOUT"/></root>
+            </configuration>
+            """);
         return file;
     }
 
@@ -219,8 +236,10 @@ public final class SoakRig {
             try {
                 ConsistencyCheck.Report r = new ConsistencyCheck(store).check();
                 checks.incrementAndGet();
-                r.violations().forEach(v -> log.fail("false-finding", "fsck in the soak's JVM: " + v.kind() + " at " + v.path()
-                        + ": " + v.detail()));
+                r.violations()
+                        .forEach(v -> log.fail(
+                                "false-finding",
+                                "fsck in the soak's JVM: " + v.kind() + " at " + v.path() + ": " + v.detail()));
                 Thread.sleep(1000); // a check a second, as the sweep
             } catch (InterruptedException e) {
                 return;
@@ -231,35 +250,85 @@ public final class SoakRig {
     }
 
     /** The next {@code n} objects as one batch, a slow object's URL on the slow payload server. */
-    private static void submit(ChaosBatches batches, ChaosServices services, SoakPayloads payloads, Map<Integer, Integer> slow, int n) {
+    private static void submit(
+            ChaosBatches batches, ChaosServices services, SoakPayloads payloads, Map<Integer, Integer> slow, int n) {
         int from = services.submitted;
         String name = "batch-" + batches.bids.size() + ".checkm";
-        StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
-                + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
-                + " | nfo:fileName | mrt:localIdentifier | mrt:title\n");
+        StringBuilder m = new StringBuilder("#%checkm_0.7\n"
+                + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileName |"
+                + " mrt:localIdentifier | mrt:title\n");
         for (ChaosObject o : services.objects.subList(from, from + n)) {
-            m.append(slow.containsKey(o.index()) ? payloads.base() : services.base()).append("/data/").append(o.fileName())
-                    .append(" | md5 | ").append(o.md5()).append(" | ").append(o.content().length).append(" | ").append(o.fileName())
-                    .append(" | ").append(String.join(";", o.localIds())).append(" | ").append(o.title()).append('\n');
+            m.append(slow.containsKey(o.index()) ? payloads.base() : services.base())
+                    .append("/data/")
+                    .append(o.fileName())
+                    .append(" | md5 | ")
+                    .append(o.md5())
+                    .append(" | ")
+                    .append(o.content().length)
+                    .append(" | ")
+                    .append(o.fileName())
+                    .append(" | ")
+                    .append(String.join(";", o.localIds()))
+                    .append(" | ")
+                    .append(o.title())
+                    .append('\n');
         }
         services.manifests.put(name, m.append("#%eof\n").toString());
         services.submitted = from + n;
-        String bid = batches.store.batches().create(new BatchSubmission("chaos", "tester", services.base() + "/data/" + name,
-                "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json", null,
-                Instant.now().toString(), null));
+        String bid = batches.store
+                .batches()
+                .create(new BatchSubmission(
+                        "chaos",
+                        "tester",
+                        services.base() + "/data/" + name,
+                        "t",
+                        "w",
+                        null,
+                        null,
+                        "single-file-batch-manifest",
+                        "add",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        "json",
+                        null,
+                        Instant.now().toString(),
+                        null));
         batches.bids.add(bid);
     }
 
     /** One line of figures: jobs done, findings and breaks so far (the hosts' logs), job locks held now. */
-    private static String figures(ChaosTimeline timeline, ChaosInstances instances, QueueStore store, ChaosServices services,
-                                  ChaosBatches batches, SoakOperator operator, SoakNeighbour neighbour) {
-        String line = String.format("%5.0f s: %d jobs submitted, %d done; %d fsck findings, %d locks broken; %d job locks held now;"
-                        + " sweep passes %s, %d jobs not judged as they moved; %s%s; load %.1f", timeline.seconds(), services.submitted,
-                batches.completed(), logLines(instances, "fsck finding:").size(), logLines(instances, "lock broken:").size(),
-                jobLocks(store), sweeps(instances), logLines(instances, "moved while it was checked").size(),
+    private static String figures(
+            ChaosTimeline timeline,
+            ChaosInstances instances,
+            QueueStore store,
+            ChaosServices services,
+            ChaosBatches batches,
+            SoakOperator operator,
+            SoakNeighbour neighbour) {
+        String line = String.format(
+                "%5.0f s: %d jobs submitted, %d done; %d fsck findings, %d locks broken; %d job locks held now;"
+                        + " sweep passes %s, %d jobs not judged as they moved; %s%s; load %.1f",
+                timeline.seconds(),
+                services.submitted,
+                batches.completed(),
+                logLines(instances, "fsck finding:").size(),
+                logLines(instances, "lock broken:").size(),
+                jobLocks(store),
+                sweeps(instances),
+                logLines(instances, "moved while it was checked").size(),
                 operator == null ? "" : operator.actions() + " operator actions, ",
-                neighbour == null ? "end" : (neighbour.holds.get() + neighbour.takes.get() + neighbour.releasesLocked.get()
-                        + neighbour.releasesUnlocked.get()) + " neighbour actions",
+                neighbour == null
+                        ? "end"
+                        : (neighbour.holds.get()
+                                        + neighbour.takes.get()
+                                        + neighbour.releasesLocked.get()
+                                        + neighbour.releasesUnlocked.get())
+                                + " neighbour actions",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         timeline.note("figures " + line);
         return line;
@@ -269,7 +338,9 @@ public final class SoakRig {
     private static String sweeps(ChaosInstances instances) {
         StringBuilder b = new StringBuilder();
         for (String name : ChaosInstances.NAMES) {
-            long n = logLines(instances, "consistency sweep: batches").stream().filter(l -> l.startsWith(name + ": ")).count();
+            long n = logLines(instances, "consistency sweep: batches").stream()
+                    .filter(l -> l.startsWith(name + ": "))
+                    .count();
             b.append(b.length() == 0 ? "" : " ").append(name).append('=').append(n);
         }
         return b.toString();
@@ -307,9 +378,18 @@ public final class SoakRig {
         return found;
     }
 
-    private static void check(SoakLog log, ChaosLedger ledger, CuratorFramework client, QueueStore store, ChaosServices services,
-                              SoakPayloads payloads, ChaosBatches batches, ChaosInstances instances, SoakOperator operator,
-                              Settings s) throws Exception {
+    private static void check(
+            SoakLog log,
+            ChaosLedger ledger,
+            CuratorFramework client,
+            QueueStore store,
+            ChaosServices services,
+            SoakPayloads payloads,
+            ChaosBatches batches,
+            ChaosInstances instances,
+            SoakOperator operator,
+            Settings s)
+            throws Exception {
         logLines(instances, "fsck finding:").forEach(l -> log.fail("false-finding", l));
         logLines(instances, "lock broken:").forEach(l -> log.fail("lock-broken", l));
         List<Job> jobs = batches.jobs();
@@ -335,16 +415,25 @@ public final class SoakRig {
         for (String bid : batches.bids) {
             var b = store.batches().load(bid);
             if (b.count(BatchRef.COMPLETED) != b.jobIds().size()) {
-                log.fail("counters", "batch " + bid + " counts " + b.count(BatchRef.COMPLETED) + " completed of " + b.jobIds().size());
+                log.fail(
+                        "counters",
+                        "batch " + bid + " counts " + b.count(BatchRef.COMPLETED) + " completed of "
+                                + b.jobIds().size());
             }
         }
         ledger.checkFsck(new ConsistencyCheck(store).check());
         for (String base : instances.bases()) {
             HttpResponse<String> r = operator.send("fsck at the end", "GET", base, "/api/fsck");
             if (r == null || r.statusCode() != 200) {
-                log.fail("fsck", "GET " + base + "/api/fsck at the end: " + (r == null ? "no answer" : r.statusCode() + " " + r.body()));
+                log.fail(
+                        "fsck",
+                        "GET " + base + "/api/fsck at the end: "
+                                + (r == null ? "no answer" : r.statusCode() + " " + r.body()));
             } else if (JSON.readTree(r.body()).path("violations").size() > 0) {
-                log.fail("fsck", "GET " + base + "/api/fsck on the quiet queue: " + JSON.readTree(r.body()).path("violations"));
+                log.fail(
+                        "fsck",
+                        "GET " + base + "/api/fsck on the quiet queue: "
+                                + JSON.readTree(r.body()).path("violations"));
             }
         }
     }

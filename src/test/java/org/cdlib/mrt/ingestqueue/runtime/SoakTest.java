@@ -25,9 +25,16 @@ class SoakTest {
         String given = System.getProperty("soak.seed", "");
         long seed = given.isBlank() ? new SecureRandom().nextLong() : Long.parseLong(given.strip());
         System.out.println("soak: seed " + seed + " (repeat with -Dsoak.seed=" + seed + ")");
-        SoakRig.Result r = SoakRig.run(dir, new SoakRig.Settings(Duration.ofSeconds(Integer.getInteger("soak.seconds", 120)), seed,
-                Boolean.getBoolean("soak.kills"), Duration.ofSeconds(30)));
+        SoakRig.Result r = SoakRig.run(
+                dir,
+                new SoakRig.Settings(
+                        Duration.ofSeconds(Integer.getInteger("soak.seconds", 120)),
+                        seed,
+                        Boolean.getBoolean("soak.kills"),
+                        Duration.ofSeconds(30)));
         System.out.println("soak " + seed + " figures:\n" + r.figures());
-        assertTrue(r.clean(), "soak seed " + seed + ":" + r.report() + "\ncounts: " + r.counts() + "\nfigures:\n" + r.figures());
+        assertTrue(
+                r.clean(),
+                "soak seed " + seed + ":" + r.report() + "\ncounts: " + r.counts() + "\nfigures:\n" + r.figures());
     }
 }

@@ -44,9 +44,21 @@ class StopIntakeTest {
     static final QueueFixture ZK = new QueueFixture();
     private static final Pattern STEP = Pattern.compile("slow step (\\w+) (\\w+) (started|ended|interrupted) (\\d+)");
     private static final String STOP_BEGAN = "stopping: taking no new work";
-    private static final Map<String, JobState> STATE_OF = Map.of("estimateStep", JobState.ESTIMATING,
-            "provisionStep", JobState.PROVISIONING, "downloadStep", JobState.DOWNLOADING, "processStep", JobState.PROCESSING,
-            "storeStep", JobState.STORING, "recordStep", JobState.RECORDING, "notifyStep", JobState.NOTIFY);
+    private static final Map<String, JobState> STATE_OF = Map.of(
+            "estimateStep",
+            JobState.ESTIMATING,
+            "provisionStep",
+            JobState.PROVISIONING,
+            "downloadStep",
+            JobState.DOWNLOADING,
+            "processStep",
+            JobState.PROCESSING,
+            "storeStep",
+            JobState.STORING,
+            "recordStep",
+            JobState.RECORDING,
+            "notifyStep",
+            JobState.NOTIFY);
     final Path dir = ZK.dir();
 
     /** A step's line: which step, which job, what happened, when (ms). */
@@ -63,8 +75,13 @@ class StopIntakeTest {
         String bid = QueueTestSupport.batchWithJobs(store, jobs, 5);
         store.holds().releaseQueue();
         // the pipeline is deep: steps of at least three states in hand at once
-        await().atMost(Duration.ofSeconds(120)).until(() -> steps("first").stream().filter(s -> s.what.equals("started"))
-                .map(StepLine::step).distinct().count() >= 3);
+        await().atMost(Duration.ofSeconds(120))
+                .until(() -> steps("first").stream()
+                                .filter(s -> s.what.equals("started"))
+                                .map(StepLine::step)
+                                .distinct()
+                                .count()
+                        >= 3);
 
         long signalled = System.currentTimeMillis();
         signal(first, "TERM");
@@ -80,7 +97,9 @@ class StopIntakeTest {
         Set<String> movedBefore = new HashSet<>();
         for (String jid : store.batches().load(bid).jobIds()) {
             List<JobHistory.Entry> history = store.jobs().load(jid).status().history();
-            List<JobHistory.Entry> after = history.stream().filter(e -> Instant.parse(e.at()).toEpochMilli() > stopAt).toList();
+            List<JobHistory.Entry> after = history.stream()
+                    .filter(e -> Instant.parse(e.at()).toEpochMilli() > stopAt)
+                    .toList();
             history.stream().filter(e -> Instant.parse(e.at()).toEpochMilli() <= stopAt)
                     .forEach(e -> movedBefore.add(jid + " " + e.from()));
             histories.put(jid, after);
@@ -91,27 +110,43 @@ class StopIntakeTest {
                 .map(s -> s.jid + " " + STATE_OF.get(s.step).wire()).filter(m -> !movedBefore.contains(m))
                 .collect(Collectors.toSet());
         long longestLeft = inHand.stream().mapToLong(s -> s.at + stepMs - signalled).max().orElse(0);
-        System.out.printf("SIGTERM: stop began %d ms after the signal; %d step(s) in hand (longest left %d ms); "
+        System.out.printf(
+                "SIGTERM: stop began %d ms after the signal; %d step(s) in hand (longest left %d ms); "
                         + "%d step(s) started and %d transition(s) after it; exited %d ms after the signal%n",
-                stopAt - signalled, inHand.size(), longestLeft, startedAfter.size(), movesAfter.size(), exited - signalled);
+                stopAt - signalled,
+                inHand.size(),
+                longestLeft,
+                startedAfter.size(),
+                movesAfter.size(),
+                exited - signalled);
 
-        assertTrue(stopAt - signalled < 3000, "the stop begins at the signal, began " + (stopAt - signalled) + " ms after");
+        assertTrue(
+                stopAt - signalled < 3000,
+                "the stop begins at the signal, began " + (stopAt - signalled) + " ms after");
         assertTrue(!inHand.isEmpty(), "steps were in hand when the stop began");
         assertEquals(List.of(), startedAfter, "no step starts once the stop began (no claim, no hand-off)");
         // each step started before the stop moves its job out of its state once: nothing else moves
-        histories.forEach((jid, after) -> after.forEach(e -> assertTrue(unmoved.contains(jid + " " + e.from()),
-                "after the stop began, job " + jid + " moved " + e.from() + " -> " + e.to() + " without a step in hand")));
+        histories.forEach((jid, after) -> after.forEach(e -> assertTrue(
+                unmoved.contains(jid + " " + e.from()),
+                "after the stop began, job " + jid + " moved " + e.from() + " -> " + e.to()
+                        + " without a step in hand")));
         Map<String, Long> perStep = new TreeMap<>();
         histories.forEach((jid, after) -> after.forEach(e -> perStep.merge(jid + " " + e.from(), 1L, Long::sum)));
-        assertEquals(Map.of(), perStep.entrySet().stream().filter(e -> e.getValue() != 1)
-                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), "each step's job moved once after the stop");
-        assertEquals(0, lines.stream().filter(s -> s.what.equals("interrupted")).count(), "no step in hand was cut short");
+        assertEquals(
+                Map.of(),
+                perStep.entrySet().stream()
+                        .filter(e -> e.getValue() != 1)
+                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
+                "each step's job moved once after the stop");
+        assertEquals(
+                0, lines.stream().filter(s -> s.what.equals("interrupted")).count(), "no step in hand was cut short");
         assertTrue(exited - signalled <= longestLeft + 8000, "exits within the longest step in hand (" + longestLeft
                 + " ms) and a few seconds, took " + (exited - signalled) + " ms");
 
         Process second = start("second", stepMs, 60);
         try {
-            await().atMost(Duration.ofSeconds(300)).until(() -> store.batches().load(bid).state() == BatchState.COMPLETED);
+            await().atMost(Duration.ofSeconds(300))
+                    .until(() -> store.batches().load(bid).state() == BatchState.COMPLETED);
         } finally {
             signal(second, "TERM");
             second.waitFor(120, TimeUnit.SECONDS);
@@ -136,8 +171,13 @@ class StopIntakeTest {
         String bid = QueueTestSupport.batchWithJobs(store, 12, 5);
         List<String> jids = store.batches().load(bid).jobIds();
         // two jobs in each of six states, each state its own consumer: a step there outlasts the timeout
-        List<JobState> states = List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.PROCESSING, JobState.STORING,
-                JobState.RECORDING, JobState.NOTIFY);
+        List<JobState> states = List.of(
+                JobState.ESTIMATING,
+                JobState.PROVISIONING,
+                JobState.PROCESSING,
+                JobState.STORING,
+                JobState.RECORDING,
+                JobState.NOTIFY);
         Map<String, JobState> placed = new HashMap<>();
         for (int i = 0; i < jids.size(); i++) {
             JobState to = states.get(i / 2);
@@ -146,8 +186,11 @@ class StopIntakeTest {
         }
         Process service = start("stuck", 600_000, timeoutS);
         store.holds().releaseQueue();
-        await().atMost(Duration.ofSeconds(120)).until(() -> steps("stuck").stream().filter(s -> s.what.equals("started"))
-                .count() == jids.size());
+        await().atMost(Duration.ofSeconds(120))
+                .until(() -> steps("stuck").stream()
+                                .filter(s -> s.what.equals("started"))
+                                .count()
+                        == jids.size());
 
         long signalled = System.currentTimeMillis();
         signal(service, "TERM");
@@ -168,9 +211,12 @@ class StopIntakeTest {
 
     /** The steps started at or before {@code at} that had not ended by then. */
     private static List<StepLine> inHandAt(List<StepLine> lines, long at) {
-        Set<String> ended = lines.stream().filter(s -> !s.what.equals("started") && s.at <= at).map(s -> s.step + " " + s.jid)
+        Set<String> ended = lines.stream()
+                .filter(s -> !s.what.equals("started") && s.at <= at)
+                .map(s -> s.step + " " + s.jid)
                 .collect(Collectors.toSet());
-        return lines.stream().filter(s -> s.what.equals("started") && s.at <= at && !ended.contains(s.step + " " + s.jid))
+        return lines.stream()
+                .filter(s -> s.what.equals("started") && s.at <= at && !ended.contains(s.step + " " + s.jid))
                 .toList();
     }
 
@@ -180,16 +226,23 @@ class StopIntakeTest {
         config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
         config.put("ingest.storage.local.root", dir.resolve("storage").toString());
         config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "-Djute.maxbuffer=524288",
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Djute.maxbuffer=524288",
                 "-Dslow.step.ms=" + stepMs,
                 // the service's own log format (its lines carry the date and time, UTC), not the tests'
-                "-Dlogback.configurationFile=" + Path.of("src/main/resources/logback.xml").toAbsolutePath()));
+                "-Dlogback.configurationFile="
+                        + Path.of("src/main/resources/logback.xml").toAbsolutePath()));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add(SlowStepsMain.class.getName());
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log(name).toFile()).start();
         try {
-            await().atMost(Duration.ofSeconds(180)).until(() -> !p.isAlive() || read(name).contains("ingest-queue running"));
+            await().atMost(Duration.ofSeconds(180))
+                    .until(() -> !p.isAlive() || read(name).contains("ingest-queue running"));
         } catch (RuntimeException e) {
             p.destroyForcibly();
             throw e;

@@ -55,13 +55,20 @@ class TwoInstancesTest {
         try {
             http.stubFor(any(urlMatching("/files/.*")).willReturn(aResponse().withBody("x".repeat(2000))
                     .withChunkedDribbleDelay(20, 4000)));
-            StringBuilder m = new StringBuilder("#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/"
-                    + "mrt-single-file-batch-manifest\n#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | "
-                    + "nfo:fileSize | nfo:fileLastModified | nfo:fileName\n");
+            StringBuilder m = new StringBuilder("#%checkm_0.7\n"
+                    + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
+                    + "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize |"
+                    + " nfo:fileLastModified | nfo:fileName\n");
             for (int i = 0; i < 4; i++) {
-                m.append(http.baseUrl()).append("/files/f").append(i).append(".txt | | | | | f").append(i).append(".txt\n");
+                m.append(http.baseUrl())
+                        .append("/files/f")
+                        .append(i)
+                        .append(".txt | | | | | f")
+                        .append(i)
+                        .append(".txt\n");
             }
-            http.stubFor(get(urlEqualTo("/batch.checkm")).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
+            http.stubFor(get(urlEqualTo("/batch.checkm"))
+                    .willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
 
             Map<String, String> config = new HashMap<>();
             config.put("zookeeper.connect", ZK.connectString());
@@ -77,8 +84,12 @@ class TwoInstancesTest {
             config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // WireMock on loopback
             config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
 
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "-Dzookeeper.forceSync=no", "-Djute.maxbuffer=524288"));
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    "-Dzookeeper.forceSync=no",
+                    "-Djute.maxbuffer=524288"));
             config.forEach((k, v) -> command.add("-D" + k + "=" + v));
             command.add("-Dingest.concurrency.downloading=4");
             command.add("org.cdlib.mrt.ingestqueue.Main");
@@ -94,9 +105,27 @@ class TwoInstancesTest {
             config.put("ingest.concurrency.downloading", "1");
             survivor = new IngestService(config).start();
             QueueStore store = survivor.store();
-            String bid = store.batches().create(new BatchSubmission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
-                    "t", "w", null, null, "single-file-batch-manifest", "add", null, null, null, null, null, null, "json",
-                    null, Instant.now().toString(), null));
+            String bid = store.batches()
+                    .create(new BatchSubmission(
+                            "demo_content",
+                            "tester",
+                            http.baseUrl() + "/batch.checkm",
+                            "t",
+                            "w",
+                            null,
+                            null,
+                            "single-file-batch-manifest",
+                            "add",
+                            null,
+                            null,
+                            null,
+                            null,
+                            null,
+                            null,
+                            "json",
+                            null,
+                            Instant.now().toString(),
+                            null));
 
             AtomicReference<String> victim = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(60)).until(() -> {

@@ -15,9 +15,12 @@ class H2InventoryFileLockTest {
     @Test
     void fileUrlsGetTheOsLockUnlessTheyChoose() {
         assertEquals("jdbc:h2:file:/x/inv;FILE_LOCK=FS", H2Inventory.withOsFileLock("jdbc:h2:file:/x/inv"));
-        assertEquals("jdbc:h2:file:/x/inv;file_lock=NO", H2Inventory.withOsFileLock("jdbc:h2:file:/x/inv;file_lock=NO"));
+        assertEquals(
+                "jdbc:h2:file:/x/inv;file_lock=NO", H2Inventory.withOsFileLock("jdbc:h2:file:/x/inv;file_lock=NO"));
         assertEquals("jdbc:h2:mem:inv", H2Inventory.withOsFileLock("jdbc:h2:mem:inv"));
-        assertEquals("jdbc:h2:file:/x/inv;AUTO_SERVER=TRUE", H2Inventory.withOsFileLock("jdbc:h2:file:/x/inv;AUTO_SERVER=TRUE"));
+        assertEquals(
+                "jdbc:h2:file:/x/inv;AUTO_SERVER=TRUE",
+                H2Inventory.withOsFileLock("jdbc:h2:file:/x/inv;AUTO_SERVER=TRUE"));
         assertEquals("jdbc:postgresql://db/inv", H2Inventory.withOsFileLock("jdbc:postgresql://db/inv"));
     }
 

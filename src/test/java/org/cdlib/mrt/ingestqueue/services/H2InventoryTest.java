@@ -11,7 +11,9 @@ import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The H2 inventory: a version recorded again has the files of its last record; a bound local id keeps its first ARK. */
+/**
+ * The H2 inventory: a version recorded again has the files of its last record; a bound local id keeps its first ARK.
+ */
 class H2InventoryTest {
     @TempDir
     Path dir;
@@ -22,7 +24,10 @@ class H2InventoryTest {
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n");
         Profile profile = new ProfileDirectory(p).require("demo_content");
         try (H2Inventory inv = new H2Inventory("jdbc:h2:file:" + dir.resolve("inv").toAbsolutePath())) {
-            assertEquals(0, inv.currentVersion("ark:/99999/fk4h1"), "an object it does not know: 0, as Merritt's /current answers");
+            assertEquals(
+                    0,
+                    inv.currentVersion("ark:/99999/fk4h1"),
+                    "an object it does not know: 0, as Merritt's /current answers");
             ManifestFile a = new ManifestFile("producer/a.txt", 5, "sha-256", "aa", "text/plain");
             ManifestFile b = new ManifestFile("producer/b.txt", 6, "sha-256", "bb", null);
             inv.add(profile, new StoredVersion("ark:/99999/fk4h1", 1, "m"), List.of("l1"), List.of(a, b));

@@ -15,11 +15,16 @@ class HttpInventoryTest {
      */
     @Test
     void theCurrentVersionIsReadFromInventorysVersionsState() {
-        assertEquals(Optional.of(3), HttpInventory.currentVersion("{\"invv:versionsState\":{\"invv:objectID\":\"ark:/13030/m5x\","
-                + "\"invv:currentVersion\":3,\"invv:reportDate\":\"2026-01-01\"}}"));
-        assertEquals(Optional.of(0), HttpInventory.currentVersion("{\"invv:versionsState\":{\"invv:currentVersion\":0}}"));
-        assertEquals(Optional.of(2), HttpInventory.currentVersion("<invv:versionsState><invv:currentVersion>2</invv:currentVersion>"
-                + "</invv:versionsState>"));
+        assertEquals(
+                Optional.of(3),
+                HttpInventory.currentVersion("{\"invv:versionsState\":{\"invv:objectID\":\"ark:/13030/m5x\","
+                        + "\"invv:currentVersion\":3,\"invv:reportDate\":\"2026-01-01\"}}"));
+        assertEquals(
+                Optional.of(0), HttpInventory.currentVersion("{\"invv:versionsState\":{\"invv:currentVersion\":0}}"));
+        assertEquals(
+                Optional.of(2),
+                HttpInventory.currentVersion(
+                        "<invv:versionsState><invv:currentVersion>2</invv:currentVersion>" + "</invv:versionsState>"));
         assertTrue(HttpInventory.currentVersion("{\"invv:versionsState\":{}}").isEmpty());
         assertTrue(HttpInventory.currentVersion("").isEmpty());
     }
@@ -28,7 +33,9 @@ class HttpInventoryTest {
     void theArkIsFoundInAJsonOrAnXmlAnswer() {
         assertEquals(Optional.of("ark:/99999/fk4new"),
                 HttpInventory.ark("{\"invl:localContainerState\":{\"primaryIdentifier\":\"ark:/99999/fk4new\"}}"));
-        assertEquals(Optional.of("ark:/13030/m5abc"), HttpInventory.ark("<inv:primaryIdentifier>ark:/13030/m5abc</inv:primaryIdentifier>"));
+        assertEquals(
+                Optional.of("ark:/13030/m5abc"),
+                HttpInventory.ark("<inv:primaryIdentifier>ark:/13030/m5abc</inv:primaryIdentifier>"));
         assertTrue(HttpInventory.ark("<nothing/>").isEmpty());
         assertTrue(HttpInventory.ark("").isEmpty());
     }

@@ -69,7 +69,8 @@ class PostgresInventoryTest {
     @Test
     void twoHostsBindingOneLocalIdAtOnceBothEndWithTheFirstBinding() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(8);
-        try (H2Inventory a = new H2Inventory(url, "postgres", "postgres"); H2Inventory b = new H2Inventory(url, "postgres", "postgres")) {
+        try (H2Inventory a = new H2Inventory(url, "postgres", "postgres");
+                H2Inventory b = new H2Inventory(url, "postgres", "postgres")) {
             for (int round = 0; round < 20; round++) {
                 String localId = "race-" + round;
                 CountDownLatch go = new CountDownLatch(1);

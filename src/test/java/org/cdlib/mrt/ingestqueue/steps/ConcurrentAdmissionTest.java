@@ -91,7 +91,9 @@ class ConcurrentAdmissionTest {
 
         for (String ref : a.jobs().refs(JobState.DOWNLOADING)) {
             HeldJob l = a.claims().claim(JobState.DOWNLOADING, ref, "t").orElseThrow();
-            a.moves().transition(l, ref.hashCode() % 2 == 0 ? JobState.PROCESSING : JobState.FAILED, Change.because("done"));
+            a.moves()
+                    .transition(
+                            l, ref.hashCode() % 2 == 0 ? JobState.PROCESSING : JobState.FAILED, Change.because("done"));
         }
         assertEquals(0, a.jobs().spaceReserved().bytes());
     }

@@ -43,7 +43,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 class DownloadStepTest extends WebStepTest {
 
-    static final FetchSettings FAST = FetchSettings.defaults().withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
+    static final FetchSettings FAST = FetchSettings.defaults()
+            .withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
             .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
             .withRetries(2, Duration.ofMillis(10));
 
@@ -279,7 +280,8 @@ class DownloadStepTest extends WebStepTest {
         web.stubFor(get(urlEqualTo("/loop")).willReturn(temporaryRedirect(url("/loop"))));
         HeldJob lock = lockedJob(store, config(url("/loop"), "file", "x.txt", null, null, null), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
-        assertEquals(url("/loop") + ": HTTP 302 not followed (too many redirects, or from https to http) after 1 attempt",
+        assertEquals(
+                url("/loop") + ": HTTP 302 not followed (too many redirects, or from https to http) after 1 attempt",
                 e.getMessage());
     }
 
@@ -323,7 +325,8 @@ class DownloadStepTest extends WebStepTest {
         serve("/one.txt", "payload");
         HeldJob lock = lockedJob(store, config(url("/one.txt"), "file", null, "sha-1", "0123abcd", null), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
-        assertTrue(e.getMessage().startsWith("producer/one.txt: sha-1 mismatch, expected 0123abcd, got "), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("producer/one.txt: sha-1 mismatch, expected 0123abcd, got "), e.getMessage());
     }
 
     // ------------------------------------------------------------------ names and URLs refused
@@ -352,7 +355,8 @@ class DownloadStepTest extends WebStepTest {
             HeldJob lock = lockedJob(store, config(url("/n/manifest.checkm"), "object_manifest"), 5);
             FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)), bad);
             // a control character is refused with the manifest's cell (text is data), the others as a file name
-            assertTrue(e.getMessage().contains(bad.contains("\u0000") ? "cell nfo:fileName contains a NUL" : "file name"),
+            assertTrue(
+                    e.getMessage().contains(bad.contains("\u0000") ? "cell nfo:fileName contains a NUL" : "file name"),
                     e.getMessage());
             store.moves().unlock(lock);
         }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 
 class EstimateStepTest extends WebStepTest {
 
-    static final FetchSettings FAST = FetchSettings.defaults().withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
+    static final FetchSettings FAST = FetchSettings.defaults()
+            .withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
             .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
             .withRetries(1, Duration.ofMillis(10));
 
@@ -134,13 +135,19 @@ class EstimateStepTest extends WebStepTest {
         try (org.cdlib.mrt.ingestqueue.fetch.HostileServer hostile = new org.cdlib.mrt.ingestqueue.fetch.HostileServer(
                 org.cdlib.mrt.ingestqueue.fetch.HostileServer.endlessLine())) {
             sized("/o/fine.txt", 10);
-            web.stubFor(get(urlEqualTo("/o/m2.checkm")).willReturn(ok(manifest(
-                    row(url("/o/fine.txt"), null, null, null, null), row(hostile.url("/o/endless.txt"), null, null, 5L, null)))));
+            web.stubFor(get(urlEqualTo("/o/m2.checkm"))
+                    .willReturn(ok(manifest(
+                            row(url("/o/fine.txt"), null, null, null, null),
+                            row(hostile.url("/o/endless.txt"), null, null, 5L, null)))));
             HeldJob lock = lockedJob(store, config(url("/o/m2.checkm"), "object_manifest"), 5);
-            org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException e = assertThrows(
-                    org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException.class, () -> step(1L << 40).process(exchange(lock)));
-            assertEquals(hostile.url("/o/endless.txt") + ": the server sent a line longer than 8192 bytes in its answer's head "
-                    + "(limit ingest.download.max-line-length)", e.getMessage());
+            org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException e =
+                    assertThrows(org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException.class, () -> step(1L << 40)
+                            .process(exchange(lock)));
+            assertEquals(
+                    hostile.url("/o/endless.txt")
+                            + ": the server sent a line longer than 8192 bytes in its answer's head "
+                            + "(limit ingest.download.max-line-length)",
+                    e.getMessage());
             assertEquals(1, hostile.requests.size());
         }
     }

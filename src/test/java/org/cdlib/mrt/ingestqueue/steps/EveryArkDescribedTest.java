@@ -57,8 +57,17 @@ class EveryArkDescribedTest {
         profiles = StepTestSupport.merrittProfiles(dir.resolve("profiles"), http.baseUrl());
         // one local-id index for every start: it is the inventory's database, which outlives a host; a
         // long response timeout: on a loaded machine a slow answer must not look like a lost one
-        config = ServiceRoutes.config("ingest.minter", "ezid", "ingest.ezid.target", TARGET, "ingest.storage", "http",
-                "ingest.files.base-url", "http://queue.example.org/files", "camel.component.http.response-timeout", "15000");
+        config = ServiceRoutes.config(
+                "ingest.minter",
+                "ezid",
+                "ingest.ezid.target",
+                TARGET,
+                "ingest.storage",
+                "http",
+                "ingest.files.base-url",
+                "http://queue.example.org/files",
+                "camel.component.http.response-timeout",
+                "15000");
         http.stubFor(get(urlPathMatching("/store/state/7777/.*")).willReturn(aResponse().withStatus(404)));
         http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"versionState\":{\"versionID\":1}}")));
@@ -70,7 +79,9 @@ class EveryArkDescribedTest {
         started.forEach(ServiceRoutes::close);
     }
 
-    /** The routes as a newly started host runs them; {@code diesBefore}: the processing step (a bean method) it dies at. */
+    /**
+     * The routes as a newly started host runs them; {@code diesBefore}: the processing step (a bean method) it dies at.
+     */
     ServiceRoutes host(String diesBefore) throws Exception {
         ServiceRoutes r = new ServiceRoutes(store, profiles, config, Map.of(), camel -> {
             if (diesBefore != null) {
@@ -95,7 +106,8 @@ class EveryArkDescribedTest {
     }
 
     static int calls(String method, String url) {
-        return http.findAll(method.equals("GET") ? getRequestedFor(urlEqualTo(url)) : postRequestedFor(urlEqualTo(url))).size();
+        return http.findAll(method.equals("GET") ? getRequestedFor(urlEqualTo(url)) : postRequestedFor(urlEqualTo(url)))
+                .size();
     }
 
     static int mints() {
@@ -114,14 +126,19 @@ class EveryArkDescribedTest {
         // the first host mints and binds the local id, then dies before the ARK is written to the job
         assertThrows(ServiceRoutes.JobFailed.class, () -> host("keepIdentifiers").processing(lock));
         assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.MINT));
-        assertEquals("ark:/99999/fk4bound", started.get(0).localIndex().primaryFor("demo_content", "loc1").orElseThrow());
+        assertEquals(
+                "ark:/99999/fk4bound",
+                started.get(0).localIndex().primaryFor("demo_content", "loc1").orElseThrow());
         assertEquals(1, mints());
 
         HeldJob again = claimedAgain(lock);
         host(null).processAndStore(again);
         assertEquals(1, mints(), "the ARK bound to the local id is the lost mint's: not minted again");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4bound"), "and it gets its EZID update, once");
-        assertEquals(0, calls("GET", "/id/ark:/99999/fk4bound"), "no update can have been sent before its mint was recorded");
+        assertEquals(
+                0,
+                calls("GET", "/id/ark:/99999/fk4bound"),
+                "no update can have been sent before its mint was recorded");
         assertEquals(1, storageAdds());
         // every outside call: the first host's mint; the second's update, storage state and add (local ids are local)
         assertEquals(4, http.findAll(anyRequestedFor(anyUrl())).size(), http.getAllServeEvents().toString());
@@ -141,45 +158,70 @@ class EveryArkDescribedTest {
      */
     @Test
     void anArkTheLostMintBoundFirstIsKeptAndDescribed() throws Exception {
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
-                .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4first")).willSetStateTo("again"));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4"))
+                .inScenario("mint")
+                .whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4first"))
+                .willSetStateTo("again"));
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("again")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4first")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4first\n_target: https://ezid.example/default")));
         HeldJob lock = downloadedJob();
         // the first attempt's mint is answered, and it stops before recording or binding it
-        ServiceRoutes first = new ServiceRoutes(store, profiles, config, Map.of(), camel ->
-                AdviceWith.adviceWith(camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
-                        .before().throwException(new IllegalStateException("host paused"))));
+        ServiceRoutes first = new ServiceRoutes(
+                store,
+                profiles,
+                config,
+                Map.of(),
+                camel -> AdviceWith.adviceWith(
+                        camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
+                                .before()
+                                .throwException(new IllegalStateException("host paused"))));
         started.add(first);
         assertThrows(ServiceRoutes.JobFailed.class, () -> first.processing(lock));
         assertEquals(1, mints());
         HeldJob again = claimedAgain(lock);
-        ServiceRoutes second = new ServiceRoutes(store, profiles, config, Map.of(), camel ->
-                AdviceWith.adviceWith(camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
-                        .before().process(e -> first.localIndex().bind("demo_content", "loc1", "ark:/99999/fk4first"))));
+        ServiceRoutes second = new ServiceRoutes(
+                store,
+                profiles,
+                config,
+                Map.of(),
+                camel -> AdviceWith.adviceWith(
+                        camel, "job-processing", a -> a.weaveByToString("Bean\\[ref:identifiersStep method:minted]")
+                                .before()
+                                .process(e -> first.localIndex().bind("demo_content", "loc1", "ark:/99999/fk4first"))));
         started.add(second);
         second.processing(again);
-        store.moves().unlock(again); // the update's record rides with the job's next write: here, before its lock is let go
+        // the update's record rides with the job's next write: here, before its lock is let go
+        store.moves().unlock(again);
 
         assertEquals(2, mints(), http.getAllServeEvents().stream().map(e -> e.getRequest().getMethod() + " "
                 + e.getRequest().getUrl()).toList().toString());
         assertEquals("ark:/99999/fk4first", store.jobs().load(again.jid()).identifiers().primary());
-        assertEquals(1, calls("GET", "/id/ark:/99999/fk4first"), "EZID asked first: another job of the object may have described it");
+        assertEquals(
+                1,
+                calls("GET", "/id/ark:/99999/fk4first"),
+                "EZID asked first: another job of the object may have described it");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4first"), "the kept ARK is described");
         assertEquals(0, calls("POST", "/id/ark:/99999/fk4second"), "the unused one is not");
         JobEffects fx = store.jobs().effects(again.jid());
         assertEquals(1, fx.lostMints(), fx.toString());
-        assertTrue(fx.done(JobEffects.EZID_UPDATE) && "ark:/99999/fk4first".equals(fx.get(JobEffects.EZID_UPDATE).detail()),
+        assertTrue(
+                fx.done(JobEffects.EZID_UPDATE)
+                        && "ark:/99999/fk4first"
+                                .equals(fx.get(JobEffects.EZID_UPDATE).detail()),
                 fx.toString());
     }
 
     @Test
     void aLostMintAnswerIsRecordedListedByFsckAndTheNextAttemptMintsOnce() throws Exception {
         // EZID makes an ARK, then the connection breaks before its answer (a host killed mid-mint loses it alike)
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs(Scenario.STARTED)
-                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)).willSetStateTo("answering"));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4"))
+                .inScenario("mint")
+                .whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER))
+                .willSetStateTo("answering"));
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).inScenario("mint").whenScenarioStateIs("answering")
                 .willReturn(aResponse().withStatus(201).withBody("success: ark:/99999/fk4second")));
         HeldJob lock = downloadedJob();
@@ -190,11 +232,15 @@ class EveryArkDescribedTest {
         host(null).processing(again);
         assertEquals(2, mints(), "the next attempt mints exactly once");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4second"));
-        assertEquals(1, http.findAll(postRequestedFor(urlPathMatching("/id/.*"))).size(), "only the used ARK is described");
+        assertEquals(
+                1, http.findAll(postRequestedFor(urlPathMatching("/id/.*"))).size(), "only the used ARK is described");
         JobEffects fx = store.jobs().effects(again.jid());
         assertEquals(1, fx.lostMints(), fx.toString());
         assertEquals("lost", fx.get(JobEffects.LOST_MINT).state());
-        assertTrue(fx.done(JobEffects.MINT) && "ark:/99999/fk4second".equals(fx.get(JobEffects.MINT).detail()), fx.toString());
+        assertTrue(
+                fx.done(JobEffects.MINT)
+                        && "ark:/99999/fk4second".equals(fx.get(JobEffects.MINT).detail()),
+                fx.toString());
 
         ConsistencyCheck.Report report = new ConsistencyCheck(store).check();
         assertTrue(report.clean(), "an unused ARK at EZID is not the queue's inconsistency: " + report);
@@ -202,7 +248,10 @@ class EveryArkDescribedTest {
         Violation notice = report.notices().get(0);
         assertEquals("lost-mint", notice.kind());
         assertEquals(QueuePaths.job(again.jid()), notice.path());
-        assertTrue(notice.detail().contains("job " + again.jid()) && notice.detail().contains("unused"), notice.detail());
+        assertTrue(
+                notice.detail().contains("job " + again.jid())
+                        && notice.detail().contains("unused"),
+                notice.detail());
     }
 
     @Test
@@ -219,7 +268,8 @@ class EveryArkDescribedTest {
 
         HeldJob again = claimedAgain(lock);
         host(null).processAndStore(again);
-        assertEquals(1, calls("GET", "/id/ark:/99999/fk4once"), "EZID is asked whether the lost answer's update arrived");
+        assertEquals(
+                1, calls("GET", "/id/ark:/99999/fk4once"), "EZID is asked whether the lost answer's update arrived");
         assertEquals(1, calls("POST", "/id/ark:/99999/fk4once"), "it did: not sent again");
         assertTrue(store.stepWrites().effects(again).done(JobEffects.EZID_UPDATE));
 
@@ -235,14 +285,18 @@ class EveryArkDescribedTest {
     void anEzidUpdateThatDidNotArriveIsSentByTheNextAttemptAfterAskingEzid() throws Exception {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4later")));
-        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later"))
+                .inScenario("ezid")
+                .whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(503)));
         HeldJob lock = downloadedJob();
         host(null).processAndStore(lock); // the object goes on without its landing page
         int sent = calls("POST", "/id/ark:/99999/fk4later"); // the first try and its retries
         assertEquals(4, sent);
         assertTrue(!store.stepWrites().effects(lock).done(JobEffects.EZID_UPDATE));
-        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later")).inScenario("ezid").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4later"))
+                .inScenario("ezid")
+                .whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200).withBody("success: ark:/99999/fk4later")));
         http.stubFor(get(urlEqualTo("/id/ark:/99999/fk4later")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4later\n_target: https://ezid.example.org/id/ark:/99999/fk4later\n")));

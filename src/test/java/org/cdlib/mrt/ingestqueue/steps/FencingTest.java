@@ -39,8 +39,8 @@ class FencingTest {
         CuratorFramework paused = QueueTestSupport.client(ZK.server());
         try {
             QueueStore store = QueueTestSupport.store(paused, home);
-            HeldJob lock = StepTestSupport.lockedJob(store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt",
-                    null, null, null), 5);
+            HeldJob lock = StepTestSupport.lockedJob(
+                    store, StepTestSupport.config(http.baseUrl() + "/a.txt", "file", "a.txt", null, null, null), 5);
             paused.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             await().atMost(Duration.ofSeconds(20)).until(() -> !lock.isAlive());
 
@@ -53,7 +53,9 @@ class FencingTest {
 
             QueueStore other = ZK.store(home);
             // the server ends the session (and its ephemeral lock) once the session timeout has passed
-            await().atMost(Duration.ofSeconds(60)).until(() -> other.claims().tryLockJob(lock.jid(), "other-host").isPresent());
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() ->
+                            other.claims().tryLockJob(lock.jid(), "other-host").isPresent());
         } finally {
             paused.close();
         }

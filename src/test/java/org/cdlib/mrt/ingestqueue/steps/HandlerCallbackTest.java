@@ -34,7 +34,8 @@ class HandlerCallbackTest {
     void aProfileWhoseCallbackHandlerIsCommentedOutIsNotCalledBackAndOneListingItIs() throws Exception {
         QueueStore store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
-        String profile = "ProfileID: %s\nCollection.1: ark:/99999/fk4c\nStorageNode: 7777\nCallbackURL: " + http.baseUrl() + "/cb\n"
+        String profile = "ProfileID: %s\nCollection.1: ark:/99999/fk4c\nStorageNode: 7777\nCallbackURL: "
+                + http.baseUrl() + "/cb\n"
                 + "HandlerInitialize.1: org.cdlib.mrt.ingest.handlers.initialize.HandlerInitialize\n"
                 + "HandlerNotification.1: org.cdlib.mrt.ingest.handlers.notification.HandlerNotification\n"
                 + "%sHandlerNotification.2: org.cdlib.mrt.ingest.handlers.notification.HandlerCallback\n";
@@ -51,8 +52,25 @@ class HandlerCallbackTest {
         assertEquals("no HandlerCallback in profile demo_content: not called back", JobExchange.change(ex).reason());
 
         JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
-        JobConfiguration called = new JobConfiguration(null, "with_callback", c.submitter(), c.payloadUrl(), c.payloadType(),
-                c.responseType(), c.submissionMode(), null, c.localId(), null, null, null, null, null, null, null, null, Map.of());
+        JobConfiguration called = new JobConfiguration(
+                null,
+                "with_callback",
+                c.submitter(),
+                c.payloadUrl(),
+                c.payloadType(),
+                c.responseType(),
+                c.submissionMode(),
+                null,
+                c.localId(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Map.of());
         HeldJob loud = StepTestSupport.lockedJob(store, called, 5);
         // a deadline another job's fence armed on this thread and never used (seen when an earlier test left one):
         // it was that job's run's, which ended with it

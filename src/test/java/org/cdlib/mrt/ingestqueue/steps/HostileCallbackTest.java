@@ -29,17 +29,42 @@ class HostileCallbackTest {
 
     ServiceRoutes routes(QueueStore store, String callbackUrl) throws Exception {
         Path p = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(p.resolve("with_callback"), "ProfileID: with_callback\nCollection.1: ark:/99999/fk4c\nStorageNode: 7777\n"
-                + "CallbackURL: " + callbackUrl + "\n"
-                + "HandlerCallback.1: org.cdlib.mrt.ingest.handlers.notification.HandlerCallback\n");
-        return new ServiceRoutes(store, new ProfileDirectory(p), ServiceRoutes.config(
-                "ingest.storage.local.root", dir.resolve("storage").toString(), "ingest.services.max-answer-bytes", "100000"));
+        Files.writeString(
+                p.resolve("with_callback"),
+                "ProfileID: with_callback\nCollection.1: ark:/99999/fk4c\nStorageNode: 7777\n"
+                        + "CallbackURL: " + callbackUrl + "\n"
+                        + "HandlerCallback.1: org.cdlib.mrt.ingest.handlers.notification.HandlerCallback\n");
+        return new ServiceRoutes(
+                store,
+                new ProfileDirectory(p),
+                ServiceRoutes.config(
+                        "ingest.storage.local.root",
+                        dir.resolve("storage").toString(),
+                        "ingest.services.max-answer-bytes",
+                        "100000"));
     }
 
     HeldJob job(QueueStore store) throws Exception {
         JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
-        JobConfiguration called = new JobConfiguration(null, "with_callback", c.submitter(), c.payloadUrl(), c.payloadType(),
-                c.responseType(), c.submissionMode(), null, c.localId(), null, null, null, null, null, null, null, null, Map.of());
+        JobConfiguration called = new JobConfiguration(
+                null,
+                "with_callback",
+                c.submitter(),
+                c.payloadUrl(),
+                c.payloadType(),
+                c.responseType(),
+                c.submissionMode(),
+                null,
+                c.localId(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Map.of());
         return StepTestSupport.lockedJob(store, called, 5);
     }
 
@@ -66,8 +91,10 @@ class HostileCallbackTest {
                 ServiceRoutes notify = routes(store, endless.url("/cb"))) {
             HeldJob lock = job(store);
             ServiceRoutes.JobFailed e = assertThrows(ServiceRoutes.JobFailed.class, () -> notify.notify(lock));
-            assertEquals("POST " + endless.url("/cb/mc/" + lock.jid()) + ": the answer's body is larger than 100000 bytes "
-                    + "(limit ingest.services.max-answer-bytes)", e.getMessage());
+            assertEquals(
+                    "POST " + endless.url("/cb/mc/" + lock.jid()) + ": the answer's body is larger than 100000 bytes "
+                            + "(limit ingest.services.max-answer-bytes)",
+                    e.getMessage());
             assertEquals(1, endless.requests.size(), "not sent again: " + endless.requests);
         }
     }

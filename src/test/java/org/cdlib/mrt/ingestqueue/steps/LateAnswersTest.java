@@ -86,7 +86,8 @@ class LateAnswersTest {
         String method = ex.getRequestMethod();
         String path = URLDecoder.decode(ex.getRequestURI().getRawPath(), StandardCharsets.UTF_8);
         String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        calls.computeIfAbsent(method + " " + path.replaceAll("/mc/.*", "/mc"), k -> new CopyOnWriteArrayList<>()).add(path);
+        calls.computeIfAbsent(method + " " + path.replaceAll("/mc/.*", "/mc"), k -> new CopyOnWriteArrayList<>())
+                .add(path);
         if (method.equals("POST") && path.startsWith("/shoulder/")) {
             answer(ex, 201, "success: ark:/99999/fk4late" + mints.incrementAndGet());
         } else if (method.equals("POST") && path.startsWith("/id/")) {
@@ -95,7 +96,11 @@ class LateAnswersTest {
             answer(ex, 200, "success: " + path.substring(4));
         } else if (method.equals("GET") && path.startsWith("/id/")) {
             onView.run();
-            answer(ex, 200, "success: " + path.substring(4) + "\n" + ezid.getOrDefault(path.substring(4), "_target: https://ezid.example/"));
+            answer(
+                    ex,
+                    200,
+                    "success: " + path.substring(4) + "\n"
+                            + ezid.getOrDefault(path.substring(4), "_target: https://ezid.example/"));
         } else if (method.equals("GET") && path.startsWith("/inv/primary/")) {
             answer(ex, 404, "{}");
         } else if (method.equals("POST") && path.startsWith("/inv/primary/")) {
@@ -103,7 +108,8 @@ class LateAnswersTest {
         } else if (method.equals("POST") && path.equals("/inv/add")) {
             // the storage manifest's URL names the ARK (encoded once or twice, as the storage back-end makes it)
             Matcher m = Pattern.compile("ark:/99999/fk4late\\d+")
-                    .matcher(URLDecoder.decode(URLDecoder.decode(body, StandardCharsets.UTF_8), StandardCharsets.UTF_8));
+                    .matcher(
+                            URLDecoder.decode(URLDecoder.decode(body, StandardCharsets.UTF_8), StandardCharsets.UTF_8));
             String ark = m.find() ? m.group() : "?";
             Thread.sleep(landsAfterMs); // inventory busy: the add is made after its sender stopped waiting
             inventory.put(ark, 1);
@@ -168,7 +174,12 @@ class LateAnswersTest {
         landsAfterMs = 2_500;
         routes.recording(lock);
         assertEquals(1, count("POST /inv/add"), "one add: " + calls.keySet());
-        assertEquals(1, calls.keySet().stream().filter(k -> k.startsWith("GET /inv/current/")).mapToInt(this::count).sum());
+        assertEquals(
+                1,
+                calls.keySet().stream()
+                        .filter(k -> k.startsWith("GET /inv/current/"))
+                        .mapToInt(this::count)
+                        .sum());
         assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY));
     }
 
@@ -219,10 +230,15 @@ class LateAnswersTest {
         routes.processing(first);
         String ark = store.jobs().load(first.jid()).identifiers().primary();
         assertEquals(1, count("POST /id/" + ark));
-        // a later attempt of the same job that finds the mint done and the update unrecorded (its answer lost with a host)
-        ZK.client().setData().forPath(QueuePaths.jobNode(first.jid(), "effects"),
-                JSON.writeValueAsBytes(Map.of("effects", Map.of("mint", Map.of("state", "done", "at", "2026-01-01T00:00:00Z",
-                        "detail", ark)))));
+        // a later attempt of the same job that finds the mint done
+        // and the update unrecorded (its answer lost with a host)
+        ZK.client()
+                .setData()
+                .forPath(
+                        QueuePaths.jobNode(first.jid(), "effects"),
+                        JSON.writeValueAsBytes(Map.of(
+                                "effects",
+                                Map.of("mint", Map.of("state", "done", "at", "2026-01-01T00:00:00Z", "detail", ark)))));
         ZK.client().delete().forPath(QueuePaths.jobLock(first.jid()));
         HeldJob again = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         onView = () -> {
@@ -249,7 +265,10 @@ class LateAnswersTest {
         routes.notify(lock);
         assertEquals(1, count("POST /cb/mc"));
         JsonNode cb = effectsInZooKeeper(lock).path(JobEffects.CALLBACK);
-        assertEquals("done", cb.path("state").asText(), "recorded in ZooKeeper before any move: " + effectsInZooKeeper(lock));
+        assertEquals(
+                "done",
+                cb.path("state").asText(),
+                "recorded in ZooKeeper before any move: " + effectsInZooKeeper(lock));
         assertEquals(lock.jid() + "-completed-0", cb.path("detail").asText());
 
         HeldJob lost = StepTestSupport.downloadedJob(store);

@@ -36,20 +36,27 @@ class LocalIdRoutesTest {
     @Test
     void anUnboundLocalIdIsBoundAndReadBackAndABoundOneIsNotRebound() throws Exception {
         Path p = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nOwner: ark:/99999/fk4own\n");
+        Files.writeString(
+                p.resolve("demo_content"),
+                "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\nOwner: ark:/99999/fk4own\n");
         ProfileDirectory profiles = new ProfileDirectory(p);
         String lookup = "/inv/primary/ark%3A%2F99999%2Ffk4own/my%20id";
         String bind = "/inv/primary/ark%3A%2F99999%2Ffk4new/ark%3A%2F99999%2Ffk4own/my%20id";
         http.stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
-        http.stubFor(get(urlPathEqualTo(lookup)).inScenario("bind").whenScenarioStateIs("bound").willReturn(aResponse()
-                .withStatus(200).withBody("{\"invl:localContainerState\":{\"primaryIdentifier\":\"ark:/99999/fk4new\"}}")));
+        http.stubFor(get(urlPathEqualTo(lookup))
+                .inScenario("bind")
+                .whenScenarioStateIs("bound")
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("{\"invl:localContainerState\":{\"primaryIdentifier\":\"ark:/99999/fk4new\"}}")));
         http.stubFor(post(urlPathEqualTo(bind)).inScenario("bind").whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(200)).willSetStateTo("bound"));
         try (ServiceRoutes routes = new ServiceRoutes(ZK.store(dir.resolve("queue")), profiles, ServiceRoutes.config(
                 "ingest.storage.local.root", dir.resolve("storage").toString(), "ingest.inventory", "http",
                 "ingest.inventory.url", http.baseUrl() + "/inv"))) {
-            assertNull(call(routes, profiles, "direct:local-id-lookup", "ark:/99999/fk4new").getProperty(ServiceCall.RESULT));
+            assertNull(call(routes, profiles, "direct:local-id-lookup", "ark:/99999/fk4new")
+                    .getProperty(ServiceCall.RESULT));
             assertEquals("ark:/99999/fk4new", call(routes, profiles, "direct:local-id-bind", "ark:/99999/fk4new")
                     .getProperty(ServiceCall.RESULT));
             assertEquals("ark:/99999/fk4new", call(routes, profiles, "direct:local-id-bind", "ark:/99999/fk4other")

@@ -75,8 +75,15 @@ class ObjectLockTest {
         }
 
         @Override
-        public StoredVersion store(Profile profile, String ark, Path workingDir, String manifest, String localId, boolean update,
-                List<Deletions.Delete> deletes) throws ServiceException, InterruptedException {
+        public StoredVersion store(
+                Profile profile,
+                String ark,
+                Path workingDir,
+                String manifest,
+                String localId,
+                boolean update,
+                List<Deletions.Delete> deletes)
+                throws ServiceException, InterruptedException {
             if (!writing.add(ark)) {
                 overlapped.set(true);
             }
@@ -105,10 +112,12 @@ class ObjectLockTest {
     }
 
     HeldJob downloadedJob(QueueStore store, String text) throws Exception {
-        HeldJob lock = StepTestSupport.lockedJob(store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
+        HeldJob lock = StepTestSupport.lockedJob(
+                store, StepTestSupport.config("http://x/a.txt", "file", "a.txt", null, null, null), 5);
         Path producer = Files.createDirectories(Path.of(lock.job().configuration().workingDir()).resolve("producer"));
         Files.writeString(producer.resolve("a.txt"), text);
-        for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING)) {
+        for (JobState to :
+                List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING)) {
             store.moves().transition(lock, to, Change.because("test"));
             lock = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         }
@@ -122,9 +131,19 @@ class ObjectLockTest {
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n");
         OneWriterStorage storage = new OneWriterStorage(dir.resolve("storage"));
         H2Inventory index = new H2Inventory("jdbc:h2:mem:objlock" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
-        ServiceRoutes step = new ServiceRoutes(store, new ProfileDirectory(p), ServiceRoutes.config(
-                "ingest.storage.local.root", dir.resolve("storage-addresses").toString()), Map.of("localServices",
-                new LocalServices(new LocalMinter(new Counters(store.client()), "ark:/99999/fk4"), storage, index, index)));
+        ServiceRoutes step = new ServiceRoutes(
+                store,
+                new ProfileDirectory(p),
+                ServiceRoutes.config(
+                        "ingest.storage.local.root",
+                        dir.resolve("storage-addresses").toString()),
+                Map.of(
+                        "localServices",
+                        new LocalServices(
+                                new LocalMinter(new Counters(store.client()), "ark:/99999/fk4"),
+                                storage,
+                                index,
+                                index)));
         HeldJob a = downloadedJob(store, "first");
         HeldJob b = downloadedJob(store, "second");
 
@@ -174,7 +193,9 @@ class ObjectLockTest {
 
         HeldJob recording = store.claims().tryLockJob(first.jid(), "test").orElseThrow();
         store.moves().transition(recording, JobState.NOTIFY, Change.because("recorded"));
-        assertNull(ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)), "released as the first job left recording");
+        assertNull(
+                ZK.client().checkExists().forPath(QueuePaths.objectLock(ark)),
+                "released as the first job left recording");
         HeldJob turn = store.claims().tryLockJob(second.jid(), "test").orElseThrow();
         assertNull(JobExchange.stayReason(step.processing(turn)), "its turn now");
         store.moves().transition(turn, JobState.STORING, Change.because("prepared"));

@@ -97,9 +97,21 @@ class ProcessRecordNotifyTest {
 
     ServiceRoutes ezidAndHttpStorage() throws Exception {
         if (ezid == null) {
-            ezid = routes("ingest.minter", "ezid", "ingest.ezid.user", "apitest", "ingest.ezid.password", "secret",
-                    "ingest.ezid.target", "https://merritt.example.org/m/", "ingest.storage", "http",
-                    "ingest.files.base-url", "http://queue.example.org/files", "camel.component.http.response-timeout", "2000");
+            ezid = routes(
+                    "ingest.minter",
+                    "ezid",
+                    "ingest.ezid.user",
+                    "apitest",
+                    "ingest.ezid.password",
+                    "secret",
+                    "ingest.ezid.target",
+                    "https://merritt.example.org/m/",
+                    "ingest.storage",
+                    "http",
+                    "ingest.files.base-url",
+                    "http://queue.example.org/files",
+                    "camel.component.http.response-timeout",
+                    "2000");
         }
         return ezid;
     }
@@ -110,8 +122,8 @@ class ProcessRecordNotifyTest {
      */
     @Test
     void anArkMintedAfterTheJobWasLostIsNamedForTheOperatorAndRecordedNowhere() throws Exception {
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withFixedDelay(1500)
-                .withBody("success: ark:/99999/fk4lost1")));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4"))
+                .willReturn(aResponse().withStatus(201).withFixedDelay(1500).withBody("success: ark:/99999/fk4lost1")));
         HeldJob lock = downloadedJob();
         ServiceRoutes routes = ezidAndHttpStorage();
         Logger logger = (Logger) LoggerFactory.getLogger(IdentifiersStep.class);
@@ -136,22 +148,35 @@ class ProcessRecordNotifyTest {
             logger.detachAppender(logs);
         }
         assertEquals(null, store.jobs().load(lock.jid()).identifiers().primary(), "the ARK is on no job");
-        assertTrue(logs.list.stream().anyMatch(l -> l.getLevel() == Level.WARN
-                && l.getFormattedMessage().contains("minted ark:/99999/fk4lost1 and then found the job no longer this worker's")
-                && l.getFormattedMessage().contains(lock.jid())), logs.list.toString());
+        assertTrue(
+                logs.list.stream()
+                        .anyMatch(l -> l.getLevel() == Level.WARN
+                                && l.getFormattedMessage()
+                                        .contains("minted ark:/99999/fk4lost1 and then found the job no longer this"
+                                                + " worker's")
+                                && l.getFormattedMessage().contains(lock.jid())),
+                logs.list.toString());
     }
 
     @Test
     void anArkMintedByEzidIsWrittenAtOnceAndNotMintedAgainWhenStorageFailsAndTheJobIsRetried() throws Exception {
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/99999/fk4abc123")));
-        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).willReturn(aResponse().withStatus(500).withBody("disk full")));
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*"))
+                .willReturn(aResponse().withStatus(500).withBody("disk full")));
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4abc123")).willReturn(aResponse().withStatus(200)
                 .withBody("success: ark:/99999/fk4abc123")));
         HeldJob lock = downloadedJob();
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
-        assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"), e.getMessage());
-        assertEquals("ark:/99999/fk4abc123", store.jobs().load(lock.jid()).identifiers().primary(), "written before storage");
+        assertTrue(
+                e.getMessage()
+                        .contains("POST " + http.baseUrl()
+                                + "/store/add/7777/ark%3A%2F99999%2Ffk4abc123: HTTP 500: disk full"),
+                e.getMessage());
+        assertEquals(
+                "ark:/99999/fk4abc123",
+                store.jobs().load(lock.jid()).identifiers().primary(),
+                "written before storage");
         http.verify(postRequestedFor(urlEqualTo("/shoulder/ark:/99999/fk4"))
                 .withHeader("Authorization", equalTo(ServiceCall.basic("apitest:secret")))
                 .withHeader("Content-Type", containing("text/plain"))
@@ -165,7 +190,8 @@ class ProcessRecordNotifyTest {
         store.moves().unlock(lock);
         HeldJob again = store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
         // signed as the service signs them: the URLs storage fetches name the lease that sent the add
-        FileUrlSigner signer = new FileUrlSigner(new byte[32], Duration.ofHours(1), Clock.systemUTC()).register(store.ingestHome());
+        FileUrlSigner signer =
+                new FileUrlSigner(new byte[32], Duration.ofHours(1), Clock.systemUTC()).register(store.ingestHome());
         try {
             ezidAndHttpStorage().processAndStore(again); // processed again from the start (a host died, say)
         } finally {
@@ -193,12 +219,14 @@ class ProcessRecordNotifyTest {
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("EZID") && e.getMessage().contains("HTTP 400")
                 && e.getMessage().contains("no such shoulder"), e.getMessage());
-        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201).withBody("ok then")));
+        http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4"))
+                .willReturn(aResponse().withStatus(201).withBody("ok then")));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
         assertTrue(e.getMessage().contains("no 'success: ark:/...' line"), e.getMessage());
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(503)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
-        assertTrue(e.getMessage().contains("HTTP 503"), e.getMessage()); // a mint is not sent again: it may have applied
+        // a mint is not sent again: it may have applied
+        assertTrue(e.getMessage().contains("HTTP 503"), e.getMessage());
         http.stubFor(post(urlEqualTo("/shoulder/ark:/99999/fk4")).willReturn(aResponse().withStatus(201)
                 .withBody("success: ark:/1/x").withFixedDelay(3000)));
         e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processing(downloadedJob()));
@@ -220,7 +248,8 @@ class ProcessRecordNotifyTest {
 
     @Test
     void storageAnsweringSomethingOtherThanAVersionStateFails() throws Exception {
-        http.stubFor(post(urlPathMatching("/store/add/.*")).willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
+        http.stubFor(post(urlPathMatching("/store/add/.*"))
+                .willReturn(aResponse().withStatus(200).withBody("<html>proxy</html>")));
         HeldJob lock = downloadedJob();
         store.stepWrites().writeIdentifiers(lock, lock.job().identifiers().withPrimary("ark:/99999/fk4given"));
         Exception e = assertThrows(Exception.class, () -> ezidAndHttpStorage().processAndStore(lock));
@@ -248,7 +277,9 @@ class ProcessRecordNotifyTest {
         HeldJob reloaded = third;
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(reloaded));
         assertTrue(e.getCause() instanceof IllegalArgumentException, "a depositor's error: " + e.getCause());
-        assertEquals("local id 'loc1' is bound to " + ark + " in collection demo_content, but the job names ark:/99999/fk4other",
+        assertEquals(
+                "local id 'loc1' is bound to " + ark
+                        + " in collection demo_content, but the job names ark:/99999/fk4other",
                 e.getMessage());
     }
 
@@ -259,13 +290,15 @@ class ProcessRecordNotifyTest {
         http.stubFor(post(urlPathMatching("/inv/primary/.*")).willReturn(aResponse().withStatus(200)));
         HeldJob lock = downloadedJob();
         routes.processAndStore(lock);
-        http.verify(postRequestedFor(urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
+        http.verify(postRequestedFor(
+                urlPathMatching("/inv/primary/ark%3A%2F99999%2Ffk4.*/ark%3A%2F99999%2Ffk4owner/loc1")));
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(500)));
         http.stubFor(get(urlPathMatching("/inv/current/.*")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"invv:versionsState\":{\"invv:currentVersion\":0}}")));
         Exception e = assertThrows(Exception.class, () -> routes.recording(lock));
         assertTrue(e.getMessage().contains("POST " + http.baseUrl() + "/inv/add: HTTP 500"), e.getMessage());
-        // a 5xx leaves the add's effect unknown: each of the 3 retries asks inventory first (it has none) and sends again
+        // a 5xx leaves the add's effect unknown: each of the 3
+        // retries asks inventory first (it has none) and sends again
         http.verify(exactly(4), postRequestedFor(urlEqualTo("/inv/add")));
         http.verify(exactly(3), getRequestedFor(urlPathMatching("/inv/current/.*")));
         http.stubFor(post(urlEqualTo("/inv/add")).willReturn(aResponse().withStatus(200)));
@@ -332,9 +365,13 @@ class ProcessRecordNotifyTest {
                 .withBody("success: ark:/99999/fk4lost1")));
         http.stubFor(post(urlEqualTo("/id/ark:/99999/fk4lost1")).willReturn(aResponse().withStatus(200)));
         // storage applies the add, then the connection breaks before its answer
-        http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(get(urlPathMatching("/store/state/7777/.*"))
+                .inScenario("store")
+                .whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withStatus(404)));
-        http.stubFor(post(urlPathMatching("/store/add/7777/.*")).inScenario("store").whenScenarioStateIs(Scenario.STARTED)
+        http.stubFor(post(urlPathMatching("/store/add/7777/.*"))
+                .inScenario("store")
+                .whenScenarioStateIs(Scenario.STARTED)
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER))
                 .willSetStateTo("applied"));
         http.stubFor(get(urlPathMatching("/store/state/7777/.*")).inScenario("store").whenScenarioStateIs("applied")
@@ -380,6 +417,7 @@ class ProcessRecordNotifyTest {
             assertTrue(arks.add(a.mint(null, null)));
             assertTrue(arks.add(b.mint(null, null)));
         }
-        assertTrue(arks.stream().allMatch(s -> s.matches("ark:/99999/fk4[0-9bcdfghjkmnpqrstvwxz]{6,}")), arks.toString());
+        assertTrue(
+                arks.stream().allMatch(s -> s.matches("ark:/99999/fk4[0-9bcdfghjkmnpqrstvwxz]{6,}")), arks.toString());
     }
 }

@@ -79,7 +79,8 @@ class ProvisionStepTest extends StoreTest {
         HeldJob first = jobIn(JobState.PROVISIONING, 300);
         Exchange ex = exchange(first);
         step.process(ex);
-        store.moves().transition(first, JobState.DOWNLOADING, JobExchange.change(ex)); // this process now knows the counts
+        // this process now knows the counts
+        store.moves().transition(first, JobState.DOWNLOADING, JobExchange.change(ex));
 
         HeldJob second = jobIn(JobState.PROVISIONING, 300);
         long before = store.operations();
@@ -92,23 +93,31 @@ class ProvisionStepTest extends StoreTest {
         store.moves().unlock(third);
         try (var otherClient = QueueTestSupport.client(ZK.server())) { // another host
             QueueStore other = QueueTestSupport.store(otherClient, home);
-            HeldJob elsewhere = other.claims().claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
+            HeldJob elsewhere = other.claims()
+                    .claim(JobState.PROVISIONING, other.jobs().load(third.jid()).refName(), "other")
                     .orElseThrow();
             Exchange theirs = exchange(elsewhere);
             new ProvisionStep(other, disk, 80).process(theirs);
-            other.moves().transition(elsewhere, JobState.DOWNLOADING, JobExchange.change(theirs)); // 600 reserved now, 300 unseen here
+            // 600 reserved now, 300 unseen here
+            other.moves().transition(elsewhere, JobState.DOWNLOADING, JobExchange.change(theirs));
         }
         Exchange stale = exchange(second);
         step.process(stale);
         assertNull(JobExchange.stayReason(stale), "this process's counts still say 300");
         HeldJob held = second;
-        assertThrows(SpaceReservation.Conflict.class, () -> store.moves().transition(held, JobState.DOWNLOADING, JobExchange.change(stale)),
+        assertThrows(
+                SpaceReservation.Conflict.class,
+                () -> store.moves().transition(held, JobState.DOWNLOADING, JobExchange.change(stale)),
                 "600 + 300 > 800: the move checks the counts as they are");
         store.moves().unlock(held);
-        HeldJob again = store.claims().claim(JobState.PROVISIONING, store.jobs().load(second.jid()).refName(), "t").orElseThrow();
+        HeldJob again = store.claims()
+                .claim(JobState.PROVISIONING, store.jobs().load(second.jid()).refName(), "t")
+                .orElseThrow();
         Exchange fresh = exchange(again);
         step.process(fresh);
-        assertTrue(JobExchange.stayReason(fresh).contains("600 reserved by 2 downloading job(s)"), JobExchange.stayReason(fresh));
+        assertTrue(
+                JobExchange.stayReason(fresh).contains("600 reserved by 2 downloading job(s)"),
+                JobExchange.stayReason(fresh));
         assertEquals(JobState.PROVISIONING, store.jobs().load(second.jid()).state());
     }
 
@@ -119,7 +128,9 @@ class ProvisionStepTest extends StoreTest {
         usable.set(150);
         Exchange ex = exchange(job);
         step.process(ex);
-        assertTrue(JobExchange.stayReason(ex).startsWith("needs 0 bytes; 850 of 1000 bytes used"), JobExchange.stayReason(ex));
+        assertTrue(
+                JobExchange.stayReason(ex).startsWith("needs 0 bytes; 850 of 1000 bytes used"),
+                JobExchange.stayReason(ex));
         usable.set(900);
         Exchange again = exchange(job);
         step.process(again);
@@ -133,8 +144,10 @@ class ProvisionStepTest extends StoreTest {
         Exchange ex = exchange(job);
         new ProvisionStep(store, disk, 80).process(ex);
         assertNull(JobExchange.stayReason(ex), "it does not wait in provisioning");
-        assertEquals("the object is estimated at 100000000000000 bytes, more than the working filesystem can ever hold: "
-                + "at most 800 bytes (80% of 1000, ingest.provisioning.max-used-percent)", JobExchange.failure(ex));
+        assertEquals(
+                "the object is estimated at 100000000000000 bytes, more than the working filesystem can ever hold: "
+                        + "at most 800 bytes (80% of 1000, ingest.provisioning.max-used-percent)",
+                JobExchange.failure(ex));
     }
 
     @Test
@@ -177,7 +190,8 @@ class ProvisionStepTest extends StoreTest {
 
     @Test
     void aThresholdOutsideOneToHundredIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ProvisionStep(store, disk, 0));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new ProvisionStep(store, disk, 0));
         assertTrue(e.getMessage().contains("ingest.provisioning.max-used-percent"), e.getMessage());
     }
 }

@@ -39,10 +39,25 @@ class ServiceCallRoutesTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture();
     /** Sub-route → the mock its http call goes to. */
-    static final Map<String, String> CALLS = Map.of("mint", "mock:ezid-mint", "ezid-update-call", "mock:ezid-update",
-            "local-id-lookup", "mock:inventory-lookup", "local-id-bind", "mock:inventory-bind",
-            "storage-version", "mock:storage-state", "storage-add", "mock:storage-add", "inventory-add", "mock:inventory-add",
-            "inventory-version", "mock:inventory-version", "callback", "mock:callback");
+    static final Map<String, String> CALLS = Map.of(
+            "mint",
+            "mock:ezid-mint",
+            "ezid-update-call",
+            "mock:ezid-update",
+            "local-id-lookup",
+            "mock:inventory-lookup",
+            "local-id-bind",
+            "mock:inventory-bind",
+            "storage-version",
+            "mock:storage-state",
+            "storage-add",
+            "mock:storage-add",
+            "inventory-add",
+            "mock:inventory-add",
+            "inventory-version",
+            "mock:inventory-version",
+            "callback",
+            "mock:callback");
 
     final Path dir = ZK.dir();
     QueueStore store;
@@ -53,9 +68,15 @@ class ServiceCallRoutesTest {
     void start() throws Exception {
         store = ZK.store(dir.resolve("queue"));
         Path p = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
-                + "Owner: ark:/99999/fk4own\nStorageNode: 7777\nStorageService: http://storage.example.org/store\n"
-                + "ObjectMinterURL: https://ezid.example.org/shoulder/ark:/99999/fk4\nCallbackURL: https://depositor.example.org/cb\n");
+        Files.writeString(
+                p.resolve("demo_content"),
+                "ProfileID: demo_content\n"
+                        + "Collection.1: ark:/99999/fk4c\n"
+                        + "Owner: ark:/99999/fk4own\n"
+                        + "StorageNode: 7777\n"
+                        + "StorageService: http://storage.example.org/store\n"
+                        + "ObjectMinterURL: https://ezid.example.org/shoulder/ark:/99999/fk4\n"
+                        + "CallbackURL: https://depositor.example.org/cb\n");
         profiles = new ProfileDirectory(p);
         routes = routes();
         answerAll();
@@ -76,10 +97,23 @@ class ServiceCallRoutesTest {
 
     /** The routes with every outside call on its mock; {@code settings}: more configuration, as key, value. */
     ServiceRoutes routes(String... settings) throws Exception {
-        List<String> kv = new ArrayList<>(List.of("ingest.minter", "ezid", "ingest.ezid.user", "apitest",
-                "ingest.ezid.password", "secret", "ingest.ezid.target", "https://merritt.example.org/m/", "ingest.storage", "http",
-                "ingest.files.base-url", "http://queue.example.org/files", "ingest.inventory", "http",
-                "ingest.inventory.url", "http://inventory.example.org/inv"));
+        List<String> kv = new ArrayList<>(List.of(
+                "ingest.minter",
+                "ezid",
+                "ingest.ezid.user",
+                "apitest",
+                "ingest.ezid.password",
+                "secret",
+                "ingest.ezid.target",
+                "https://merritt.example.org/m/",
+                "ingest.storage",
+                "http",
+                "ingest.files.base-url",
+                "http://queue.example.org/files",
+                "ingest.inventory",
+                "http",
+                "ingest.inventory.url",
+                "http://inventory.example.org/inv"));
         kv.addAll(List.of(settings));
         return new ServiceRoutes(store, profiles, ServiceRoutes.config(kv.toArray(String[]::new)), Map.of(), camel -> {
             for (var call : CALLS.entrySet()) {
@@ -127,16 +161,24 @@ class ServiceCallRoutesTest {
         assertEquals("https://ezid.example.org/shoulder/ark:/99999/fk4", mint.getHeader(Exchange.HTTP_URI));
         assertEquals(ServiceCall.basic("apitest:secret"), mint.getHeader("Authorization"));
         assertEquals("text/plain; charset=UTF-8", mint.getHeader(Exchange.CONTENT_TYPE));
-        assertTrue(mint.getBody(String.class).startsWith("erc: who: who%0Awhat: what%0Awhen: when%0Awhere: (:tba)\n_owner: ark:/99999/fk4own"),
+        assertTrue(
+                mint.getBody(String.class)
+                        .startsWith(
+                                "erc: who: who%0Awhat: what%0Awhen: when%0Awhere: (:tba)\n_owner: ark:/99999/fk4own"),
                 mint.getBody(String.class));
 
         Message lookup = sent("mock:inventory-lookup", 0);
         assertEquals("GET", lookup.getHeader(Exchange.HTTP_METHOD));
-        assertEquals("http://inventory.example.org/inv/primary/ark%3A%2F99999%2Ffk4own/loc1", lookup.getHeader(Exchange.HTTP_URI));
+        assertEquals(
+                "http://inventory.example.org/inv/primary/ark%3A%2F99999%2Ffk4own/loc1",
+                lookup.getHeader(Exchange.HTTP_URI));
         assertEquals("responseForm=json", lookup.getHeader(Exchange.HTTP_QUERY));
         assertEquals("http://inventory.example.org/inv/primary/ark%3A%2F99999%2Ffk4m1/ark%3A%2F99999%2Ffk4own/loc1",
                 sent("mock:inventory-bind", 0).getHeader(Exchange.HTTP_URI));
-        assertEquals(3, mock("mock:inventory-lookup").getReceivedCounter(), "looked up, looked up before binding, read back");
+        assertEquals(
+                3,
+                mock("mock:inventory-lookup").getReceivedCounter(),
+                "looked up, looked up before binding, read back");
 
         Message update = sent("mock:ezid-update", 0);
         assertEquals("https://ezid.example.org/id/ark:/99999/fk4m1", update.getHeader(Exchange.HTTP_URI));
@@ -146,14 +188,17 @@ class ServiceCallRoutesTest {
                 sent("mock:storage-state", 0).getHeader(Exchange.HTTP_URI));
         assertEquals("t=json", sent("mock:storage-state", 0).getHeader(Exchange.HTTP_QUERY));
         Message add = sent("mock:storage-add", 0);
-        assertEquals("http://storage.example.org/store/add/7777/ark%3A%2F99999%2Ffk4m1", add.getHeader(Exchange.HTTP_URI));
+        assertEquals(
+                "http://storage.example.org/store/add/7777/ark%3A%2F99999%2Ffk4m1", add.getHeader(Exchange.HTTP_URI));
         assertEquals("application/x-www-form-urlencoded", add.getHeader(Exchange.CONTENT_TYPE));
         String form = add.getBody(String.class);
         assertTrue(form.startsWith("t=json&manifest=%23%25checkm_0.7") && form.contains("&local-identifier=loc1")
                 && !form.contains("delete="), form);
         assertNull(add.getHeader("Authorization"), "no credentials of an earlier call carried into this one");
         JobEffects fx = store.stepWrites().effects(lock);
-        assertTrue(fx.done(JobEffects.MINT) && fx.done(JobEffects.EZID_UPDATE) && fx.done(JobEffects.STORAGE), fx.toString());
+        assertTrue(
+                fx.done(JobEffects.MINT) && fx.done(JobEffects.EZID_UPDATE) && fx.done(JobEffects.STORAGE),
+                fx.toString());
     }
 
     @Test
@@ -161,10 +206,14 @@ class ServiceCallRoutesTest {
         answer("mock:ezid-mint", 400, "error: bad request - no such shoulder");
         HeldJob lock = downloadedJob();
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(lock));
-        assertEquals("EZID POST https://ezid.example.org/shoulder/ark:/99999/fk4: HTTP 400: error: bad request - no such shoulder",
+        assertEquals(
+                "EZID POST https://ezid.example.org/shoulder/ark:/99999/fk4: HTTP 400: error: bad request - no such"
+                        + " shoulder",
                 e.getMessage());
         assertEquals(0, mock("mock:storage-add").getReceivedCounter());
-        assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.MINT), "begun, never done: the next attempt knows");
+        assertTrue(
+                store.stepWrites().effects(lock).unresolved(JobEffects.MINT),
+                "begun, never done: the next attempt knows");
     }
 
     @Test
@@ -173,7 +222,8 @@ class ServiceCallRoutesTest {
             throw new SocketTimeoutException("Read timed out");
         });
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.processing(downloadedJob()));
-        assertEquals(1, mock("mock:ezid-mint").getReceivedCounter(), "a mint that may have reached EZID is not repeated");
+        assertEquals(
+                1, mock("mock:ezid-mint").getReceivedCounter(), "a mint that may have reached EZID is not repeated");
         assertTrue(e.getMessage().contains("it may have been applied, so it is not sent again"), e.getMessage());
 
         answer("mock:ezid-mint", 201, "success: ark:/99999/fk4m2");
@@ -230,7 +280,10 @@ class ServiceCallRoutesTest {
         assertEquals("POST", add.getHeader(Exchange.HTTP_METHOD));
         assertEquals("http://inventory.example.org/inv/add", add.getHeader(Exchange.HTTP_URI));
         assertTrue(add.getHeader(Exchange.CONTENT_TYPE, String.class).startsWith("multipart/form-data; boundary="));
-        assertTrue(add.getBody(String.class).contains("name=\"url\"\r\n\r\nhttp://storage.example.org/store/manifest/7777/ark%3A%2F99999%2Ffk4m1\r\n"),
+        assertTrue(
+                add.getBody(String.class)
+                        .contains("name=\"url\"\r\n\r\n"
+                                + "http://storage.example.org/store/manifest/7777/ark%3A%2F99999%2Ffk4m1\r\n"),
                 add.getBody(String.class));
         routes.recording(lock);
         assertEquals(1, mock("mock:inventory-add").getReceivedCounter(), "recorded as done: not sent again");
@@ -243,12 +296,17 @@ class ServiceCallRoutesTest {
         assertEquals("inventory POST http://inventory.example.org/inv/add: HTTP 400: bad url", e.getMessage());
     }
 
-    /** Inventory as Merritt's: an add makes the version (once, checkVersion), {@code /current/<ark>} answers the highest. */
+    /**
+     * Inventory as Merritt's: an add makes the version (once,
+     * checkVersion), {@code /current/<ark>} answers the highest.
+     */
     AtomicInteger inventoryAnswersAsMerritts() {
         AtomicInteger has = new AtomicInteger();
         mock("mock:inventory-version").whenAnyExchangeReceived(e -> {
             e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
-            e.getIn().setBody("{\"invv:versionsState\":{\"invv:objectID\":\"ark:/99999/fk4m1\",\"invv:currentVersion\":" + has.get() + "}}");
+            e.getIn()
+                    .setBody("{\"invv:versionsState\":{\"invv:objectID\":\"ark:/99999/fk4m1\",\"invv:currentVersion\":"
+                            + has.get() + "}}");
         });
         return has;
     }
@@ -292,7 +350,8 @@ class ServiceCallRoutesTest {
         });
         assertThrows(StaleLockException.class, () -> routes.recording(lock));
         lock.chain(c -> c.withEffects(null)); // the next holder knows only what ZooKeeper has
-        assertTrue(store.stepWrites().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
+        assertTrue(
+                store.stepWrites().effects(lock).unresolved(JobEffects.INVENTORY), "the add was not recorded as begun");
         answer("mock:inventory-add", 200, "{}");
 
         Exchange done = routes.recording(lock);
@@ -302,7 +361,10 @@ class ServiceCallRoutesTest {
         assertTrue(store.stepWrites().effects(lock).done(JobEffects.INVENTORY));
     }
 
-    /** An add begun whose request never reached inventory: inventory has no version, so it is sent once more, and only once. */
+    /**
+     * An add begun whose request never reached inventory: inventory
+     * has no version, so it is sent once more, and only once.
+     */
     @Test
     void anAddBegunThatInventoryDoesNotHaveIsSentOnceMore() throws Exception {
         HeldJob lock = downloadedJob();
@@ -335,7 +397,8 @@ class ServiceCallRoutesTest {
         assertEquals("https://depositor.example.org/cb/mc/" + lock.jid(), cb.getHeader(Exchange.HTTP_URI));
         assertEquals(lock.jid() + "-completed-0", cb.getHeader("Idempotency-Key"));
         String json = cb.getBody(String.class);
-        assertTrue(json.contains("\"job_id\":\"" + lock.jid() + "\"") && json.contains("\"status\":\"completed\""), json);
+        assertTrue(
+                json.contains("\"job_id\":\"" + lock.jid() + "\"") && json.contains("\"status\":\"completed\""), json);
         assertEquals("callback " + lock.jid() + "-completed-0 sent", JobExchange.change(done).reason());
         routes.notify(lock);
         assertEquals(1, mock("mock:callback").getReceivedCounter(), "sent once per key");
@@ -343,7 +406,9 @@ class ServiceCallRoutesTest {
         HeldJob other = downloadedJob();
         answer("mock:callback", 410, "gone");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> routes.notify(other));
-        assertTrue(e.getMessage().startsWith("callback POST https://depositor.example.org/cb/mc/" + other.jid() + ": HTTP 410"),
+        assertTrue(
+                e.getMessage()
+                        .startsWith("callback POST https://depositor.example.org/cb/mc/" + other.jid() + ": HTTP 410"),
                 e.getMessage());
     }
 }

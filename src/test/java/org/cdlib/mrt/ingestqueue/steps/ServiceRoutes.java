@@ -38,14 +38,20 @@ final class ServiceRoutes implements AutoCloseable {
     }
 
     /** With {@code beans} bound over what the module bound (a test's own storage, say). */
-    ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration, Map<String, Object> beans)
+    ServiceRoutes(
+            QueueStore store, ProfileRegistry profiles, Map<String, String> configuration, Map<String, Object> beans)
             throws Exception {
         this(store, profiles, configuration, beans, c -> { });
     }
 
     /** With {@code advice} applied to the routes before they start (AdviceWith: outside calls replaced by mocks). */
-    ServiceRoutes(QueueStore store, ProfileRegistry profiles, Map<String, String> configuration, Map<String, Object> beans,
-            Advice advice) throws Exception {
+    ServiceRoutes(
+            QueueStore store,
+            ProfileRegistry profiles,
+            Map<String, String> configuration,
+            Map<String, Object> beans,
+            Advice advice)
+            throws Exception {
         Properties p = new Properties();
         p.putAll(configuration);
         camel.getPropertiesComponent().setInitialProperties(p);
@@ -76,9 +82,17 @@ final class ServiceRoutes implements AutoCloseable {
 
     /** The configuration tests use: retries quick, the local inventory in memory. */
     static Map<String, String> config(String... keyValues) {
-        Map<String, String> c = new HashMap<>(Map.of("ingest.services.retry-delay", "10", "ingest.storage.settle", "PT0S",
-                "ingest.inventory.settle", "PT0S", "ingest.ezid.settle", "PT0S",
-                "ingest.inventory.local.url", "jdbc:h2:mem:inv" + System.nanoTime() + ";DB_CLOSE_DELAY=-1"));
+        Map<String, String> c = new HashMap<>(Map.of(
+                "ingest.services.retry-delay",
+                "10",
+                "ingest.storage.settle",
+                "PT0S",
+                "ingest.inventory.settle",
+                "PT0S",
+                "ingest.ezid.settle",
+                "PT0S",
+                "ingest.inventory.local.url",
+                "jdbc:h2:mem:inv" + System.nanoTime() + ";DB_CLOSE_DELAY=-1"));
         for (int i = 0; i < keyValues.length; i += 2) {
             c.put(keyValues[i], keyValues[i + 1]);
         }
@@ -104,7 +118,10 @@ final class ServiceRoutes implements AutoCloseable {
         }
     }
 
-    /** Runs a job route and throws what would fail the job (a step's exception, or the failure the route's error handling chose). */
+    /**
+     * Runs a job route and throws what would fail the job (a step's
+     * exception, or the failure the route's error handling chose).
+     */
     Exchange run(String route, HeldJob lock) throws Exception {
         Exchange ex = send(route, lock);
         if (ex.getException() != null) {

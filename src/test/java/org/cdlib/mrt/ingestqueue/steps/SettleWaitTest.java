@@ -29,7 +29,10 @@ class SettleWaitTest {
     void anAddWhoseLeaseEndedWithItsSessionWaitsFromThisClaim() {
         Instant begun = now.minus(Duration.ofHours(3));
         List<JobHistory.Entry> history = List.of(move(begun.minusSeconds(5), "processing", "storing"));
-        assertEquals(50_000, StoreStep.settleWaitMs(begun.toString(), history, now.minusSeconds(10).toString(), SETTLE, now));
+        assertEquals(
+                50_000,
+                StoreStep.settleWaitMs(
+                        begun.toString(), history, now.minusSeconds(10).toString(), SETTLE, now));
     }
 
     @Test

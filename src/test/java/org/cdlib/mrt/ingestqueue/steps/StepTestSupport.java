@@ -41,7 +41,8 @@ final class StepTestSupport {
     static HeldJob lockedJob(QueueStore store, JobConfiguration config, int priority) {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
         BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
-        List<String> jids = store.batches().createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
+        List<String> jids = store.batches()
+                .createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
         store.moves().transition(batch, BatchState.PROCESSING, "jobs created", null, null);
         return store.claims().tryLockJob(jids.get(0), "test").orElseThrow();
     }
@@ -55,7 +56,10 @@ final class StepTestSupport {
         return lock;
     }
 
-    /** The profile {@code demo_content} in {@code dir}, its services (EZID, storage node 7777, callbacks) at {@code base}. */
+    /**
+     * The profile {@code demo_content} in {@code dir}, its services
+     * (EZID, storage node 7777, callbacks) at {@code base}.
+     */
     static ProfileDirectory merrittProfiles(Path dir, String base)
             throws IOException {
         Path p = Files.createDirectories(dir);
@@ -73,12 +77,13 @@ final class StepTestSupport {
 
     static String manifest(String... rows) {
         StringBuilder b = new StringBuilder("""
-                #%checkm_0.7
-                #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest
-                #%prefix | mrt: | http://merritt.cdlib.org/terms#
-                #%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#
-                #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:mimeType
-                """);
+            #%checkm_0.7
+            #%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest
+            #%prefix | mrt: | http://merritt.cdlib.org/terms#
+            #%prefix | nfo: | http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#
+            #%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified \
+            | nfo:fileName | mrt:mimeType
+            """);
         for (String r : rows) {
             b.append(r).append('\n');
         }

@@ -27,10 +27,18 @@ import org.junit.jupiter.api.Test;
 class StoredVersionsTest extends StoreTest {
 
     @Test
-    void aJobThatFailedAfterStoringIsReadFromItsEffectsAnOlderOneFromItsFileAndOneNeverStoredHasNone() throws Exception {
-        StoredVersion v = new StoredVersion("ark:/99999/fk4sv1", 2, "http://storage/manifest/ark", "update", List.of("producer/a.txt"));
+    void aJobThatFailedAfterStoringIsReadFromItsEffectsAnOlderOneFromItsFileAndOneNeverStoredHasNone()
+            throws Exception {
+        StoredVersion v = new StoredVersion(
+                "ark:/99999/fk4sv1", 2, "http://storage/manifest/ark", "update", List.of("producer/a.txt"));
         HeldJob stored = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
-        store.stepWrites().storeStarted(stored, "ark:/99999/fk4sv1 v1", "http://host/files/m", "update/9001/ark", List.of("producer/a.txt"));
+        store.stepWrites()
+                .storeStarted(
+                        stored,
+                        "ark:/99999/fk4sv1 v1",
+                        "http://host/files/m",
+                        "update/9001/ark",
+                        List.of("producer/a.txt"));
         store.stepWrites().storeDone(stored, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         store.moves().transition(stored, JobState.FAILED, Change.failure("inventory refused the version"));
 
@@ -51,15 +59,25 @@ class StoredVersionsTest extends StoreTest {
         // a report's listed jobs at once (their effects read together), with a completed one read from its summary
         HeldJob completed = lockedJob(store, config("http://example.org/d.txt", "file"), 5);
         StoredVersion w = new StoredVersion("ark:/99999/fk4sv5", 1, "http://storage/manifest/ark5");
-        store.stepWrites().storeStarted(completed, "ark:/99999/fk4sv5 v0", "http://host/files/m", "add/9001/ark", List.of());
-        store.stepWrites().storeDone(completed, new String(QueueJson.write(w), StandardCharsets.UTF_8), w.manifestUrl());
+        store.stepWrites()
+                .storeStarted(completed, "ark:/99999/fk4sv5 v0", "http://host/files/m", "add/9001/ark", List.of());
+        store.stepWrites()
+                .storeDone(completed, new String(QueueJson.write(w), StandardCharsets.UTF_8), w.manifestUrl());
         HeldJob walking = completed;
-        for (JobState to : List.of(JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING, JobState.PROCESSING,
-                JobState.STORING, JobState.RECORDING, JobState.NOTIFY)) {
+        for (JobState to : List.of(
+                JobState.ESTIMATING,
+                JobState.PROVISIONING,
+                JobState.DOWNLOADING,
+                JobState.PROCESSING,
+                JobState.STORING,
+                JobState.RECORDING,
+                JobState.NOTIFY)) {
             walking = store.moves().transitionAndKeep(walking, to, Change.because("on"), "worker-" + to.wire());
         }
         store.moves().transition(walking, JobState.COMPLETED, Change.because("done"));
-        assertTrue(store.jobs().load(completed.jid()).status().summary() == null, "Merritt's shape: read from its effects node");
+        assertTrue(
+                store.jobs().load(completed.jid()).status().summary() == null,
+                "Merritt's shape: read from its effects node");
         List<Job> listed = Stream.of(stored, older, never, completed)
                 .map(l -> store.jobs().load(l.jid())).toList();
         assertEquals(Map.of(stored.jid(), v, older.jid(), fromFile, completed.jid(), w),
@@ -71,14 +89,17 @@ class StoredVersionsTest extends StoreTest {
         HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         store.stepWrites().effectDone(lock, JobEffects.STORAGE, "ark:/99999/fk4sv4 v1");
         // storing and recording stop on it (storing would otherwise send the add again)
-        RuntimeException e = assertThrows(RuntimeException.class, () -> StoredVersions.of(store.stepWrites().effects(lock)));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> StoredVersions.of(store.stepWrites().effects(lock)));
         assertTrue(e.getMessage().contains("effects/storage"), e.getMessage());
         // the report says what it can
         store.moves().transition(lock, JobState.FAILED, Change.failure("inventory refused the version"));
         assertNull(StoredVersions.of(store.jobs().load(lock.jid()), store, home));
         HeldJob other = lockedJob(store, config("http://example.org/b.txt", "file"), 5);
         StoredVersion v = new StoredVersion("ark:/99999/fk4sv6", 1, "http://storage/manifest/ark6");
-        store.stepWrites().storeStarted(other, "ark:/99999/fk4sv6 v0", "http://host/files/m", "add/9001/ark", List.of());
+        store.stepWrites()
+                .storeStarted(other, "ark:/99999/fk4sv6 v0", "http://host/files/m", "add/9001/ark", List.of());
         store.stepWrites().storeDone(other, new String(QueueJson.write(v), StandardCharsets.UTF_8), v.manifestUrl());
         store.moves().transition(other, JobState.FAILED, Change.failure("inventory refused the version"));
         assertEquals(Map.of(other.jid(), v), StoredVersions.of(
@@ -90,6 +111,8 @@ class StoredVersionsTest extends StoreTest {
     void anAddRecordedAsStartedOnlyIsNoAnswer() {
         HeldJob lock = lockedJob(store, config("http://example.org/a.txt", "file"), 5);
         store.stepWrites().storeStarted(lock, "ark:/99999/fk4sv3 v0", "http://host/files/m", "add/9001/ark", List.of());
-        assertNull(StoredVersions.of(store.stepWrites().effects(lock)), "begun, answer lost: recording must not take it as stored");
+        assertNull(
+                StoredVersions.of(store.stepWrites().effects(lock)),
+                "begun, answer lost: recording must not take it as stored");
     }
 }

@@ -68,7 +68,11 @@ class UpdateModeTest {
         Files.writeString(p.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4c\n"
                 + "StorageNode: 7777\nStorageService: " + http.baseUrl() + "/store\n");
         profiles = new ProfileDirectory(p);
-        process = new ServiceRoutes(store, profiles, ServiceRoutes.config("ingest.storage.local.root", dir.resolve("storage").toString()));
+        process = new ServiceRoutes(
+                store,
+                profiles,
+                ServiceRoutes.config(
+                        "ingest.storage.local.root", dir.resolve("storage").toString()));
         local = process.localIndex();
         ocfl = process.camel.getRegistry().lookupByNameAndType("localStorage", OcflStorage.class);
     }
@@ -83,8 +87,25 @@ class UpdateModeTest {
 
     /** A downloaded job of {@code ARK} in {@code mode} whose producer/ holds {@code files}. */
     HeldJob job(String mode, Map<String, String> files) throws Exception {
-        JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", "http://x/o.checkm", "object_manifest", "json",
-                mode, null, "loc1", null, null, null, null, "who", "what", "when", null, Map.of());
+        JobConfiguration c = new JobConfiguration(
+                null,
+                "demo_content",
+                "tester",
+                "http://x/o.checkm",
+                "object_manifest",
+                "json",
+                mode,
+                null,
+                "loc1",
+                null,
+                null,
+                null,
+                null,
+                "who",
+                "what",
+                "when",
+                null,
+                Map.of());
         HeldJob lock = StepTestSupport.lockedJob(store, c, 5);
         store.stepWrites().writeIdentifiers(lock, lock.job().identifiers().withPrimary(ARK));
         HeldJob fresh = store.claims().tryLockJob(lock.jid(), "test2").orElse(lock);
@@ -129,24 +150,41 @@ class UpdateModeTest {
         StoredVersion v1 = run(job("add", Map.of("a.txt", "alpha", "b.txt", "bravo", "docs/c.txt", "charlie")));
         assertEquals(1, v1.version());
         assertEquals("add", v1.mode());
-        assertEquals(Map.of("producer/a.txt", "alpha", "producer/b.txt", "bravo", "producer/docs/c.txt", "charlie"), head());
+        assertEquals(
+                Map.of("producer/a.txt", "alpha", "producer/b.txt", "bravo", "producer/docs/c.txt", "charlie"), head());
 
         // update resending only a.txt, changed: b.txt and docs/c.txt are carried forward
         HeldJob u1 = job("update", Map.of("a.txt", "ALPHA"));
         StoredVersion v2 = run(u1);
         assertEquals(2, v2.version());
         assertEquals("update", v2.mode());
-        assertEquals(Map.of("producer/a.txt", "ALPHA", "producer/b.txt", "bravo", "producer/docs/c.txt", "charlie"), head());
-        assertEquals(v2, StoredVersions.of(store.jobs().effects(u1.jid())), "recorded under the job, for recording and the report");
-        assertEquals(v2, StoredVersions.of(store.jobs().load(u1.jid()), store, store.ingestHome()), "as the report reads it");
-        assertFalse(Files.exists(Path.of(u1.job().configuration().workingDir()).resolve(ProcessStep.STORED)), "no file for it");
+        assertEquals(
+                Map.of("producer/a.txt", "ALPHA", "producer/b.txt", "bravo", "producer/docs/c.txt", "charlie"), head());
+        assertEquals(
+                v2,
+                StoredVersions.of(store.jobs().effects(u1.jid())),
+                "recorded under the job, for recording and the report");
+        assertEquals(
+                v2,
+                StoredVersions.of(store.jobs().load(u1.jid()), store, store.ingestHome()),
+                "as the report reads it");
+        assertFalse(
+                Files.exists(Path.of(u1.job().configuration().workingDir()).resolve(ProcessStep.STORED)),
+                "no file for it");
         assertFalse(Files.exists(store.ingestHome().resolve(".versions")), "no file for it");
-        assertEquals(new TreeSet<>(List.of("producer/a.txt", "producer/b.txt", "producer/docs/c.txt", "system/mrt-dc.xml",
-                "system/mrt-erc.txt")), local.files(ARK).stream().map(f -> f.name()).collect(Collectors.toCollection(TreeSet::new)),
+        assertEquals(
+                new TreeSet<>(List.of(
+                        "producer/a.txt",
+                        "producer/b.txt",
+                        "producer/docs/c.txt",
+                        "system/mrt-dc.xml",
+                        "system/mrt-erc.txt")),
+                local.files(ARK).stream().map(f -> f.name()).collect(Collectors.toCollection(TreeSet::new)),
                 "the local inventory lists the whole version, carried-forward files included");
 
         // update with mrt-delete.txt: b.txt and docs/c.txt removed, d.txt added; mrt-delete.txt is no producer file
-        HeldJob u2 = job("update", Map.of("d.txt", "delta", "mrt-delete.txt", "# gone\nb.txt\n\nproducer/docs/c.txt\n"));
+        HeldJob u2 =
+                job("update", Map.of("d.txt", "delta", "mrt-delete.txt", "# gone\nb.txt\n\nproducer/docs/c.txt\n"));
         StoredVersion v3 = run(u2);
         assertEquals(3, v3.version());
         assertEquals(List.of("producer/b.txt", "producer/docs/c.txt"), v3.deleted());
@@ -171,9 +209,12 @@ class UpdateModeTest {
         HeldJob missing = job("update", Map.of("b.txt", "bravo", "mrt-delete.txt", "a.txt\nnot-there.txt\n"));
         Throwable e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processAndStore(missing)).getCause();
         assertTrue(e instanceof Deletions.DeleteLineException, String.valueOf(e));
-        assertEquals("mrt-delete.txt line 2 'not-there.txt': ark:/99999/fk4upd version v1 has no file producer/not-there.txt",
+        assertEquals(
+                "mrt-delete.txt line 2 'not-there.txt': ark:/99999/fk4upd version v1 has no file"
+                        + " producer/not-there.txt",
                 e.getMessage());
-        assertEquals(1, ocfl.repository().describeObject(ARK).getHeadVersionNum().getVersionNum(), "nothing was written");
+        assertEquals(
+                1, ocfl.repository().describeObject(ARK).getHeadVersionNum().getVersionNum(), "nothing was written");
 
         HeldJob escaping = job("update", Map.of("mrt-delete.txt", "a.txt\n../../etc/passwd\n"));
         e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processing(escaping)).getCause();
@@ -198,11 +239,15 @@ class UpdateModeTest {
 
         HeldJob update = job("update", Map.of("a.txt", "ALPHA", "mrt-delete.txt", "b.txt\nproducer/docs/c.txt\n"));
         viaHttp.processAndStore(update);
-        http.verify(1, postRequestedFor(urlEqualTo("/store/update" + path))
-                .withRequestBody(containing("delete=" + URLEncoder.encode("producer/b.txt\nproducer/docs/c.txt\n", StandardCharsets.UTF_8)))
-                .withRequestBody(containing("manifest=%23%25checkm_0.7"))
-                .withRequestBody(containing(URLEncoder.encode("system/mrt-delete.txt", StandardCharsets.UTF_8)))
-                .withRequestBody(notContaining(URLEncoder.encode("producer/mrt-delete.txt", StandardCharsets.UTF_8))));
+        http.verify(
+                1,
+                postRequestedFor(urlEqualTo("/store/update" + path))
+                        .withRequestBody(containing("delete="
+                                + URLEncoder.encode("producer/b.txt\nproducer/docs/c.txt\n", StandardCharsets.UTF_8)))
+                        .withRequestBody(containing("manifest=%23%25checkm_0.7"))
+                        .withRequestBody(containing(URLEncoder.encode("system/mrt-delete.txt", StandardCharsets.UTF_8)))
+                        .withRequestBody(
+                                notContaining(URLEncoder.encode("producer/mrt-delete.txt", StandardCharsets.UTF_8))));
         http.verify(1, postRequestedFor(urlPathMatching("/store/add/.*")));
         StoredVersion v = StoredVersions.of(store.jobs().effects(update.jid()));
         assertEquals("update", v.mode());
@@ -213,7 +258,9 @@ class UpdateModeTest {
                 .withBody("no such file: producer/zz.txt")));
         HeldJob wrong = job("update", Map.of("mrt-delete.txt", "zz.txt\n"));
         Exception e = assertThrows(Exception.class, () -> viaHttp.processAndStore(wrong));
-        assertTrue(e.getMessage().contains("HTTP 400: no such file: producer/zz.txt") && e.getMessage().contains("line 1 'zz.txt'"),
+        assertTrue(
+                e.getMessage().contains("HTTP 400: no such file: producer/zz.txt")
+                        && e.getMessage().contains("line 1 'zz.txt'"),
                 e.getMessage());
     }
 
@@ -227,19 +274,27 @@ class UpdateModeTest {
         Files.writeString(producer.resolve("a.txt"), "alpha");
         Files.writeString(producer.resolve("mrt-erc.txt"), "erc:\nwho: Doe, Jane\nwhat: The depositor's\n  title\n"
                 + "when: 2026-11-23\nwhere: ark:/99999/fk4fromerc\nwhere: loc2; loc1\nwhere: (:unas)\n");
-        Files.writeString(producer.resolve("mrt-dc.xml"), "<?xml version=\"1.0\"?>\n<dc xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
-                + "<dc:title>DC title</dc:title><dc:creator>Doe, Jane</dc:creator></dc>");
+        Files.writeString(
+                producer.resolve("mrt-dc.xml"),
+                "<?xml version=\"1.0\"?>\n<dc xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
+                        + "<dc:title>DC title</dc:title><dc:creator>Doe, Jane</dc:creator></dc>");
         Files.writeString(producer.resolve("mrt-embargo.txt"), "embargoEndDate: 2030-01-01\n");
         process.processAndStore(lock);
         var ids = store.jobs().load(lock.jid()).identifiers();
         assertEquals("ark:/99999/fk4fromerc", ids.primary());
         assertEquals(List.of("loc1", "loc2"), ids.localId());
         Path system = Path.of(lock.job().configuration().workingDir()).resolve("system");
-        assertEquals("erc:\nwho: Doe, Jane\nwhat: The depositor's title\nwhen: 2026-11-23\nwhere: ark:/99999/fk4fromerc\n"
-                + "where: loc1; loc2\n", Files.readString(system.resolve("mrt-erc.txt")));
+        assertEquals(
+                "erc:\nwho: Doe, Jane\nwhat: The depositor's title\nwhen: 2026-11-23\nwhere: ark:/99999/fk4fromerc\n"
+                        + "where: loc1; loc2\n",
+                Files.readString(system.resolve("mrt-erc.txt")));
         String dc = Files.readString(system.resolve("mrt-dc.xml"));
-        assertTrue(dc.contains("<dc:title>DC title</dc:title>") && !dc.contains("Form title") && dc.contains("<dc:subject>maps")
-                && dc.contains("<dc:creator>Doe, Jane</dc:creator>"), dc);
+        assertTrue(
+                dc.contains("<dc:title>DC title</dc:title>")
+                        && !dc.contains("Form title")
+                        && dc.contains("<dc:subject>maps")
+                        && dc.contains("<dc:creator>Doe, Jane</dc:creator>"),
+                dc);
         VersionDetails d = ocfl.repository().describeVersion(ObjectVersionId.head("ark:/99999/fk4fromerc"));
         assertTrue(d.containsFile("producer/mrt-erc.txt") && d.containsFile("producer/mrt-embargo.txt"),
                 "the depositor's files stay producer files");
@@ -249,7 +304,9 @@ class UpdateModeTest {
         Files.writeString(p2.resolve("mrt-erc.txt"), "erc:\nwho: x\nwhere: ark:/foo\n");
         Exception e = assertThrows(ServiceRoutes.JobFailed.class, () -> process.processing(bad));
         assertTrue(e.getCause() instanceof IllegalArgumentException, String.valueOf(e.getCause()));
-        assertEquals("producer/mrt-erc.txt line 3: where: 'ark:/foo' is not an ARK (expected ark:/<5-digit NAAN>/<name>, "
-                + "e.g. ark:/99999/fk4abc)", e.getMessage());
+        assertEquals(
+                "producer/mrt-erc.txt line 3: where: 'ark:/foo' is not an ARK (expected ark:/<5-digit NAAN>/<name>, "
+                        + "e.g. ark:/99999/fk4abc)",
+                e.getMessage());
     }
 }

@@ -192,7 +192,8 @@ public class QueueTestSupport {
                     store.stepWrites().effectDone(lock, JobEffects.EZID_UPDATE, ark);
                 }
                 case STORING -> {
-                    store.stepWrites().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/" + ark, List.of());
+                    store.stepWrites()
+                            .storeStarted(lock, "0", "http://localhost/manifest", "add/7777/" + ark, List.of());
                     store.stepWrites().storeDone(lock, "{\"version\":1}", "http://localhost/store/manifest/7777/1");
                 }
                 case RECORDING -> {

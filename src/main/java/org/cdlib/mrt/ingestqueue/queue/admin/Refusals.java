@@ -12,8 +12,12 @@ final class Refusals {
 
     static IllegalTransitionException notIn(String what, Object state, Object expected,
             List<? extends Transition<?>> allowed) {
-        String names = allowed.isEmpty() ? "nothing"
-                : allowed.stream().map(t -> t.to() + " (" + t.name() + ")").distinct().collect(Collectors.joining(", "));
+        String names = allowed.isEmpty()
+                ? "nothing"
+                : allowed.stream()
+                        .map(t -> t.to() + " (" + t.name() + ")")
+                        .distinct()
+                        .collect(Collectors.joining(", "));
         return new IllegalTransitionException(what + " is " + state + ", not " + expected + "; allowed from " + state
                 + ": " + names, allowed);
     }

@@ -42,17 +42,23 @@ final class BatchCompletion {
                 return false;
             }
             Stat statusStat = new Stat();
-            BatchStatus status = QueueJson.read(QueuePaths.batchStatus(bid), zk.read(QueuePaths.batchStatus(bid), statusStat),
-                    BatchStatus.class);
+            BatchStatus status = QueueJson.read(
+                    QueuePaths.batchStatus(bid), zk.read(QueuePaths.batchStatus(bid), statusStat), BatchStatus.class);
             if (status.state() != BatchState.PROCESSING) {
                 return false;
             }
             List<Op> ops = new ArrayList<>();
             ops.add(Op.check(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), refsStat.getVersion()));
-            ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status.moved(BatchState.REPORTING, null)),
+            ops.add(ZooKeeperCalls.setData(
+                    QueuePaths.batchStatus(bid),
+                    QueueJson.write(status.moved(BatchState.REPORTING, null)),
                     statusStat.getVersion()));
             BatchTransactions.addIndexMove(ops, bid, BatchState.PROCESSING, BatchState.REPORTING);
-            ops.add(Op.create(QueuePaths.batchLock(bid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
+            ops.add(Op.create(
+                    QueuePaths.batchLock(bid),
+                    ZooKeeperCalls.EMPTY,
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.EPHEMERAL));
             ops.add(Op.delete(QueuePaths.batchLock(bid), -1));
             zk.commit(zk.currentHandle(), ops, () -> {
                 Stat now = zk.stat(QueuePaths.batchStatus(bid));

@@ -72,7 +72,8 @@ final class BatchDepositors {
             }
             Map<String, OpResult> r = zk.readMany(paths);
             for (String bid : chunk) {
-                if (!open(bid, r.get(QueuePaths.batchStatus(bid))) && zk.deleteIfExists(QueuePaths.depositorBatch(depositor, bid))) {
+                if (!open(bid, r.get(QueuePaths.batchStatus(bid)))
+                        && zk.deleteIfExists(QueuePaths.depositorBatch(depositor, bid))) {
                     dropped++;
                 }
             }
@@ -88,7 +89,8 @@ final class BatchDepositors {
             return true; // too large to read: damaged, counted until fsck names it
         }
         try {
-            return BatchState.OPEN.contains(QueueJson.read(QueuePaths.batchStatus(bid), d.getData(), BatchStatus.class).state());
+            return BatchState.OPEN.contains(QueueJson.read(QueuePaths.batchStatus(bid), d.getData(), BatchStatus.class)
+                    .state());
         } catch (RuntimeException damaged) {
             return true; // fsck names it; counted meanwhile
         }

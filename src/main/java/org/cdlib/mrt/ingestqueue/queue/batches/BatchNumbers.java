@@ -76,7 +76,8 @@ public final class BatchNumbers {
             }
         }
         out.sort(Comparator.reverseOrder());
-        long nextTop = bucket < lowest || top < bottom ? -1 : Math.min(top, (bucket + 1) * QueuePaths.NUMBER_BUCKET - 1);
+        long nextTop =
+                bucket < lowest || top < bottom ? -1 : Math.min(top, (bucket + 1) * QueuePaths.NUMBER_BUCKET - 1);
         return new Page(out, nextTop);
     }
 

@@ -205,7 +205,8 @@ public final class Batches {
      */
     public List<String> createJobs(BatchLock lock, List<NewJob> all) {
         int done = lock.batch().status().jobsCreated();
-        return creation.create(lock, all.subList(Math.min(done, all.size()), all.size()), all.size(), Integer.MAX_VALUE);
+        return creation.create(
+                lock, all.subList(Math.min(done, all.size()), all.size()), all.size(), Integer.MAX_VALUE);
     }
 
     /** Creates the next jobs of a batch of {@code total}: {@code next} follow the ones it already has. No cap. */

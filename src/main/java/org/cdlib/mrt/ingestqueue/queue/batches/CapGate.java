@@ -28,7 +28,8 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 final class CapGate {
     private static final List<String> OPEN_JOB_FOLDERS = Arrays.stream(JobState.values())
             .filter(s -> s.batchRef() == BatchRef.PROCESSING).map(QueuePaths::jobState).toList();
-    private static final List<String> OPEN_BATCH_FOLDERS = BatchState.OPEN.stream().map(QueuePaths::batchIndex).toList();
+    private static final List<String> OPEN_BATCH_FOLDERS =
+            BatchState.OPEN.stream().map(QueuePaths::batchIndex).toList();
 
     private CapGate() {
     }
@@ -49,7 +50,10 @@ final class CapGate {
             return Math.max(0, cap - open);
         }
 
-        /** The op that passes the gate: sets it to {@code next}, failing the transaction if anyone passed since this reading. */
+        /**
+         * The op that passes the gate: sets it to {@code next},
+         * failing the transaction if anyone passed since this reading.
+         */
         Op pass(long next) {
             return Op.setData(gate, QueueJson.text(next), version);
         }

@@ -37,11 +37,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates a batch's jobs, a window at a time, in transactions sized by bytes. Their ids come from
  * blocks reserved below mrt-zk's next sequential id ({@link IdBlocks}), recorded in the batch's
- * status ({@code job_runs}) by the transaction that first uses them; each transaction writes every node of its jobs, their references, and the batch's {@code jobs_created} and
- * cursor together, so creation resumes exactly where a crash left it and never creates a job twice.
- * Each transaction also passes the open-jobs gate ({@link CapGate}): it creates only what fits under
- * the queue's cap on the count read after the gate, and fails whole if another creator (any host)
- * passed the gate since, in which case the count is read again and the room decided again.
+ * status ({@code job_runs}) by the transaction that first uses them; each transaction writes every node of its jobs,
+ * their references, and the batch's {@code jobs_created} and cursor together, so creation resumes exactly where a
+ * crash left it and never creates a job twice. Each transaction also passes the open-jobs gate ({@link CapGate}): it
+ * creates only what fits under the queue's cap on the count read after the gate, and fails whole if another creator
+ * (any host) passed the gate since, in which case the count is read again and the room decided again.
  */
 public final class JobCreation {
     private static final Logger LOG = LoggerFactory.getLogger(JobCreation.class);
@@ -71,7 +71,8 @@ public final class JobCreation {
         Batch batch = lock.batch();
         String bid = batch.id();
         if (batch.state() != BatchState.PENDING) {
-            throw new IllegalTransitionException("batch " + bid + " is " + batch.state() + "; jobs are created only while it is pending",
+            throw new IllegalTransitionException(
+                    "batch " + bid + " is " + batch.state() + "; jobs are created only while it is pending",
                     Transitions.allowedFrom(Transitions.BATCH, batch.state()));
         }
         if (batch.status().jobsCreated() + next.size() > total
@@ -133,7 +134,8 @@ public final class JobCreation {
                 runs = before.withRun(block.first(), block.count());
             }
             BatchStatus status = before.created(done + chunk.size(), total, chunk.get(chunk.size() - 1).cursor(), runs);
-            ops.add(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
+            ops.add(ZooKeeperCalls.setData(
+                    QueuePaths.batchStatus(bid), QueueJson.write(status), batch.statusVersion()));
             int statusOp = ops.size() - 1;
             if (done == 0) { // a batch adopted from Merritt has them already (MerrittBatches)
                 List<String> folders = new ArrayList<>(List.of(QueuePaths.batchStates(bid)));
@@ -157,19 +159,33 @@ public final class JobCreation {
                         .withWorkingDir(ingestHome.resolve(bid).resolve(jid).toString());
                 ops.add(ZooKeeperCalls.create(QueuePaths.job(jid), ZooKeeperCalls.EMPTY));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "configuration"), QueueJson.write(config)));
-                ops.add(ZooKeeperCalls.create(QueuePaths.jobStatus(jid), QueueJson.write(
-                        new JobStatus(JobState.PENDING.zk(), null, now, 0, null, List.of(JobHistory.entry(null,
-                                JobState.PENDING, lock.owner().worker() + "@" + lock.owner().host(), "created from batch " + bid))))));
+                ops.add(ZooKeeperCalls.create(
+                        QueuePaths.jobStatus(jid),
+                        QueueJson.write(new JobStatus(
+                                JobState.PENDING.zk(),
+                                null,
+                                now,
+                                0,
+                                null,
+                                List.of(JobHistory.entry(
+                                        null,
+                                        JobState.PENDING,
+                                        lock.owner().worker() + "@"
+                                                + lock.owner().host(),
+                                        "created from batch " + bid))))));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), QueueJson.text(job.priority())));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));
-                ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(job.identifiers())));
+                ops.add(ZooKeeperCalls.create(
+                        QueuePaths.jobNode(jid, "identifiers"), QueueJson.write(job.identifiers())));
                 JobMetadata metadata = JobMetadata.of(config);
                 if (metadata != null) {
                     ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "metadata"), QueueJson.write(metadata)));
                 }
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "bid"), QueueJson.text(bid)));
-                ops.add(ZooKeeperCalls.create(QueuePaths.jobRef(JobState.PENDING, job.priority(), jid), ZooKeeperCalls.EMPTY));
-                ops.add(ZooKeeperCalls.create(QueuePaths.batchRef(bid, BatchRef.PROCESSING, jid), ZooKeeperCalls.EMPTY));
+                ops.add(ZooKeeperCalls.create(
+                        QueuePaths.jobRef(JobState.PENDING, job.priority(), jid), ZooKeeperCalls.EMPTY));
+                ops.add(ZooKeeperCalls.create(
+                        QueuePaths.batchRef(bid, BatchRef.PROCESSING, jid), ZooKeeperCalls.EMPTY));
             }
             try {
                 List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops,
@@ -189,6 +205,7 @@ public final class JobCreation {
             }
         }
         throw new QueueException("cannot create jobs for " + bid + ": other creators passed the open-jobs gate ("
-                + QueuePaths.JOB_COUNTER + ") " + MAX_COUNTER_RETRIES + " times in a row; the batch is tried again later");
+                + QueuePaths.JOB_COUNTER + ") " + MAX_COUNTER_RETRIES
+                + " times in a row; the batch is tried again later");
     }
 }

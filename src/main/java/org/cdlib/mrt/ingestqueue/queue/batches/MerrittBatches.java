@@ -47,7 +47,10 @@ public final class MerrittBatches {
     private static final int CHUNK = 500;
     /** Chunks between two saves of the cursor (and one at the end of each pass). */
     private static final int SAVE_EVERY = 4;
-    /** Status-less roots passed over that each pass looks at again, at most this many (the oldest dropped: the watch still hears them). */
+    /**
+     * Status-less roots passed over that each pass looks at again, at
+     * most this many (the oldest dropped: the watch still hears them).
+     */
     static final int LATER_MAX = 1_000;
     private final Batches batches;
     private final ZooKeeperCalls zk;
@@ -60,7 +63,10 @@ public final class MerrittBatches {
         this.zk = zk;
     }
 
-    /** How long a root without a status stops the cursor ({@code ingest.merritt.status-grace}), from the root's creation. */
+    /**
+     * How long a root without a status stops the cursor ({@code
+     * ingest.merritt.status-grace}), from the root's creation.
+     */
     public void grace(Duration grace) {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("ingest.merritt.status-grace must not be negative, got " + grace);
@@ -96,7 +102,10 @@ public final class MerrittBatches {
             if (read.version() < 0) {
                 zk.client().create().forPath(QueuePaths.BATCH_INTAKE, QueueJson.text(next));
             } else {
-                zk.client().setData().withVersion(read.version()).forPath(QueuePaths.BATCH_INTAKE, QueueJson.text(next));
+                zk.client()
+                        .setData()
+                        .withVersion(read.version())
+                        .forPath(QueuePaths.BATCH_INTAKE, QueueJson.text(next));
             }
             return true;
         } catch (KeeperException.NodeExistsException
@@ -128,7 +137,8 @@ public final class MerrittBatches {
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
         if (zk.exists(QueuePaths.QUEUE_HOLD)) {
-            return List.of(); // the queue is paused (ours, or the Admin Tool's): as Merritt's BatchConsumer, nothing taken
+            // the queue is paused (ours, or the Admin Tool's): as Merritt's BatchConsumer, nothing taken
+            return List.of();
         }
         List<String> adopted = new ArrayList<>();
         for (String bid : List.copyOf(later)) {
@@ -144,7 +154,8 @@ public final class MerrittBatches {
         int chunks = 0;
         try {
             while (next <= newest) {
-                // the roots first: most numbers were never batches (reserved ids, markers); the rest only of those that are
+                // the roots first: most numbers were never batches
+                // (reserved ids, markers); the rest only of those that are
                 long to = Math.min(newest, next + CHUNK - 1);
                 List<String> roots = new ArrayList<>();
                 for (long n = next; n <= to; n++) {
@@ -176,7 +187,10 @@ public final class MerrittBatches {
                     }
                     OpResult.GetDataResult status = ZooKeeperCalls.dataOf(r.get(QueuePaths.batchStatus(bid)));
                     if (status == null) {
-                        long age = System.currentTimeMillis() - ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))).getStat().getCtime();
+                        long age = System.currentTimeMillis()
+                                - ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid)))
+                                        .getStat()
+                                        .getCtime();
                         if (age < graceMs) {
                             return adopted; // still being created: the next pass looks again
                         }
@@ -207,13 +221,19 @@ public final class MerrittBatches {
     /** Under this's lock: a root without a status past the grace, kept for later passes (bounded). */
     private void passOver(String bid, long ageMs) {
         if (later.add(bid)) {
-            LOG.warn("batch {}: a root without a status for {} s (a front end that died while creating it?): passed over by the"
-                    + " intake, looked at again by each pass and taken when its status appears", bid, ageMs / 1000);
+            LOG.warn(
+                    "batch {}: a root without a status for {} s (a front end that died while creating it?): passed"
+                            + " over by the intake, looked at again by each pass and taken when its status appears",
+                    bid,
+                    ageMs / 1000);
             if (later.size() > LATER_MAX) {
                 String oldest = later.iterator().next();
                 later.remove(oldest);
-                LOG.warn("batch {}: dropped from the intake's list of roots without a status (more than {}); the batch watch"
-                        + " still takes it when its status is created", oldest, LATER_MAX);
+                LOG.warn(
+                        "batch {}: dropped from the intake's list of roots without a status (more than {}); the batch"
+                                + " watch still takes it when its status is created",
+                        oldest,
+                        LATER_MAX);
             }
         }
     }
@@ -235,8 +255,12 @@ public final class MerrittBatches {
      * Idempotent, on any host: the take is under the batch lock and checks the status version.
      */
     public Intake takeNow(String bid) {
-        Map<String, OpResult> r = zk.readMany(List.of(QueuePaths.batch(bid), QueuePaths.batchStatus(bid),
-                QueuePaths.batchStates(bid), QueuePaths.batchIndex(BatchState.PENDING, bid), QueuePaths.batchNumberEntry(bid)));
+        Map<String, OpResult> r = zk.readMany(List.of(
+                QueuePaths.batch(bid),
+                QueuePaths.batchStatus(bid),
+                QueuePaths.batchStates(bid),
+                QueuePaths.batchIndex(BatchState.PENDING, bid),
+                QueuePaths.batchNumberEntry(bid)));
         if (ZooKeeperCalls.dataOf(r.get(QueuePaths.batch(bid))) == null) {
             return Intake.GONE;
         }
@@ -294,7 +318,10 @@ public final class MerrittBatches {
                     b.submission().profileName(), b.submission().fileName(), b.submission().submitter());
             return Optional.of(bid);
         } catch (QueueException e) {
-            LOG.info("batch {}: not taken from Merritt's ingest ({}); looked at again if it is still pending", bid, e.getMessage());
+            LOG.info(
+                    "batch {}: not taken from Merritt's ingest ({}); looked at again if it is still pending",
+                    bid,
+                    e.getMessage());
             return Optional.empty();
         } finally {
             batches.unlock(lock.get());

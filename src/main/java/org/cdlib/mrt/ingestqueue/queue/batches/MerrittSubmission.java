@@ -23,8 +23,22 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
  * linked) as {@code <ingest.home>/uploads}.
  */
 public final class MerrittSubmission {
-    private static final List<String> DC = List.of("contributor", "coverage", "creator", "date", "description", "format",
-            "identifier", "language", "publisher", "relation", "rights", "source", "subject", "title", "type");
+    private static final List<String> DC = List.of(
+            "contributor",
+            "coverage",
+            "creator",
+            "date",
+            "description",
+            "format",
+            "identifier",
+            "language",
+            "publisher",
+            "relation",
+            "rights",
+            "source",
+            "subject",
+            "title",
+            "type");
 
     private MerrittSubmission() {
     }

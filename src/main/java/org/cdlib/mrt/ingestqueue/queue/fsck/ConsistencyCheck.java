@@ -83,7 +83,9 @@ public final class ConsistencyCheck {
         return repairSlice(from, count, () -> true);
     }
 
-    /** As above; {@code goOn} is asked between batches (a singleton's lead), and the pass ends early when it says no. */
+    /**
+     * As above; {@code goOn} is asked between batches (a singleton's lead), and the pass ends early when it says no.
+     */
     public Slice repairSlice(long from, int count, BooleanSupplier goOn) {
         long start = Math.max(from, store.batches().oldestNumber());
         long newest = store.batches().newestNumber();
@@ -131,7 +133,9 @@ public final class ConsistencyCheck {
         }
         long newest = store.batches().newestNumber();
         boolean whole = fromBatch <= store.batches().oldestNumber() && toBatch >= newest;
-        for (long from = Math.max(fromBatch, store.batches().oldestNumber()); from <= Math.min(newest, toBatch); from += 50) {
+        for (long from = Math.max(fromBatch, store.batches().oldestNumber());
+                from <= Math.min(newest, toBatch);
+                from += 50) {
             List<String> bids = new ArrayList<>();
             for (long n = from; n <= Math.min(Math.min(newest, toBatch), from + 49); n++) {
                 bids.add(QueuePaths.batchId(n));
@@ -147,17 +151,32 @@ public final class ConsistencyCheck {
                     checkBatch(p, bid);
                 }
             }
-            checkRemoved(p, bids.stream().filter(b -> !(r.get(QueuePaths.batch(b)) instanceof OpResult.GetDataResult)).toList());
+            checkRemoved(
+                    p,
+                    bids.stream()
+                            .filter(b -> !(r.get(QueuePaths.batch(b)) instanceof OpResult.GetDataResult))
+                            .toList());
         }
         for (var e : p.openRefs.entrySet()) {
             if (whole && !p.seen.contains(e.getKey())) { // a slice has not seen every batch
                 boolean exists = store.calls().exists(QueuePaths.job(e.getKey()));
                 for (String ref : e.getValue()) {
                     String jid = e.getKey();
-                    p.add(exists ? new Violation("job-without-batch", QueuePaths.job(jid),
-                            "referenced by " + ref + " but in no batch's run of job ids", false)
-                            : unlocked(p, "dangling-reference", ref, "no job " + jid, List.of(Op.delete(ref, -1)),
-                                    () -> store.calls().syncedStat(ref) != null && !store.calls().exists(QueuePaths.job(jid))));
+                    p.add(
+                            exists
+                                    ? new Violation(
+                                            "job-without-batch",
+                                            QueuePaths.job(jid),
+                                            "referenced by " + ref + " but in no batch's run of job ids",
+                                            false)
+                                    : unlocked(
+                                            p,
+                                            "dangling-reference",
+                                            ref,
+                                            "no job " + jid,
+                                            List.of(Op.delete(ref, -1)),
+                                            () -> store.calls().syncedStat(ref) != null
+                                                    && !store.calls().exists(QueuePaths.job(jid))));
                 }
             }
         }
@@ -171,7 +190,9 @@ public final class ConsistencyCheck {
                     p.found.size(), p.jobs, p.batches);
         }
         if (!p.notices.isEmpty()) {
-            LOG.info("consistency check: {} job(s) may have left an unused ARK at the minter (notices)", p.notices.size());
+            LOG.info(
+                    "consistency check: {} job(s) may have left an unused ARK at the minter (notices)",
+                    p.notices.size());
         }
         return report;
     }
@@ -185,7 +206,8 @@ public final class ConsistencyCheck {
         if (absent.isEmpty()) {
             return;
         }
-        Map<String, OpResult> numbered = store.calls().readMany(absent.stream().map(QueuePaths::batchNumberEntry).toList());
+        Map<String, OpResult> numbered = store.calls()
+                .readMany(absent.stream().map(QueuePaths::batchNumberEntry).toList());
         for (String bid : absent) {
             if (!(numbered.get(QueuePaths.batchNumberEntry(bid)) instanceof OpResult.GetDataResult)) {
                 continue;
@@ -196,8 +218,13 @@ public final class ConsistencyCheck {
             }
             Set<String> there = present(entries);
             List<Op> ops = there.stream().map(x -> Op.delete(x, -1)).toList();
-            p.add(unlocked(p, "index-of-removed-batch", QueuePaths.batch(bid), "no batch " + bid + " but " + there.size()
-                    + " index entr" + (there.size() == 1 ? "y" : "ies") + " name it (removed by another writer)", ops,
+            p.add(unlocked(
+                    p,
+                    "index-of-removed-batch",
+                    QueuePaths.batch(bid),
+                    "no batch " + bid + " but " + there.size() + " index entr" + (there.size() == 1 ? "y" : "ies")
+                            + " name it (removed by another writer)",
+                    ops,
                     () -> store.calls().syncedStat(QueuePaths.batch(bid)) == null && there.equals(present(entries))));
         }
     }
@@ -206,7 +233,8 @@ public final class ConsistencyCheck {
     static final long LOCK_GRACE_MS = FsckLockCheck.LOCK_GRACE_MS;
 
     private void checkBatch(FsckPass p, String bid) {
-        Map<String, OpResult> r = store.calls().readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
+        Map<String, OpResult> r =
+                store.calls().readMany(List.of(QueuePaths.batchStatus(bid), QueuePaths.batchSubmission(bid)));
         BatchStatus status;
         int version;
         try {
@@ -225,7 +253,8 @@ public final class ConsistencyCheck {
             if (SizedReads.oversizedBytes(r.get(QueuePaths.batchSubmission(bid))) >= 0) {
                 throw SizedReads.absence(QueuePaths.batchSubmission(bid), r.get(QueuePaths.batchSubmission(bid)));
             }
-            MerrittSubmission.read(QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), store.ingestHome());
+            MerrittSubmission.read(
+                    QueuePaths.batchSubmission(bid), sub == null ? null : sub.getData(), store.ingestHome());
         } catch (CorruptNodeException e) {
             String why = null;
             if (p.repair && QueuePaths.batchStatus(bid).equals(e.path()) && !(e instanceof SizedReads.Oversized)) {
@@ -241,9 +270,12 @@ public final class ConsistencyCheck {
                     return;
                 }
             }
-            p.found.add(new Violation(e instanceof SizedReads.Oversized ? "oversized" : "corrupt-batch",
-                    e instanceof SizedReads.Oversized ? e.path() : QueuePaths.batch(bid), e.getMessage()
-                    + (why == null ? "" : " (not rebuilt: " + why + ")") + " (delete the batch through the API)", false));
+            p.found.add(new Violation(
+                    e instanceof SizedReads.Oversized ? "oversized" : "corrupt-batch",
+                    e instanceof SizedReads.Oversized ? e.path() : QueuePaths.batch(bid),
+                    e.getMessage() + (why == null ? "" : " (not rebuilt: " + why + ")")
+                            + " (delete the batch through the API)",
+                    false));
             // its open jobs are still checked, found by its references (their runs of ids were in the status)
             try {
                 List<String> open = store.batches().jobs(bid, BatchRef.PROCESSING);
@@ -274,8 +306,13 @@ public final class ConsistencyCheck {
             index.stream().filter(x -> ir.get(x) instanceof OpResult.GetDataResult).forEach(seenEntries::add);
             p.add(unlocked(p, "wrong-index-entry", want, "batch " + bid + " is " + status.state(), ops,
                     () -> sameVersion(QueuePaths.batchStatus(bid), version) && seenEntries.equals(present(index))));
-        } else if (WireForm.oldStatus(r.get(QueuePaths.batchStatus(bid)) instanceof OpResult.GetDataResult d ? d.getData() : null)) {
-            p.add(unlocked(p, "old-wire-format", QueuePaths.batchStatus(bid), "written before mrt-zk's form; rewritten in it",
+        } else if (WireForm.oldStatus(
+                r.get(QueuePaths.batchStatus(bid)) instanceof OpResult.GetDataResult d ? d.getData() : null)) {
+            p.add(unlocked(
+                    p,
+                    "old-wire-format",
+                    QueuePaths.batchStatus(bid),
+                    "written before mrt-zk's form; rewritten in it",
                     List.of(ZooKeeperCalls.setData(QueuePaths.batchStatus(bid), WireForm.status(status), version)),
                     () -> sameVersion(QueuePaths.batchStatus(bid), version)));
         }
@@ -333,9 +370,19 @@ public final class ConsistencyCheck {
                 for (BatchRef ref : BatchRef.values()) {
                     String path = QueuePaths.batchRef(bid, ref, jid);
                     if (r.get(path) instanceof OpResult.GetDataResult) {
-                        p.add(unlocked(p, "dangling-batch-reference", path, "no job " + jid, List.of(Op.delete(path, -1),
-                                Op.setData(QueuePaths.batchRefs(bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1)),
-                                () -> store.calls().syncedStat(path) != null && !store.calls().exists(QueuePaths.job(jid))));
+                        p.add(unlocked(
+                                p,
+                                "dangling-batch-reference",
+                                path,
+                                "no job " + jid,
+                                List.of(
+                                        Op.delete(path, -1),
+                                        Op.setData(
+                                                QueuePaths.batchRefs(bid, BatchRef.PROCESSING),
+                                                ZooKeeperCalls.EMPTY,
+                                                -1)),
+                                () -> store.calls().syncedStat(path) != null
+                                        && !store.calls().exists(QueuePaths.job(jid))));
                     }
                 }
                 continue;

@@ -46,8 +46,15 @@ final class FsckBatchRebuild {
         }
         BatchStatus rebuilt;
         if (!store.calls().exists(QueuePaths.batchStates(bid))) {
-            rebuilt = new BatchStatus(BatchState.PENDING.zk(), QueueTime.now(), 0, "rebuilt by the consistency check: no job yet",
-                    null, null, null, null);
+            rebuilt = new BatchStatus(
+                    BatchState.PENDING.zk(),
+                    QueueTime.now(),
+                    0,
+                    "rebuilt by the consistency check: no job yet",
+                    null,
+                    null,
+                    null,
+                    null);
         } else {
             TreeSet<Long> numbers = new TreeSet<>();
             int open = 0;
@@ -68,15 +75,26 @@ final class FsckBatchRebuild {
                 }
             }
             BatchState state = open > 0 ? BatchState.PROCESSING : BatchState.REPORTING;
-            rebuilt = new BatchStatus(state.zk(), QueueTime.now(), numbers.size(), "rebuilt by the consistency check from its "
-                    + numbers.size() + " job reference(s)", null, numbers.size(), null, runs);
+            rebuilt = new BatchStatus(
+                    state.zk(),
+                    QueueTime.now(),
+                    numbers.size(),
+                    "rebuilt by the consistency check from its " + numbers.size() + " job reference(s)",
+                    null,
+                    numbers.size(),
+                    null,
+                    runs);
         }
         byte[] data = QueueJson.write(rebuilt);
         if (data.length > QueueLimits.nodeBytes(QueuePaths.batchStatus(bid))) {
             return "its job ids make too many runs to keep in a status node";
         }
         List<Op> ops = new ArrayList<>(List.of(
-                Op.create(QueuePaths.batchLock(bid), ZooKeeperCalls.EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL),
+                Op.create(
+                        QueuePaths.batchLock(bid),
+                        ZooKeeperCalls.EMPTY,
+                        ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        CreateMode.EPHEMERAL),
                 Op.delete(QueuePaths.batchLock(bid), -1),
                 Op.setData(QueuePaths.batchStatus(bid), data, stat.getVersion())));
         for (BatchState s : BatchState.values()) {

@@ -12,7 +12,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
 
-/** A job's state and batch references against its status, for {@link FsckJobCheck}: what it finds is noted there with its repair. */
+/**
+ * A job's state and batch references against its status, for {@link
+ * FsckJobCheck}: what it finds is noted there with its repair.
+ */
 final class FsckJobReferences {
     private final FsckJobCheck job;
 
@@ -45,7 +48,10 @@ final class FsckJobReferences {
             again.add(status);
             Map<String, OpResult> tr = job.store.calls().readMany(again);
             OpResult.GetDataResult now = ZooKeeperCalls.dataOf(tr.get(status));
-            moved = statusData != null && (now == null || now.getStat().getVersion() != statusData.getStat().getVersion());
+            moved = statusData != null
+                    && (now == null
+                            || now.getStat().getVersion()
+                                    != statusData.getStat().getVersion());
             refs = present(probe, tr);
         }
         if (!moved && (refs.size() != 1 || !refs.contains(want))) {
@@ -55,7 +61,10 @@ final class FsckJobReferences {
             if (!refs.contains(want)) {
                 fix.add(ZooKeeperCalls.create(want, ZooKeeperCalls.EMPTY));
             }
-            job.note(kind, QueuePaths.job(job.jid), "status " + state + " priority " + priority + ", references " + refs,
+            job.note(
+                    kind,
+                    QueuePaths.job(job.jid),
+                    "status " + state + " priority " + priority + ", references " + refs,
                     fix.toArray(Op[]::new));
         }
         BatchRef expected = state.batchRef();
@@ -69,8 +78,11 @@ final class FsckJobReferences {
         }
         if (!fix.isEmpty()) {
             fix.add(Op.setData(QueuePaths.batchRefs(job.bid, BatchRef.PROCESSING), ZooKeeperCalls.EMPTY, -1));
-            job.note("wrong-batch-reference", QueuePaths.batchStates(job.bid), job.jid + " is " + state + ", so belongs under "
-                    + expected.node(), fix.toArray(Op[]::new));
+            job.note(
+                    "wrong-batch-reference",
+                    QueuePaths.batchStates(job.bid),
+                    job.jid + " is " + state + ", so belongs under " + expected.node(),
+                    fix.toArray(Op[]::new));
         }
     }
 

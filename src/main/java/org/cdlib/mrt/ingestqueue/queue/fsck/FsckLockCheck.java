@@ -53,14 +53,21 @@ final class FsckLockCheck {
                 }
                 orphan(p, jid, lock, owner);
             } else if (now - lock.getStat().getCtime() > OLD_LOCK_MS) {
-                p.found.add(new Violation("old-lock", path, "held for " + (now - lock.getStat().getCtime()) / 60_000
-                        + " min by " + owner + " (break it with POST /api/jobs/" + jid + "/unlock?confirm=true if that host is stuck)",
+                p.found.add(new Violation(
+                        "old-lock",
+                        path,
+                        "held for " + (now - lock.getStat().getCtime()) / 60_000 + " min by " + owner
+                                + " (break it with POST /api/jobs/" + jid
+                                + "/unlock?confirm=true if that host is stuck)",
                         false));
             }
         }
     }
 
-    /** A lock of this session no holder here knows: reported (and, on repair, broken) only if the synced re-read finds it so. */
+    /**
+     * A lock of this session no holder here knows: reported (and,
+     * on repair, broken) only if the synced re-read finds it so.
+     */
     private void orphan(FsckPass p, String jid, OpResult.GetDataResult seen, String owner) {
         String path = QueuePaths.jobLock(jid);
         String detail = "held by this host's session with no holder here: " + owner;

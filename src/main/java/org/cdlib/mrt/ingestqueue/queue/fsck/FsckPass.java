@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
 final class FsckPass {
     private static final Logger LOG = LoggerFactory.getLogger(ConsistencyCheck.class);
     final boolean repair;
-    /** Whether a damaged job a worker holds has its lock broken to be repaired (the periodic pass), or waits for a later run. */
+    /**
+     * Whether a damaged job a worker holds has its lock broken to
+     * be repaired (the periodic pass), or waits for a later run.
+     */
     final boolean breakLocks;
     final List<Violation> found = new ArrayList<>();
     /** Not inconsistencies: what the operator cleans up elsewhere (an unused ARK at the minter). */

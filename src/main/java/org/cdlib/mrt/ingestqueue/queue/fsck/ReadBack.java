@@ -71,7 +71,10 @@ final class ReadBack {
         return true;
     }
 
-    /** Commits a repair that needs no job's lock with a truthful read-back; the failure named as commitUnlocked names it. */
+    /**
+     * Commits a repair that needs no job's lock with a truthful
+     * read-back; the failure named as commitUnlocked names it.
+     */
     static void commit(ZooKeeperCalls calls, String what, List<Op> ops) {
         ZooKeeper zk = calls.currentHandle();
         try {

@@ -47,9 +47,12 @@ public final class Hosts implements AutoCloseable {
     public record Work(String jobId, String since) {
     }
 
-    /** What a host publishes about itself; {@code leads}: the routes of one host at a time it runs (null from older builds). */
-    public record Host(String id, String host, long pid, String started, String updated, List<Work> work, List<String> leads) {
-    }
+    /**
+     * What a host publishes about itself; {@code leads}: the routes
+     * of one host at a time it runs (null from older builds).
+     */
+    public record Host(
+            String id, String host, long pid, String started, String updated, List<Work> work, List<String> leads) {}
 
     private final ZooKeeperCalls zk;
     private final String id;
@@ -199,7 +202,9 @@ public final class Hosts implements AutoCloseable {
     }
 
     public void drain(String host, String by) {
-        zk.createPersistent(drainPath(safe(host)), QueueJson.write(Map.of("by", by, "since", Instant.now().toString())));
+        zk.createPersistent(
+                drainPath(safe(host)),
+                QueueJson.write(Map.of("by", by, "since", Instant.now().toString())));
         LOG.info("host {} drained by {}: it finishes the work it holds and takes no more", host, by);
     }
 

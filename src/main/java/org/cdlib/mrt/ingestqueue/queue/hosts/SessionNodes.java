@@ -75,7 +75,10 @@ public final class SessionNodes {
 
     static String userPath(String user) {
         try {
-            return USERS + "/" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(user.getBytes(StandardCharsets.UTF_8)));
+            return USERS + "/"
+                    + HexFormat.of()
+                            .formatHex(
+                                    MessageDigest.getInstance("SHA-256").digest(user.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -98,8 +101,10 @@ public final class SessionNodes {
         Stat st = new Stat();
         try {
             Node n = QueueJson.read(path(id), zk.read(path(id), st), Node.class);
-            return n.user() == null ? Optional.empty()
-                    : Optional.of(new StoredSession(id, n.user(), n.data() == null ? Map.of() : n.data(), n.used(), n.idle(), st.getVersion()));
+            return n.user() == null
+                    ? Optional.empty()
+                    : Optional.of(new StoredSession(
+                            id, n.user(), n.data() == null ? Map.of() : n.data(), n.used(), n.idle(), st.getVersion()));
         } catch (NotFoundException | CorruptNodeException e) {
             return Optional.empty();
         }
@@ -129,7 +134,10 @@ public final class SessionNodes {
             }
             ids.add(id);
             byte[] list = QueueJson.write(Map.of("ids", ids));
-            ops.add(index.getVersion() < 0 ? ZooKeeperCalls.create(userPath(user), list) : ZooKeeperCalls.setData(userPath(user), list, index.getVersion()));
+            ops.add(
+                    index.getVersion() < 0
+                            ? ZooKeeperCalls.create(userPath(user), list)
+                            : ZooKeeperCalls.setData(userPath(user), list, index.getVersion()));
             if (commit(ops, () -> zk.exists(path(id)), attempt)) {
                 return new StoredSession(id, user, data, now, idleMillis, 0);
             }
@@ -151,7 +159,10 @@ public final class SessionNodes {
         for (int attempt = 1; attempt <= 2; attempt++) {
             int version = at.version();
             try {
-                zk.commit(zk.currentHandle(), List.of(ZooKeeperCalls.setData(path(s.id()), QueueJson.write(new Node(s.user(), data, now, s.idle())), version)),
+                zk.commit(
+                        zk.currentHandle(),
+                        List.of(ZooKeeperCalls.setData(
+                                path(s.id()), QueueJson.write(new Node(s.user(), data, now, s.idle())), version)),
                         () -> versionIs(path(s.id()), version + 1));
                 return new StoredSession(s.id(), s.user(), data, now, s.idle(), version + 1);
             } catch (KeeperException e) {
@@ -234,8 +245,11 @@ public final class SessionNodes {
                 Stat index = new Stat();
                 List<String> ids = new ArrayList<>(userIds(user, index));
                 if (ids.remove(id)) {
-                    ops.add(ids.isEmpty() ? Op.delete(userPath(user), index.getVersion())
-                            : ZooKeeperCalls.setData(userPath(user), QueueJson.write(Map.of("ids", ids)), index.getVersion()));
+                    ops.add(
+                            ids.isEmpty()
+                                    ? Op.delete(userPath(user), index.getVersion())
+                                    : ZooKeeperCalls.setData(
+                                            userPath(user), QueueJson.write(Map.of("ids", ids)), index.getVersion()));
                 }
             }
             if (commit(ops, () -> !zk.exists(path(id)), attempt)) {

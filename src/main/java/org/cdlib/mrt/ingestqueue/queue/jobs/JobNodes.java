@@ -70,9 +70,9 @@ public final class JobNodes {
 
     /**
      * A compacted job from its status alone (its summary carries its configuration, identifiers,
-     * priority and space_needed; nodes kept beside, by a job compacted before issue 42, hold the same); null when the summary
-     * lacks any of them (written before they were) or the status cannot be read here: then the job
-     * is read from its nodes, and named damaged there if it is.
+     * priority and space_needed; nodes kept beside, by a job compacted before issue 42, hold the
+     * same); null when the summary lacks any of them (written before they were) or the status
+     * cannot be read here: then the job is read from its nodes, and named damaged there if it is.
      */
     static Job fromStatus(String jid, OpResult status) {
         OpResult.GetDataResult d = ZooKeeperCalls.dataOf(status);
@@ -86,8 +86,16 @@ public final class JobNodes {
                     || m.spaceNeeded() == null) {
                 return null;
             }
-            return new Job(jid, m.configuration().batchId(), m.configuration(), s, m.priority(), m.spaceNeeded(), m.identifiers(),
-                    d.getStat().getVersion(), null);
+            return new Job(
+                    jid,
+                    m.configuration().batchId(),
+                    m.configuration(),
+                    s,
+                    m.priority(),
+                    m.spaceNeeded(),
+                    m.identifiers(),
+                    d.getStat().getVersion(),
+                    null);
         } catch (CorruptNodeException e) {
             return null;
         }
@@ -165,7 +173,10 @@ public final class JobNodes {
                 lockOwner(QueuePaths.jobLock(jid), ZooKeeperCalls.dataOf(r.get(QueuePaths.jobLock(jid)))));
     }
 
-    /** A node that may be missing; one left unread for its size makes the job damaged (read as missing it would mislead). */
+    /**
+     * A node that may be missing; one left unread for its size
+     * makes the job damaged (read as missing it would mislead).
+     */
     private static OpResult.GetDataResult optional(String path, OpResult r) {
         if (SizedReads.oversizedBytes(r) >= 0) {
             throw SizedReads.absence(path, r);

@@ -49,7 +49,9 @@ final class JobReads {
         return counts;
     }
 
-    /** Each state folder's child changes ({@code Stat}), in one read transaction: arrivals are counted from two of them. */
+    /**
+     * Each state folder's child changes ({@code Stat}), in one read transaction: arrivals are counted from two of them.
+     */
     Map<JobState, FolderChanges> changes() {
         List<String> paths = new ArrayList<>();
         List<JobState> states = new ArrayList<>();
@@ -94,7 +96,10 @@ final class JobReads {
         return sum;
     }
 
-    /** One child node of each job ({@code identifiers}, {@code configuration}), read in bounded transactions; a vanished job is left out, a damaged one noted. */
+    /**
+     * One child node of each job ({@code identifiers}, {@code configuration}), read
+     * in bounded transactions; a vanished job is left out, a damaged one noted.
+     */
     <T> Map<String, T> nodes(List<String> jids, String child, Class<T> type, Consumer<Damaged> damaged) {
         Map<String, OpResult> r = zk.readMany(jids.stream().map(j -> QueuePaths.jobNode(j, child)).toList());
         Map<String, T> out = new LinkedHashMap<>();
@@ -137,7 +142,8 @@ final class JobReads {
         for (String jid : jids) {
             var d = ZooKeeperCalls.dataOf(r.get(QueuePaths.jobStatus(jid)));
             if (SizedReads.oversizedBytes(r.get(QueuePaths.jobStatus(jid))) >= 0) {
-                damaged.accept(Damaged.of("job", jid, SizedReads.absence(QueuePaths.jobStatus(jid), r.get(QueuePaths.jobStatus(jid)))));
+                damaged.accept(Damaged.of(
+                        "job", jid, SizedReads.absence(QueuePaths.jobStatus(jid), r.get(QueuePaths.jobStatus(jid)))));
                 continue;
             }
             if (d == null) {

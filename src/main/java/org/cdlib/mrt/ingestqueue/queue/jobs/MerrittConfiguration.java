@@ -35,13 +35,29 @@ public final class MerrittConfiguration {
                 url = ingestHome.resolve("uploads").resolve(batch).resolve(job).resolve(file).toUri().toString();
             }
             String type = text(j, "type");
-            c = new JobConfiguration(null, text(j, "profile"), text(j, "submitter"), url,
+            c = new JobConfiguration(
+                    null,
+                    text(j, "profile"),
+                    text(j, "submitter"),
+                    url,
                     type == null ? null : "manifest".equals(type.toLowerCase(Locale.ROOT)) ? "object_manifest" : type,
-                    text(j, "responseForm"), j.path("update").asBoolean(false) ? "update" : "add", null, text(j, "localID"),
-                    file, text(j, "digestType"), text(j, "digestValue"), null, text(j, "creator"), text(j, "title"),
-                    text(j, "date"), null, null);
+                    text(j, "responseForm"),
+                    j.path("update").asBoolean(false) ? "update" : "add",
+                    null,
+                    text(j, "localID"),
+                    file,
+                    text(j, "digestType"),
+                    text(j, "digestValue"),
+                    null,
+                    text(j, "creator"),
+                    text(j, "title"),
+                    text(j, "date"),
+                    null,
+                    null);
         }
-        return c.workingDir() != null || bid == null ? c : c.withWorkingDir(ingestHome.resolve(bid).resolve(jid).toString());
+        return c.workingDir() != null || bid == null
+                ? c
+                : c.withWorkingDir(ingestHome.resolve(bid).resolve(jid).toString());
     }
 
     private static String text(JsonNode j, String key) {

@@ -16,9 +16,18 @@ public final class BaseNodes {
 
     /** Creates what is missing; safe on every start and beside mrt-zk hosts. */
     public static void create(ZooKeeperCalls zk) {
-        List<String> paths = new ArrayList<>(List.of(QueuePaths.BATCHES, QueuePaths.JOBS, QueuePaths.JOB_STATES,
-                QueuePaths.IDS, QueuePaths.COLLECTION_HOLDS, "/locks/queue", QueuePaths.BATCH_STATES, QueuePaths.OBJECT_LOCKS,
-                QueuePaths.BATCH_UUIDS, QueuePaths.BATCH_NUMBERS, QueuePaths.BATCH_DEPOSITORS));
+        List<String> paths = new ArrayList<>(List.of(
+                QueuePaths.BATCHES,
+                QueuePaths.JOBS,
+                QueuePaths.JOB_STATES,
+                QueuePaths.IDS,
+                QueuePaths.COLLECTION_HOLDS,
+                "/locks/queue",
+                QueuePaths.BATCH_STATES,
+                QueuePaths.OBJECT_LOCKS,
+                QueuePaths.BATCH_UUIDS,
+                QueuePaths.BATCH_NUMBERS,
+                QueuePaths.BATCH_DEPOSITORS));
         for (JobState s : JobState.values()) {
             if (s != JobState.DELETED) {
                 paths.add(QueuePaths.jobState(s));
@@ -29,8 +38,9 @@ public final class BaseNodes {
         }
         String chroot = zk.chroot();
         if (!chroot.isEmpty() && !zk.exists("/")) { // "/" is the chroot itself: without it every create fails as NoNode
-            throw new QueueException("the chroot " + chroot + " named in zookeeper.connect does not exist in ZooKeeper: "
-                    + "create it there (zkCli: create " + chroot + ") or correct zookeeper.connect");
+            throw new QueueException(
+                    "the chroot " + chroot + " named in zookeeper.connect does not exist in ZooKeeper: "
+                            + "create it there (zkCli: create " + chroot + ") or correct zookeeper.connect");
         }
         try {
             for (String p : paths) {

@@ -38,8 +38,14 @@ public final class WireForm {
     }
 
     public static byte[] status(JobStatus s) {
-        return QueueJson.write(new JobStatus(s.status(), s.lastSuccessfulStatus(), stamp(s.lastModified()), s.retryCount(),
-                s.message(), s.history(), s.summary()));
+        return QueueJson.write(new JobStatus(
+                s.status(),
+                s.lastSuccessfulStatus(),
+                stamp(s.lastModified()),
+                s.retryCount(),
+                s.message(),
+                s.history(),
+                s.summary()));
     }
 
     public static byte[] status(BatchStatus s) {

@@ -75,7 +75,8 @@ public final class LockBreaks {
                 return new Outcome(false, holder, now.statusVersion(), "the lock changed since it was judged");
             }
             if (now.lock.getEphemeralOwner() != handle.getSessionId()) {
-                return new Outcome(false, holder, now.statusVersion(), "held by a live session of another host or writer");
+                return new Outcome(
+                        false, holder, now.statusVersion(), "held by a live session of another host or writer");
             }
         }
         return held.whileNoneEntered(() -> {
@@ -134,7 +135,8 @@ public final class LockBreaks {
         }
     }
 
-    private static byte[] getOrNull(ZooKeeper handle, String path, Stat into) throws KeeperException, InterruptedException {
+    private static byte[] getOrNull(ZooKeeper handle, String path, Stat into)
+            throws KeeperException, InterruptedException {
         try {
             return handle.getData(path, false, into);
         } catch (KeeperException.NoNodeException e) {

@@ -29,8 +29,14 @@ public record BatchStatus(String status, @JsonAlias("last_modification_date") St
         jobRuns = jobRuns == null ? List.of() : List.copyOf(jobRuns);
     }
 
-    public BatchStatus(String status, String lastModified, int jobsCreated, String message, Long firstJob, Integer jobsTotal,
-                       Long cursor) {
+    public BatchStatus(
+            String status,
+            String lastModified,
+            int jobsCreated,
+            String message,
+            Long firstJob,
+            Integer jobsTotal,
+            Long cursor) {
         this(status, lastModified, jobsCreated, message, firstJob, jobsTotal, cursor, null);
     }
 
@@ -90,7 +96,8 @@ public record BatchStatus(String status, @JsonAlias("last_modification_date") St
      * ({@code job_runs}), or one run from {@code first_job} for a batch created before runs.
      */
     public List<String> jobIds() {
-        List<List<Long>> runs = jobRuns.isEmpty() && firstJob != null ? List.of(List.of(firstJob, (long) jobsCreated)) : jobRuns;
+        List<List<Long>> runs =
+                jobRuns.isEmpty() && firstJob != null ? List.of(List.of(firstJob, (long) jobsCreated)) : jobRuns;
         int n = jobsCreated;
         return new AbstractList<>() {
             @Override
@@ -121,7 +128,8 @@ public record BatchStatus(String status, @JsonAlias("last_modification_date") St
         if (n < 0) {
             return false;
         }
-        List<List<Long>> runs = jobRuns.isEmpty() && firstJob != null ? List.of(List.of(firstJob, (long) jobsCreated)) : jobRuns;
+        List<List<Long>> runs =
+                jobRuns.isEmpty() && firstJob != null ? List.of(List.of(firstJob, (long) jobsCreated)) : jobRuns;
         long left = jobsCreated;
         for (List<Long> run : runs) {
             long count = Math.min(run.get(1), left);

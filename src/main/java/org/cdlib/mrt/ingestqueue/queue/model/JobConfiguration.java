@@ -42,9 +42,27 @@ public record JobConfiguration(
     /** As shown to a reader (the API, the dashboard): a credential a neighbour left in the payload URL hidden. */
     public JobConfiguration shown() {
         String url = Urls.redacted(payloadUrl);
-        return url == null || url.equals(payloadUrl) ? this : new JobConfiguration(batchId, profileName, submitter, url,
-                payloadType, responseType, submissionMode, workingDir, localId, fileName, digestType, digestValue, fileSize,
-                ercWho, ercWhat, ercWhen, ercWhere, dublinCore);
+        return url == null || url.equals(payloadUrl)
+                ? this
+                : new JobConfiguration(
+                        batchId,
+                        profileName,
+                        submitter,
+                        url,
+                        payloadType,
+                        responseType,
+                        submissionMode,
+                        workingDir,
+                        localId,
+                        fileName,
+                        digestType,
+                        digestValue,
+                        fileSize,
+                        ercWho,
+                        ercWhat,
+                        ercWhen,
+                        ercWhere,
+                        dublinCore);
     }
 
     public JobConfiguration withBatchId(String bid) {

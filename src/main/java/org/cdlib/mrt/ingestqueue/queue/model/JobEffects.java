@@ -82,14 +82,19 @@ public record JobEffects(Map<String, Effect> effects) {
     public List<UnusedArk> unusedArks(String primary) {
         List<UnusedArk> out = new ArrayList<>();
         if (lostMints() > 0) {
-            out.add(new UnusedArk("lost-mint", lostMints() + " mint answer(s) lost (the last of those mints began at "
-                    + effects.get(LOST_MINT).at() + "): an ARK may exist at the minter (EZID) unused; look for one made "
-                    + "then and remove it there"));
+            out.add(new UnusedArk(
+                    "lost-mint",
+                    lostMints() + " mint answer(s) lost (the last of those mints began at "
+                            + effects.get(LOST_MINT).at()
+                            + "): an ARK may exist at the minter (EZID) unused; look for one made "
+                            + "then and remove it there"));
         }
         Effect mint = effects.get(MINT);
         if (mint != null && mint.done() && primary != null && mint.detail() != null && !mint.detail().equals(primary)) {
-            out.add(new UnusedArk("unused-ark", mint.detail() + " was minted and not used (another job bound the local id to "
-                    + primary + " first): it exists at the minter (EZID) unused; remove it there"));
+            out.add(new UnusedArk(
+                    "unused-ark",
+                    mint.detail() + " was minted and not used (another job bound the local id to " + primary
+                            + " first): it exists at the minter (EZID) unused; remove it there"));
         }
         return out;
     }

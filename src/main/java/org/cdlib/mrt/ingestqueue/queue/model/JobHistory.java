@@ -17,7 +17,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 public final class JobHistory {
     /** How many transitions a status node keeps. */
     public static final int MAX_ENTRIES = 20;
-    /** What the history may take of the status node (16 KiB, of which an error message may take 2 KiB and a completed job's summary the most of the rest). */
+    /**
+     * What the history may take of the status node (16 KiB, of which an error
+     * message may take 2 KiB and a completed job's summary the most of the rest).
+     */
     public static final int MAX_BYTES = 4096;
     /** One reason, cut: the error message keeps the whole text of a failure. */
     static final int REASON_BYTES = 200;
@@ -38,7 +41,8 @@ public final class JobHistory {
     public static List<Entry> append(List<Entry> history, Entry e) {
         List<Entry> out = new ArrayList<>(history == null ? List.of() : history);
         out.add(e);
-        while (out.size() > MAX_ENTRIES || out.size() > 1 && jsonBytesAtMost(out) > MAX_BYTES && QueueJson.write(out).length > MAX_BYTES) {
+        while (out.size() > MAX_ENTRIES
+                || out.size() > 1 && jsonBytesAtMost(out) > MAX_BYTES && QueueJson.write(out).length > MAX_BYTES) {
             out.remove(0);
         }
         return List.copyOf(out);
@@ -52,12 +56,20 @@ public final class JobHistory {
     static int jsonBytesAtMost(List<Entry> history) {
         int n = 2;
         for (Entry e : history) {
-            n += 48 + bytesAtMost(e.at()) + bytesAtMost(e.from()) + bytesAtMost(e.to()) + bytesAtMost(e.by()) + bytesAtMost(e.reason());
+            n += 48
+                    + bytesAtMost(e.at())
+                    + bytesAtMost(e.from())
+                    + bytesAtMost(e.to())
+                    + bytesAtMost(e.by())
+                    + bytesAtMost(e.reason());
         }
         return n;
     }
 
-    /** A JSON string's bytes at most: a control character or half a surrogate pair takes 6 (Jackson writes both as backslash-u), a quote or backslash 2, any other char at most 3. */
+    /**
+     * A JSON string's bytes at most: a control character or half a surrogate pair takes 6
+     * (Jackson writes both as backslash-u), a quote or backslash 2, any other char at most 3.
+     */
     private static int bytesAtMost(String s) {
         if (s == null) {
             return 4;
@@ -65,7 +77,9 @@ public final class JobHistory {
         int n = 2;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            n += c < 0x20 || Character.isSurrogate(c) ? 6 : c == '"' || c == '\\' ? 2 : c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+            n += c < 0x20 || Character.isSurrogate(c)
+                    ? 6
+                    : c == '"' || c == '\\' ? 2 : c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
         }
         return n;
     }

@@ -24,7 +24,8 @@ public record JobStatus(
 
     public JobStatus {
         status = normal(status);
-        lastSuccessfulStatus = lastSuccessfulStatus == null || lastSuccessfulStatus.isEmpty() ? null : normal(lastSuccessfulStatus);
+        lastSuccessfulStatus =
+                lastSuccessfulStatus == null || lastSuccessfulStatus.isEmpty() ? null : normal(lastSuccessfulStatus);
         message = message == null ? "" : QueueLimits.errorMessage(message);
         history = history == null ? List.of() : List.copyOf(history);
     }

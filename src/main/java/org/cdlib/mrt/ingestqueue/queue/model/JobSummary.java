@@ -17,8 +17,12 @@ import java.util.function.UnaryOperator;
  * 42 beside kept bid/priority/space_needed/identifiers nodes may have them null (it was cut): its
  * job is read from those nodes.
  */
-public record JobSummary(JobConfiguration configuration, Identifiers identifiers, Map<String, JobEffects.Effect> effects,
-                         Integer priority, Long spaceNeeded) {
+public record JobSummary(
+        JobConfiguration configuration,
+        Identifiers identifiers,
+        Map<String, JobEffects.Effect> effects,
+        Integer priority,
+        Long spaceNeeded) {
 
     /** The cuts tried in turn: the first whose summary fits is kept (the last always fits: see {@link #of}). */
     private static final int[] FIELD_CUTS = {Integer.MAX_VALUE, 1024, 256, 64};
@@ -37,14 +41,19 @@ public record JobSummary(JobConfiguration configuration, Identifiers identifiers
      * The summary of a job, at most {@code budget} bytes of JSON when that can be had by cutting the
      * configuration and identifiers (the effects, at most one effects node's 8 KiB, are never cut).
      */
-    public static JobSummary of(JobConfiguration c, Identifiers ids, JobEffects fx, int priority, long spaceNeeded, int budget) {
+    public static JobSummary of(
+            JobConfiguration c, Identifiers ids, JobEffects fx, int priority, long spaceNeeded, int budget) {
         JobSummary s = null;
         for (int level = 0; level < FIELD_CUTS.length; level++) {
             int cut = FIELD_CUTS[level];
             UnaryOperator<String> f = v -> cut == Integer.MAX_VALUE ? v : JobHistory.cut(v, cut);
             List<String> local = ids.localId().stream().limit(LOCAL_IDS[level]).map(f).toList();
-            s = new JobSummary(c == null ? null : cut(c, f, level == 0), new Identifiers(f.apply(ids.primaryId()), local),
-                    fx.effects(), priority, spaceNeeded);
+            s = new JobSummary(
+                    c == null ? null : cut(c, f, level == 0),
+                    new Identifiers(f.apply(ids.primaryId()), local),
+                    fx.effects(),
+                    priority,
+                    spaceNeeded);
             if (QueueJson.write(s).length <= budget) {
                 return s;
             }
@@ -54,10 +63,24 @@ public record JobSummary(JobConfiguration configuration, Identifiers identifiers
 
     private static JobConfiguration cut(JobConfiguration c, UnaryOperator<String> f, boolean keepDublinCore) {
         Map<String, List<String>> dc = keepDublinCore ? c.dublinCore() : null;
-        return new JobConfiguration(f.apply(c.batchId()), f.apply(c.profileName()), f.apply(c.submitter()),
-                f.apply(c.payloadUrl()), f.apply(c.payloadType()), f.apply(c.responseType()), f.apply(c.submissionMode()),
-                f.apply(c.workingDir()), f.apply(c.localId()), f.apply(c.fileName()), f.apply(c.digestType()),
-                f.apply(c.digestValue()), c.fileSize(), f.apply(c.ercWho()), f.apply(c.ercWhat()), f.apply(c.ercWhen()),
-                f.apply(c.ercWhere()), dc == null ? null : new LinkedHashMap<>(dc));
+        return new JobConfiguration(
+                f.apply(c.batchId()),
+                f.apply(c.profileName()),
+                f.apply(c.submitter()),
+                f.apply(c.payloadUrl()),
+                f.apply(c.payloadType()),
+                f.apply(c.responseType()),
+                f.apply(c.submissionMode()),
+                f.apply(c.workingDir()),
+                f.apply(c.localId()),
+                f.apply(c.fileName()),
+                f.apply(c.digestType()),
+                f.apply(c.digestValue()),
+                c.fileSize(),
+                f.apply(c.ercWho()),
+                f.apply(c.ercWhat()),
+                f.apply(c.ercWhen()),
+                f.apply(c.ercWhere()),
+                dc == null ? null : new LinkedHashMap<>(dc));
     }
 }

@@ -55,8 +55,11 @@ public final class QueueJson {
             return value;
         } catch (IOException e) {
             String text = new String(data, StandardCharsets.UTF_8);
-            throw new CorruptNodeException(path, "not valid JSON " + type.getSimpleName() + " ("
-                    + (e instanceof JsonProcessingException jp ? jp.getOriginalMessage() : e.getMessage()) + "): " + (text.length() > 80 ? text.substring(0, 80) + "..." : text));
+            throw new CorruptNodeException(
+                    path,
+                    "not valid JSON " + type.getSimpleName() + " ("
+                            + (e instanceof JsonProcessingException jp ? jp.getOriginalMessage() : e.getMessage())
+                            + "): " + (text.length() > 80 ? text.substring(0, 80) + "..." : text));
         }
     }
 

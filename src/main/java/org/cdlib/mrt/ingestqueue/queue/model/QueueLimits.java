@@ -48,7 +48,8 @@ public final class QueueLimits {
         if (path.startsWith(QueuePaths.ACTIVITY + "/")) {
             return 4096; // a minute's counts per state and its backlog sample
         }
-        if (path.startsWith(QueuePaths.SESSIONS + "/")) { return SESSION_BYTES; } // a dashboard session, a user's 20 ids
+        // a dashboard session, a user's 20 ids
+        if (path.startsWith(QueuePaths.SESSIONS + "/")) { return SESSION_BYTES; }
         if (path.startsWith(QueuePaths.HOSTS + "/")) {
             return NODE_BYTES; // a host's work, at most 200 jobs
         }

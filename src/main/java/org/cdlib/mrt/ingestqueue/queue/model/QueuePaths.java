@@ -204,7 +204,9 @@ public final class QueuePaths {
     /** {@code prefix} and ten digits, zero-padded (made on every transition: String.format cost more than the rest). */
     private static String numbered(String prefix, long n) {
         String digits = Long.toString(n);
-        return digits.length() >= 10 || n < 0 ? prefix + digits : prefix + "0000000000".substring(digits.length()) + digits;
+        return digits.length() >= 10 || n < 0
+                ? prefix + digits
+                : prefix + "0000000000".substring(digits.length()) + digits;
     }
 
     public static String jobId(long n) {

@@ -32,8 +32,10 @@ public final class Transitions {
             }
         }
         t.add(new Transition<>(PENDING, HELD, WORKER, "collection or queue hold"));
-        // mrt-zk's states.yml: a failed job may be requeued to any step (its Admin Tool picks the one after the last success)
-        for (JobState to : List.of(PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, STORING, RECORDING, NOTIFY)) {
+        // mrt-zk's states.yml: a failed job may be requeued to any
+        // step (its Admin Tool picks the one after the last success)
+        for (JobState to :
+                List.of(PENDING, ESTIMATING, PROVISIONING, DOWNLOADING, PROCESSING, STORING, RECORDING, NOTIFY)) {
             t.add(new Transition<>(FAILED, to, ADMIN, "requeue"));
         }
         t.add(new Transition<>(FAILED, DELETED, ADMIN, "delete"));
@@ -97,10 +99,19 @@ public final class Transitions {
     private static <S extends Enum<S>> Transition<S> requireBy(List<Transition<S>> table, String what, S from, S to,
                                                               Transition.By by) {
         List<Transition<S>> rows = table.stream().filter(t -> t.from() == from && t.to() == to).toList();
-        return rows.stream().filter(t -> t.by() == by).findFirst().orElseThrow(() -> new IllegalTransitionException(
-                what + ": " + from + " -> " + to + " is made by " + rows.stream().map(t -> actor(t.by()) + " (" + t.name() + ")")
-                        .distinct().collect(java.util.stream.Collectors.joining(" or ")) + ", not by " + actor(by),
-                table.stream().filter(t -> t.from() == from && t.by() == by).toList()));
+        return rows.stream()
+                .filter(t -> t.by() == by)
+                .findFirst()
+                .orElseThrow(() -> new IllegalTransitionException(
+                        what + ": " + from + " -> " + to + " is made by "
+                                + rows.stream()
+                                        .map(t -> actor(t.by()) + " (" + t.name() + ")")
+                                        .distinct()
+                                        .collect(java.util.stream.Collectors.joining(" or "))
+                                + ", not by " + actor(by),
+                        table.stream()
+                                .filter(t -> t.from() == from && t.by() == by)
+                                .toList()));
     }
 
     public static String actor(Transition.By by) {

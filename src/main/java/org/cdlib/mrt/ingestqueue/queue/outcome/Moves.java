@@ -45,8 +45,14 @@ public final class Moves {
     private final TransitionLog log;
     private final EffectsNode effects;
 
-    public Moves(ZooKeeperCalls zk, EphemeralLocks locks, JobTransactions jobTransactions, BatchTransactions batchTransactions,
-                 JobDeletion deletion, EffectsNode effects, TransitionLog log) {
+    public Moves(
+            ZooKeeperCalls zk,
+            EphemeralLocks locks,
+            JobTransactions jobTransactions,
+            BatchTransactions batchTransactions,
+            JobDeletion deletion,
+            EffectsNode effects,
+            TransitionLog log) {
         this.zk = zk;
         this.effects = effects;
         this.locks = locks;

@@ -24,10 +24,10 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * A reservation is one atomic transaction: a sequential create (ephemeral, under a name mrt-zk
  * does not take for an item) tells where the counter stands, and {@code n} create/delete pairs of a
  * scratch node move it on by {@code n}: the marker's number and the {@code n} after it are this
- * caller's, passed by the counter and never created by anyone (the marker has another prefix). The marker is deleted right after (a crash
- * leaves it to the session). A batch's job ids are reserved in such blocks, recorded in its status
- * ({@code job_runs}), so its jobs are still found by number, never by listing; batch ids in small
- * blocks kept by this process.
+ * caller's, passed by the counter and never created by anyone (the marker has another prefix).
+ * The marker is deleted right after (a crash leaves it to the session). A batch's job ids are
+ * reserved in such blocks, recorded in its status ({@code job_runs}), so its jobs are still
+ * found by number, never by listing; batch ids in small blocks kept by this process.
  */
 public final class IdBlocks {
     /** Ids one reservation of job ids takes at most: 2 operations each, well inside a transaction's bytes. */
@@ -77,7 +77,9 @@ public final class IdBlocks {
         return Integer.toUnsignedLong(st.getCversion());
     }
 
-    /** Reserves {@code wanted} ids under {@code parent} (at most {@link #BLOCK}, at least one) through {@code handle}. */
+    /**
+     * Reserves {@code wanted} ids under {@code parent} (at most {@link #BLOCK}, at least one) through {@code handle}.
+     */
     public static Block reserve(ZooKeeperCalls zk, ZooKeeper handle, String parent, int wanted) {
         int n = Math.max(0, Math.min(BLOCK, wanted) - 1);
         String scratch = parent + "/id-scratch";
@@ -89,7 +91,8 @@ public final class IdBlocks {
             ops.add(Op.delete(scratch, -1));
         }
         try {
-            // an answer a lost connection hid is sent again: at worst a block nobody uses, its marker gone with the session
+            // an answer a lost connection hid is sent again: at worst
+            // a block nobody uses, its marker gone with the session
             List<OpResult> results = zk.commit(handle, ops, () -> false);
             String marker = ((OpResult.CreateResult) results.get(0)).getPath();
             zk.deleteIfExists(marker);

@@ -22,7 +22,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
  * transition is never applied twice nor assumed.
  */
 public final class MultiCommit {
-    /** How long a commit waits for a lost connection before it gives up (the outcome then stays unknown to the caller). */
+    /**
+     * How long a commit waits for a lost connection before it gives up (the outcome then stays unknown to the caller).
+     */
     public static final long CONNECT_WAIT_MS = TimeUnit.SECONDS.toMillis(45);
 
     /** The caller's read-back: whether a transaction whose answer was lost did apply. */
@@ -82,7 +84,8 @@ public final class MultiCommit {
     }
 
     /** The multi sent asynchronously, {@code sent} told at once; then its answer, as the synchronous call gives it. */
-    private static List<OpResult> multiSent(ZooKeeper zk, List<Op> ops, Runnable sent) throws KeeperException, InterruptedException {
+    private static List<OpResult> multiSent(ZooKeeper zk, List<Op> ops, Runnable sent)
+            throws KeeperException, InterruptedException {
         CompletableFuture<List<OpResult>> answer = new CompletableFuture<>();
         int[] code = new int[1];
         try {
@@ -119,7 +122,8 @@ public final class MultiCommit {
     static KeeperException failure(List<Op> ops, List<OpResult> results, int rc) {
         if (results != null) {
             for (int i = 0; i < results.size() && i < ops.size(); i++) {
-                if (results.get(i) instanceof OpResult.ErrorResult er && er.getErr() != KeeperException.Code.OK.intValue()
+                if (results.get(i) instanceof OpResult.ErrorResult er
+                        && er.getErr() != KeeperException.Code.OK.intValue()
                         && er.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
                     return KeeperException.create(KeeperException.Code.get(er.getErr()), ops.get(i).getPath());
                 }

@@ -71,15 +71,21 @@ public final class SizedReads {
         List<CompletableFuture<List<OpResult>>> answers = new ArrayList<>();
         for (List<String> t : transactions) {
             CompletableFuture<List<OpResult>> answer = new CompletableFuture<>();
-            // a read multi answers each op on its own (a missing node is an error result); no results: the request failed
-            zk.multi(t.stream().map(Op::getData).toList(), (rc, path, ctx, results) -> {
-                if (results != null && results.size() == t.size()) {
-                    answer.complete(results);
-                } else {
-                    answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(
-                            rc == KeeperException.Code.OK.intValue() ? KeeperException.Code.SYSTEMERROR.intValue() : rc)));
-                }
-            }, null);
+            // a read multi answers each op on its own (a missing node
+            // is an error result); no results: the request failed
+            zk.multi(
+                    t.stream().map(Op::getData).toList(),
+                    (rc, path, ctx, results) -> {
+                        if (results != null && results.size() == t.size()) {
+                            answer.complete(results);
+                        } else {
+                            answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(
+                                    rc == KeeperException.Code.OK.intValue()
+                                            ? KeeperException.Code.SYSTEMERROR.intValue()
+                                            : rc)));
+                        }
+                    },
+                    null);
             answers.add(answer);
         }
         Map<String, OpResult> data = new HashMap<>();
@@ -98,7 +104,8 @@ public final class SizedReads {
         return out;
     }
 
-    private static List<OpResult> await(CompletableFuture<List<OpResult>> answer) throws KeeperException, InterruptedException {
+    private static List<OpResult> await(CompletableFuture<List<OpResult>> answer)
+            throws KeeperException, InterruptedException {
         try {
             return answer.get(ANSWER_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -142,8 +149,12 @@ public final class SizedReads {
 
     /** Bytes of a node left unread for its size; -1 for any other answer. */
     public static int oversizedBytes(OpResult r) {
-        return r instanceof OpResult.GetDataResult d && d.getData() == null && d.getStat() != null && d.getStat().getDataLength() > 0
-                ? d.getStat().getDataLength() : -1;
+        return r instanceof OpResult.GetDataResult d
+                        && d.getData() == null
+                        && d.getStat() != null
+                        && d.getStat().getDataLength() > 0
+                ? d.getStat().getDataLength()
+                : -1;
     }
 
     /** Why a node's answer gives no data: missing, or oversized ({@link Oversized}, named by fsck as such). */

@@ -102,7 +102,8 @@ public final class StateView implements AutoCloseable {
         BackgroundCallback counted = (c, event) -> {
             int n = event.getStat() == null ? 0 : event.getStat().getNumChildren();
             if (n > QueueLimits.LISTED_CHILDREN) {
-                problem = path + " holds " + n + " entries, more than the " + QueueLimits.LISTED_CHILDREN + " listed at once";
+                problem = path + " holds " + n + " entries, more than the " + QueueLimits.LISTED_CHILDREN
+                        + " listed at once";
                 LOG.warn("{}", problem);
                 onChange.run();
                 return;

@@ -70,8 +70,18 @@ class AdminActionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"PENDING", "ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
-        "NOTIFY"})
+    @EnumSource(
+            value = JobState.class,
+            names = {
+                "PENDING",
+                "ESTIMATING",
+                "PROVISIONING",
+                "DOWNLOADING",
+                "PROCESSING",
+                "STORING",
+                "RECORDING",
+                "NOTIFY"
+            })
     void aJobHeldInAnyWorkingStateIsReleasedBackToWhereItWas(JobState state) {
         String jid = jobIn(state);
         assertEquals(JobState.HELD, admin.holdJob(jid, "op").state());
@@ -82,8 +92,9 @@ class AdminActionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING",
-        "NOTIFY"})
+    @EnumSource(
+            value = JobState.class,
+            names = {"ESTIMATING", "PROVISIONING", "DOWNLOADING", "PROCESSING", "STORING", "RECORDING", "NOTIFY"})
     void aFailedJobIsRequeuedToTheStateAfterItsLastSuccessAndCountsTheRetry(JobState failedIn) {
         String jid = failedIn(failedIn);
         Job failed = store.jobs().load(jid);
@@ -91,9 +102,13 @@ class AdminActionsTest {
         Job requeued = admin.requeueJob(jid, "op");
         assertEquals(failedIn, requeued.state());
         assertEquals(1, requeued.status().retryCount());
-        assertEquals(failed.status().lastSuccessfulStatus(), requeued.status().lastSuccessfulStatus(), "kept on requeue");
+        assertEquals(
+                failed.status().lastSuccessfulStatus(), requeued.status().lastSuccessfulStatus(), "kept on requeue");
         assertEquals(null, requeued.status().errorMessage());
-        assertEquals(List.of(jid), store.batches().jobs(failed.batchId(), BatchRef.PROCESSING), "back under batch-processing");
+        assertEquals(
+                List.of(jid),
+                store.batches().jobs(failed.batchId(), BatchRef.PROCESSING),
+                "back under batch-processing");
         assertTrue(fsck.check().clean());
     }
 
@@ -101,8 +116,12 @@ class AdminActionsTest {
     void refusalsNameTheStateAndWhatIsAllowedAndWriteNothing() {
         String jid = jobIn(JobState.DOWNLOADING);
         Job before = store.jobs().load(jid);
-        IllegalTransitionException e = assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(jid, "op"));
-        assertTrue(e.getMessage().contains("is downloading, not failed") && e.getMessage().contains("held (hold)"), e.getMessage());
+        IllegalTransitionException e =
+                assertThrows(IllegalTransitionException.class, () -> admin.requeueJob(jid, "op"));
+        assertTrue(
+                e.getMessage().contains("is downloading, not failed")
+                        && e.getMessage().contains("held (hold)"),
+                e.getMessage());
         assertFalse(e.allowed().isEmpty());
         assertThrows(IllegalTransitionException.class, () -> admin.releaseJob(jid, "op"));
         assertThrows(IllegalTransitionException.class, () -> admin.deleteJob(jid, true, "op"));
@@ -119,7 +138,9 @@ class AdminActionsTest {
     @Test
     void aJobAWorkerHoldsIsRefusedNamingTheWorker() {
         String jid = jobIn(JobState.PROCESSING);
-        HeldJob worker = store.claims().claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3").orElseThrow();
+        HeldJob worker = store.claims()
+                .claim(JobState.PROCESSING, store.jobs().load(jid).refName(), "processing-3")
+                .orElseThrow();
         LockedException e = assertThrows(LockedException.class, () -> admin.holdJob(jid, "op"));
         assertTrue(e.getMessage().contains("processing-3") && e.getMessage().contains("pid"), e.getMessage());
         store.moves().transition(worker, JobState.STORING, Change.because("done"));
@@ -137,7 +158,10 @@ class AdminActionsTest {
         assertTrue(store.jobs().find(held).isPresent(), "nothing deleted without confirmation");
         admin.deleteJob(held, true, "op");
         assertTrue(store.jobs().find(held).isEmpty());
-        assertEquals(BatchState.REPORTING, store.batches().load(bid).state(), "its batch has no open job left, so it reports");
+        assertEquals(
+                BatchState.REPORTING,
+                store.batches().load(bid).state(),
+                "its batch has no open job left, so it reports");
         assertTrue(fsck.check().clean(), fsck.check().toString());
     }
 
@@ -153,9 +177,16 @@ class AdminActionsTest {
         String jid = failedIn(JobState.RECORDING);
         String bid = store.jobs().load(jid).batchId();
         BatchLock reporting = store.batches().tryLock(bid, "reporter").orElseThrow();
-        store.moves().transition(reporting, BatchState.FAILED, "reported", new StatusReport("t", List.of(jid), List.of(), 1), null);
+        store.moves()
+                .transition(
+                        reporting,
+                        BatchState.FAILED,
+                        "reported",
+                        new StatusReport("t", List.of(jid), List.of(), 1),
+                        null);
         admin.requeueJob(jid, "op");
-        IllegalTransitionException open = assertThrows(IllegalTransitionException.class, () -> admin.updateReporting(bid, "op"));
+        IllegalTransitionException open =
+                assertThrows(IllegalTransitionException.class, () -> admin.updateReporting(bid, "op"));
         assertTrue(open.getMessage().contains(jid), open.getMessage());
         HeldJob w = store.claims().claim(JobState.RECORDING, store.jobs().load(jid).refName(), "w").orElseThrow();
         store.moves().transition(w, JobState.NOTIFY, Change.because("t"));
@@ -184,13 +215,18 @@ class AdminActionsTest {
                 () -> admin.holds().releaseCollectionJobs("demo_content", "op"));
         assertTrue(stillHeld.getMessage().contains("still held"), stillHeld.getMessage());
         assertEquals(JobState.HELD, store.jobs().load(a).state(), "nothing was released");
-        assertThrows(IllegalTransitionException.class, () -> admin.holds().holdCollection("demo_content", "op"), "held already");
+        assertThrows(
+                IllegalTransitionException.class,
+                () -> admin.holds().holdCollection("demo_content", "op"),
+                "held already");
         admin.holds().releaseCollection("demo_content", "op");
         assertEquals(2, admin.holds().releaseCollectionJobs("demo_content", "op"));
         assertEquals(JobState.PENDING, store.jobs().load(a).state());
         assertEquals(JobState.DOWNLOADING, store.jobs().load(b).state());
-        assertTrue(assertThrows(IllegalTransitionException.class, () -> admin.holds().releaseCollection("demo_content", "op"))
-                .getMessage().contains("is not held; nothing changed"));
+        assertTrue(assertThrows(
+                        IllegalTransitionException.class, () -> admin.holds().releaseCollection("demo_content", "op"))
+                .getMessage()
+                .contains("is not held; nothing changed"));
         admin.holds().holdQueue("op");
         assertTrue(store.holds().isQueueHeld());
         assertThrows(IllegalTransitionException.class, () -> admin.holds().holdQueue("op"), "held already");
@@ -207,7 +243,8 @@ class AdminActionsTest {
         store.moves().transition(l, BatchState.COMPLETED, "reported", null, null);
         assertEquals(new CleanupResult(0, 0), admin.cleanup(Duration.ofDays(7)));
         assertTrue(store.jobs().find(jid).isPresent());
-        AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
+        AdminActions later =
+                new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
         assertEquals(new CleanupResult(1, 1), later.cleanup(Duration.ofDays(7)));
         assertTrue(store.jobs().find(jid).isEmpty());
         assertFalse(store.batches().exists(bid));

@@ -78,7 +78,11 @@ class BatchWatchTest {
     /** Batch.create_batch: a sequential root, the uuid node, the submission, then the status. */
     String createBatch(String uuid) throws Exception {
         String bid = createRoot();
-        merritt.create("/batch-uuids/" + uuid, bid.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        merritt.create(
+                "/batch-uuids/" + uuid,
+                bid.getBytes(StandardCharsets.UTF_8),
+                ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.PERSISTENT);
         merritt.create("/batches/" + bid + "/submission", MrtZk.submission(uuid, "hello.txt")
                 .getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         createStatus(bid);
@@ -86,13 +90,18 @@ class BatchWatchTest {
     }
 
     String createRoot() throws Exception {
-        String path = merritt.create("/batches/bid", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        String path =
+                merritt.create("/batches/bid", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
         return path.substring("/batches/".length());
     }
 
     void createStatus(String bid) throws Exception {
-        merritt.create("/batches/" + bid + "/status", ("{\"status\":\"Pending\",\"last_modified\":\"2026-11-24 10:00:00 +0000\","
-                + "\"message\":\"\"}").getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        merritt.create(
+                "/batches/" + bid + "/status",
+                ("{\"status\":\"Pending\",\"last_modified\":\"2026-11-24 10:00:00 +0000\"," + "\"message\":\"\"}")
+                        .getBytes(StandardCharsets.UTF_8),
+                ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.PERSISTENT);
     }
 
     /** Batch#delete as delete_completed_batches runs it: the uuid node, then rm_rf of the root (children first). */
@@ -111,7 +120,13 @@ class BatchWatchTest {
         BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
         store.moves().transition(lock, BatchState.REPORTING, "no jobs to run", null, null);
         lock = store.batches().tryLock(bid, "test").orElseThrow();
-        store.moves().transition(lock, outcome, "reported", new StatusReport("2026-11-24T10:00:00Z", List.of(), List.of(), 0, 0, 0), null);
+        store.moves()
+                .transition(
+                        lock,
+                        outcome,
+                        "reported",
+                        new StatusReport("2026-11-24T10:00:00Z", List.of(), List.of(), 0, 0, 0),
+                        null);
         return bid;
     }
 
@@ -164,7 +179,9 @@ class BatchWatchTest {
     @Test
     void aRootMerrittsCleanupRemovesLeavesNoIndexNumberOrCountBehind() throws Exception {
         String bid = reported(BatchState.COMPLETED);
-        String uuid = JSON.readTree(merritt.getData("/batches/" + bid + "/submission", false, null)).path("batchID").asText(null);
+        String uuid = JSON.readTree(merritt.getData("/batches/" + bid + "/submission", false, null))
+                .path("batchID")
+                .asText(null);
         assertEquals(1, store.batches().counts().get(BatchState.COMPLETED));
         deleteBatch(bid, uuid);
         await().atMost(SECONDS).until(() -> store.batches().counts().get(BatchState.COMPLETED) == 0
@@ -188,14 +205,16 @@ class BatchWatchTest {
 
     @Test
     void aBatchMadeWithCreateBatchIsTakenAtOnceWhateverIdsOthersDrewAndAStatusLessRootBefore() throws Exception {
-        for (int i = 0; i < 40; i++) { // id-block scratch nodes and deletes: /batches' cversion runs ahead of the ids drawn
+        // id-block scratch nodes and deletes: /batches' cversion runs ahead of the ids drawn
+        for (int i = 0; i < 40; i++) {
             merritt.create("/batches/scratch", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             merritt.delete("/batches/scratch", -1);
         }
         createRoot(); // a front end that died mid-create: no status, ever
         String bid = createBatch("bid-0c0ffee0-0000-4000-8000-000000000042");
         await().atMost(SECONDS).until(() -> store.batches().ids(BatchState.PENDING).contains(bid));
-        assertTrue(store.calls().exists(QueuePaths.batchStates(bid)), "taken: mrt-zk's acquirePendingBatch passes it by");
+        assertTrue(
+                store.calls().exists(QueuePaths.batchStates(bid)), "taken: mrt-zk's acquirePendingBatch passes it by");
         assertTrue(store.calls().exists(QueuePaths.batchNumberEntry(bid)), "listed by number");
     }
 
@@ -205,7 +224,8 @@ class BatchWatchTest {
         store.merrittBatches().grace(Duration.ZERO);
         String stuck = createRoot();
         String bid = createBatch("bid-0c0ffee0-0000-4000-8000-000000000043");
-        assertEquals(List.of(bid), store.adoptMerrittBatches(), "the status-less root before it does not stop the intake");
+        assertEquals(
+                List.of(bid), store.adoptMerrittBatches(), "the status-less root before it does not stop the intake");
         assertEquals(List.of(stuck), store.merrittBatches().passedOver());
         createStatus(stuck);
         merritt.create("/batches/" + stuck + "/submission", MrtZk.submission("bid-x", "x.txt")

@@ -60,9 +60,26 @@ class DepositorCapTest {
 
     static BatchSubmission by(String submitter) {
         BatchSubmission s = QueueTestSupport.submission("demo_content");
-        return new BatchSubmission(s.profileName(), submitter, s.payloadUrl(), s.ercWhat(), s.ercWho(), s.ercWhen(),
-                s.ercWhere(), s.type(), s.submissionMode(), s.fileName(), s.localIdentifier(), s.primaryIdentifier(),
-                s.digestType(), s.digestValue(), s.notification(), s.responseForm(), s.note(), s.submitted(), s.dublinCore());
+        return new BatchSubmission(
+                s.profileName(),
+                submitter,
+                s.payloadUrl(),
+                s.ercWhat(),
+                s.ercWho(),
+                s.ercWhen(),
+                s.ercWhere(),
+                s.type(),
+                s.submissionMode(),
+                s.fileName(),
+                s.localIdentifier(),
+                s.primaryIdentifier(),
+                s.digestType(),
+                s.digestValue(),
+                s.notification(),
+                s.responseForm(),
+                s.note(),
+                s.submitted(),
+                s.dublinCore());
     }
 
     @Test
@@ -99,18 +116,29 @@ class DepositorCapTest {
                 f.get(); // another depositor is never refused for dana's batches
             }
             assertEquals(LIMIT + 4, hosts.get(0).batches().counts().get(BatchState.PENDING));
-            assertEquals(LIMIT, ZK.client().checkExists().forPath(QueuePaths.depositorBatches("dana")).getNumChildren());
+            assertEquals(
+                    LIMIT,
+                    ZK.client()
+                            .checkExists()
+                            .forPath(QueuePaths.depositorBatches("dana"))
+                            .getNumChildren());
 
             // removed: room for one more, and only one
             hosts.get(0).batches().remove(made.get(0));
             String again = hosts.get(1).batches().create(by("dana"));
             assertThrows(DepositorLimitException.class, () -> hosts.get(0).batches().create(by("dana")));
 
-            // removed behind our back (mrt-zk's cleanup deletes /batches/BID whole): its entry is stale, never a refusal
+            // removed behind our back (mrt-zk's cleanup deletes
+            // /batches/BID whole): its entry is stale, never a refusal
             ZK.client().delete().deletingChildrenIfNeeded().forPath(QueuePaths.batch(again));
             hosts.get(0).batches().create(by("dana"));
             assertThrows(DepositorLimitException.class, () -> hosts.get(1).batches().create(by("dana")));
-            assertEquals(LIMIT, ZK.client().checkExists().forPath(QueuePaths.depositorBatches("dana")).getNumChildren());
+            assertEquals(
+                    LIMIT,
+                    ZK.client()
+                            .checkExists()
+                            .forPath(QueuePaths.depositorBatches("dana"))
+                            .getNumChildren());
         } finally {
             pool.shutdownNow();
         }

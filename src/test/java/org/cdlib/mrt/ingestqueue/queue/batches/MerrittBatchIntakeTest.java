@@ -53,8 +53,9 @@ class MerrittBatchIntakeTest {
     void setUp() throws Exception {
         store = ZK.store(dir.resolve("queue"));
         Path profiles = Files.createDirectories(dir.resolve("profiles"));
-        Files.writeString(profiles.resolve("demo_content"), "ProfileID: demo_content\nCollection.1: ark:/99999/fk4demo\n"
-                + "StorageNode: 7777\n");
+        Files.writeString(
+                profiles.resolve("demo_content"),
+                "ProfileID: demo_content\nCollection.1: ark:/99999/fk4demo\n" + "StorageNode: 7777\n");
         step = new BatchPendingStep(store, new ProfileDirectory(profiles), new Fetcher(FetchSettings.defaults()
                 .withAllow(AddressPolicy.LOOPBACK), dir.resolve("queue")));
         neighbourClient = ZK.otherClient();
@@ -103,18 +104,33 @@ class MerrittBatchIntakeTest {
                 "{\"primary_id\":\"\",\"local_id\":[\"l-1\"]}");
         JobConfiguration c = store.jobs().load(jid).configuration();
         assertEquals("demo_content", c.profileName());
-        assertEquals(dir.resolve("queue/uploads/bid-u1/jid-u2/obj.checkm").toAbsolutePath().normalize().toUri().toString(),
+        assertEquals(
+                dir.resolve("queue/uploads/bid-u1/jid-u2/obj.checkm")
+                        .toAbsolutePath()
+                        .normalize()
+                        .toUri()
+                        .toString(),
                 c.payloadUrl());
         assertEquals("object_manifest", c.payloadType());
         assertEquals("update", c.submissionMode());
         assertEquals("T", c.ercWhat());
-        assertEquals(dir.resolve("queue").resolve(bid).resolve(jid).toAbsolutePath().normalize().toString(), c.workingDir());
+        assertEquals(
+                dir.resolve("queue")
+                        .resolve(bid)
+                        .resolve(jid)
+                        .toAbsolutePath()
+                        .normalize()
+                        .toString(),
+                c.workingDir());
         assertTrue(new ConsistencyCheck(store).check().clean(), new ConsistencyCheck(store).check().toString());
     }
 
     @Test
     void aBatchStillBeingCreatedIsLookedAtAgainAndOneAnMrtZkHostTookIsLeftToIt() throws Exception {
-        String half = neighbourClient.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath("/batches/bid", new byte[0])
+        String half = neighbourClient
+                .create()
+                .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                .forPath("/batches/bid", new byte[0])
                 .substring("/batches/".length());
         assertEquals(List.of(), store.adoptMerrittBatches(), "no status yet: not taken, not passed");
         neighbourClient.create().forPath("/batches/" + half + "/submission",

@@ -68,7 +68,8 @@ class OpenCapsTest {
             fresh();
             // a cap of 10 fits one window of 6 and part of another; 18 jobs are asked for
             List<BatchLock> locks = batches(6, 6, 6);
-            List<List<String>> made = race(List.of(create(0, locks, 6, 10), create(1, locks, 6, 10), create(2, locks, 6, 10)));
+            List<List<String>> made =
+                    race(List.of(create(0, locks, 6, 10), create(1, locks, 6, 10), create(2, locks, 6, 10)));
             assertEquals(10, made.stream().mapToInt(List::size).sum(), "round " + round + ": " + sizes(made));
             assertEquals(10, hosts.get(0).jobs().openCount(), "round " + round);
             assertCreatedAsCounted(locks, made);
@@ -81,8 +82,10 @@ class OpenCapsTest {
             fresh();
             String earlier = QueueTestSupport.batchWithJobs(hosts.get(0), 3, 5);
             List<BatchLock> locks = batches(2, 5, 9);
-            List<List<String>> made = race(List.of(create(0, locks, 2, 12), create(1, locks, 5, 12), create(2, locks, 9, 12)));
-            assertEquals(9, made.stream().mapToInt(List::size).sum(), "the 9 places the earlier batch left: " + sizes(made));
+            List<List<String>> made =
+                    race(List.of(create(0, locks, 2, 12), create(1, locks, 5, 12), create(2, locks, 9, 12)));
+            assertEquals(
+                    9, made.stream().mapToInt(List::size).sum(), "the 9 places the earlier batch left: " + sizes(made));
             assertEquals(12, hosts.get(0).jobs().openCount());
             assertCreatedAsCounted(locks, made);
 
@@ -105,7 +108,8 @@ class OpenCapsTest {
     @Test
     void whatFitsIsAllCreatedWhateverTheRace() throws Exception {
         List<BatchLock> locks = batches(1, 2, 3);
-        List<List<String>> made = race(List.of(create(0, locks, 1, 10), create(1, locks, 2, 10), create(2, locks, 3, 10)));
+        List<List<String>> made =
+                race(List.of(create(0, locks, 1, 10), create(1, locks, 2, 10), create(2, locks, 3, 10)));
         assertEquals(List.of(1, 2, 3), sizes(made), "a creator that lost the gate counts again and still fits");
         assertEquals(6, hosts.get(0).jobs().openCount());
         assertCreatedAsCounted(locks, made);
@@ -123,8 +127,11 @@ class OpenCapsTest {
                 submitters.add(() -> submitOrRefusal(host));
             }
             List<Object> answers = race(submitters);
-            assertEquals(3, answers.stream().filter(String.class::isInstance).count(), "round " + round + ": " + answers);
-            answers.stream().filter(a -> !(a instanceof String)).forEach(a -> assertInstanceOf(QueueFullException.class, a));
+            assertEquals(
+                    3, answers.stream().filter(String.class::isInstance).count(), "round " + round + ": " + answers);
+            answers.stream()
+                    .filter(a -> !(a instanceof String))
+                    .forEach(a -> assertInstanceOf(QueueFullException.class, a));
             assertEquals(4, openBatches());
 
             // one batch closes: exactly one of the next racers gets its place
@@ -134,7 +141,8 @@ class OpenCapsTest {
             BatchLock reporting = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
             hosts.get(0).moves().transition(reporting, BatchState.FAILED, "reported", null, null);
             answers = race(submitters.subList(0, 6));
-            assertEquals(1, answers.stream().filter(String.class::isInstance).count(), "round " + round + ": " + answers);
+            assertEquals(
+                    1, answers.stream().filter(String.class::isInstance).count(), "round " + round + ": " + answers);
             assertEquals(4, openBatches());
         }
     }
@@ -159,14 +167,18 @@ class OpenCapsTest {
 
     /** Host i creates batch i's whole window of {@code size} under {@code cap}. */
     Callable<List<String>> create(int i, List<BatchLock> locks, int size, int cap) {
-        return () -> hosts.get(i % 3).batches().createMoreJobs(locks.get(i), jobs(locks.get(i).bid(), 0, size), size, cap);
+        return () -> hosts.get(i % 3)
+                .batches()
+                .createMoreJobs(locks.get(i), jobs(locks.get(i).bid(), 0, size), size, cap);
     }
 
     /** Host i goes on with batch i from the jobs it already has, as a later pass of the step does. */
     Callable<List<String>> createRest(int i, List<BatchLock> locks, int size, int cap) {
         return () -> {
             int done = locks.get(i).batch().status().jobsCreated();
-            return hosts.get(i % 3).batches().createMoreJobs(locks.get(i), jobs(locks.get(i).bid(), done, size), size, cap);
+            return hosts.get(i % 3)
+                    .batches()
+                    .createMoreJobs(locks.get(i), jobs(locks.get(i).bid(), done, size), size, cap);
         };
     }
 
@@ -178,7 +190,9 @@ class OpenCapsTest {
         return jobs;
     }
 
-    /** Each batch's status and batch-processing folder name exactly the jobs its creator was told it made, each once. */
+    /**
+     * Each batch's status and batch-processing folder name exactly the jobs its creator was told it made, each once.
+     */
     void assertCreatedAsCounted(List<BatchLock> locks, List<List<String>> made) {
         QueueStore reader = hosts.get(0);
         List<String> all = new ArrayList<>();

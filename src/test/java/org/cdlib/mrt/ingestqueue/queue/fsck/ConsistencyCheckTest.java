@@ -81,7 +81,9 @@ class ConsistencyCheckTest {
     @Test
     void aGarbageStatusIsRebuiltFromTheSingleReferenceAndAWrongBidFromTheBatch() throws Exception {
         ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(0)), "{not json".getBytes(StandardCharsets.UTF_8));
-        ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "bid"), "\"bid0000000404\"".getBytes(StandardCharsets.UTF_8));
+        ZK.client()
+                .setData()
+                .forPath(QueuePaths.jobNode(jids.get(1), "bid"), "\"bid0000000404\"".getBytes(StandardCharsets.UTF_8));
         assertEquals(List.of("corrupt-job-status", "wrong-bid"), kinds(fsck.check()));
         ConsistencyCheck.Report r = fsck.repair();
         assertTrue(r.violations().stream().allMatch(Violation::repaired), r.toString());
@@ -95,7 +97,9 @@ class ConsistencyCheckTest {
     /** Issue 49: a damaged space_needed is listed, naming its path; not rewritten (only estimating knows the size). */
     @Test
     void aDamagedSpaceNeededIsListedNamingItsPath() throws Exception {
-        ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "space_needed"), "lots".getBytes(StandardCharsets.UTF_8));
+        ZK.client()
+                .setData()
+                .forPath(QueuePaths.jobNode(jids.get(1), "space_needed"), "lots".getBytes(StandardCharsets.UTF_8));
         ConsistencyCheck.Report r = fsck.repair();
         assertEquals(List.of("damaged-node"), kinds(r));
         assertEquals(QueuePaths.jobNode(jids.get(1), "space_needed"), r.violations().get(0).path());
@@ -118,7 +122,8 @@ class ConsistencyCheckTest {
     @Test
     void aLockOfThisHostThatNoHolderHasIsFoundAndBrokenAndAStuckHostsLockCanBeBroken() throws Exception {
         ConsistencyCheck now = new ConsistencyCheck(store, 0);
-        HeldJob worked = store.claims().tryLockJob(jids.get(2), "worker").orElseThrow(); // in the ledger: held on purpose
+        // in the ledger: held on purpose
+        HeldJob worked = store.claims().tryLockJob(jids.get(2), "worker").orElseThrow();
         // a lock of this session that no holder here has (as a create whose answer was lost leaves it)
         store.client().getZookeeperClient().getZooKeeper().create(QueuePaths.jobLock(jids.get(0)), "{}".getBytes(),
                 ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
@@ -129,7 +134,9 @@ class ConsistencyCheckTest {
         assertEquals(before + 1, ZK.client().checkExists().forPath(QueuePaths.jobStatus(jids.get(0))).getVersion(),
                 "the break moved the status version: every fence on lock + status fails for whoever held it");
         assertTrue(now.check().clean());
-        assertTrue(ZK.client().checkExists().forPath(QueuePaths.jobLock(jids.get(2))) != null, "the held lock is left alone");
+        assertTrue(
+                ZK.client().checkExists().forPath(QueuePaths.jobLock(jids.get(2))) != null,
+                "the held lock is left alone");
         store.moves().transition(worked, JobState.ESTIMATING, Change.because("its holder moves it"));
 
         CuratorFramework stuck = QueueTestSupport.client(ZK.server());
@@ -139,8 +146,11 @@ class ConsistencyCheckTest {
             AdminActions admin = new AdminActions(store, Clock.systemUTC());
             assertThrows(ConfirmRequiredException.class, () -> admin.breakJobLock(jids.get(1), false, "op"));
             assertTrue(admin.breakJobLock(jids.get(1), true, "op").contains("stuck-worker"));
-            assertTrue(store.claims().tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
-            assertThrows(StaleLockException.class, () -> stuckHost.moves().transition(held, JobState.ESTIMATING, Change.because("late")));
+            assertTrue(
+                    store.claims().tryLockJob(jids.get(1), "another").isPresent(), "free for another worker at once");
+            assertThrows(
+                    StaleLockException.class,
+                    () -> stuckHost.moves().transition(held, JobState.ESTIMATING, Change.because("late")));
             assertThrows(StaleLockException.class, held::verifyHeld);
         } finally {
             stuck.close();

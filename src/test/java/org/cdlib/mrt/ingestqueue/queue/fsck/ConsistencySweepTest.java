@@ -40,14 +40,17 @@ class ConsistencySweepTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 2, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        HeldJob worker = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker").orElseThrow();
+        HeldJob worker = store.claims()
+                .claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker")
+                .orElseThrow();
         ZK.client().setData().forPath(QueuePaths.jobNode(jid, "priority"), "garbage".getBytes());
 
         ConsistencyCheck.Slice s = new ConsistencyCheck(store, 0).repairSlice(0, 10);
         assertTrue(s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && !v.repaired()),
                 s.report().toString());
         assertEquals(0, store.claims().breaks().count(), "a lock in its holder's ledger is never broken unattended");
-        store.moves().transition(worker, JobState.ESTIMATING, Change.because("step succeeded")); // its holder is not fenced off
+        // its holder is not fenced off
+        store.moves().transition(worker, JobState.ESTIMATING, Change.because("step succeeded"));
 
         s = new ConsistencyCheck(store, 0).repairSlice(0, 10);
         assertTrue(s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()),
@@ -126,10 +129,19 @@ class ConsistencySweepTest {
     @Test
     void passesAreBoundedAndComeRoundToEveryBatch() throws Exception {
         QueueStore store = ZK.store(dir);
-        List<String> bids = List.of(QueueTestSupport.batchWithJobs(store, 1, 5), QueueTestSupport.batchWithJobs(store, 1, 5),
+        List<String> bids = List.of(
+                QueueTestSupport.batchWithJobs(store, 1, 5),
+                QueueTestSupport.batchWithJobs(store, 1, 5),
                 QueueTestSupport.batchWithJobs(store, 1, 5));
-        ZK.client().setData().forPath(QueuePaths.jobNode(store.batches().jobs(bids.get(0), BatchRef.PROCESSING).get(0), "priority"),
-                "x".getBytes());
+        ZK.client()
+                .setData()
+                .forPath(
+                        QueuePaths.jobNode(
+                                store.batches()
+                                        .jobs(bids.get(0), BatchRef.PROCESSING)
+                                        .get(0),
+                                "priority"),
+                        "x".getBytes());
         ConsistencyCheck check = new ConsistencyCheck(store);
         ConsistencyCheck.Slice first = check.repairSlice(2, 2); // a walk that starts past the damaged batch
         assertTrue(first.report().violations().isEmpty(), "not walked yet: " + first.report());
@@ -140,7 +152,8 @@ class ConsistencySweepTest {
             ConsistencyCheck.Slice s = check.repairSlice(next, 2);
             assertTrue(s.to() - s.from() + 1 <= 2, "a pass walks at most its count of batch numbers: " + s);
             walked += s.report().batches();
-            repaired = s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired());
+            repaired =
+                    s.report().violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired());
             next = s.next();
         }
         assertTrue(repaired, "the walk came round to the damaged batch");
@@ -152,18 +165,25 @@ class ConsistencySweepTest {
         QueueStore store = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(store, 3, 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
-        HeldJob done = store.claims().claim(JobState.PENDING, store.jobs().load(jids.get(0)).refName(), "w").orElseThrow();
+        HeldJob done = store.claims()
+                .claim(JobState.PENDING, store.jobs().load(jids.get(0)).refName(), "w")
+                .orElseThrow();
         store.moves().transition(done, JobState.FAILED, Change.failure("bad payload"));
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), "not json".getBytes());
         ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(1), "priority"), "garbage".getBytes());
 
         ConsistencyCheck.Report seen = new ConsistencyCheck(store).check();
         assertTrue(seen.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch")), seen.toString());
-        assertTrue(seen.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority")), "not hidden: " + seen);
+        assertTrue(
+                seen.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority")), "not hidden: " + seen);
 
         ConsistencyCheck.Report r = new ConsistencyCheck(store).repair();
-        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch-status") && v.repaired()), r.toString());
-        assertTrue(r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()), r.toString());
+        assertTrue(
+                r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-batch-status") && v.repaired()),
+                r.toString());
+        assertTrue(
+                r.violations().stream().anyMatch(v -> v.kind().equals("corrupt-priority") && v.repaired()),
+                r.toString());
         Batch b = store.batches().load(bid);
         assertEquals(BatchState.PROCESSING, b.state(), "two of its jobs are open");
         assertEquals(jids, b.jobIds(), "its runs of ids from the references");

@@ -64,7 +64,8 @@ class LostRepairAnswerTest {
     @BeforeEach
     void setUp() throws Exception {
         relay = new ZooKeeperRelay(ZK.server().getPort());
-        spotter = new MultiSpotter(Integer.parseInt(relay.connectString().substring(relay.connectString().lastIndexOf(':') + 1)));
+        spotter = new MultiSpotter(Integer.parseInt(
+                relay.connectString().substring(relay.connectString().lastIndexOf(':') + 1)));
         // the batch made on a direct connection (a relayed request is slower); only fsck's pass is relayed
         QueueStore direct = ZK.store(dir);
         String bid = QueueTestSupport.batchWithJobs(direct, 2, 5);
@@ -85,8 +86,14 @@ class LostRepairAnswerTest {
     /** A lock of the store's own session that no holder here has (as a create whose answer was lost leaves it). */
     String orphanLock() throws Exception {
         String jid = jids.get(0);
-        store.client().getZookeeperClient().getZooKeeper().create(QueuePaths.jobLock(jid), "{}".getBytes(StandardCharsets.UTF_8),
-                ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+        store.client()
+                .getZookeeperClient()
+                .getZooKeeper()
+                .create(
+                        QueuePaths.jobLock(jid),
+                        "{}".getBytes(StandardCharsets.UTF_8),
+                        ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        CreateMode.EPHEMERAL);
         return jid;
     }
 
@@ -99,15 +106,19 @@ class LostRepairAnswerTest {
         return CompletableFuture.supplyAsync(fsck::repair, r -> new Thread(r, "fsck").start());
     }
 
-    /** Waits for the server to have applied the spotted transaction ({@code applied}) with its answer held, then cuts. */
+    /**
+     * Waits for the server to have applied the spotted transaction ({@code applied}) with its answer held, then cuts.
+     */
     void loseTheAnswer(Callable<Boolean> applied) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> spotter.fired() && applied.call() && relay.heldAnswers() > 0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> spotter.fired() && applied.call() && relay.heldAnswers() > 0);
         relay.cut();
     }
 
     /** Waits for the spotted transaction to be held on its way to the server, then cuts: it never gets there. */
     void loseTheRequest() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> spotter.fired() && relay.heldRequests() > 24); // more than a ping
+        // more than a ping
+        await().atMost(Duration.ofSeconds(30)).until(() -> spotter.fired() && relay.heldRequests() > 24);
         relay.cut();
     }
 
@@ -181,7 +192,8 @@ class LostRepairAnswerTest {
      */
     @Test
     void aCounterRepairWhoseAnswerWasLostIsReportedAsRepaired() throws Exception {
-        ZK.client().setData().forPath(QueuePaths.SPACE_RELEASED, "5".getBytes(StandardCharsets.UTF_8)); // 5 released, none admitted
+        // 5 released, none admitted
+        ZK.client().setData().forPath(QueuePaths.SPACE_RELEASED, "5".getBytes(StandardCharsets.UTF_8));
         int version = ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion();
         spotter.onMulti(QueuePaths.SPACE_ADMITTED, relay::holdAnswers);
         CompletableFuture<ConsistencyCheck.Report> repair = repairing();
@@ -191,7 +203,10 @@ class LostRepairAnswerTest {
         assertEquals(List.of("space-reservation (repaired)"), kinds(r), r.toString());
         // too little reserved (-5): admitted raised to match, no counter lowered
         assertEquals("5", new String(ZK.client().getData().forPath(QueuePaths.SPACE_ADMITTED), StandardCharsets.UTF_8));
-        assertEquals(version + 1, ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion(), "written once");
+        assertEquals(
+                version + 1,
+                ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion(),
+                "written once");
         assertTrue(fsck.check().clean());
     }
 

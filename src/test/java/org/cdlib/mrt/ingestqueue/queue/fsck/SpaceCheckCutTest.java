@@ -87,7 +87,8 @@ class SpaceCheckCutTest {
     }
 
     long releasedBytes() throws Exception {
-        return Long.parseLong(new String(ZK.client().getData().forPath(QueuePaths.SPACE_RELEASED), StandardCharsets.UTF_8));
+        return Long.parseLong(
+                new String(ZK.client().getData().forPath(QueuePaths.SPACE_RELEASED), StandardCharsets.UTF_8));
     }
 
     /** The probe runs {@code move} once, on the first pass only. */
@@ -119,9 +120,13 @@ class SpaceCheckCutTest {
     void aJobLeavingDownloadingWithoutTheCountersBetweenTheReadsIsNotJudgedNorRepaired() throws Exception {
         setStatusAsMerrittsTools(jids.get(3), JobState.PROVISIONING, JobState.DOWNLOADING);
         Stat before = released();
-        AtomicInteger runs = once(() -> setStatusAsMerrittsTools(jids.get(3), JobState.DOWNLOADING, JobState.PROCESSING));
+        AtomicInteger runs =
+                once(() -> setStatusAsMerrittsTools(jids.get(3), JobState.DOWNLOADING, JobState.PROCESSING));
 
-        assertEquals(Optional.empty(), SpaceCheck.run(store, true), "nothing found: the cut was not consistent, it was read again");
+        assertEquals(
+                Optional.empty(),
+                SpaceCheck.run(store, true),
+                "nothing found: the cut was not consistent, it was read again");
         assertTrue(runs.get() >= 2, "summed again after the move, " + runs.get() + " pass(es)");
         assertEquals(before.getVersion(), released().getVersion(), "nothing repaired");
         assertEquals(1_007, store.jobs().spaceReserved().bytes());
@@ -147,23 +152,32 @@ class SpaceCheckCutTest {
     @Test
     void aRealCounterErrorIsReportedAndRepairedOnTheConsistentCut() throws Exception {
         long truth = releasedBytes();
-        ZK.client().setData().forPath(QueuePaths.SPACE_RELEASED, String.valueOf(truth + 5).getBytes(StandardCharsets.UTF_8));
+        ZK.client()
+                .setData()
+                .forPath(QueuePaths.SPACE_RELEASED, String.valueOf(truth + 5).getBytes(StandardCharsets.UTF_8));
         setStatusAsMerrittsTools(jids.get(3), JobState.PROVISIONING, JobState.DOWNLOADING);
         once(() -> setStatusAsMerrittsTools(jids.get(3), JobState.DOWNLOADING, JobState.PROCESSING));
         int version = released().getVersion();
-        long admitted = Long.parseLong(new String(ZK.client().getData().forPath(QueuePaths.SPACE_ADMITTED), StandardCharsets.UTF_8));
+        long admitted = Long.parseLong(
+                new String(ZK.client().getData().forPath(QueuePaths.SPACE_ADMITTED), StandardCharsets.UTF_8));
         int admittedVersion = ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion();
 
         Optional<Violation> v = SpaceCheck.run(store, true);
         assertTrue(v.isPresent(), "the error is reported");
         assertEquals("space-reservation", v.get().kind());
-        // too little reserved: admitted raised (never a counter lowered), so admissions pipelined on the old counts fail their check
-        assertEquals("the counters reserve 1002 bytes; the 2 job(s) in downloading need 1007; admitted set to " + (admitted + 5),
+        // too little reserved: admitted raised (never a counter lowered),
+        // so admissions pipelined on the old counts fail their check
+        assertEquals(
+                "the counters reserve 1002 bytes; the 2 job(s) in downloading need 1007; admitted set to "
+                        + (admitted + 5),
                 v.get().detail());
         assertTrue(v.get().repaired());
         assertEquals(truth + 5, releasedBytes(), "released left as it was");
         assertEquals(version, released().getVersion());
-        assertEquals(admittedVersion + 1, ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion(), "written once");
+        assertEquals(
+                admittedVersion + 1,
+                ZK.client().checkExists().forPath(QueuePaths.SPACE_ADMITTED).getVersion(),
+                "written once");
         assertEquals(Optional.empty(), SpaceCheck.run(store, false));
         assertEquals(1_007, store.jobs().spaceReserved().bytes());
     }

@@ -70,7 +70,11 @@ class SpaceReservationRepairTest {
         ConsistencyCheck fsck = new ConsistencyCheck(store);
         ConsistencyCheck.Report found = fsck.check();
         assertEquals(List.of("space-reservation"), found.violations().stream().map(Violation::kind).toList());
-        assertTrue(found.violations().get(0).detail().contains("reserve 5250 bytes; the 2 job(s) in downloading need 1250"),
+        assertTrue(
+                found.violations()
+                        .get(0)
+                        .detail()
+                        .contains("reserve 5250 bytes; the 2 job(s) in downloading need 1250"),
                 found.violations().get(0).detail());
         assertFalse(found.violations().get(0).repaired());
         assertEquals(5_250, store.jobs().spaceReserved().bytes(), "check only reads");

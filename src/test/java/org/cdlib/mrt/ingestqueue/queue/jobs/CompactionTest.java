@@ -100,7 +100,9 @@ class CompactionTest {
         long[] ops = new long[3];
         for (int i = 0; i < 3; i++) {
             String jid = jids.get(i);
-            HeldJob lock = store.claims().claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker").orElseThrow();
+            HeldJob lock = store.claims()
+                    .claim(JobState.NOTIFY, store.jobs().load(jid).refName(), "worker")
+                    .orElseThrow();
             assertEquals(Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), lock.chain().children(),
                     "its lock included");
             assertEquals(lock.chain().children().size(), lock.chain().childCount());
@@ -120,7 +122,10 @@ class CompactionTest {
         assertEquals(ops[0] + 2, ops[2], "counted and listed: two more");
     }
 
-    /** A child the lease chain did not know of (written by hand under its lock) fails the move once; it is made again, listed. */
+    /**
+     * A child the lease chain did not know of (written by hand under
+     * its lock) fails the move once; it is made again, listed.
+     */
     @Test
     void aChildGoneUnknownToTheLeaseIsListedAndTheJobStillCompletes() throws Exception {
         String jid = jobInNotifyWithEffects();
@@ -205,7 +210,8 @@ class CompactionTest {
         complete(jid);
         BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
         store.moves().transition(l, BatchState.COMPLETED, "reported", null, null);
-        AdminActions later = new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
+        AdminActions later =
+                new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
         assertEquals(1, later.cleanup(Duration.ofDays(7)).jobs());
         assertEquals(Set.of(), znodes(jid));
         assertFalse(store.batches().exists(bid));

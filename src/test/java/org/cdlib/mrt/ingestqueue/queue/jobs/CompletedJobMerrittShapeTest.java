@@ -98,7 +98,8 @@ class CompletedJobMerrittShapeTest {
         assertNotNull(zk().exists(path, false), "Missing Node " + path);
         ObjectNode status = json(path + "/status");
         assertEquals("Completed", status.path("status").asText());
-        ObjectNode configuration = json(path + "/configuration"); // Ruby: json_property (required); Java: optJsonProperty
+        // Ruby: json_property (required); Java: optJsonProperty
+        ObjectNode configuration = json(path + "/configuration");
         String bid = string(path + "/bid");
         int priority = Integer.parseInt(string(path + "/priority")); // Java's intProperty (Ruby's to_i is laxer)
         Long.parseLong(string(path + "/space_needed"));
@@ -123,9 +124,19 @@ class CompletedJobMerrittShapeTest {
 
         walker.complete(jid);
 
-        assertEquals(childrenBefore, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), "nothing deleted");
-        assertTrue(childrenBefore.containsAll(Set.of("configuration", "metadata", "identifiers", "status", "bid", "priority",
-                "space_needed", "effects")), childrenBefore.toString());
+        assertEquals(
+                childrenBefore, Set.copyOf(ZK.client().getChildren().forPath(QueuePaths.job(jid))), "nothing deleted");
+        assertTrue(
+                childrenBefore.containsAll(Set.of(
+                        "configuration",
+                        "metadata",
+                        "identifiers",
+                        "status",
+                        "bid",
+                        "priority",
+                        "space_needed",
+                        "effects")),
+                childrenBefore.toString());
         assertFalse(json(QueuePaths.jobStatus(jid)).has("summary"), "nothing of ours in mrt-zk's status");
         loadsAsMerrittsToolsDo(jid);
 
@@ -134,7 +145,8 @@ class CompletedJobMerrittShapeTest {
         for (String other : store.batches().jobs(bid, BatchRef.PROCESSING)) {
             QueueTestSupport.walk(store, other, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         }
-        List<String> completed = new ArrayList<>(zk().getChildren(QueuePaths.batchRefs(bid, BatchRef.COMPLETED), false));
+        List<String> completed =
+                new ArrayList<>(zk().getChildren(QueuePaths.batchRefs(bid, BatchRef.COMPLETED), false));
         assertEquals(store.batches().load(bid).jobIds().size(), completed.size());
         for (String j : completed) {
             loadsAsMerrittsToolsDo(j);
@@ -196,8 +208,13 @@ class CompletedJobMerrittShapeTest {
             walker.complete(jid);
             Job done = store.jobs().load(jid);
             // rewritten by hand in the previous build's shape: whole summary (priority kept), or a cut one (none)
-            JobSummary whole = JobSummary.of(done.configuration(), done.identifiers(), effectsBefore.get(i), done.priority(),
-                    done.spaceNeeded(), 16 * 1024);
+            JobSummary whole = JobSummary.of(
+                    done.configuration(),
+                    done.identifiers(),
+                    effectsBefore.get(i),
+                    done.priority(),
+                    done.spaceNeeded(),
+                    16 * 1024);
             JobSummary summary = i == 0 ? whole
                     : new JobSummary(whole.configuration(), whole.identifiers(), whole.effects(), null, null);
             JobStatus s = done.status();
@@ -227,7 +244,10 @@ class CompletedJobMerrittShapeTest {
         assertEquals(2, report.notices().size(), "each job's unused ARK, from its summary: " + report);
     }
 
-    /** Without Merritt neighbours the same job has no configuration node: mrt-zk's Ruby load would fail on it, by choice. */
+    /**
+     * Without Merritt neighbours the same job has no configuration
+     * node: mrt-zk's Ruby load would fail on it, by choice.
+     */
     @Test
     void withoutMerrittNeighboursAJobKeepsItsStatusAlone() throws Exception {
         store.jobs().merrittNeighbours(false);

@@ -76,7 +76,11 @@ class EffectRecordWritesTest {
 
     @Test
     void aNodeAlreadyThereIsOverwritten() throws Exception {
-        ZK.client().create().forPath(QueuePaths.jobNode(jid, "store"), "{\"manifest_url\":\"left by Merritt\"}".getBytes(StandardCharsets.UTF_8));
+        ZK.client()
+                .create()
+                .forPath(
+                        QueuePaths.jobNode(jid, "store"),
+                        "{\"manifest_url\":\"left by Merritt\"}".getBytes(StandardCharsets.UTF_8));
         ZK.client().create().forPath(QueuePaths.jobNode(jid, "inventory"), "{}".getBytes(StandardCharsets.UTF_8));
         HeldJob lock = claim(JobState.STORING);
         store.stepWrites().storeStarted(lock, "0", "http://localhost/manifest", "add/7777/ark:/99999/fk4a", List.of());
@@ -108,7 +112,8 @@ class EffectRecordWritesTest {
 
         HeldJob notify = store.moves().transitionAndKeep(lock, JobState.NOTIFY, Change.because("recorded"), "w2");
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state(), "written by the move");
-        store.stepWrites().effectStarted(notify, JobEffects.CALLBACK, "cb"); // the lease knows the version the move left
+        // the lease knows the version the move left
+        store.stepWrites().effectStarted(notify, JobEffects.CALLBACK, "cb");
         assertEquals("started", store.jobs().effects(jid).get(JobEffects.CALLBACK).state());
         assertEquals("done", store.jobs().effects(jid).get(JobEffects.INVENTORY).state());
     }
@@ -120,7 +125,10 @@ class EffectRecordWritesTest {
         store.stepWrites().effectDoneWithNextWrite(lock, JobEffects.INVENTORY, "key1");
         store.stepWrites().effectStarted(lock, JobEffects.CALLBACK, "cb");
         JobEffects fx = store.jobs().effects(jid);
-        assertTrue(fx.done(JobEffects.INVENTORY) && "started".equals(fx.get(JobEffects.CALLBACK).state()), fx.toString());
+        assertTrue(
+                fx.done(JobEffects.INVENTORY)
+                        && "started".equals(fx.get(JobEffects.CALLBACK).state()),
+                fx.toString());
     }
 
     @Test
@@ -153,7 +161,8 @@ class EffectRecordWritesTest {
         store.stepWrites().effectDoneWithNextWrite(notify, JobEffects.CALLBACK, "cb"); // the job has no effects node
         assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")));
         store.moves().transition(notify, JobState.COMPLETED, Change.because("notified"));
-        assertEquals("cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail(), "from the completed job's summary");
+        assertEquals(
+                "cb", store.jobs().effects(jid).get(JobEffects.CALLBACK).detail(), "from the completed job's summary");
         assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobNode(jid, "effects")));
     }
 }

@@ -50,21 +50,27 @@ class LeaseTest {
     void aBrokenJobLockReclaimedByTheSameProcessIsNotTheOldWorkersAnyMore() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        HeldJob old = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1").orElseThrow();
+        HeldJob old = store.claims()
+                .claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-1")
+                .orElseThrow();
         old.verifyHeld();
 
         new AdminActions(store, Clock.systemUTC()).breakJobLock(jid, true, "operator");
-        HeldJob renewed = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-2").orElseThrow();
+        HeldJob renewed = store.claims()
+                .claim(JobState.PENDING, store.jobs().load(jid).refName(), "worker-2")
+                .orElseThrow();
         assertEquals(old.lease().sessionId, renewed.lease().sessionId,
                 "one process, one session: the case the session alone cannot tell");
         byte[] renewedNode = store.calls().readOrNull(QueuePaths.jobLock(jid));
 
         StaleLockException fenced = assertThrows(StaleLockException.class, old::verifyHeld);
         assertTrue(fenced.getMessage().contains("job " + jid), fenced.getMessage());
-        assertThrows(StaleLockException.class, () -> store.moves().transition(old, JobState.ESTIMATING, Change.because("stale")));
+        assertThrows(StaleLockException.class, () -> store.moves()
+                .transition(old, JobState.ESTIMATING, Change.because("stale")));
         store.moves().unlock(old);
 
-        assertArrayEquals(renewedNode, store.calls().readOrNull(QueuePaths.jobLock(jid)), "the new claim's lock is left alone");
+        assertArrayEquals(
+                renewedNode, store.calls().readOrNull(QueuePaths.jobLock(jid)), "the new claim's lock is left alone");
         assertDoesNotThrow(renewed::verifyHeld);
         Job moved = store.moves().transition(renewed, JobState.ESTIMATING, Change.because("the live claim moves it"));
         assertEquals(JobState.ESTIMATING, moved.state());

@@ -38,8 +38,11 @@ class LockLedgerTest {
         // another writer rewrites the status without the lock (as Merritt's tools may): the move is stale
         byte[] status = ZK.client().getData().forPath(QueuePaths.jobStatus(jid));
         ZK.client().setData().forPath(QueuePaths.jobStatus(jid), status);
-        assertThrows(StaleLockException.class, () -> store.moves().transition(lock, JobState.ESTIMATING, Change.because("done")));
-        assertNull(ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)), "our lock let go at once, not left to the orphan check");
+        assertThrows(StaleLockException.class, () -> store.moves()
+                .transition(lock, JobState.ESTIMATING, Change.because("done")));
+        assertNull(
+                ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)),
+                "our lock let go at once, not left to the orphan check");
         assertEquals(0, store.claims().held().size(), "and out of the ledger");
     }
 
@@ -54,10 +57,18 @@ class LockLedgerTest {
         assertEquals(before + 1, ZK.client().checkExists().forPath(QueuePaths.jobStatus(jid)).getVersion());
         assertEquals(1, store.claims().breaks().count(), "one break, counted");
         HeldJob next = store.claims().claim(JobState.PENDING, store.jobs().load(jid).refName(), "next").orElseThrow();
-        assertThrows(StaleLockException.class, () -> store.moves().transition(old, JobState.ESTIMATING, Change.because("late")));
-        assertNotNull(ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)), "the new holder's lock is not deleted by the old");
+        assertThrows(StaleLockException.class, () -> store.moves()
+                .transition(old, JobState.ESTIMATING, Change.because("late")));
+        assertNotNull(
+                ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)),
+                "the new holder's lock is not deleted by the old");
         store.moves().transition(next, JobState.ESTIMATING, Change.because("done"));
         assertEquals(JobState.ESTIMATING, store.jobs().load(jid).state());
-        assertEquals(List.of(), List.of(store.claims().held().size()).stream().filter(n -> n != 0).toList(), "ledger empty");
+        assertEquals(
+                List.of(),
+                List.of(store.claims().held().size()).stream()
+                        .filter(n -> n != 0)
+                        .toList(),
+                "ledger empty");
     }
 }

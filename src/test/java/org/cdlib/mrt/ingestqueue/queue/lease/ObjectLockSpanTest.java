@@ -86,7 +86,8 @@ class ObjectLockSpanTest {
         HeldJob again = claim(writer, JobState.STORING);
         assertNull(store.stepWrites().lockObject(again, ark), "taken again in storing");
         HeldJob waiting = claim(other, JobState.PROCESSING);
-        assertEquals(writer, store.stepWrites().lockObject(waiting, ark), "another job of the object waits while it stores");
+        assertEquals(
+                writer, store.stepWrites().lockObject(waiting, ark), "another job of the object waits while it stores");
         store.moves().unlock(waiting);
         store.moves().unlock(again);
 
@@ -114,7 +115,8 @@ class ObjectLockSpanTest {
         store.stepWrites().writeIdentifiers(processing, processing.job().identifiers().withPrimary(ark));
         long before = store.operations();
         assertNull(store.stepWrites().lockObject(processing, ark));
-        assertEquals(3, store.operations() - before, "one transaction: the lease's fence, its status, the create; no read");
+        assertEquals(
+                3, store.operations() - before, "one transaction: the lease's fence, its status, the create; no read");
         HeldJob storing = store.moves().transitionAndKeep(processing,
                 JobState.STORING, Change.because("prepared"), "w2");
         before = store.operations();
@@ -131,10 +133,15 @@ class ObjectLockSpanTest {
         assertNull(store.stepWrites().lockObject(second, ark));
         HeldJob secondStoring = store.moves().transitionAndKeep(second,
                 JobState.STORING, Change.because("prepared"), "w2");
-        ZK.client().setData().forPath(QueuePaths.objectLock(ark), QueueJson.text(jids.get(1))); // by hand: its version moves
+        // by hand: its version moves
+        ZK.client().setData().forPath(QueuePaths.objectLock(ark), QueueJson.text(jids.get(1)));
         HeldJob secondRecording = store.moves().transitionAndKeep(secondStoring,
                 JobState.RECORDING, Change.because("stored"), "w3");
-        assertEquals(JobState.NOTIFY, store.moves().transition(secondRecording, JobState.NOTIFY, Change.because("recorded")).state(),
+        assertEquals(
+                JobState.NOTIFY,
+                store.moves()
+                        .transition(secondRecording, JobState.NOTIFY, Change.because("recorded"))
+                        .state(),
                 "the move read the lock again");
         assertNull(holder(ark));
     }

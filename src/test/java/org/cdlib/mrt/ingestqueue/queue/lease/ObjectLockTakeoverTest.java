@@ -52,7 +52,9 @@ class ObjectLockTakeoverTest {
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
         store.probes().set(Probes.Point.AFTER_HOLDER_READ, () -> admin.requeueJob(holder, "operator"));
         try {
-            HeldJob t = store.claims().claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t").orElseThrow();
+            HeldJob t = store.claims()
+                    .claim(JobState.PROCESSING, store.jobs().load(taker).refName(), "t")
+                    .orElseThrow();
             assertEquals(holder, store.stepWrites().lockObject(t, ark), "the requeued holder keeps the object");
             store.moves().unlock(t);
         } finally {

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
-/** A job a neighbour wrote with a credential in its payload URL is shown without it (the API's and dashboard's job view). */
+/**
+ * A job a neighbour wrote with a credential in its payload URL
+ * is shown without it (the API's and dashboard's job view).
+ */
 class JobConfigurationShownTest {
     private static JobConfiguration withUrl(String url) {
         return new JobConfiguration("bid0000000001", "demo_content", "dep", url, "file", "json", "add", null, null,

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /** The history's bounds, counted without writing its JSON where the count cannot matter. */
 class JobHistoryTest {
-    private static final String[] PIECES = {"a", "Zz9", "\"", "\\", "\n", "\u0001", "é", "€", "\uD83D\uDE00", " ", "/", "<"};
+    private static final String[] PIECES = {
+        "a", "Zz9", "\"", "\\", "\n", "\u0001", "é", "€", "\uD83D\uDE00", " ", "/", "<"
+    };
 
     @Test
     void theCountWithoutWritingIsNeverBelowTheJson() {
@@ -18,7 +20,11 @@ class JobHistoryTest {
         for (int round = 0; round < 500; round++) {
             List<JobHistory.Entry> history = new ArrayList<>();
             for (int i = 0, n = 1 + r.nextInt(8); i < n; i++) {
-                history.add(new JobHistory.Entry(text(r, 30), r.nextBoolean() ? null : text(r, 12), text(r, 12), text(r, 40),
+                history.add(new JobHistory.Entry(
+                        text(r, 30),
+                        r.nextBoolean() ? null : text(r, 12),
+                        text(r, 12),
+                        text(r, 40),
                         r.nextInt(4) == 0 ? null : text(r, 200)));
             }
             int exact = QueueJson.write(history).length;
@@ -34,7 +40,8 @@ class JobHistoryTest {
         int dropped = 0;
         for (int i = 0; i < JobHistory.MAX_ENTRIES; i++) {
             List<JobHistory.Entry> before = history;
-            history = JobHistory.append(before, JobHistory.entry(JobState.PENDING, JobState.ESTIMATING, "w@h", i + reason));
+            history = JobHistory.append(
+                    before, JobHistory.entry(JobState.PENDING, JobState.ESTIMATING, "w@h", i + reason));
             assertTrue(QueueJson.write(history).length <= JobHistory.MAX_BYTES, "within the bound after " + (i + 1));
             assertEquals(i + reason, history.get(history.size() - 1).reason(), "the newest entry is last");
             if (history.size() <= before.size()) { // the oldest went: with it the JSON would not have fitted

@@ -29,11 +29,15 @@ class TransitionActorsTest {
         for (Transition<JobState> t : Transitions.JOB) {
             assertEquals(t.by(), Transitions.requireJob("jid0000000001", t.from(), t.to(), t.by()).by());
             for (Transition.By other : Transition.By.values()) {
-                boolean allowed = Transitions.JOB.stream().anyMatch(r -> r.from() == t.from() && r.to() == t.to() && r.by() == other);
+                boolean allowed = Transitions.JOB.stream()
+                        .anyMatch(r -> r.from() == t.from() && r.to() == t.to() && r.by() == other);
                 if (!allowed) {
                     IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
                             () -> Transitions.requireJob("jid0000000001", t.from(), t.to(), other));
-                    assertTrue(e.getMessage().contains("is made by ") && e.getMessage().contains(Transitions.actor(t.by())), e.getMessage());
+                    assertTrue(
+                            e.getMessage().contains("is made by ")
+                                    && e.getMessage().contains(Transitions.actor(t.by())),
+                            e.getMessage());
                     assertTrue(e.getMessage().contains("not by " + Transitions.actor(other)), e.getMessage());
                     refused++;
                 }
@@ -42,9 +46,12 @@ class TransitionActorsTest {
         for (Transition<BatchState> t : Transitions.BATCH) {
             assertEquals(t.by(), Transitions.requireBatch("bid0000000001", t.from(), t.to(), t.by()).by());
             for (Transition.By other : Transition.By.values()) {
-                boolean allowed = Transitions.BATCH.stream().anyMatch(r -> r.from() == t.from() && r.to() == t.to() && r.by() == other);
+                boolean allowed = Transitions.BATCH.stream()
+                        .anyMatch(r -> r.from() == t.from() && r.to() == t.to() && r.by() == other);
                 if (!allowed) {
-                    assertThrows(IllegalTransitionException.class, () -> Transitions.requireBatch("bid0000000001", t.from(), t.to(), other));
+                    assertThrows(
+                            IllegalTransitionException.class,
+                            () -> Transitions.requireBatch("bid0000000001", t.from(), t.to(), other));
                     refused++;
                 }
             }
@@ -59,8 +66,10 @@ class TransitionActorsTest {
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
         QueueTestSupport.walk(store, jid, QueueTestSupport.pipelineTo(JobState.COMPLETED));
         AdminActions admin = new AdminActions(store, Clock.systemUTC());
-        IllegalTransitionException e = assertThrows(IllegalTransitionException.class, () -> admin.deleteJob(jid, true, "op"));
-        assertTrue(e.getMessage().contains("is made by the queue itself (cleanup), not by an operator"), e.getMessage());
+        IllegalTransitionException e =
+                assertThrows(IllegalTransitionException.class, () -> admin.deleteJob(jid, true, "op"));
+        assertTrue(
+                e.getMessage().contains("is made by the queue itself (cleanup), not by an operator"), e.getMessage());
         assertEquals(JobState.COMPLETED, store.jobs().load(jid).state(), "nothing changed");
     }
 }

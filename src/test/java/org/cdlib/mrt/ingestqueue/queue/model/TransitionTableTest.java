@@ -88,7 +88,12 @@ class TransitionTableTest {
             return;
         }
         HeldJob lock = store.claims().tryLockJob(jid, "test").orElseThrow();
-        Job moved = store.moves().move(lock, t.to(), t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"), t.by());
+        Job moved = store.moves()
+                .move(
+                        lock,
+                        t.to(),
+                        t.to() == JobState.FAILED ? Change.failure("boom") : Change.because("test"),
+                        t.by());
         assertEquals(t.to(), moved.state());
         Job read = store.jobs().load(jid);
         assertEquals(t.to(), read.state());
@@ -212,7 +217,9 @@ class TransitionTableTest {
                 }
                 BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
-                assertThrows(IllegalTransitionException.class, () -> store.moves().transition(lock, to, "test", null, null),
+                assertThrows(
+                        IllegalTransitionException.class,
+                        () -> store.moves().transition(lock, to, "test", null, null),
                         from + " -> " + to);
                 assertEquals(before, tree(client), from + " -> " + to + " wrote something");
                 store.moves().unlock(lock);

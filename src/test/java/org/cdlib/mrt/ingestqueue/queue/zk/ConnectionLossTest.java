@@ -85,8 +85,11 @@ class ConnectionLossTest {
             store.moves().unlock(lock); // returns at once; the release is retried in the background
             return true;
         });
-        await().atMost(Duration.ofSeconds(30)).until(() -> client.checkExists().forPath(QueuePaths.jobLock(jid)) == null);
-        assertTrue(store.claims().tryLockJob(jid, "next").isPresent(), "free for the next worker while the session lives on");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> client.checkExists().forPath(QueuePaths.jobLock(jid)) == null);
+        assertTrue(
+                store.claims().tryLockJob(jid, "next").isPresent(),
+                "free for the next worker while the session lives on");
     }
 
     @Test
@@ -101,7 +104,8 @@ class ConnectionLossTest {
     @Test
     void aTransitionCommittedDuringAnOutageAppliesOnceAndIsKnownToHaveApplied() throws Exception {
         HeldJob lock = store.claims().tryLockJob(jid, "w").orElseThrow();
-        Job moved = duringOutage(() -> store.moves().transition(lock, JobState.ESTIMATING, Change.because("during outage")));
+        Job moved = duringOutage(
+                () -> store.moves().transition(lock, JobState.ESTIMATING, Change.because("during outage")));
         assertEquals(JobState.ESTIMATING, moved.state());
         Job now = store.jobs().load(jid);
         assertEquals(JobState.ESTIMATING, now.state());

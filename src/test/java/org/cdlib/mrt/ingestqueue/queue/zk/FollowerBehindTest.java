@@ -36,8 +36,10 @@ class FollowerBehindTest {
     void theFileGatesReadOfALockSeesATakeoverItsFollowerHasNotAppliedYet() throws Exception {
         try (TestingCluster cluster = new TestingCluster(3)) {
             cluster.start();
-            QuorumPeer leader = await().atMost(Duration.ofSeconds(60)).until(() -> byState(QuorumPeer.ServerState.LEADING), p -> p != null);
-            QuorumPeer peer = await().atMost(Duration.ofSeconds(60)).until(() -> byState(QuorumPeer.ServerState.FOLLOWING), p -> p != null);
+            QuorumPeer leader = await().atMost(Duration.ofSeconds(60))
+                    .until(() -> byState(QuorumPeer.ServerState.LEADING), p -> p != null);
+            QuorumPeer peer = await().atMost(Duration.ofSeconds(60))
+                    .until(() -> byState(QuorumPeer.ServerState.FOLLOWING), p -> p != null);
             try (CuratorFramework onLeader = client(connectString(cluster, leader));
                     CuratorFramework onFollower = client(connectString(cluster, peer))) {
                 onLeader.create().creatingParentsIfNeeded().forPath(JOB);
@@ -88,12 +90,19 @@ class FollowerBehindTest {
 
     /** The cluster's quorum peers are threads of this JVM: the one in {@code state}, if any. */
     private static QuorumPeer byState(QuorumPeer.ServerState state) {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t instanceof QuorumPeer p && p.isAlive() && p.getPeerState() == state)
-                .map(t -> (QuorumPeer) t).findFirst().orElse(null);
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t instanceof QuorumPeer p && p.isAlive() && p.getPeerState() == state)
+                .map(t -> (QuorumPeer) t)
+                .findFirst()
+                .orElse(null);
     }
 
     private static String connectString(TestingCluster cluster, QuorumPeer peer) {
-        return cluster.getInstances().stream().filter(i -> i.getServerId() == peer.getMyId()).findFirst().orElseThrow().getConnectString();
+        return cluster.getInstances().stream()
+                .filter(i -> i.getServerId() == peer.getMyId())
+                .findFirst()
+                .orElseThrow()
+                .getConnectString();
     }
 
     private static CuratorFramework client(String connectString) {

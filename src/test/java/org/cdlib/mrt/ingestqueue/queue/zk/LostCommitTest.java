@@ -64,18 +64,26 @@ class LostCommitTest {
         relay.close();
     }
 
-    /** Commits {@code path}'s creation while the relay holds what the client sends, then cuts the connection under it. */
+    /**
+     * Commits {@code path}'s creation while the relay holds what the client sends, then cuts the connection under it.
+     */
     CompletableFuture<List<OpResult>> commitLost(String path, boolean pipelined) throws Exception {
         List<Op> ops = List.of(Op.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
         CountDownLatch onItsWay = new CountDownLatch(1);
         relay.holdRequests();
-        CompletableFuture<List<OpResult>> f = CompletableFuture.supplyAsync(() -> {
-            try {
-                return commits.send(zk, ops, () -> client.checkExists().forPath(path) != null, pipelined ? onItsWay::countDown : null);
-            } catch (KeeperException e) {
-                throw new CompletionException(e);
-            }
-        }, r -> new Thread(r).start());
+        CompletableFuture<List<OpResult>> f = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return commits.send(
+                                zk,
+                                ops,
+                                () -> client.checkExists().forPath(path) != null,
+                                pipelined ? onItsWay::countDown : null);
+                    } catch (KeeperException e) {
+                        throw new CompletionException(e);
+                    }
+                },
+                r -> new Thread(r).start());
         if (pipelined) {
             onItsWay.await(20, TimeUnit.SECONDS);
         }

@@ -53,7 +53,8 @@ class OversizedNodesTest {
         for (String jid : bad.subList(0, 3)) {
             ZK.client().setData().forPath(QueuePaths.jobStatus(jid), big);
         }
-        ZK.client().setData().forPath(QueuePaths.jobNode(bad.get(3), "identifiers"), big); // read as "none" it would re-mint
+        // read as "none" it would re-mint
+        ZK.client().setData().forPath(QueuePaths.jobNode(bad.get(3), "identifiers"), big);
 
         List<Damaged> named = new ArrayList<>();
         List<Job> loaded = store.jobs().load(jids, named::add);
@@ -65,13 +66,20 @@ class OversizedNodesTest {
 
         ConsistencyCheck.Report fsck = new ConsistencyCheck(store).check();
         List<Violation> oversized = fsck.violations().stream().filter(v -> v.kind().equals("oversized")).toList();
-        assertEquals(List.of(QueuePaths.jobStatus(bad.get(0)), QueuePaths.jobStatus(bad.get(1)), QueuePaths.jobStatus(bad.get(2)),
-                QueuePaths.jobNode(bad.get(3), "identifiers")), oversized.stream().map(Violation::path).sorted().toList());
+        assertEquals(
+                List.of(
+                        QueuePaths.jobStatus(bad.get(0)),
+                        QueuePaths.jobStatus(bad.get(1)),
+                        QueuePaths.jobStatus(bad.get(2)),
+                        QueuePaths.jobNode(bad.get(3), "identifiers")),
+                oversized.stream().map(Violation::path).sorted().toList());
         assertTrue(oversized.get(0).detail().contains("307200 bytes"), oversized.get(0).detail());
         assertEquals(0, drops.get());
 
         new AdminActions(store, Clock.systemUTC()).deleteJob(bad.get(0), true, "op");
-        assertFalse(ZK.client().checkExists().forPath(QueuePaths.job(bad.get(0))) != null, "deleted through the API's action");
+        assertFalse(
+                ZK.client().checkExists().forPath(QueuePaths.job(bad.get(0))) != null,
+                "deleted through the API's action");
     }
 
     /**
@@ -91,9 +99,13 @@ class OversizedNodesTest {
         ZK.client().setData().forPath(QueuePaths.jobNode(bad, "configuration"), big);
         ZK.client().setData().forPath(QueuePaths.jobNode(bad, "identifiers"), big);
         for (int claim = 1; claim <= 3; claim++) {
-            CorruptNodeException e = assertThrows(CorruptNodeException.class, () -> store.claims().tryLockJob(bad, "t"));
+            CorruptNodeException e = assertThrows(
+                    CorruptNodeException.class, () -> store.claims().tryLockJob(bad, "t"));
             assertTrue(e.getMessage().contains("oversized: 307200 bytes"), e.getMessage());
-            assertEquals(null, ZK.client().checkExists().forPath(QueuePaths.jobLock(bad)), "claim " + claim + " left no lock");
+            assertEquals(
+                    null,
+                    ZK.client().checkExists().forPath(QueuePaths.jobLock(bad)),
+                    "claim " + claim + " left no lock");
         }
         var healthy = store.claims().tryLockJob(jids.get(1), "t").orElseThrow();
         assertEquals(jids.get(1), healthy.job().id());
@@ -107,7 +119,10 @@ class OversizedNodesTest {
         var repaired = store.claims().tryLockJob(bad, "t").orElseThrow();
         assertEquals(bad, repaired.job().id());
         store.moves().unlock(repaired);
-        assertEquals(1, drops.get(), "the first claim's blind read dropped the connection; the later claims looked at sizes first");
+        assertEquals(
+                1,
+                drops.get(),
+                "the first claim's blind read dropped the connection; the later claims looked at sizes first");
     }
 
     /** Counts the client's connection losses from now on. */
@@ -128,19 +143,30 @@ class OversizedNodesTest {
         return big;
     }
 
-    /** Nodes that are legitimately larger than 1 KB are read: a host's published work, a long delete list cut to fit. */
+    /**
+     * Nodes that are legitimately larger than 1 KB are read: a host's published work, a long delete list cut to fit.
+     */
     @Test
     void nodesWithinTheirKindsLimitAreRead() throws Exception {
         QueueStore store = ZK.store(dir);
         StringBuilder work = new StringBuilder();
         for (int i = 0; i < Hosts.MAX_LISTED_WORK; i++) {
-            work.append(i == 0 ? "" : ",").append("{\"job_id\":\"jid00000000").append(i + 10).append("\",\"since\":\"2026-11-24T10:00:00Z\"}");
+            work.append(i == 0 ? "" : ",")
+                    .append("{\"job_id\":\"jid00000000")
+                    .append(i + 10)
+                    .append("\",\"since\":\"2026-11-24T10:00:00Z\"}");
         }
-        byte[] host = ("{\"id\":\"h1\",\"host\":\"a\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\","
-                + "\"work\":[" + work + "],\"leads\":[]}").getBytes(StandardCharsets.UTF_8);
+        byte[] host =
+                ("{\"id\":\"h1\",\"host\":\"a\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\","
+                    + "\"updated\":\"2026-11-24T10:00:00Z\","
+                    + "\"work\":[" + work + "],\"leads\":[]}")
+                        .getBytes(StandardCharsets.UTF_8);
         assertTrue(host.length > 2048, "larger than the default 1 KB: " + host.length);
         ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h1", host);
-        Map<String, Object> h1 = store.hosts().list().stream().filter(m -> "h1".equals(m.get("id"))).findFirst().orElseThrow();
+        Map<String, Object> h1 = store.hosts().list().stream()
+                .filter(m -> "h1".equals(m.get("id")))
+                .findFirst()
+                .orElseThrow();
         assertEquals(null, h1.get("damaged"));
         assertEquals(Hosts.MAX_LISTED_WORK, ((List<?>) h1.get("work")).size());
 
@@ -149,8 +175,12 @@ class OversizedNodesTest {
             many.add("producer/folder/file-" + i + ".txt");
         }
         String lines = MerrittJobNodes.deleteLines(many);
-        assertTrue(QueueLimits.utf8Length(lines) < QueueLimits.NODE_BYTES - 2048, "fits the store node: " + lines.length());
-        assertTrue(lines.startsWith("producer/folder/file-0.txt\n") && lines.matches("(?s).*# \\.\\.\\. and \\d+ more, in system/mrt-delete.txt\n"),
+        assertTrue(
+                QueueLimits.utf8Length(lines) < QueueLimits.NODE_BYTES - 2048,
+                "fits the store node: " + lines.length());
+        assertTrue(
+                lines.startsWith("producer/folder/file-0.txt\n")
+                        && lines.matches("(?s).*# \\.\\.\\. and \\d+ more, in system/mrt-delete.txt\n"),
                 lines.substring(lines.length() - 80));
         assertEquals("producer/a\nproducer/b\n", MerrittJobNodes.deleteLines(List.of("producer/a", "producer/b")));
     }

@@ -60,7 +60,8 @@ class SizedReadsTest {
 
     /** Unequal sizes, each node's own bytes: a status of 300 to 4,300 bytes. */
     static byte[] content(int i) {
-        return ("{\"job\":" + i + ",\"pad\":\"" + "x".repeat(300 + (i * 37) % 4000) + "\"}").getBytes(StandardCharsets.UTF_8);
+        return ("{\"job\":" + i + ",\"pad\":\"" + "x".repeat(300 + (i * 37) % 4000) + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** n statuses; every 7th missing, and job 5 holding more than a status may (written around the queue's limits). */
@@ -75,7 +76,8 @@ class SizedReadsTest {
             byte[] data = i == 5 ? new byte[QueueLimits.nodeBytes(p) + 12_000] : content(i);
             client.create().creatingParentsIfNeeded().inBackground().forPath(p, data);
         }
-        await().atMost(Duration.ofMinutes(1)).until(() -> client.checkExists().forPath(QueuePaths.jobStatus(jid(n - 1))) != null);
+        await().atMost(Duration.ofMinutes(1))
+                .until(() -> client.checkExists().forPath(QueuePaths.jobStatus(jid(n - 1))) != null);
         return paths;
     }
 
@@ -84,11 +86,20 @@ class SizedReadsTest {
         for (int i = 0; i < paths.size(); i++) {
             OpResult r = read.get(paths.get(i));
             if (i % 7 == 3) {
-                assertEquals(KeeperException.Code.NONODE.intValue(), assertInstanceOf(OpResult.ErrorResult.class, r).getErr(), paths.get(i));
+                assertEquals(
+                        KeeperException.Code.NONODE.intValue(),
+                        assertInstanceOf(OpResult.ErrorResult.class, r).getErr(),
+                        paths.get(i));
             } else if (i == 5) {
-                assertEquals(QueueLimits.nodeBytes(paths.get(i)) + 12_000, SizedReads.oversizedBytes(r), "left unread for its size");
+                assertEquals(
+                        QueueLimits.nodeBytes(paths.get(i)) + 12_000,
+                        SizedReads.oversizedBytes(r),
+                        "left unread for its size");
             } else {
-                assertArrayEquals(content(i), assertInstanceOf(OpResult.GetDataResult.class, r).getData(), paths.get(i));
+                assertArrayEquals(
+                        content(i),
+                        assertInstanceOf(OpResult.GetDataResult.class, r).getData(),
+                        paths.get(i));
             }
         }
     }
@@ -106,9 +117,10 @@ class SizedReadsTest {
     void aReadWhoseConnectionIsLostIsReadAgainWhole() throws Exception {
         List<String> paths = statuses(300);
         relay.holdAnswers(); // the server answers, nothing reaches the client
-        CompletableFuture<Map<String, OpResult>> read = CompletableFuture.supplyAsync(() -> new ZooKeeperCalls(client).readMany(paths),
-                r -> new Thread(r).start());
-        await().atMost(Duration.ofSeconds(20)).until(() -> relay.heldAnswers() > 8_000); // the stats of a few hundred nodes, not a ping's answer
+        CompletableFuture<Map<String, OpResult>> read = CompletableFuture.supplyAsync(
+                () -> new ZooKeeperCalls(client).readMany(paths), r -> new Thread(r).start());
+        // the stats of a few hundred nodes, not a ping's answer
+        await().atMost(Duration.ofSeconds(20)).until(() -> relay.heldAnswers() > 8_000);
         relay.cut();
 
         assertEachItsOwn(paths, read.get(1, TimeUnit.MINUTES));

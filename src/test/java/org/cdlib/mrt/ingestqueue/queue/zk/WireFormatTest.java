@@ -61,11 +61,16 @@ class WireFormatTest {
         return QueueJson.MAPPER.readTree(ZK.client().getData().forPath(path));
     }
 
-    void assertJobStatus(String jid, String status, String lastSuccessful, int retries, String message) throws Exception {
+    void assertJobStatus(String jid, String status, String lastSuccessful, int retries, String message)
+            throws Exception {
         JsonNode s = json(QueuePaths.jobStatus(jid));
         assertEquals(status, s.get("status").asText(), s.toString());
         assertTrue(s.has("last_successful_status"), "the key is there, null or not: " + s);
-        assertEquals(lastSuccessful, s.get("last_successful_status").isNull() ? null : s.get("last_successful_status").asText());
+        assertEquals(
+                lastSuccessful,
+                s.get("last_successful_status").isNull()
+                        ? null
+                        : s.get("last_successful_status").asText());
         assertTrue(s.get("last_modified").asText().matches(STAMP), s.toString());
         assertEquals(retries, s.get("retry_count").intValue());
         assertTrue(s.get("retry_count").isInt());
@@ -154,9 +159,14 @@ class WireFormatTest {
     void nodesOfTheOldFormAreReadAndFsckRewritesThem() throws Exception {
         String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
         String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
-        ZK.client().setData().forPath(QueuePaths.jobStatus(jid), ("{\"status\":\"pending\",\"last_successful_status\":null,"
-                + "\"last_modification_date\":\"2026-11-20T10:00:00.123Z\",\"retry_count\":0,\"error_message\":null}")
-                .getBytes(StandardCharsets.UTF_8));
+        ZK.client()
+                .setData()
+                .forPath(
+                        QueuePaths.jobStatus(jid),
+                        ("{\"status\":\"pending\",\"last_successful_status\":null,"
+                            + "\"last_modification_date\":\"2026-11-20T10:00:00.123Z\",\"retry_count\":0,"
+                            + "\"error_message\":null}")
+                                .getBytes(StandardCharsets.UTF_8));
         ZK.client().setData().forPath(QueuePaths.jobNode(jid, "identifiers"),
                 "{\"primary\":\"ark:/99999/fk4old\",\"local_id\":[\"loc0\"]}".getBytes(StandardCharsets.UTF_8));
         ZK.client().setData().forPath(QueuePaths.batchStatus(bid), ("{\"status\":\"processing\",\"last_modified\":"
@@ -170,7 +180,9 @@ class WireFormatTest {
 
         ConsistencyCheck fsck = new ConsistencyCheck(store);
         List<String> kinds = fsck.check().violations().stream().map(Violation::kind).toList();
-        assertEquals(List.of("old-wire-format", "old-wire-format", "old-wire-format"), kinds.stream().sorted().toList());
+        assertEquals(
+                List.of("old-wire-format", "old-wire-format", "old-wire-format"),
+                kinds.stream().sorted().toList());
         fsck.repair();
         assertTrue(fsck.check().clean(), fsck.check().toString());
         assertJobStatus(jid, "Pending", null, 0, "");
@@ -182,15 +194,25 @@ class WireFormatTest {
     /** A job's status as the previous build wrote it (lower case, its key names, ISO time). */
     static byte[] oldStatus(JobState state, JobState lastSuccessful, int retries, String error) {
         return ("{\"status\":\"" + state.wire() + "\",\"last_successful_status\":"
-                + (lastSuccessful == null ? "null" : "\"" + lastSuccessful.wire() + "\"")
-                + ",\"last_modification_date\":\"2026-11-20T10:00:00.123Z\",\"retry_count\":" + retries
-                + ",\"error_message\":" + (error == null ? "null" : "\"" + error + "\"") + "}").getBytes(StandardCharsets.UTF_8);
+                        + (lastSuccessful == null ? "null" : "\"" + lastSuccessful.wire() + "\"")
+                        + ",\"last_modification_date\":\"2026-11-20T10:00:00.123Z\",\"retry_count\":" + retries
+                        + ",\"error_message\":" + (error == null ? "null" : "\"" + error + "\"") + "}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
     void aQueueOfTheOldFormInEveryStateIsConvertedInPlaceAndALockHeldMeanwhileIsRespected() throws Exception {
-        List<JobState> states = List.of(JobState.PENDING, JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING,
-                JobState.PROCESSING, JobState.STORING, JobState.RECORDING, JobState.NOTIFY, JobState.COMPLETED, JobState.FAILED,
+        List<JobState> states = List.of(
+                JobState.PENDING,
+                JobState.ESTIMATING,
+                JobState.PROVISIONING,
+                JobState.DOWNLOADING,
+                JobState.PROCESSING,
+                JobState.STORING,
+                JobState.RECORDING,
+                JobState.NOTIFY,
+                JobState.COMPLETED,
+                JobState.FAILED,
                 JobState.HELD);
         String bid = QueueTestSupport.batchWithJobs(store, states.size(), 5);
         List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING).stream().sorted().toList();
@@ -209,7 +231,8 @@ class WireFormatTest {
             assertEquals(s, j.state());
             ZK.client().setData().forPath(QueuePaths.jobStatus(jids.get(i)), oldStatus(s, j.status().lastSuccessful(),
                     j.status().retryCount(), j.status().errorMessage()));
-            if (s == JobState.COMPLETED) { // the previous build kept a completed job's nodes (no summary: see CompactionTest)
+            // the previous build kept a completed job's nodes (no summary: see CompactionTest)
+            if (s == JobState.COMPLETED) {
                 ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(i), "configuration"), configuration);
             }
             ZK.client().setData().forPath(QueuePaths.jobNode(jids.get(i), "identifiers"),
@@ -221,10 +244,17 @@ class WireFormatTest {
         HeldJob held = store.claims().tryLockJob(jids.get(3), "a-worker-meanwhile").orElseThrow();
         ConsistencyCheck fsck = new ConsistencyCheck(store);
         ConsistencyCheck.Report first = fsck.repair();
-        assertEquals(2 * states.size(), first.violations().stream().filter(v -> v.kind().equals("old-wire-format")).count(),
+        assertEquals(
+                2 * states.size(),
+                first.violations().stream()
+                        .filter(v -> v.kind().equals("old-wire-format"))
+                        .count(),
                 first.toString());
-        assertEquals(2, first.violations().stream().filter(v -> !v.repaired()).count(), "the locked job is left: " + first);
-        assertTrue(WireForm.oldStatus(ZK.client().getData().forPath(QueuePaths.jobStatus(jids.get(3)))), "untouched under its lock");
+        assertEquals(
+                2, first.violations().stream().filter(v -> !v.repaired()).count(), "the locked job is left: " + first);
+        assertTrue(
+                WireForm.oldStatus(ZK.client().getData().forPath(QueuePaths.jobStatus(jids.get(3)))),
+                "untouched under its lock");
         store.moves().unlock(held);
         fsck.repair();
         assertTrue(fsck.check().clean(), fsck.check().toString());

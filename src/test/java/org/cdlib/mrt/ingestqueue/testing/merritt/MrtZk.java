@@ -84,10 +84,19 @@ public final class MrtZk {
             throw new IllegalArgumentException("No enum constant JobState." + lss);
         }
         JsonNode ids = zk.exists(p + "/identifiers", false) == null ? null : json(p + "/identifiers");
-        return new Loaded(status, lss, s.get("retry_count").intValue(), Integer.parseInt(text(p + "/priority")),
-                Long.parseLong(text(p + "/space_needed")), text(p + "/bid"),
+        return new Loaded(
+                status,
+                lss,
+                s.get("retry_count").intValue(),
+                Integer.parseInt(text(p + "/priority")),
+                Long.parseLong(text(p + "/space_needed")),
+                text(p + "/bid"),
                 ids == null ? null : ids.get("primary_id").textValue(),
-                ids == null ? null : JSON.convertValue(ids.get("local_id"), JSON.getTypeFactory().constructCollectionType(List.class, String.class)));
+                ids == null
+                        ? null
+                        : JSON.convertValue(
+                                ids.get("local_id"),
+                                JSON.getTypeFactory().constructCollectionType(List.class, String.class)));
     }
 
     public String batchStatus(String bid) throws Exception {

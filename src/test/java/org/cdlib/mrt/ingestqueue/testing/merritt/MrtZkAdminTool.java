@@ -89,7 +89,11 @@ public final class MrtZkAdminTool {
     }
 
     private void create(String p, String data) throws Exception {
-        zk.create(p, data == null ? null : data.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.create(
+                p,
+                data == null ? null : data.getBytes(StandardCharsets.UTF_8),
+                ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.PERSISTENT);
     }
 
     private void set(String p, String data) throws Exception {
@@ -119,7 +123,8 @@ public final class MrtZkAdminTool {
         try {
             return JSON.readTree(s);
         } catch (Exception e) {
-            throw new IllegalStateException("Node Object for (" + itemPath + "/" + key + ") does not contain valid json: " + s);
+            throw new IllegalStateException(
+                    "Node Object for (" + itemPath + "/" + key + ") does not contain valid json: " + s);
         }
     }
 
@@ -131,7 +136,10 @@ public final class MrtZkAdminTool {
 
     // ---- Job (merritt_zk_job.rb)
 
-    /** {@code Job#load}: status, configuration, bid, priority, space_needed, the optional nodes, then the two state paths. */
+    /**
+     * {@code Job#load}: status, configuration, bid, priority,
+     * space_needed, the optional nodes, then the two state paths.
+     */
     public RubyJob loadJob(String jid) throws Exception {
         RubyJob j = loadOptimized(jid);
         for (String optional : List.of("identifiers", "metadata", "inventory")) {
@@ -259,7 +267,8 @@ public final class MrtZkAdminTool {
         }
         if (!to.equals(j.status)) {
             String statusPath = j.path() + "/status";
-            ObjectNode json = exists(statusPath) ? (ObjectNode) jsonProperty(j.path(), "status") : JSON.createObjectNode();
+            ObjectNode json =
+                    exists(statusPath) ? (ObjectNode) jsonProperty(j.path(), "status") : JSON.createObjectNode();
             if (!exists(statusPath)) {
                 json.put("last_modified", MrtZk.now());
             }
@@ -534,8 +543,11 @@ public final class MrtZkAdminTool {
         RubyJob j = loadJob(jid);
         setJobStatus(j, "Failed", "", false);
         JsonNode ids = jsonProperty(j.path(), "identifiers");
-        String ark = ids.has("primary_id") && ids.get("primary_id").isTextual() ? ids.get("primary_id").textValue() : null;
-        if (ark != null && !ark.isEmpty()) { // (Ruby's `if ark` also takes "": it would then ask for "/locks/storage/", which ZooKeeper refuses)
+        String ark = ids.has("primary_id") && ids.get("primary_id").isTextual()
+                ? ids.get("primary_id").textValue()
+                : null;
+        // (Ruby's `if ark` also takes "": it would then ask for "/locks/storage/", which ZooKeeper refuses)
+        if (ark != null && !ark.isEmpty()) {
             if (exists(storeLockPath(ark))) {
                 deleteQuietly(storeLockPath(ark));
             }

@@ -89,7 +89,11 @@ public final class MrtZkDaemon {
     }
 
     private void createNode(String path, String data, CreateMode mode) throws Exception {
-        zk.create(path, data == null ? new byte[0] : data.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, mode);
+        zk.create(
+                path,
+                data == null ? new byte[0] : data.getBytes(StandardCharsets.UTF_8),
+                ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                mode);
     }
 
     private void ensure(String path) throws Exception {
@@ -141,14 +145,20 @@ public final class MrtZkDaemon {
 
     // ---- batches
 
-    /** {@code Batch.createBatch}: the sequential root, its uuid, submission and Pending status; no states node, no lock. */
+    /**
+     * {@code Batch.createBatch}: the sequential root, its uuid, submission and Pending status; no states node, no lock.
+     */
     public String createBatch(String uuid, String submission) throws Exception {
         ensure("/batch-uuids");
-        String path = zk.create("/batches/bid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        String path =
+                zk.create("/batches/bid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
         String bid = path.substring("/batches/".length());
         createNode("/batch-uuids/" + uuid, bid, CreateMode.PERSISTENT);
         createNode(path + "/submission", submission, CreateMode.PERSISTENT);
-        createNode(path + "/status", "{\"message\":\"\",\"last_modified\":\"" + MrtZk.now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
+        createNode(
+                path + "/status",
+                "{\"message\":\"\",\"last_modified\":\"" + MrtZk.now() + "\",\"status\":\"Pending\"}",
+                CreateMode.PERSISTENT);
         return bid;
     }
 
@@ -157,7 +167,9 @@ public final class MrtZkDaemon {
         return JSON.readTree(get("/batches/" + bid + "/status")).get("status").textValue();
     }
 
-    /** {@code QueueItem.setStatus} on a batch: the transition checked, the status rewritten with {@code setData(-1)}. */
+    /**
+     * {@code QueueItem.setStatus} on a batch: the transition checked, the status rewritten with {@code setData(-1)}.
+     */
     public void setBatchStatus(String bid, String to, String message) throws Exception {
         String from = batchStatus(bid);
         if (from.equals(to)) {
@@ -240,7 +252,8 @@ public final class MrtZkDaemon {
                     continue;
                 }
                 try {
-                    for (String bucket : List.of("batch-processing", "batch-failed", "batch-completed", "batch-deleted")) {
+                    for (String bucket :
+                            List.of("batch-processing", "batch-failed", "batch-completed", "batch-deleted")) {
                         String b = "/batches/" + cp + "/states/" + bucket;
                         if (exists(b)) {
                             for (String jid : zk.getChildren(b, false)) {
@@ -271,9 +284,13 @@ public final class MrtZkDaemon {
 
     // ---- jobs
 
-    /** {@code Job.createJob}: root, lock, bid, priority 5, space 0, configuration, identifiers, status, references, unlock. */
+    /**
+     * {@code Job.createJob}: root, lock, bid, priority 5, space
+     * 0, configuration, identifiers, status, references, unlock.
+     */
     public String createJob(String bid, int priority, String configuration, String identifiers) throws Exception {
-        String path = zk.create("/jobs/jid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        String path =
+                zk.create("/jobs/jid", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
         String jid = path.substring("/jobs/".length());
         createNode(path + "/lock", null, CreateMode.EPHEMERAL);
         createNode(path + "/bid", bid, CreateMode.PERSISTENT);
@@ -284,8 +301,11 @@ public final class MrtZkDaemon {
         if (priority != 5) {
             zk.setData(path + "/priority", Integer.toString(priority).getBytes(StandardCharsets.UTF_8), -1);
         }
-        createNode(path + "/status", "{\"retry_count\":0,\"last_successful_status\":null,\"message\":\"\",\"last_modified\":\""
-                + MrtZk.now() + "\",\"status\":\"Pending\"}", CreateMode.PERSISTENT);
+        createNode(
+                path + "/status",
+                "{\"retry_count\":0,\"last_successful_status\":null,\"message\":\"\",\"last_modified\":\"" + MrtZk.now()
+                        + "\",\"status\":\"Pending\"}",
+                CreateMode.PERSISTENT);
         ensure("/jobs/states/pending");
         createNode(String.format("/jobs/states/pending/%02d-%s", priority, jid), null, CreateMode.PERSISTENT);
         ensure("/batches/" + bid + "/states/batch-processing");
@@ -416,7 +436,10 @@ public final class MrtZkDaemon {
 
     /** The success of a job state in states.yml (Estimating -> Provisioning …). */
     public static String next(String state) {
-        return JOB_MOVES.get(state).stream().filter(s -> !s.equals("Failed") && !s.equals("Held")).findFirst().orElseThrow();
+        return JOB_MOVES.get(state).stream()
+                .filter(s -> !s.equals("Failed") && !s.equals("Held"))
+                .findFirst()
+                .orElseThrow();
     }
 
     public void unlock(DaemonJob j) throws Exception {
