@@ -6,15 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
+import org.cdlib.mrt.ingestqueue.testing.MovingClock;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,33 +25,10 @@ class SharedActivityTest {
     @TempDir
     Path dir;
 
-    static final class Moving extends Clock {
-        Instant now;
-
-        Moving(String at) {
-            now = Instant.parse(at);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     @Test
     void aMinuteOneHostWatchedIsReadBackByAnotherAfterARestart() throws Exception {
         QueueStore store = ZK.store(dir);
-        Moving clock = new Moving("2026-11-24T10:00:30Z");
+        MovingClock clock = new MovingClock("2026-11-24T10:00:30Z");
         Activity a = new Activity(clock);
         long m1 = Instant.parse("2026-11-24T10:01:00Z").toEpochMilli() / 60_000;
         assertFalse(a.watchedWhole(m1 - 1), "the minute it started in is not whole");
@@ -72,7 +47,8 @@ class SharedActivityTest {
         store.activity().write(m1, Map.of("arrived", Map.of("completed", 1)));
         assertEquals(5, store.activity().read(m1, m1).get(m1).path("arrived").path("completed").asInt());
 
-        Activity b = new Activity(new Moving("2026-11-24T10:02:15Z")); // restarted, or another host behind the balancer
+        // restarted, or another host behind the balancer
+        Activity b = new Activity(new MovingClock("2026-11-24T10:02:15Z"));
         b.fill(store.activity().read(m1 - Activity.MINUTES, m1 + 1));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rows = (List<Map<String, Object>>) b.view(3).get("per_minute");
@@ -88,7 +64,7 @@ class SharedActivityTest {
         // a hostile node adds no keys; minutes older than the kept ones go
         ZK.client().create().forPath(QueuePaths.ACTIVITY + "/" + (m1 - 1),
                 "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
-        Activity c = new Activity(new Moving("2026-11-24T10:02:15Z"));
+        Activity c = new Activity(new MovingClock("2026-11-24T10:02:15Z"));
         c.fill(store.activity().read(m1 - 5, m1));
         assertEquals(0.0, c.arrivedPerMinute("x1", 15));
         store.activity().write(m1 + ActivityMinutes.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));

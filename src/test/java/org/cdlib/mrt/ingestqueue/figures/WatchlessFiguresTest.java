@@ -20,6 +20,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.testing.MovingClock;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
@@ -65,7 +66,7 @@ class WatchlessFiguresTest {
     @Test
     void aCountAfterAGapCountsNothingAndTheMinuteIsNotWrittenAsWhole() {
         QueueStore store = ZK.store(dir);
-        SharedActivityTest.Moving clock = new SharedActivityTest.Moving("2026-11-24T10:00:30Z");
+        MovingClock clock = new MovingClock("2026-11-24T10:00:30Z");
         Activity activity = new Activity(clock);
         StateArrivals arrivals = new StateArrivals(store, activity, clock);
         clock.now = Instant.parse("2026-11-24T10:01:01Z");
@@ -96,7 +97,7 @@ class WatchlessFiguresTest {
 
     @Test
     void aBatchsRateComesFromItsEndingsEachTimeItIsShown() {
-        SharedActivityTest.Moving clock = new SharedActivityTest.Moving("2026-11-24T10:00:00Z");
+        MovingClock clock = new MovingClock("2026-11-24T10:00:00Z");
         Activity activity = new Activity(clock);
         long created = clock.now.toEpochMilli();
         assertNull(activity.batchRate("bid0000000001", 0, created), "nothing ended yet");

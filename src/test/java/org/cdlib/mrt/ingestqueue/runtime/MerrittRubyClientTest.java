@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.awaitility.Awaitility.await;
+import static org.cdlib.mrt.ingestqueue.testing.Zips.zip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,8 +34,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -243,18 +242,6 @@ class MerrittRubyClientTest {
             }
         }
         throw new AssertionError("no attachment " + name);
-    }
-
-    static byte[] zip(String... nameAndText) throws Exception {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        try (ZipOutputStream z = new ZipOutputStream(b)) {
-            for (int i = 0; i < nameAndText.length; i += 2) {
-                z.putNextEntry(new ZipEntry(nameAndText[i]));
-                z.write(nameAndText[i + 1].getBytes(StandardCharsets.UTF_8));
-                z.closeEntry();
-            }
-        }
-        return b.toByteArray();
     }
 
     @Test

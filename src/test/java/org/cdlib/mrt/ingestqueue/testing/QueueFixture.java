@@ -35,11 +35,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public class QueueFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
     private boolean withMail;
     private boolean serverEachTest;
+    private boolean keepNodes;
     private TestingServer server;
     private CuratorFramework client;
     private WireMockServer http;
     private MailServer mail;
     private Path dir;
+    private Path classDir;
     private final List<CuratorFramework> otherClients = new ArrayList<>();
 
     /**
@@ -63,6 +65,15 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
         return this;
     }
 
+    /**
+     * The queue's nodes kept from test to test, for a class whose one service runs across its tests
+     * ({@code RunningApi}): they are that service's, and wiping them under it would race its work.
+     */
+    public QueueFixture keepNodesBetweenTests() {
+        keepNodes = true;
+        return this;
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         if (!serverEachTest) {
@@ -77,7 +88,7 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
     public void beforeEach(ExtensionContext context) throws Exception {
         if (serverEachTest) {
             startZooKeeper();
-        } else {
+        } else if (!keepNodes) {
             QueueTestSupport.wipe(client);
         }
         if (http != null) {
@@ -111,6 +122,8 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
         if (!serverEachTest) {
             stopZooKeeper();
         }
+        delete(classDir);
+        classDir = null;
     }
 
     public TestingServer server() {
@@ -147,13 +160,28 @@ public class QueueFixture implements BeforeAllCallback, AfterAllCallback, Before
      */
     public Path dir() {
         if (dir == null) {
-            try {
-                dir = Files.createTempDirectory("queue-test");
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            dir = temporary();
         }
         return dir;
+    }
+
+    private static Path temporary() {
+        try {
+            return Files.createTempDirectory("queue-test");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The test class's own directory, kept across its tests (a service started once for the class
+     * works in it), made on the first call, removed after the class.
+     */
+    public Path classDir() {
+        if (classDir == null) {
+            classDir = temporary();
+        }
+        return classDir;
     }
 
     /** The WireMock server ({@link #withHttp}). */

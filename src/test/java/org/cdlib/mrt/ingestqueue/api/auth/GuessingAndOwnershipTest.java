@@ -14,17 +14,14 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
+import org.cdlib.mrt.ingestqueue.api.http.RunningApi;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issues 49 and 43 over real HTTP on the running service, with the default login limits (10
@@ -34,37 +31,26 @@ import org.junit.jupiter.api.io.TempDir;
  * path has one decoding, in which {@code +} is a plus. Each test speaks from its own 127.0.0.x.
  */
 class GuessingAndOwnershipTest {
-    static TestingServer zk;
-    static IngestService service;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(ZK);
     static QueueStore store;
     static ApiUsers users;
     static int port;
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = API.realSteps();
         config.put("ingest.fetch.allow", "127.0.0.2");
         config.put("ingest.api.users", "ops:" + Passwords.hash("pw-ops") + ":admin|submitter, dep:"
                 + Passwords.hash("pw-d")
                 + ":submitter, dep2:" + Passwords.hash("pw-d2") + ":submitter, store:" + Passwords.hash("pw-st")
                 + ":storage");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
-        service = new IngestService(config).start();
-        store = service.store();
-        HttpApi api = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class);
-        port = api.port();
-        users = api.users();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (service != null) {
-            service.close();
-        }
-        zk.close();
+        API.start(config);
+        store = API.store();
+        port = API.port();
+        users = API.api().users();
     }
 
     static RawHttp as(String from, String user, String password, String method, String path) throws Exception {
@@ -165,7 +151,7 @@ class GuessingAndOwnershipTest {
 
     @Test
     void aPlusInAFilesPathIsAPlusForTheSignatureAndTheFileAlike() throws Exception {
-        Path producer = dir.resolve("queue/bid0000009990/jid0000009990/producer");
+        Path producer = API.dir().resolve("queue/bid0000009990/jid0000009990/producer");
         Files.createDirectories(producer);
         Files.writeString(producer.resolve("a+b.txt"), "plus");
         Files.writeString(producer.resolve("a b.txt"), "space");

@@ -10,23 +10,20 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
 import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
+import org.cdlib.mrt.ingestqueue.api.http.RunningApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.hosts.SessionNodes;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -37,20 +34,19 @@ import org.slf4j.LoggerFactory;
  * 127.0.0.x address, since failures are counted per address.
  */
 class IdentityAndLoginsTest {
-    static TestingServer zk;
-    static IngestService service;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(ZK);
     static QueueStore store;
     static int port;
     static final ObjectMapper JSON = new ObjectMapper();
     static final ListAppender<ILoggingEvent> audit = new ListAppender<>();
     static final String JSON_TYPE = "Content-Type: application/json";
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = API.realSteps();
         config.put("ingest.fetch.allow", "127.0.0.2");
         config.put("ingest.api.users", "dep:pw-d:submitter, dep2:pw-d2:submitter, ui:" + Passwords.hash("pw-ui")
                 + ":poster, "
@@ -58,21 +54,16 @@ class IdentityAndLoginsTest {
         config.put("ingest.api.login-failures-per-user", "4");
         config.put("ingest.api.login-failures-per-address", "6");
         config.put("ingest.http.trusted-proxies", "127.0.0.9");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         ((Logger) LoggerFactory.getLogger("ingestqueue.audit")).addAppender(audit);
         audit.start();
-        service = new IngestService(config).start();
-        store = service.store();
-        port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+        API.start(config);
+        store = API.store();
+        port = API.port();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stop() {
         ((Logger) LoggerFactory.getLogger("ingestqueue.audit")).detachAppender(audit);
-        if (service != null) {
-            service.close();
-        }
-        zk.close();
     }
 
     static RawHttp as(String from, String user, String password, String method, String path,

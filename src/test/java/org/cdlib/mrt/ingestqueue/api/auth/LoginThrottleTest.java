@@ -8,12 +8,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.cdlib.mrt.ingestqueue.testing.MovingClock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,25 +19,7 @@ import org.junit.jupiter.api.Test;
  * the password checks on real hashing: guessing costs the guesser, never the real user elsewhere.
  */
 class LoginThrottleTest {
-    /** A clock the test moves. */
-    static final class Moving extends Clock {
-        Instant now = Instant.parse("2030-01-01T00:00:00Z");
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
+    static final String START = "2030-01-01T00:00:00Z";
 
     static void fail(LoginThrottle t, String user, String address) {
         assertFalse(t.admit(user, address).refused(), user + " from " + address + " is admitted");
@@ -48,7 +28,7 @@ class LoginThrottleTest {
 
     @Test
     void thirtyFailuresAtOneAddressLockThatAddressOnlyUntilItsLockIsOver() {
-        Moving clock = new Moving();
+        MovingClock clock = new MovingClock(START);
         LoginThrottle t = new LoginThrottle(10, 20, clock);
         int refused = 0;
         for (int i = 0; i < 30; i++) {
@@ -74,7 +54,7 @@ class LoginThrottleTest {
 
     @Test
     void checksUnderWayCountAgainstTheBudgetSoASwarmIsRefusedBeforeItsHashes() {
-        LoginThrottle t = new LoginThrottle(10, 20, new Moving());
+        LoginThrottle t = new LoginThrottle(10, 20, new MovingClock(START));
         for (int i = 0; i < 10; i++) {
             assertFalse(t.admit("ops", "192.0.2.1").refused());
         }
@@ -93,7 +73,7 @@ class LoginThrottleTest {
 
     @Test
     void aNameGuessedFromManyAddressesIsSlowedAtUnknownAddressesOnly() {
-        Moving clock = new Moving();
+        MovingClock clock = new MovingClock(START);
         LoginThrottle t = new LoginThrottle(10, 20, clock);
         assertFalse(t.admit("ops", "198.51.100.1").refused());
         t.succeeded("ops", "198.51.100.1"); // where ops logs in

@@ -147,7 +147,7 @@ class DashboardApiTest extends ApiServiceTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> lines.contains("event: hello"));
             // another host's change: its own session, nothing of it in this process's listeners
             String bid;
-            try (var other = CuratorFrameworkFactory.newClient(zk.getConnectString(),
+            try (var other = CuratorFrameworkFactory.newClient(ZK.connectString(),
                     new RetryOneTime(100))) {
                 other.start();
                 QueueStore elsewhere = new QueueStore(other, dir.resolve("other-host")).start();

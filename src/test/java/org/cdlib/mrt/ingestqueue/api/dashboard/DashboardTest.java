@@ -21,14 +21,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
-import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
+import org.cdlib.mrt.ingestqueue.api.http.RunningApi;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -38,13 +36,13 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.runtime.Demo;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dashboard in headless Chromium (Debian's package, driven by Playwright): a batch completes
@@ -56,47 +54,36 @@ class DashboardTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path SHOTS = Path.of("target", "screenshots");
     static final LocatorAssertions.HasTextOptions LONG = new LocatorAssertions.HasTextOptions().setTimeout(30_000);
-    static TestingServer zk;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(ZK);
     static HttpServer files;
     static HttpServer fixable;
     static final AtomicBoolean FIXED = new AtomicBoolean();
-    static IngestService service;
     static QueueStore store;
     static String base;
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
         assumeTrue(Files.isExecutable(CHROMIUM), "Debian's chromium is needed (.ci/run installs it)");
-        zk = new TestingServer(true);
         files = Demo.serve();
         fixable = fixableFiles();
-        Map<String, String> config = new HashMap<>();
-        config.put("zookeeper.connect", zk.getConnectString());
-        config.put("ingest.home", dir.resolve("queue").toString());
-        config.put("ingest.profiles", dir.resolve("profiles").toString());
-        config.put("ingest.storage.local.root", dir.resolve("storage").toString());
-        config.put("ingest.inventory.local.url", "jdbc:h2:file:" + dir.resolve("inventory").toAbsolutePath() + "/inv");
-        config.put("ingest.mail.outbox", dir.resolve("outbox").toString());
-        config.put("ingest.http.port", "0");
+        Map<String, String> config = API.realSteps();
+        config.remove("ingest.storage.settle"); // the service's own, as this test has always run
         config.put("ingest.fetch.allow", AddressPolicy.LOOPBACK); // the demo files on loopback
         config.put("ingest.download.retries", "0");
         config.put("ingest.api.users", "operator:secret:admin|submitter");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
-        service = new IngestService(config).start();
-        store = service.store();
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+        store = API.start(config).store();
+        base = API.base();
         Files.createDirectories(SHOTS);
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        if (service != null) {
-            service.close();
+    static void stop() {
+        if (files != null) {
             files.stop(0);
             fixable.stop(0);
-            zk.close();
         }
     }
 
@@ -332,11 +319,11 @@ class DashboardTest {
     void theDepositorsStatusLinkShowsPositionsAndWhyNoEstimateWithoutALogin() {
         String done = demoBatch(); // a measured completion rate
         await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(done).state() == BatchState.COMPLETED);
-        StatusLinks links = service.camel().getRegistry().lookupByNameAndType("statusLinks", StatusLinks.class);
+        StatusLinks links = API.service().camel().getRegistry().lookupByNameAndType("statusLinks", StatusLinks.class);
         // the "queued" mail carries the batch's status link
         String mailed = links.link(done).substring(links.link(done).indexOf("/status.html"));
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            try (var mails = Files.list(dir.resolve("outbox"))) {
+            try (var mails = Files.list(API.dir().resolve("outbox"))) {
                 return mails.anyMatch(m -> {
                     try {
                         return Files.readString(m).contains(mailed);

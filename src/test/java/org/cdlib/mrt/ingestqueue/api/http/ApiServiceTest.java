@@ -5,12 +5,11 @@ import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code @BeforeAll} calls {@link #startService} with its own settings (users, limits).
  */
 public abstract class ApiServiceTest {
-    protected static TestingServer zk;
+    @RegisterExtension
+    protected static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    protected static final RunningApi API = new RunningApi(ZK);
     protected static IngestService service;
     protected static QueueStore store;
     protected static String base;
@@ -28,17 +30,11 @@ public abstract class ApiServiceTest {
     protected static Path dir;
 
     protected static void startService(Map<String, String> settings) throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(zk.getConnectString(), dir));
+        Map<String, String> config = new HashMap<>(ServiceTestSupport.config(ZK.connectString(), dir));
         config.putAll(settings);
-        service = new IngestService(config, new ServiceTestSupport().beans()).start();
-        store = service.store();
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-    }
-
-    @AfterAll
-    static void stopService() throws Exception {
-        service.close();
-        zk.close();
+        API.start(config, new ServiceTestSupport().beans());
+        service = API.service();
+        store = API.store();
+        base = API.base();
     }
 }

@@ -9,21 +9,16 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
-import org.junit.jupiter.api.AfterAll;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connections over real sockets: half-sent requests and trickled bodies are closed, one address
@@ -31,31 +26,20 @@ import org.junit.jupiter.api.io.TempDir;
  * header timeout is 10 s and the cap 50 a client address.
  */
 class ConnectionLimitsTest {
-    static TestingServer zk;
-    static IngestService service;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(ZK);
     static int port;
     static final int CAP = 50;
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
-        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = API.realSteps();
         config.put("ingest.api.users", "ops:pw-o:admin");
         config.put("ingest.http.header-timeout", "PT10S");
         config.put("ingest.http.max-connections-per-address", Integer.toString(CAP));
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
-        service = new IngestService(config).start();
-        port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (service != null) {
-            service.close();
-        }
-        zk.close();
+        port = API.start(config).port();
     }
 
     static int health(String from) throws IOException {

@@ -44,9 +44,7 @@ import java.util.zip.ZipOutputStream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.auth.Passwords;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
@@ -55,13 +53,12 @@ import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -71,8 +68,10 @@ import org.slf4j.LoggerFactory;
  * asserts that none of them was reached, as well as the refusal's message.
  */
 class SecurityTest {
-    static TestingServer zk;
-    static IngestService service;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(ZK);
     static QueueStore store;
     static String base;
     static int port;
@@ -83,12 +82,9 @@ class SecurityTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final String OPS_HASH = Passwords.hash("ops-secret");
     static final ListAppender<ILoggingEvent> audit = new ListAppender<>();
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
         forbidden = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         forbidden.createContext("/", ex -> {
             forbiddenHits.incrementAndGet();
@@ -105,31 +101,25 @@ class SecurityTest {
             ex.close();
         });
         allowed.start();
-        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = API.realSteps();
         config.put("ingest.provisioning.max-used-percent", "100");
         config.put("ingest.download.retries", "0");
         config.put("ingest.fetch.allow", "127.0.0.2"); // loopback 127.0.0.1 stays forbidden
         config.put("ingest.api.users", "ops:" + OPS_HASH
         + ":admin|submitter, sam:pw-s:submitter, store:pw-st:storage, quinn:pw-q:submitter");
         config.put("ingest.api.max-upload-per-user", "150000");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         ((Logger) LoggerFactory.getLogger("ingestqueue.audit")).addAppender(audit);
         audit.start();
-        service = new IngestService(config).start();
-        store = service.store();
-        port = service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
-        base = "http://127.0.0.1:" + port;
+        store = API.start(config).store();
+        port = API.port();
+        base = API.base();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stop() {
         ((Logger) LoggerFactory.getLogger("ingestqueue.audit")).detachAppender(audit);
-        if (service != null) {
-            service.close();
-        }
         forbidden.stop(0);
         allowed.stop(0);
-        zk.close();
     }
 
     static String forbiddenUrl(String path) {
@@ -249,7 +239,7 @@ class SecurityTest {
     @Test
     void theServicesOwnPortIsNeverFetchedEvenOnAnAllowedAddress() throws Exception {
         // another job's working file, by a name for this host and the service's own port
-        Path other = dir.resolve("queue/bid0000009999/jid0000009999/producer/secret.txt");
+        Path other = API.dir().resolve("queue/bid0000009999/jid0000009999/producer/secret.txt");
         Files.createDirectories(other.getParent());
         Files.writeString(other, "another depositor's payload");
         String url = "http://localhost:" + port + "/files/bid0000009999/jid0000009999/producer/secret.txt";
@@ -263,7 +253,7 @@ class SecurityTest {
 
     @Test
     void workingFilesAnswerOnlyToASignedUnexpiredUrlOrTheStorageUser() throws Exception {
-        Path f = dir.resolve("queue/bid0000009998/jid0000009998/producer/a b.txt");
+        Path f = API.dir().resolve("queue/bid0000009998/jid0000009998/producer/a b.txt");
         Files.createDirectories(f.getParent());
         Files.writeString(f, "content");
         String path = "/files/bid0000009998/jid0000009998/producer/a%20b.txt";
@@ -278,7 +268,7 @@ class SecurityTest {
         String moved = signed.replace("a%20b.txt", "other.txt");
         assertTrue(error(send(HttpRequest.newBuilder(URI.create(moved))), 403).contains("does not match"));
         // an expired signature (same key, signed long ago)
-        Path keyFile = dir.resolve("queue/.secrets/files-signing.key");
+        Path keyFile = API.dir().resolve("queue/.secrets/files-signing.key");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile)));
         byte[] key = Base64.getDecoder().decode(Files.readString(keyFile).strip());
         String old = new FileUrlSigner(key, Duration.ofSeconds(1), Clock.fixed(Instant.parse("2020-01-01T00:00:00Z"),
@@ -293,7 +283,7 @@ class SecurityTest {
     @Test
     void aUrlSignedUnderALeaseIsServedOnlyWhileThatSessionHoldsTheJob() throws Exception {
         String jid = "jid0000009996";
-        Path f = dir.resolve("queue/bid0000009996/" + jid + "/producer/x.txt");
+        Path f = API.dir().resolve("queue/bid0000009996/" + jid + "/producer/x.txt");
         Files.createDirectories(f.getParent());
         Files.writeString(f, "x");
         String path = "/files/bid0000009996/" + jid + "/producer/x.txt";
@@ -343,7 +333,7 @@ class SecurityTest {
     @Test
     void aLeaseLostDuringTheTransferCutsTheFileShort() throws Exception {
         String jid = "jid0000009995";
-        Path f = dir.resolve("queue/bid0000009995/" + jid + "/producer/large.bin");
+        Path f = API.dir().resolve("queue/bid0000009995/" + jid + "/producer/large.bin");
         Files.createDirectories(f.getParent());
         int size = 40 << 20; // more than the sockets between the two ends hold
         byte[] content = new byte[size];
@@ -388,7 +378,7 @@ class SecurityTest {
     }
 
     static CuratorFramework client() throws Exception {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+        CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new RetryOneTime(100));
         c.start();
         c.blockUntilConnected();
         return c;
@@ -396,7 +386,7 @@ class SecurityTest {
 
     @Test
     void theStorageManifestNamesSignedUrls() throws Exception {
-        Path wd = dir.resolve("queue/bid0000009997/jid0000009997");
+        Path wd = API.dir().resolve("queue/bid0000009997/jid0000009997");
         Files.createDirectories(wd.resolve("producer"));
         Files.writeString(wd.resolve("producer/x.txt"), "x");
         String text = StorageManifest.build(wd,
@@ -412,7 +402,7 @@ class SecurityTest {
 
     @Test
     void anUploadWithoutCredentialsIsRefusedBeforeItsBodyIsRead() throws Exception {
-        Path incoming = dir.resolve("queue/uploads/.incoming");
+        Path incoming = API.dir().resolve("queue/uploads/.incoming");
         List<Path> before = filesUnder(incoming);
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
@@ -469,7 +459,7 @@ class SecurityTest {
         assertTrue(job.spaceNeeded() >= 40L * 1024 * 1024, "the estimate counts the declared unpacked size: "
                 + job.spaceNeeded());
         assertEquals(List.of(), filesUnder(Path.of(job.configuration().workingDir()).resolve("producer")));
-        try (Stream<Path> w = Files.walk(dir)) {
+        try (Stream<Path> w = Files.walk(API.dir())) {
             assertEquals(List.of(), w.filter(p -> p.getFileName().toString().equals("bomb.bin")).toList(),
                     "nothing left anywhere");
         }
@@ -625,7 +615,7 @@ class SecurityTest {
 
     @Test
     void theGeneratedAdminPasswordIsKeptPrivateAndSurvivesARestart() throws Exception {
-        Path secrets = dir.resolve("generated/.secrets");
+        Path secrets = API.dir().resolve("generated/.secrets");
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         Logger logger = (Logger) LoggerFactory.getLogger(ApiUsers.class);
         logger.addAppender(log);

@@ -30,19 +30,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
-import org.apache.curator.test.TestingServer;
-import org.cdlib.mrt.ingestqueue.api.HttpApi;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService;
-import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
+import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 import org.w3c.dom.Document;
 
@@ -61,18 +58,17 @@ class TextIsDataTest {
     static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final ObjectMapper JSON = new ObjectMapper();
     static final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    static TestingServer zk;
-    static IngestService service;
+    @RegisterExtension
+    static final QueueFixture ZK = new QueueFixture().keepNodesBetweenTests();
+    @RegisterExtension
+    static final RunningApi API = new RunningApi(ZK);
     static QueueStore store;
     static HttpServer payloads;
     static String payloadBase;
     static String base;
-    @TempDir
-    static Path dir;
 
     @BeforeAll
     static void start() throws Exception {
-        zk = new TestingServer(true);
         payloads = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 0);
         payloadBase = "http://127.0.0.2:" + payloads.getAddress().getPort();
         String secretUrl = "http://alice:" + PASSWORD + "@127.0.0.2:" + payloads.getAddress().getPort() + "/a.txt";
@@ -99,27 +95,21 @@ class TextIsDataTest {
             ex.close();
         });
         payloads.start();
-        Map<String, String> config = ServiceTestSupport.localBackEnds(zk.getConnectString(), dir);
+        Map<String, String> config = API.realSteps();
         config.put("ingest.provisioning.max-used-percent", "100");
         config.put("ingest.download.retries", "0");
         config.put("ingest.fetch.allow", "127.0.0.2");
         config.put("ingest.api.users", "sam:pw-s:submitter, ui:pw-ui:poster");
-        config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");
         root().addAppender(logs);
         logs.start();
-        service = new IngestService(config).start();
-        store = service.store();
-        base = "http://127.0.0.1:" + service.camel().getRegistry().lookupByNameAndType("httpApi", HttpApi.class).port();
+        store = API.start(config).store();
+        base = API.base();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stop() {
         root().detachAppender(logs);
-        if (service != null) {
-            service.close();
-        }
         payloads.stop(0);
-        zk.close();
     }
 
     static Logger root() {
@@ -318,7 +308,7 @@ class TextIsDataTest {
                 .errorMessage());
 
         List<Path> preserved = new ArrayList<>();
-        try (Stream<Path> w = Files.walk(dir.resolve("storage"))) {
+        try (Stream<Path> w = Files.walk(API.dir().resolve("storage"))) {
             w.filter(p -> p.endsWith(Path.of("system", "mrt-dc.xml"))).forEach(preserved::add);
         }
         assertFalse(preserved.isEmpty(), "system/mrt-dc.xml is preserved");
@@ -354,7 +344,7 @@ class TextIsDataTest {
 
     /** The outbox's mails, each as its text (quoted-printable and base64 parts decoded). */
     static List<String> mails() throws Exception {
-        Path outbox = dir.resolve("outbox");
+        Path outbox = API.dir().resolve("outbox");
         if (!Files.isDirectory(outbox)) {
             return List.of();
         }

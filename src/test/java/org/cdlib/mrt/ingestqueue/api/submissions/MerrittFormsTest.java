@@ -1,10 +1,10 @@
 package org.cdlib.mrt.ingestqueue.api.submissions;
 
+import static org.cdlib.mrt.ingestqueue.testing.Zips.zip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,8 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
 import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -64,18 +62,6 @@ class MerrittFormsTest extends ApiServiceTest {
     static String refused(HttpResponse<String> r) throws Exception {
         assertEquals(400, r.statusCode(), r.body());
         return JSON.readTree(r.body()).get("error").asText();
-    }
-
-    static byte[] zip(String... nameAndText) throws Exception {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        try (ZipOutputStream z = new ZipOutputStream(b)) {
-            for (int i = 0; i < nameAndText.length; i += 2) {
-                z.putNextEntry(new ZipEntry(nameAndText[i]));
-                z.write(nameAndText[i + 1].getBytes(StandardCharsets.UTF_8));
-                z.closeEntry();
-            }
-        }
-        return b.toByteArray();
     }
 
     static byte[] manifest(String profileLine) {
