@@ -11,6 +11,8 @@ import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import jakarta.mail.Multipart;
+import jakarta.mail.internet.MimeMessage;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -352,7 +354,7 @@ class TextIsDataTest {
         try (Stream<Path> files = Files.walk(outbox)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".eml")).toList()) {
                 try (var in = Files.newInputStream(f)) {
-                    var m = new jakarta.mail.internet.MimeMessage(null, in);
+                    var m = new MimeMessage(null, in);
                     texts.add(m.getSubject() + "\n" + text(m.getContent()));
                 }
             }
@@ -361,7 +363,7 @@ class TextIsDataTest {
     }
 
     private static String text(Object content) throws Exception {
-        if (content instanceof jakarta.mail.Multipart mp) {
+        if (content instanceof Multipart mp) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < mp.getCount(); i++) {
                 b.append(text(mp.getBodyPart(i).getContent())).append('\n');

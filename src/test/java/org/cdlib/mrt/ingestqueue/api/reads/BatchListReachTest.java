@@ -11,11 +11,13 @@ import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.IdBlocks;
@@ -134,7 +136,7 @@ class BatchListReachTest extends ApiServiceTest {
         String merritt = new MrtZk(store.client().getZookeeperClient().getZooKeeper()).createBatch(uuid,
                 MrtZk.submission(uuid, "hello.txt"));
         // the running service's batch watch takes the new batch in the same moment: listed once that settles
-        org.awaitility.Awaitility.await("the Merritt batch is listed").atMost(java.time.Duration.ofSeconds(30))
+        Awaitility.await("the Merritt batch is listed").atMost(Duration.ofSeconds(30))
                 .ignoreExceptions().until(() -> listed(100).containsAll(List.of(merritt, gone)));
 
         // mrt-zk's Batch.deleteCompletedBatches: the batch's root and all under it, behind our back
