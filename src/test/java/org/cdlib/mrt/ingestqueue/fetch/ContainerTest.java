@@ -7,12 +7,16 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,32 +113,32 @@ class ContainerTest {
     @Test
     void limitsOnEntriesAndBytesAreCountedWhileUnpackingAndNamed(@TempDir Path tmp) throws Exception {
         Path zip = tmp.resolve("many.zip");
-        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(Files.newOutputStream(zip))) {
+        try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(zip))) {
             for (int i = 0; i < 5; i++) {
-                z.putNextEntry(new java.util.zip.ZipEntry("f" + i + ".txt"));
+                z.putNextEntry(new ZipEntry("f" + i + ".txt"));
                 z.write(new byte[1000]);
                 z.closeEntry();
             }
         }
         Path out = Files.createDirectories(tmp.resolve("out1"));
-        FetchException e = org.junit.jupiter.api.Assertions.assertThrows(FetchException.class,
+        FetchException e = Assertions.assertThrows(FetchException.class,
                 () -> Container.unpack(zip, "many.zip", out, new Container.Limits(1_000_000, 3, 100)));
-        org.junit.jupiter.api.Assertions.assertEquals(
+        Assertions.assertEquals(
                 "container many.zip: more than 3 entries; the limit is 3 (ingest.container.max-entries)",
                 e.getMessage());
         Path out2 = Files.createDirectories(tmp.resolve("out2"));
-        e = org.junit.jupiter.api.Assertions.assertThrows(FetchException.class,
+        e = Assertions.assertThrows(FetchException.class,
                 () -> Container.unpack(zip, "many.zip", out2, new Container.Limits(2_500, 100, 100)));
-        org.junit.jupiter.api.Assertions.assertEquals(
+        Assertions.assertEquals(
                 "container many.zip: unpacks to more than 2500 bytes; the limit is 2500 bytes "
                         + "(ingest.container.max-bytes)",
                 e.getMessage());
-        org.junit.jupiter.api.Assertions.assertEquals(5, Container.unpack(zip, "many.zip",
+        Assertions.assertEquals(5, Container.unpack(zip, "many.zip",
                 Files.createDirectories(tmp.resolve("out3")), new Container.Limits(5_000, 10, 100)));
         byte[] all = Files.readAllBytes(zip);
-        org.junit.jupiter.api.Assertions.assertEquals(
+        Assertions.assertEquals(
                 5_000L,
-                Container.declaredSize(java.util.Arrays.copyOf(all, 8), all, all.length)
+                Container.declaredSize(Arrays.copyOf(all, 8), all, all.length)
                         .getAsLong(),
                 "the central directory's sizes");
     }

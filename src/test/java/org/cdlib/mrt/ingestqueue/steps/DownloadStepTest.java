@@ -20,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +32,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
@@ -44,7 +46,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class DownloadStepTest extends WebStepTest {
 
     static final FetchSettings FAST = FetchSettings.defaults()
-            .withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
+            .withAllow(AddressPolicy.LOOPBACK)
             .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
             .withRetries(2, Duration.ofMillis(10));
 
@@ -384,7 +386,7 @@ class DownloadStepTest extends WebStepTest {
         HeldJob lock = lockedJob(store, config(url("/z/link.tgz"), "container"), 5);
         FetchException e = assertThrows(FetchException.class, () -> step().process(exchange(lock)));
         assertEquals("container link.tgz: entry 'passwd' is a symbolic link", e.getMessage());
-        assertFalse(Files.exists(producer(lock).resolve("passwd"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertFalse(Files.exists(producer(lock).resolve("passwd"), LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test

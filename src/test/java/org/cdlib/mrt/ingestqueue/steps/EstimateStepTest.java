@@ -19,8 +19,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
+import org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.fetch.HostileServer;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -29,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class EstimateStepTest extends WebStepTest {
 
     static final FetchSettings FAST = FetchSettings.defaults()
-            .withAllow(org.cdlib.mrt.ingestqueue.fetch.AddressPolicy.LOOPBACK)
+            .withAllow(AddressPolicy.LOOPBACK)
             .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
             .withRetries(1, Duration.ofMillis(10));
 
@@ -132,16 +135,16 @@ class EstimateStepTest extends WebStepTest {
 
     @Test
     void aHeadBeyondTheHeaderLimitFailsTheJobWhereAnyOtherFailureCountsZero() throws Exception {
-        try (org.cdlib.mrt.ingestqueue.fetch.HostileServer hostile = new org.cdlib.mrt.ingestqueue.fetch.HostileServer(
-                org.cdlib.mrt.ingestqueue.fetch.HostileServer.endlessLine())) {
+        try (HostileServer hostile = new HostileServer(
+                HostileServer.endlessLine())) {
             sized("/o/fine.txt", 10);
             web.stubFor(get(urlEqualTo("/o/m2.checkm"))
                     .willReturn(ok(manifest(
                             row(url("/o/fine.txt"), null, null, null, null),
                             row(hostile.url("/o/endless.txt"), null, null, 5L, null)))));
             HeldJob lock = lockedJob(store, config(url("/o/m2.checkm"), "object_manifest"), 5);
-            org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException e =
-                    assertThrows(org.cdlib.mrt.ingestqueue.fetch.AnswerLimitException.class, () -> step(1L << 40)
+            AnswerLimitException e =
+                    assertThrows(AnswerLimitException.class, () -> step(1L << 40)
                             .process(exchange(lock)));
             assertEquals(
                     hostile.url("/o/endless.txt")

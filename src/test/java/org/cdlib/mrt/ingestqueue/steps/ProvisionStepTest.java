@@ -6,6 +6,8 @@ import static org.cdlib.mrt.ingestqueue.steps.StepTestSupport.lockedJob;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
@@ -178,13 +180,13 @@ class ProvisionStepTest extends StoreTest {
 
     @Test
     void theFilesystemIsFoundBeforeAndAfterTheDirectoryIsCreated() throws IOException {
-        java.nio.file.Path dir = home.resolve("later/made");
+        Path dir = home.resolve("later/made");
         FreeSpace real = FreeSpace.of(dir);
         long before = real.totalBytes();
-        java.nio.file.Files.createDirectories(dir);
-        assertEquals(java.nio.file.Files.getFileStore(dir).getTotalSpace(), real.totalBytes());
+        Files.createDirectories(dir);
+        assertEquals(Files.getFileStore(dir).getTotalSpace(), real.totalBytes());
         assertEquals(before, real.totalBytes());
-        java.nio.file.Files.delete(dir);
+        Files.delete(dir);
         assertTrue(real.usableBytes() > 0, "once its directory is gone, the nearest parent answers");
     }
 

@@ -6,6 +6,7 @@ import static org.cdlib.mrt.ingestqueue.queue.model.Transition.By.*;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Every allowed job and batch transition of the design, in one table each. Anything not in
@@ -107,7 +108,7 @@ public final class Transitions {
                                 + rows.stream()
                                         .map(t -> actor(t.by()) + " (" + t.name() + ")")
                                         .distinct()
-                                        .collect(java.util.stream.Collectors.joining(" or "))
+                                        .collect(Collectors.joining(" or "))
                                 + ", not by " + actor(by),
                         table.stream()
                                 .filter(t -> t.from() == from && t.by() == by)
