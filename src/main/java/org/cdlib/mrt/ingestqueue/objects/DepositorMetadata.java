@@ -40,22 +40,6 @@ public record DepositorMetadata(String who, String what, String when, String ark
     public static final String ERC = "mrt-erc.txt";
     public static final String DC = "mrt-dc.xml";
     private static final String DC_NS = "http://purl.org/dc/elements/1.1/";
-    private static final Set<String> DC_ELEMENTS = Set.of(
-            "contributor",
-            "coverage",
-            "creator",
-            "date",
-            "description",
-            "format",
-            "identifier",
-            "language",
-            "publisher",
-            "relation",
-            "rights",
-            "source",
-            "subject",
-            "title",
-            "type");
     private static final int MAX_BYTES = 1 << 20;
 
     public static final DepositorMetadata NONE = new DepositorMetadata(null, null, null, null, List.of(), Map.of());
@@ -190,7 +174,7 @@ public record DepositorMetadata(String who, String what, String when, String ark
             String name = el.getLocalName() == null ? el.getTagName() : el.getLocalName();
             boolean dcNamespace = DC_NS.equals(el.getNamespaceURI());
             if (!(dcNamespace || el.getNamespaceURI() == null)
-                    || !DC_ELEMENTS.contains(name.toLowerCase(Locale.ROOT))) {
+                    || !JobConfiguration.DUBLIN_CORE.contains(name.toLowerCase(Locale.ROOT))) {
                 continue;
             }
             String value = el.getTextContent().strip();

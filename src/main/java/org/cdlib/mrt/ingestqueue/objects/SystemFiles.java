@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.objects;
 
+import static org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration.DUBLIN_CORE;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,22 +27,6 @@ public final class SystemFiles {
     /** DC elements whose value is split on {@code ;} into repeated elements. */
     private static final Set<String> SPLIT = Set.of("creator", "subject", "relation", "identifier");
 
-    private static final List<String> DC = List.of(
-            "contributor",
-            "coverage",
-            "creator",
-            "date",
-            "description",
-            "format",
-            "identifier",
-            "language",
-            "publisher",
-            "relation",
-            "rights",
-            "source",
-            "subject",
-            "title",
-            "type");
 
     private SystemFiles() {
     }
@@ -65,7 +51,7 @@ public final class SystemFiles {
                 byElement.computeIfAbsent(k.toLowerCase(Locale.ROOT), e -> new ArrayList<>()).addAll(vs);
             }
         });
-        for (String element : DC) {
+        for (String element : DUBLIN_CORE) {
             for (String v : byElement.getOrDefault(element, List.of())) {
                 for (String part : SPLIT.contains(element) ? v.split(";") : new String[] {v}) {
                     if (!part.isBlank()) {

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
+import static org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration.DUBLIN_CORE;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
@@ -23,22 +25,6 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
  * linked) as {@code <ingest.home>/uploads}.
  */
 public final class MerrittSubmission {
-    private static final List<String> DC = List.of(
-            "contributor",
-            "coverage",
-            "creator",
-            "date",
-            "description",
-            "format",
-            "identifier",
-            "language",
-            "publisher",
-            "relation",
-            "rights",
-            "source",
-            "subject",
-            "title",
-            "type");
 
     private MerrittSubmission() {
     }
@@ -61,7 +47,7 @@ public final class MerrittSubmission {
             throw new CorruptNodeException(path, "a Merritt submission without a usable batchID and filename");
         }
         Map<String, List<String>> dc = new LinkedHashMap<>();
-        for (String element : DC) {
+        for (String element : DUBLIN_CORE) {
             String v = text(j, "DC" + element);
             if (v != null) {
                 dc.put(element, List.of(v));
@@ -100,7 +86,7 @@ public final class MerrittSubmission {
         put(j, "note", s.note());
         if (s.dublinCore() != null) {
             s.dublinCore().forEach((element, values) -> {
-                if (DC.contains(element) && !values.isEmpty()) {
+                if (DUBLIN_CORE.contains(element) && !values.isEmpty()) {
                     put(j, "DC" + element, values.get(0));
                 }
             });

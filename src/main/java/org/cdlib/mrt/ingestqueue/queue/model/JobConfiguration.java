@@ -33,6 +33,11 @@ public record JobConfiguration(
         String ercWhere,
         Map<String, List<String>> dublinCore) {
 
+    /** The fifteen elements of simple Dublin Core, in their usual order: the keys {@link #dublinCore} may carry. */
+    public static final List<String> DUBLIN_CORE = List.of(
+            "contributor", "coverage", "creator", "date", "description", "format", "identifier", "language",
+            "publisher", "relation", "rights", "source", "subject", "title", "type");
+
     public JobConfiguration withWorkingDir(String dir) {
         return new JobConfiguration(batchId, profileName, submitter, payloadUrl, payloadType, responseType,
                 submissionMode, dir, localId, fileName, digestType, digestValue, fileSize, ercWho, ercWhat,
