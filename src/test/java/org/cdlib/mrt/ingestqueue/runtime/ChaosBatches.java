@@ -40,7 +40,17 @@ final class ChaosBatches {
         String name = bids.isEmpty() ? "batch.checkm" : "batch-" + bids.size() + ".checkm";
         services.manifests.put(name, ChaosObjects.manifest(services.objects.subList(from, from + n), services.base()));
         services.submitted = from + n;
-        String bid = store.batches()
+        String bid = createBatch(name);
+        bids.add(bid);
+        timeline.note("submitted " + bid + " (objects " + from + " to " + (from + n - 1) + ")");
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions()
+                .until(() -> store.batches().load(bid).jobIds().size() == n);
+        store.jobs().load(store.batches().load(bid).jobIds()).forEach(j -> jids.put(ChaosLedger.objectOf(j), j.id()));
+    }
+
+    /** A batch of the manifest {@code name} the chaos services serve, submitted as a depositor would. */
+    String createBatch(String name) {
+        return store.batches()
                 .create(new BatchSubmission(
                         "chaos",
                         "tester",
@@ -61,11 +71,6 @@ final class ChaosBatches {
                         null,
                         Instant.now().toString(),
                         null));
-        bids.add(bid);
-        timeline.note("submitted " + bid + " (objects " + from + " to " + (from + n - 1) + ")");
-        await().atMost(Duration.ofSeconds(120)).ignoreExceptions()
-                .until(() -> store.batches().load(bid).jobIds().size() == n);
-        store.jobs().load(store.batches().load(bid).jobIds()).forEach(j -> jids.put(ChaosLedger.objectOf(j), j.id()));
     }
 
     int completed() {

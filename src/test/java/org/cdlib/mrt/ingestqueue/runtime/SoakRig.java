@@ -276,28 +276,7 @@ public final class SoakRig {
         }
         services.manifests.put(name, m.append("#%eof\n").toString());
         services.submitted = from + n;
-        String bid = batches.store
-                .batches()
-                .create(new BatchSubmission(
-                        "chaos",
-                        "tester",
-                        services.base() + "/data/" + name,
-                        "t",
-                        "w",
-                        null,
-                        null,
-                        "single-file-batch-manifest",
-                        "add",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        "json",
-                        null,
-                        Instant.now().toString(),
-                        null));
+        String bid = batches.createBatch(name);
         batches.bids.add(bid);
     }
 
