@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
@@ -51,26 +50,7 @@ class HandlerCallbackTest {
         http.verify(0, postRequestedFor(anyUrl()));
         assertEquals("no HandlerCallback in profile demo_content: not called back", JobExchange.change(ex).reason());
 
-        JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
-        JobConfiguration called = new JobConfiguration(
-                null,
-                "with_callback",
-                c.submitter(),
-                c.payloadUrl(),
-                c.payloadType(),
-                c.responseType(),
-                c.submissionMode(),
-                null,
-                c.localId(),
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                Map.of());
+        JobConfiguration called = StepTestSupport.withCallbackProfile();
         HeldJob loud = StepTestSupport.lockedJob(store, called, 5);
         // a deadline another job's fence armed on this thread and never used (seen when an earlier test left one):
         // it was that job's run's, which ended with it

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.cdlib.mrt.ingestqueue.fetch.HostileServer;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -45,26 +44,7 @@ class HostileCallbackTest {
     }
 
     HeldJob job(QueueStore store) throws Exception {
-        JobConfiguration c = StepTestSupport.config("http://x/b.txt", "file");
-        JobConfiguration called = new JobConfiguration(
-                null,
-                "with_callback",
-                c.submitter(),
-                c.payloadUrl(),
-                c.payloadType(),
-                c.responseType(),
-                c.submissionMode(),
-                null,
-                c.localId(),
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                Map.of());
+        JobConfiguration called = StepTestSupport.withCallbackProfile();
         return StepTestSupport.lockedJob(store, called, 5);
     }
 

@@ -27,6 +27,17 @@ final class StepTestSupport {
     private StepTestSupport() {
     }
 
+    /**
+     * A job of profile {@code with_callback} (its HandlerCallback set), otherwise as {@link #config(String, String)}
+     * makes one, with no working directory, file fields or ERC.
+     */
+    static JobConfiguration withCallbackProfile() {
+        JobConfiguration c = config("http://x/b.txt", "file");
+        return new JobConfiguration(null, "with_callback", c.submitter(), c.payloadUrl(), c.payloadType(),
+                c.responseType(), c.submissionMode(), null, c.localId(), null, null, null, null, null, null, null,
+                null, Map.of());
+    }
+
     static JobConfiguration config(String payloadUrl, String payloadType) {
         return config(payloadUrl, payloadType, null, null, null, null);
     }
