@@ -1,6 +1,5 @@
 package org.cdlib.mrt.ingestqueue.fetch;
 
-import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

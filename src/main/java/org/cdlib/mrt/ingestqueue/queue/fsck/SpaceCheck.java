@@ -2,7 +2,6 @@ package org.cdlib.mrt.ingestqueue.queue.fsck;
 
 import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
 import org.cdlib.mrt.ingestqueue.queue.zk.Probes;
