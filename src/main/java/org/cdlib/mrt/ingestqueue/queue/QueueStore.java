@@ -21,7 +21,6 @@ import org.cdlib.mrt.ingestqueue.queue.jobs.JobTransactions;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
 import org.cdlib.mrt.ingestqueue.queue.jobs.StepWrites;
 import org.cdlib.mrt.ingestqueue.queue.layout.BaseNodes;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
