@@ -129,7 +129,8 @@ public final class JobCreation {
             List<List<Long>> runs = before.jobRuns();
             if (before.idsLeft() < chunk.size()) {
                 if (block == null) {
-                    block = IdBlocks.reserve(zk, lock.lease().zk, QueuePaths.JOBS, Math.max(chunk.size(), total - done));
+                    block = IdBlocks.reserve(zk, lock.lease().zk, QueuePaths.JOBS,
+                            Math.max(chunk.size(), total - done));
                 }
                 runs = before.withRun(block.first(), block.count());
             }
