@@ -23,7 +23,7 @@ import org.cdlib.mrt.ingestqueue.manifest.PayloadTypes;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -102,7 +102,7 @@ public final class BatchPendingStep implements Processor {
 
     @Override
     public void process(Exchange exchange) throws Exception {
-        BatchLock lock = BatchExchange.lock(exchange);
+        HeldBatch lock = BatchExchange.lock(exchange);
         Batch batch = lock.batch();
         BatchSubmission s = batch.submission();
         reads.forgetOld();
@@ -156,7 +156,7 @@ public final class BatchPendingStep implements Processor {
     }
 
     /** Creates the next jobs that fit in {@code room}; or, while the depositor's server is still read, says so. */
-    private String createSome(BatchLock lock, BatchSubmission s, Profile profile, int room)
+    private String createSome(HeldBatch lock, BatchSubmission s, Profile profile, int room)
             throws FetchException, IOException {
         String type = s.type() == null ? "" : s.type().strip().toLowerCase(Locale.ROOT);
         if (PayloadTypes.AUTO.equals(type)) {

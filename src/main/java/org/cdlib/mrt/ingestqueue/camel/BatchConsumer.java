@@ -4,7 +4,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.outcome.BatchOutcomes;
@@ -18,7 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.zk.StateView;
  * the batches' {@link OutcomeStrategy} applies it, and leaves the batch to be tried again after
  * {@code retryDelay} when the route threw or decided nothing: a report is never lost.
  */
-final class BatchConsumer extends QueueConsumer<BatchLock, BatchOutcomes> {
+final class BatchConsumer extends QueueConsumer<HeldBatch, BatchOutcomes> {
 
     private final BatchState state;
 
@@ -48,14 +48,14 @@ final class BatchConsumer extends QueueConsumer<BatchLock, BatchOutcomes> {
     }
 
     @Override
-    protected void prepare(BatchLock lock, Exchange exchange) {
+    protected void prepare(HeldBatch lock, Exchange exchange) {
         BatchExchange.put(exchange, lock);
         exchange.getIn().setBody(lock.batch());
         exchange.getIn().setHeader("batchId", lock.bid());
     }
 
     @Override
-    protected OutcomeStrategy.Applied commit(BatchLock lock, Exchange exchange) {
+    protected OutcomeStrategy.Applied commit(HeldBatch lock, Exchange exchange) {
         return strategy.commit(lock, BatchExchange.outcome(exchange));
     }
 }

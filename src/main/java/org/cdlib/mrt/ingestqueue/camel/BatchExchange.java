@@ -1,7 +1,7 @@
 package org.cdlib.mrt.ingestqueue.camel;
 
 import org.apache.camel.Exchange;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
@@ -10,7 +10,7 @@ import org.cdlib.mrt.ingestqueue.queue.outcome.BatchOutcome;
 
 /**
  * What a {@code zkqueue:batch/<state>} consumer puts on an exchange. The body is the
- * {@link Batch}, the {@link BatchLock} on the exchange's one property. A batch step says where
+ * {@link Batch}, the {@link HeldBatch} on the exchange's one property. A batch step says where
  * the batch goes with {@link #next} (or {@link #report}, the report written by the same
  * transaction), or that it stays a while with {@link #stay}, once; an exception, or a route that
  * decided nothing, leaves the batch where it is, unlocked, for a later attempt, and is logged.
@@ -21,11 +21,11 @@ public final class BatchExchange {
     }
 
     /** Puts a locked batch on the exchange (the consumer does; a test calling a step directly too). */
-    public static void put(Exchange exchange, BatchLock lock) {
-        exchange.setProperty(Taken.PROPERTY, new Taken<BatchLock, BatchOutcome>("batch " + lock.bid(), lock));
+    public static void put(Exchange exchange, HeldBatch lock) {
+        exchange.setProperty(Taken.PROPERTY, new Taken<HeldBatch, BatchOutcome>("batch " + lock.bid(), lock));
     }
 
-    public static BatchLock lock(Exchange exchange) {
+    public static HeldBatch lock(Exchange exchange) {
         return taken(exchange).lock();
     }
 
@@ -77,7 +77,7 @@ public final class BatchExchange {
         return taken(exchange).jobsQueued();
     }
 
-    private static Taken<BatchLock, BatchOutcome> taken(Exchange exchange) {
-        return Taken.of(exchange, BatchLock.class, "batch");
+    private static Taken<HeldBatch, BatchOutcome> taken(Exchange exchange) {
+        return Taken.of(exchange, HeldBatch.class, "batch");
     }
 }

@@ -22,7 +22,7 @@ import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -108,7 +108,7 @@ class BatchPendingStepTest {
 
     Exchange run(BatchSubmission s) throws Exception {
         String bid = store.batches().create(s);
-        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
         Exchange ex = new DefaultExchange(new DefaultCamelContext());
         BatchExchange.put(ex, lock);
         step.process(ex);

@@ -31,7 +31,7 @@ import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -142,7 +142,7 @@ class OpenJobsCapAcrossHostsTest {
                 }
                 running.add(pool.submit(() -> {
                     // a lock let go in the previous pass may still be on its way out
-                    BatchLock lock = await().atMost(Duration.ofSeconds(10))
+                    HeldBatch lock = await().atMost(Duration.ofSeconds(10))
                             .until(() -> host.batches().tryLock(bid, "pending"), Optional::isPresent)
                             .orElseThrow();
                     ready.countDown();

@@ -20,7 +20,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -176,7 +176,7 @@ public final class QueueBenchmark {
             }
             long t0 = System.nanoTime();
             String bid = store.batches().create(submission());
-            BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+            HeldBatch lock = store.batches().tryLock(bid, "bench").orElseThrow();
             store.batches().createJobs(lock, jobs);
             store.moves().transition(lock, BatchState.PROCESSING, "bench", null, null);
             double createS = (System.nanoTime() - t0) / 1e9;
@@ -364,7 +364,7 @@ public final class QueueBenchmark {
                     }
                 };
                 store.addListener(done);
-                BatchLock l = store.batches().tryLock(single, "bench").orElseThrow();
+                HeldBatch l = store.batches().tryLock(single, "bench").orElseThrow();
                 store.batches().createJobs(l, jobs.subList(0, 1));
                 store.moves().transition(l, BatchState.PROCESSING, "bench", null, null);
                 store.holds().releaseQueue();
@@ -388,7 +388,7 @@ public final class QueueBenchmark {
         store.holds().holdQueue("bench"); // create every job first, then let the service go
         String bid = store.batches().create(submission());
         ours.set(bid);
-        BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "bench").orElseThrow();
         store.batches().createJobs(lock, jobs);
         store.moves().transition(lock, BatchState.PROCESSING, "bench", null, null);
         long t0 = System.nanoTime();

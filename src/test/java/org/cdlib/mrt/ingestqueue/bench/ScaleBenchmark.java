@@ -22,7 +22,7 @@ import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -320,7 +320,7 @@ public final class ScaleBenchmark {
             QueueStore store = new QueueStore(c, dir.resolve("claims")).start();
             for (int queued : new int[] {1_000, 100_000, objects}) {
                 String bid = store.batches().create(QueueBenchmark.submission());
-                BatchLock lock = store.batches().tryLock(bid, "bench").orElseThrow();
+                HeldBatch lock = store.batches().tryLock(bid, "bench").orElseThrow();
                 List<NewJob> window = new ArrayList<>();
                 for (int i = 0; i < Math.min(queued, 5000); i++) {
                     window.add(new NewJob(

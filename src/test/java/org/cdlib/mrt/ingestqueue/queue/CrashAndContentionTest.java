@@ -25,7 +25,7 @@ import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -235,14 +235,14 @@ class CrashAndContentionTest {
         chunked.probes().set(Probes.Point.AFTER_CHUNK, () -> {
             throw new QueueException("killed between chunks");
         });
-        BatchLock lock = chunked.batches().tryLock(bid, "pending").orElseThrow();
+        HeldBatch lock = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertThrows(QueueException.class, () -> chunked.batches().createJobs(lock, jobs));
         chunked.probes().clear();
         chunked.moves().unlock(lock);
         assertEquals(2, chunked.batches().load(bid).status().jobsCreated());
         assertEquals(2, chunked.batches().jobs(bid, BatchRef.PROCESSING).size());
 
-        BatchLock again = chunked.batches().tryLock(bid, "pending").orElseThrow();
+        HeldBatch again = chunked.batches().tryLock(bid, "pending").orElseThrow();
         assertEquals(3, chunked.batches().createJobs(again, jobs).size());
         chunked.moves().transition(again, BatchState.PROCESSING, "jobs created", null, null);
         assertEquals(

@@ -20,7 +20,7 @@ import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -196,7 +196,7 @@ class MrtZkNeighbourTest {
 
         QueueTestSupport.workTo(store, jids.get(1), JobState.COMPLETED);
         assertEquals(BatchState.REPORTING, store.batches().load(bid).state());
-        BatchLock b = store.batches().tryLock(bid, "reporting").orElseThrow();
+        HeldBatch b = store.batches().tryLock(bid, "reporting").orElseThrow();
         store.moves().transition(b, BatchState.COMPLETED, "reported", null, null);
         new AdminActions(store, Clock.systemUTC()).cleanup(Duration.ZERO);
         assertNull(

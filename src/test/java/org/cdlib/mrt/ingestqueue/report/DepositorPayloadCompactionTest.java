@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -41,7 +41,7 @@ class DepositorPayloadCompactionTest {
         QueueStore store = ZK.store(dir);
         store.jobs().merrittNeighbours(merrittNeighbours);
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch b = store.batches().tryLock(bid, "test").orElseThrow();
         String upload = dir.resolve("uploads/bid-1234/my thesis.pdf").toUri().toString();
         JobConfiguration c = new JobConfiguration(null, "demo_content", "tester", upload, "file", "json", "add", null,
                 "thesis-1", "my thesis.pdf", null, null, 1234L, "who", "what", "when", null, Map.of());

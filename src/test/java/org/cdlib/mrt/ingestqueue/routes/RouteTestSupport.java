@@ -23,7 +23,7 @@ import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -177,7 +177,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
     /** A job of a new batch (the batch in processing) walked to {@code state} with {@code spaceNeeded}, unlocked. */
     String jobIn(JobState state, JobConfiguration config, long spaceNeeded) {
         String bid = store.batches().create(submission("http://127.0.0.1/manifest.checkm", "batch-manifest"));
-        BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch batch = store.batches().tryLock(bid, "test").orElseThrow();
         String jid = store.batches()
                 .createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), 5)))
                 .get(0);

@@ -12,7 +12,7 @@ import org.apache.camel.support.DefaultExchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
@@ -51,7 +51,7 @@ final class StepTestSupport {
     /** A job of a new batch (the batch in processing), locked by this test. */
     static HeldJob lockedJob(QueueStore store, JobConfiguration config, int priority) {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock batch = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch batch = store.batches().tryLock(bid, "test").orElseThrow();
         List<String> jids = store.batches()
                 .createJobs(batch, List.of(new NewJob(config, new Identifiers(null, List.of("loc1")), priority)));
         store.moves().transition(batch, BatchState.PROCESSING, "jobs created", null, null);

@@ -17,7 +17,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -79,7 +79,7 @@ public class QueueTestSupport {
     /** A pending batch with n jobs created and the batch moved to processing. */
     public static String batchWithJobs(QueueStore store, int n, int priority) {
         String bid = store.batches().create(submission("demo_content"));
-        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             jobs.add(newJob("loc" + i, priority));

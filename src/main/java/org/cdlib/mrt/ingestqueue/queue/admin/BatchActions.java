@@ -9,7 +9,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.errors.LockedException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -44,7 +44,7 @@ public final class BatchActions {
     }
 
     public Batch releaseBatch(String bid, String by) {
-        BatchLock lock = lockBatch(bid);
+        HeldBatch lock = lockBatch(bid);
         if (lock.batch().state() != BatchState.HELD) {
             store.moves().unlock(lock);
             throw Refusals.notIn("batch " + bid, lock.batch().state(), BatchState.HELD,
@@ -54,7 +54,7 @@ public final class BatchActions {
     }
 
     public Batch updateReporting(String bid, String by) {
-        BatchLock lock = lockBatch(bid);
+        HeldBatch lock = lockBatch(bid);
         int open = lock.batch().count(BatchRef.PROCESSING);
         if (lock.batch().state() == BatchState.FAILED && open > 0) {
             List<String> some = store.batches().jobs(bid, BatchRef.PROCESSING);
@@ -68,7 +68,7 @@ public final class BatchActions {
 
     /** A failed or held batch and every job of it. Resumable: cleanup finishes an interrupted deletion. */
     public void deleteBatch(String bid, String by) {
-        BatchLock lock;
+        HeldBatch lock;
         try {
             lock = lockBatch(bid);
         } catch (CorruptNodeException damaged) {
@@ -114,7 +114,7 @@ public final class BatchActions {
         return move(lockBatch(bid), to, reason);
     }
 
-    private Batch move(BatchLock lock, BatchState to, String reason) {
+    private Batch move(HeldBatch lock, BatchState to, String reason) {
         try {
             return store.batches().move(lock, to, reason, null, null, Transition.By.ADMIN, true);
         } catch (RuntimeException e) {
@@ -123,8 +123,8 @@ public final class BatchActions {
         }
     }
 
-    private BatchLock lockBatch(String bid) {
-        Optional<BatchLock> lock = store.batches().tryLock(bid, "admin");
+    private HeldBatch lockBatch(String bid) {
+        Optional<HeldBatch> lock = store.batches().tryLock(bid, "admin");
         if (lock.isPresent()) {
             return lock.get();
         }
@@ -149,7 +149,7 @@ public final class BatchActions {
         return removal.cleanup(clock.instant(), retention, failedRetention, goOn);
     }
 
-    private void unlockQuietly(BatchLock lock) {
+    private void unlockQuietly(HeldBatch lock) {
         try {
             store.moves().unlock(lock);
         } catch (RuntimeException ignored) {

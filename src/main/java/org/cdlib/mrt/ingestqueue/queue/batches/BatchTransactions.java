@@ -16,7 +16,7 @@ import org.cdlib.mrt.ingestqueue.queue.errors.DepositorLimitException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueBusyException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueFullException;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -158,7 +158,7 @@ public final class BatchTransactions {
     }
 
     /** Moves a locked batch (its index entry with it); with a report, the status report is written too. */
-    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
+    public Batch move(HeldBatch lock, BatchState to, String reason, StatusReport report, String errorMessage,
             Transition.By by, boolean releaseLock) {
         Batch batch = lock.batch();
         String bid = batch.id();
@@ -183,7 +183,7 @@ public final class BatchTransactions {
             }
         }
         ops.add(releaseLock ? Op.delete(QueuePaths.batchLock(bid), -1) : Op.check(QueuePaths.batchLock(bid), -1));
-        zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid),
+        zk.commitLocked(lock.lease().zk, lock.lease().sessionId, "batch " + bid, ops, QueuePaths.batchStatus(bid),
                 batch.statusVersion(), LockedCommitFailures.QUEUE);
         Batch moved = batch.withStatus(status, report != null ? report : batch.statusReport(),
                 batch.statusVersion() + 1, releaseLock ? null : lock.owner());

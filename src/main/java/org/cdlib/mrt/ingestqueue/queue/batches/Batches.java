@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -80,7 +81,7 @@ public final class Batches {
     }
 
     /** Takes {@code /batches/BID/lock} if nobody holds it and loads the batch; never blocks. */
-    public Optional<BatchLock> tryLock(String bid, String worker) {
+    public Optional<HeldBatch> tryLock(String bid, String worker) {
         LockOwner owner = LockOwner.of(worker);
         Optional<ZooKeeper> handle = locks.take(QueuePaths.batchLock(bid), owner);
         if (handle.isEmpty()) {
@@ -88,16 +89,15 @@ public final class Batches {
         }
         BatchLock lock = new BatchLock(bid, owner, handle.get());
         try {
-            lock.batch(reads.load(bid));
-            return Optional.of(lock);
+            return Optional.of(new HeldBatch(lock, reads.load(bid)));
         } catch (RuntimeException e) {
-            unlock(lock);
+            locks.release(lock);
             throw e;
         }
     }
 
-    public void unlock(BatchLock lock) {
-        locks.release(lock);
+    public void unlock(HeldBatch lock) {
+        locks.release(lock.lease());
     }
 
     public JobCreation creation() {
@@ -168,7 +168,7 @@ public final class Batches {
      * Moves a locked batch as an operator or the system does (a worker's move is
      * {@code Moves.transition}, through {@code QueueStore.moves()}).
      */
-    public Batch move(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage,
+    public Batch move(HeldBatch lock, BatchState to, String reason, StatusReport report, String errorMessage,
                Transition.By by, boolean releaseLock) {
         return records.move(lock, to, reason, report, errorMessage, by, releaseLock);
     }
@@ -200,26 +200,26 @@ public final class Batches {
     /**
      * Creates the batch's jobs from the whole list, after the ones a crashed earlier run created,
      * whatever the queue holds (tests, benchmarks, tools; the service creates through
-     * {@link #createMoreJobs(BatchLock, List, int, int)}). Still passes the open-jobs gate, so a
+     * {@link #createMoreJobs(HeldBatch, List, int, int)}). Still passes the open-jobs gate, so a
      * capped creator racing with it counts its jobs.
      */
-    public List<String> createJobs(BatchLock lock, List<NewJob> all) {
+    public List<String> createJobs(HeldBatch lock, List<NewJob> all) {
         int done = lock.batch().status().jobsCreated();
         return creation.create(
                 lock, all.subList(Math.min(done, all.size()), all.size()), all.size(), Integer.MAX_VALUE);
     }
 
     /** Creates the next jobs of a batch of {@code total}: {@code next} follow the ones it already has. No cap. */
-    public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total) {
+    public List<String> createMoreJobs(HeldBatch lock, List<NewJob> next, int total) {
         return creation.create(lock, next, total, Integer.MAX_VALUE);
     }
 
     /**
-     * As {@link #createMoreJobs(BatchLock, List, int)}, creating only the first of {@code next} that
+     * As {@link #createMoreJobs(HeldBatch, List, int)}, creating only the first of {@code next} that
      * fit while the queue holds at most {@code maxOpen} open jobs ({@code ingest.queue.max-open-jobs}),
      * fenced across hosts ({@link CapGate}); the rest is left for a later call. Returns the ids created.
      */
-    public List<String> createMoreJobs(BatchLock lock, List<NewJob> next, int total, int maxOpen) {
+    public List<String> createMoreJobs(HeldBatch lock, List<NewJob> next, int total, int maxOpen) {
         return creation.create(lock, next, total, maxOpen);
     }
 }

@@ -7,7 +7,7 @@ import java.util.Map;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -67,7 +67,7 @@ public final class JobCreation {
      * at most {@code maxOpen} open jobs, in order: those that do not fit are left for a later
      * call (the batch's cursor and {@code jobs_created} say where it goes on). Returns the ids created.
      */
-    List<String> create(BatchLock lock, List<NewJob> next, int total, int maxOpen) {
+    List<String> create(HeldBatch lock, List<NewJob> next, int total, int maxOpen) {
         Batch batch = lock.batch();
         String bid = batch.id();
         if (batch.state() != BatchState.PENDING) {
@@ -109,7 +109,7 @@ public final class JobCreation {
     }
 
     /** One transaction: the first jobs of {@code wanted} that fit under the cap (none when the queue is full). */
-    private List<String> chunk(BatchLock lock, List<NewJob> wanted, int total, int maxOpen) {
+    private List<String> chunk(HeldBatch lock, List<NewJob> wanted, int total, int maxOpen) {
         String bid = lock.bid();
         IdBlocks.Block block = null; // reserved once, kept across attempts
         for (int attempt = 0; attempt < MAX_COUNTER_RETRIES; attempt++) {
@@ -129,7 +129,8 @@ public final class JobCreation {
             List<List<Long>> runs = before.jobRuns();
             if (before.idsLeft() < chunk.size()) {
                 if (block == null) {
-                    block = IdBlocks.reserve(zk, lock.zk, QueuePaths.JOBS, Math.max(chunk.size(), total - done));
+                    block = IdBlocks.reserve(zk, lock.lease().zk, QueuePaths.JOBS,
+                            Math.max(chunk.size(), total - done));
                 }
                 runs = before.withRun(block.first(), block.count());
             }
@@ -188,7 +189,7 @@ public final class JobCreation {
                         QueuePaths.batchRef(bid, BatchRef.PROCESSING, jid), ZooKeeperCalls.EMPTY));
             }
             try {
-                List<OpResult> results = zk.commitLocked(lock.zk, lock.sessionId, "batch " + bid, ops,
+                List<OpResult> results = zk.commitLocked(lock.lease().zk, lock.lease().sessionId, "batch " + bid, ops,
                         QueuePaths.batchStatus(bid), batch.statusVersion(), LockedCommitFailures.QUEUE);
                 // results is empty when a lost connection hid a commit that did apply
                 int newVersion = results.isEmpty() ? batch.statusVersion() + 1

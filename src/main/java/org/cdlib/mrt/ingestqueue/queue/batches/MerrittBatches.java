@@ -12,7 +12,7 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -290,7 +290,7 @@ public final class MerrittBatches {
     }
 
     private Optional<String> take(String bid) {
-        Optional<BatchLock> lock;
+        Optional<HeldBatch> lock;
         try {
             lock = batches.tryLock(bid, "merritt-intake");
         } catch (QueueException e) {

@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * again after the consumer's retry delay, so a report is never lost. Whether the batch's jobs all
  * ended already is the store's to decide when the batch enters processing.
  */
-public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome> {
+public final class BatchOutcomes extends OutcomeStrategy<HeldBatch, BatchOutcome> {
     // the lines keep the logger name operators knew them by, from when the consumer applied them
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.BatchConsumer");
 
@@ -36,12 +36,12 @@ public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome
 
     /** Locks each batch if nobody else has it, one after another, and keeps it if it is still in this state. */
     @Override
-    public List<Supplier<Optional<BatchLock>>> begin(List<String> bids, String worker) {
-        return bids.stream().map(bid -> (Supplier<Optional<BatchLock>>) () -> claim(bid, worker)).toList();
+    public List<Supplier<Optional<HeldBatch>>> begin(List<String> bids, String worker) {
+        return bids.stream().map(bid -> (Supplier<Optional<HeldBatch>>) () -> claim(bid, worker)).toList();
     }
 
-    private Optional<BatchLock> claim(String bid, String worker) {
-        Optional<BatchLock> lock = batches.tryLock(bid, worker);
+    private Optional<HeldBatch> claim(String bid, String worker) {
+        Optional<HeldBatch> lock = batches.tryLock(bid, worker);
         if (lock.isPresent() && lock.get().batch().state() != state) {
             moves.unlock(lock.get());
             return Optional.empty();
@@ -50,7 +50,7 @@ public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome
     }
 
     @Override
-    public Applied commit(BatchLock lock, BatchOutcome outcome) {
+    public Applied commit(HeldBatch lock, BatchOutcome outcome) {
         String bid = lock.bid();
         try {
             if (outcome instanceof BatchOutcome.Stay s) {
@@ -76,7 +76,7 @@ public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome
     }
 
     @Override
-    public Applied rollback(BatchLock lock, Throwable failure, String message) {
+    public Applied rollback(HeldBatch lock, Throwable failure, String message) {
         try {
             LOG.error("batch {}: stays in {}, tried again later: {}", lock.bid(), state, state.wire() + ": " + message);
             moves.unlock(lock);
@@ -86,7 +86,7 @@ public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome
         }
     }
 
-    private Applied queueTrouble(BatchLock lock, RuntimeException e) {
+    private Applied queueTrouble(HeldBatch lock, RuntimeException e) {
         if (e instanceof StaleLockException) {
             LOG.warn("batch {}: work in {} abandoned, another host will redo it: {}", lock.bid(), state,
                     e.getMessage());
@@ -101,7 +101,7 @@ public final class BatchOutcomes extends OutcomeStrategy<BatchLock, BatchOutcome
     }
 
     @Override
-    public void abort(BatchLock lock) {
+    public void abort(HeldBatch lock) {
         try {
             moves.unlock(lock);
         } catch (RuntimeException e) {

@@ -9,8 +9,8 @@ import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.jobs.EffectsNode;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobTransactions;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
 import org.cdlib.mrt.ingestqueue.queue.lease.EphemeralLocks;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobChain;
 import org.cdlib.mrt.ingestqueue.queue.lease.JobLock;
@@ -67,7 +67,7 @@ public final class Moves {
      * same transaction. A batch entering processing may find its jobs all ended while it was
      * pending: whether it is done is decided here, as for the move of its last job.
      */
-    public Batch transition(BatchLock lock, BatchState to, String reason, StatusReport report, String errorMessage) {
+    public Batch transition(HeldBatch lock, BatchState to, String reason, StatusReport report, String errorMessage) {
         Batch moved = batchTransactions.move(lock, to, reason, report, errorMessage, Transition.By.WORKER, true);
         if (to == BatchState.PROCESSING) {
             reportIfDone(lock.bid());
@@ -75,8 +75,8 @@ public final class Moves {
         return moved;
     }
 
-    public void unlock(BatchLock lock) {
-        locks.release(lock);
+    public void unlock(HeldBatch lock) {
+        locks.release(lock.lease());
     }
 
     /** Releases a job lock without moving the job (e.g. it stays in provisioning), its records written first. */

@@ -31,7 +31,7 @@ import org.cdlib.mrt.ingestqueue.api.reads.Search;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -83,7 +83,7 @@ class DashboardApiTest extends ApiServiceTest {
                 s.ercWho(), s.ercWhen(), null, s.type(), s.submissionMode(), null, null, null, null, null, null, "json",
                 null,
                 s.submitted(), Map.of()));
-        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             jobs.add(QueueTestSupport.newJob(bid + "-local" + i, 5));

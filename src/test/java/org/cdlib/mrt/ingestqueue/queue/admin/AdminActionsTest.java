@@ -15,7 +15,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.LockedException;
 import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -176,7 +176,7 @@ class AdminActionsTest {
 
         String jid = failedIn(JobState.RECORDING);
         String bid = store.jobs().load(jid).batchId();
-        BatchLock reporting = store.batches().tryLock(bid, "reporter").orElseThrow();
+        HeldBatch reporting = store.batches().tryLock(bid, "reporter").orElseThrow();
         store.moves()
                 .transition(
                         reporting,
@@ -196,7 +196,7 @@ class AdminActionsTest {
         assertEquals(BatchState.UPDATE_REPORTING, admin.updateReporting(bid, "op").state());
 
         String failedBatch = store.jobs().load(failedIn(JobState.NOTIFY)).batchId();
-        BatchLock l = store.batches().tryLock(failedBatch, "reporter").orElseThrow();
+        HeldBatch l = store.batches().tryLock(failedBatch, "reporter").orElseThrow();
         store.moves().transition(l, BatchState.FAILED, "reported", null, null);
         admin.deleteBatch(failedBatch, "op");
         assertFalse(store.batches().exists(failedBatch));
@@ -239,7 +239,7 @@ class AdminActionsTest {
     void cleanupRemovesBatchesCompletedLongerAgoThanTheRetentionOnly() {
         String jid = jobIn(JobState.COMPLETED);
         String bid = store.jobs().load(jid).batchId();
-        BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
+        HeldBatch l = store.batches().tryLock(bid, "reporter").orElseThrow();
         store.moves().transition(l, BatchState.COMPLETED, "reported", null, null);
         assertEquals(new CleanupResult(0, 0), admin.cleanup(Duration.ofDays(7)));
         assertTrue(store.jobs().find(jid).isPresent());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Files;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -29,7 +29,7 @@ class BatchCompletionTest {
     void aBatchWhoseJobsAllEndedWhileItWasPendingGoesToReportingAsItEntersProcessing() throws Exception {
         QueueStore store = ZK.store(Files.createTempDirectory("batch-completion"));
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock batch = store.batches().tryLock(bid, "pending").orElseThrow();
+        HeldBatch batch = store.batches().tryLock(bid, "pending").orElseThrow();
         String jid = store.batches().createJobs(batch, List.of(QueueTestSupport.newJob("loc0", 5))).get(0);
         for (JobState at = JobState.PENDING; at != JobState.COMPLETED; at = at.successor()) {
             HeldJob job = store.claims().tryLockJob(jid, "worker").orElseThrow();

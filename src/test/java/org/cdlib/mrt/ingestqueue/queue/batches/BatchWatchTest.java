@@ -20,7 +20,7 @@ import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
@@ -117,7 +117,7 @@ class BatchWatchTest {
     /** One of our batches (no jobs) reported and failed, or completed. */
     String reported(BatchState outcome) {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
         store.moves().transition(lock, BatchState.REPORTING, "no jobs to run", null, null);
         lock = store.batches().tryLock(bid, "test").orElseThrow();
         store.moves()

@@ -21,7 +21,7 @@ import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -76,7 +76,7 @@ class MerrittBatchIntakeTest {
         assertEquals(List.of(bid), store.batches().ids(BatchState.PENDING));
         assertEquals("Pending", mrtZk.batchStatus(bid));
 
-        BatchLock lock = store.batches().tryLock(bid, "batch-pending").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "batch-pending").orElseThrow();
         BatchSubmission s = lock.batch().submission();
         assertEquals("demo_content", s.profileName());
         assertEquals(upload.toUri().toString(), s.payloadUrl());

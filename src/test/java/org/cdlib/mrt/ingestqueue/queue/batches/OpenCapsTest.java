@@ -19,7 +19,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueFullException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -67,7 +67,7 @@ class OpenCapsTest {
         for (int round = 0; round < ROUNDS; round++) {
             fresh();
             // a cap of 10 fits one window of 6 and part of another; 18 jobs are asked for
-            List<BatchLock> locks = batches(6, 6, 6);
+            List<HeldBatch> locks = batches(6, 6, 6);
             List<List<String>> made =
                     race(List.of(create(0, locks, 6, 10), create(1, locks, 6, 10), create(2, locks, 6, 10)));
             assertEquals(10, made.stream().mapToInt(List::size).sum(), "round " + round + ": " + sizes(made));
@@ -81,7 +81,7 @@ class OpenCapsTest {
         for (int round = 0; round < ROUNDS; round++) {
             fresh();
             String earlier = QueueTestSupport.batchWithJobs(hosts.get(0), 3, 5);
-            List<BatchLock> locks = batches(2, 5, 9);
+            List<HeldBatch> locks = batches(2, 5, 9);
             List<List<String>> made =
                     race(List.of(create(0, locks, 2, 12), create(1, locks, 5, 12), create(2, locks, 9, 12)));
             assertEquals(
@@ -107,7 +107,7 @@ class OpenCapsTest {
 
     @Test
     void whatFitsIsAllCreatedWhateverTheRace() throws Exception {
-        List<BatchLock> locks = batches(1, 2, 3);
+        List<HeldBatch> locks = batches(1, 2, 3);
         List<List<String>> made =
                 race(List.of(create(0, locks, 1, 10), create(1, locks, 2, 10), create(2, locks, 3, 10)));
         assertEquals(List.of(1, 2, 3), sizes(made), "a creator that lost the gate counts again and still fits");
@@ -136,9 +136,9 @@ class OpenCapsTest {
 
             // one batch closes: exactly one of the next racers gets its place
             String first = hosts.get(0).batches().ids(BatchState.PENDING).get(0);
-            BatchLock lock = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
+            HeldBatch lock = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
             hosts.get(0).moves().transition(lock, BatchState.REPORTING, "nothing to run", null, "refused");
-            BatchLock reporting = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
+            HeldBatch reporting = hosts.get(0).batches().tryLock(first, "test").orElseThrow();
             hosts.get(0).moves().transition(reporting, BatchState.FAILED, "reported", null, null);
             answers = race(submitters.subList(0, 6));
             assertEquals(
@@ -155,8 +155,8 @@ class OpenCapsTest {
     }
 
     /** Submits one batch per size on host i (host i % 3) and locks it there, as that host's batch-pending worker. */
-    List<BatchLock> batches(int... sizes) {
-        List<BatchLock> locks = new ArrayList<>();
+    List<HeldBatch> batches(int... sizes) {
+        List<HeldBatch> locks = new ArrayList<>();
         for (int i = 0; i < sizes.length; i++) {
             QueueStore host = hosts.get(i % 3);
             String bid = host.batches().create(QueueTestSupport.submission("demo_content"));
@@ -166,14 +166,14 @@ class OpenCapsTest {
     }
 
     /** Host i creates batch i's whole window of {@code size} under {@code cap}. */
-    Callable<List<String>> create(int i, List<BatchLock> locks, int size, int cap) {
+    Callable<List<String>> create(int i, List<HeldBatch> locks, int size, int cap) {
         return () -> hosts.get(i % 3)
                 .batches()
                 .createMoreJobs(locks.get(i), jobs(locks.get(i).bid(), 0, size), size, cap);
     }
 
     /** Host i goes on with batch i from the jobs it already has, as a later pass of the step does. */
-    Callable<List<String>> createRest(int i, List<BatchLock> locks, int size, int cap) {
+    Callable<List<String>> createRest(int i, List<HeldBatch> locks, int size, int cap) {
         return () -> {
             int done = locks.get(i).batch().status().jobsCreated();
             return hosts.get(i % 3)
@@ -193,7 +193,7 @@ class OpenCapsTest {
     /**
      * Each batch's status and batch-processing folder name exactly the jobs its creator was told it made, each once.
      */
-    void assertCreatedAsCounted(List<BatchLock> locks, List<List<String>> made) {
+    void assertCreatedAsCounted(List<HeldBatch> locks, List<List<String>> made) {
         QueueStore reader = hosts.get(0);
         List<String> all = new ArrayList<>();
         for (int i = 0; i < locks.size(); i++) {

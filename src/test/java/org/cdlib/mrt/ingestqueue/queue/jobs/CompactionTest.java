@@ -18,7 +18,7 @@ import java.util.TreeSet;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -183,7 +183,7 @@ class CompactionTest {
     @Test
     void aJobCompletedWhileAnMrtZkWrittenMetadataNodeExistsIsCompactedToo() throws Exception {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch b = store.batches().tryLock(bid, "test").orElseThrow();
         JobConfiguration noErc = new JobConfiguration(null, "demo_content", "tester", "http://localhost/a.checkm",
                 "object_manifest", "json", "add", null, "a", null, null, null, null, null, null, null, null, Map.of());
         store.batches().createJobs(b, List.of(new NewJob(noErc, new Identifiers(null, List.of("a")), 5)));
@@ -208,7 +208,7 @@ class CompactionTest {
         String jid = jobInNotifyWithEffects();
         String bid = store.jobs().load(jid).batchId();
         complete(jid);
-        BatchLock l = store.batches().tryLock(bid, "reporter").orElseThrow();
+        HeldBatch l = store.batches().tryLock(bid, "reporter").orElseThrow();
         store.moves().transition(l, BatchState.COMPLETED, "reported", null, null);
         AdminActions later =
                 new AdminActions(store, Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC));
@@ -221,7 +221,7 @@ class CompactionTest {
     @Test
     void aSummaryOfUnusuallyLongValuesIsCutToFitTheStatusNode() throws Exception {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock b = store.batches().tryLock(bid, "test").orElseThrow();
+        HeldBatch b = store.batches().tryLock(bid, "test").orElseThrow();
         String longValue = "x".repeat(2000);
         JobConfiguration big = new JobConfiguration(null, "demo_content", longValue, "http://localhost/" + longValue,
                 "object_manifest", "json", "add", null, longValue, longValue, null, null, null, longValue, longValue,

@@ -80,15 +80,15 @@ class LeaseTest {
     @Test
     void aBatchLockRecreatedBySomeoneElseOfTheSameProcessSurvivesTheOldRelease() {
         String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
-        BatchLock old = store.batches().tryLock(bid, "worker-1").orElseThrow();
+        HeldBatch old = store.batches().tryLock(bid, "worker-1").orElseThrow();
         store.calls().deleteIfExists(QueuePaths.batchLock(bid)); // an operator's hand
-        BatchLock renewed = store.batches().tryLock(bid, "worker-2").orElseThrow();
-        assertEquals(old.sessionId, renewed.sessionId);
+        HeldBatch renewed = store.batches().tryLock(bid, "worker-2").orElseThrow();
+        assertEquals(old.lease().sessionId, renewed.lease().sessionId);
 
-        assertThrows(StaleLockException.class, old::verifyHeld);
+        assertThrows(StaleLockException.class, old.lease()::verifyHeld);
         store.moves().unlock(old);
         assertNotNull(store.calls().readOrNull(QueuePaths.batchLock(bid)), "the old holder's release deleted nothing");
-        assertDoesNotThrow(renewed::verifyHeld);
+        assertDoesNotThrow(renewed.lease()::verifyHeld);
         store.moves().unlock(renewed);
         assertEquals(null, store.calls().readOrNull(QueuePaths.batchLock(bid)));
     }

@@ -15,7 +15,7 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
@@ -111,7 +111,7 @@ class TransitionTableTest {
     }
 
     void reportBatch(String bid) {
-        BatchLock lock = store.batches().tryLock(bid, "report").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "report").orElseThrow();
         boolean failed = !store.batches().jobs(lock.bid(), BatchRef.FAILED).isEmpty();
         store.moves().transition(lock, failed ? BatchState.FAILED : BatchState.COMPLETED, "reported",
                 new StatusReport(Instant.now().toString(), store.batches().jobs(lock.bid(), BatchRef.FAILED),
@@ -194,7 +194,7 @@ class TransitionTableTest {
         } else if (t.from() == BatchState.HELD) {
             admin.releaseBatch(bid, "test");
         } else {
-            BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
+            HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
             StatusReport report = t.to() == BatchState.COMPLETED || t.to() == BatchState.FAILED
                     ? new StatusReport(Instant.now().toString(), List.of(), List.of(), 1) : null;
             store.moves().transition(lock, t.to(), "test", report, null);
@@ -215,7 +215,7 @@ class TransitionTableTest {
                 if (Transitions.batch(from, to).isPresent()) {
                     continue;
                 }
-                BatchLock lock = store.batches().tryLock(bid, "test").orElseThrow();
+                HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
                 SortedMap<String, String> before = tree(client);
                 assertThrows(
                         IllegalTransitionException.class,

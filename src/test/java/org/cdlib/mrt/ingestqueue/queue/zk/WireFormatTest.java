@@ -19,7 +19,7 @@ import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.fsck.Violation;
 import org.cdlib.mrt.ingestqueue.queue.layout.WireForm;
-import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -149,7 +149,7 @@ class WireFormatTest {
         Set<String> children = new TreeSet<>(ZK.client().getChildren().forPath("/batches"));
         assertTrue(children.stream().allMatch(c -> c.matches("bid\\d{10}")), children.toString());
 
-        BatchLock lock = store.batches().tryLock(bid, "w").orElseThrow();
+        HeldBatch lock = store.batches().tryLock(bid, "w").orElseThrow();
         store.moves().transition(lock, BatchState.PROCESSING, "test", null, null);
         assertEquals("Processing", json(QueuePaths.batchStatus(bid)).get("status").asText());
         assertNotNull(ZK.client().checkExists().forPath(QueuePaths.batchIndex(BatchState.PROCESSING, bid)));
