@@ -239,6 +239,12 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
      * exchange ends.
      */
     private void run(String id, L lock) {
+        if (intakeStopped) {
+            // given to its worker just before the stop began, its thread only now running: nothing starts once the
+            // stop began, so it is let go unchanged, as a queued one is
+            strategy.abort(lock);
+            return;
+        }
         long started = System.nanoTime();
         Exchange exchange = createExchange(false);
         QueueOnCompletion item = new QueueOnCompletion("zkqueue " + name() + " outcome of " + id,
