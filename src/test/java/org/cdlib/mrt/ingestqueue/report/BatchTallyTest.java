@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A batch's outcome: whole counts, the listed jobs bounded, and a job past the lists read by its status node alone. */
-class BatchOutcomeTest extends StoreTest {
+class BatchTallyTest extends StoreTest {
 
     /** An outcome and the ZooKeeper operations its reading took. */
     record Measured(BatchTally outcome, long operations) {
