@@ -40,7 +40,10 @@ final class SessionWatch implements ConnectionStateListener {
 
     @Override
     public void stateChanged(CuratorFramework client, ConnectionState state) {
-        connected = state.isConnected();
+        // Curator may post a session's LOST again after the new session's RECONNECTED (seen with an expiry injected
+        // under load): the connection then stands, and waiting for another RECONNECTED would stop this consumer
+        boolean lateLoss = state == ConnectionState.LOST && client.getZookeeperClient().isConnected();
+        connected = state.isConnected() || lateLoss;
         if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
             hold.forget(); // a new session has no watch of ours: read the hold again
         }
@@ -56,6 +59,8 @@ final class SessionWatch implements ConnectionStateListener {
         }
         if (!connected) {
             LOG.warn("zkqueue {}: ZooKeeper connection {}: taking no new work", name, state);
+        } else if (lateLoss) {
+            LOG.info("zkqueue {}: ZooKeeper session lost, a new one already connected: taking work again", name);
         } else if (state == ConnectionState.RECONNECTED) {
             LOG.info("zkqueue {}: ZooKeeper reconnected: taking work again", name);
         }
