@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.api.submissions;
 import static io.vertx.core.http.HttpMethod.POST;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.MultiMap;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,9 +58,10 @@ public final class SubmissionRoutes {
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/"
                 + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
-        InputChecks.formText(rc.request().formAttributes(), Submissions.fieldNames());
+        MultiMap form = InputChecks.formFields(rc.request().formAttributes());
+        InputChecks.formText(form, Submissions.fieldNames());
         InputChecks.text("primaryIdentifier (the ARK in the path)", pathArk);
-        BatchSubmission s = submissions.fromForm(rc.request().formAttributes(), rc.fileUploads(), mode, user, pathArk);
+        BatchSubmission s = submissions.fromForm(form, rc.fileUploads(), mode, user, pathArk);
         String bid = create(rc, s);
         auditOnBehalf(user, s, bid);
         UploadMark.write(store.ingestHome(), s.payloadUrl(), bid);
