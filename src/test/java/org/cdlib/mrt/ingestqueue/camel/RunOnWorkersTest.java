@@ -36,13 +36,14 @@ class RunOnWorkersTest {
             workers.start(pool);
             AtomicReference<Run> first = new AtomicReference<>();
             CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch never = new CountDownLatch(1); // what the step waits on: only the cancel ends its wait
             assertTrue(workers.reserve());
             assertTrue(workers.run("job-a", () -> {
                 first.set(Run.current());
                 Run.current().sendBy(System.nanoTime() - 1); // its fence, never followed by a send
                 started.countDown();
                 try {
-                    Thread.sleep(30_000);
+                    never.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt(); // as a step restores it, and returns
                 }
