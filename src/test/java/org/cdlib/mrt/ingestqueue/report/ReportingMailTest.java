@@ -29,6 +29,7 @@ import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 import org.cdlib.mrt.ingestqueue.runtime.ServiceTestSupport;
 import org.cdlib.mrt.ingestqueue.testing.MailServer;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,26 +84,8 @@ class ReportingMailTest {
         ZK.http().stubFor(get(urlEqualTo(path)).willReturn(aResponse().withBody(m.append("#%eof\n").toString())));
         String manifest = ZK.http().baseUrl() + path;
         return store.batches()
-                .create(new BatchSubmission(
-                        profile,
-                        "depositor",
-                        manifest,
-                        "t",
-                        "w",
-                        null,
-                        null,
-                        "single-file-batch-manifest",
-                        "add",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        "json",
-                        null,
-                        "2026-11-22T10:00:00Z",
-                        null));
+                .create(QueueTestSupport.submission(profile, "depositor", manifest, "single-file-batch-manifest",
+                        "2026-11-22T10:00:00Z"));
     }
 
     BatchState awaitEnd(String bid) {

@@ -152,26 +152,7 @@ abstract class RouteTestSupport extends CamelTestSupport {
     }
 
     static BatchSubmission submission(String url, String type) {
-        return new BatchSubmission(
-                "demo_content",
-                "depositor",
-                url,
-                "t",
-                "w",
-                null,
-                null,
-                type,
-                "add",
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                "json",
-                null,
-                "2026-11-22T10:00:00Z",
-                null);
+        return QueueTestSupport.submission("demo_content", "depositor", url, type, "2026-11-22T10:00:00Z");
     }
 
     /** A job of a new batch (the batch in processing) walked to {@code state} with {@code spaceNeeded}, unlocked. */

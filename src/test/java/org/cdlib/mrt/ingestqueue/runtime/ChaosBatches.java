@@ -13,8 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 
 /** The run's batches: the first and the reserve batches submitted so far, their jobs by object. */
 final class ChaosBatches {
@@ -51,26 +51,8 @@ final class ChaosBatches {
     /** A batch of the manifest {@code name} the chaos services serve, submitted as a depositor would. */
     String createBatch(String name) {
         return store.batches()
-                .create(new BatchSubmission(
-                        "chaos",
-                        "tester",
-                        services.base() + "/data/" + name,
-                        "t",
-                        "w",
-                        null,
-                        null,
-                        "single-file-batch-manifest",
-                        "add",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        "json",
-                        null,
-                        Instant.now().toString(),
-                        null));
+                .create(QueueTestSupport.submission("chaos", "tester", services.base() + "/data/" + name,
+                        "single-file-batch-manifest", Instant.now().toString()));
     }
 
     int completed() {

@@ -28,11 +28,11 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
+import org.cdlib.mrt.ingestqueue.testing.QueueTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -106,26 +106,8 @@ class TwoInstancesTest {
             survivor = new IngestService(config).start();
             QueueStore store = survivor.store();
             String bid = store.batches()
-                    .create(new BatchSubmission(
-                            "demo_content",
-                            "tester",
-                            http.baseUrl() + "/batch.checkm",
-                            "t",
-                            "w",
-                            null,
-                            null,
-                            "single-file-batch-manifest",
-                            "add",
-                            null,
-                            null,
-                            null,
-                            null,
-                            null,
-                            null,
-                            "json",
-                            null,
-                            Instant.now().toString(),
-                            null));
+                    .create(QueueTestSupport.submission("demo_content", "tester", http.baseUrl() + "/batch.checkm",
+                            "single-file-batch-manifest", Instant.now().toString()));
 
             AtomicReference<String> victim = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(60)).until(() -> {

@@ -69,6 +69,16 @@ public class QueueTestSupport {
                 Instant.now().toString(), Map.of());
     }
 
+    /**
+     * A batch submission of {@code url} as {@code type} (a manifest kind, a file, a container), titled "t" by "w",
+     * answered in JSON; every optional field empty.
+     */
+    public static BatchSubmission submission(String profile, String submitter, String url, String type,
+                                             String submitted) {
+        return new BatchSubmission(profile, submitter, url, "t", "w", null, null, type, "add", null, null, null, null,
+                null, null, "json", null, submitted, null);
+    }
+
     public static NewJob newJob(String localId, int priority) {
         JobConfiguration config = new JobConfiguration(null, "demo_content", "tester",
                 "http://localhost/" + localId + ".checkm", "object_manifest", "json", "add", null, localId,
