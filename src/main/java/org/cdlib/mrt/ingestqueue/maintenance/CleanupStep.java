@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cleanup task's step: removes batches completed longer ago than the retention, with their
- * jobs, then the uploaded payloads no batch names any more (older than the retention too, so an
+ * The cleanup task's step: hands batches completed longer ago than the retention (or past the
+ * count of finished jobs ZooKeeper keeps) over to history and removes them with their jobs, then the uploaded payloads no batch names any more (older than the retention too, so an
  * upload whose batch is being created right now is never touched).
  */
 public final class CleanupStep implements Processor {
@@ -32,14 +32,20 @@ public final class CleanupStep implements Processor {
     private final Duration retention;
     private final Duration failedRetention;
     private final Clock clock;
+    private final long keepJobs;
 
     public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Clock clock) {
-        this(admin, store, retention, retention, clock);
+        this(admin, store, retention, retention, Long.MAX_VALUE, clock);
     }
 
-    public CleanupStep(
-            AdminActions admin, QueueStore store, Duration retention, Duration failedRetention, Clock clock) {
+    /**
+     * @param keepJobs finished jobs ZooKeeper keeps at most: past it, completed batches are handed
+     *                 over before their retention ends
+     */
+    public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Duration failedRetention,
+                       long keepJobs, Clock clock) {
         this.admin = admin;
+        this.keepJobs = keepJobs;
         this.store = store;
         this.retention = retention;
         this.failedRetention = failedRetention;
@@ -48,8 +54,7 @@ public final class CleanupStep implements Processor {
 
     @Override
     public void process(Exchange exchange) throws IOException {
-        CleanupResult r = admin.cleanup(retention, failedRetention,
-                () -> ElectedRoutes.leads(exchange));
+        CleanupResult r = admin.cleanup(retention, failedRetention, keepJobs, () -> ElectedRoutes.leads(exchange));
         int uploads = pruneUploads();
         StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {

@@ -9,7 +9,8 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 
 /**
  * Binds {@code adminActions}, {@code consistencyCheck}, {@code consistencySweep} ({@code ingest.fsck.batches-per-pass},
- * 200) and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D).
+ * 200) and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D;
+ * {@code ingest.history.keep-jobs}, 10000: the finished jobs ZooKeeper keeps at most).
  */
 public final class MaintenanceModule implements QueueModule {
 
@@ -23,6 +24,7 @@ public final class MaintenanceModule implements QueueModule {
                 Integer.parseInt(ctx.property("ingest.fsck.batches-per-pass", "200"))));
         ctx.bind("cleanupStep", new CleanupStep(admin, ctx.store(),
                 ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)),
-                ctx.durationProperty("ingest.cleanup.failed-retention", Duration.ofDays(30)), Clock.systemUTC()));
+                ctx.durationProperty("ingest.cleanup.failed-retention", Duration.ofDays(30)),
+                ctx.longProperty("ingest.history.keep-jobs", 10_000), Clock.systemUTC()));
     }
 }

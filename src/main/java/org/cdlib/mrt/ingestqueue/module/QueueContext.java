@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.camel.CamelContext;
+import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 
@@ -59,6 +60,14 @@ public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key + " must be a whole number, not '" + value + "'");
         }
+    }
+
+    /**
+     * Finished work's way into history (the service binds it at the start); null in a test that
+     * binds modules without one.
+     */
+    public HandOver handOver() {
+        return camel.getRegistry().lookupByNameAndType("handOver", HandOver.class);
     }
 
     /** The root of the jobs' working directories. */

@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchTransactions;
@@ -26,6 +27,7 @@ import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.lease.QueueHolds;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
+import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.DamagedItems;
@@ -78,6 +80,8 @@ public final class QueueStore implements Closeable {
     private final QueueHealth health = new QueueHealth();
     private final ThisHost thisHost;
     private volatile SpaceHeal spaceHeal;
+    /** Asked before a finished batch is removed: true when what it held is kept elsewhere (history). */
+    private volatile Predicate<Batch> keptBeforeRemoval = b -> true;
 
     /**
      * @param client        a started Curator client; its one session serves the whole process
@@ -180,6 +184,19 @@ public final class QueueStore implements Closeable {
     /** What a step records under its job's lock: identifiers, outside effects, the object lock. */
     public StepWrites stepWrites() {
         return stepWrites;
+    }
+
+    /**
+     * Who keeps a finished batch before it leaves ZooKeeper (the service's history): asked by every
+     * removal (cleanup, an operator's or Merritt's deletion), so nothing is removed it has not taken.
+     */
+    public void keepBeforeRemoval(Predicate<Batch> keep) {
+        this.keptBeforeRemoval = keep;
+    }
+
+    /** True when the batch may leave ZooKeeper: whoever keeps finished work has it. */
+    public boolean keptBeforeRemoval(Batch batch) {
+        return keptBeforeRemoval.test(batch);
     }
 
     public QueueHealth health() {

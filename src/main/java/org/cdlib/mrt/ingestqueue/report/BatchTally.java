@@ -1,14 +1,11 @@
 package org.cdlib.mrt.ingestqueue.report;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.jobs.Jobs;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
-import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
@@ -31,7 +28,7 @@ record BatchTally(int completedCount, int failedCount, int openCount, List<Job> 
     /** Each job's status node says what it came to; only the jobs the lists still take are read whole. */
     static BatchTally of(QueueStore store, Batch batch, int listed) {
         List<String> ids = new ArrayList<>(batch.jobIds());
-        ids.addAll(othersJobs(store, batch));
+        ids.addAll(store.batches().othersJobs(batch));
         List<Job> completed = new ArrayList<>();
         List<Job> failed = new ArrayList<>();
         int c = 0;
@@ -63,26 +60,6 @@ record BatchTally(int completedCount, int failedCount, int openCount, List<Job> 
             }
         }
         return new BatchTally(c, f, open, completed, failed);
-    }
-
-    /**
-     * Jobs another writer added to the batch (mrt-zk's {@code Job.createJob}: Merritt's batch consumer,
-     * or a neighbour adding to one of ours): not in the batch's runs of ids, only in its reference
-     * folders. Listed only when those hold more jobs than the batch created (each listing bounded);
-     * ours alone never do, so our own batches cost no read here (issue 42).
-     */
-    static List<String> othersJobs(QueueStore store, Batch batch) {
-        String bid = batch.id();
-        int referenced = batch.jobCount(); // the reference folders' children, counted when the batch was read
-        if (referenced <= batch.status().jobsCreated()) {
-            return List.of();
-        }
-        Set<String> ours = new HashSet<>(batch.jobIds());
-        List<String> extra = new ArrayList<>();
-        for (BatchRef ref : BatchRef.values()) {
-            store.batches().jobs(bid, ref).stream().filter(j -> !ours.contains(j)).forEach(extra::add);
-        }
-        return extra;
     }
 
     boolean listsAll() {

@@ -6,6 +6,8 @@ import java.util.List;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.BatchExchange;
+import org.cdlib.mrt.ingestqueue.history.HandOver;
+import org.cdlib.mrt.ingestqueue.history.HistoryUnavailableException;
 import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
@@ -19,21 +21,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batch Reporting and Batch Update Reporting: writes the status report, mails the depositor,
- * then completed when nothing failed, failed otherwise. A mail that cannot be sent throws, so
+ * Batch Reporting and Batch Update Reporting: writes the status report, hands the batch to
+ * history, mails the depositor, then completed when nothing failed, failed otherwise. A mail that cannot be sent throws, so
  * the batch stays where it is and is reported again later: a report is never lost.
  */
 public final class ReportStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ReportStep.class);
     /** How long a batch Merritt reports is left before this host looks at it again (Merritt's reporter moves it on). */
     static final long MERRITTS_BATCH_LOOK_AGAIN_MS = 10 * 60_000L;
+    /** How long a batch history could not take waits before it is reported again. */
+    static final long HISTORY_LOOK_AGAIN_MS = 30_000L;
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final DepositorMail mail;
     private final Mailer mailer;
     private final boolean update;
+    private final HandOver history;
 
     public ReportStep(QueueStore store, ProfileRegistry profiles, DepositorMail mail, Mailer mailer, boolean update) {
+        this(store, profiles, mail, mailer, update, null);
+    }
+
+    /** @param history where the batch goes before it is reported; null: nowhere (a test without history) */
+    public ReportStep(QueueStore store, ProfileRegistry profiles, DepositorMail mail, Mailer mailer, boolean update,
+                      HandOver history) {
+        this.history = history;
         this.store = store;
         this.profiles = profiles;
         this.mail = mail;
@@ -55,6 +67,17 @@ public final class ReportStep implements Processor {
     public void process(Exchange exchange) throws Exception {
         Batch batch = BatchExchange.batch(exchange);
         if (merrittReports(batch)) {
+            if (history != null) {
+                // Merritt's cleanup deletes the batch once its reporter completes it: history takes it now
+                // (again at each look: jobs Merritt's tools requeued may have ended otherwise since)
+                BatchTally seen = BatchTally.of(store, batch, 0);
+                try {
+                    history.atReport(batch, seen.failedCount() == 0 ? BatchState.COMPLETED : BatchState.FAILED,
+                            batch.statusReport());
+                } catch (HistoryUnavailableException e) {
+                    LOG.warn("batch {}: history could not take it: {}", batch.id(), e.getMessage());
+                }
+            }
             LOG.info(
                     "batch {}: its jobs were made by Merritt's batch consumer; Merritt's batch reporter reports it",
                     batch.id());
@@ -74,6 +97,25 @@ public final class ReportStep implements Processor {
                 }
             }
         }
+        boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
+        StatusReport report = new StatusReport(
+                Instant.now().toString(),
+                outcome.failed().stream().map(Job::id).toList(),
+                outcome.completed().stream().map(Job::id).toList(),
+                previous == null ? 1 : previous.reports() + 1,
+                outcome.failedCount(),
+                outcome.completedCount());
+        if (history != null) {
+            // before the mail and the move: Merritt's cleanup deletes a completed batch at once, and a database
+            // that cannot take it keeps the batch here (HistoryUnavailableException), reported when it can
+            try {
+                history.atReport(batch, ok ? BatchState.COMPLETED : BatchState.FAILED, report);
+            } catch (HistoryUnavailableException e) {
+                LOG.warn("batch {}: reporting waits for history: {}", batch.id(), e.getMessage());
+                BatchExchange.stay(exchange, "waiting for history", HISTORY_LOOK_AGAIN_MS);
+                return;
+            }
+        }
         Profile profile = profiles.find(batch.submission().profileName()).orElse(null);
         List<String> to = DepositorMail.recipients(batch, profile);
         if (profile != null && profile.suppressesAllMail()) {
@@ -83,19 +125,12 @@ public final class ReportStep implements Processor {
         } else {
             mailer.send(mail.report(batch, outcome, recovered, to));
         }
-        boolean ok = outcome.failedCount() == 0 && batch.status().errorMessage() == null;
         BatchExchange.report(
                 exchange,
                 ok ? BatchState.COMPLETED : BatchState.FAILED,
                 (update ? "update report: " : "report: ") + outcome.completedCount() + " completed, "
                         + outcome.failedCount() + " failed"
                         + (recovered == null ? "" : ", " + recovered.size() + " recovered since the last report"),
-                new StatusReport(
-                        Instant.now().toString(),
-                        outcome.failed().stream().map(Job::id).toList(),
-                        outcome.completed().stream().map(Job::id).toList(),
-                        previous == null ? 1 : previous.reports() + 1,
-                        outcome.failedCount(),
-                        outcome.completedCount()));
+                report);
     }
 }

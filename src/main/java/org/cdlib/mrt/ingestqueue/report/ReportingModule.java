@@ -37,8 +37,8 @@ public final class ReportingModule implements QueueModule {
         mail.withStatusLinks(links::link);
         ctx.bind("mailer", mailer);
         ctx.bind("queuedMailStep", new QueuedMailStep(ctx.profiles(), mail, mailer));
-        ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false));
-        ctx.bind("updateReportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, true));
+        ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false, ctx.handOver()));
+        ctx.bind("updateReportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, true, ctx.handOver()));
         ctx.bind("reportingSweep", new ReportingSweep(ctx.store()));
     }
 

@@ -24,6 +24,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.cdlib.mrt.ingestqueue.camel.JobFailure;
+import org.cdlib.mrt.ingestqueue.history.HandOver;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
@@ -57,6 +59,7 @@ public final class IngestService implements AutoCloseable {
     private CuratorFramework client;
     private QueueStore store;
     private BatchWatch batchWatch;
+    private HistoryStore history;
     /** Removes batches Merritt's tools set Deleted, one at a time, off the watch's thread (a large one takes long). */
     private ExecutorService deletions;
     private ProfileDirectory profiles;
@@ -217,6 +220,13 @@ public final class IngestService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        // finished work leaves ZooKeeper only once history has it (issue 44); a database down delays that, not the start
+        history = new HistoryStore(cfg.property("ingest.history.url", HistoryStore.DEFAULT_URL),
+                cfg.property("ingest.history.user").orElse(null), cfg.property("ingest.history.password").orElse(null));
+        HandOver handOver = new HandOver(store, history);
+        store.keepBeforeRemoval(handOver::keep);
+        camel.getRegistry().bind("history", history);
+        camel.getRegistry().bind("handOver", handOver);
         BatchActions batchActions = new BatchActions(store, Clock.systemUTC());
         batchWatch = new BatchWatch(store.calls(), store.batches(), store.merrittBatches())
                 .onDeleted(bid -> deletions.execute(() -> batchActions.finishDeletedBatch(bid, "Merritt's tools")))
@@ -283,6 +293,10 @@ public final class IngestService implements AutoCloseable {
         if (store != null) {
             store.close();
             store = null;
+        }
+        if (history != null) {
+            history.close();
+            history = null;
         }
         if (client != null) {
             client.close();

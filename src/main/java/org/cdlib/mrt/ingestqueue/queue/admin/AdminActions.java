@@ -87,4 +87,8 @@ public final class AdminActions {
     public CleanupResult cleanup(Duration retention, Duration failedRetention, BooleanSupplier goOn) {
         return batches.cleanup(retention, failedRetention, goOn);
     }
+
+    public CleanupResult cleanup(Duration retention, Duration failedRetention, long keepJobs, BooleanSupplier goOn) {
+        return batches.cleanup(retention, failedRetention, keepJobs, goOn);
+    }
 }

@@ -149,6 +149,11 @@ public final class BatchActions {
         return removal.cleanup(clock.instant(), retention, failedRetention, goOn);
     }
 
+    /** As above, and ZooKeeper's finished jobs kept to {@code keepJobs} (completed batches go first, oldest first). */
+    public CleanupResult cleanup(Duration retention, Duration failedRetention, long keepJobs, BooleanSupplier goOn) {
+        return removal.cleanup(clock.instant(), retention, failedRetention, keepJobs, goOn);
+    }
+
     private void unlockQuietly(HeldBatch lock) {
         try {
             store.moves().unlock(lock);

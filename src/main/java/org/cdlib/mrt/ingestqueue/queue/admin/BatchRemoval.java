@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.errors.LockedException;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotKeptException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -17,6 +18,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 import org.slf4j.Logger;
@@ -41,6 +43,10 @@ final class BatchRemoval {
      */
     int finishDeletion(String bid, String reason) {
         Batch batch = store.batches().load(bid);
+        if (!store.keptBeforeRemoval(batch)) {
+            throw new NotKeptException("batch " + bid + " (" + batch.state().wire() + ") stays in ZooKeeper:"
+                    + " history cannot take it now (see health); it is removed once history has it");
+        }
         List<String> ids = batch.jobIds();
         int jobs = 0;
         for (int from = 0; from < ids.size(); from += 100) {
@@ -111,6 +117,18 @@ final class BatchRemoval {
      * and the run ends there.
      */
     CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, BooleanSupplier goOn) {
+        return cleanup(now, retention, failedRetention, Long.MAX_VALUE, goOn);
+    }
+
+    /**
+     * As above, and the window bounded by count too: while ZooKeeper holds more than {@code keepJobs}
+     * finished jobs, completed batches go (oldest first) before their retention ends, so ZooKeeper's
+     * size follows the open work, not the rate. Failed batches wait for the operator: only their
+     * own retention takes them. A batch history cannot take ends the pass: the rest would wait too.
+     */
+    CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, long keepJobs,
+                          BooleanSupplier goOn) {
+        long excess = keepJobs == Long.MAX_VALUE ? 0 : finishedJobs() - keepJobs;
         long oldest = store.batches().oldestNumber();
         long newest = store.batches().newestNumber();
         long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
@@ -132,12 +150,23 @@ final class BatchRemoval {
             for (String bid : bids) {
                 BatchStatus s = statuses.get(bid);
                 boolean gone = s == null && !store.calls().exists(QueuePaths.batch(bid));
-                if (!gone && s != null && expired(s, now, retention, failedRetention)) {
+                boolean aged = s != null && expired(s, now, retention, failedRetention);
+                boolean over = s != null && !aged && excess > 0 && s.state() == BatchState.COMPLETED;
+                if (!gone && (aged || over)) {
                     try {
-                        jobs += finishDeletion(bid, s.state() == BatchState.DELETED ? "deletion finished by cleanup"
+                        int removed = finishDeletion(bid, s.state() == BatchState.DELETED
+                                ? "deletion finished by cleanup"
+                                : over ? "cleanup: more than " + keepJobs + " finished jobs in ZooKeeper"
                                 : "cleanup after " + (s.state() == BatchState.FAILED ? failedRetention : retention));
+                        jobs += removed;
+                        excess -= removed;
                         batches++;
                         gone = true;
+                    } catch (NotKeptException ex) {
+                        LOG.info("cleanup: stopped at batch {}: {}", bid, ex.getMessage());
+                        stoppedAt = QueuePaths.batchNumber(bid);
+                        from = end + 1; // ends the walk: history takes nothing now
+                        break;
                     } catch (QueueException ex) {
                         LOG.warn("cleanup: batch {} left for the next run: {}", bid, ex.getMessage());
                     }
@@ -152,6 +181,13 @@ final class BatchRemoval {
             store.batches().oldestNumber(mark);
         }
         return new CleanupResult(batches, jobs);
+    }
+
+    /** Completed, failed and deleted jobs ZooKeeper holds: their folders' {@code Stat}, never a listing. */
+    private long finishedJobs() {
+        Map<JobState, Integer> counts = store.jobs().counts();
+        return (long) counts.getOrDefault(JobState.COMPLETED, 0) + counts.getOrDefault(JobState.FAILED, 0)
+                + counts.getOrDefault(JobState.DELETED, 0);
     }
 
     private static boolean expired(BatchStatus s, Instant now, Duration retention, Duration failedRetention) {

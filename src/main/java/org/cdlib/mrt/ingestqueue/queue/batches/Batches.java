@@ -1,10 +1,13 @@
 package org.cdlib.mrt.ingestqueue.queue.batches;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.zookeeper.ZooKeeper;
 import org.cdlib.mrt.ingestqueue.queue.lease.BatchLock;
@@ -157,6 +160,25 @@ public final class Batches {
     /** The job ids listed under one category of a batch; refused when the category is too large to list. */
     public List<String> jobs(String bid, BatchRef ref) {
         return zk.children(QueuePaths.batchRefs(bid, ref)).stream().sorted().toList();
+    }
+
+    /**
+     * Jobs another writer added to the batch (mrt-zk's {@code Job.createJob}: Merritt's batch consumer,
+     * or a neighbour adding to one of ours): not in the batch's runs of ids, only in its reference
+     * folders. Listed only when those hold more jobs than the batch created (each listing bounded);
+     * ours alone never do, so our own batches cost no read here (issue 42).
+     */
+    public List<String> othersJobs(Batch batch) {
+        int referenced = batch.jobCount(); // the reference folders' children, counted when the batch was read
+        if (referenced <= batch.status().jobsCreated()) {
+            return List.of();
+        }
+        Set<String> ours = new HashSet<>(batch.jobIds());
+        List<String> extra = new ArrayList<>();
+        for (BatchRef ref : BatchRef.values()) {
+            jobs(batch.id(), ref).stream().filter(j -> !ours.contains(j)).forEach(extra::add);
+        }
+        return extra;
     }
 
     /** Processing → reporting when no job of the batch is open; true when this call moved it. */
