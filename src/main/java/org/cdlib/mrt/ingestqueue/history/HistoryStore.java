@@ -36,8 +36,6 @@ import org.flywaydb.core.Flyway;
  * says whether the last call reached it: the callers then leave the work in ZooKeeper.
  */
 public final class HistoryStore implements AutoCloseable {
-    /** The default: a file database under the service's data directory. */
-    public static final String DEFAULT_URL = "jdbc:h2:file:./data/history/history";
     /** Words of one title indexed, at most; and one word's length. */
     static final int TITLE_WORDS = 32;
     static final int WORD_LENGTH = 64;
@@ -329,21 +327,42 @@ public final class HistoryStore implements AutoCloseable {
         return state != null && (state.equals("23505") || state.startsWith("40"));
     }
 
+    /**
+     * One call on a pooled connection. A connection the pool kept across a database restart is
+     * broken at its first use: it is evicted and the call made once more on a new one.
+     */
     private <T> T query(Work<T> work) {
-        try {
-            migrate();
-            try (Connection c = pool.getConnection()) {
+        for (int attempt = 1; ; attempt++) {
+            Connection c = null;
+            try {
+                migrate();
+                c = pool.getConnection();
                 T out = work.run(c);
                 status.reached(where());
                 return out;
+            } catch (SQLException | RuntimeException e) {
+                if (c != null && e instanceof SQLException) {
+                    pool.evictConnection(c);
+                    c = null;
+                    if (attempt == 1) {
+                        continue;
+                    }
+                }
+                if (e instanceof HistoryUnavailableException h) {
+                    throw h;
+                }
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                status.failed(where(), why);
+                throw new HistoryUnavailableException("history database " + where() + ": " + why, e);
+            } finally {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (SQLException ignored) {
+                        // a connection that cannot be given back is the pool's to drop
+                    }
+                }
             }
-        } catch (SQLException | RuntimeException e) {
-            if (e instanceof HistoryUnavailableException) {
-                throw (HistoryUnavailableException) e;
-            }
-            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            status.failed(where(), why);
-            throw new HistoryUnavailableException("history database " + where() + ": " + why, e);
         }
     }
 

@@ -29,23 +29,27 @@ public final class ReportStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ReportStep.class);
     /** How long a batch Merritt reports is left before this host looks at it again (Merritt's reporter moves it on). */
     static final long MERRITTS_BATCH_LOOK_AGAIN_MS = 10 * 60_000L;
-    /** How long a batch history could not take waits before it is reported again. */
-    static final long HISTORY_LOOK_AGAIN_MS = 30_000L;
     private final QueueStore store;
     private final ProfileRegistry profiles;
     private final DepositorMail mail;
     private final Mailer mailer;
     private final boolean update;
     private final HandOver history;
+    /** How long a batch history could not take waits before it is reported again (the route's retry delay). */
+    private final long historyRetryMs;
 
     public ReportStep(QueueStore store, ProfileRegistry profiles, DepositorMail mail, Mailer mailer, boolean update) {
-        this(store, profiles, mail, mailer, update, null);
+        this(store, profiles, mail, mailer, update, null, 0);
     }
 
-    /** @param history where the batch goes before it is reported; null: nowhere (a test without history) */
+    /**
+     * @param history        where the batch goes before it is reported; null: nowhere (a test without history)
+     * @param historyRetryMs how long a batch history cannot take now waits before it is tried again
+     */
     public ReportStep(QueueStore store, ProfileRegistry profiles, DepositorMail mail, Mailer mailer, boolean update,
-                      HandOver history) {
+                      HandOver history, long historyRetryMs) {
         this.history = history;
+        this.historyRetryMs = historyRetryMs;
         this.store = store;
         this.profiles = profiles;
         this.mail = mail;
@@ -112,7 +116,7 @@ public final class ReportStep implements Processor {
                 history.atReport(batch, ok ? BatchState.COMPLETED : BatchState.FAILED, report);
             } catch (HistoryUnavailableException e) {
                 LOG.warn("batch {}: reporting waits for history: {}", batch.id(), e.getMessage());
-                BatchExchange.stay(exchange, "waiting for history", HISTORY_LOOK_AGAIN_MS);
+                BatchExchange.stay(exchange, "waiting for history", historyRetryMs);
                 return;
             }
         }

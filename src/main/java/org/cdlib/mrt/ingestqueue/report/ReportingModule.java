@@ -37,8 +37,10 @@ public final class ReportingModule implements QueueModule {
         mail.withStatusLinks(links::link);
         ctx.bind("mailer", mailer);
         ctx.bind("queuedMailStep", new QueuedMailStep(ctx.profiles(), mail, mailer));
-        ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false, ctx.handOver()));
-        ctx.bind("updateReportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, true, ctx.handOver()));
+        long retry = ctx.longProperty("ingest.batch.retry-delay", 60_000); // the reporting routes' own
+        ctx.bind("reportStep", new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, false, ctx.handOver(), retry));
+        ctx.bind("updateReportStep",
+                new ReportStep(ctx.store(), ctx.profiles(), mail, mailer, true, ctx.handOver(), retry));
         ctx.bind("reportingSweep", new ReportingSweep(ctx.store()));
     }
 

@@ -221,7 +221,10 @@ public final class IngestService implements AutoCloseable {
             return t;
         });
         // finished work leaves ZooKeeper only once history has it (issue 44); a database down delays that, not the start
-        history = new HistoryStore(cfg.property("ingest.history.url", HistoryStore.DEFAULT_URL),
+        // the default is a file beside the jobs' working directories: this host's own (hosts that share the work
+        // share a PostgreSQL database: ingest.history.url)
+        history = new HistoryStore(cfg.property("ingest.history.url",
+                        "jdbc:h2:file:" + store.ingestHome().resolve(".history").toAbsolutePath() + "/history"),
                 cfg.property("ingest.history.user").orElse(null), cfg.property("ingest.history.password").orElse(null));
         HandOver handOver = new HandOver(store, history);
         store.keepBeforeRemoval(handOver::keep);

@@ -58,6 +58,13 @@ final class OutsideServiceCheck {
                     + ": set ingest.inventory=http to use it, or remove it");
         }
         written("ingest.inventory.local.url").ifPresent(this::jdbcUrl);
+        // history's database is checked for its form only: one that is down at the start delays the hand-over
+        // (health says so), it does not stop the queue
+        written("ingest.history.url").ifPresent(s -> {
+            if (!s.value().startsWith("jdbc:h2:") && !s.value().startsWith("jdbc:postgresql://")) {
+                throw refused(s, "must be a jdbc:h2:… or jdbc:postgresql://… URL, not '" + s.shown() + "'");
+            }
+        });
         written("ingest.mail.smtp.host").ifPresent(this::smtp);
         LOG.debug("outside services usable: storage {}, minter {}, inventory {}", storage, minter, inventory);
     }

@@ -19,6 +19,8 @@ import org.cdlib.mrt.ingestqueue.batch.BatchModule;
 import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.maintenance.MaintenanceModule;
+import org.cdlib.mrt.ingestqueue.history.HandOver;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
@@ -58,6 +60,8 @@ abstract class RouteTestSupport extends CamelTestSupport {
     final Path dir = ZK.dir();
     QueueStore store;
     ProfileDirectory profiles;
+    /** History as the service has it: a database of its own per test (in memory), taking what cleanup removes. */
+    HistoryStore history;
     /** Every transition the store commits in this process, as its log line says it. */
     final List<TransitionEvent> transitions = new CopyOnWriteArrayList<>();
 
@@ -89,6 +93,11 @@ abstract class RouteTestSupport extends CamelTestSupport {
         return p;
     }
 
+    /** History's database: one of the test's own, in memory. */
+    protected String historyUrl() {
+        return "jdbc:h2:mem:routes" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+    }
+
     /** The modules whose beans the routes under test name. */
     protected List<QueueModule> modules() {
         return MODULES;
@@ -116,6 +125,11 @@ abstract class RouteTestSupport extends CamelTestSupport {
         store.addListener(transitions::add);
         context.getRegistry().bind("queueStore", store);
         context.getRegistry().bind("profiles", profiles);
+        history = new HistoryStore(historyUrl(), null, null);
+        HandOver handOver = new HandOver(store, history);
+        store.keepBeforeRemoval(handOver::keep);
+        context.getRegistry().bind("history", history);
+        context.getRegistry().bind("handOver", handOver);
         QueueContext ctx = new QueueContext(context, store, profiles);
         for (QueueModule m : modules()) {
             m.bind(ctx);
@@ -143,6 +157,9 @@ abstract class RouteTestSupport extends CamelTestSupport {
         context.stop();
         if (store != null) {
             store.close();
+        }
+        if (history != null) {
+            history.close();
         }
     }
 
