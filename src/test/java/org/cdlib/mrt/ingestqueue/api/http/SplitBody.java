@@ -7,7 +7,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Base64;
 
 /**
  * A multipart body posted over a raw socket in two writes, cut between the CR and the LF of the CRLF before the
@@ -19,7 +18,8 @@ public final class SplitBody {
     }
 
     /** The status and body of the answer to {@code form} posted to {@code path} of {@code base} as {@code user}. */
-    public static Answer post(String base, String path, String user, MultipartForm form) throws IOException {
+    public static RawHttp post(String base, String path, String user, String password, MultipartForm form)
+            throws IOException {
         byte[] body = form.body();
         String close = "\n--" + form.contentType().substring(form.contentType().indexOf("boundary=") + 9) + "--";
         int cut = indexOf(body, close.getBytes(StandardCharsets.US_ASCII));
@@ -31,8 +31,7 @@ public final class SplitBody {
             socket.setTcpNoDelay(true);
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
-            out.write(("POST " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + "\r\nAuthorization: Basic "
-                    + Base64.getEncoder().encodeToString(user.getBytes(StandardCharsets.UTF_8))
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + "\r\n" + RawHttp.basic(user, password)
                     + "\r\nContent-Type: " + form.contentType()
                     + "\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
@@ -41,7 +40,7 @@ public final class SplitBody {
             out.write(chunk(Arrays.copyOfRange(body, cut, body.length))); // begins with the LF
             out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            return Answer.of(socket.getInputStream().readAllBytes());
+            return RawHttp.parse(new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
         }
     }
 
@@ -60,19 +59,5 @@ public final class SplitBody {
             }
         }
         return -1;
-    }
-
-    /** An HTTP answer read whole off the socket: its status and the body after the headers. */
-    public record Answer(int status, String body) {
-        static Answer of(byte[] raw) throws IOException {
-            String text = new String(raw, StandardCharsets.UTF_8);
-            int headersEnd = text.indexOf("\r\n\r\n");
-            if (!text.startsWith("HTTP/1.1 ") || headersEnd < 0) {
-                throw new IOException("not an HTTP answer: " + text);
-            }
-            String body = text.substring(headersEnd + 4);
-            return new Answer(Integer.parseInt(text.substring(9, 12)), body.substring(Math.max(0, body.indexOf('{')),
-                    body.lastIndexOf('}') + 1));
-        }
     }
 }

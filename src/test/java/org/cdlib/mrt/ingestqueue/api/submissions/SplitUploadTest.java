@@ -12,6 +12,7 @@ import java.security.MessageDigest;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
 import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
+import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
 import org.cdlib.mrt.ingestqueue.api.http.SplitBody;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +35,7 @@ class SplitUploadTest extends ApiServiceTest {
     @ValueSource(strings = {"a plain text file\n", "its last line ends in CR\r", "\r", "\r\n\r", "no line end"})
     void theKeptFileIsTheSentFile(String content) throws Exception {
         byte[] sent = content.getBytes(StandardCharsets.UTF_8);
-        SplitBody.Answer a = SplitBody.post(base, "/poster/submit", "sam:pw-s", MultipartForm.of(
+        RawHttp a = SplitBody.post(base, "/poster/submit", "sam", "pw-s", MultipartForm.of(
                 Map.of("profile", "demo_content", "responseForm", "json", "type", "file"), "notes.txt", sent));
         assertEquals(200, a.status(), a.body());
         JsonNode state = JSON.readTree(a.body()).get("bat:batchState");
