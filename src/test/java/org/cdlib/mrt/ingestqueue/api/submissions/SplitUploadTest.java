@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.api.submissions;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -9,12 +10,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.api.http.ApiServiceTest;
 import org.cdlib.mrt.ingestqueue.api.http.MultipartForm;
 import org.cdlib.mrt.ingestqueue.api.http.RawHttp;
 import org.cdlib.mrt.ingestqueue.api.http.SplitBody;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -44,6 +48,23 @@ class SplitUploadTest extends ApiServiceTest {
         byte[] stored = Files.readAllBytes(kept);
         assertEquals(sent.length, stored.length, "the kept file's size");
         assertArrayEquals(sha256(sent), sha256(stored), "the kept file's SHA-256");
+        await().atMost(Duration.ofSeconds(30)).until(SplitUploadTest::nothingIncoming);
+    }
+
+    @Test
+    void aRefusedUploadLeavesNothingBehind() throws Exception {
+        RawHttp a = SplitBody.post(base, "/poster/submit", "sam", "pw-s", MultipartForm.of(
+                Map.of("profile", "no_such_profile", "responseForm", "json"), "notes.txt", "text\r".getBytes(
+                StandardCharsets.UTF_8)));
+        assertEquals(400, a.status(), a.body());
+        await().atMost(Duration.ofSeconds(30)).until(SplitUploadTest::nothingIncoming);
+    }
+
+    /** The temporary folder holds neither a body being decoded nor an upload not kept. */
+    private static boolean nothingIncoming() throws Exception {
+        try (Stream<Path> left = Files.list(store.ingestHome().resolve("uploads").resolve(".incoming"))) {
+            return left.findAny().isEmpty();
+        }
     }
 
     private static byte[] sha256(byte[] data) throws Exception {
