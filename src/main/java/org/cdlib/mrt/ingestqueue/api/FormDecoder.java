@@ -55,11 +55,12 @@ final class FormDecoder {
         PostedForm form = new PostedForm(fields, files);
         try (InputStream in = Files.newInputStream(body)) {
             long fieldBytes = 0;
+            int count = 0;
             FileItemInputIterator parts = new Parser().getItemIterator(new StoredBody(in, contentType,
                     Files.size(body)));
             while (parts.hasNext()) {
                 FileItemInput part = parts.next();
-                if (fields.size() + files.size() >= MAX_PARTS) {
+                if (++count > MAX_PARTS) {
                     throw new BadForm("the form has more than " + MAX_PARTS + " parts (fields and files)");
                 }
                 if (part.isFormField()) {
