@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.Endpoint;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.PostedForm;
 import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
 
 /**
@@ -23,11 +24,13 @@ final class RequestBodies {
     private final long maxUpload;
     private final Path uploadsTmp;
     private final UploadQuota quota;
+    private final MultipartBodies multipart;
 
     RequestBodies(long maxUpload, Path uploadsTmp, UploadQuota quota) {
         this.maxUpload = maxUpload;
         this.uploadsTmp = uploadsTmp;
         this.quota = quota;
+        this.multipart = new MultipartBodies(uploadsTmp);
     }
 
     /** Puts the reading of the endpoint's body on its route (a route that is not POST reads none). */
@@ -73,6 +76,10 @@ final class RequestBodies {
         if (u != null && quota.limit() > 0 && !poster) {
             rc.addEndHandler(done -> quota.add(u.name(), rc.request().bytesRead()));
         }
+        if (MultipartBodies.multipart(rc)) {
+            multipart.read(rc, limit);
+            return;
+        }
         BodyHandler.create(uploadsTmp.toString()).setBodyLimit(limit == Long.MAX_VALUE ? -1 : limit)
                 .setDeleteUploadedFilesOnEnd(true).setHandleFileUploads(true).handle(rc);
     }
@@ -84,12 +91,13 @@ final class RequestBodies {
      */
     private void chargeNamedUser(RoutingContext rc) {
         ApiUsers.User u = rc.get("user");
-        long bytes = rc.fileUploads().stream().mapToLong(FileUpload::size).sum();
+        PostedForm form = PostedForm.of(rc);
+        long bytes = form.files().stream().mapToLong(FileUpload::size).sum();
         if (u == null || !u.has("poster") || quota.limit() <= 0 || bytes == 0) {
             rc.next();
             return;
         }
-        String account = UploadQuota.account(rc.request().getFormAttribute("submitter"), u.name());
+        String account = UploadQuota.account(form.fields().get("submitter"), u.name());
         if (!quota.take(account, bytes)) {
             Answers.fail(rc, 413, "user '" + InputChecks.printable(account) + "' (for whom '" + u.name()
                     + "' posts) may upload "
@@ -119,10 +127,11 @@ final class RequestBodies {
     }
 
     /**
-     * Netty's refusal of a form field over {@link HttpApi#MAX_FORM_ATTRIBUTE_BYTES} (or of a field it cannot buffer).
+     * The refusal of a form field over {@link HttpApi#MAX_FORM_ATTRIBUTE_BYTES}: Netty's (of an urlencoded form, or
+     * of a field it cannot buffer) or the multipart decoder's ({@link FormDecoder}).
      */
     static boolean formFieldTooLarge(Throwable t) {
-        return t instanceof HttpPostRequestDecoder.TooLongFormFieldException
+        return t instanceof HttpPostRequestDecoder.TooLongFormFieldException || t instanceof FormDecoder.FieldTooLarge
                 || t != null && String.valueOf(t.getMessage()).contains("Size exceed allowed maximum capacity");
     }
 

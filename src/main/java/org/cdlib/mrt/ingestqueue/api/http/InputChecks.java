@@ -168,20 +168,6 @@ public final class InputChecks {
     }
 
     /**
-     * The form's fields as the client sent them. Netty's multipart decoder keeps the CR of the CRLF before the
-     * next boundary in a field's value when a network chunk ends between that CR and its LF (netty#12729,
-     * netty#17383, open): "container" arrives as "container\r", depending only on how the body was split. A CR
-     * that ends a field is therefore that split's, never the client's (a field is one line of text, and the form's
-     * own CRLF follows each value), and is dropped here before any check reads the field.
-     */
-    public static MultiMap formFields(MultiMap decoded) {
-        MultiMap form = MultiMap.caseInsensitiveMultiMap();
-        decoded.forEach((name, value) ->
-                form.add(name, value.endsWith("\r") ? value.substring(0, value.length() - 1) : value));
-        return form;
-    }
-
-    /**
      * The text of a Merritt form (every field the form knows, {@code DC.*} among them): refused
      * (400 naming the field) if it holds a control character or a lone surrogate, or if a URL
      * field names a user or password. The fields are the form's to name (the submission's).

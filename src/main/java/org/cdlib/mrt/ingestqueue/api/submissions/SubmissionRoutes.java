@@ -15,6 +15,7 @@ import org.cdlib.mrt.ingestqueue.api.http.Access;
 import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
+import org.cdlib.mrt.ingestqueue.api.http.PostedForm;
 import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.api.reads.BatchFilters;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
@@ -58,10 +59,11 @@ public final class SubmissionRoutes {
         String pathArk = rc.pathParam("naan") == null ? null : "ark:/" + rc.pathParam("naan") + "/"
                 + rc.pathParam("name");
         ApiUsers.User user = rc.get("user");
-        MultiMap form = InputChecks.formFields(rc.request().formAttributes());
+        PostedForm posted = PostedForm.of(rc);
+        MultiMap form = posted.fields();
         InputChecks.formText(form, Submissions.fieldNames());
         InputChecks.text("primaryIdentifier (the ARK in the path)", pathArk);
-        BatchSubmission s = submissions.fromForm(form, rc.fileUploads(), mode, user, pathArk);
+        BatchSubmission s = submissions.fromForm(form, posted.files(), mode, user, pathArk);
         String bid = create(rc, s);
         auditOnBehalf(user, s, bid);
         UploadMark.write(store.ingestHome(), s.payloadUrl(), bid);

@@ -71,7 +71,7 @@ public record RawHttp(int status, List<String> headers, String body) {
         return null;
     }
 
-    private static RawHttp parse(String raw) {
+    static RawHttp parse(String raw) {
         int end = raw.indexOf("\r\n\r\n");
         if (!raw.startsWith("HTTP/1.1 ") || end < 0) {
             return new RawHttp(-1, List.of(), raw);
