@@ -159,6 +159,64 @@ public final class HistoryStore implements AutoCloseable {
         });
     }
 
+    /**
+     * Forgets batches that finished before {@code before}, with their jobs: at most {@code maxBatches}
+     * batches, each in transactions of at most {@link #PURGE_CHUNK} jobs (a batch's row goes last, so
+     * a purge cut short is finished by the next). How many batches were forgotten.
+     */
+    public int purge(Instant before, int maxBatches) {
+        List<String> bids = query(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT batch_id FROM finished_batches WHERE finished_at < ?"
+                    + " ORDER BY finished_at LIMIT ?")) {
+                s.setObject(1, time(before));
+                s.setInt(2, maxBatches);
+                List<String> out = new ArrayList<>();
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(r.getString(1));
+                    }
+                }
+                return out;
+            }
+        });
+        for (String bid : bids) {
+            for (List<String> jids = jobIdsOf(bid); !jids.isEmpty(); jids = jobIdsOf(bid)) {
+                List<String> chunk = jids;
+                transaction(c -> {
+                    deleteIn(c, "DELETE FROM finished_words WHERE item_id IN ", chunk);
+                    deleteIn(c, "DELETE FROM finished_local_ids WHERE job_id IN ", chunk);
+                    deleteIn(c, "DELETE FROM finished_jobs WHERE job_id IN ", chunk);
+                    return null;
+                });
+            }
+            transaction(c -> {
+                deleteIn(c, "DELETE FROM finished_words WHERE item_id IN ", List.of(bid));
+                deleteIn(c, "DELETE FROM finished_batches WHERE batch_id IN ", List.of(bid));
+                return null;
+            });
+        }
+        return bids.size();
+    }
+
+    /** Jobs deleted together when history forgets a batch. */
+    static final int PURGE_CHUNK = 500;
+
+    private List<String> jobIdsOf(String bid) {
+        return query(c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT job_id FROM finished_jobs WHERE batch_id = ? ORDER BY job_id LIMIT " + PURGE_CHUNK)) {
+                s.setString(1, bid);
+                List<String> out = new ArrayList<>();
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(r.getString(1));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
     /** What history holds of a batch: its state and how many reports it had; empty when it holds none. */
     public Optional<Mark> mark(String bid) {
         return query(c -> {

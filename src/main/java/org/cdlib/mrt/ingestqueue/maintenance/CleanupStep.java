@@ -12,6 +12,8 @@ import java.util.stream.Stream;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.fetch.UploadMark;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
+import org.cdlib.mrt.ingestqueue.history.HistoryUnavailableException;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
@@ -33,6 +35,8 @@ public final class CleanupStep implements Processor {
     private final Duration failedRetention;
     private final Clock clock;
     private final long keepJobs;
+    private HistoryStore history;
+    private Duration historyRetention;
 
     public CleanupStep(AdminActions admin, QueueStore store, Duration retention, Clock clock) {
         this(admin, store, retention, retention, Long.MAX_VALUE, clock);
@@ -52,10 +56,18 @@ public final class CleanupStep implements Processor {
         this.clock = clock;
     }
 
+    /** History, and how long it keeps finished work (null: for good). */
+    public CleanupStep withHistory(HistoryStore history, Duration retention) {
+        this.history = history;
+        this.historyRetention = retention;
+        return this;
+    }
+
     @Override
     public void process(Exchange exchange) throws IOException {
         CleanupResult r = admin.cleanup(retention, failedRetention, keepJobs, () -> ElectedRoutes.leads(exchange));
         int uploads = pruneUploads();
+        forgetOldHistory();
         StoredVersions.prune(store.ingestHome(), store.batches()::exists); // reports' storage notes
         if (r.batches() > 0 || uploads > 0) {
             LOG.info("cleanup: removed {} batch(es), {} job(s) and {} upload(s) older than {}", r.batches(), r.jobs(),
@@ -63,6 +75,28 @@ public final class CleanupStep implements Processor {
         }
         exchange.getMessage().setBody(r);
     }
+
+    /**
+     * History kept for {@code ingest.history.retention} (unset: for good): batches finished before
+     * it are forgotten, a bounded number a pass. A database down is health's to tell; the next pass
+     * goes on.
+     */
+    void forgetOldHistory() {
+        if (history == null || historyRetention == null) {
+            return;
+        }
+        try {
+            int n = history.purge(clock.instant().minus(historyRetention), HISTORY_PURGE_BATCHES);
+            if (n > 0) {
+                LOG.info("cleanup: history forgot {} batch(es) finished more than {} ago", n, historyRetention);
+            }
+        } catch (HistoryUnavailableException e) {
+            LOG.debug("cleanup: history not purged now: {}", e.getMessage());
+        }
+    }
+
+    /** Batches history forgets in one pass at most. */
+    static final int HISTORY_PURGE_BATCHES = 1000;
 
     /**
      * Removes {@code uploads/<uuid>} directories older than the retention whose batch no longer

@@ -10,7 +10,8 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 /**
  * Binds {@code adminActions}, {@code consistencyCheck}, {@code consistencySweep} ({@code ingest.fsck.batches-per-pass},
  * 200) and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D;
- * {@code ingest.history.keep-jobs}, 10000: the finished jobs ZooKeeper keeps at most).
+ * {@code ingest.history.keep-jobs}, 10000: the finished jobs ZooKeeper keeps at most;
+ * {@code ingest.history.retention}, unset: how long history keeps them, for good when unset).
  */
 public final class MaintenanceModule implements QueueModule {
 
@@ -25,6 +26,8 @@ public final class MaintenanceModule implements QueueModule {
         ctx.bind("cleanupStep", new CleanupStep(admin, ctx.store(),
                 ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)),
                 ctx.durationProperty("ingest.cleanup.failed-retention", Duration.ofDays(30)),
-                ctx.longProperty("ingest.history.keep-jobs", 10_000), Clock.systemUTC()));
+                ctx.longProperty("ingest.history.keep-jobs", 10_000), Clock.systemUTC())
+                .withHistory(ctx.handOver() == null ? null : ctx.handOver().history(),
+                        ctx.durationProperty("ingest.history.retention", null)));
     }
 }

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.history;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -16,6 +17,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -235,5 +237,23 @@ class HandOverTest {
         assertTrue(history.batch(completed.get(1)).isPresent());
         assertEquals(new CleanupResult(0, 0), new AdminActions(store, Clock.systemUTC())
                 .cleanup(Duration.ofDays(7), Duration.ofDays(30), 6, () -> true), "within the window now");
+    }
+
+    @Test
+    void historyForgetsWhatFinishedBeforeItsRetentionAndNothingElse() throws Exception {
+        String old = endedBatch(3, 0);
+        report(old);
+        // the nodes' stamps are to the second: the young batch ends in a later second than the old one
+        Instant between = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        await().until(() -> !Instant.now().isBefore(between));
+        String young = endedBatch(2, 1);
+        report(young);
+        assertEquals(0, history.purge(between.minus(Duration.ofHours(1)), 10));
+        assertEquals(1, history.purge(between, 10));
+        assertTrue(history.batch(old).isEmpty());
+        assertTrue(history.batch(young).isPresent());
+        assertEquals(2, rows("SELECT COUNT(*) FROM finished_jobs"), "the young batch's jobs only");
+        assertEquals(2, rows("SELECT COUNT(*) FROM finished_local_ids"));
+        assertEquals(0, rows("SELECT COUNT(*) FROM finished_words WHERE item_id = '" + old + "'"));
     }
 }
