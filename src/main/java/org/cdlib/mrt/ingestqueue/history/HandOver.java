@@ -47,6 +47,19 @@ public final class HandOver {
     }
 
     /**
+     * A batch Merritt's reporter reports (its jobs made by Merritt's batch consumer), seen in
+     * reporting: history takes it as it would end, unless it holds it so already (the batch is
+     * looked at again every few minutes until Merritt's reporter moves it).
+     */
+    public void seenReporting(Batch batch, BatchState ending) {
+        Optional<HistoryStore.Mark> mark = history.mark(batch.id());
+        if (mark.isPresent() && mark.get().state().equals(ending.wire()) && mark.get().jobs() == batch.jobCount()) {
+            return;
+        }
+        atReport(batch, ending, batch.statusReport());
+    }
+
+    /**
      * Before a removal: true when history holds the batch as it is now, written here when it held
      * another state or report of it (or none); false when the database could not be reached, and
      * the batch must stay.

@@ -73,11 +73,9 @@ public final class ReportStep implements Processor {
         if (merrittReports(batch)) {
             if (history != null) {
                 // Merritt's cleanup deletes the batch once its reporter completes it: history takes it now
-                // (again at each look: jobs Merritt's tools requeued may have ended otherwise since)
                 BatchTally seen = BatchTally.of(store, batch, 0);
                 try {
-                    history.atReport(batch, seen.failedCount() == 0 ? BatchState.COMPLETED : BatchState.FAILED,
-                            batch.statusReport());
+                    history.seenReporting(batch, seen.failedCount() == 0 ? BatchState.COMPLETED : BatchState.FAILED);
                 } catch (HistoryUnavailableException e) {
                     LOG.warn("batch {}: history could not take it: {}", batch.id(), e.getMessage());
                 }
