@@ -275,6 +275,9 @@ public final class ReadRoutes {
             Map<String, Job> byId = new HashMap<>();
             loaded.forEach(j -> byId.put(j.id(), j));
             for (String jid : chunk) {
+                if (out.size() >= limit) {
+                    break; // this one is not looked at: the next page starts with it
+                }
                 at = from + chunk.indexOf(jid) + 1;
                 Job j = byId.get(jid);
                 Damaged d = damaged.stream().filter(x -> x.id().equals(jid)).findFirst().orElse(null);
@@ -283,9 +286,6 @@ public final class ReadRoutes {
                 }
                 if (skipped++ < offset) {
                     continue;
-                }
-                if (out.size() >= limit) {
-                    break;
                 }
                 out.add(j != null ? QueueViews.job(j) : Map.of("job_id", jid, "damaged", d.problem()));
             }
