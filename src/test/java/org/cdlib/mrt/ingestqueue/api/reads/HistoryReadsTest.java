@@ -96,7 +96,7 @@ class HistoryReadsTest extends ApiServiceTest {
         return JSON.readTree(r.body());
     }
 
-    /** A batch of two jobs (ARKs {@code ark}1 and 2, local ids {@code local}-1 and -2) walked to completed and reported. */
+    /** Two jobs (ARKs {@code ark}1 and 2, local ids {@code local}-1 and -2) walked to completed; the batch reported. */
     static String finishedBatch(String submitter, String title, String ark, String local) {
         BatchSubmission s = QueueTestSupport.submission("demo_content");
         String bid = store.batches().create(new BatchSubmission(s.profileName(), submitter, s.payloadUrl(), title,
