@@ -96,7 +96,17 @@ async function refreshHolds() {
   badge.dataset.held = String(held);
   badge.textContent = held ? 'queue held' : 'queue running';
   document.getElementById('queue-toggle').textContent = held ? 'Release queue' : 'Hold queue';
+  historyNotice(q.history);
   return q;
+}
+
+/** While history's database cannot be reached, finished work waits in ZooKeeper: the operator is told. */
+function historyNotice(h) {
+  const notice = document.getElementById('history-notice');
+  const down = !!h && h.status === 'DOWN';
+  notice.hidden = !down;
+  notice.textContent = down ? `history database unreachable since ${when(h.since)}; ${h.batches_waiting} finished `
+    + `batch${h.batches_waiting === 1 ? '' : 'es'} wait in ZooKeeper until it is back (${h.error || 'no answer'})` : '';
 }
 
 // ------------------------------------------------------------------ overview: counts, charts, batches
@@ -310,5 +320,6 @@ async function start() {
   await refreshHolds().catch(e => { document.getElementById('message').textContent = e.message; });
   await render();
   live();
+  setInterval(() => refreshHolds().catch(() => {}), 60000); // history's state is probed once a minute
 }
 start();

@@ -152,21 +152,35 @@ function hostsPage() {
 
 function searchPage(params) {
   const q = params.get('q') || '';
-  const list = el('ul', { id: 'results' }), more = el('div', { class: 'pager' });
+  const list = el('ul', { id: 'results' }), more = el('div', { class: 'pager' }), note = el('p', { class: 'refusal', id: 'search-incomplete' });
   document.getElementById('search-q').value = q;
+  // open work from the queue, finished work from history: by text, submitter and when it last changed (finished)
+  const f = Object.fromEntries(['q', 'submitter', 'from', 'to'].map(k => [k, params.get(k) || '']));
+  const day = v => v.length > 10 ? v.slice(0, 10) : v;
+  const form = el('form', { class: 'filters', id: 'search-form', onsubmit: e => {
+    e.preventDefault();
+    go('/search', new URLSearchParams([...new FormData(e.target)].map(([k, v]) => [k, String(v).trim()])));
+  } },
+  el('label', {}, 'text', el('input', { name: 'q', value: f.q, size: 24, placeholder: 'job, batch, local id, ARK, title' })),
+  el('label', {}, 'submitter', el('input', { name: 'submitter', value: f.submitter, size: 12 })),
+  el('label', {}, 'finished from', el('input', { name: 'from', type: 'date', value: day(f.from) })),
+  el('label', {}, 'to', el('input', { name: 'to', type: 'date', value: day(f.to) })),
+  el('button', { type: 'submit' }, 'Search'));
+  const what = [f.q, f.submitter && 'by ' + f.submitter, f.from && 'from ' + day(f.from), f.to && 'to ' + day(f.to)].filter(Boolean).join(' ');
   return {
-    skeleton: [el('h2', {}, `Search: ${q}`), list, more],
+    skeleton: [el('h2', {}, `Search: ${what}`), form, note, list, more],
     async refresh(change) {
       if (!change.reload) return;
-      const path = params.get('before') ? `/api/search?q=${encodeURIComponent(q)}&before=${params.get('before')}&skip=${params.get('skip') || 0}`
-        : `/api/search?q=${encodeURIComponent(q)}`;
-      const a = await api('GET', path);
+      if (!f.q && !f.submitter && !f.from && !f.to) { replace(list, el('li', { class: 'muted' }, 'give a text, a submitter or dates')); return; }
+      const a = await api('GET', '/api/search?' + new URLSearchParams([...params].filter(([, v]) => v !== '')));
+      note.textContent = a.incomplete || '';
       replace(list, a.results.length ? a.results.map(r => el('li', { 'data-result': r.id },
         el('a', { href: `#/${r.kind === 'job' ? 'jobs' : 'batches'}/${r.id}`, id: 'result-' + r.id }, `${r.kind} ${r.id}`),
         ` matched by ${r.matched}`, r.state ? ` · ${r.state}` : '', r.title ? el('span', { class: 'muted' }, ` · ${r.title}` + (r.kind === 'job' ? ` (batch ${r.batch_id})` : '')) : ''))
-        : [el('li', { class: 'muted' }, 'nothing found' + (a.scanned ? ` in the newest ${a.scanned.batches} batches and ${a.scanned.jobs} jobs` : ''))]);
+        : [el('li', { class: 'muted' }, 'nothing found' + (a.scanned ? ` in the newest ${a.scanned.batches} batches and ${a.scanned.jobs} jobs, nor in history` : ''))]);
       const next = a.next ? new URLSearchParams(a.next.split('?')[1]) : null;
-      replace(more, next ? el('a', { href: '#/search?' + next, id: 'search-more' }, `more… (search older batches; ${a.scanned.batches} batches, ${a.scanned.jobs} jobs read so far)`) : null);
+      replace(more, next ? el('a', { href: '#/search?' + next, id: 'search-more' }, 'more… (older batches'
+        + (a.scanned ? `; ${a.scanned.batches} batches, ${a.scanned.jobs} jobs read here` : '') + ')') : null);
     }
   };
 }

@@ -13,6 +13,7 @@ import org.cdlib.mrt.ingestqueue.api.submissions.UploadQuota;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.UrlPolicy;
 import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.objects.FileUrlSigner;
@@ -74,14 +75,16 @@ public final class ApiModule implements QueueModule {
                         ctx.durationProperty("ingest.http.header-timeout", Duration.ofSeconds(20)),
                         ctx.longProperty("ingest.http.min-body-rate", 1024),
                         ctx.intProperty("ingest.http.max-connections-per-address", 64)));
-        ApiRoutes routes = new ApiRoutes(ctx.store(), admin, fsck,
+        // finished work ZooKeeper no longer holds is read from history (issue 44); none bound in some tests
+        HistoryStore history = ctx.handOver() == null ? null : ctx.handOver().history();
+        ApiRoutes routes = new ApiRoutes(ctx.store(), history, admin, fsck,
                 new Submissions(ctx.profiles(), ctx.ingestHome(), new UrlPolicy(ctx.ingestHome(), false,
                         AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)))),
                 metrics, ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)));
         routes.register(api);
         DashboardRoutes dashboard = new DashboardRoutes(ctx.store(), admin, StatusLinks.forHome(ctx.ingestHome(),
                 ctx.property("ingest.status.signing-key").orElse(null),
-                ReportingModule.statusBase(ctx)));
+                ReportingModule.statusBase(ctx)), history);
         dashboard.register(api, api::loginHolds);
         routes.batchRates(dashboard::batchRate);
         ctx.bind("statusLinks", dashboard.links());

@@ -9,6 +9,7 @@ import org.cdlib.mrt.ingestqueue.api.service.ServiceRoutes;
 import org.cdlib.mrt.ingestqueue.api.submissions.SubmissionRoutes;
 import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
 import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
@@ -25,13 +26,12 @@ final class ApiRoutes {
     private final ServiceRoutes service;
     private final FileRoutes files;
 
-    ApiRoutes(QueueStore store, AdminActions admin, ConsistencyCheck fsck, Submissions submissions,
-            QueueMetrics metrics,
-            Duration retention) {
-        this.reads = new ReadRoutes(store);
+    ApiRoutes(QueueStore store, HistoryStore history, AdminActions admin, ConsistencyCheck fsck,
+            Submissions submissions, QueueMetrics metrics, Duration retention) {
+        this.reads = new ReadRoutes(store, history);
         this.submit = new SubmissionRoutes(store, submissions, reads);
         this.actions = new AdminRoutes(admin, fsck, submissions, reads, retention);
-        this.service = new ServiceRoutes(store, metrics);
+        this.service = new ServiceRoutes(store, metrics, history);
         this.files = new FileRoutes(store);
     }
 

@@ -25,6 +25,8 @@ public final class Commands {
             "jobs",
             "batches",
             "job",
+            "batch",
+            "search",
             "hold",
             "release",
             "requeue",
@@ -44,6 +46,10 @@ public final class Commands {
           jobs --state <s> [--batch <bid>] [--limit <n>]   (states: pending ... notify, held, failed, completed)
           batches [--state <s>] [--limit <n>]
           job <job id>                   one job: its fields and its history (the last 20 transitions)
+          batch <batch id>               one batch: its state, submission and jobs counted
+          search [<text>] [--submitter <s>] [--from <date>] [--to <date>]
+                                         jobs and batches by id, local id, ARK, title words, submitter or the
+                                         dates they last changed (finished); open work and history alike
           hold | release <job or batch id>
           requeue <job or batch id>      a failed job; a batch: every failed job of it
           delete <job or batch id> [--confirm]
@@ -99,6 +105,10 @@ public final class Commands {
                 case "batches" -> batches(api, o, rest);
                 case "job" ->
                     id == null || !ItemCommands.isJob(id) ? usage(err, "job needs a job id (jid…)") : items.job(id);
+                case "batch" ->
+                    id == null || !ItemCommands.isBatch(id) ? usage(err, "batch needs a batch id (bid…)")
+                            : items.batch(id);
+                case "search" -> search(api, o, rest);
                 case "hold", "release", "requeue", "delete" ->
                     id == null || !ItemCommands.isJob(id) && !ItemCommands.isBatch(id)
                             ? usage(err, rest.get(0) + " needs a job id (jid…) or a batch id (bid…)")
@@ -253,6 +263,51 @@ public final class Commands {
                         b.path("jobs").path("total").asText(),
                         b.path("jobs").path("completed").asText(),
                         b.path("jobs").path("failed").asText()));
+        t.print(o.out());
+        return 0;
+    }
+
+    /**
+     * Every page of the search, followed as the dashboard's "more" does, up to {@code --limit}
+     * results (100): each page of the service's search is bounded, so is the number of pages.
+     */
+    private static int search(ApiClient api, Output o, List<String> args) {
+        String text = args.size() > 1 && !args.get(1).startsWith("--") ? args.get(1) : null;
+        StringBuilder q = new StringBuilder("/api/search?");
+        for (String[] p : new String[][] {{"q", text}, {"submitter", option(args, "--submitter")},
+                {"from", option(args, "--from")}, {"to", option(args, "--to")}}) {
+            if (p[1] != null) {
+                q.append(p[0]).append('=').append(enc(p[1])).append('&');
+            }
+        }
+        int limit;
+        try {
+            limit = Integer.parseInt(limit(args));
+        } catch (NumberFormatException e) {
+            throw new ApiClient.Refused("--limit must be a whole number, got '" + option(args, "--limit") + "'");
+        }
+        Table t = new Table("kind", "id", "batch", "matched", "state", "title");
+        List<JsonNode> pages = new ArrayList<>();
+        int found = 0;
+        String next = q.toString();
+        for (int page = 0; next != null && found < limit && page < 20; page++) {
+            JsonNode answer = api.get(next);
+            pages.add(answer);
+            for (JsonNode r : answer.path("results")) {
+                if (found++ < limit) {
+                    t.row(r.path("kind").asText(), r.path("id").asText(), r.path("batch_id").asText(),
+                            r.path("matched").asText(), r.path("state").asText(""), r.path("title").asText(""));
+                }
+            }
+            if (answer.hasNonNull("incomplete")) {
+                o.out().println(answer.get("incomplete").asText());
+            }
+            next = answer.hasNonNull("next") ? answer.get("next").asText() : null;
+        }
+        if (o.json()) {
+            pages.forEach(o::asJson);
+            return 0;
+        }
         t.print(o.out());
         return 0;
     }

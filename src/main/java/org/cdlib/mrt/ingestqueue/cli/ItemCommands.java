@@ -68,6 +68,29 @@ final class ItemCommands {
         return 0;
     }
 
+    /** One batch, from the queue or (finished) from history: as the dashboard's batch page reads it. */
+    int batch(String bid) {
+        JsonNode b = api.get("/api/batches/" + enc(bid));
+        if (o.asJson(b)) {
+            return 0;
+        }
+        JsonNode st = b.path("status");
+        JsonNode sub = b.path("submission");
+        JsonNode jobs = b.path("jobs");
+        Table fields = new Table("batch", b.path("batch_id").asText());
+        fields.row("state", st.path("status").asText() + (st.hasNonNull("error_message")
+                ? ": " + st.get("error_message").asText() : ""));
+        fields.row("title", sub.path("erc_what").asText(""));
+        fields.row("submitter", sub.path("submitter").asText(""));
+        fields.row("profile", sub.path("profile_name").asText(""));
+        fields.row("submitted", sub.path("submitted").asText(""));
+        fields.row("modified", st.path("last_modified").asText(""));
+        fields.row("jobs", jobs.path("total").asText() + " (" + jobs.path("completed").asText() + " completed, "
+                + jobs.path("failed").asText() + " failed)");
+        fields.print(o.out());
+        return 0;
+    }
+
     /** hold, release, requeue or delete of a job or a batch; a batch's requeue is that of its failed jobs. */
     int act(String action, String id, boolean confirm) {
         if (isBatch(id) && action.equals("requeue")) {

@@ -12,10 +12,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
@@ -261,6 +264,68 @@ public final class HistoryStore implements AutoCloseable {
                     }
                 }
                 return out;
+            }
+        });
+    }
+
+    /**
+     * A finished batch's jobs in id order, of one state ({@code state} in wire form; null: any),
+     * {@code limit} of them from {@code offset}: the API's pages of a batch history holds (added for the reads).
+     */
+    public List<Job> jobs(String bid, String state, int offset, int limit) {
+        return query(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT record FROM finished_jobs WHERE batch_id = ?"
+                    + (state == null ? "" : " AND state = ?") + " ORDER BY job_id LIMIT ? OFFSET ?")) {
+                int i = 1;
+                s.setString(i++, bid);
+                if (state != null) {
+                    s.setString(i++, state);
+                }
+                s.setInt(i++, Math.max(1, Math.min(limit, 1000)));
+                s.setInt(i, Math.max(0, offset));
+                List<Job> out = new ArrayList<>();
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(QueueJson.read("history", r.getString(1).getBytes(UTF_8), Job.class));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
+    /** Which of these batches history holds whole (at most a hundred asked at once; added for search). */
+    public Set<String> held(Collection<String> bids) {
+        if (bids.isEmpty()) {
+            return Set.of();
+        }
+        List<String> ids = List.copyOf(bids).subList(0, Math.min(bids.size(), 100));
+        return query(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT batch_id FROM finished_batches WHERE batch_id IN ("
+                    + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")")) {
+                for (int i = 0; i < ids.size(); i++) {
+                    s.setString(i + 1, ids.get(i));
+                }
+                Set<String> out = new HashSet<>();
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(r.getString(1));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
+    /**
+     * One round trip that reads nothing: the dashboard's minute sampler asks it, so {@link #status}
+     * (health, the dashboard's notice) is at most a minute old while nothing else reaches the
+     * database (added for the reads).
+     */
+    public void ping() {
+        query(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT 1"); ResultSet r = s.executeQuery()) {
+                return r.next();
             }
         });
     }

@@ -25,11 +25,14 @@ import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.InputChecks;
 import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.api.reads.BatchFilters;
+import org.cdlib.mrt.ingestqueue.api.reads.QueueOrHistory;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.api.reads.Search;
 import org.cdlib.mrt.ingestqueue.figures.Activity;
 import org.cdlib.mrt.ingestqueue.figures.BatchProgress;
 import org.cdlib.mrt.ingestqueue.figures.StateArrivals;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
+import org.cdlib.mrt.ingestqueue.history.HistoryUnavailableException;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
@@ -61,16 +64,24 @@ public final class DashboardRoutes implements Service {
     private final LiveFeed live;
     private final StateArrivals arrivals;
     private final Search search;
+    private final QueueOrHistory reads;
     private ScheduledExecutorService sampler;
+    private ScheduledExecutorService probe;
 
     public DashboardRoutes(QueueStore store, AdminActions admin, StatusLinks links) {
+        this(store, admin, links, null);
+    }
+
+    /** {@code history}: where finished work is read once ZooKeeper no longer holds it; null when none is kept. */
+    public DashboardRoutes(QueueStore store, AdminActions admin, StatusLinks links, HistoryStore history) {
         this.store = store;
+        this.reads = new QueueOrHistory(store, history);
         this.admin = admin;
         this.links = links;
         this.progress = new BatchProgress(store, activity, Clock.systemUTC());
         this.live = new LiveFeed(store);
         this.arrivals = new StateArrivals(store, activity, Clock.systemUTC());
-        this.search = new Search(store);
+        this.search = new Search(store, history);
     }
 
     /**
@@ -103,10 +114,12 @@ public final class DashboardRoutes implements Service {
         http.add(GET, "/api/activity", Access.USER, "Jobs completed and failed per minute, backlog and wait samples",
                 rc ->
                 Answers.json(rc, 200, activity.view(minutes(rc))));
-        http.add(GET, "/api/search", Access.USER, "Find jobs and batches by job id, batch id, local id, ARK or title",
-                rc -> {
+        http.add(GET, "/api/search", Access.USER,
+                "Find jobs and batches by job id, batch id, local id, ARK, title, submitter or date range", rc -> {
             operatorsOnly(rc, "search");
-            Answers.json(rc, 200, search.find(rc.queryParams().get("q"), rc.queryParams().get("before"), skip(rc)));
+            var p = rc.queryParams();
+            Answers.json(rc, 200, search.find(Search.Terms.of(p.get("q"), p.get("submitter"), p.get("from"),
+                    p.get("to")), p.get("before"), skip(rc), p.get("history")));
         });
         http.add(GET, "/api/hosts", Access.USER, "Service instances alive, what each works on, which are drained",
                 rc -> {
@@ -137,7 +150,7 @@ public final class DashboardRoutes implements Service {
     private Map<String, Object> batch(RoutingContext rc) {
         String bid = rc.pathParam("bid");
         ApiUsers.User u = rc.get("user");
-        Batch b = store.batches().load(bid);
+        Batch b = reads.batch(bid).item(); // a finished batch ZooKeeper no longer holds: from history
         // a depositor (a submitter who is not an operator) sees their own batches only
         if (BatchFilters.isDepositor(u) && !BatchFilters.ownedBy(b, u.name())) {
             throw new ApiError(404, "no batch " + bid); // word for word what a missing batch answers
@@ -160,10 +173,11 @@ public final class DashboardRoutes implements Service {
             throw new ApiError(404, "no batch for this status link; use the link of your queued mail");
         }
         try {
-            Answers.json(rc, 200, progress.of(store.batches().load(bid)));
+            // the link holds as long as the batch is found: in ZooKeeper, then in history for as long as it is kept
+            Answers.json(rc, 200, progress.of(reads.batch(bid).item()));
         } catch (NotFoundException gone) {
-            throw new ApiError(404, "batch " + bid
-                    + " is no longer in the queue (finished batches are removed after the retention)");
+            throw new ApiError(404, "batch " + bid + " is no longer kept (finished batches are kept in the queue's "
+                    + "history for as long as the service is set to keep them)");
         }
     }
 
@@ -260,6 +274,15 @@ public final class DashboardRoutes implements Service {
         });
         sampler.scheduleWithFixedDelay(this::sample, 5, 60, TimeUnit.SECONDS);
         sampler.scheduleWithFixedDelay(arrivals::count, 0, StateArrivals.TICK_MS, TimeUnit.MILLISECONDS);
+        if (reads.history() != null) {
+            // its own thread: a database that is down takes the pool's connection timeout (5 s) to say so
+            probe = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "history-probe");
+                t.setDaemon(true);
+                return t;
+            });
+            probe.scheduleWithFixedDelay(this::probeHistory, 0, 60, TimeUnit.SECONDS);
+        }
     }
 
     private boolean filled;
@@ -290,10 +313,22 @@ public final class DashboardRoutes implements Service {
         }
     }
 
+    /** A round trip to history each minute: health and the dashboard's notice say how it is, not how it was. */
+    private void probeHistory() {
+        try {
+            reads.history().ping();
+        } catch (HistoryUnavailableException e) {
+            // its status says so (logged once when it went down)
+        }
+    }
+
     @Override
     public void stop() {
         if (sampler != null) {
             sampler.shutdownNow();
+        }
+        if (probe != null) {
+            probe.shutdownNow();
         }
         live.close();
         progress.close();

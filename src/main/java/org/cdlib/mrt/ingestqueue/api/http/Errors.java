@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.api.http;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import org.cdlib.mrt.ingestqueue.history.HistoryUnavailableException;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.admin.ConfirmRequiredException;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
@@ -47,6 +48,12 @@ public final class Errors {
             // this depositor's limit, not the service's: others are served
             rc.response().putHeader("Retry-After", "60");
             Answers.fail(rc, 429, e.getMessage(), List.of());
+        } else if (e instanceof HistoryUnavailableException) {
+            // finished work is kept there: the id may be one of it, so not a 404; its reason stays in the log
+            LOG.warn("{} {}: {}", rc.request().method(), rc.request().path(), e.getMessage());
+            rc.response().putHeader("Retry-After", "60");
+            Answers.fail(rc, 503, "finished work is kept in the history database, which cannot be reached now; try "
+                    + "again shortly", List.of());
         } else if (e instanceof QueueFullException) {
             rc.response().putHeader("Retry-After", "60");
             Answers.fail(rc, 503, e.getMessage(), List.of());

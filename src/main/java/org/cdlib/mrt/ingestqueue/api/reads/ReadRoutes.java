@@ -17,6 +17,7 @@ import org.cdlib.mrt.ingestqueue.api.http.Access;
 import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.Routes;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
@@ -28,6 +29,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.Damaged;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -45,11 +47,18 @@ public final class ReadRoutes {
     private static final int MAX_WALKS = 5;
 
     private final QueueStore store;
+    private final QueueOrHistory reads;
     /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
     private Function<Batch, Double> batchRates = b -> null;
 
     public ReadRoutes(QueueStore store) {
+        this(store, null);
+    }
+
+    /** {@code history}: where finished work is read once ZooKeeper no longer holds it; null when none is kept. */
+    public ReadRoutes(QueueStore store, HistoryStore history) {
         this.store = store;
+        this.reads = new QueueOrHistory(store, history);
     }
 
     public void batchRates(Function<Batch, Double> rates) {
@@ -61,16 +70,24 @@ public final class ReadRoutes {
         api.add(GET, "/api/batches", Access.USER, "Batches, newest first", this::batches);
         // GET /api/batches/:bid is DashboardRoutes': this view with the batch's progress, for its depositor too
         api.add(GET, "/api/jobs", Access.USER, "Jobs of a state and/or batch", this::jobs);
-        api.add(GET, "/api/jobs/:jid", Access.USER, "One job", rc -> {
-            Job j = store.jobs().load(rc.pathParam("jid"));
+        api.add(GET, "/api/jobs/:jid", Access.USER, "One job, from ZooKeeper or (finished) from history", rc -> {
+            QueueOrHistory.Found<Job> found = reads.job(rc.pathParam("jid"));
+            Job j = found.item();
             requireOwn(rc, j.batchId(), "no job " + j.id());
-            Answers.json(rc, 200, QueueViews.job(j, store.jobs().effects(j.id()))); // one more node: bounded
+            // one more node: bounded; history keeps the job's record, not its effects node
+            JobEffects effects = found.finished() ? JobEffects.none() : store.jobs().effects(j.id());
+            Answers.json(rc, 200, QueueViews.job(j, effects));
         });
     }
 
     public Map<String, Object> queue() {
         Map<String, Object> q = QueueViews.counts(store);
         q.put("holds", Map.of("queue", store.holds().isQueueHeld(), "collections", store.holds().heldCollections()));
+        HistoryStore history = reads.history();
+        if (history != null) {
+            // as the last call found the database (no call here): the dashboard's notice while it is down
+            q.put("history", history.status().view(history.where()));
+        }
         return q;
     }
 
@@ -226,15 +243,20 @@ public final class ReadRoutes {
         if (bid == null && BatchFilters.isDepositor(rc.get("user"))) {
             throw new ApiError(400, "give batch=<batch id>: a depositor lists the jobs of their own batches");
         }
+        QueueOrHistory.Found<Batch> batch = bid == null ? null : reads.batch(bid);
         if (bid != null) {
-            requireOwn(rc, bid, "no batch " + bid);
+            requireOwn(rc, batch.item(), "no batch " + bid);
         }
         JobState s = state == null ? null : parse(() -> JobState.fromWire(state), "state");
         int limit = limit(rc);
         int offset = offset(rc);
+        if (batch != null && batch.finished()) {
+            Answers.json(rc, 200, finishedJobs(bid, s, offset, limit));
+            return;
+        }
         List<String> jids;
         if (bid != null) {
-            jids = batchJobs(store.batches().load(bid), s);
+            jids = batchJobs(batch.item(), s);
         } else {
             int count = store.jobs().counts().getOrDefault(s, 0);
             if (count > QueueLimits.LISTED_CHILDREN) {
@@ -253,6 +275,9 @@ public final class ReadRoutes {
             Map<String, Job> byId = new HashMap<>();
             loaded.forEach(j -> byId.put(j.id(), j));
             for (String jid : chunk) {
+                if (out.size() >= limit) {
+                    break; // this one is not looked at: the next page starts with it
+                }
                 at = from + chunk.indexOf(jid) + 1;
                 Job j = byId.get(jid);
                 Damaged d = damaged.stream().filter(x -> x.id().equals(jid)).findFirst().orElse(null);
@@ -261,9 +286,6 @@ public final class ReadRoutes {
                 }
                 if (skipped++ < offset) {
                     continue;
-                }
-                if (out.size() >= limit) {
-                    break;
                 }
                 out.add(j != null ? QueueViews.job(j) : Map.of("job_id", jid, "damaged", d.problem()));
             }
@@ -274,6 +296,36 @@ public final class ReadRoutes {
             answer.put("next_offset", offset + out.size());
         }
         Answers.json(rc, 200, answer);
+    }
+
+    /**
+     * A page of the jobs of a batch only history holds, in the live answer's shape: a page from
+     * history's index on the batch's job ids (one more row read tells whether a next page follows).
+     */
+    private Map<String, Object> finishedJobs(String bid, JobState s, int offset, int limit) {
+        List<Object> out = new ArrayList<>();
+        boolean more = false;
+        for (int from = offset; out.size() < limit; ) {
+            int want = Math.min(1000, limit - out.size() + 1);
+            List<Job> page = reads.history().jobs(bid, s == null ? null : s.wire(), from, want);
+            for (Job j : page) {
+                if (out.size() == limit) {
+                    more = true;
+                    break;
+                }
+                out.add(QueueViews.job(j));
+            }
+            if (more || page.size() < want) {
+                break;
+            }
+            from += page.size();
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("jobs", out);
+        if (more) {
+            answer.put("next_offset", offset + out.size());
+        }
+        return answer;
     }
 
     /**
@@ -298,9 +350,16 @@ public final class ReadRoutes {
      */
     private void requireOwn(RoutingContext rc, String bid, String notFound) {
         ApiUsers.User u = rc.get("user");
-        if (BatchFilters.isDepositor(u) && (bid == null || !store.batches().exists(bid)
-                || !BatchFilters.ownedBy(store.batches().load(bid), u.name()))) {
+        if (BatchFilters.isDepositor(u) && (bid == null
+                || !BatchFilters.ownedBy(reads.submitter(bid).orElse(null), u.name()))) {
             // word for word what a missing id answers: nothing tells others' ids apart
+            throw new ApiError(404, notFound);
+        }
+    }
+
+    private static void requireOwn(RoutingContext rc, Batch b, String notFound) {
+        ApiUsers.User u = rc.get("user");
+        if (BatchFilters.isDepositor(u) && !BatchFilters.ownedBy(b, u.name())) {
             throw new ApiError(404, notFound);
         }
     }

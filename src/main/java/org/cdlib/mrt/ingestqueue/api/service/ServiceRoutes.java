@@ -13,20 +13,24 @@ import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.figures.QueueMetrics;
+import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueHealth;
 
 /**
  * What the service says of itself, to anyone: its health (ZooKeeper, working disk, failing
- * consumers), its Prometheus metrics and this API's OpenAPI document.
+ * consumers, history's database), its Prometheus metrics and this API's OpenAPI document.
  */
 public final class ServiceRoutes {
     private final QueueStore store;
     private final QueueMetrics metrics;
+    private final HistoryStore history;
 
-    public ServiceRoutes(QueueStore store, QueueMetrics metrics) {
+    /** {@code history}: null when the service keeps none. */
+    public ServiceRoutes(QueueStore store, QueueMetrics metrics, HistoryStore history) {
         this.store = store;
         this.metrics = metrics;
+        this.history = history;
     }
 
     public void register(Routes api) {
@@ -59,6 +63,11 @@ public final class ServiceRoutes {
         answer.put("status", up ? "UP" : "DOWN");
         answer.put("zookeeper", zk ? "connected" : "disconnected");
         answer.put("disk", disk);
+        if (history != null) {
+            // named DOWN, but the service stays UP: the queue works on and keeps finished work in ZooKeeper until
+            // the database is back, and a restart would not bring the database back (docs/DESIGN.md, issue 44)
+            answer.put("history", history.status().view(history.where()));
+        }
         if (!consumers.isEmpty()) {
             Map<String, String> failing = new LinkedHashMap<>();
             consumers.forEach((k, v) -> failing.put(k, v.message() + " (since " + v.since() + ")"));
