@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.history;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
@@ -89,7 +90,9 @@ public final class HandOver {
         for (int from = 0; from < ids.size(); from += CHUNK) {
             // a job gone (deleted one by one) or damaged is left out; the rest of the batch goes on
             List<Job> jobs = store.jobs().load(ids.subList(from, Math.min(ids.size(), from + CHUNK)));
-            history.putJobs(jobs);
+            // a completed job's effects are in its status (compacted); the others' are one more node each
+            List<String> uncompacted = jobs.stream().filter(j -> j.status().summary() == null).map(Job::id).toList();
+            history.putJobs(jobs, uncompacted.isEmpty() ? Map.of() : store.jobs().effects(uncompacted));
             for (Job j : jobs) {
                 completed += j.state() == JobState.COMPLETED ? 1 : 0;
                 failed += j.state() == JobState.FAILED ? 1 : 0;

@@ -17,10 +17,12 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 import org.flywaydb.core.Flyway;
@@ -83,6 +85,11 @@ public final class HistoryStore implements AutoCloseable {
 
     /** The jobs, each replacing what history held of it, in one transaction. */
     public void putJobs(List<Job> jobs) {
+        putJobs(jobs, Map.of());
+    }
+
+    /** As above, with the outside effects of jobs whose status does not carry them (by job id). */
+    public void putJobs(List<Job> jobs, Map<String, JobEffects> effects) {
         if (jobs.isEmpty()) {
             return;
         }
@@ -92,7 +99,8 @@ public final class HistoryStore implements AutoCloseable {
             deleteIn(c, "DELETE FROM finished_local_ids WHERE job_id IN ", ids);
             deleteIn(c, "DELETE FROM finished_jobs WHERE job_id IN ", ids);
             try (PreparedStatement job = c.prepareStatement("INSERT INTO finished_jobs"
-                    + " (job_id, batch_id, state, ark, title, finished_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                    + " (job_id, batch_id, state, ark, title, finished_at, record, effects)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
                  PreparedStatement local = c.prepareStatement(
                          "INSERT INTO finished_local_ids (local_id, job_id) VALUES (?, ?)");
                  PreparedStatement word = c.prepareStatement(
@@ -106,6 +114,8 @@ public final class HistoryStore implements AutoCloseable {
                     job.setString(5, cut(title, 1024));
                     job.setObject(6, time(QueueTime.parse(j.status().lastModified())));
                     job.setString(7, new String(QueueJson.write(j), UTF_8));
+                    JobEffects e = effects.get(j.id());
+                    job.setString(8, e == null ? null : new String(QueueJson.write(e), UTF_8));
                     job.addBatch();
                     if (j.identifiers() != null && j.identifiers().localId() != null) {
                         for (String l : j.identifiers().localId().stream().distinct().toList()) {
@@ -135,18 +145,34 @@ public final class HistoryStore implements AutoCloseable {
             deleteIn(c, "DELETE FROM finished_words WHERE item_id IN ", List.of(batch.id()));
             deleteIn(c, "DELETE FROM finished_batches WHERE batch_id IN ", List.of(batch.id()));
             try (PreparedStatement b = c.prepareStatement("INSERT INTO finished_batches (batch_id, state, reports,"
-                    + " submitter, profile, title, submitted_at, finished_at, jobs, completed_jobs, failed_jobs,"
-                    + " written_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-                 PreparedStatement word = c.prepareStatement(
-                         "INSERT INTO finished_words (word, item_id) VALUES (?, ?)")) {
-                String title = batch.submission() == null ? null : batch.submission().ercWhat();
+                + " submitter, profile, title, submitted_at, finished_at, jobs, completed_jobs, failed_jobs,"
+                + " written_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                    PreparedStatement word =
+                            c.prepareStatement("INSERT INTO finished_words (word, item_id) VALUES (?, ?)")) {
+                String title =
+                        batch.submission() == null ? null : batch.submission().ercWhat();
                 b.setString(1, batch.id());
                 b.setString(2, batch.state().wire());
-                b.setInt(3, batch.statusReport() == null ? 0 : batch.statusReport().reports());
-                b.setString(4, batch.submission() == null ? null : cut(batch.submission().submitter(), 255));
-                b.setString(5, batch.submission() == null ? null : cut(batch.submission().profileName(), 255));
+                b.setInt(
+                        3,
+                        batch.statusReport() == null ? 0 : batch.statusReport().reports());
+                b.setString(
+                        4,
+                        batch.submission() == null
+                                ? null
+                                : cut(batch.submission().submitter(), 255));
+                b.setString(
+                        5,
+                        batch.submission() == null
+                                ? null
+                                : cut(batch.submission().profileName(), 255));
                 b.setString(6, cut(title, 1024));
-                b.setObject(7, time(batch.submission() == null ? null : QueueTime.parse(batch.submission().submitted())));
+                b.setObject(
+                        7,
+                        time(
+                                batch.submission() == null
+                                        ? null
+                                        : QueueTime.parse(batch.submission().submitted())));
                 Instant finished = QueueTime.parse(batch.status().lastModified());
                 b.setObject(8, time(finished == null ? Instant.now() : finished));
                 b.setInt(9, completed + failed);
@@ -242,6 +268,21 @@ public final class HistoryStore implements AutoCloseable {
 
     public Optional<Batch> batch(String bid) {
         return record("SELECT record FROM finished_batches WHERE batch_id = ?", bid, Batch.class);
+    }
+
+    /** A finished job's outside effects as kept beside its record (a failed job's); empty when none were. */
+    public Optional<JobEffects> effects(String jid) {
+        return query(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT effects FROM finished_jobs WHERE job_id = ?")) {
+                s.setString(1, jid);
+                try (ResultSet r = s.executeQuery()) {
+                    String e = r.next() ? r.getString(1) : null;
+                    return e == null ? Optional.<JobEffects>empty()
+                            : Optional.of(QueueJson.read("history " + jid + " effects", e.getBytes(UTF_8),
+                                    JobEffects.class));
+                }
+            }
+        });
     }
 
     public Optional<Job> job(String jid) {

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cleanup task's step: hands batches completed longer ago than the retention (or past the
- * count of finished jobs ZooKeeper keeps) over to history and removes them with their jobs, then the uploaded payloads no batch names any more (older than the retention too, so an
- * upload whose batch is being created right now is never touched).
+ * count of finished jobs ZooKeeper keeps) over to history and removes them with their
+ * jobs, then the uploaded payloads no batch names any more (older than the retention
+ * too, so an upload whose batch is being created right now is never touched).
  */
 public final class CleanupStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(CleanupStep.class);

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Batch Reporting and Batch Update Reporting: writes the status report, hands the batch to
- * history, mails the depositor, then completed when nothing failed, failed otherwise. A mail that cannot be sent throws, so
- * the batch stays where it is and is reported again later: a report is never lost.
+ * history, mails the depositor, then completed when nothing failed, failed otherwise. A mail that cannot
+ * be sent throws, so the batch stays where it is and is reported again later: a report is never lost.
  */
 public final class ReportStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ReportStep.class);

@@ -220,9 +220,9 @@ public final class IngestService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        // finished work leaves ZooKeeper only once history has it (issue 44); a database down delays that, not the start
-        // the default is a file beside the jobs' working directories: this host's own (hosts that share the work
-        // share a PostgreSQL database: ingest.history.url)
+        // finished work leaves ZooKeeper only once history has it (issue 44); a database down delays
+        // that, not the start the default is a file beside the jobs' working directories: this
+        // host's own (hosts that share the work share a PostgreSQL database: ingest.history.url)
         history = new HistoryStore(cfg.property("ingest.history.url",
                         "jdbc:h2:file:" + store.ingestHome().resolve(".history").toAbsolutePath() + "/history"),
                 cfg.property("ingest.history.user").orElse(null), cfg.property("ingest.history.password").orElse(null));

@@ -24,10 +24,13 @@ import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.admin.CleanupResult;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
+import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
@@ -255,5 +258,19 @@ class HandOverTest {
         assertEquals(2, rows("SELECT COUNT(*) FROM finished_jobs"), "the young batch's jobs only");
         assertEquals(2, rows("SELECT COUNT(*) FROM finished_local_ids"));
         assertEquals(0, rows("SELECT COUNT(*) FROM finished_words WHERE item_id = '" + old + "'"));
+    }
+
+    @Test
+    void aFailedJobsOutsideEffectsAreKeptBesideItsRecord() {
+        String bid = QueueTestSupport.batchWithJobs(store, 1, 5);
+        String jid = store.batches().jobs(bid, BatchRef.PROCESSING).get(0);
+        QueueTestSupport.walk(store, jid, JobState.ESTIMATING, JobState.PROVISIONING, JobState.DOWNLOADING,
+                JobState.PROCESSING);
+        HeldJob lock = store.claims().tryLockJob(jid, "processor").orElseThrow();
+        store.stepWrites().effectStarted(lock, JobEffects.MINT, "demo_content");
+        store.moves().transition(lock, JobState.FAILED, Change.failure("the minter refused"));
+        report(bid);
+        assertTrue(history.effects(jid).orElseThrow().effects().containsKey(JobEffects.MINT),
+                "the mint it may have left at the minter, for the operator");
     }
 }

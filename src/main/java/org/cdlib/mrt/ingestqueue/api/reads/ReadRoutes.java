@@ -74,8 +74,12 @@ public final class ReadRoutes {
             QueueOrHistory.Found<Job> found = reads.job(rc.pathParam("jid"));
             Job j = found.item();
             requireOwn(rc, j.batchId(), "no job " + j.id());
-            // one more node: bounded; history keeps the job's record, not its effects node
-            JobEffects effects = found.finished() ? JobEffects.none() : store.jobs().effects(j.id());
+            // one more node: bounded; a finished job's effects are
+            // in its record's summary (completed) or kept beside it
+            JobEffects effects = !found.finished() ? store.jobs().effects(j.id())
+                    : j.status().summary() != null && j.status().summary().jobEffects() != null
+                    ? j.status().summary().jobEffects()
+                    : reads.history().effects(j.id()).orElse(JobEffects.none());
             Answers.json(rc, 200, QueueViews.job(j, effects));
         });
     }
