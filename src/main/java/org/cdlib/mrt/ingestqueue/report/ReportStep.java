@@ -64,7 +64,7 @@ public final class ReportStep implements Processor {
      * batch-processing is empty, so reporting it here too would mail the depositor twice (issue 42).
      */
     public static boolean merrittReports(Batch batch) {
-        return batch.jobIds().isEmpty() && batch.status().jobsCreated() == 0 && batch.jobCount() > 0;
+        return batch.reportedByMerritt();
     }
 
     @Override

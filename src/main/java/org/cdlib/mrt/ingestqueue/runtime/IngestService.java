@@ -26,6 +26,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
+import org.cdlib.mrt.ingestqueue.history.MerrittBatchCapture;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
@@ -60,6 +61,7 @@ public final class IngestService implements AutoCloseable {
     private QueueStore store;
     private BatchWatch batchWatch;
     private HistoryStore history;
+    private MerrittBatchCapture merrittCapture;
     /** Removes batches Merritt's tools set Deleted, one at a time, off the watch's thread (a large one takes long). */
     private ExecutorService deletions;
     private ProfileDirectory profiles;
@@ -228,6 +230,8 @@ public final class IngestService implements AutoCloseable {
                 cfg.property("ingest.history.user").orElse(null), cfg.property("ingest.history.password").orElse(null));
         HandOver handOver = new HandOver(store, history);
         store.keepBeforeRemoval(handOver::keep);
+        merrittCapture = new MerrittBatchCapture(store, handOver);
+        store.addListener(merrittCapture); // batches Merritt's reporter reports, before Merritt's cleanup deletes them
         camel.getRegistry().bind("history", history);
         camel.getRegistry().bind("handOver", handOver);
         BatchActions batchActions = new BatchActions(store, Clock.systemUTC());
@@ -296,6 +300,10 @@ public final class IngestService implements AutoCloseable {
         if (store != null) {
             store.close();
             store = null;
+        }
+        if (merrittCapture != null) {
+            merrittCapture.close();
+            merrittCapture = null;
         }
         if (history != null) {
             history.close();

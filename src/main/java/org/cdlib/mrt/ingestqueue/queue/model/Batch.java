@@ -27,6 +27,15 @@ public record Batch(
         return status.state();
     }
 
+    /**
+     * A batch Merritt's own batch consumer took ({@code Batch.acquirePendingBatch}) and made into jobs
+     * ({@code Job.createJob}): none of its jobs is ours (no runs of ids), yet its reference folders list
+     * jobs. Merritt's batch reporter reports it, and Merritt's cleanup deletes it once completed.
+     */
+    public boolean reportedByMerritt() {
+        return jobIds().isEmpty() && status.jobsCreated() == 0 && jobCount() > 0;
+    }
+
     public int count(BatchRef ref) {
         return counts.getOrDefault(ref, 0);
     }
