@@ -1,6 +1,9 @@
 package org.cdlib.mrt.ingestqueue.queue;
 
 import static org.awaitility.Awaitility.await;
+import static org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon.CONFIGURATION;
+import static org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon.NO_IDENTIFIERS;
+import static org.cdlib.mrt.ingestqueue.testing.merritt.MrtZkDaemon.SUBMISSION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -49,11 +52,6 @@ class MerrittDaemonsTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture();
 
-    static final String CONFIGURATION = "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
-        + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\",\"response_type\":\"json\"}";
-    static final String SUBMISSION = "{\"batchID\":\"bid-1\",\"profile\":\"demo_content\",\"type\":\"file\","
-            + "\"filename\":\"a.txt\",\"update\":false,\"submitter\":\"merritt\"}";
-    static final String NO_IDENTIFIERS = "{\"primary_id\":\"\",\"local_id\":[]}";
 
     final Path dir = ZK.dir();
     QueueStore store;

@@ -24,6 +24,15 @@ import org.apache.zookeeper.ZooKeeper;
  * that is kept. None of their code is used.
  */
 public final class MrtZkDaemon {
+    /** A job configuration as Merritt's batch consumer writes it. */
+    public static final String CONFIGURATION = "{\"profile_name\":\"demo_content\",\"submitter\":\"merritt\","
+            + "\"payload_url\":\"http://example.org/obj.zip\",\"payload_type\":\"container\","
+            + "\"response_type\":\"json\"}";
+    /** A batch submission as Merritt's front end writes it. */
+    public static final String SUBMISSION = "{\"batchID\":\"bid-1\",\"profile\":\"demo_content\",\"type\":\"file\","
+            + "\"filename\":\"a.txt\",\"update\":false,\"submitter\":\"merritt\"}";
+    /** Identifiers of a job not yet minted. */
+    public static final String NO_IDENTIFIERS = "{\"primary_id\":\"\",\"local_id\":[]}";
     private static final ObjectMapper JSON = new ObjectMapper();
     /** states.yml, job_states: the moves mrt-zk's Java allows. */
     static final Map<String, List<String>> JOB_MOVES = Map.ofEntries(
