@@ -49,7 +49,7 @@ final class HistorySearch {
             out.addAll(jobs(new Sql(JOB_COLUMNS + " JOIN finished_local_ids l ON l.job_id = j.job_id"
                     + " WHERE l.local_id = ?", q.text()), "local id"));
         }
-        List<String> words = HistoryStore.words(q.text());
+        List<String> words = HistoryWrites.words(q.text());
         if (!words.isEmpty()) {
             if (jobs && out.size() < q.limit()) {
                 out.addAll(jobs(inWords(new Sql(JOB_COLUMNS + " WHERE 1 = 1"), "j.job_id", words), "title"));
@@ -92,10 +92,10 @@ final class HistorySearch {
 
     private void filters(Sql sql, String table) {
         if (q.from() != null) {
-            sql.and(table + ".finished_at >= ?", HistoryStore.time(q.from()));
+            sql.and(table + ".finished_at >= ?", HistoryDatabase.time(q.from()));
         }
         if (q.to() != null) {
-            sql.and(table + ".finished_at < ?", HistoryStore.time(q.to()));
+            sql.and(table + ".finished_at < ?", HistoryDatabase.time(q.to()));
         }
     }
 
