@@ -1,8 +1,7 @@
 package org.cdlib.mrt.ingestqueue.api.admin;
 
-import static io.vertx.core.http.HttpMethod.GET;
-import static io.vertx.core.http.HttpMethod.POST;
-
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Map;
@@ -16,9 +15,12 @@ import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
 import org.cdlib.mrt.ingestqueue.api.submissions.Submissions;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import static io.vertx.core.http.HttpMethod.GET;
+import static io.vertx.core.http.HttpMethod.POST;
 
 /**
  * The operator's actions (role admin, each audited by the {@link Guard}): hold, release, requeue,
@@ -41,7 +43,8 @@ public final class AdminRoutes {
         this.retention = retention;
     }
 
-    public void register(Routes api) {
+    public void register(Routes all) {
+        Routes api = onQueueItems(all);
         api.add(POST, "/api/jobs/:jid/hold", Access.ADMIN, "Hold a job", rc -> job(rc,
                 admin.holdJob(rc.pathParam("jid"), Guard.user(rc))));
         api.add(POST, "/api/jobs/:jid/release", Access.ADMIN, "Release a held job", rc -> job(rc,
@@ -113,5 +116,42 @@ public final class AdminRoutes {
 
     private void batchAction(RoutingContext rc, Batch b) {
         Answers.json(rc, 200, QueueViews.batch(b, null));
+    }
+
+    /**
+     * The routes with one more answer: an action on a batch or job ZooKeeper no longer holds but
+     * history does is a 409 saying so, not a 404 (the operator sees it on its page and would
+     * wonder why it is "not found"); nothing finished can be held, requeued or reported again.
+     */
+    private Routes onQueueItems(Routes all) {
+        return new Routes() {
+            @Override
+            public void add(HttpMethod method, String path, Access access, String summary, long bodyLimit,
+                    Handler<RoutingContext> handler) {
+                all.add(method, path, access, summary, bodyLimit, finishedAware(handler));
+            }
+
+            @Override
+            public void addNonBlocking(HttpMethod method, String path, Access access, String summary,
+                    long bodyLimit, Handler<RoutingContext> handler) {
+                all.addNonBlocking(method, path, access, summary, bodyLimit, handler);
+            }
+        };
+    }
+
+    private Handler<RoutingContext> finishedAware(Handler<RoutingContext> handler) {
+        return rc -> {
+            try {
+                handler.handle(rc);
+            } catch (NotFoundException missing) {
+                String id = rc.pathParam("bid") != null ? rc.pathParam("bid") : rc.pathParam("jid");
+                if (id != null && reads.finished(id)) {
+                    throw new ApiError(409, id + " has finished and left the queue for history, where its page"
+                            + " still shows it; the queue holds nothing of it to act on (submit it again to ingest"
+                            + " it anew)");
+                }
+                throw missing;
+            }
+        };
     }
 }

@@ -18,6 +18,7 @@ import org.cdlib.mrt.ingestqueue.api.http.Answers;
 import org.cdlib.mrt.ingestqueue.api.http.ApiError;
 import org.cdlib.mrt.ingestqueue.api.http.Routes;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
+import org.cdlib.mrt.ingestqueue.history.HistoryUnavailableException;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
@@ -56,6 +57,23 @@ public final class ReadRoutes {
     }
 
     /** {@code history}: where finished work is read once ZooKeeper no longer holds it; null when none is kept. */
+    /**
+     * True when history holds this batch or job id and ZooKeeper does not (finished and handed
+     * over); false for any other id, and while history cannot be reached.
+     */
+    public boolean finished(String id) {
+        HistoryStore history = reads.history();
+        if (history == null) {
+            return false;
+        }
+        try {
+            return id.startsWith("jid") ? history.job(id).isPresent() && !store.jobs().find(id).isPresent()
+                    : history.batch(id).isPresent() && !store.batches().exists(id);
+        } catch (HistoryUnavailableException | QueueException e) {
+            return false;
+        }
+    }
+
     public ReadRoutes(QueueStore store, HistoryStore history) {
         this.store = store;
         this.reads = new QueueOrHistory(store, history);

@@ -90,6 +90,13 @@ class HistoryReadsTest extends ApiServiceTest {
         return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    static HttpResponse<String> post(String path, String user) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.noBody())
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":"
+                        + PASSWORDS.get(user)).getBytes(StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     static JsonNode json(String path, String user) throws Exception {
         HttpResponse<String> r = get(path, user);
         assertEquals(200, r.statusCode(), path + ": " + r.body());
@@ -198,6 +205,13 @@ class HistoryReadsTest extends ApiServiceTest {
         assertEquals(404, get("/api/jobs/" + otherJob, "sam").statusCode());
         assertEquals(404, get("/api/jobs?batch=" + others, "sam").statusCode());
         assertEquals(200, get("/api/batches/" + others, "rita").statusCode(), "an operator sees every batch");
+
+        // an operator's action on what left the queue: a 409 that says so, not a 404
+        HttpResponse<String> again = post("/api/batches/" + mine + "/update-reporting", "alice");
+        assertEquals(409, again.statusCode(), again.body());
+        assertTrue(again.body().contains("left the queue for history"), again.body());
+        assertEquals(409, post("/api/jobs/" + jids.get(0) + "/requeue", "alice").statusCode());
+        assertEquals(404, post("/api/batches/bid9999999990/update-reporting", "alice").statusCode());
 
         // search: ARK, local id, title words, ids, submitter, date range; each from history's indexes
         assertTrue(search("q=ark:/99999/fk4sam1").contains(jids.get(0)) || search("q=ark:/99999/fk4sam1")
