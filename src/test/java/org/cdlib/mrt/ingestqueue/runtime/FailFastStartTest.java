@@ -168,6 +168,13 @@ class FailFastStartTest {
                         List.of("ingest.inventory.local.url (the service's overrides) names no database server that"
                                 + " answers")),
                 new Refused(
+                        "a history database that is not a JDBC URL the service speaks",
+                        Map.of("ingest.history.url", "mysql://db/history"),
+                        Map.of(),
+                        Map.of(),
+                        List.of("ingest.history.url (the service's overrides) must be a jdbc:h2:… or"
+                                + " jdbc:postgresql://… URL")),
+                new Refused(
                         "a blank SMTP host in the configuration file",
                         Map.of(Configuration.CONFIG_DIR, conf.toString()),
                         Map.of(),
