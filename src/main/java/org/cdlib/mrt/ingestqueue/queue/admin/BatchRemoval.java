@@ -130,7 +130,7 @@ final class BatchRemoval {
     CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, long keepJobs,
                           BooleanSupplier goOn) {
         long excess = keepJobs == Long.MAX_VALUE ? 0 : finishedJobs() - keepJobs;
-        long oldest = store.batches().oldestNumber();
+        long oldest = store.batches().healOldestNumber(); // once: a batch an earlier version's cleanup passed
         long newest = store.batches().drawnNumber(); // numbers not drawn yet are nobody's: the mark stays before them
         long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
         int batches = 0;

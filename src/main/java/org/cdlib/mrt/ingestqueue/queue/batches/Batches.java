@@ -169,6 +169,22 @@ public final class Batches {
         return OldestMark.raise(zk, records.numbers, n);
     }
 
+    /**
+     * Brings the oldest-batch mark down to a batch below it that the number index holds (one an earlier
+     * version's cleanup passed), once in this process's life (its first cleanup): a bounded walk of the
+     * index's bucket counts ({@link OldestMark#healBelow}). The mark left.
+     */
+    public long healOldestNumber() {
+        if (markHealed) {
+            return oldestNumber();
+        }
+        long mark = OldestMark.healBelow(zk, records.numbers);
+        markHealed = true; // not before: a walk a lost connection broke is made again at the next cleanup
+        return mark;
+    }
+
+    private volatile boolean markHealed;
+
     /** The job ids listed under one category of a batch; refused when the category is too large to list. */
     public List<String> jobs(String bid, BatchRef ref) {
         return zk.children(QueuePaths.batchRefs(bid, ref)).stream().sorted().toList();

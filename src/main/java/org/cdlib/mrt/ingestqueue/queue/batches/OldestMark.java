@@ -81,4 +81,32 @@ final class OldestMark {
                 + " being moved; the next cleanup moves it", RAISE_TRIES);
         return read(zk).number();
     }
+
+    /**
+     * Brings the mark down to the lowest batch the index holds below it: one an earlier version's cleanup
+     * passed (a number of a reserved block used late). The index is walked up to the mark from at most
+     * {@link BatchNumbers#WALK_BUCKETS} buckets below it, bucket counts 100 a read. Returns the mark left.
+     */
+    static long healBelow(ZooKeeperCalls zk, BatchNumbers numbers) {
+        for (int attempt = 0; attempt < RAISE_TRIES; attempt++) {
+            Reading mark = read(zk);
+            long from = Math.max(0, mark.number() - BatchNumbers.WALK_BUCKETS * QueuePaths.NUMBER_BUCKET + 1);
+            long lowest = numbers.lowestLive(from, mark.number());
+            if (lowest >= mark.number()) {
+                return mark.number();
+            }
+            try {
+                zk.client().setData().withVersion(mark.version()).forPath(QueuePaths.OLDEST_BATCH,
+                        QueueJson.text(lowest));
+                LOG.warn("the oldest batch mark was at {}, above batch {}: brought down to it, so lists, search and"
+                        + " the cleanup reach that batch again", mark.number(), QueuePaths.batchId(lowest));
+                return lowest;
+            } catch (KeeperException.BadVersionException moved) {
+                // a batch entered or a cleanup meanwhile: look again
+            } catch (Exception e) {
+                throw ZooKeeperCalls.wrap("move the oldest batch mark", e);
+            }
+        }
+        return read(zk).number();
+    }
 }

@@ -116,4 +116,14 @@ class OldestMarkTest {
         assertTrue(store.batches().oldestNumber() <= QueuePaths.batchNumber(bid), "entered: the mark lowered");
         assertTrue(listed(store).contains(bid));
     }
+
+    @Test
+    void aBatchAnEarlierVersionsCleanupLeftBelowTheMarkIsReachedByTheFirstCleanupOfAProcess() throws Exception {
+        QueueStore store = ZK.store(ZK.dir());
+        String below = completedBatch(store);
+        ZK.client().setData().forPath(QueuePaths.OLDEST_BATCH, QueueJson.text(QueuePaths.batchNumber(below) + 40));
+        assertEquals(List.of(), listed(store), "below the mark: out of reach");
+        assertEquals(new CleanupResult(1, 1), cleanup(store));
+        assertFalse(store.batches().exists(below));
+    }
 }
