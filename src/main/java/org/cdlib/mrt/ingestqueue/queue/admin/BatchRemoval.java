@@ -105,8 +105,9 @@ final class BatchRemoval {
      * Completed → Automatic Cleanup: batches completed longer ago than {@code retention}, and
      * failed ones older than {@code failedRetention}, are removed with their jobs; deletions an
      * earlier run or an operator left half done are finished. Walks batch numbers upward from the
-     * oldest that may still exist, a bounded stretch per pass, and moves that mark past the
-     * numbers that are gone.
+     * oldest that may still exist up to the newest drawn, a bounded stretch per pass, and moves that
+     * mark past the numbers that are gone, though never past a batch entered since it read them
+     * ({@code Batches.raiseOldestNumber}): a number reserved in a block ahead may be used late.
      */
     CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention) {
         return cleanup(now, retention, failedRetention, () -> true);
@@ -129,8 +130,8 @@ final class BatchRemoval {
     CleanupResult cleanup(Instant now, Duration retention, Duration failedRetention, long keepJobs,
                           BooleanSupplier goOn) {
         long excess = keepJobs == Long.MAX_VALUE ? 0 : finishedJobs() - keepJobs;
-        long oldest = store.batches().oldestNumber();
-        long newest = store.batches().newestNumber();
+        long oldest = store.batches().healOldestNumber(); // once: a batch an earlier version's cleanup passed
+        long newest = store.batches().drawnNumber(); // numbers not drawn yet are nobody's: the mark stays before them
         long end = Math.min(newest, oldest + CLEANUP_SCAN - 1);
         int batches = 0;
         int jobs = 0;
@@ -178,7 +179,8 @@ final class BatchRemoval {
         }
         long mark = stillThere >= 0 ? stillThere : stoppedAt >= 0 ? stoppedAt : end + 1;
         if (mark > oldest) {
-            store.batches().oldestNumber(mark);
+            // not past a batch entered meanwhile below the mark (a number a block reserved ahead, used late)
+            store.batches().raiseOldestNumber(mark);
         }
         return new CleanupResult(batches, jobs);
     }

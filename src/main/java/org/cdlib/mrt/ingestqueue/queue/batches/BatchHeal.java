@@ -125,6 +125,7 @@ final class BatchHeal {
         if (!numbered) {
             batches.numbers().ensureBucket(QueuePaths.batchNumber(bid));
             ops.add(BatchNumbers.enter(bid));
+            ops.add(OldestMark.read(zk).lowerTo(QueuePaths.batchNumber(bid))); // the mark never above an entry
         }
         String entry = depositorEntry(bid);
         if (BatchState.OPEN.contains(state)) {

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
@@ -22,7 +23,8 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * own transaction; an entry whose batch another writer removed (mrt-zk's
  * {@code deleteCompletedBatches}) is dropped by the list that finds it gone ({@link #forgetGone});
  * batches another writer created are entered by the intake ({@link MerrittBatches}). Bucket
- * folders are kept when empty: one per thousand numbers, and a creation never waits on one.
+ * folders are kept when empty: one per thousand numbers, and a creation never waits on one. Every
+ * entry made also keeps the oldest-batch mark at or below its number ({@link OldestMark}).
  */
 public final class BatchNumbers {
     /** Buckets whose counts one read transaction asks. */
@@ -98,29 +100,97 @@ public final class BatchNumbers {
         return ZooKeeperCalls.create(QueuePaths.batchNumberEntry(bid), ZooKeeperCalls.EMPTY);
     }
 
+    /** Tries at entering batches against other writers of the same entries or of the oldest-batch mark. */
+    private static final int ENTER_TRIES = 10;
+
     /**
      * Enters batches found without an entry (another writer's, or made before the index), in one
-     * transaction; one by one when someone entered one of them meanwhile.
+     * transaction that also keeps the oldest-batch mark at or below them ({@link OldestMark}); read
+     * again and sent again when someone entered one of them, or moved the mark, meanwhile.
      */
     void enterAll(List<String> bids) {
         if (bids.isEmpty()) {
             return;
         }
-        List<Op> ops = new ArrayList<>();
         Set<Long> buckets = new HashSet<>();
+        long lowest = Long.MAX_VALUE;
         for (String bid : bids) {
-            if (buckets.add(QueuePaths.bucketOf(QueuePaths.batchNumber(bid)))) {
-                ensureBucket(QueuePaths.batchNumber(bid));
+            long n = QueuePaths.batchNumber(bid);
+            if (buckets.add(QueuePaths.bucketOf(n))) {
+                ensureBucket(n);
             }
-            ops.add(enter(bid));
+            lowest = Math.min(lowest, n);
         }
-        try {
-            zk.commitUnlocked("enter " + bids.size() + " batch(es) in the number index", ops);
-        } catch (QueueException raced) {
+        List<String> entries = bids.stream().map(QueuePaths::batchNumberEntry).toList();
+        for (int attempt = 0; attempt < ENTER_TRIES; attempt++) {
+            Map<String, OpResult> there = zk.readMany(entries);
+            List<Op> ops = new ArrayList<>();
             for (String bid : bids) {
-                zk.createPersistent(QueuePaths.batchNumberEntry(bid), ZooKeeperCalls.EMPTY);
+                if (!(there.get(QueuePaths.batchNumberEntry(bid)) instanceof OpResult.GetDataResult)) {
+                    ops.add(enter(bid));
+                }
+            }
+            OldestMark.Reading mark = OldestMark.read(zk);
+            if (ops.isEmpty() && mark.number() <= lowest) {
+                return;
+            }
+            ops.add(mark.lowerTo(lowest));
+            try {
+                zk.commit(zk.currentHandle(), ops, () -> false);
+                return;
+            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException raced) {
+                // entered by another host's intake, or the mark moved: read again
+            } catch (KeeperException e) {
+                throw new QueueException("enter " + bids.size() + " batch(es) in the number index: " + e.code(), e);
             }
         }
+        throw new QueueException("enter " + bids.size() + " batch(es) in the number index: other writers moved"
+                + " the oldest batch mark " + ENTER_TRIES + " times in a row; the next intake pass enters them");
+    }
+
+    /**
+     * The lowest number at or above {@code from} and below {@code below} of a batch the index holds
+     * whose root is there ({@code below} when none): walked upward, bucket counts 100 to a read, a
+     * bucket listed only when it holds entries. An entry whose batch is gone is dropped on the way
+     * ({@link #forgetGone}). At most {@link #WALK_BUCKETS} buckets: the first number not looked at
+     * is answered then, as if a batch were there.
+     */
+    long lowestLive(long from, long below) {
+        long bucket = QueuePaths.bucketOf(Math.max(0, from));
+        long last = QueuePaths.bucketOf(below - 1);
+        int walked = 0;
+        while (bucket <= last) {
+            if (walked >= WALK_BUCKETS) {
+                return Math.max(from, bucket * QueuePaths.NUMBER_BUCKET);
+            }
+            List<String> paths = new ArrayList<>();
+            for (long b = bucket; b <= last && paths.size() < BUCKETS_PER_READ; b++) {
+                paths.add(QueuePaths.numberBucket(b));
+            }
+            Map<String, OpResult> r = zk.readMany(paths);
+            for (String path : paths) {
+                walked++;
+                bucket++;
+                OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(path));
+                int count = d == null ? 0 : d.getStat().getNumChildren();
+                List<String> inRange = count == 0 ? List.of() : zk.children(path, count).stream()
+                        .filter(bid -> QueuePaths.batchNumber(bid) >= from && QueuePaths.batchNumber(bid) < below)
+                        .sorted().toList();
+                if (!inRange.isEmpty()) {
+                    Map<String, OpResult> roots = zk.readMany(inRange.stream().map(QueuePaths::batch).toList());
+                    List<String> gone = new ArrayList<>();
+                    for (String bid : inRange) {
+                        if (roots.get(QueuePaths.batch(bid)) instanceof OpResult.GetDataResult) {
+                            forgetGone(gone);
+                            return QueuePaths.batchNumber(bid);
+                        }
+                        gone.add(bid);
+                    }
+                    forgetGone(gone);
+                }
+            }
+        }
+        return below;
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobNodes;
@@ -127,6 +128,23 @@ final class BatchReads {
     /** The highest number a batch id can have now: below /batches's child version ({@link IdBlocks}). */
     long newestNumber() {
         return IdBlocks.next(zk, QueuePaths.BATCHES) - 1;
+    }
+
+    /**
+     * The highest number drawn under {@code /batches}, from its {@code Stat} alone (-1: no folder). The
+     * server numbers a sequential child from a counter that every create of a child moves on by one
+     * (deletes do not: {@code IdBlocks}); the {@code cversion} counts creates and deletes, and the
+     * children left are creates less deletes, so the creates ever made are
+     * {@code (cversion + children) / 2} (the folder was made empty). Not the {@code cversion} itself
+     * ({@link #newestNumber}), which deletes move too (reserved ids, cleanup), by about as much as
+     * creates: a walk up to it passes numbers nobody has drawn yet.
+     */
+    long drawnNumber() {
+        Stat st = zk.stat(QueuePaths.BATCHES);
+        if (st == null) {
+            return -1;
+        }
+        return (Integer.toUnsignedLong(st.getCversion()) + st.getNumChildren()) / 2 - 1;
     }
 
     /** The lowest batch number that may still exist (cleanup moves it up). */

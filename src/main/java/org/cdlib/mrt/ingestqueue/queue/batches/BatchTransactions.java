@@ -70,7 +70,8 @@ public final class BatchTransactions {
     private final BatchCompletion completion;
 
     /**
-     * The id counter, the batch node, its submission, status and index entry, in one transaction.
+     * The id counter, the batch node, its submission, status, index entries and the oldest-batch mark
+     * kept at or below its number ({@link OldestMark}), in one transaction.
      * Refused with {@link QueueFullException} when {@code maxOpen} batches are open: the counter is
      * the cap's gate ({@link CapGate}), read before the count, so submitters on any number of hosts
      * cannot all pass on the same count. Refused with {@link DepositorLimitException} when the
@@ -103,6 +104,9 @@ public final class BatchTransactions {
             }
             String bid = QueuePaths.batchId(batchIds.next());
             numbers.ensureBucket(QueuePaths.batchNumber(bid));
+            // a number of this process's block may lie below where a cleanup moved the mark: the mark comes
+            // down to it in the same transaction, checked against a cleanup moving it meanwhile
+            OldestMark.Reading mark = OldestMark.read(zk);
             List<Op> ops = new ArrayList<>(List.of(
                     gate.pass(gate.number() + 1),
                     ZooKeeperCalls.create(QueuePaths.batch(bid), ZooKeeperCalls.EMPTY),
@@ -110,7 +114,8 @@ public final class BatchTransactions {
                     ZooKeeperCalls.create(QueuePaths.batchUuid(uuid), bid.getBytes(StandardCharsets.UTF_8)),
                     ZooKeeperCalls.create(QueuePaths.batchStatus(bid), statusData),
                     ZooKeeperCalls.create(QueuePaths.batchIndex(BatchState.PENDING, bid), ZooKeeperCalls.EMPTY),
-                    BatchNumbers.enter(bid)));
+                    BatchNumbers.enter(bid),
+                    mark.lowerTo(QueuePaths.batchNumber(bid))));
             if (gate.depositorOpen() < 0) {
                 // the depositor's first batch: its folder with it (kept after: one per depositor, never listed
                 // all together)
@@ -125,9 +130,9 @@ public final class BatchTransactions {
                         + submission.type() + ", profile " + submission.profileName() + ")");
                 return bid;
             } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
-                // another submission passed the gate (here or on another host), or another writer (mrt-zk) took
-                // the name: count again, take the next, after a random pause that grows with the tries, so that
-                // twenty submitters at once do not all meet at the counter again
+                // another submission passed the gate (here or on another host), a cleanup moved the oldest batch
+                // mark, or another writer (mrt-zk) took the name: count again, take the next, after a random pause
+                // that grows with the tries, so that twenty submitters at once do not all meet at the counter again
                 backOff(attempt);
             } catch (KeeperException e) {
                 throw new QueueException("cannot create batch: " + e.getMessage(), e);
@@ -144,16 +149,6 @@ public final class BatchTransactions {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueueException("cannot create batch: interrupted");
-        }
-    }
-
-    void oldestNumber(long n) {
-        try {
-            zk.client().setData().forPath(QueuePaths.OLDEST_BATCH, QueueJson.text(n));
-        } catch (KeeperException.NoNodeException e) {
-            zk.createPersistent(QueuePaths.OLDEST_BATCH, QueueJson.text(n));
-        } catch (Exception e) {
-            throw ZooKeeperCalls.wrap("move the oldest batch mark", e);
         }
     }
 

@@ -144,18 +144,46 @@ public final class Batches {
         return reads.counts();
     }
 
-    /** The newest batch number drawn, and the lowest that may still exist: the range walks go over. */
+    /**
+     * An upper bound of the batch numbers drawn (from {@code /batches}' {@code cversion}), and the
+     * lowest that may still exist: the range walks go over.
+     */
     public long newestNumber() {
         return reads.newestNumber();
+    }
+
+    /** The highest batch number drawn so far, exactly (-1: none); the next drawn, by anyone, is above it. */
+    public long drawnNumber() {
+        return reads.drawnNumber();
     }
 
     public long oldestNumber() {
         return reads.oldestNumber();
     }
 
-    public void oldestNumber(long n) {
-        records.oldestNumber(n);
+    /**
+     * Moves the oldest-batch mark up to {@code n} (a cleanup found no batch below it), or only as far as
+     * the lowest batch entered below {@code n} since ({@link OldestMark#raise}); never down. The mark left.
+     */
+    public long raiseOldestNumber(long n) {
+        return OldestMark.raise(zk, records.numbers, n);
     }
+
+    /**
+     * Brings the oldest-batch mark down to a batch below it that the number index holds (one an earlier
+     * version's cleanup passed), once in this process's life (its first cleanup): a bounded walk of the
+     * index's bucket counts ({@link OldestMark#healBelow}). The mark left.
+     */
+    public long healOldestNumber() {
+        if (markHealed) {
+            return oldestNumber();
+        }
+        long mark = OldestMark.healBelow(zk, records.numbers);
+        markHealed = true; // not before: a walk a lost connection broke is made again at the next cleanup
+        return mark;
+    }
+
+    private volatile boolean markHealed;
 
     /** The job ids listed under one category of a batch; refused when the category is too large to list. */
     public List<String> jobs(String bid, BatchRef ref) {

@@ -27,10 +27,11 @@ import org.slf4j.LoggerFactory;
  * Batches Merritt's ingest front end creates through mrt-zk's {@code Batch.createBatch}, taken
  * into this queue: a sequential {@code /batches/bidN} with its submission and a {@code Pending}
  * status, no {@code states} node (mrt-zk's sign that nobody picked it up) and no entry in our
- * indexes. Each pass reads only the batch numbers drawn since the last one ({@link #drawnUpTo}), on any host: the
- * cursor ({@link QueuePaths#BATCH_INTAKE}) is shared and kept in ZooKeeper, so each number is
+ * indexes. Each pass reads only the batch numbers drawn since the last one
+ * ({@link Batches#drawnNumber}), on any host: the cursor ({@link QueuePaths#BATCH_INTAKE}) is shared and kept in ZooKeeper, so each number is
  * looked at once in the queue's life, in bounded chunks of reads. Every batch a pass finds
- * without an entry in the number index ({@link BatchNumbers}) is entered there; a queue made
+ * without an entry in the number index ({@link BatchNumbers}) is entered there (the oldest-batch
+ * mark kept at or below it: {@link OldestMark}); a queue made
  * before that index has no cursor yet, and its first pass, from the oldest batch number, enters
  * every batch it holds. A pending Merritt batch is adopted under its lock, in one transaction
  * that checks its status version and creates its {@code states} node (so mrt-zk's
@@ -116,24 +117,6 @@ public final class MerrittBatches {
         }
     }
 
-    /**
-     * The highest number drawn under {@code /batches}, from its {@code Stat} alone. The server
-     * numbers a sequential child from a counter that every create of a child moves on by one
-     * (deletes do not: {@code IdBlocks}); the {@code cversion} counts creates and deletes, and the
-     * children left are creates less deletes, so the creates ever made are
-     * {@code (cversion + children) / 2} (the folder was made empty). Not the {@code cversion}
-     * itself, which deletes move too (reserved ids, cleanup), by about as much as creates: a cursor
-     * moved up to it passed over the numbers mrt-zk would still draw. No write: a pass changes nothing
-     * when no batch was made.
-     */
-    private long drawnUpTo() {
-        Stat st = zk.stat(QueuePaths.BATCHES);
-        if (st == null) {
-            return -1;
-        }
-        return (Integer.toUnsignedLong(st.getCversion()) + st.getNumChildren()) / 2 - 1;
-    }
-
     /** One pass; the batches adopted. */
     public synchronized List<String> adopt() {
         if (zk.exists(QueuePaths.QUEUE_HOLD)) {
@@ -150,7 +133,7 @@ public final class MerrittBatches {
         }
         Cursor cursor = cursor();
         long next = cursor.next();
-        long newest = drawnUpTo();
+        long newest = batches.drawnNumber(); // not past what mrt-zk would still draw
         int chunks = 0;
         try {
             while (next <= newest) {
