@@ -219,14 +219,15 @@ public final class HistoryWalkBenchmark {
             long now = System.currentTimeMillis();
             long completed = done.get();
             Runtime rt = Runtime.getRuntime();
+            // /proc/self/status: VmHWM (the peak) comes before VmRSS
             String[] rss = ScaleBenchmark.rss().replaceAll("[^0-9,]", "").split(",");
             long[] h = history.counts();
             System.out.printf("%8.0f %,10d %,10d %7.0f %6d %8s %6s %s, %,d finished%s; history %,d jobs, %,d batches,"
                             + " %.1f MB%n",
                     (now - t0) / 1000.0, submitted, completed,
                     (completed - lastDone) * 1000.0 / Math.max(1, now - last),
-                    (rt.totalMemory() - rt.freeMemory()) >> 20, Long.parseLong(rss[0]) / 1024 + " MB",
-                    rss.length > 1 ? Long.parseLong(rss[1]) / 1024 + " MB" : "?", mntr(), finishedInZooKeeper(),
+                    (rt.totalMemory() - rt.freeMemory()) >> 20, rss.length > 1 ? Long.parseLong(rss[1]) / 1024 + " MB"
+                            : "?", Long.parseLong(rss[0]) / 1024 + " MB", mntr(), finishedInZooKeeper(),
                     ScaleBenchmark.zooKeeperRss(), h[1], h[0], ScaleBenchmark.size(dir.resolve("history")) / 1e6);
             last = now;
             lastDone = completed;
