@@ -46,6 +46,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.StatusReport;
  *     org.cdlib.mrt.ingestqueue.bench.HistoryLookupBenchmark [jobs=10000000] [batch=100] [lookups=1000]
  *   -Dbench.history=h2 (an H2 file, the default) | postgres (embedded PostgreSQL)
  *   -Dbench.dir=DIR (where the database goes; a temporary directory, deleted at the end, by default)
+ *   -Dbench.checkpoints=1000000,3000000 (the lookups at those sizes too)  -Dbench.compact=true (H2: SHUTDOWN
+ *   COMPACT after the fill, its size again)
  * </pre>
  */
 public final class HistoryLookupBenchmark {
@@ -82,38 +84,56 @@ public final class HistoryLookupBenchmark {
         try (HistoryStore history = new HistoryStore(url, user, "")) {
             history.counts(); // Flyway's schema
         }
-        long t0 = System.nanoTime();
+        // -Dbench.checkpoints=1000000,3000000: the lookups measured at those sizes too, on the way to the last
+        List<Integer> sizes = new ArrayList<>();
+        for (String c : System.getProperty("bench.checkpoints", "").split(",")) {
+            if (!c.isBlank() && Integer.parseInt(c.strip()) < jobs) {
+                sizes.add(Integer.parseInt(c.strip()));
+            }
+        }
+        sizes.add(jobs);
         boolean h2 = url.startsWith("jdbc:h2:");
-        // the fill alone with a cache of 256 MB (H2's default is 16): the lookups below use the service's URL
-        fill(h2 ? url + ";CACHE_SIZE=262144" : url, user, jobs, batch, t0);
-        double s = (System.nanoTime() - t0) / 1e9;
-        System.out.printf("filled: %,d jobs and %,d batches in %.0f s = %,.0f jobs/s; on disk %.2f GB%n", jobs,
-                (jobs + batch - 1) / batch, s, jobs / s, ScaleBenchmark.size(files) / 1e9);
-        if (h2 && Boolean.getBoolean("bench.compact")) {
-            // H2 writes append-only and compacts behind: a fill this fast leaves dead chunks a slow hand-over would not
+        long t0 = System.nanoTime();
+        long filling = 0;
+        int from = 0;
+        for (int size : sizes) {
             long t = System.nanoTime();
-            try (Connection c = DriverManager.getConnection(url, user, "");
-                 PreparedStatement compact = c.prepareStatement("SHUTDOWN COMPACT")) {
-                compact.execute();
+            // the fill alone with a cache of 256 MB (H2's default is 16): the lookups below use the service's URL
+            fill(h2 ? url + ";CACHE_SIZE=262144" : url, user, from, size, batch, t0);
+            filling += System.nanoTime() - t;
+            from = size;
+            double s = filling / 1e9;
+            System.out.printf("%nfilled: %,d jobs and %,d batches in %.0f s = %,.0f jobs/s; on disk %.2f GB%n", size,
+                    (size + batch - 1) / batch, s, size / s, ScaleBenchmark.size(files) / 1e9);
+            if (h2 && size == jobs && Boolean.getBoolean("bench.compact")) {
+                // H2 writes append-only and compacts behind: a fill this fast leaves dead chunks a slow hand-over
+                // would not
+                t = System.nanoTime();
+                try (Connection c = DriverManager.getConnection(url, user, "");
+                     PreparedStatement compact = c.prepareStatement("SHUTDOWN COMPACT")) {
+                    compact.execute();
+                }
+                System.out.printf("compacted in %.0f s: on disk %.2f GB%n", (System.nanoTime() - t) / 1e9,
+                        ScaleBenchmark.size(files) / 1e9);
             }
-            System.out.printf("compacted in %.0f s: on disk %.2f GB%n", (System.nanoTime() - t) / 1e9,
-                    ScaleBenchmark.size(files) / 1e9);
-        }
-        try (Connection c = DriverManager.getConnection(url, user, "")) {
-            // the statistics a database running for years has (PostgreSQL's autovacuum, H2's automatic analysis)
-            long t = System.nanoTime();
-            try (PreparedStatement analyze = c.prepareStatement("ANALYZE")) {
-                analyze.execute();
+            try (Connection c = DriverManager.getConnection(url, user, "")) {
+                // the statistics a database running for years has (PostgreSQL's autovacuum, H2's automatic analysis)
+                t = System.nanoTime();
+                try (PreparedStatement analyze = c.prepareStatement("ANALYZE")) {
+                    analyze.execute();
+                }
+                System.out.printf("analyzed in %.0f s%n", (System.nanoTime() - t) / 1e9);
+                if (size == jobs) {
+                    plans(c);
+                }
             }
-            System.out.printf("analyzed in %.0f s%n", (System.nanoTime() - t) / 1e9);
-            plans(c);
-        }
-        try (HistoryStore history = new HistoryStore(url, user, "")) {
-            long t1 = System.nanoTime();
-            long[] counts = history.counts();
-            System.out.printf("history holds %,d batches, %,d jobs (counted in %.0f ms)%n", counts[0], counts[1],
-                    (System.nanoTime() - t1) / 1e6);
-            lookups(history, jobs, batch, lookups);
+            try (HistoryStore history = new HistoryStore(url, user, "")) {
+                t = System.nanoTime();
+                long[] counts = history.counts();
+                System.out.printf("history holds %,d batches, %,d jobs (counted in %.0f ms)%n", counts[0], counts[1],
+                        (System.nanoTime() - t) / 1e6);
+                lookups(history, size, batch, lookups);
+            }
         }
         System.out.printf("on disk after the lookups: %.2f GB%n", ScaleBenchmark.size(files) / 1e9);
     }
@@ -184,7 +204,7 @@ public final class HistoryLookupBenchmark {
     // ------------------------------------------------------------------ the fill
 
     /** Rows as {@link HistoryStore} writes them, sent in JDBC batches, committed every 10,000 jobs. */
-    static void fill(String url, String user, int jobs, int batch, long t0) throws SQLException {
+    static void fill(String url, String user, int first, int jobs, int batch, long t0) throws SQLException {
         String job = new String(QueueJson.write(templateJob()), UTF_8);
         String batchRecord = new String(QueueJson.write(templateBatch(batch)), UTF_8);
         try (Connection c = DriverManager.getConnection(url, user, "")) {
@@ -197,7 +217,7 @@ public final class HistoryLookupBenchmark {
                  PreparedStatement b = c.prepareStatement("INSERT INTO finished_batches (batch_id, state, reports,"
                          + " submitter, profile, title, submitted_at, finished_at, jobs, completed_jobs, failed_jobs,"
                          + " written_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                for (int i = 0; i < jobs; i++) {
+                for (int i = first; i < jobs; i++) {
                     String jid = jid(i);
                     String title = title(i);
                     j.setString(1, jid);
@@ -249,7 +269,7 @@ public final class HistoryLookupBenchmark {
                     }
                     if (i % 1_000_000 == 999_999) {
                         double s = (System.nanoTime() - t0) / 1e9;
-                        System.out.printf("  %,d jobs in %.0f s (%,.0f jobs/s)%n", i + 1, s, (i + 1) / s);
+                        System.out.printf("  %,d jobs %.0f s after the start%n", i + 1, s);
                     }
                 }
             }
