@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -155,8 +154,8 @@ public final class HistoryLookupBenchmark {
         lookups.put("search one title word", i -> history.search(query(word(r.nextInt(VOCABULARY)), null, null,
                 null)).size());
         lookups.put("search two title words", i -> {
-            int j = r.nextInt(jobs);
-            return history.search(query(title(j).substring(0, title(j).lastIndexOf(' ')), null, null, null)).size();
+            String title = title(r.nextInt(jobs));
+            return history.search(query(title.substring(0, title.lastIndexOf(' ')), null, null, null)).size();
         });
         lookups.put("search submitter", i -> history.search(query(null, submitter(r.nextInt(SUBMITTERS)), null,
                 null)).size());
@@ -203,7 +202,11 @@ public final class HistoryLookupBenchmark {
 
     // ------------------------------------------------------------------ the fill
 
-    /** Rows as {@link HistoryStore} writes them, sent in JDBC batches, committed every 10,000 jobs. */
+    /**
+     * Rows as {@link HistoryStore} writes them, sent in JDBC batches, committed every 10,000 jobs; each
+     * index written in its key's order (the jobs, local ids, ARKs and times ascend with the job; title
+     * words are written word by word afterwards), so the fill appends instead of reading pages back.
+     */
     static void fill(String url, String user, int first, int jobs, int batch, long t0) throws SQLException {
         String job = new String(QueueJson.write(templateJob()), UTF_8);
         String batchRecord = new String(QueueJson.write(templateBatch(batch)), UTF_8);
@@ -213,7 +216,6 @@ public final class HistoryLookupBenchmark {
                     + " (job_id, batch_id, state, ark, title, finished_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)");
                  PreparedStatement l = c.prepareStatement(
                          "INSERT INTO finished_local_ids (local_id, job_id) VALUES (?, ?)");
-                 PreparedStatement w = c.prepareStatement("INSERT INTO finished_words (word, item_id) VALUES (?, ?)");
                  PreparedStatement b = c.prepareStatement("INSERT INTO finished_batches (batch_id, state, reports,"
                          + " submitter, profile, title, submitted_at, finished_at, jobs, completed_jobs, failed_jobs,"
                          + " written_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
@@ -232,47 +234,85 @@ public final class HistoryLookupBenchmark {
                     l.setString(1, localId(i));
                     l.setString(2, jid);
                     l.addBatch();
-                    for (String word : Arrays.stream(title.split(" ")).distinct().toList()) {
-                        w.setString(1, word);
-                        w.setString(2, jid);
-                        w.addBatch();
-                    }
                     if (i % batch == batch - 1 || i == jobs - 1) {
                         int n = i / batch;
-                        String bt = "batch " + word(n % VOCABULARY) + " " + n;
                         b.setString(1, bid(n));
                         b.setString(2, BatchState.COMPLETED.wire());
                         b.setInt(3, 1);
                         b.setString(4, submitter(n % SUBMITTERS));
                         b.setString(5, "demo_content");
-                        b.setString(6, bt);
+                        b.setString(6, batchTitle(n));
                         b.setObject(7, finished(n * batch).atOffset(ZoneOffset.UTC));
                         b.setObject(8, finished(i).atOffset(ZoneOffset.UTC));
                         b.setInt(9, i % batch + 1);
                         b.setInt(10, i % batch + 1);
                         b.setInt(11, 0);
                         b.setObject(12, finished(i).atOffset(ZoneOffset.UTC));
-                        b.setString(13, batchRecord.replace("BID", bid(n)).replace("TITLE", bt));
+                        b.setString(13, batchRecord.replace("BID", bid(n)).replace("TITLE", batchTitle(n)));
                         b.addBatch();
-                        for (String word : bt.split(" ")) {
-                            w.setString(1, word);
-                            w.setString(2, bid(n));
-                            w.addBatch();
-                        }
                     }
                     if (i % 10_000 == 9_999 || i == jobs - 1) {
                         j.executeBatch();
                         l.executeBatch();
-                        w.executeBatch();
                         b.executeBatch();
                         c.commit();
                     }
                     if (i % 1_000_000 == 999_999) {
-                        double s = (System.nanoTime() - t0) / 1e9;
-                        System.out.printf("  %,d jobs %.0f s after the start%n", i + 1, s);
+                        System.out.printf("  %,d jobs %.0f s after the start%n", i + 1, (System.nanoTime() - t0) / 1e9);
                     }
                 }
             }
+            words(c, first, jobs, batch);
+            System.out.printf("  their title words %.0f s after the start%n", (System.nanoTime() - t0) / 1e9);
+        }
+    }
+
+    /** The title words of jobs {@code first} .. {@code jobs - 1} and of their batches, word by word. */
+    private static void words(Connection c, int first, int jobs, int batch) throws SQLException {
+        // the jobs of each word, ascending: three words a title
+        int[] count = new int[VOCABULARY];
+        for (int i = first; i < jobs; i++) {
+            for (int w : titleWords(i)) {
+                count[w]++;
+            }
+        }
+        int[][] items = new int[VOCABULARY][];
+        for (int w = 0; w < VOCABULARY; w++) {
+            items[w] = new int[count[w]];
+            count[w] = 0;
+        }
+        for (int i = first; i < jobs; i++) {
+            for (int w : titleWords(i)) {
+                items[w][count[w]++] = i;
+            }
+        }
+        try (PreparedStatement w = c.prepareStatement("INSERT INTO finished_words (word, item_id) VALUES (?, ?)")) {
+            int rows = 0;
+            for (int word = 0; word < VOCABULARY; word++) {
+                for (int i : items[word]) {
+                    w.setString(1, word(word));
+                    w.setString(2, jid(i));
+                    w.addBatch();
+                    if (++rows % 10_000 == 0) {
+                        w.executeBatch();
+                        c.commit();
+                    }
+                }
+            }
+            // a batch's title: "batch", one word of the vocabulary, its number
+            for (int n = first / batch; n < (jobs + batch - 1) / batch; n++) {
+                for (String word : batchTitle(n).split(" ")) {
+                    w.setString(1, word);
+                    w.setString(2, bid(n));
+                    w.addBatch();
+                }
+                if (n % 3_000 == 0) {
+                    w.executeBatch();
+                    c.commit();
+                }
+            }
+            w.executeBatch();
+            c.commit();
         }
     }
 
@@ -288,8 +328,9 @@ public final class HistoryLookupBenchmark {
         return "ark:/99999/fk4" + Integer.toString(i + 1_000_000, 36);
     }
 
+    /** Zero-padded, so they ascend with the job (the fill appends to their index). */
     static String localId(int i) {
-        return "local-" + i;
+        return String.format("local-%09d", i);
     }
 
     static String submitter(int n) {
@@ -300,11 +341,25 @@ public final class HistoryLookupBenchmark {
         return "w" + Integer.toString(n + 50_000, 36);
     }
 
-    /** Three words of the vocabulary and the object's number, as a title search would find it. */
+    /** Three different words of the vocabulary (each in ~3 of 10,000 titles), as a title search finds them. */
     static String title(int i) {
+        int[] w = titleWords(i);
+        return word(w[0]) + " " + word(w[1]) + " " + word(w[2]);
+    }
+
+    static int[] titleWords(int i) {
         long h = (i + 1) * 0x9E3779B97F4A7C15L;
-        return word((int) ((h >>> 20) % VOCABULARY)) + " " + word((int) ((h >>> 34) % VOCABULARY)) + " "
-                + word((int) ((h >>> 48) % VOCABULARY)) + " " + i;
+        int a = (int) ((h >>> 20) % VOCABULARY);
+        int b = (int) ((h >>> 34) % (VOCABULARY - 1));
+        int c = (int) ((h >>> 48) % (VOCABULARY - 2));
+        b = b >= a ? b + 1 : b; // three different words
+        c = c >= Math.min(a, b) ? c + 1 : c;
+        c = c >= Math.max(a, b) ? c + 1 : c;
+        return new int[] {a, b, c};
+    }
+
+    static String batchTitle(int n) {
+        return "batch " + word(n % VOCABULARY) + " " + n;
     }
 
     static Instant finished(int i) {

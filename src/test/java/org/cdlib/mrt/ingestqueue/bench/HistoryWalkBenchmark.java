@@ -59,10 +59,9 @@ public final class HistoryWalkBenchmark {
         String connect = "localhost:" + port;
         Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200))
                 .until(() -> ScaleBenchmark.mntr(connect).contains("zk_znode_count"));
-        Files.writeString(dir.resolve("logback.xml"), LOGBACK);
         List<String> command = java(System.getProperty("bench.heap", "256m"));
         command.add("-XX:MaxMetaspaceSize=128m");
-        command.add("-Dlogback.configurationFile=" + dir.resolve("logback.xml"));
+        command.add("-Dlogback.configurationFile=bench/logback-walk.xml"); // from the class path
         command.add("-Dbench.zookeeper.pid=" + zk.pid());
         System.getProperties().stringPropertyNames().stream()
                 .filter(k -> k.startsWith("bench.") || k.startsWith("ingest."))
@@ -233,21 +232,4 @@ public final class HistoryWalkBenchmark {
             lastDone = completed;
         }
     }
-
-    /** The tests' logging without the transition lines (eight a job). */
-    private static final String LOGBACK = """
-            <configuration>
-              <conversionRule conversionWord="msg" class="org.cdlib.mrt.ingestqueue.text.OneLineMessage"/>
-              <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
-                <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{20} - %msg%n</pattern></encoder>
-              </appender>
-              <logger name="ingestqueue.transitions" level="WARN"/>
-              <logger name="org.apache.zookeeper" level="ERROR"/>
-              <logger name="org.apache.curator" level="ERROR"/>
-              <logger name="org.apache.camel" level="WARN"/>
-              <logger name="org.flywaydb" level="WARN"/>
-              <logger name="com.zaxxer" level="WARN"/>
-              <root level="INFO"><appender-ref ref="STDOUT"/></root>
-            </configuration>
-            """;
 }
