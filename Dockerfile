@@ -5,6 +5,7 @@
 #            -e INGEST_API_USERS='ops:pbkdf2-sha256$…:admin' ingest-queue
 # docker stop -t 75 ingest     (camel.main.shutdown-timeout is 60 s: work in hand gets to finish)
 # Any configuration key is an environment variable: upper case, '.' and '-' as '_' (ingest.http.port: INGEST_HTTP_PORT).
+# The heap too: -e JAVA_TOOL_OPTIONS="-Xmx1g -XX:MaxMetaspaceSize=128m" (the image's default is -Xmx512m).
 # compose.yaml runs a production-like trial: a ZooKeeper ensemble of 3, two instances, PostgreSQL.
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
@@ -39,4 +40,9 @@ STOPSIGNAL SIGTERM
 # the port the service listens on, as configured (INGEST_HTTP_PORT)
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${INGEST_HTTP_PORT:-8080} && printf 'GET /api/health HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
-ENTRYPOINT ["java", "-Xmx256m", "-XX:MaxMetaspaceSize=128m", "-jar", "ingest-queue.jar"]
+# The JVM's memory, from the environment (docker run -e JAVA_TOOL_OPTIONS=... replaces it). On the embedded
+# ZooKeeper the heap holds ZooKeeper's tree too: the open work and the finished jobs it keeps
+# (ingest.history.keep-jobs); beside a ZooKeeper of its own 256m is enough (compose.yaml sets that).
+# The figures: docs/BENCHMARKS.md, "History (issue 44)".
+ENV JAVA_TOOL_OPTIONS="-Xmx512m -XX:MaxMetaspaceSize=128m"
+ENTRYPOINT ["java", "-jar", "ingest-queue.jar"]

@@ -275,13 +275,19 @@ public final class ScaleBenchmark {
     }
 
     static String submit(QueueStore store, Path dir, int objects, String notification) throws Exception {
-        Path upload = Files.createDirectories(store.ingestHome().resolve("uploads").resolve("bench-" + objects));
+        return submit(store, "bench-" + objects, 0, objects, notification);
+    }
+
+    /** A batch of objects {@code first} .. {@code first + objects - 1}, its manifest under {@code uploads/<name>}. */
+    static String submit(QueueStore store, String name, int first, int objects, String notification)
+            throws Exception {
+        Path upload = Files.createDirectories(store.ingestHome().resolve("uploads").resolve(name));
         Path manifest = upload.resolve("batch.checkm");
         try (BufferedWriter w = Files.newBufferedWriter(manifest, StandardCharsets.UTF_8)) {
             w.write("#%checkm_0.7\n"
                     + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n"
                     + "#%fields | nfo:fileUrl | nfo:fileName | mrt:localIdentifier | mrt:title\n");
-            for (int i = 0; i < objects; i++) {
+            for (int i = first; i < first + objects; i++) {
                 w.write("http://bench.invalid/f/" + i + " | f" + i + ".txt | local-" + i + " | Object " + i + "\n");
             }
             w.write("#%eof\n");
@@ -382,7 +388,11 @@ public final class ScaleBenchmark {
     }
 
     static String mntr(IngestService service) {
-        String connect = service.store().client().getZookeeperClient().getCurrentConnectionString();
+        return mntr(service.store().client().getZookeeperClient().getCurrentConnectionString());
+    }
+
+    /** ZooKeeper's node count and data size, from the first server of {@code connect}. */
+    static String mntr(String connect) {
         String[] hp = connect.split(",")[0].split(":");
         try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
             OutputStream out = s.getOutputStream();

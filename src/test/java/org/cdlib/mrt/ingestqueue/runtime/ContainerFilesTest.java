@@ -56,7 +56,7 @@ class ContainerFilesTest {
 
     static void assertReadByTheService(String where, String name, Set<String> keys) {
         assertTrue(
-                keys.stream().anyMatch(k -> env(k).equals(name)),
+                name.equals("JAVA_TOOL_OPTIONS") || keys.stream().anyMatch(k -> env(k).equals(name)),
                 where + ": " + name + " is not a configuration key the service reads");
     }
 
@@ -178,6 +178,8 @@ class ContainerFilesTest {
         assertFalse(
                 entry.contains("-Dingest.") || entry.contains("-Dzookeeper."),
                 "a -D would win over docker run -e: " + entry);
+        assertFalse(entry.contains("-Xmx"), "the heap comes from the environment (JAVA_TOOL_OPTIONS): " + entry);
+        assertTrue(docker.contains("ENV JAVA_TOOL_OPTIONS=\"-Xmx"), "the image's heap, which docker run -e replaces");
 
         List<String> ignored = Files.readAllLines(Path.of(".dockerignore")).stream().map(String::strip).toList();
         assertTrue(
