@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -52,20 +53,37 @@ final class HistorySearch {
         List<String> words = HistoryWrites.words(q.text());
         if (!words.isEmpty()) {
             if (jobs && out.size() < q.limit()) {
-                out.addAll(jobs(inWords(new Sql(JOB_COLUMNS + " WHERE 1 = 1"), "j.job_id", words), "title"));
+                out.addAll(jobs(byWords(JOB_COLUMNS, "j.job_id", "jid", words), "title"));
             }
             if (batches) {
-                out.addAll(batches(inWords(new Sql(BATCH_COLUMNS + " WHERE 1 = 1"), "b.batch_id", words), "title"));
+                out.addAll(batches(byWords(BATCH_COLUMNS, "b.batch_id", "bid", words), "title"));
             }
         }
         return out;
     }
 
-    private static Sql inWords(Sql sql, String column, List<String> words) {
-        for (String w : words) {
-            sql.and(column + " IN (SELECT item_id FROM finished_words WHERE word = ?)", w);
+    /**
+     * Items whose title has every word, read from the words' key: the longest word (likely the
+     * rarest) drives, its key walked from the newest id down, and the query stops at the limit; each
+     * other word is one key lookup per item walked. The id range keeps jobs and batches apart inside
+     * the key. A common word never collects every item that has it before the newest are taken.
+     */
+    private static Sql byWords(String columns, String idColumn, String prefix, List<String> words) {
+        String driver = words.stream().max(Comparator.comparingInt(String::length)).orElseThrow();
+        Sql sql = new Sql(columns + " JOIN finished_words w ON w.item_id = " + idColumn
+                + " WHERE w.word = ? AND w.item_id >= ? AND w.item_id < ?", driver, prefix, after(prefix));
+        for (String word : words) {
+            if (!word.equals(driver)) {
+                sql.and("EXISTS (SELECT 1 FROM finished_words o WHERE o.word = ? AND o.item_id = w.item_id)", word);
+            }
         }
+        sql.orderBy = "w.item_id";
         return sql;
+    }
+
+    /** The first string past every id of this prefix in any collation ("jid" → "jie"): no punctuation. */
+    private static String after(String prefix) {
+        return prefix.substring(0, prefix.length() - 1) + (char) (prefix.charAt(prefix.length() - 1) + 1);
     }
 
     private List<HistoryHit> jobs(Sql sql, String matched) throws SQLException {
@@ -76,7 +94,7 @@ final class HistorySearch {
         if (q.before() != null) {
             sql.and("j.job_id < ?", q.before());
         }
-        return hits(sql.append(" ORDER BY j.job_id DESC LIMIT " + q.limit()), "job", matched);
+        return hits(sql.append(" ORDER BY " + sql.orderBy("j.job_id") + " DESC LIMIT " + q.limit()), "job", matched);
     }
 
     private List<HistoryHit> batches(Sql sql, String matched) throws SQLException {
@@ -87,7 +105,8 @@ final class HistorySearch {
         if (q.before() != null) {
             sql.and("b.batch_id < ?", q.before());
         }
-        return hits(sql.append(" ORDER BY b.batch_id DESC LIMIT " + q.limit()), "batch", matched);
+        return hits(sql.append(" ORDER BY " + sql.orderBy("b.batch_id") + " DESC LIMIT " + q.limit()), "batch",
+                matched);
     }
 
     private void filters(Sql sql, String table) {
@@ -120,6 +139,8 @@ final class HistorySearch {
     private static final class Sql {
         final StringBuilder text;
         final List<Object> params = new ArrayList<>();
+        /** The column the newest-first order reads, when not the item's own id (a key the query walks). */
+        String orderBy;
 
         Sql(String text, Object... params) {
             this.text = new StringBuilder(text);
@@ -130,6 +151,10 @@ final class HistorySearch {
             text.append(" AND ").append(condition);
             params.add(param);
             return this;
+        }
+
+        String orderBy(String id) {
+            return orderBy == null ? id : orderBy;
         }
 
         Sql append(String s) {

@@ -6,6 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
@@ -63,27 +67,63 @@ final class BatchRemoval {
         return jobs;
     }
 
+    /**
+     * Jobs removed at once: each removal is four round trips (exists, lock, read, the transaction), so
+     * one after the other the cleanup removed ~10 jobs a second under load while ~100 finished and
+     * ZooKeeper grew with the rate (docs/BENCHMARKS.md, "History (issue 44)"); side by side the
+     * round trips overlap. Bounded: one pool for every removal of this process.
+     */
+    static final int PARALLEL_REMOVALS = 16;
+    private static final ExecutorService REMOVERS = Executors.newFixedThreadPool(PARALLEL_REMOVALS, r -> {
+        Thread t = new Thread(r, "job-removal");
+        t.setDaemon(true);
+        return t;
+    });
+
     private int deleteJobs(String bid, List<String> jids, String reason) {
-        int n = 0;
+        List<Future<Boolean>> removals = new ArrayList<>();
         for (String jid : jids) {
-            if (!store.calls().exists(QueuePaths.job(jid))) {
-                continue;
-            }
-            Optional<HeldJob> lock = store.claims().lockJobNode(jid, "admin");
-            if (lock.isEmpty()) {
-                throw new LockedException("batch " + bid + ": job " + jid
-                        + " is locked; deletion resumes at the next cleanup");
-            }
+            removals.add(REMOVERS.submit(() -> deleteJob(bid, jid, reason)));
+        }
+        int n = 0;
+        RuntimeException first = null;
+        for (Future<Boolean> f : removals) {
             try {
-                Job job = store.jobs().find(jid).orElse(null);
-                lock.get().chain(c -> c.withJob(job));
-            } catch (CorruptNodeException damaged) {
-                lock.get().chain(c -> c.withJob(null));
+                n += f.get() ? 1 : 0;
+            } catch (ExecutionException e) {
+                if (first == null) {
+                    first = e.getCause() instanceof RuntimeException r ? r
+                            : new IllegalStateException(e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while removing batch " + bid + "'s jobs", e);
             }
-            store.moves().deleteJobNodes(lock.get(), bid, reason);
-            n++;
+        }
+        if (first != null) {
+            throw first; // the rest of the chunk was removed; the next cleanup resumes from what is left
         }
         return n;
+    }
+
+    /** One job's removal under its lock; false when it is gone already. */
+    private boolean deleteJob(String bid, String jid, String reason) {
+        if (!store.calls().exists(QueuePaths.job(jid))) {
+            return false;
+        }
+        Optional<HeldJob> lock = store.claims().lockJobNode(jid, "admin");
+        if (lock.isEmpty()) {
+            throw new LockedException("batch " + bid + ": job " + jid
+                    + " is locked; deletion resumes at the next cleanup");
+        }
+        try {
+            Job job = store.jobs().find(jid).orElse(null);
+            lock.get().chain(c -> c.withJob(job));
+        } catch (CorruptNodeException damaged) {
+            lock.get().chain(c -> c.withJob(null));
+        }
+        store.moves().deleteJobNodes(lock.get(), bid, reason);
+        return true;
     }
 
     /** A batch whose status or submission cannot be read: its listed jobs and its nodes are removed. */

@@ -28,20 +28,18 @@ import org.slf4j.LoggerFactory;
  * into this queue: a sequential {@code /batches/bidN} with its submission and a {@code Pending}
  * status, no {@code states} node (mrt-zk's sign that nobody picked it up) and no entry in our
  * indexes. Each pass reads only the batch numbers drawn since the last one
- * ({@link Batches#drawnNumber}), on any host: the cursor ({@link QueuePaths#BATCH_INTAKE}) is shared and kept in ZooKeeper, so each number is
- * looked at once in the queue's life, in bounded chunks of reads. Every batch a pass finds
- * without an entry in the number index ({@link BatchNumbers}) is entered there (the oldest-batch
- * mark kept at or below it: {@link OldestMark}); a queue made
- * before that index has no cursor yet, and its first pass, from the oldest batch number, enters
- * every batch it holds. A pending Merritt batch is adopted under its lock, in one transaction
- * that checks its status version and creates its {@code states} node (so mrt-zk's
- * {@code acquirePendingBatch} passes it by from then on), its reference folders, its state index
- * entry and its depositor's entry, after which our batch-pending consumer works on it as on our
- * own. The passes are the safety net: {@link BatchWatch} takes a batch the moment its root or status
- * is created ({@link #takeNow}), whatever number it drew. A number whose batch is still being
- * written (no status yet) stops the cursor for a grace ({@link #grace}, from the root's creation
- * time, the server's clock); after it the root is passed over and kept in a bounded list that each
- * pass looks at again, so a front end that died mid-create never stops the intake.
+ * ({@link Batches#drawnNumber}), on any host: the cursor ({@link QueuePaths#BATCH_INTAKE}) is shared and kept in
+ * ZooKeeper, so each number is looked at once in the queue's life, in bounded chunks of reads. Every batch a
+ * pass finds without an entry in the number index ({@link BatchNumbers}) is entered there (the oldest-batch mark
+ * kept at or below it: {@link OldestMark}); a queue made before that index has no cursor yet, and its first
+ * pass, from the oldest batch number, enters every batch it holds. A pending Merritt batch is adopted under its
+ * lock, in one transaction that checks its status version and creates its {@code states} node (so mrt-zk's
+ * {@code acquirePendingBatch} passes it by from then on), its reference folders, its state index entry and its
+ * depositor's entry, after which our batch-pending consumer works on it as on our own. The passes are the safety
+ * net: {@link BatchWatch} takes a batch the moment its root or status is created ({@link #takeNow}), whatever
+ * number it drew. A number whose batch is still being written (no status yet) stops the cursor for a grace
+ * ({@link #grace}, from the root's creation time, the server's clock); after it the root is passed over and kept
+ * in a bounded list that each pass looks at again, so a front end that died mid-create never stops the intake.
  */
 public final class MerrittBatches {
     private static final Logger LOG = LoggerFactory.getLogger(MerrittBatches.class);
