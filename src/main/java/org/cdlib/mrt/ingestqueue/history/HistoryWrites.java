@@ -137,20 +137,8 @@ final class HistoryWrites {
      * a purge cut short is finished by the next). How many batches were forgotten.
      */
     int purge(Instant before, int maxBatches) {
-        List<String> bids = db.query(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT batch_id FROM finished_batches WHERE finished_at < ?"
-                    + " ORDER BY finished_at LIMIT ?")) {
-                s.setObject(1, HistoryDatabase.time(before));
-                s.setInt(2, maxBatches);
-                List<String> out = new ArrayList<>();
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        out.add(r.getString(1));
-                    }
-                }
-                return out;
-            }
-        });
+        List<String> bids = ids("SELECT batch_id FROM finished_batches WHERE finished_at < ? ORDER BY finished_at"
+                + " LIMIT " + maxBatches, HistoryDatabase.time(before));
         for (String bid : bids) {
             for (List<String> jids = jobIdsOf(bid); !jids.isEmpty(); jids = jobIdsOf(bid)) {
                 List<String> chunk = jids;
@@ -174,10 +162,14 @@ final class HistoryWrites {
     static final int PURGE_CHUNK = 500;
 
     private List<String> jobIdsOf(String bid) {
+        return ids("SELECT job_id FROM finished_jobs WHERE batch_id = ? ORDER BY job_id LIMIT " + PURGE_CHUNK, bid);
+    }
+
+    /** The first column of a query's rows: ids, each query limited. */
+    private List<String> ids(String sql, Object param) {
         return db.query(c -> {
-            try (PreparedStatement s = c.prepareStatement(
-                    "SELECT job_id FROM finished_jobs WHERE batch_id = ? ORDER BY job_id LIMIT " + PURGE_CHUNK)) {
-                s.setString(1, bid);
+            try (PreparedStatement s = c.prepareStatement(sql)) {
+                s.setObject(1, param);
                 List<String> out = new ArrayList<>();
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
