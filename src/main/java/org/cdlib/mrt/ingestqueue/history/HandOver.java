@@ -45,6 +45,16 @@ public final class HandOver {
                 batch.counts(), batch.statusVersion(), null, batch.ended(), batch.createdAt());
         history.putBatch(last, ended[0], ended[1]);
         history.status().handedOver(batch.id());
+        forgetOpen(batch.id());
+    }
+
+    /** History holds the batch: the search index of open work lets it go (else its pass does, later). */
+    private void forgetOpen(String bid) {
+        try {
+            history.open().forget(bid);
+        } catch (HistoryUnavailableException e) {
+            // the index's pass finds the batch finished and forgets it
+        }
     }
 
     /**
@@ -74,6 +84,7 @@ public final class HandOver {
                 history.putBatch(batch, ended[0], ended[1]);
             }
             history.status().handedOver(batch.id());
+            forgetOpen(batch.id());
             return true;
         } catch (HistoryUnavailableException e) {
             history.status().waiting(batch.id());

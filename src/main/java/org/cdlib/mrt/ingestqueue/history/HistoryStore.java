@@ -38,11 +38,18 @@ public final class HistoryStore implements AutoCloseable {
 
     private final HistoryDatabase db;
     private final HistoryWrites writes;
+    private final OpenIndex open;
 
     /** {@code user} null: H2's {@code sa}, or what a PostgreSQL URL carries. */
     public HistoryStore(String url, String user, String password) {
         this.db = new HistoryDatabase(url, user, password);
         this.writes = new HistoryWrites(db);
+        this.open = new OpenIndex(db);
+    }
+
+    /** The index of the work ZooKeeper still holds (issue 45), in the same database. */
+    public OpenIndex open() {
+        return open;
     }
 
     /** Whether the last call reached the database, and since when it has not. */

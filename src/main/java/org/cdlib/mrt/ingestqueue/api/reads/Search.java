@@ -8,6 +8,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.cdlib.mrt.ingestqueue.history.HistoryHit;
 import org.cdlib.mrt.ingestqueue.history.HistoryQuery;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.history.HistoryUnavailableException;
+import org.cdlib.mrt.ingestqueue.history.OpenIndex;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchNumbers;
 import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
@@ -37,6 +39,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
  * in (finished work: when it finished). An id is looked up directly, in ZooKeeper then in history.
  * Anything else is matched twice, each part bounded and paged on its own:
  * <ul>
+ * <li>the open work the search index holds ({@link OpenIndex}, filled within seconds by its pass):
+ * an ARK or a local id exactly, title words each beginning a word of the title; every hit read again
+ * from ZooKeeper. Where the index has not reached (the newest seconds' batches, the jobs of a batch
+ * not indexed whole, every batch while the index is new), ZooKeeper is scanned as below; so one
+ * request finds any open job however old its batch.</li>
  * <li>the work ZooKeeper holds, by a bounded scan of the batches that exist (the number index,
  * {@link BatchNumbers}), newest first: each batch's submission (title, local id, ARK, file name)
  * and its jobs' identifiers and configuration nodes (ARK, local ids, the job's own title from its
@@ -174,9 +181,14 @@ public final class Search {
             }
             return answer;
         }
-        String liveNext = DONE.equals(before) ? DONE : scan(t, before, skip, results, answer);
+        // the open work the index holds (the first request: its hits are the newest, up to the limit),
+        // then ZooKeeper scanned only where the index has not reached (every batch while it is new)
+        boolean indexed = q != null && indexed(t, before == null && historyBelow == null, results, answer);
+        String liveNext = DONE.equals(before) ? DONE : scan(t, before, skip, indexed, results, answer);
         String historyNext = DONE.equals(historyBelow) || history == null ? DONE
                 : history(t, historyBelow, results, answer);
+        Set<String> once = new HashSet<>();
+        results.removeIf(r -> !once.add(r.get("kind") + " " + r.get("id"))); // the index and a scan may both find one
         if (!DONE.equals(liveNext) || !DONE.equals(historyNext)) {
             answer.put("next", "/api/search?" + t.query() + "&before=" + liveNext + "&history="
                     + URLEncoder.encode(historyNext, StandardCharsets.UTF_8));
@@ -221,7 +233,7 @@ public final class Search {
     }
 
     /** The scan of what ZooKeeper holds; where the next request goes on ({@code before[&skip=]}), or {@link #DONE}. */
-    private String scan(Terms t, String before, int skip, List<Map<String, Object>> results,
+    private String scan(Terms t, String before, int skip, boolean indexed, List<Map<String, Object>> results,
             Map<String, Object> answer) {
         String needle = t.text() == null ? null : t.text().toLowerCase(Locale.ROOT);
         try {
@@ -246,6 +258,7 @@ public final class Search {
         // the batches that exist, newest first, from the number index: never a number that was not a batch
         BatchNumbers.Page page = new BatchNumbers.Page(List.of(), top);
         Set<String> kept = Set.of(); // of the page's batches, those history holds whole
+        Set<String> seen = Set.of(); // of the page's batches, those the search index holds
         int at = 0; // of page.bids()
         for (int walks = 0; ; ) {
             if (at >= page.bids().size()) {
@@ -257,12 +270,16 @@ public final class Search {
                     next = QueuePaths.batchId(page.nextTop() + 1);
                     break;
                 }
-                page = store.batches().numbers().newest(page.nextTop(), bottom, 50);
+                page = store.batches().numbers().newest(page.nextTop(), bottom, indexed ? INDEXED_PAGE : 50);
                 kept = kept(page.bids());
+                seen = indexed ? seen(page.bids()) : Set.of();
                 at = 0;
                 continue;
             }
             String bid = page.bids().get(at++);
+            if (seen.contains(bid)) {
+                continue; // the index's: found above
+            }
             if (batches >= SCAN_BATCHES || jobs >= SCAN_JOBS || results.size() >= MAX_RESULTS) {
                 // "before" the last batch read in full: this one comes next
                 next = QueuePaths.batchId(QueuePaths.batchNumber(bid) + 1);
@@ -297,16 +314,7 @@ public final class Search {
                 List<String> chunk = ids.subList(j, Math.min(ids.size(), j + Math.min(50, SCAN_JOBS - jobs)));
                 j += chunk.size();
                 jobs += chunk.size();
-                Map<String, Identifiers> idents = store.jobs().identifiers(chunk);
-                Map<String, JobConfiguration> configs = store.jobs().configurations(chunk);
-                for (String jid : chunk) {
-                    JobConfiguration c = configs.get(jid);
-                    String why = jobMatch(idents.get(jid), c, needle);
-                    if (why != null) {
-                        results.add(hit("job", jid, bid, why, null, c != null && c.ercWhat() != null ? c.ercWhat()
-                                : b.submission().ercWhat()));
-                    }
-                }
+                matchJobs(chunk, b, needle, results);
             }
             if (j < ids.size()) {
                 next = bid;
@@ -316,6 +324,116 @@ public final class Search {
         }
         answer.put("scanned", Map.of("batches", batches, "jobs", jobs));
         return next == null ? DONE : next + (nextSkip > 0 ? "&skip=" + nextSkip : "");
+    }
+
+    /**
+     * Open work found by the index ({@link OpenIndex}), on the first page ({@code hits}): each hit read
+     * again from ZooKeeper (a row is a cache: gone or changed work is not shown), then the jobs of
+     * batches the index has not reached whole, scanned. True when the index could be read: the scan
+     * then passes over the batches it holds.
+     */
+    private boolean indexed(Terms t, boolean hits, List<Map<String, Object>> results, Map<String, Object> answer) {
+        if (history == null) {
+            return false;
+        }
+        try {
+            OpenIndex index = history.open();
+            if (hits) {
+                Map<String, Batch> batches = new HashMap<>();
+                for (HistoryHit h : index.search(t.text(), MAX_RESULTS)) {
+                    Map<String, Object> hit = checked(h, t, batches);
+                    if (hit != null) {
+                        results.add(hit);
+                    }
+                }
+                tails(t, index.toLookAt(false, TAILS), results, answer);
+            }
+            return true;
+        } catch (HistoryUnavailableException e) {
+            return false;
+        }
+    }
+
+    /** Of these batches, those the search index holds; none when it cannot be read (they are scanned then). */
+    private Set<String> seen(List<String> bids) {
+        try {
+            return history.open().seen(bids);
+        } catch (HistoryUnavailableException e) {
+            return Set.of();
+        }
+    }
+
+    /** Batches of the number index one walk of an indexed search reads (the index's are passed over unread). */
+    static final int INDEXED_PAGE = 1_000;
+
+    /** Batches not indexed whole whose rest one search scans, at most. */
+    static final int TAILS = 50;
+
+    /** An index hit as ZooKeeper has it now; null when it is gone, finished (history's) or the filters leave it out. */
+    private Map<String, Object> checked(HistoryHit h, Terms t, Map<String, Batch> batches) {
+        try {
+            Batch b = batches.computeIfAbsent(h.batchId(), bid -> store.batches().load(bid));
+            if (!QueueViews.OPEN_BATCH_STATES.contains(b.state()) || !filtersMatch(t, b)) {
+                return null;
+            }
+            if (h.kind().equals("batch")) {
+                return hit("batch", b.id(), b.id(), h.matched(), b.state().wire(), b.submission().ercWhat());
+            }
+            var job = store.jobs().find(h.id());
+            return job.map(j -> hit("job", j.id(), b.id(), h.matched(), j.state().wire(),
+                    h.title() != null ? h.title() : b.submission().ercWhat())).orElse(null);
+        } catch (NotFoundException | CorruptNodeException gone) {
+            return null;
+        }
+    }
+
+    /** The jobs of batches not indexed whole, past what the index holds: scanned, within {@link #SCAN_JOBS}. */
+    private void tails(Terms t, List<OpenIndex.Progress> partial, List<Map<String, Object>> results,
+            Map<String, Object> answer) {
+        String needle = t.text().toLowerCase(Locale.ROOT);
+        int jobs = 0;
+        for (OpenIndex.Progress p : partial) {
+            Batch b;
+            try {
+                b = store.batches().load(p.batchId());
+            } catch (NotFoundException | CorruptNodeException gone) {
+                continue;
+            }
+            if (!filtersMatch(t, b)) {
+                continue;
+            }
+            List<String> ids = new ArrayList<>(b.jobIds());
+            ids.addAll(store.batches().othersJobs(b));
+            for (int j = Math.min(p.indexed(), ids.size()); j < ids.size(); ) {
+                if (jobs >= SCAN_JOBS) {
+                    answer.put("incomplete", "the newest jobs of batch " + p.batchId() + " are still being indexed "
+                            + "for search; search again in a few seconds to see them all");
+                    return;
+                }
+                List<String> chunk = ids.subList(j, Math.min(ids.size(), j + 50));
+                j += chunk.size();
+                jobs += chunk.size();
+                matchJobs(chunk, b, needle, results);
+            }
+        }
+        if (partial.size() == TAILS) {
+            answer.put("incomplete", "more than " + TAILS + " batches are still being indexed for search; search "
+                    + "again in a few seconds to see them all");
+        }
+    }
+
+    /** The jobs of a chunk whose ARK, local id or own title holds the needle, as hits. */
+    private void matchJobs(List<String> chunk, Batch b, String needle, List<Map<String, Object>> results) {
+        Map<String, Identifiers> idents = store.jobs().identifiers(chunk);
+        Map<String, JobConfiguration> configs = store.jobs().configurations(chunk);
+        for (String jid : chunk) {
+            JobConfiguration c = configs.get(jid);
+            String why = jobMatch(idents.get(jid), c, needle);
+            if (why != null && results.stream().noneMatch(r -> jid.equals(r.get("id")))) {
+                results.add(hit("job", jid, b.id(), why, null, c != null && c.ercWhat() != null ? c.ercWhat()
+                        : b.submission().ercWhat()));
+            }
+        }
     }
 
     /** Of these batches, those history holds whole; none when there is no history or it cannot be reached. */
