@@ -101,7 +101,9 @@ public final class OpenIndex {
         });
     }
 
-    /** Forgets a batch and its jobs (the work is in history, or gone), a chunk per transaction, the batch's mark last. */
+    /**
+     * Forgets a batch and its jobs (the work is in history, or gone), a chunk per transaction, the batch's mark last.
+     */
     public void forget(String bid) {
         for (List<String> ids = ids("SELECT item_id FROM open_items WHERE batch_id = ? ORDER BY item_id LIMIT "
                 + FORGET_CHUNK, bid); !ids.isEmpty(); ids = ids("SELECT item_id FROM open_items WHERE batch_id = ?"
@@ -134,7 +136,8 @@ public final class OpenIndex {
     /** Marks a batch as looked at now (nothing else changed). */
     public void lookedAt(String bid) {
         db.query(c -> {
-            try (PreparedStatement s = c.prepareStatement("UPDATE open_batches SET checked_at = ? WHERE batch_id = ?")) {
+            try (PreparedStatement s = c.prepareStatement(
+                    "UPDATE open_batches SET checked_at = ? WHERE batch_id = ?")) {
                 s.setObject(1, HistoryDatabase.time(Instant.now()));
                 s.setString(2, bid);
                 return s.executeUpdate();

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * Fills the {@link OpenIndex} from the queue's nodes, a bounded pass every few seconds on the
  * cleanup leader (route {@code open-index}): the newest batches first (a batch is found by search
  * within seconds of its creation), then a page of the older ones in turn (those the index has not
- * seen: all of them once, when it is new), then the jobs of batches not indexed whole (a budget of jobs a pass), and last
- * whether batches indexed whole are still open (forgotten when they are not: history has them). A
- * job's ARK, minted in processing, is written when one of our workers moves it to storing.
+ * seen: all of them once, when it is new), then the jobs of batches not indexed whole (a budget of jobs
+ * a pass), and last whether batches indexed whole are still open (forgotten when they are not: history
+ * has them). A job's ARK, minted in processing, is written when one of our workers moves it to storing.
  */
 public final class OpenIndexPass implements Consumer<TransitionEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(OpenIndexPass.class);
