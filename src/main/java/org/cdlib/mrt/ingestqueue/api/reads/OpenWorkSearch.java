@@ -40,7 +40,10 @@ final class OpenWorkSearch {
         this.history = history;
     }
 
-    /** The scan of what ZooKeeper holds; where the next request goes on ({@code before[&skip=]}), or {@link #Search.DONE}. */
+    /**
+     * The scan of what ZooKeeper holds; where the next request
+     * goes on ({@code before[&skip=]}), or {@link Search#DONE}.
+     */
     String scan(Terms t, String before, int skip, boolean indexed, List<Map<String, Object>> results,
             Map<String, Object> answer) {
         String needle = t.text() == null ? null : t.text().toLowerCase(Locale.ROOT);
@@ -195,7 +198,7 @@ final class OpenWorkSearch {
         }
     }
 
-    /** The jobs of batches not indexed whole, past what the index holds: scanned, within {@link #Search.SCAN_JOBS}. */
+    /** The jobs of batches not indexed whole, past what the index holds: scanned, within {@link Search#SCAN_JOBS}. */
     private void tails(Terms t, List<OpenIndex.Progress> partial, List<Map<String, Object>> results,
             Map<String, Object> answer) {
         String needle = t.text().toLowerCase(Locale.ROOT);
