@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.figures;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -84,12 +85,17 @@ public final class OpenStates implements AutoCloseable {
 
     /** The jobs a worker of some host holds now. */
     Set<String> workedOn() {
-        Set<String> out = new HashSet<>();
+        return new HashSet<>(workedOnSince().keySet());
+    }
+
+    /** The jobs a worker of some host holds now, each with when its worker took it (ISO, as the host published). */
+    Map<String, String> workedOnSince() {
+        Map<String, String> out = new HashMap<>();
         for (Map<String, Object> h : store.hosts().list()) {
             if (h.get("work") instanceof List<?> work) {
                 for (Object w : work) {
                     if (w instanceof Hosts.Work item) {
-                        out.add(item.jobId());
+                        out.put(item.jobId(), item.since());
                     }
                 }
             }
