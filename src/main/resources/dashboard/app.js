@@ -97,7 +97,7 @@ async function refreshHolds() {
   const held = q.holds.queue;
   const badge = document.getElementById('queue-hold');
   badge.dataset.held = String(held);
-  badge.textContent = held ? 'queue held' : 'queue running';
+  badge.textContent = held ? 'queue held' : 'queue not held';
   document.getElementById('queue-toggle').textContent = held ? 'Release queue' : 'Hold queue';
   historyNotice(q.history);
   return q;

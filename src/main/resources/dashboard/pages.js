@@ -119,7 +119,7 @@ function jobPage(jid) {
           el('dt', {}, 'payload'), el('dd', { id: 'job-payload' }, c.payload_url),
           el('dt', {}, 'priority'), el('dd', {}, j.priority),
           el('dt', {}, 'lock'), el('dd', { id: 'job-lock' }, j.lock ? `${j.lock.worker}@${j.lock.host} (pid ${j.lock.pid}) since ${when(j.lock.since)}` : 'not locked')));
-      const locked = j.lock ? `locked by ${j.lock.worker}@${j.lock.host} since ${when(j.lock.since)}: a worker is running its step; the buttons come back when it moves on` : null;
+      const locked = j.lock ? `locked by ${j.lock.worker}@${j.lock.host} since ${when(j.lock.since)}: it is active (a worker holds it, in a step); the buttons come back when it moves on` : null;
       replace(actions, locked && isAdmin() ? el('span', { class: 'locked-note', id: 'locked-why' }, locked) : null, ...jobButtons(j, locked));
       const h = st.history || [];
       const items = h.slice().reverse().map(e => el('li', { 'data-to': e.to },

@@ -369,9 +369,8 @@ class DashboardTest {
      */
     static final String CUT_OFF = """
             () => {
-              const w = document.documentElement.clientWidth, out = [];
-              if (document.documentElement.scrollWidth > w) out.push('the page is ' + document.documentElement.scrollWidth
-                + ' px wide');
+              const page = document.documentElement, w = page.clientWidth, out = [];
+              if (page.scrollWidth > w) out.push('the page is ' + page.scrollWidth + ' px wide');
               for (const e of document.querySelectorAll('body *')) {
                 const r = e.getBoundingClientRect();
                 if (r.width > 0 && r.right > w + 0.5 && !e.closest('thead')) {
