@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -81,6 +82,27 @@ public final class OpenStates implements AutoCloseable {
         } catch (RuntimeException e) {
             return new ArrayList<>(); // too large to list or unreachable: counted as empty until the view has listed
         }
+    }
+
+    /**
+     * The open jobs as the README's glossary counts them, from the state folders' counts and every host's published
+     * work: {@code active}, a worker holds them; {@code waiting}, open, not held, no worker has them (pending or
+     * between steps); {@code held}. What the tiles, {@code /api/queue}, the charts' samples and the metrics show.
+     */
+    public static Map<String, Integer> work(QueueStore store, Map<String, Integer> jobs) {
+        int working = 0;
+        for (Map<String, Object> h : store.hosts().list()) {
+            working += h.get("work") instanceof List<?> w ? w.size() : 0;
+        }
+        int open = 0;
+        for (JobState s : OPEN) {
+            open += s == JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
+        }
+        Map<String, Integer> out = new LinkedHashMap<>();
+        out.put("active", Math.min(working, open));
+        out.put("waiting", Math.max(0, open - working));
+        out.put("held", jobs.getOrDefault(JobState.HELD.wire(), 0));
+        return out;
     }
 
     /** The jobs a worker of some host holds now. */

@@ -517,7 +517,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue held");
             assertEquals(true, store.holds().isQueueHeld());
             page.click("#queue-toggle");
-            PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue running");
+            PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue not held");
             assertEquals(false, store.holds().isQueueHeld());
             page.click("#logout");
             page.waitForURL(base + "/login.html");
