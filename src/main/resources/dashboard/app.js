@@ -6,7 +6,7 @@
 
 const view = document.getElementById('view');
 const WORKING = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'storing', 'recording', 'notify'];
-const JOB_STATES = ['pending', ...ACTIVE, 'held', 'failed', 'completed'];
+const JOB_STATES = ['pending', ...STEP_STATES, 'held', 'failed', 'completed'];
 const BATCH_STATES = ['pending', 'held', 'processing', 'reporting', 'update-reporting', 'completed', 'failed'];
 let current = null; // { route, refresh(change) }
 
@@ -82,19 +82,22 @@ function countBoxes(map, order) {
 }
 
 function jobSummary(jobs, work) {
-  // active: a worker has the job; waiting: open, not held, no worker has it yet (in any state)
-  const w = work || { active: ACTIVE.reduce((a, k) => a + (jobs[k] || 0), 0), waiting: jobs.pending || 0, held: jobs.held || 0 };
-  return [['waiting', w.waiting, 'open, not held, no worker has it yet'], ['active', w.active, 'a worker has it'],
-    ['held', w.held, 'held'], ['failed', jobs.failed || 0, 'failed'], ['completed', jobs.completed || 0, 'completed']]
+  // the README's words: active, a worker holds the job; waiting, open, not held, no worker has it (in any state
+  // from pending to notify); held, in the held state. Without the hosts' work nobody can tell active from waiting.
+  const w = work || { active: '—', waiting: '—', held: jobs.held || 0 };
+  return [['waiting', w.waiting, 'open, not held, no worker has it'], ['active', w.active, 'a worker holds it: it is in a step'],
+    ['held', w.held, 'held by an operator or by a hold on the queue, its collection or its batch'],
+    ['failed', jobs.failed || 0, 'failed'], ['completed', jobs.completed || 0, 'completed']]
     .map(([k, n, what]) => el('div', { class: 'count', 'data-summary': k, title: what }, el('b', {}, n), k));
 }
 
 async function refreshHolds() {
   const q = await api('GET', '/api/queue');
+  QueueHolds.last = q.holds;
   const held = q.holds.queue;
   const badge = document.getElementById('queue-hold');
   badge.dataset.held = String(held);
-  badge.textContent = held ? 'queue held' : 'queue running';
+  badge.textContent = held ? 'queue held' : 'queue not held';
   document.getElementById('queue-toggle').textContent = held ? 'Release queue' : 'Hold queue';
   historyNotice(q.history);
   return q;
@@ -133,8 +136,8 @@ function overviewPage(params) {
     skeleton: [el('h2', {}, 'Jobs and batches'), counts, holds, el('h2', {}, 'Activity'), chartsBox,
       el('h2', { id: 'batches-title' }, 'Batches'), filters,
       el('div', { class: 'table-wrap' }, el('table', { id: 'batches' },
-        el('thead', {}, el('tr', {}, el('th', {}, 'batch'), el('th', {}, 'title / file'), el('th', { class: 'hide-narrow' }, 'submitter'),
-          el('th', { class: 'hide-narrow' }, 'submitted'), el('th', {}, 'status'), el('th', {}, 'progress'), el('th', {}, ''))), tbody)),
+        el('thead', {}, el('tr', {}, el('th', {}, 'batch'), el('th', {}, 'title / file'), el('th', {}, 'submitter'),
+          el('th', {}, 'submitted'), el('th', {}, 'status'), el('th', {}, 'progress'), el('th', {}, ''))), tbody)),
       pager],
     async refresh(change) {
       if (change.reload || change.counts || change.holds_changed) {
@@ -168,7 +171,7 @@ function overviewPage(params) {
         q.set('limit', '25');
         const bs = await api('GET', '/api/batches?' + q.toString());
         shown = bs.batches.map(b => b.batch_id);
-        replace(tbody, bs.batches.length ? bs.batches.map(batchRow) : [el('tr', {}, el('td', { colspan: 7, class: 'muted' }, 'no batches match'))]);
+        replace(tbody, bs.batches.length ? bs.batches.map(batchRow) : [el('tr', {}, cell('', { colspan: 7, class: 'muted' }, 'no batches match'))]);
         const older = bs.next ? new URLSearchParams(bs.next.split('?')[1]) : null;
         replace(pager, params.get('before') ? el('a', { href: '#/?' + new URLSearchParams([...params].filter(([k]) => k !== 'before')) }, '« newest') : null,
           older ? el('a', { href: '#/?' + new URLSearchParams([...params].filter(([k]) => k !== 'before').concat([['before', older.get('before')]])), 'data-key': 'older' }, 'older »') : null);
@@ -218,9 +221,9 @@ function fileName(sub) {
 
 function progress(jobs, states) {
   const held = states ? (states.held || 0) : (jobs.processing ? null : 0); // null: not read for this row
-  const open = jobs.processing - (held || 0);
   const total = Math.max(jobs.expected || jobs.total, 1);
-  const text = `${jobs.completed} completed · ${jobs.failed} failed · ${held == null ? '?' : held} held · ${open} open of ${jobs.expected || jobs.total}`;
+  // open: not completed, failed or deleted; the held ones are open too (README, glossary)
+  const text = `${jobs.completed} completed · ${jobs.failed} failed · ${jobs.processing} open (${held == null ? '?' : held} held) of ${jobs.expected || jobs.total}`;
   return el('div', {}, el('div', { class: 'bar', role: 'img', 'aria-label': text },
     el('div', { class: 'completed', style: `width:${100 * jobs.completed / total}%` }),
     el('div', { class: 'failed', style: `width:${100 * jobs.failed / total}%` }),
@@ -228,23 +231,49 @@ function progress(jobs, states) {
   el('span', { class: 'progress-text' }, text));
 }
 
-function rate(b) {
-  // jobs of this batch that ended per minute over the last 10 minutes (from the live feed)
-  return b.jobs_per_minute ? ` · ${b.jobs_per_minute} jobs/min now` : '';
+/**
+ * The batch's own rate (README, glossary): while it is open, its jobs completed per minute over the last 15 minutes;
+ * once finished, its mean rate. Never the queue's rate.
+ */
+function rate(b, p) {
+  const finished = !['pending', 'held', 'processing'].includes(b.status.status);
+  const mean = (p || {}).mean_per_minute ?? b.mean_per_minute;
+  if (finished) return mean != null ? ` · mean rate ${mean} jobs/min` : '';
+  const own = (p || {}).rate_per_minute ?? b.rate_per_minute;
+  return own ? ` · ${own} jobs/min (last 15 min)` : '';
 }
 
+/**
+ * Where a hold stops the batch (the progress answer's hold_note, when the page has it; else the queue's and the
+ * collections' holds the page knows): null when none does.
+ */
+function holdNote(b, p) {
+  if (p && p.hold_note) return p.hold_note;
+  const h = QueueHolds.last, s = b.status.status;
+  if (!h || !['pending', 'processing'].includes(s) || (s === 'processing' && !b.jobs.processing)) return null;
+  if (h.queue) return 'the queue is on hold: nothing starts until an operator releases it';
+  if ((h.collections || []).includes(b.submission.profile_name)) {
+    return `collection ${b.submission.profile_name} is on hold: its jobs wait until an operator releases it`;
+  }
+  return null;
+}
+
+const QueueHolds = { last: null };
+
 function batchRow(b) {
-  if (b.damaged) return el('tr', { 'data-batch': b.batch_id }, el('td', {}, b.batch_id), el('td', { colspan: 6, class: 'error' }, 'damaged: ' + b.damaged));
+  if (b.damaged) return el('tr', { 'data-batch': b.batch_id }, cell('batch', {}, b.batch_id), cell('problem', { colspan: 6, class: 'error' }, 'damaged: ' + b.damaged));
   const s = b.status.status, sub = b.submission;
   const finished = ['completed', 'failed'].includes(s) ? b.status.last_modified : null;
+  const hold = holdNote(b);
   return el('tr', { 'data-batch': b.batch_id },
-    el('td', {}, el('a', { href: '#/batches/' + b.batch_id, 'data-key': 'b-' + b.batch_id }, b.batch_id)),
-    el('td', {}, el('div', {}, sub.erc_what || el('span', { class: 'muted' }, '(no title)')), el('div', { class: 'muted' }, fileName(sub))),
-    el('td', { class: 'hide-narrow' }, sub.submitter || '—', el('div', { class: 'muted' }, sub.profile_name)),
-    el('td', { class: 'hide-narrow' }, when(sub.submitted), finished ? el('div', { class: 'muted' }, 'finished ' + when(finished)) : null),
-    el('td', { class: 'batch-status' }, s + (b.status.error_message ? ': ' + b.status.error_message : '')),
-    el('td', {}, progress(b.jobs, b.job_states), el('span', { class: 'progress-text' }, rate(b))),
-    el('td', {}, el('a', { href: '#/batches/' + b.batch_id }, 'open')));
+    cell('batch', {}, el('a', { href: '#/batches/' + b.batch_id, 'data-key': 'b-' + b.batch_id }, b.batch_id)),
+    cell('title / file', {}, el('div', {}, sub.erc_what || el('span', { class: 'muted' }, '(no title)')), el('div', { class: 'muted' }, fileName(sub))),
+    cell('submitter', {}, sub.submitter || '—', el('div', { class: 'muted' }, sub.profile_name)),
+    cell('submitted', {}, when(sub.submitted), finished ? el('div', { class: 'muted' }, 'finished ' + when(finished)) : null),
+    cell('status', { class: 'batch-status' }, s + (b.status.error_message ? ': ' + b.status.error_message : ''),
+      hold ? el('div', { class: 'hold-note' }, hold) : null),
+    cell('progress', {}, progress(b.jobs, b.job_states), el('span', { class: 'progress-text batch-rate' }, rate(b))),
+    cell('', { class: 'row-open' }, el('a', { href: '#/batches/' + b.batch_id }, 'open')));
 }
 
 // ------------------------------------------------------------------ live updates

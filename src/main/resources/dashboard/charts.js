@@ -54,26 +54,33 @@ function legend(...items) {
   return el('div', { class: 'legend' }, ...items.map(([cls, text]) => el('span', { class: cls }, text + ' ')));
 }
 
-const ACTIVE = ['estimating', 'provisioning', 'downloading', 'processing', 'storing', 'recording', 'notify'];
+// the job states between pending and completed: a job in one of them is active while a worker holds it, else waiting
+const STEP_STATES = ['estimating', 'provisioning', 'downloading', 'processing', 'storing', 'recording', 'notify'];
+const OPEN_STATES = ['pending', ...STEP_STATES];
 
 function charts(activity) {
   const samples = activity.samples || [];
+  // the README's words: active = a worker holds the job; waiting = open, not held, no worker has it; held = held.
+  // A sample without `work` (written before the tiles' counts were sampled) shows a gap, never another count.
+  const work = k => x => x.work ? x.work[k] ?? null : null;
+  const longest = key => x => maxOf(OPEN_STATES.map(k => (x[key] || {})[k]));
+  const rate = activity.rate_per_minute ?? activity.completed_per_minute;
   return el('div', { class: 'charts' },
     el('div', { class: 'chart' }, el('h3', {}, 'Jobs completed and failed per minute'),
       perMinuteChart(activity.per_minute || []), legend(['l-completed', 'completed'], ['l-failed', 'failed']),
-      el('div', { class: 'muted' }, `now ${activity.completed_per_minute} completed per minute (last 15 min); measured since ${when(activity.since)}`)),
-    el('div', { class: 'chart' }, el('h3', {}, 'Backlog per state'),
+      el('div', { class: 'muted', id: 'queue-rate' }, `rate now: ${rate} jobs completed per minute (last 15 min); measured since ${when(activity.since)}`)),
+    el('div', { class: 'chart' }, el('h3', {}, 'Open jobs: active, waiting, held'),
       lineChart(samples, [
-        { name: 'waiting', cls: 's-pending', value: x => x.jobs.pending },
-        { name: 'active', cls: 's-active', value: x => ACTIVE.reduce((a, k) => a + (x.jobs[k] || 0), 0) },
-        { name: 'held', cls: 's-held', value: x => x.jobs.held }], 'jobs, a sample a minute'),
-      legend(['l-pending', 'waiting'], ['l-active', 'active'], ['l-held', 'held'])),
-    el('div', { class: 'chart' }, el('h3', {}, 'Wait per state (the next job of each)'),
+        { name: 'waiting', cls: 's-pending', value: work('waiting') },
+        { name: 'active', cls: 's-active', value: work('active') },
+        { name: 'held', cls: 's-held', value: work('held') }], 'jobs, a sample a minute'),
+      legend(['l-pending', 'waiting (no worker has it)'], ['l-active', 'active (a worker holds it)'], ['l-held', 'held'])),
+    el('div', { class: 'chart' }, el('h3', {}, 'Longest wait and longest step time'),
       lineChart(samples, [
-        { name: 'waiting', cls: 's-pending', value: x => (x.wait_seconds || {}).pending ?? null },
-        { name: 'active', cls: 's-active', value: x => maxOf(ACTIVE.map(k => (x.wait_seconds || {})[k])) },
-        { name: 'held', cls: 's-held', value: x => (x.wait_seconds || {}).held ?? null }], 'seconds in the state, a sample a minute'),
-      legend(['l-pending', 'waiting'], ['l-active', 'active (longest step)'], ['l-held', 'held'])));
+        { name: 'longest wait', cls: 's-pending', value: longest('wait_seconds') },
+        { name: 'longest step time', cls: 's-active', value: longest('step_seconds') }], 'seconds, a sample a minute'),
+      legend(['l-pending', 'longest wait of a waiting job (the next 5 in line of each state)'],
+        ['l-active', 'longest step time of an active job'])));
 }
 
 function maxOf(values) {

@@ -14,18 +14,19 @@ function batchPage(bid, params) {
     minInterval: 1000,
     skeleton: [el('p', {}, el('a', { href: '#/' }, '« batches')), head, actions, el('h2', {}, 'Jobs'), stateFilter,
       el('div', { class: 'table-wrap' }, el('table', { id: 'jobs' }, el('thead', {}, el('tr', {}, el('th', {}, 'job'), el('th', {}, 'status'),
-        el('th', { class: 'hide-narrow' }, 'local id'), el('th', { class: 'hide-narrow' }, 'updated'), el('th', {}, 'error'))), tbody)), pager],
+        el('th', {}, 'local id'), el('th', {}, 'updated'), el('th', {}, 'error'))), tbody)), pager],
     async refresh(change) {
       if (!change.reload && !(change.batches_changed || []).includes(bid)) return;
       const b = await api('GET', '/api/batches/' + bid);
-      const s = b.status.status, sub = b.submission, p = b.progress || {};
+      const s = b.status.status, sub = b.submission, p = b.progress || {}, hold = holdNote(b, p);
       replace(head, el('h2', { id: 'batch-title' }, `Batch ${bid}: ${sub.erc_what || '(no title)'}`),
         el('dl', { class: 'fields' },
           el('dt', {}, 'status'), el('dd', { id: 'batch-status' }, s + (b.status.error_message ? ': ' + b.status.error_message : '')),
-          el('dt', {}, 'progress'), el('dd', {}, progress(b.jobs, b.job_states), el('span', { class: 'progress-text' }, rate(b))),
-          el('dt', {}, 'jobs'), el('dd', { id: 'batch-job-states' }, p.jobs ? `${p.jobs.waiting} waiting, ${p.jobs.active} active, ${p.jobs.held} held` : '—'),
-          el('dt', {}, 'estimate'), el('dd', {}, p.estimated_completion ? `done by ${when(p.estimated_completion)} (last job at position ${p.last_position}; ${p.completed_per_minute}/min)`
-            : (p.estimate_note || (b.jobs.processing ? '—' : 'no open jobs'))),
+          el('dt', {}, 'progress'), el('dd', {}, progress(b.jobs, b.job_states), el('span', { class: 'progress-text', id: 'batch-rate' }, rate(b, p))),
+          el('dt', {}, 'open jobs'), el('dd', { id: 'batch-job-states' }, p.jobs ? `${p.jobs.active} active, ${p.jobs.waiting} waiting, ${p.jobs.held} held` : '—'),
+          hold ? [el('dt', {}, 'hold'), el('dd', { id: 'batch-hold', class: 'hold-note' }, hold)] : null,
+          el('dt', {}, 'estimate'), el('dd', { id: 'batch-estimate' }, ...estimate(b, p, hold)),
+          p.priority_note ? [el('dt', {}, 'priority'), el('dd', { id: 'batch-priority' }, p.priority_note)] : null,
           el('dt', {}, 'profile'), el('dd', {}, sub.profile_name),
           el('dt', {}, 'submitter'), el('dd', {}, sub.submitter || '—'),
           el('dt', {}, 'submitted'), el('dd', {}, when(sub.submitted)),
@@ -37,7 +38,7 @@ function batchPage(bid, params) {
       const q = new URLSearchParams({ batch: bid, limit: '50', offset: String(offset) });
       if (state) q.set('state', state);
       const js = await api('GET', '/api/jobs?' + q);
-      replace(tbody, js.jobs.length ? js.jobs.map(jobRow) : [el('tr', {}, el('td', { colspan: 5, class: 'muted' }, 'no jobs' + (state ? ' in ' + state : '')))]);
+      replace(tbody, js.jobs.length ? js.jobs.map(j => jobRow(j, hold)) : [el('tr', {}, cell('', { colspan: 5, class: 'muted' }, 'no jobs' + (state ? ' in ' + state : '')))]);
       const base = '#/batches/' + bid + '?' + (state ? 'state=' + state + '&' : '');
       replace(pager, offset > 0 ? el('a', { href: base + 'offset=' + Math.max(0, offset - 50) }, '« previous') : null,
         js.next_offset ? el('a', { href: base + 'offset=' + js.next_offset }, 'next »') : null);
@@ -62,14 +63,36 @@ function batchButtons(b) {
   return out;
 }
 
-function jobRow(j) {
-  if (j.damaged) return el('tr', { 'data-job': j.job_id }, el('td', {}, j.job_id), el('td', { colspan: 4, class: 'error' }, 'damaged: ' + j.damaged));
+/**
+ * The batch's estimate (README, glossary): when its last job should complete, with its range and what it rests on;
+ * or why there is none. Each field is shown only when the answer has it.
+ */
+function estimate(b, p, hold) {
+  if (p.estimated_completion) {
+    const r = p.estimate_range;
+    return [el('div', {}, `last job done by ${when(p.estimated_completion)}`
+      + (r && r.earliest && r.latest ? ` (between ${when(r.earliest)} and ${when(r.latest)})` : '')
+      + (p.last_position != null ? `; its place in line: ${p.last_position}` : '')),
+    p.estimate_basis ? el('div', { class: 'muted', id: 'estimate-basis' }, p.estimate_basis) : null,
+    p.estimate_note ? el('div', { class: 'muted' }, p.estimate_note) : null];
+  }
+  if (p.estimate_note) return [p.estimate_note];
+  if (hold) return ['none while the hold lasts'];
+  if (b.status.status === 'pending') return ['none yet: the batch\'s jobs are made when it leaves pending'];
+  return [b.jobs.processing ? '—' : 'none: no open jobs'];
+}
+
+/** A job of the batch; a pending one says the hold that stops it, where one does. */
+function jobRow(j, hold) {
+  if (j.damaged) return el('tr', { 'data-job': j.job_id }, cell('job', {}, j.job_id), cell('problem', { colspan: 4, class: 'error' }, 'damaged: ' + j.damaged));
+  const s = j.status.status;
   return el('tr', { 'data-job': j.job_id },
-    el('td', {}, el('a', { href: '#/jobs/' + j.job_id, 'data-key': 'j-' + j.job_id }, j.job_id)),
-    el('td', { class: 'job-status' }, j.status.status, j.lock ? el('span', { class: 'muted' }, ' (locked)') : null),
-    el('td', { class: 'hide-narrow' }, (j.identifiers.local_id || []).join(', ') || '—'),
-    el('td', { class: 'hide-narrow' }, when(j.status.last_modification_date)),
-    el('td', { class: 'error' }, j.status.error_message || ''));
+    cell('job', {}, el('a', { href: '#/jobs/' + j.job_id, 'data-key': 'j-' + j.job_id }, j.job_id)),
+    cell('status', { class: 'job-status' }, s, j.lock ? el('span', { class: 'muted' }, ' (active: a worker holds it)') : null,
+      hold && s === 'pending' && !j.lock ? el('div', { class: 'hold-note' }, hold) : null),
+    cell('local id', {}, (j.identifiers.local_id || []).join(', ') || '—'),
+    cell('updated', {}, when(j.status.last_modification_date)),
+    cell('error', { class: 'error' }, j.status.error_message || ''));
 }
 
 // ------------------------------------------------------------------ a job and its timeline
@@ -96,7 +119,7 @@ function jobPage(jid) {
           el('dt', {}, 'payload'), el('dd', { id: 'job-payload' }, c.payload_url),
           el('dt', {}, 'priority'), el('dd', {}, j.priority),
           el('dt', {}, 'lock'), el('dd', { id: 'job-lock' }, j.lock ? `${j.lock.worker}@${j.lock.host} (pid ${j.lock.pid}) since ${when(j.lock.since)}` : 'not locked')));
-      const locked = j.lock ? `locked by ${j.lock.worker}@${j.lock.host} since ${when(j.lock.since)}: a worker is running its step; the buttons come back when it moves on` : null;
+      const locked = j.lock ? `locked by ${j.lock.worker}@${j.lock.host} since ${when(j.lock.since)}: it is active (a worker holds it, in a step); the buttons come back when it moves on` : null;
       replace(actions, locked && isAdmin() ? el('span', { class: 'locked-note', id: 'locked-why' }, locked) : null, ...jobButtons(j, locked));
       const h = st.history || [];
       const items = h.slice().reverse().map(e => el('li', { 'data-to': e.to },
@@ -128,19 +151,19 @@ function hostsPage() {
   return {
     skeleton: [el('h2', {}, 'Hosts and workers'), el('p', { class: 'muted' }, 'Service instances register while they run. A drained host finishes what it holds and takes no new work until undrained.'),
       el('div', { class: 'table-wrap' }, el('table', { id: 'hosts' }, el('thead', {}, el('tr', {}, el('th', {}, 'host'), el('th', {}, 'state'),
-        el('th', {}, 'working on'), el('th', {}, ''))), tbody))],
+        el('th', {}, 'active jobs'), el('th', {}, ''))), tbody))],
     async refresh(change) {
       if (!change.reload && !change.hosts_changed) return;
       const a = await api('GET', '/api/hosts');
       replace(tbody, a.hosts.map(h => el('tr', { 'data-host': h.id },
-        el('td', {}, el('b', {}, h.id), h.this_host ? el('span', { class: 'muted' }, ' (this page\'s host)') : null,
+        cell('host', {}, el('b', {}, h.id), h.this_host ? el('span', { class: 'muted' }, ' (this page\'s host)') : null,
           h.started ? el('div', { class: 'muted' }, `pid ${h.pid}, up since ${when(h.started)}`) : null),
-        el('td', { class: 'host-state' }, (h.alive ? 'alive' : 'gone') + (h.drained ? ', drained' : ''),
+        cell('state', { class: 'host-state' }, (h.alive ? 'alive' : 'gone') + (h.drained ? ', drained' : ''),
           h.drain ? el('div', { class: 'muted' }, `by ${h.drain.by} ${ago(h.drain.since)}`) : null),
-        el('td', {}, h.work.length ? el('ul', {}, h.work.map(w => el('li', {}, el('a', { href: '#/jobs/' + w.job_id }, w.job_id),
-          ` ${w.state || '?'} since ${when(w.since)}`))) : el('span', { class: 'muted' }, 'idle'),
+        cell('active jobs', {}, h.work.length ? el('ul', {}, h.work.map(w => el('li', {}, el('a', { href: '#/jobs/' + w.job_id }, w.job_id),
+          ` in ${w.state || '?'} since ${when(w.since)} (step time ${duration(Math.max(0, Math.round((Date.now() - new Date(w.since)) / 1000)))})`))) : el('span', { class: 'muted' }, 'idle'),
           (h.leads || []).length ? el('div', { class: 'muted host-leads' }, `runs ${h.leads.join(', ')} (one host at a time)`) : null),
-        el('td', {}, isAdmin() ? (h.drained
+        cell('', {}, isAdmin() ? (h.drained
           ? actionButton('undrain:' + h.id, 'Undrain', 'POST', `/api/hosts/${encodeURIComponent(h.id)}/undrain`, { action: 'undrain' })
           : actionButton('drain:' + h.id, 'Drain', 'POST', `/api/hosts/${encodeURIComponent(h.id)}/drain`, { action: 'drain',
             confirm: { title: `Drain ${h.id}?`, text: `${h.id} finishes the ${h.work.length} job(s) it works on and takes no new work until you undrain it. Other hosts go on.` } })) : null))));

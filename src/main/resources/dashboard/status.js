@@ -26,13 +26,14 @@ async function load() {
   text('submitted', when(a.submitted));
   text('file', a.file_name);
   const j = a.jobs;
-  text('counts', `${j.completed} completed, ${j.failed} failed, ${j.active} in progress, ${j.waiting} waiting, ${j.held} held, of ${j.expected || j.total}`);
+  text('counts', `${j.completed} completed, ${j.failed} failed, ${j.active} active, ${j.waiting} waiting, ${j.held} held, of ${j.expected || j.total}`);
   text('eta', a.estimated_completion ? `${when(a.estimated_completion)} (the queue completes about ${a.completed_per_minute} objects a minute)`
     : (a.hold_note || a.estimate_note || (j.waiting + j.active + j.held ? '' : 'all objects have been processed')));
   document.querySelector('#open-jobs tbody').replaceChildren(...a.open_jobs.map(o => el('tr', { 'data-job': o.job_id },
     el('td', {}, o.job_id), el('td', {}, (o.local_id || []).join(', ') || '—'), el('td', { class: 'job-state' }, o.state),
-    el('td', { class: 'position' }, o.position == null ? 'held by an operator' : o.position === 0 ? 'in progress' : String(o.position)),
+    el('td', { class: 'position' }, o.position == null ? 'held' : o.position === 0 ? 'active: a worker has it' : String(o.position)),
     el('td', { class: 'eta' }, o.estimated_completion ? when(o.estimated_completion) : (o.estimate_note || '—')))));
+  labelCells(document.getElementById('open-jobs')); // a phone shows each object as a card
   document.getElementById('not-listed').textContent = a.open_jobs_not_listed ? `and ${a.open_jobs_not_listed} more` : '';
   document.getElementById('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   return j.waiting + j.active + j.held > 0 || ['pending', 'processing', 'reporting'].includes(a.state);

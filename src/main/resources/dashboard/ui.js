@@ -57,6 +57,19 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+/** A table cell that names its column: on a phone a row is a card, each cell under its label (style.css). */
+function cell(label, attrs, ...children) {
+  return el('td', Object.assign({ 'data-label': label }, attrs), ...children);
+}
+
+/** Names each cell of a table by its column's header, where the page built the cell without a label. */
+function labelCells(table) {
+  const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent);
+  table.querySelectorAll('tbody tr').forEach(tr => [...tr.cells].forEach((td, i) => {
+    if (!td.hasAttribute('data-label') && heads[i] != null && td.colSpan === 1) td.setAttribute('data-label', heads[i]);
+  }));
+}
+
 function svg(tag, attrs, ...children) {
   const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);

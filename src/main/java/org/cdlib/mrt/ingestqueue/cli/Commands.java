@@ -252,7 +252,9 @@ public final class Commands {
         if (o.asJson(answer)) {
             return 0;
         }
-        Table t = new Table("batch", "state", "submitter", "jobs", "completed", "failed");
+        // the README's words: open jobs (held ones too); rate, an open batch's own (jobs completed a minute, last 15
+        // minutes) or a finished one's mean
+        Table t = new Table("batch", "state", "submitter", "jobs", "completed", "failed", "open", "rate/min");
         answer.get("batches")
                 .forEach(b -> t.row(
                         b.path("batch_id").asText(),
@@ -262,7 +264,9 @@ public final class Commands {
                         b.path("submission").path("submitter").asText(),
                         b.path("jobs").path("total").asText(),
                         b.path("jobs").path("completed").asText(),
-                        b.path("jobs").path("failed").asText()));
+                        b.path("jobs").path("failed").asText(),
+                        b.path("jobs").path("processing").asText(""),
+                        ItemCommands.rate(b, b.path("progress"))));
         t.print(o.out());
         return 0;
     }

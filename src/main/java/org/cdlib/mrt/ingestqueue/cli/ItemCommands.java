@@ -53,7 +53,8 @@ final class ItemCommands {
         fields.row("local ids", text(j.path("identifiers").path("local_id")));
         fields.row("profile", c.path("profile_name").asText(""));
         fields.row("payload", c.path("payload_url").asText(""));
-        fields.row("lock", j.path("lock").isNull() ? "" : text(j.path("lock")));
+        // a lock is a worker holding the job: it is active (README, glossary)
+        fields.row("lock", j.path("lock").isNull() ? "" : "active: " + text(j.path("lock")));
         fields.print(out);
         out.println();
         Table history = new Table("at", "from", "to", "by", "reason");
@@ -87,8 +88,46 @@ final class ItemCommands {
         fields.row("modified", st.path("last_modified").asText(""));
         fields.row("jobs", jobs.path("total").asText() + " (" + jobs.path("completed").asText() + " completed, "
                 + jobs.path("failed").asText() + " failed)");
+        JsonNode p = b.path("progress");
+        JsonNode open = p.path("jobs");
+        if (open.has("active")) {
+            fields.row("open jobs", open.path("active").asText() + " active, " + open.path("waiting").asText()
+                    + " waiting, " + open.path("held").asText() + " held");
+        }
+        fields.row("rate", rate(b, p));
+        fields.row("hold", p.path("hold_note").asText(""));
+        fields.row("estimate", estimate(p));
+        fields.row("priority", p.path("priority_note").asText(""));
         fields.print(o.out());
         return 0;
+    }
+
+    /**
+     * A batch's rate in the README's words: an open batch's own (jobs completed a minute over the last 15 minutes),
+     * a finished one's mean; empty when the answer has neither. Never the queue's rate.
+     */
+    static String rate(JsonNode batch, JsonNode progress) {
+        JsonNode mean = either(progress, batch, "mean_per_minute");
+        if (mean.isNumber()) {
+            return mean.asText() + " mean";
+        }
+        JsonNode own = either(progress, batch, "rate_per_minute");
+        return own.isNumber() ? own.asText() + " (last 15 min)" : "";
+    }
+
+    private static JsonNode either(JsonNode first, JsonNode then, String field) {
+        return first.has(field) ? first.get(field) : then.path(field);
+    }
+
+    /** When the batch's last job should complete, with its range; or why there is no estimate. */
+    static String estimate(JsonNode p) {
+        if (!p.hasNonNull("estimated_completion")) {
+            return p.path("estimate_note").asText("");
+        }
+        JsonNode r = p.path("estimate_range");
+        return p.get("estimated_completion").asText() + (r.has("earliest") && r.has("latest")
+                ? " (" + r.get("earliest").asText() + " … " + r.get("latest").asText() + ")" : "")
+                + (p.has("estimate_basis") ? "; " + p.get("estimate_basis").asText() : "");
     }
 
     /** hold, release, requeue or delete of a job or a batch; a batch's requeue is that of its failed jobs. */

@@ -14,23 +14,27 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
-import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 
 /**
  * What the charts show: jobs that arrived in each state per minute (counted from the state
  * folders' {@code Stat}s, {@link StateArrivals}, so every host's jobs count; arrivals in completed
  * and failed are the charts' endings, and the arrivals in a state's successor are the rate that
  * state is left at), and a sample a minute of
- * the backlog per state and of how long the next job of each open state has waited. Fixed-size
+ * the backlog (per state, and active / waiting / held as the tiles count them) with the longest wait and step
+ * time per open state ({@link BacklogSample}). Fixed-size
  * rings of {@link #MINUTES}: nothing grows. The minutes are shared through ZooKeeper
  * ({@code ActivityRecords}, written by any host that watched a minute whole), so a restarted
  * instance, or another host behind a load balancer, reads the same charts and rates.
  */
 public final class Activity {
     public static final int MINUTES = 360;
+    /** The window of the queue's rate ("now"), in minutes. */
+    public static final int QUEUE_RATE_MINUTES = 15;
     /** The job states' wire names: the only keys counted (a hostile node or a foreign path adds none). */
     private static final Set<String> STATES = Arrays.stream(JobState.values())
             .map(JobState::wire).collect(Collectors.toUnmodifiableSet());
+    /** The open jobs as the tiles count them: a sample's {@code work}. */
+    private static final Set<String> WORK = Set.of("active", "waiting", "held");
     private final Clock clock;
     /** Per job state (its wire name), how many jobs arrived in it per minute: the rate each state is left at. */
     private final Map<String, long[]> arrivals = new LinkedHashMap<>();
@@ -89,8 +93,8 @@ public final class Activity {
                     ring(f.getKey())[i] = f.getValue().asLong(); // only states: a hostile node adds no keys
                 }
             });
-            if (e.getValue().has("sample")) {
-                earlier.add(QueueJson.MAPPER.convertValue(e.getValue().get("sample"), Map.class));
+            if (e.getValue().path("sample").path("at").isTextual()) {
+                earlier.add(sampleOf(e.getValue().get("sample")));
             }
             startedMinute = Math.min(startedMinute, m);
         }
@@ -98,6 +102,31 @@ public final class Activity {
         while (samples.size() > MINUTES) {
             samples.remove(0);
         }
+    }
+
+    /** A sample another host wrote, its known fields only: a hostile or older node adds no keys. */
+    private static Map<String, Object> sampleOf(JsonNode n) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("at", n.get("at").asText());
+        s.put("jobs", numbers(n.path("jobs"), STATES));
+        if (n.has("work")) {
+            s.put("work", numbers(n.path("work"), WORK));
+        }
+        s.put("wait_seconds", numbers(n.path("wait_seconds"), STATES));
+        if (n.has("step_seconds")) {
+            s.put("step_seconds", numbers(n.path("step_seconds"), STATES));
+        }
+        return s;
+    }
+
+    private static Map<String, Long> numbers(JsonNode n, Set<String> keys) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        n.fields().forEachRemaining(f -> {
+            if (keys.contains(f.getKey()) && f.getValue().canConvertToLong()) {
+                out.put(f.getKey(), f.getValue().asLong());
+            }
+        });
+        return out;
     }
 
     private long minute() {
@@ -147,9 +176,9 @@ public final class Activity {
 
     /** How many batches' recent rates are kept (the ones asked about last). */
     static final int RATED_BATCHES = 1000;
-    /** The window of a batch's current rate, in minutes. */
-    static final int RATE_MINUTES = 10;
-    /** Per batch asked about: its ended count as seen, at most one sample a minute, over the window ({time, ended}). */
+    /** The window of an open batch's rate, in minutes: the queue's window. */
+    static final int RATE_MINUTES = QUEUE_RATE_MINUTES;
+    /** Per batch asked about: its completed count as seen, at most one sample a minute, over the window. */
     private final Map<String, ArrayDeque<long[]>> batchSamples = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, ArrayDeque<long[]>> eldest) {
@@ -158,13 +187,14 @@ public final class Activity {
     };
 
     /**
-     * Jobs of the batch ended per minute over the last {@link #RATE_MINUTES} minutes (at least one
-     * minute counted), null when none ended in what this instance can tell. {@code ended}: the
-     * batch's endings so far ({@link Batch#ended}, exact from
-     * its folders' {@code Stat}), sampled whenever the batch is shown; a batch created within the
-     * window started at none, one older is measured from the first time it was shown in the window.
+     * The open batch's rate: its jobs completed per minute over the last {@link #RATE_MINUTES} minutes (at least one
+     * minute counted), null when none completed in what this instance can tell. {@code completed}: the batch's
+     * completed jobs so far (exact from its folder's {@code Stat}), sampled whenever the batch is shown; a batch
+     * created within the window started at none, one older is measured from the first time it was shown in the
+     * window. A finished batch's figure is its mean rate, not this one (the window would show its last minutes as
+     * "now" long after it ended).
      */
-    public synchronized Double batchRate(String bid, long ended, long createdAt) {
+    public synchronized Double batchRate(String bid, long completed, long createdAt) {
         long now = clock.millis();
         long window = RATE_MINUTES * 60_000L;
         ArrayDeque<long[]> samples = batchSamples.computeIfAbsent(bid, k -> new ArrayDeque<>());
@@ -173,21 +203,26 @@ public final class Activity {
         }
         long[] from = createdAt >= now - window ? new long[] {createdAt, 0} : samples.peekFirst();
         if (samples.isEmpty() || samples.peekLast()[0] / 60_000 < now / 60_000) {
-            samples.addLast(new long[] {now, ended});
+            samples.addLast(new long[] {now, completed});
         }
-        if (from == null || ended <= from[1]) {
+        if (from == null || completed <= from[1]) {
             return null;
         }
         double seconds = Math.max(60.0, (now - from[0]) / 1000.0);
-        return Math.round((ended - from[1]) * 60.0 / seconds * 10) / 10.0;
+        return Math.round((completed - from[1]) * 60.0 / seconds * 10) / 10.0;
     }
 
-    /** One minute's backlog per state, and per open state how long its next job has waited (seconds). */
-    public synchronized void sample(Map<String, Integer> jobs, Map<String, Long> waitSeconds) {
+    /**
+     * One minute's sample: the jobs per state, the open jobs counted as the tiles count them ({@code work}: active,
+     * waiting, held), and per open state the longest wait and step time in seconds ({@link BacklogSample}).
+     */
+    public synchronized void sample(Map<String, Integer> jobs, Map<String, Integer> work, BacklogSample.Times times) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("at", clock.instant().toString());
         s.put("jobs", jobs);
-        s.put("wait_seconds", waitSeconds);
+        s.put("work", work);
+        s.put("wait_seconds", times.waitSeconds());
+        s.put("step_seconds", times.stepSeconds());
         samples.add(s);
         if (samples.size() > MINUTES) {
             samples.remove(0);
@@ -222,7 +257,7 @@ public final class Activity {
         return seconds < 1 ? 0 : (sum + partial) * 60.0 / seconds;
     }
 
-    /** The charts' data: per minute completed and failed, and the samples, oldest first. */
+    /** The charts' data: per minute completed and failed, the samples, oldest first, and the queue's rate. */
     public synchronized Map<String, Object> view(int minutes) {
         int n = Math.max(1, Math.min(minutes, MINUTES));
         long now = minute();
@@ -240,7 +275,9 @@ public final class Activity {
         out.put("since", Instant.ofEpochMilli(startedMinute * 60_000).toString());
         out.put("per_minute", perMinute);
         out.put("samples", new ArrayList<>(samples.subList(Math.max(0, samples.size() - n), samples.size())));
-        out.put("completed_per_minute", Math.round(completedPerMinute(15) * 100) / 100.0);
+        double rate = Math.round(completedPerMinute(QUEUE_RATE_MINUTES) * 100) / 100.0;
+        out.put("rate_per_minute", rate);
+        out.put("completed_per_minute", rate); // the same figure's earlier name, kept for scripts (openapi.json)
         return out;
     }
 }

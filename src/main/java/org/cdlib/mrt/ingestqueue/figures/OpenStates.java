@@ -3,7 +3,9 @@ package org.cdlib.mrt.ingestqueue.figures;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -82,14 +84,40 @@ public final class OpenStates implements AutoCloseable {
         }
     }
 
+    /**
+     * The open jobs as the README's glossary counts them, from the state folders' counts and every host's published
+     * work: {@code active}, a worker holds them; {@code waiting}, open, not held, no worker has them (pending or
+     * between steps); {@code held}. What the tiles, {@code /api/queue}, the charts' samples and the metrics show.
+     */
+    public static Map<String, Integer> work(QueueStore store, Map<String, Integer> jobs) {
+        int working = 0;
+        for (Map<String, Object> h : store.hosts().list()) {
+            working += h.get("work") instanceof List<?> w ? w.size() : 0;
+        }
+        int open = 0;
+        for (JobState s : OPEN) {
+            open += s == JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
+        }
+        Map<String, Integer> out = new LinkedHashMap<>();
+        out.put("active", Math.min(working, open));
+        out.put("waiting", Math.max(0, open - working));
+        out.put("held", jobs.getOrDefault(JobState.HELD.wire(), 0));
+        return out;
+    }
+
     /** The jobs a worker of some host holds now. */
     Set<String> workedOn() {
-        Set<String> out = new HashSet<>();
+        return new HashSet<>(workedOnSince().keySet());
+    }
+
+    /** The jobs a worker of some host holds now, each with when its worker took it (ISO, as the host published). */
+    Map<String, String> workedOnSince() {
+        Map<String, String> out = new HashMap<>();
         for (Map<String, Object> h : store.hosts().list()) {
             if (h.get("work") instanceof List<?> work) {
                 for (Object w : work) {
                     if (w instanceof Hosts.Work item) {
-                        out.add(item.jobId());
+                        out.put(item.jobId(), item.since());
                     }
                 }
             }

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
@@ -26,6 +28,7 @@ public final class QueueMetrics implements StepObserver {
     private final QueueStore store;
     private volatile Map<JobState, Integer> jobs = Map.of();
     private volatile Map<BatchState, Integer> batches = Map.of();
+    private volatile Map<String, Integer> work = Map.of();
     private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Boolean> workerMeters = new ConcurrentHashMap<>();
@@ -37,6 +40,11 @@ public final class QueueMetrics implements StepObserver {
                 Gauge.builder("ingest.jobs", () -> jobs.getOrDefault(s, 0)).tag("state", s.wire())
                         .description("jobs in each state").register(registry);
             }
+        }
+        for (String kind : List.of("active", "waiting", "held")) {
+            Gauge.builder("ingest.jobs.open", () -> work.getOrDefault(kind, 0)).tag("as", kind)
+                    .description("open jobs as the dashboard's tiles count them: active (a worker holds it), "
+                            + "waiting (no worker has it), held").register(registry);
         }
         for (BatchState s : BatchState.values()) {
             Gauge.builder("ingest.batches", () -> batches.getOrDefault(s, 0)).tag("state", s.wire())
@@ -73,6 +81,9 @@ public final class QueueMetrics implements StepObserver {
 
     public String scrape() {
         jobs = store.jobs().counts();
+        Map<String, Integer> byWire = new LinkedHashMap<>();
+        jobs.forEach((s, n) -> byWire.put(s.wire(), n));
+        work = OpenStates.work(store, byWire);
         batches = store.batches().counts();
         // per-state utilisation: read through the consumer running now under that name (a restarted one too)
         store.health().workers().keySet().forEach(queue -> workerMeters.computeIfAbsent(queue, q -> {

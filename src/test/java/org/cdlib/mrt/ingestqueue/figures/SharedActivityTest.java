@@ -38,7 +38,8 @@ class SharedActivityTest {
         }
         a.arrived("storing");
         a.arrived("nonsense");
-        a.sample(Map.of("pending", 7), Map.of("pending", 12L));
+        a.sample(Map.of("pending", 7), Map.of("active", 0, "waiting", 7, "held", 0),
+                new BacklogSample.Times(Map.of("pending", 12L), Map.of()));
         clock.now = Instant.parse("2026-11-24T10:02:10Z");
         assertTrue(a.watchedWhole(m1));
         store.activity().write(m1, a.figures(m1));
@@ -59,14 +60,21 @@ class SharedActivityTest {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> samples = (List<Map<String, Object>>) b.view(3).get("samples");
         assertEquals(1, samples.size());
-        assertEquals(Map.of("pending", 7), samples.get(0).get("jobs"));
+        assertEquals(Map.of("pending", 7L), samples.get(0).get("jobs"));
+        assertEquals(Map.of("active", 0L, "waiting", 7L, "held", 0L), samples.get(0).get("work"));
+        assertEquals(Map.of("pending", 12L), samples.get(0).get("wait_seconds"));
 
         // a hostile node adds no keys; minutes older than the kept ones go
         ZK.client().create().forPath(QueuePaths.ACTIVITY + "/" + (m1 - 1),
-                "{\"arrived\":{\"x1\":1,\"x2\":2}}".getBytes());
+                ("{\"arrived\":{\"x1\":1,\"x2\":2},\"sample\":{\"at\":\"2026-11-24T10:00:10Z\",\"x3\":[1],"
+                + "\"jobs\":{\"x4\":1,\"pending\":\"many\",\"held\":2},\"work\":{\"x5\":1}}}").getBytes());
         Activity c = new Activity(new MovingClock("2026-11-24T10:02:15Z"));
         c.fill(store.activity().read(m1 - 5, m1));
         assertEquals(0.0, c.arrivedPerMinute("x1", 15));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> hostile = ((List<Map<String, Object>>) c.view(5).get("samples")).get(0);
+        assertEquals(Map.of("at", "2026-11-24T10:00:10Z", "jobs", Map.of("held", 2L), "work", Map.of(),
+                "wait_seconds", Map.of()), hostile);
         store.activity().write(m1 + ActivityMinutes.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.ACTIVITY + "/" + m1), "older than the kept minutes");
     }

@@ -134,6 +134,36 @@ class WatchlessFiguresTest {
         }
     }
 
+    @Test
+    void aSampleTellsTheWaitOfWaitingJobsFromTheStepTimeOfActiveOnes() throws Exception {
+        QueueStore store = ZK.store(dir);
+        store.hosts().register();
+        String bid = QueueTestSupport.batchWithJobs(store, 6, 5);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        QueueTestSupport.walk(store, jids.get(0), JobState.ESTIMATING);
+        QueueTestSupport.walk(store, jids.get(1), JobState.ESTIMATING);
+        QueueTestSupport.walk(store, jids.get(2), JobState.ESTIMATING, JobState.PROVISIONING);
+        QueueTestSupport.walk(store, jids.get(3), JobState.HELD);
+        store.hosts().started(jids.get(0)); // a worker holds these two: active
+        store.hosts().started(jids.get(2));
+        // a minute and a half on: every job has waited or been in its step about 90 s
+        MovingClock clock = new MovingClock(Instant.now().plusSeconds(90).toString());
+        try (BacklogSample backlog = new BacklogSample(store, clock)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> backlog.times().stepSeconds().size() == 2);
+            BacklogSample.Times t = backlog.times();
+            assertEquals(List.of("estimating", "provisioning"), List.copyOf(t.stepSeconds().keySet()));
+            // provisioning's only job is active: it has a step time, no wait (the old chart called it a wait)
+            assertEquals(List.of("pending", "estimating"), List.copyOf(t.waitSeconds().keySet()));
+            for (long seconds : List.of(t.waitSeconds().get("pending"), t.waitSeconds().get("estimating"),
+                    t.stepSeconds().get("estimating"), t.stepSeconds().get("provisioning"))) {
+                assertTrue(seconds >= 85 && seconds <= 100, t.toString());
+            }
+        } finally {
+            store.hosts().ended(jids.get(0));
+            store.hosts().ended(jids.get(2));
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Long> arrived(Activity activity) {
         long m = activity.minuteNow();

@@ -103,7 +103,13 @@ class CommandsTest {
         Result fsck = run("fsck");
         assertEquals(0, fsck.code(), fsck.out());
         assertTrue(fsck.out().contains("clean"), fsck.out());
-        assertTrue(run("batches").out().contains(bid));
+        Result batches = run("batches");
+        String header = batches.out().lines().findFirst().orElseThrow();
+        assertTrue(batches.out().contains(bid) && header.endsWith("open  rate/min"), batches.out());
+        // the glossary's words: the open jobs as active / waiting / held, the batch's rate, its hold and estimate
+        Result one = run("batch", bid);
+        assertTrue(one.out().contains("open jobs  0 active, 0 waiting, 0 held") && one.out().contains("estimate"),
+                one.out());
         assertEquals(0, run("health").code());
     }
 

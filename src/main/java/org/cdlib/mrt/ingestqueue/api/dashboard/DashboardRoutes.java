@@ -6,10 +6,12 @@ import static io.vertx.core.http.HttpMethod.POST;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +31,7 @@ import org.cdlib.mrt.ingestqueue.api.reads.QueueOrHistory;
 import org.cdlib.mrt.ingestqueue.api.reads.QueueViews;
 import org.cdlib.mrt.ingestqueue.api.reads.Search;
 import org.cdlib.mrt.ingestqueue.figures.Activity;
+import org.cdlib.mrt.ingestqueue.figures.BacklogSample;
 import org.cdlib.mrt.ingestqueue.figures.BatchProgress;
 import org.cdlib.mrt.ingestqueue.figures.StateArrivals;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
@@ -40,6 +43,7 @@ import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
 import org.cdlib.mrt.ingestqueue.queue.hosts.Hosts;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,12 +59,15 @@ public final class DashboardRoutes implements Service {
     /** The most failed jobs one bulk requeue moves (each in its own transaction); the answer says how many are left. */
     static final int REQUEUE_AT_ONCE = 1000;
     static final String STATUS_TOKEN = "X-Status-Token";
+    /** A batch whose jobs still run: it has a rate of its own; any later state is finished (its mean rate). */
+    static final Set<BatchState> OPEN_BATCH = EnumSet.of(BatchState.PENDING, BatchState.HELD, BatchState.PROCESSING);
 
     private final QueueStore store;
     private final AdminActions admin;
     private final StatusLinks links;
     private final Activity activity = new Activity(Clock.systemUTC());
     private final BatchProgress progress;
+    private final BacklogSample backlog;
     private final LiveFeed live;
     private final StateArrivals arrivals;
     private final Search search;
@@ -79,16 +86,22 @@ public final class DashboardRoutes implements Service {
         this.admin = admin;
         this.links = links;
         this.progress = new BatchProgress(store, activity, Clock.systemUTC());
+        this.backlog = new BacklogSample(store, Clock.systemUTC());
         this.live = new LiveFeed(store);
         this.arrivals = new StateArrivals(store, activity, Clock.systemUTC());
         this.search = new Search(store, history);
     }
 
     /**
-     * Jobs of the batch ended per minute over the last minutes, from its endings each time it is shown; null when none.
+     * An open batch's rate: its jobs completed per minute over the last 15 minutes, from its completions each time it
+     * is shown; null when none completed lately, and for a finished batch (its figure is its mean rate, never the
+     * last minutes' rate shown as "now" after it ended).
      */
     public Double batchRate(Batch b) {
-        return activity.batchRate(b.id(), b.ended(), b.createdAt());
+        if (!OPEN_BATCH.contains(b.state())) {
+            return null;
+        }
+        return activity.batchRate(b.id(), b.count(BatchRef.COMPLETED), b.createdAt());
     }
 
     public StatusLinks links() {
@@ -158,7 +171,7 @@ public final class DashboardRoutes implements Service {
         // counted in memory from the open states' views: the same cost for ten jobs and a million
         Map<String, Object> view = QueueViews.batch(b, progress.states(b));
         view.put("progress", progress.of(b));
-        view.put("jobs_per_minute", batchRate(b));
+        view.put("rate_per_minute", batchRate(b));
         return view;
     }
 
@@ -299,9 +312,12 @@ public final class DashboardRoutes implements Service {
                 activity.fill(store.activity().read(now - Activity.MINUTES, now - 1));
                 filled = true;
             }
+            Map<String, Object> counts = QueueViews.counts(store); // the tiles' counts, so the charts say the same
             @SuppressWarnings("unchecked")
-            Map<String, Integer> jobs = (Map<String, Integer>) QueueViews.counts(store).get("jobs");
-            activity.sample(jobs, progress.waitSeconds());
+            Map<String, Integer> jobs = (Map<String, Integer>) counts.get("jobs");
+            @SuppressWarnings("unchecked")
+            Map<String, Integer> work = (Map<String, Integer>) counts.get("work");
+            activity.sample(jobs, work, backlog.times());
             progress.closeIfIdle();
             for (long m = now - 2; m < now; m++) {
                 if (activity.watchedWhole(m)) {
@@ -332,5 +348,6 @@ public final class DashboardRoutes implements Service {
         }
         live.close();
         progress.close();
+        backlog.close();
     }
 }

@@ -3,7 +3,6 @@ package org.cdlib.mrt.ingestqueue.api.reads;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.cdlib.mrt.ingestqueue.figures.OpenStates;
@@ -139,27 +138,7 @@ public final class QueueViews {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jobs", jobs);
         m.put("batches", batches);
-        m.put("work", work(store, jobs));
+        m.put("work", OpenStates.work(store, jobs));
         return m;
-    }
-
-    /**
-     * Open jobs by what is happening to them: {@code active}, a worker holds them (every host's
-     * published work); {@code waiting}, open, not held, no worker has them yet (pending or between steps).
-     */
-    static Map<String, Integer> work(QueueStore store, Map<String, Integer> jobs) {
-        int working = 0;
-        for (Map<String, Object> h : store.hosts().list()) {
-            working += h.get("work") instanceof List<?> w ? w.size() : 0;
-        }
-        int open = 0;
-        for (JobState s : OpenStates.OPEN) {
-            open += s == JobState.HELD ? 0 : jobs.getOrDefault(s.wire(), 0);
-        }
-        Map<String, Integer> out = new LinkedHashMap<>();
-        out.put("active", Math.min(working, open));
-        out.put("waiting", Math.max(0, open - working));
-        out.put("held", jobs.getOrDefault(JobState.HELD.wire(), 0));
-        return out;
     }
 }

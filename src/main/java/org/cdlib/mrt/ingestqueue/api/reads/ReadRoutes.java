@@ -214,7 +214,7 @@ public final class ReadRoutes {
                         continue;
                     }
                     Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
-                    row.put("jobs_per_minute", batchRates.apply(b));
+                    row.put("rate_per_minute", batchRates.apply(b));
                     out.add(row);
                 } catch (NotFoundException removed) {
                     gone.add(bid);

@@ -416,6 +416,26 @@ class DashboardApiTest extends ApiServiceTest {
     }
 
     @Test
+    void aBatchShowsItsOwnRateWhileOpenAndNotTheLastMinutesOnceFinished() throws Exception {
+        String bid = batchOf("tester", 2);
+        List<String> jids = store.batches().jobs(bid, BatchRef.PROCESSING);
+        assertTrue(json(send("GET", "/api/batches/" + bid, "rita")).get("rate_per_minute").isNull(), "none completed");
+        QueueTestSupport.workTo(store, jids.get(0), JobState.COMPLETED);
+        JsonNode open = json(send("GET", "/api/batches/" + bid, "rita"));
+        assertEquals(1.0, open.get("rate_per_minute").asDouble(), "1 completed in its first minute: " + open);
+        JsonNode row = null;
+        for (JsonNode b : json(send("GET", "/api/batches?limit=25", "rita")).get("batches")) {
+            row = bid.equals(b.path("batch_id").asText()) ? b : row;
+        }
+        assertEquals(1.0, row.get("rate_per_minute").asDouble(), "the list says the same: " + row);
+        QueueTestSupport.workTo(store, jids.get(1), JobState.COMPLETED);
+        HeldBatch lock = store.batches().tryLock(bid, "reporter").orElseThrow();
+        store.moves().transition(lock, BatchState.COMPLETED, "reported", null, null);
+        // finished: its mean rate is the progress answer's; the last minutes' rate is no longer shown as "now"
+        assertTrue(json(send("GET", "/api/batches/" + bid, "rita")).get("rate_per_minute").isNull());
+    }
+
+    @Test
     void theChartsDataHasAMinuteARowAndABacklogSample() throws Exception {
         JsonNode a = json(send("GET", "/api/activity?minutes=60", "rita"));
         assertEquals(60, a.get("per_minute").size());
@@ -428,6 +448,9 @@ class DashboardApiTest extends ApiServiceTest {
         JsonNode sample = json(send("GET", "/api/activity", "rita")).get("samples").get(0);
         assertTrue(sample.get("jobs").has("pending") && sample.get("jobs").has("storing") && sample.has("wait_seconds"),
                 sample.toString());
+        // the open jobs as the tiles count them, and the step times of active jobs (the glossary's words)
+        assertTrue(sample.path("work").has("active") && sample.path("work").has("waiting")
+                && sample.path("work").has("held") && sample.has("step_seconds"), sample.toString());
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.cdlib.mrt.ingestqueue.api.http.RunningApi;
 import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.objects.StatusLinks;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchSubmission;
@@ -48,7 +50,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The dashboard in headless Chromium (Debian's package, driven by Playwright): a batch completes
  * on screen without a reload, a job's timeline, search by local id, a bulk requeue after a failed
  * download is fixed, a host's drain, the depositor's status page; the login, its CSRF token and a
- * cross-site form. Each page is saved as a screenshot under target/screenshots/.
+ * cross-site form; every page on a 360 px phone with nothing cut off. Each page is saved as a screenshot under
+ * target/screenshots/ (phone-*.png: at 360 px).
  */
 class DashboardTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -185,10 +188,12 @@ class DashboardTest {
             var row = page.locator("tr[data-batch='" + bid + "']");
             PlaywrightAssertions.assertThat(row.locator(".batch-status")).hasText("completed", LONG);
             PlaywrightAssertions.assertThat(row.locator(".progress-text").first())
-                    .hasText("3 completed · 0 failed · 0 held · 0 open of 3");
+                    .hasText("3 completed · 0 failed · 0 open (0 held) of 3");
             PlaywrightAssertions.assertThat(row).containsText("Demo");
             PlaywrightAssertions.assertThat(row).containsText("batch.checkm");
-            PlaywrightAssertions.assertThat(row).containsText(Pattern.compile("[0-9.]+ jobs/min now"));
+            // a finished batch: its mean rate (when the answer has it), never the last minutes' rate as "now"
+            PlaywrightAssertions.assertThat(row.locator(".batch-rate")).hasText(Pattern.compile(
+                    "^( · mean rate [0-9.]+ jobs/min)?$"));
             assertEquals(true, page.evaluate("window.notReloaded === true"),
                     "the row changed by live updates, not a reload");
             PlaywrightAssertions.assertThat(page.locator("#job-summary [data-summary='completed'] b")).not()
@@ -275,7 +280,7 @@ class DashboardTest {
             requeue.click();
             page.click("#confirm-ok");
             PlaywrightAssertions.assertThat(page.locator(".progress-text").first())
-                    .hasText("2 completed · 0 failed · 0 held · 0 open of 2", LONG);
+                    .hasText("2 completed · 0 failed · 0 open (0 held) of 2", LONG);
             // the report again, once nothing failed: confirmed with what it will do
             page.click("button[data-action='update-report']");
             PlaywrightAssertions.assertThat(page.locator("#confirm-text")).containsText("gets a new report mail");
@@ -358,6 +363,96 @@ class DashboardTest {
         }
     }
 
+    /**
+     * What a page spreads past a 360 px phone's width: the page scrolling sideways, or any element whose right edge
+     * is beyond the viewport (a visually hidden table head aside); empty when everything fits.
+     */
+    static final String CUT_OFF = """
+            () => {
+              const page = document.documentElement, w = page.clientWidth, out = [];
+              if (page.scrollWidth > w) out.push('the page is ' + page.scrollWidth + ' px wide');
+              for (const e of document.querySelectorAll('body *')) {
+                const r = e.getBoundingClientRect();
+                if (r.width > 0 && r.right > w + 0.5 && !e.closest('thead')) {
+                  out.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + '.' + e.className + ' ends at '
+                    + Math.round(r.right) + ': ' + (e.textContent || '').slice(0, 40));
+                }
+              }
+              return out.slice(0, 8);
+            }""";
+
+    static void fitsThePhone(Page page, String name) {
+        shot(page, "phone-" + name);
+        assertEquals(List.of(), page.evaluate(CUT_OFF), name + " at 360 px: nothing may be cut off");
+    }
+
+    @Test
+    void everyPageFitsA360PxPhoneWithOpenEstimatedAndHeldWork() {
+        String done = demoBatch(); // a measured rate in every state: the open jobs below have estimates
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.batches().load(done).state() == BatchState.COMPLETED);
+        store.hosts().drain(store.hosts().id(), "test"); // nothing more starts: the work below stays open
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
+        String open = QueueTestSupport.batchWithJobs(store, 3, 5);
+        String heldJob = store.batches().jobs(open, BatchRef.PROCESSING).get(0);
+        admin.holdJob(heldJob, "test");
+        String heldBatch = store.batches().create(manifest("http://127.0.0.1:" + files.getAddress().getPort()
+                + "/demo/batch.checkm", "Held before it started"));
+        admin.holdBatch(heldBatch, "test");
+        String waiting = store.batches().create(manifest("http://127.0.0.1:" + files.getAddress().getPort()
+                + "/demo/batch.checkm", "Waiting behind the queue's hold"));
+        StatusLinks links = API.service().camel().getRegistry().lookupByNameAndType("statusLinks", StatusLinks.class);
+        try (Playwright pw = playwright(); Browser browser = launch(pw);
+             BrowserContext phone = browser.newContext(new Browser.NewContextOptions().setViewportSize(360, 740))) {
+            Page page = phone.newPage();
+            page.navigate(base + "/login.html");
+            PlaywrightAssertions.assertThat(page.locator("#submit")).isVisible();
+            fitsThePhone(page, "login");
+            page.navigate(base.replace("http://", "http://operator:secret@") + "/");
+            PlaywrightAssertions.assertThat(page.locator("#live")).hasText("live");
+            PlaywrightAssertions.assertThat(page.locator("tr[data-batch='" + heldBatch + "'] .batch-status"))
+                    .hasText("held");
+            PlaywrightAssertions.assertThat(page.locator(".chart svg")).hasCount(3);
+            // a row is a card: each cell under its column's name
+            PlaywrightAssertions.assertThat(page.locator("tr[data-batch='" + open + "'] td[data-label='progress']"))
+                    .isVisible();
+            fitsThePhone(page, "overview");
+
+            page.navigate(base + "/#/batches/" + open);
+            PlaywrightAssertions.assertThat(page.locator("#batch-job-states")).hasText("0 active, 2 waiting, 1 held");
+            PlaywrightAssertions.assertThat(page.locator("#batch-estimate")).containsText("last job done by");
+            PlaywrightAssertions.assertThat(page.locator("tr[data-job='" + heldJob + "'] .job-status"))
+                    .hasText("held");
+            fitsThePhone(page, "batch-open");
+            page.navigate(base + "/#/jobs/" + heldJob);
+            PlaywrightAssertions.assertThat(page.locator("#job-status")).hasText("held");
+            fitsThePhone(page, "job-held");
+            page.navigate(base + "/#/batches/" + heldBatch);
+            PlaywrightAssertions.assertThat(page.locator("#batch-status")).hasText("held");
+            fitsThePhone(page, "batch-held");
+            page.navigate(base + "/#/hosts");
+            PlaywrightAssertions.assertThat(page.locator(".host-state").first()).containsText("drained");
+            fitsThePhone(page, "hosts");
+            page.navigate(base + "/#/search?q=demo-letters-v1");
+            PlaywrightAssertions.assertThat(page.locator("#results li").first()).containsText("matched by local id");
+            fitsThePhone(page, "search");
+
+            // the queue held: a pending batch names the hold, not "no open jobs"
+            store.holds().holdQueue("test");
+            page.navigate(base + "/#/batches/" + waiting);
+            PlaywrightAssertions.assertThat(page.locator("#batch-hold")).containsText("the queue is on hold");
+            PlaywrightAssertions.assertThat(page.locator("#batch-estimate")).not().containsText("no open jobs");
+            fitsThePhone(page, "batch-pending-queue-held");
+
+            Page status = phone.newPage();
+            status.navigate(base + links.link(open).substring(links.link(open).indexOf("/status.html")));
+            PlaywrightAssertions.assertThat(status.locator("#open-jobs tbody tr")).hasCount(3);
+            PlaywrightAssertions.assertThat(status.locator("#counts")).containsText("0 active, 2 waiting, 1 held");
+            PlaywrightAssertions.assertThat(status.locator("#open-jobs td.eta[data-label='estimated completion']")
+                    .first()).isVisible();
+            fitsThePhone(status, "depositor-status");
+        }
+    }
+
     @Test
     void aLockedJobsButtonsSayWhyTheyAreDisabledAndARefusalAppearsBesideItsButton() {
         store.holds().holdQueue("test");
@@ -422,7 +517,7 @@ class DashboardTest {
             PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue held");
             assertEquals(true, store.holds().isQueueHeld());
             page.click("#queue-toggle");
-            PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue running");
+            PlaywrightAssertions.assertThat(page.locator("#queue-hold")).hasText("queue not held");
             assertEquals(false, store.holds().isQueueHeld());
             page.click("#logout");
             page.waitForURL(base + "/login.html");

@@ -229,6 +229,10 @@ class ApiTest extends ApiServiceTest {
         assertTrue(json(send("GET", "/api/queue", "rita", null, null)).get("jobs").has("storing"),
                 "counted with the others");
         assertTrue(metrics.contains("ingest_transitions_total{"), metrics);
+        // the open jobs as the tiles count them (README, glossary)
+        for (String as : List.of("active", "waiting", "held")) {
+            assertTrue(metrics.contains("ingest_jobs_open{as=\"" + as + "\"}"), metrics);
+        }
         // per-state utilisation: workers busy, capacity, busy time
         assertTrue(metrics.contains("ingest_workers_capacity{queue=\"job/pending\"}"), metrics);
         assertTrue(metrics.contains("ingest_workers_busy_seconds_total{queue=\"job/pending\"}"), metrics);

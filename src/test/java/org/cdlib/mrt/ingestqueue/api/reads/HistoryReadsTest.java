@@ -142,7 +142,7 @@ class HistoryReadsTest extends ApiServiceTest {
     /** A view without what moves with the clock (this minute's rates). */
     static JsonNode steady(JsonNode view) {
         ObjectNode v = view.deepCopy();
-        v.remove("jobs_per_minute");
+        v.remove("rate_per_minute");
         v.remove("completed_per_minute");
         if (v.has("progress")) {
             ((ObjectNode) v.get("progress")).remove("completed_per_minute");
