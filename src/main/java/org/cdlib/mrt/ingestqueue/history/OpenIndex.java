@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -206,7 +205,20 @@ public final class OpenIndex {
         if (out.size() >= limit) {
             return;
         }
-        String driver = words.stream().max(Comparator.comparingInt(String::length)).orElseThrow();
+        // the rarest word drives (counted on the words' key): "letter" in every title must not be walked
+        // to find the one "1917"; a word nobody has ends the search
+        String driver = null;
+        long fewest = Long.MAX_VALUE;
+        for (String word : words) {
+            long n = count(c, word + suffix);
+            if (n < fewest) {
+                fewest = n;
+                driver = word;
+            }
+        }
+        if (fewest == 0) {
+            return;
+        }
         StringBuilder sql = new StringBuilder("SELECT DISTINCT i.item_id, i.batch_id, i.title FROM open_words w"
                 + " JOIN open_items i ON i.item_id = w.item_id WHERE w.word LIKE ?");
         List<Object> params = new ArrayList<>(List.of(driver + suffix));
@@ -223,6 +235,16 @@ public final class OpenIndex {
         for (HistoryHit h : found) {
             if (out.size() < limit && out.stream().noneMatch(o -> o.id().equals(h.id()))) {
                 out.add(h);
+            }
+        }
+    }
+
+    /** How many rows of the words' key match (a word, or with "%" the words beginning so); an index range count. */
+    private static long count(Connection c, String pattern) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM open_words WHERE word LIKE ?")) {
+            s.setString(1, pattern);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? r.getLong(1) : 0;
             }
         }
     }

@@ -60,8 +60,8 @@ public final class OpenIndexBenchmark {
                 passes++;
             } while (!history.open().toLookAt(false, 1).isEmpty());
             double s = (System.nanoTime() - t1) / 1e9;
-            System.out.printf("indexed by %d passes in %.1f s of work (%,.0f jobs/s; the route runs a pass every 2 s)%n",
-                    passes, s, batches * jobs / s);
+            System.out.printf("indexed by %d passes in %.1f s of work (%,.0f jobs/s; the route runs a pass every "
+                    + "2 s)%n", passes, s, batches * jobs / s);
 
             Search indexed = new Search(store, history);
             Search scanOnly = new Search(store, null);
