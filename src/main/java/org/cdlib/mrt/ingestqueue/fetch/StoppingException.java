@@ -7,6 +7,6 @@ package org.cdlib.mrt.ingestqueue.fetch;
  */
 public final class StoppingException extends FetchException {
     StoppingException(String what) {
-        super(what + ": not sent: the service is stopping; the job stays where it is");
+        super(what + ": not sent: the service is stopping");
     }
 }
