@@ -9,6 +9,7 @@ import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.concurrent.CancellationException;
 import java.util.function.Function;
 import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.SystemDefaultDnsResolver;
@@ -220,6 +221,12 @@ final class CheckedClient {
                 watch.close();
                 if (gate.refused(ticket)) { // the wait for a connection cancelled, or the first byte refused
                     throw new StoppingException(request.getMethod() + " " + at);
+                }
+                if (e instanceof CancellationException || Thread.currentThread().isInterrupted()) {
+                    // the run's interrupt ended the wait for a connection (HttpClient's lease answers with this)
+                    InterruptedIOException interrupted = new InterruptedIOException(at + ": not sent: interrupted");
+                    interrupted.initCause(e);
+                    throw interrupted;
                 }
                 if (e instanceof RuntimeException re) {
                     throw re;

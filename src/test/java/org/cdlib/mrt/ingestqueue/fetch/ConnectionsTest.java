@@ -24,11 +24,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -183,11 +186,27 @@ class ConnectionsTest {
         Fetcher fetcher = fetcher(1, 3, Duration.ofMillis(10));
         List<Future<Object>> busy = download(fetcher, 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> gets() == 1);
-        Future<Object> waiting = threads.submit(() -> fetcher.download(at("/slow/w"), dir.resolve("w"), List.of()));
+        AtomicReference<Run> run = new AtomicReference<>();
+        CountDownLatch begun = new CountDownLatch(1);
+        Future<Object> waiting = threads.submit(() -> {
+            Run r = Run.begin(); // a worker's run, as the consumer begins it
+            run.set(r);
+            begun.countDown();
+            try {
+                return fetcher.download(at("/slow/w"), dir.resolve("w"), List.of());
+            } finally {
+                r.end();
+            }
+        });
+        assertTrue(begun.await(10, TimeUnit.SECONDS));
 
-        waiting.cancel(true); // what a run's cancel does to its thread: an interrupt
+        run.get().cancel(); // its session lost: the run's thread is interrupted
 
+        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(FetchException.class, e.getCause(), String.valueOf(e.getCause()));
+        assertTrue(e.getCause().getMessage().contains("interrupted"), e.getCause().getMessage());
+        assertFalse(busy.get(0).isDone(), "the cancelled one did not wait for the connection to free");
         assertInstanceOf(Fetcher.Fetched.class, busy.get(0).get(60, TimeUnit.SECONDS));
-        assertEquals(1, gets(), "the interrupted download neither waited on nor was sent when the connection freed");
+        assertEquals(1, gets(), "nor was it sent when the connection freed");
     }
 }
