@@ -49,7 +49,8 @@ public final class ConnectionsBenchmark {
         server.start();
         Path dir = BenchDirs.temporary("ingest-connections");
         try (CamelContext camel = new DefaultCamelContext()) {
-            server.stubFor(head(urlPathMatching("/o/.*")).willReturn(aResponse().withHeader("Content-Length", "65536")));
+            server.stubFor(head(urlPathMatching("/o/.*"))
+                    .willReturn(aResponse().withHeader("Content-Length", "65536")));
             server.stubFor(get(urlPathMatching("/o/.*"))
                     .willReturn(aResponse().withBody(new byte[65536]).withFixedDelay(delayMs)));
             Properties p = new Properties();

@@ -168,7 +168,8 @@ class EstimateStepTest extends WebStepTest {
         Exchange ex = exchange(lock);
         new EstimateStep(fetcher, 1L << 40, 90).process(ex);
 
-        assertTrue(JobExchange.stayReason(ex).contains("not sent: the service is stopping"), JobExchange.stayReason(ex));
+        String reason = JobExchange.stayReason(ex);
+        assertTrue(reason.contains("not sent: the service is stopping"), reason);
         assertNull(JobExchange.change(ex).spaceNeeded(), "not counted as 0 bytes");
         web.verify(0, getRequestedFor(urlEqualTo("/o/s.checkm")));
         web.verify(0, headRequestedFor(urlEqualTo("/o/s1.txt")));
