@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
@@ -52,7 +53,14 @@ final class CheckedClient {
     private final int maxLineLength;
     private final StopGate gate;
 
-    CheckedClient(FetchSettings settings, UrlPolicy policy, int perHost, int total, StopGate gate) {
+    /**
+     * @param leaseWait the longest wait for a pooled connection: the exchange's own bound (the read timeout for a
+     *                  download's head, the probe timeout for a small read), whose watch ends the wait as a timeout
+     *                  at the same moment; HttpClient's own default (3 minutes) would end it first, as an
+     *                  {@link InterruptedIOException} that reads as an interrupt
+     */
+    CheckedClient(FetchSettings settings, UrlPolicy policy, int perHost, int total, Duration leaseWait,
+            StopGate gate) {
         this.policy = policy;
         this.gate = gate;
         this.maxHeaderCount = settings.answers().maxHeaderCount();
@@ -72,6 +80,7 @@ final class CheckedClient {
                 .setDefaultRequestConfig(RequestConfig.custom()
                         .setConnectTimeout(Timeout.ofMilliseconds(settings.connectTimeout().toMillis()))
                         .setResponseTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis()))
+                        .setConnectionRequestTimeout(Timeout.ofMilliseconds(leaseWait.toMillis()))
                         .setRedirectsEnabled(false)
                         .build())
                 .disableAutomaticRetries() // retried here, with the backoff

@@ -61,8 +61,10 @@ public final class Fetcher {
         this.policy = new UrlPolicy(ingestHome, settings.allowFileUrls(), settings.addresses());
         FetchSettings.Connections c = settings.connections();
         this.source = new Source(
-                new CheckedClient(settings, policy, c.downloadsPerHost(), c.downloadsTotal(), gate),
-                new CheckedClient(settings, policy, c.probesPerHost(), c.probesTotal(), gate),
+                new CheckedClient(settings, policy, c.downloadsPerHost(), c.downloadsTotal(), settings.readTimeout(),
+                        gate),
+                new CheckedClient(settings, policy, c.probesPerHost(), c.probesTotal(),
+                        settings.answers().probeTimeout(), gate),
                 settings);
         this.retries = new Retries(settings, gate);
     }

@@ -5,6 +5,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Duration;
+import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.cdlib.mrt.ingestqueue.fetch.CheckedClient.StatusException;
 import org.cdlib.mrt.ingestqueue.services.Run;
 import org.slf4j.Logger;
@@ -64,6 +65,9 @@ final class Retries {
                 reason = "HTTP " + e.status;
             } catch (SocketTimeoutException e) {
                 reason = "timed out (" + e.getMessage() + ")";
+            } catch (ConnectionRequestTimeoutException e) {
+                // every connection to the host stayed busy (ingest.fetch.connections-per-host set below the work)
+                reason = "no connection to the host came free in time (" + e.getMessage() + ")";
             } catch (InterruptedException | InterruptedIOException e) {
                 Thread.currentThread().interrupt();
                 throw new FetchException(uri + ": interrupted");
