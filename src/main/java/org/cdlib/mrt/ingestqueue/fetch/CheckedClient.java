@@ -1,27 +1,37 @@
 package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.concurrent.CancellationException;
 import java.util.function.Function;
 import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.SystemDefaultDnsResolver;
+import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.MessageConstraintException;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.util.Timeout;
+import org.cdlib.mrt.ingestqueue.services.Run;
 
 /**
  * The HTTP client depositors' URLs are fetched with: pooled connections, each checked by the
@@ -29,6 +39,10 @@ import org.apache.hc.core5.util.Timeout;
  * (at most {@link #MAX_REDIRECTS}, never from https to http), each hop checked by the
  * {@link UrlPolicy}. It sends one request and answers with its response or a
  * {@link StatusException}; retrying is left to {@link Retries}.
+ * <p>
+ * Its pool holds at most {@code perHost} connections to one host ({@code total} in all); a request
+ * beyond waits for one. Nothing is written once the service stops ({@link StopGate}) or the run
+ * is cancelled, checked after the connection is leased and open, just before the first byte.
  */
 final class CheckedClient {
     static final int MAX_REDIRECTS = 5;
@@ -37,9 +51,18 @@ final class CheckedClient {
     private final CloseableHttpClient client;
     private final int maxHeaderCount;
     private final int maxLineLength;
+    private final StopGate gate;
 
-    CheckedClient(FetchSettings settings, UrlPolicy policy) {
+    /**
+     * @param leaseWait the longest wait for a pooled connection: the exchange's own bound (the read timeout for a
+     *                  download's head, the probe timeout for a small read), whose watch ends the wait as a timeout
+     *                  at the same moment; HttpClient's own default (3 minutes) would end it first, as an
+     *                  {@link InterruptedIOException} that reads as an interrupt
+     */
+    CheckedClient(FetchSettings settings, UrlPolicy policy, int perHost, int total, Duration leaseWait,
+            StopGate gate) {
         this.policy = policy;
+        this.gate = gate;
         this.maxHeaderCount = settings.answers().maxHeaderCount();
         this.maxLineLength = settings.answers().maxLineLength();
         AddressPolicy addresses = settings.addresses();
@@ -47,15 +70,17 @@ final class CheckedClient {
                 .setDnsResolver(new CheckedResolver(addresses))
                 .setDefaultSocketConfig(SocketConfig.custom()
                         .setSoTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis())).build())
-                .setMaxConnTotal(64)
-                .setMaxConnPerRoute(Math.max(8, settings.parallelism() * 2))
+                .setMaxConnTotal(total)
+                .setMaxConnPerRoute(perHost)
                 .setConnectionFactory(BoundedHeads.connections(maxHeaderCount, maxLineLength))
                 .build();
         this.client = HttpClients.custom()
                 .setConnectionManager(connections)
+                .addExecInterceptorBefore(ChainElement.MAIN_TRANSPORT.name(), "first-byte", this::firstByte)
                 .setDefaultRequestConfig(RequestConfig.custom()
                         .setConnectTimeout(Timeout.ofMilliseconds(settings.connectTimeout().toMillis()))
                         .setResponseTimeout(Timeout.ofMilliseconds(settings.readTimeout().toMillis()))
+                        .setConnectionRequestTimeout(Timeout.ofMilliseconds(leaseWait.toMillis()))
                         .setRedirectsEnabled(false)
                         .build())
                 .disableAutomaticRetries() // retried here, with the backoff
@@ -64,6 +89,19 @@ final class CheckedClient {
                 .disableCookieManagement()
                 .disableAuthCaching()
                 .build();
+    }
+
+    /**
+     * The connection is leased and open, the request's first byte next: not written when the run
+     * was cancelled (its session lost, its stop out of time) or the service began to stop.
+     */
+    private ClassicHttpResponse firstByte(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+            throws IOException, HttpException {
+        if (Thread.currentThread().isInterrupted() || Run.cancelledHere()) {
+            throw new InterruptedIOException("not sent: the run was cancelled");
+        }
+        gate.send((StopGate.Ticket) scope.clientContext.getAttribute(StopGate.TICKET));
+        return chain.proceed(request, scope);
     }
 
     /**
@@ -175,16 +213,36 @@ final class CheckedClient {
                 throw deadline.exceeded(at);
             }
             HttpUriRequestBase request = method.apply(at);
+            StopGate.Ticket ticket = gate.enter(request);
+            if (gate.refused(ticket)) {
+                throw new StoppingException(request.getMethod() + " " + at);
+            }
+            HttpClientContext context = HttpClientContext.create();
+            context.setAttribute(StopGate.TICKET, ticket);
             Watch watch = Watch.cancelling(request, deadline.remainingNanos());
             CloseableHttpResponse r;
             try {
-                r = client.execute(request);
+                r = client.execute(request, context);
             } catch (AddressPolicy.RefusedAddressException e) {
                 watch.close();
                 throw new FetchException(at + ": " + e.getMessage());
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 watch.close();
-                throw failure(at, e, watch, deadline);
+                if (gate.refused(ticket)) { // the wait for a connection cancelled, or the first byte refused
+                    throw new StoppingException(request.getMethod() + " " + at);
+                }
+                if (e instanceof CancellationException || Thread.currentThread().isInterrupted()) {
+                    // the run's interrupt ended the wait for a connection (HttpClient's lease answers with this)
+                    InterruptedIOException interrupted = new InterruptedIOException(at + ": not sent: interrupted");
+                    interrupted.initCause(e);
+                    throw interrupted;
+                }
+                if (e instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw failure(at, (IOException) e, watch, deadline);
+            } finally {
+                gate.leave(ticket);
             }
             int code = r.getCode();
             if (code / 100 != 3 || code == 304) {

@@ -16,10 +16,61 @@ import org.cdlib.mrt.ingestqueue.module.QueueContext;
  * @param containers     how large a container may unpack ({@code ingest.container.*})
  * @param minRate        the slowest a body may come, bytes a second over each {@code rateWindow} (0: no minimum)
  * @param answers        the bounds every answer is held to: its head, a small read's total time, the disk
+ * @param connections    the connections to payload servers: how many at once, per host and in all
  */
 public record FetchSettings(Duration connectTimeout, Duration readTimeout, int retries, Duration backoff,
         int parallelism, boolean allowFileUrls, AddressPolicy addresses, Container.Limits containers,
-        long minRate, Duration rateWindow, Answers answers) {
+        long minRate, Duration rateWindow, Answers answers, Connections connections) {
+    /** The key of the downloads' connections to one host. */
+    public static final String DOWNLOADS_PER_HOST = "ingest.fetch.connections-per-host";
+    /** The key of the small reads' connections to one host. */
+    public static final String PROBES_PER_HOST = "ingest.fetch.probe-connections-per-host";
+    /** The route files' own default of downloading's and estimating's workers, when no configuration sets them. */
+    static final int DOWNLOADING_WORKERS = 2;
+    static final int ESTIMATING_WORKERS = 4;
+
+    /**
+     * The connections to payload servers, in two pools so a small read never waits behind a
+     * download: downloads (the GETs of files' bodies) and small reads (the estimate's HEADs and
+     * Range reads, a type probe, a manifest by URL). Each pool holds at most {@code perHost}
+     * connections to one host and {@code total} in all; a request beyond waits for one.
+     *
+     * @param downloadsPerHost {@value #DOWNLOADS_PER_HOST}: by default downloading's workers times
+     *                         {@code ingest.download.parallelism}, every file downloading at once
+     * @param downloadsTotal   downloads to every host together: what the workers can ask for, or the
+     *                         per-host figure when that is more
+     * @param probesPerHost    {@value #PROBES_PER_HOST}: by default estimating's workers times the
+     *                         parallelism, plus downloading's workers (a manifest read before a download)
+     * @param probesTotal      small reads to every host together, as for downloads
+     */
+    public record Connections(int downloadsPerHost, int downloadsTotal, int probesPerHost, int probesTotal) {
+        public Connections {
+            if (downloadsPerHost < 1) {
+                throw new IllegalArgumentException(DOWNLOADS_PER_HOST + " must be at least 1, got " + downloadsPerHost);
+            }
+            if (probesPerHost < 1) {
+                throw new IllegalArgumentException(PROBES_PER_HOST + " must be at least 1, got " + probesPerHost);
+            }
+            if (downloadsTotal < downloadsPerHost || probesTotal < probesPerHost) {
+                throw new IllegalArgumentException("the connections in all (downloads " + downloadsTotal
+                        + ", small reads " + probesTotal + ") must be at least those to one host (" + downloadsPerHost
+                        + ", " + probesPerHost + ")");
+            }
+        }
+
+        /**
+         * Sized to the work: the most requests downloading's and estimating's workers make at once
+         * ({@code parallelism} files of a job each), unless the keys set the per-host figures.
+         */
+        public static Connections forWork(int downloading, int estimating, int parallelism,
+                Integer downloadsPerHost, Integer probesPerHost) {
+            int downloads = downloading * parallelism;
+            int probes = estimating * parallelism + downloading;
+            int d = downloadsPerHost != null ? downloadsPerHost : downloads;
+            int p = probesPerHost != null ? probesPerHost : probes;
+            return new Connections(d, Math.max(d, downloads), p, Math.max(p, probes));
+        }
+    }
 
     /**
      * The bounds of every answer a payload server gives.
@@ -76,15 +127,25 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
         }
     }
 
-    /** The settings the {@code ingest.download.*} keys configure, defaults for the rest. */
+    /**
+     * The settings the {@code ingest.download.*} and {@code ingest.fetch.*} keys configure, defaults
+     * for the rest; the connections follow {@code ingest.concurrency.downloading} and {@code estimating}.
+     */
     public static FetchSettings of(QueueContext ctx) {
         FetchSettings d = defaults();
+        int parallelism = ctx.intProperty("ingest.download.parallelism", d.parallelism());
+        Connections connections = Connections.forWork(
+                ctx.intProperty("ingest.concurrency.downloading", DOWNLOADING_WORKERS),
+                ctx.intProperty("ingest.concurrency.estimating", ESTIMATING_WORKERS),
+                Math.max(1, parallelism), // a parallelism below 1 is refused below, naming its key
+                ctx.property(DOWNLOADS_PER_HOST).map(v -> ctx.intProperty(DOWNLOADS_PER_HOST, 0)).orElse(null),
+                ctx.property(PROBES_PER_HOST).map(v -> ctx.intProperty(PROBES_PER_HOST, 0)).orElse(null));
         return new FetchSettings(
                 ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),
                 ctx.durationProperty("ingest.download.read-timeout", d.readTimeout()),
                 ctx.intProperty("ingest.download.retries", d.retries()),
                 ctx.durationProperty("ingest.download.backoff", d.backoff()),
-                ctx.intProperty("ingest.download.parallelism", d.parallelism()),
+                parallelism,
                 ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()),
                 AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)),
                 new Container.Limits(
@@ -97,12 +158,14 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                         ctx.intProperty("ingest.download.max-header-count", d.answers().maxHeaderCount()),
                         ctx.intProperty("ingest.download.max-line-length", d.answers().maxLineLength()),
                         ctx.durationProperty("ingest.download.probe-timeout", d.answers().probeTimeout()),
-                        ctx.intProperty("ingest.download.min-free-percent", d.answers().minFreePercent())));
+                        ctx.intProperty("ingest.download.min-free-percent", d.answers().minFreePercent())),
+                connections);
     }
 
     public static FetchSettings defaults() {
         return new FetchSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 3, Duration.ofSeconds(1), 4, false,
-                AddressPolicy.defaults(), Container.Limits.defaults(), 1024, Duration.ofMinutes(1), Answers.defaults());
+                AddressPolicy.defaults(), Container.Limits.defaults(), 1024, Duration.ofMinutes(1), Answers.defaults(),
+                Connections.forWork(DOWNLOADING_WORKERS, ESTIMATING_WORKERS, 4, null, null));
     }
 
     public FetchSettings withTimeouts(Duration connect, Duration read) {
@@ -117,7 +180,8 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 containers,
                 minRate,
                 rateWindow,
-                answers);
+                answers,
+                connections);
     }
 
     public FetchSettings withRetries(int n, Duration firstBackoff) {
@@ -132,7 +196,8 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 containers,
                 minRate,
                 rateWindow,
-                answers);
+                answers,
+                connections);
     }
 
     public FetchSettings withAllowFileUrls(boolean allow) {
@@ -147,13 +212,14 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 containers,
                 minRate,
                 rateWindow,
-                answers);
+                answers,
+                connections);
     }
 
     /** With {@code ingest.fetch.allow} set to {@code spec} (e.g. {@link AddressPolicy#LOOPBACK}). */
     public FetchSettings withAllow(String spec) {
         return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls,
-                AddressPolicy.parse(spec), containers, minRate, rateWindow, answers);
+                AddressPolicy.parse(spec), containers, minRate, rateWindow, answers, connections);
     }
 
     /** With a minimum transfer rate of {@code bytesPerSecond} judged over each {@code window}. */
@@ -169,7 +235,8 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 containers,
                 bytesPerSecond,
                 window,
-                answers);
+                answers,
+                connections);
     }
 
     public FetchSettings withContainerLimits(Container.Limits limits) {
@@ -184,7 +251,8 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 limits,
                 minRate,
                 rateWindow,
-                answers);
+                answers,
+                connections);
     }
 
     /** With the bounds every answer is held to. */
@@ -200,6 +268,13 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
                 containers,
                 minRate,
                 rateWindow,
-                a);
+                a,
+                connections);
+    }
+
+    /** With these connections to payload servers. */
+    public FetchSettings withConnections(Connections c) {
+        return new FetchSettings(connectTimeout, readTimeout, retries, backoff, parallelism, allowFileUrls,
+                addresses, containers, minRate, rateWindow, answers, c);
     }
 }

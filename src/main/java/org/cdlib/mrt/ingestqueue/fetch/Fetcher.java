@@ -43,6 +43,9 @@ import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
  * <p>
  * The parts: {@link CheckedClient} sends requests and follows redirects, {@link Source} reads a
  * URL's bytes in one attempt, {@link Retries} tries again, {@link DownloadFile} writes and digests.
+ * Downloads and small reads (HEADs, Range reads, probes, manifests) have a connection pool each,
+ * sized by {@link FetchSettings.Connections}, so a small read never waits behind a download;
+ * {@link StopGate} keeps any request from being sent once the service stops.
  */
 public final class Fetcher {
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -51,12 +54,28 @@ public final class Fetcher {
     private final UrlPolicy policy;
     private final Source source;
     private final Retries retries;
+    private final StopGate gate = new StopGate();
 
     public Fetcher(FetchSettings settings, Path ingestHome) {
         this.settings = settings;
         this.policy = new UrlPolicy(ingestHome, settings.allowFileUrls(), settings.addresses());
-        this.source = new Source(new CheckedClient(settings, policy), settings);
-        this.retries = new Retries(settings);
+        FetchSettings.Connections c = settings.connections();
+        this.source = new Source(
+                new CheckedClient(settings, policy, c.downloadsPerHost(), c.downloadsTotal(), settings.readTimeout(),
+                        gate),
+                new CheckedClient(settings, policy, c.probesPerHost(), c.probesTotal(),
+                        settings.answers().probeTimeout(), gate),
+                settings);
+        this.retries = new Retries(settings, gate);
+    }
+
+    /**
+     * The service begins to stop: no request not yet written is written from now on (one waiting
+     * for a connection is cancelled, a retry is not sent); transfers under way go on. Each fetch
+     * refused ends with a {@link StoppingException}.
+     */
+    public void stop() {
+        gate.stop();
     }
 
     public FetchSettings settings() {

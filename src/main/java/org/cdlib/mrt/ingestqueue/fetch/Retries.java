@@ -5,7 +5,9 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Duration;
+import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.cdlib.mrt.ingestqueue.fetch.CheckedClient.StatusException;
+import org.cdlib.mrt.ingestqueue.services.Run;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +17,8 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
  * Runs one fetch again when it may go better next time: connection errors, timeouts, 5xx and
  * 429 are retried {@code retries} times with an exponential backoff; any other status, a
  * {@link FetchException} (among them an {@link AnswerLimitException}: such a server would break the
- * limit again) or an interrupt ends it at once. Each attempt starts the fetch over
+ * limit again) or an interrupt ends it at once. A cancelled run is not tried again, nor is anything
+ * once the service stops (the backoff ends then, with a {@link StoppingException}). Each attempt starts the fetch over
  * (a body that broke half-way is fetched whole again), and the failure names the URL, the
  * reason and how many attempts were made.
  */
@@ -28,9 +31,11 @@ final class Retries {
     }
 
     private final FetchSettings settings;
+    private final StopGate gate;
 
-    Retries(FetchSettings settings) {
+    Retries(FetchSettings settings, StopGate gate) {
         this.settings = settings;
+        this.gate = gate;
     }
 
     <T> T run(URI uri, Attempt<T> attempt) throws FetchException {
@@ -60,6 +65,9 @@ final class Retries {
                 reason = "HTTP " + e.status;
             } catch (SocketTimeoutException e) {
                 reason = "timed out (" + e.getMessage() + ")";
+            } catch (ConnectionRequestTimeoutException e) {
+                // every connection to the host stayed busy (ingest.fetch.connections-per-host set below the work)
+                reason = "no connection to the host came free in time (" + e.getMessage() + ")";
             } catch (InterruptedException | InterruptedIOException e) {
                 Thread.currentThread().interrupt();
                 throw new FetchException(uri + ": interrupted");
@@ -69,6 +77,9 @@ final class Retries {
             if (n >= attempts) {
                 throw new FetchException(uri + ": " + reason + after(n));
             }
+            if (Thread.currentThread().isInterrupted() || Run.cancelledHere()) {
+                throw new FetchException(uri + ": " + reason + after(n) + "; not tried again: the run was cancelled");
+            }
             Duration wait = settings.backoff().multipliedBy(1L << Math.min(n - 1, 16));
             if (deadline != null && deadline.remainingNanos() <= wait.toNanos()) {
                 throw new FetchException(
@@ -76,7 +87,9 @@ final class Retries {
             }
             LOG.warn("{}: {} (attempt {} of {}); retrying in {}", uri, reason, n, attempts, wait);
             try {
-                Thread.sleep(wait.toMillis());
+                if (!gate.pause(wait)) {
+                    throw new StoppingException(uri + ": " + reason + after(n) + "; the retry");
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new FetchException(uri + ": interrupted while waiting to retry after " + reason);

@@ -37,11 +37,15 @@ final class Source {
         }
     }
 
-    private final CheckedClient client;
+    /** The GETs of files' bodies. */
+    private final CheckedClient downloads;
+    /** Small reads (a HEAD, a Range read, a probe or manifest under a probe deadline): never behind a download. */
+    private final CheckedClient probes;
     private final FetchSettings settings;
 
-    Source(CheckedClient client, FetchSettings settings) {
-        this.client = client;
+    Source(CheckedClient downloads, CheckedClient probes, FetchSettings settings) {
+        this.downloads = downloads;
+        this.probes = probes;
         this.settings = settings;
     }
 
@@ -62,7 +66,7 @@ final class Source {
                 throw new FetchException(uri + ": " + describe(e));
             }
         }
-        try (CheckedClient.Answer a = client.execute(uri, HttpHead::new, deadline)) {
+        try (CheckedClient.Answer a = probes.execute(uri, HttpHead::new, deadline)) {
             a.read(); // a HEAD has no body
             if (a.response.getCode() / 100 != 2) {
                 throw new FetchException(uri + ": HEAD answered HTTP " + a.response.getCode());
@@ -94,7 +98,7 @@ final class Source {
                 throw new FetchException(uri + ": " + describe(e));
             }
         }
-        try (CheckedClient.Answer a = client.execute(uri, u -> {
+        try (CheckedClient.Answer a = probes.execute(uri, u -> {
             HttpGet g = new HttpGet(u);
             g.setHeader("Range", fromEnd ? "bytes=-" + bytes : "bytes=0-" + (bytes - 1));
             return g;
@@ -125,8 +129,8 @@ final class Source {
 
     /**
      * Gives the whole body at {@code uri} to {@code sink}; returns its length. With a {@code probe}
-     * deadline the whole exchange ends there; without, the head must come within the read timeout
-     * and the body then as fast as the minimum rate.
+     * deadline the whole exchange ends there (a small read, on the small reads' connections); without,
+     * the head must come within the read timeout and the body then as fast as the minimum rate.
      */
     long stream(URI uri, Sink sink, Deadline probe) throws IOException, InterruptedException {
         if (isFile(uri)) {
@@ -135,6 +139,7 @@ final class Source {
         long n = 0;
         OptionalLong announced;
         AtomicReference<HttpGet> sent = new AtomicReference<>();
+        CheckedClient client = probe != null ? probes : downloads;
         try (CheckedClient.Answer a = client.execute(uri, u -> {
             sent.set(new HttpGet(u));
             return sent.get();

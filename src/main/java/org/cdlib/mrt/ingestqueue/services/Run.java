@@ -95,6 +95,15 @@ public final class Run {
     }
 
     /**
+     * Whether the calling thread's run was cancelled (false outside a run): a request not yet
+     * written is then not written (a cancel held by a {@link #shielded} call has not interrupted yet).
+     */
+    public static boolean cancelledHere() {
+        Run run = OF_THREAD.get();
+        return run != null && run.cancelled();
+    }
+
+    /**
      * The fence: this run's next fenced call goes out before {@code nanoTime} (the lease's
      * {@code verifyHeldUntil}) or not at all.
      */

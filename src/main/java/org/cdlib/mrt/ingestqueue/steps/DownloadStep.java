@@ -28,6 +28,7 @@ import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
+import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -64,6 +65,10 @@ public final class DownloadStep implements Processor {
         long bytes;
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld);
+        } catch (StoppingException e) {
+            // what is complete is recorded; the rest is fetched after the start
+            JobExchange.stay(exchange, e.getMessage());
+            return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new FetchException("download interrupted (the service is stopping); requeue to resume", e);
@@ -108,7 +113,7 @@ public final class DownloadStep implements Processor {
     private String files(List<ObjectFile> files, WorkingDirectory wd, DownloadRecord record, Runnable fence)
             throws FetchException, InterruptedException {
         AtomicInteger skipped = new AtomicInteger();
-        List<String> failures = fetcher.inParallel(files, f -> {
+        List<FetchException> failures = fetcher.inParallel(files, f -> {
             try {
                 Path target = SafeName.resolve(wd.producer(), f.name());
                 if (record.isComplete(f, target)) {
@@ -124,11 +129,17 @@ public final class DownloadStep implements Processor {
                 });
                 return null;
             } catch (FetchException e) {
-                return e.getMessage();
+                return e;
             }
         }).stream().filter(Objects::nonNull).toList();
+        for (FetchException e : failures) {
+            if (e instanceof StoppingException stopping) {
+                throw stopping; // not the depositor's failure: the job stays, its other files' failures told next time
+            }
+        }
         if (!failures.isEmpty()) {
-            throw new FetchException(summary(failures, files.size()));
+            throw new FetchException(summary(failures.stream().map(FetchException::getMessage).toList(),
+                    files.size()));
         }
         removeOthers(wd.producer(), files);
         return "downloaded " + (files.size() - skipped.get()) + " of " + files.size() + " files ("

@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
+import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
@@ -49,7 +50,13 @@ public final class EstimateStep implements Processor {
     @Override
     public void process(Exchange exchange) throws AnswerLimitException {
         Job job = JobExchange.job(exchange);
-        long bytes = estimate(job.id(), job.configuration());
+        long bytes;
+        try {
+            bytes = estimate(job.id(), job.configuration());
+        } catch (StoppingException e) {
+            JobExchange.stay(exchange, e.getMessage()); // estimated after the start, not counted as 0 bytes now
+            return;
+        }
         JobExchange.change(exchange, c -> c.withSpaceNeeded(bytes));
         if (bytes > largeBytes && job.priority() < largePriority) {
             LOG.info("job {} batch {}: {} bytes is above {}; priority {} -> {}", job.id(), job.batchId(), bytes,
@@ -58,31 +65,39 @@ public final class EstimateStep implements Processor {
         }
     }
 
-    /** An answer beyond a limit, carried out of a parallel task. */
+    /** An answer beyond a limit, or a HEAD not sent for the stop, carried out of a parallel task. */
     private static final class Refused extends RuntimeException {
-        final AnswerLimitException answer;
+        final FetchException answer;
 
-        Refused(AnswerLimitException answer) {
+        Refused(FetchException answer) {
             super(answer.getMessage(), answer, false, false);
             this.answer = answer;
+        }
+
+        /** The answer beyond a limit, to throw; a stop's refusal is thrown here. */
+        AnswerLimitException raise() throws StoppingException {
+            if (answer instanceof StoppingException s) {
+                throw s;
+            }
+            return (AnswerLimitException) answer;
         }
     }
 
     /**
      * The estimated bytes of a job's object; 0 when nothing can be sized. Throws only for an
-     * answer that broke a limit.
+     * answer that broke a limit, or a request not sent because the service is stopping.
      */
-    public long estimate(String jid, JobConfiguration c) throws AnswerLimitException {
+    public long estimate(String jid, JobConfiguration c) throws AnswerLimitException, StoppingException {
         try {
             Payload payload = Payload.of(c, fetcher);
             List<Long> sizes;
             try {
                 sizes = fetcher.inParallel(payload.files(), f -> size(jid, f));
             } catch (Refused r) { // one file: sized on this thread
-                throw r.answer;
+                throw r.raise();
             } catch (IllegalStateException e) { // several: a pool's task failed
                 if (e.getCause() instanceof Refused r) {
-                    throw r.answer;
+                    throw r.raise();
                 }
                 throw e;
             }
@@ -97,7 +112,7 @@ public final class EstimateStep implements Processor {
             Thread.currentThread().interrupt();
             LOG.warn("job {}: estimate interrupted; counting 0 bytes", jid);
             return 0;
-        } catch (AnswerLimitException e) {
+        } catch (AnswerLimitException | StoppingException e) {
             throw e;
         } catch (FetchException | RuntimeException e) {
             LOG.warn("job {} batch {}: cannot estimate, counting 0 bytes: {}", jid, c.batchId(), e.getMessage());
@@ -114,7 +129,8 @@ public final class EstimateStep implements Processor {
      * container's own size is then the estimate). Downloading keeps the container while
      * unpacking, so both count.
      */
-    private long unpacked(String jid, ObjectFile container, long size) throws AnswerLimitException {
+    private long unpacked(String jid, ObjectFile container, long size)
+            throws AnswerLimitException, StoppingException {
         try {
             var head = fetcher.range(container.url(), false, 8);
             var tail = head.isEmpty() ? Optional.<byte[]>empty() : fetcher.range(container.url(), true, TAIL_BYTES);
@@ -129,7 +145,7 @@ public final class EstimateStep implements Processor {
                     return declared.getAsLong();
                 }
             }
-        } catch (AnswerLimitException e) {
+        } catch (AnswerLimitException | StoppingException e) {
             throw e;
         } catch (FetchException | RuntimeException e) {
             LOG.warn("job {}: cannot read the directory of container {}: {}", jid, container.name(), e.getMessage());
@@ -142,7 +158,7 @@ public final class EstimateStep implements Processor {
         try {
             OptionalLong announced = fetcher.size(f.url());
             return announced.isPresent() ? announced.getAsLong() : declared;
-        } catch (AnswerLimitException e) {
+        } catch (AnswerLimitException | StoppingException e) {
             throw new Refused(e);
         } catch (FetchException | RuntimeException e) {
             LOG.warn("job {}: cannot size {}, counting {} bytes: {}", jid, f.name(), declared, e.getMessage());

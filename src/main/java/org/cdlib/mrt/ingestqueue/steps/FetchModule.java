@@ -1,9 +1,13 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import org.apache.camel.CamelContext;
+import org.apache.camel.support.LifecycleStrategySupport;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Binds the steps that size, admit, download and finally clean up an object:
@@ -25,6 +29,10 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
  *     all attempts together.</li>
  * <li>{@code ingest.download.min-free-percent} (5): a body that would leave the working filesystem less free
  *     than this is refused.</li>
+ * <li>{@code ingest.fetch.connections-per-host} (downloading's workers × parallelism): downloads (GETs) at once
+ *     to one payload host; more wait for a connection.</li>
+ * <li>{@code ingest.fetch.probe-connections-per-host} (estimating's workers × parallelism + downloading's
+ *     workers): small reads (HEADs, Range reads, manifests) at once to one host, in a pool of their own.</li>
  * <li>{@code ingest.estimate.large-bytes} (10737418240 = 10 GiB): an estimate above this is a large job.</li>
  * <li>{@code ingest.estimate.large-priority} (90): the priority a large job is moved back to (at least).</li>
  * <li>{@code ingest.provisioning.max-used-percent} (80): a job waits in provisioning while the working
@@ -32,11 +40,23 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
  * </ul>
  */
 public final class FetchModule implements QueueModule {
+    private static final Logger LOG = LoggerFactory.getLogger(FetchModule.class);
 
     @Override
     public void bind(QueueContext ctx) {
         FetchSettings settings = FetchSettings.of(ctx);
         Fetcher fetcher = new Fetcher(settings, ctx.ingestHome());
+        // the moment the context begins to stop, before any route stops: no request not yet written is written
+        ctx.camel().addLifecycleStrategy(new LifecycleStrategySupport() {
+            @Override
+            public void onContextStopping(CamelContext context) {
+                fetcher.stop();
+            }
+        });
+        FetchSettings.Connections c = settings.connections();
+        LOG.info("fetch: up to {} downloads at once to one host ({} in all; {}), {} small reads: HEADs, Range reads, "
+                + "manifests ({} in all; {})", c.downloadsPerHost(), c.downloadsTotal(),
+                FetchSettings.DOWNLOADS_PER_HOST, c.probesPerHost(), c.probesTotal(), FetchSettings.PROBES_PER_HOST);
         ctx.bind("estimateStep", new EstimateStep(fetcher,
                 ctx.longProperty("ingest.estimate.large-bytes", 10L * 1024 * 1024 * 1024),
                 ctx.intProperty("ingest.estimate.large-priority", 90)));

@@ -154,4 +154,24 @@ class EstimateStepTest extends WebStepTest {
             assertEquals(1, hostile.requests.size());
         }
     }
+
+    @Test
+    void aStepWhoseHeadsTheStopRefusedLeavesItsJobWhereItIsUnsized() throws Exception {
+        sized("/o/s1.txt", 10);
+        sized("/o/s2.txt", 20);
+        web.stubFor(get(urlEqualTo("/o/s.checkm")).willReturn(ok(manifest(
+                row(url("/o/s1.txt"), null, null, null, null), row(url("/o/s2.txt"), null, null, null, null)))));
+        Fetcher fetcher = new Fetcher(FAST, home);
+        HeldJob lock = lockedJob(store, config(url("/o/s.checkm"), "object_manifest"), 5);
+        fetcher.stop(); // the service began to stop before the step
+
+        Exchange ex = exchange(lock);
+        new EstimateStep(fetcher, 1L << 40, 90).process(ex);
+
+        String reason = JobExchange.stayReason(ex);
+        assertTrue(reason.contains("not sent: the service is stopping"), reason);
+        assertNull(JobExchange.change(ex).spaceNeeded(), "not counted as 0 bytes");
+        web.verify(0, getRequestedFor(urlEqualTo("/o/s.checkm")));
+        web.verify(0, headRequestedFor(urlEqualTo("/o/s1.txt")));
+    }
 }

@@ -7,6 +7,7 @@ import java.util.Properties;
 import java.util.ServiceLoader;
 import org.apache.camel.CamelContext;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -46,6 +47,34 @@ class FetchModuleTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> new FetchModule().bind(new QueueContext(camel, store, null)));
             assertTrue(e.getMessage().contains("ingest.download.parallelism"), e.getMessage());
+        }
+    }
+
+    @Test
+    void theConnectionsFollowTheWorkersUnlessSetAndABadCountIsRefusedNamingItsKey() throws Exception {
+        Properties p = new Properties();
+        p.setProperty("ingest.concurrency.downloading", "16");
+        p.setProperty("ingest.concurrency.estimating", "8");
+        p.setProperty("ingest.download.parallelism", "4");
+        FetchSettings.Connections c = settings(p).connections();
+        assertEquals(64, c.downloadsPerHost(), "every file of downloading's 16 workers at once");
+        assertEquals(48, c.probesPerHost(), "estimating's 8 workers' HEADs, and a manifest read per download");
+        p.setProperty(FetchSettings.DOWNLOADS_PER_HOST, "12");
+        p.setProperty(FetchSettings.PROBES_PER_HOST, "6");
+        c = settings(p).connections();
+        assertEquals(12, c.downloadsPerHost());
+        assertEquals(6, c.probesPerHost());
+        for (String bad : new String[] {"0", "many"}) {
+            p.setProperty(FetchSettings.DOWNLOADS_PER_HOST, bad);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(p));
+            assertTrue(e.getMessage().startsWith("ingest.fetch.connections-per-host must be"), e.getMessage());
+        }
+    }
+
+    FetchSettings settings(Properties p) throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.getPropertiesComponent().setInitialProperties(p);
+            return FetchSettings.of(new QueueContext(camel, ZK.store(home), null));
         }
     }
 }
