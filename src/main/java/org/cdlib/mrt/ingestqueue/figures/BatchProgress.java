@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -31,25 +33,49 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
  * <li>A job's place ({@code position}, 0 while a worker has it) is 1 + the jobs ahead of it
  *     ({@code jobs_ahead}): those before it in its state's run order that no worker holds yet, and
  *     every job in the states it still has to pass.</li>
- * <li>The estimate divides the place by the slowest rate among the states it still has to pass
- *     (jobs leaving each state per minute, last 15 minutes); a state nobody left lately gives no
- *     estimate, and the answer says which. A held job, or a pending one behind a queue or
- *     collection hold, has none either, and the answer says why.</li>
+ * <li>The estimate ({@link EstimateModel}) rests on the queue's own measurements: every host's step
+ *     times and workers per state ({@link StepTimes}), the jobs ahead of the batch in priority order in
+ *     each state it still has to pass, and the estimates' own past error ({@link EstimateErrors}). A
+ *     state with no measured step, a held job, or a hold on the queue or the batch's collection gives
+ *     none, and the answer says why.</li>
  * </ul>
  */
 public final class BatchProgress implements AutoCloseable {
     static final int LISTED_JOBS = 50;
-    static final int RATE_MINUTES = 15;
+    /** How long every host's step times, once read, serve the answers (a page asks every few seconds). */
+    static final long STEPS_FRESH_MS = 2000;
+    private static final List<JobState> PIPELINE = OpenStates.OPEN.stream().filter(JobState::isWorking).toList();
     private final QueueStore store;
-    private final Activity activity;
     private final Clock clock;
     private final OpenStates open;
+    private final Supplier<StepTimes.Shared> steps;
+    private final EstimateErrors errors = new EstimateErrors();
+    private StepTimes.Shared stepsRead;
+    private long stepsReadAt;
 
-    public BatchProgress(QueueStore store, Activity activity, Clock clock) {
+    public BatchProgress(QueueStore store, Clock clock) {
+        this(store, clock, () -> StepTimes.shared(store, clock));
+    }
+
+    /** {@code steps}: the step times and workers per state (every host's, or a test's). */
+    BatchProgress(QueueStore store, Clock clock, Supplier<StepTimes.Shared> steps) {
         this.store = store;
-        this.activity = activity;
         this.clock = clock;
         this.open = new OpenStates(store);
+        this.steps = steps;
+    }
+
+    /** The estimates' measured error (the benchmark prints it). */
+    public EstimateErrors errors() {
+        return errors;
+    }
+
+    private synchronized StepTimes.Shared steps() {
+        if (stepsRead == null || clock.millis() - stepsReadAt > STEPS_FRESH_MS || clock.millis() < stepsReadAt) {
+            stepsRead = steps.get();
+            stepsReadAt = clock.millis();
+        }
+        return stepsRead;
     }
 
     /**
@@ -141,28 +167,61 @@ public final class BatchProgress implements AutoCloseable {
         m.put("jobs", counts);
 
         String holdNote = holdNote(b);
-        if (holdNote != null && (b.state() == BatchState.PENDING || byState.containsKey(JobState.PENDING.wire()))) {
+        boolean finished = finished(b, mine.isEmpty());
+        if (holdNote != null && !finished) {
             m.put("hold_note", holdNote);
         }
-        m.put("completed_per_minute", Math.round(activity.completedPerMinute(RATE_MINUTES) * 100) / 100.0);
+        Line line = new Line(states, workedOn);
+        Integer priority = priority(states, b);
+        if (priority != null && !finished) {
+            m.put("priority_note", PriorityNote.of(priority, size(b), b.submission().profileName(),
+                    line.higherThan(priority, b)));
+        }
+        long now = clock.millis();
+        if (finished) {
+            long end = endOf(b, now);
+            errors.ended(b.id(), end);
+            Double mean = meanPerMinute(b, end);
+            if (mean != null) {
+                m.put("mean_per_minute", mean);
+            }
+        } else {
+            m.put("rate_per_minute", errors.rate(b.id(), b.count(BatchRef.COMPLETED), b.createdAt(), now));
+        }
         int last = -1;
-        Estimate worst = null;
         for (String jid : mine) {
             Place p = places.get(jid);
             if (p != null && p.state() != JobState.HELD && position(p) > last) {
                 last = position(p);
-                worst = estimate(p, holdNote);
             }
         }
-        if (worst != null) {
+        if (last >= 0) {
             m.put("last_position", last);
-            m.put("estimated_completion", worst.at());
-            if (worst.note() != null) {
-                m.put("estimate_note", worst.note());
+        }
+        int notMade = b.status().jobsTotal() == null ? 0 : Math.max(0, b.status().jobsTotal() - b.jobCount());
+        Target target = line.target(mine, notMade);
+        if (!finished) {
+            Estimate e;
+            if (holdNote != null) {
+                e = Estimate.none(holdNote);
+            } else if (target == null && held > 0) {
+                e = Estimate.none("every open job of the batch is held by an operator: no estimate until they "
+                        + "are released");
+            } else if (target == null) {
+                e = Estimate.none(b.state() == BatchState.PENDING
+                        ? "the batch's jobs are not made yet: its estimate starts once they are"
+                        : "no job of the batch is waiting or in a step");
+            } else {
+                e = estimate(target);
             }
-        } else if (held > 0) {
-            m.put("estimate_note",
-                    "every open job of the batch is held by an operator: no estimate until they are released");
+            put(m, e);
+            if (e.basis() != null) {
+                m.put("estimate_basis", e.basis());
+                int total = b.status().jobsTotal() != null ? b.status().jobsTotal() : b.jobCount();
+                double done = total == 0 ? 0 : (double) (b.count(BatchRef.COMPLETED) + b.count(BatchRef.FAILED))
+                        / total;
+                errors.made(b.id(), done, now, Instant.parse(e.at()).toEpochMilli());
+            }
         }
         List<Map<String, Object>> jobs = new ArrayList<>();
         for (Job j : store.jobs().load(mine.subList(0, Math.min(mine.size(), LISTED_JOBS)))) {
@@ -175,13 +234,11 @@ public final class BatchProgress implements AutoCloseable {
             if (j.state() == JobState.HELD) {
                 row.put("estimate_note", "held by an operator");
             } else if (p != null) {
-                Estimate e = estimate(p, holdNote);
                 row.put("position", position(p));
                 row.put("jobs_ahead", p.ahead());
-                row.put("estimated_completion", e.at());
-                if (e.note() != null) {
-                    row.put("estimate_note", e.note());
-                }
+                Target one = line.target(List.of(j.id()), 0);
+                put(row, holdNote != null ? Estimate.none(holdNote)
+                        : one == null ? Estimate.none("not in the queue's run order now") : estimate(one));
             }
             jobs.add(row);
         }
@@ -190,6 +247,190 @@ public final class BatchProgress implements AutoCloseable {
             m.put("open_jobs_not_listed", mine.size() - LISTED_JOBS);
         }
         return m;
+    }
+
+    private static void put(Map<String, Object> m, Estimate e) {
+        if (e.at() != null) {
+            m.put("estimated_completion", e.at());
+            m.put("estimate_range", Map.of("earliest", e.earliest(), "latest", e.latest()));
+        }
+        if (e.note() != null) {
+            m.put("estimate_note", e.note());
+        }
+    }
+
+    /** Whether the batch's jobs all ended (or it moved past processing). */
+    private static boolean finished(Batch b, boolean noOpenJob) {
+        return switch (b.state()) {
+            case PENDING, HELD -> false;
+            case PROCESSING -> noOpenJob && b.status().allJobsCreated() && b.jobCount() > 0;
+            default -> true;
+        };
+    }
+
+    /** When the batch's last job ended: its move out of processing, as its status stamps it; else now. */
+    private static long endOf(Batch b, long now) {
+        Instant at = b.state() == BatchState.PROCESSING ? null : QueueTime.parse(b.status().lastModified());
+        return at == null ? now : Math.min(now, at.toEpochMilli());
+    }
+
+    /**
+     * A finished batch's mean rate: its completed jobs ÷ the minutes from its first job's first
+     * transition (one read of that job's status) to its end; null when it completed none.
+     */
+    private Double meanPerMinute(Batch b, long end) {
+        int completed = b.count(BatchRef.COMPLETED);
+        if (completed == 0) {
+            return null;
+        }
+        long start = b.createdAt();
+        try {
+            if (!b.jobIds().isEmpty()) {
+                Job first = store.jobs().find(b.jobIds().get(0)).orElse(null);
+                if (first != null && !first.status().history().isEmpty()) {
+                    Instant t = QueueTime.parse(first.status().history().get(0).at());
+                    start = t == null ? start : t.toEpochMilli();
+                }
+            }
+        } catch (RuntimeException e) {
+            // a damaged or deleted first job: from the batch's creation
+        }
+        double minutes = Math.max(1.0 / 60, (end - start) / 60_000.0);
+        return Math.round(completed / minutes * 10) / 10.0;
+    }
+
+    /** The batch's size as its priority class counts it: its total once known, else its jobs. */
+    private static int size(Batch b) {
+        return b.status().jobsTotal() != null ? b.status().jobsTotal() : b.jobCount();
+    }
+
+    /** The priority most of the batch's open jobs have (their references say it); null when none is open. */
+    private static Integer priority(Map<JobState, List<String>> states, Batch b) {
+        Map<Integer, Integer> seen = new HashMap<>();
+        states.forEach((s, refs) -> refs.forEach(ref -> {
+            if (b.status().holds(QueuePaths.jidOfRef(ref)) && QueuePaths.priorityOfRef(ref) >= 0) {
+                seen.merge(QueuePaths.priorityOfRef(ref), 1, Integer::sum);
+            }
+        }));
+        return seen.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+    }
+
+    /**
+     * The jobs that pass a state before a job (or a batch's last job) is through it: the open states
+     * in pipeline order, each one's references sorted in run order (priority, then job id), and
+     * the ones a worker holds.
+     */
+    private static final class Line {
+        private final List<List<String>> sorted = new ArrayList<>();
+        private final List<List<String>> active = new ArrayList<>();
+        private final Map<String, String> refOf = new HashMap<>();
+        private final Map<String, Integer> stateOf = new HashMap<>();
+
+        Line(Map<JobState, List<String>> states, Set<String> workedOn) {
+            for (int i = 0; i < PIPELINE.size(); i++) {
+                List<String> refs = new ArrayList<>(states.getOrDefault(PIPELINE.get(i), List.of()));
+                Collections.sort(refs);
+                sorted.add(refs);
+                List<String> held = new ArrayList<>();
+                for (String ref : refs) {
+                    String jid = QueuePaths.jidOfRef(ref);
+                    refOf.put(jid, ref);
+                    stateOf.put(jid, i);
+                    if (workedOn.contains(jid)) {
+                        held.add(ref);
+                    }
+                }
+                active.add(held);
+            }
+        }
+
+        /** Open jobs of other batches whose priority goes before {@code priority}. */
+        int higherThan(int priority, Batch b) {
+            int n = 0;
+            for (List<String> refs : sorted) {
+                for (String ref : refs) {
+                    int p = QueuePaths.priorityOfRef(ref);
+                    n += p >= 0 && p < priority && !b.status().holds(QueuePaths.jidOfRef(ref)) ? 1 : 0;
+                }
+            }
+            return n;
+        }
+
+        /**
+         * What the model needs for these jobs (and {@code notMade} more, not created yet, that will
+         * start in pending last in line): from the earliest state one of them is in, per state the
+         * jobs that pass it first: those waiting in run order up to the last of them in that state and the
+         * ones before it since their earliest state, and the jobs in a worker's hands there. Null when
+         * none of them is in the pipeline (held or gone).
+         */
+        Target target(List<String> jids, int notMade) {
+            int from = notMade > 0 ? 0 : Integer.MAX_VALUE;
+            String last = null;
+            for (String jid : jids) {
+                Integer i = stateOf.get(jid);
+                if (i != null) {
+                    from = Math.min(from, i);
+                    String ref = refOf.get(jid);
+                    last = last == null || ref.compareTo(last) > 0 ? ref : last;
+                }
+            }
+            if (from == Integer.MAX_VALUE) {
+                return null;
+            }
+            int[] through = new int[PIPELINE.size()];
+            int waitingBefore = 0;
+            for (int i = from; i < PIPELINE.size(); i++) {
+                waitingBefore += upTo(sorted.get(i), last);
+                // the ones after it in run order a worker holds now occupy the state's workers too
+                List<String> busy = active.get(i);
+                through[i] = waitingBefore + notMade + busy.size() - upTo(busy, last);
+            }
+            return new Target(from, through);
+        }
+    }
+
+    /** How many of the sorted references go before {@code last} or are it (none when it is null). */
+    private static int upTo(List<String> sorted, String last) {
+        if (last == null) {
+            return 0;
+        }
+        int i = Collections.binarySearch(sorted, last);
+        return i >= 0 ? i + 1 : -i - 1;
+    }
+
+    private record Target(int from, int[] through) {
+    }
+
+    private record Estimate(String at, String earliest, String latest, String note, String basis) {
+        static Estimate none(String note) {
+            return new Estimate(null, null, null, note, null);
+        }
+    }
+
+    /** The model's estimate for these jobs, from every host's step times and workers. */
+    private Estimate estimate(Target t) {
+        StepTimes.Shared shared = steps();
+        List<EstimateModel.Stage> stages = new ArrayList<>();
+        int samples = 0;
+        for (int i = t.from(); i < PIPELINE.size(); i++) {
+            JobState s = PIPELINE.get(i);
+            List<Long> times = shared.times().get(s);
+            stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times));
+            samples += times == null ? 0 : times.size();
+        }
+        int[] through = Arrays.copyOfRange(t.through(), t.from(), PIPELINE.size());
+        EstimateErrors.Spread spread = errors.spread();
+        EstimateModel.Result r = EstimateModel.estimate(stages, through, spread);
+        if (r.note() != null) {
+            return Estimate.none(r.note());
+        }
+        Instant now = clock.instant();
+        return new Estimate(at(now, r.seconds()), at(now, r.earliest()), at(now, r.latest()), null,
+                EstimateModel.basis(r, samples, spread));
+    }
+
+    private static String at(Instant now, double seconds) {
+        return now.plusMillis(Math.round(seconds * 1000)).toString();
     }
 
     /**
@@ -224,36 +465,16 @@ public final class BatchProgress implements AutoCloseable {
         return p.active() ? 0 : p.ahead() + 1;
     }
 
-    private record Estimate(String at, String note) {
-    }
-
-    /** When a job with this place should be done, by the slowest state it still has to pass; or why not. */
-    private Estimate estimate(Place p, String holdNote) {
-        if (p.state() == JobState.PENDING && holdNote != null) {
-            return new Estimate(null, holdNote);
-        }
-        double slowest = Double.MAX_VALUE;
-        for (JobState s = p.state(); s != null && s != JobState.COMPLETED; s = s.successor()) {
-            double rate = activity.arrivedPerMinute(s.successor() == null ? "completed" : s.successor().wire(),
-                    RATE_MINUTES);
-            if (rate <= 0) {
-                return new Estimate(null, "no job has left " + s.wire() + " in the last " + RATE_MINUTES
-                        + " minutes, so there is no rate to estimate from yet");
-            }
-            slowest = Math.min(slowest, rate);
-        }
-        double minutes = (p.ahead() + 1) / slowest;
-        return new Estimate(clock.instant().plusSeconds(Math.round(minutes * 60)).toString(), null);
-    }
-
     /** Why pending jobs of this batch do not move: the queue's hold or its collection's; null when neither. */
     private String holdNote(Batch b) {
         if (store.holds().isQueueHeld()) {
-            return "the queue is on hold: nothing starts until an operator releases it";
+            return "the queue is on hold: no job starts a step until an operator releases it, so there is no "
+                    + "estimate";
         }
         String profile = b.submission().profileName();
         if (profile != null && store.holds().isCollectionHeld(profile)) {
-            return "collection " + profile + " is on hold: its jobs wait until an operator releases it";
+            return "collection " + profile + " is on hold: its jobs do not start a step until an operator releases "
+                    + "it, so there is no estimate";
         }
         return null;
     }

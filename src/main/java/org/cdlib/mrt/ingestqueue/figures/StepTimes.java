@@ -1,0 +1,177 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.cdlib.mrt.ingestqueue.camel.StepObserver;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How long each job state's step takes, measured where steps end ({@link StepObserver}), and the
+ * workers each state has, shared by every host: each host keeps its last {@link #KEPT} step times
+ * a state (a fixed ring) and writes them with its workers to its own node under
+ * {@code /activity/steps} every {@link #FLUSH_MS} when they changed ({@link #flush}). The
+ * estimates read every host's ({@link #shared}): the steps of all hosts count, and a restarted
+ * host's are still there. Only steps that succeeded are kept: a failed one ends early or late.
+ */
+public final class StepTimes implements StepObserver {
+    private static final Logger LOG = LoggerFactory.getLogger(StepTimes.class);
+    /** Step times kept a state on each host (newest): 48 of up to six digits fit a 4 KB node for every state. */
+    static final int KEPT = 48;
+    public static final long FLUSH_MS = 5000;
+    /** A host's times older than this are used only when no host has newer ones. */
+    static final Duration RECENT = Duration.ofMinutes(60);
+    private static final String JOB_QUEUE = "job/";
+    private final QueueStore store;
+    private final Clock clock;
+    private final Map<JobState, ArrayDeque<Long>> times = new EnumMap<>(JobState.class);
+    private Map<String, Object> written;
+
+    public StepTimes(QueueStore store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+    }
+
+    @Override
+    public void stepEnded(String queue, Duration took, boolean failed) {
+        if (failed || !queue.startsWith(JOB_QUEUE)) {
+            return;
+        }
+        JobState s = stateOf(queue.substring(JOB_QUEUE.length()));
+        if (s == null) {
+            return;
+        }
+        synchronized (this) {
+            ArrayDeque<Long> ring = times.computeIfAbsent(s, k -> new ArrayDeque<>());
+            if (ring.size() == KEPT) {
+                ring.pollFirst();
+            }
+            ring.addLast(Math.max(1, took.toMillis()));
+        }
+    }
+
+    /** A working state by its wire name; null for anything else (a foreign or damaged key adds nothing). */
+    private static JobState stateOf(String name) {
+        try {
+            JobState s = JobState.fromWire(name);
+            return s.isWorking() ? s : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** This host's figures as written: its step times (ms) and workers per state, and when. */
+    synchronized Map<String, Object> figures() {
+        Map<String, Object> steps = new LinkedHashMap<>();
+        times.forEach((s, ring) -> steps.put(s.wire(), new ArrayList<>(ring)));
+        Map<String, Integer> workers = new LinkedHashMap<>();
+        store.health().workers().forEach((queue, w) -> {
+            if (queue.startsWith(JOB_QUEUE)) {
+                workers.put(queue.substring(JOB_QUEUE.length()), w.capacity());
+            }
+        });
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("steps", steps);
+        out.put("workers", workers);
+        return out;
+    }
+
+    /**
+     * Writes this host's figures when they changed since the last write, and deletes the nodes of
+     * hosts that wrote nothing for {@link ActivityMinutes#KEPT_MINUTES}.
+     */
+    public void flush() {
+        try {
+            Map<String, Object> now = figures();
+            if (now.equals(written)) {
+                return;
+            }
+            Map<String, Object> node = new LinkedHashMap<>(now);
+            node.put("at", clock.instant().toString());
+            store.activity().writeSteps(store.hosts().id(), node);
+            written = now;
+            Instant old = clock.instant().minus(Duration.ofMinutes(ActivityMinutes.KEPT_MINUTES));
+            store.activity().readSteps().forEach((host, n) -> {
+                if (at(n).isBefore(old)) {
+                    store.activity().dropSteps(host);
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.debug("step times not written this time: {}", e.getMessage());
+        }
+    }
+
+    private static Instant at(JsonNode n) {
+        try {
+            return Instant.parse(n.path("at").asText());
+        } catch (RuntimeException e) {
+            return Instant.EPOCH;
+        }
+    }
+
+    /** What every host measured: step times per state (ms, newest hosts' first) and the live hosts' workers. */
+    public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
+    }
+
+    /**
+     * Every host's step times (those written within {@link #RECENT}, or all when none is that
+     * recent) and the workers of the hosts alive and not drained; a live host that wrote none yet
+     * counts with the workers of the first one that did.
+     */
+    public static Shared shared(QueueStore store, Clock clock) {
+        Map<String, JsonNode> nodes = store.activity().readSteps();
+        Set<String> live = new HashSet<>();
+        for (Map<String, Object> h : store.hosts().list()) {
+            if (Boolean.TRUE.equals(h.get("alive")) && !Boolean.TRUE.equals(h.get("drained"))) {
+                live.add((String) h.get("id"));
+            }
+        }
+        Instant recent = clock.instant().minus(RECENT);
+        boolean anyRecent = nodes.values().stream().anyMatch(n -> !at(n).isBefore(recent));
+        Map<JobState, List<Long>> times = new EnumMap<>(JobState.class);
+        Map<JobState, Integer> workers = new EnumMap<>(JobState.class);
+        Map<JobState, Integer> typical = new EnumMap<>(JobState.class);
+        int counted = 0;
+        for (Map.Entry<String, JsonNode> e : nodes.entrySet()) {
+            JsonNode n = e.getValue();
+            if (!anyRecent || !at(n).isBefore(recent)) {
+                n.path("steps").fields().forEachRemaining(f -> {
+                    JobState s = stateOf(f.getKey());
+                    if (s != null && f.getValue().isArray()) {
+                        List<Long> into = times.computeIfAbsent(s, k -> new ArrayList<>());
+                        f.getValue().forEach(v -> into.add(Math.max(1, v.asLong())));
+                    }
+                });
+            }
+            boolean isLive = live.contains(e.getKey());
+            counted += isLive ? 1 : 0;
+            n.path("workers").fields().forEachRemaining(f -> {
+                JobState s = stateOf(f.getKey());
+                if (s != null && f.getValue().asInt() > 0) {
+                    typical.putIfAbsent(s, f.getValue().asInt());
+                    if (isLive) {
+                        workers.merge(s, f.getValue().asInt(), Integer::sum);
+                    }
+                }
+            });
+        }
+        int unwritten = live.size() - counted;
+        if (unwritten > 0) {
+            typical.forEach((s, w) -> workers.merge(s, w * unwritten, Integer::sum));
+        }
+        return new Shared(times, workers, live.size());
+    }
+}
