@@ -359,9 +359,10 @@ public final class BatchProgress implements AutoCloseable {
         /**
          * What the model needs for these jobs (and {@code notMade} more, not created yet, that will
          * start in pending last in line): from the earliest state one of them is in, per state the
-         * jobs that pass it first: those waiting in run order up to the last of them in that state and the
-         * ones before it since their earliest state, and the jobs in a worker's hands there. Null when
-         * none of them is in the pipeline (held or gone).
+         * jobs that pass it before their last one: in that earliest state, those up to the last of them
+         * in run order and the ones after it a worker holds; in each later state, every job there now
+         * (it is there first) and those counted in the states before. Null when none of them is in the
+         * pipeline (held or gone).
          */
         Target target(List<String> jids, int notMade) {
             int from = notMade > 0 ? 0 : Integer.MAX_VALUE;
@@ -378,12 +379,15 @@ public final class BatchProgress implements AutoCloseable {
                 return null;
             }
             int[] through = new int[PIPELINE.size()];
-            int waitingBefore = 0;
+            int before = 0;
             for (int i = from; i < PIPELINE.size(); i++) {
-                waitingBefore += upTo(sorted.get(i), last);
-                // the ones after it in run order a worker holds now occupy the state's workers too
+                // in the states after the earliest one, every job there now is there first; in the earliest one,
+                // those before the last in run order, and the ones after it a worker holds now
                 List<String> busy = active.get(i);
-                through[i] = waitingBefore + notMade + busy.size() - upTo(busy, last);
+                int here = i == from ? upTo(sorted.get(i), last) + busy.size() - upTo(busy, last)
+                        : sorted.get(i).size();
+                through[i] = before + here + notMade;
+                before += here;
             }
             return new Target(from, through);
         }
