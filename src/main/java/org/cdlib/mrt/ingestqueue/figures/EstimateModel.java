@@ -23,28 +23,38 @@ public final class EstimateModel {
     static final double UNMEASURED_ERROR = 0.25;
     /** How far the middle of a 90% range sits from the mean of a normal spread, in standard deviations. */
     static final double Z90 = 1.645;
+    /** The step times' half-life in a state's mean, in steps (newest first). */
+    static final double HALF_LIFE = 8;
 
     private EstimateModel() {
     }
 
     /** A state's measured step times (seconds) and workers. */
     public record Stage(JobState state, int workers, double mean, double sd, int samples) {
-        /** From step times in milliseconds; mean and sd 0 when there are none. */
+        /**
+         * From step times in milliseconds, newest first; mean and sd 0 when there are none. Each
+         * time weighs half as much as the one {@link #HALF_LIFE} newer, so a payload server that
+         * slowed down shows in a few steps, while a steady state's spread still counts all of them.
+         */
         static Stage of(JobState state, int workers, List<Long> millis) {
             int n = millis == null ? 0 : millis.size();
             if (n == 0) {
                 return new Stage(state, workers, 0, 0, 0);
             }
+            double weights = 0;
             double sum = 0;
-            for (long m : millis) {
-                sum += m / 1000.0;
+            for (int i = 0; i < n; i++) {
+                double w = Math.pow(0.5, i / HALF_LIFE);
+                weights += w;
+                sum += w * millis.get(i) / 1000.0;
             }
-            double mean = sum / n;
+            double mean = sum / weights;
             double sq = 0;
-            for (long m : millis) {
-                sq += (m / 1000.0 - mean) * (m / 1000.0 - mean);
+            for (int i = 0; i < n; i++) {
+                double d = millis.get(i) / 1000.0 - mean;
+                sq += Math.pow(0.5, i / HALF_LIFE) * d * d;
             }
-            return new Stage(state, workers, mean, n > 1 ? Math.sqrt(sq / (n - 1)) : 0, n);
+            return new Stage(state, workers, mean, n > 1 ? Math.sqrt(sq / weights * n / (n - 1)) : 0, n);
         }
     }
 

@@ -122,7 +122,7 @@ public final class StepTimes implements StepObserver {
         }
     }
 
-    /** What every host measured: step times per state (ms, newest hosts' first) and the live hosts' workers. */
+    /** What every host measured: step times per state (ms, newest first) and the live hosts' workers. */
     public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
     }
 
@@ -141,7 +141,7 @@ public final class StepTimes implements StepObserver {
         }
         Instant recent = clock.instant().minus(RECENT);
         boolean anyRecent = nodes.values().stream().anyMatch(n -> !at(n).isBefore(recent));
-        Map<JobState, List<Long>> times = new EnumMap<>(JobState.class);
+        Map<JobState, List<List<Long>>> byHost = new EnumMap<>(JobState.class);
         Map<JobState, Integer> workers = new EnumMap<>(JobState.class);
         Map<JobState, Integer> typical = new EnumMap<>(JobState.class);
         int counted = 0;
@@ -151,8 +151,9 @@ public final class StepTimes implements StepObserver {
                 n.path("steps").fields().forEachRemaining(f -> {
                     JobState s = stateOf(f.getKey());
                     if (s != null && f.getValue().isArray()) {
-                        List<Long> into = times.computeIfAbsent(s, k -> new ArrayList<>());
-                        f.getValue().forEach(v -> into.add(Math.max(1, v.asLong())));
+                        List<Long> host = new ArrayList<>();
+                        f.getValue().forEach(v -> host.add(0, Math.max(1, v.asLong()))); // newest first
+                        byHost.computeIfAbsent(s, k -> new ArrayList<>()).add(host);
                     }
                 });
             }
@@ -172,6 +173,22 @@ public final class StepTimes implements StepObserver {
         if (unwritten > 0) {
             typical.forEach((s, w) -> workers.merge(s, w * unwritten, Integer::sum));
         }
+        Map<JobState, List<Long>> times = new EnumMap<>(JobState.class);
+        byHost.forEach((s, hosts) -> times.put(s, interleaved(hosts)));
         return new Shared(times, workers, live.size());
+    }
+
+    /** The hosts' step times newest first: each host's newest, then each one's next, and so on. */
+    private static List<Long> interleaved(List<List<Long>> hosts) {
+        List<Long> out = new ArrayList<>();
+        int longest = hosts.stream().mapToInt(List::size).max().orElse(0);
+        for (int rank = 0; rank < longest; rank++) {
+            for (List<Long> h : hosts) {
+                if (rank < h.size()) {
+                    out.add(h.get(rank));
+                }
+            }
+        }
+        return out;
     }
 }
