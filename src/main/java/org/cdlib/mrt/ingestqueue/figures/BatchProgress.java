@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -43,7 +42,7 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
 public final class BatchProgress implements AutoCloseable {
     static final int LISTED_JOBS = 50;
     /** How long every host's step times, once read, serve the answers (a page asks every few seconds). */
-    static final long STEPS_FRESH_MS = 2000;
+    static final long STEPS_FRESH_MS = 1000;
     private static final List<JobState> PIPELINE = OpenStates.OPEN.stream().filter(JobState::isWorking).toList();
     private final QueueStore store;
     private final Clock clock;
@@ -378,18 +377,17 @@ public final class BatchProgress implements AutoCloseable {
             if (from == Integer.MAX_VALUE) {
                 return null;
             }
-            int[] through = new int[PIPELINE.size()];
-            int before = 0;
+            int[] inOrder = new int[PIPELINE.size()];
+            int[] after = new int[PIPELINE.size()];
             for (int i = from; i < PIPELINE.size(); i++) {
-                // in the states after the earliest one, every job there now is there first; in the earliest one,
-                // those before the last in run order, and the ones after it a worker holds now
                 List<String> busy = active.get(i);
-                int here = i == from ? upTo(sorted.get(i), last) + busy.size() - upTo(busy, last)
-                        : sorted.get(i).size();
-                through[i] = before + here + notMade;
-                before += here;
+                // those before the last in run order, and the ones after it a worker holds now
+                inOrder[i] = upTo(sorted.get(i), last) + busy.size() - upTo(busy, last) + (i == 0 ? notMade : 0);
+                // waiting after it in run order: passed by it, unless a worker takes them before it arrives
+                after[i] = i == from ? 0 : sorted.get(i).size() - upTo(sorted.get(i), last) - busy.size()
+                        + upTo(busy, last);
             }
-            return new Target(from, through);
+            return new Target(from, inOrder, after);
         }
     }
 
@@ -402,7 +400,11 @@ public final class BatchProgress implements AutoCloseable {
         return i >= 0 ? i + 1 : -i - 1;
     }
 
-    private record Target(int from, int[] through) {
+    /**
+     * From the earliest state on, per state: the jobs that pass it before the last of these in run order
+     * (and the ones after it in a worker's hands), and those waiting after it in run order.
+     */
+    private record Target(int from, int[] inOrder, int[] after) {
     }
 
     private record Estimate(String at, String earliest, String latest, String note, String basis) {
@@ -422,7 +424,20 @@ public final class BatchProgress implements AutoCloseable {
             stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times));
             samples += times == null ? 0 : times.size();
         }
-        int[] through = Arrays.copyOfRange(t.through(), t.from(), PIPELINE.size());
+        // what passes each state before the last job: what is ahead of it in run order, there and in the states
+        // before; and of the jobs waiting there after it in run order, those the state's workers take in the
+        // time its first jobs need to get there (after that they go first)
+        double[] through = new double[stages.size()];
+        double arrives = 0;
+        double before = 0;
+        for (int i = 0; i < stages.size(); i++) {
+            EstimateModel.Stage s = stages.get(i);
+            double taken = s.mean() > 0 ? Math.min(t.after()[t.from() + i], s.workers() * arrives / s.mean()) : 0;
+            double here = t.inOrder()[t.from() + i] + taken;
+            through[i] = before + here;
+            before += here;
+            arrives += s.mean();
+        }
         EstimateErrors.Spread spread = errors.spread();
         EstimateModel.Result r = EstimateModel.estimate(stages, through, spread);
         if (r.note() != null) {

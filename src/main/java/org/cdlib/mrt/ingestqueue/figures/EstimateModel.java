@@ -16,7 +16,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * largest of these sums over the states: the bottleneck's drain plus the pipeline after it. Its
  * range is the spread the step times give that sum (1.645 σ of it: about 90%), widened by the
  * estimates' own measured error ({@link EstimateErrors}), or by {@link #UNMEASURED_ERROR} before
- * any was measured. No clock, no ZooKeeper: what it is given, it answers.
+ * any was measured; its earliest end is at most one pass of the pipeline from the bottleneck on before the
+ * middle (the jobs in a step now may be nearly through it). No clock, no ZooKeeper: what it is given, it answers.
  */
 public final class EstimateModel {
     /** The error assumed either side while no estimate's error was measured yet. */
@@ -75,7 +76,7 @@ public final class EstimateModel {
      * last job is through it, itself included (0: none of the set passes it). {@code error}:
      * the measured error of past estimates, null when none was measured.
      */
-    public static Result estimate(List<Stage> stages, int[] through, EstimateErrors.Spread error) {
+    public static Result estimate(List<Stage> stages, double[] through, EstimateErrors.Spread error) {
         for (int i = 0; i < stages.size(); i++) {
             Stage s = stages.get(i);
             if (through[i] > 0 && s.samples() == 0) {
@@ -94,7 +95,7 @@ public final class EstimateModel {
                 continue;
             }
             Stage s = stages.get(i);
-            double rounds = (through[i] - 1) / (double) s.workers() + 1;
+            double rounds = Math.max(0, through[i] - 1) / s.workers() + 1;
             double finish = rounds * s.mean();
             // the jobs a worker takes in turn add their spread up: sd × √rounds
             double variance = rounds * s.sd() * s.sd();
@@ -119,7 +120,15 @@ public final class EstimateModel {
         double earliest = mid * Math.max(0.05, 1 - Math.hypot(below, spread));
         double latest = mid * (1 + Math.hypot(above, spread));
         Stage b = stages.get(at);
-        return new Result(mid, earliest, latest, b.state(), through[at], b.workers(), b.mean(), null);
+        // a job in a step now may be nearly through it: the earliest is at most one pass of the pipeline from the
+        // bottleneck on before the middle
+        double pass = 0;
+        for (int j = at; j < stages.size(); j++) {
+            pass += stages.get(j).mean();
+        }
+        earliest = Math.min(earliest, Math.max(0, mid - pass));
+        return new Result(mid, earliest, latest, b.state(), (int) Math.round(through[at]), b.workers(), b.mean(),
+                null);
     }
 
     /** The basis in one sentence, for the depositor's page. */

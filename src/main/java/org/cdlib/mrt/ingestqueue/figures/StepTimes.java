@@ -31,7 +31,7 @@ public final class StepTimes implements StepObserver {
     private static final Logger LOG = LoggerFactory.getLogger(StepTimes.class);
     /** Step times kept a state on each host (newest): 48 of up to six digits fit a 4 KB node for every state. */
     static final int KEPT = 48;
-    public static final long FLUSH_MS = 5000;
+    public static final long FLUSH_MS = 1000;
     /** A host's times older than this are used only when no host has newer ones. */
     static final Duration RECENT = Duration.ofMinutes(60);
     private static final String JOB_QUEUE = "job/";

@@ -27,6 +27,7 @@ import org.apache.camel.Processor;
 import org.apache.curator.test.TestingServer;
 import org.cdlib.mrt.ingestqueue.figures.BatchProgress;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -102,7 +103,8 @@ public final class EstimateBenchmark {
                 return List.of(big, submit(store, 60));
             });
 
-            store.holds().holdCollection("demo_content", "bench");
+            AdminActions admin = new AdminActions(store, Clock.systemUTC());
+            admin.holds().holdCollection("demo_content", "bench");
             run(store, progress, "a held collection: 80, released after 5 s", true, () -> {
                 String bid = submit(store, 80);
                 long until = System.currentTimeMillis() + 5000;
@@ -116,7 +118,8 @@ public final class EstimateBenchmark {
                     idle(Duration.ofMillis(POLL_MS));
                 }
                 System.out.printf("  while held: %d of %d answers had no estimate and named the hold%n", held, polls);
-                store.holds().releaseCollection("demo_content");
+                admin.holds().releaseCollection("demo_content", "bench");
+                admin.holds().releaseCollectionJobs("demo_content", "bench");
                 return List.of(bid);
             });
 
