@@ -11,7 +11,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * queueing model of the states still to pass. Each state {@code s} has {@code c} workers and a
  * measured step time (mean μ, standard deviation σ). The {@code W} jobs that pass {@code s}
  * before the set's last job is through it (in priority order, the set's own included) drain in
- * {@code (W - 1) / c × μ + μ}: the ones ahead share the workers, the last one takes a whole step.
+ * {@code W / c × μ} (workers busy with jobs started one after another: the last one starts
+ * {@code (W - c) / c × μ} from now and takes a step), and never in less than one step.
  * The last job then still passes the states after {@code s}, one step each. The estimate is the
  * largest of these sums over the states: the bottleneck's drain plus the pipeline after it. Its
  * range is the spread the step times give that sum (1.645 σ of it: about 90%), widened by the
@@ -25,7 +26,7 @@ public final class EstimateModel {
     /** How far the middle of a 90% range sits from the mean of a normal spread, in standard deviations. */
     static final double Z90 = 1.645;
     /** The step times' half-life in a state's mean, in steps (newest first). */
-    static final double HALF_LIFE = 8;
+    static final double HALF_LIFE = 4;
 
     private EstimateModel() {
     }
@@ -34,7 +35,7 @@ public final class EstimateModel {
     public record Stage(JobState state, int workers, double mean, double sd, int samples) {
         /**
          * From step times in milliseconds, newest first; mean and sd 0 when there are none. Each
-         * time weighs half as much as the one {@link #HALF_LIFE} newer, so a payload server that
+         * time weighs half as much as the one {@link #HALF_LIFE} steps newer, so a payload server that
          * slowed down shows in a few steps, while a steady state's spread still counts all of them.
          */
         static Stage of(JobState state, int workers, List<Long> millis) {
@@ -95,7 +96,7 @@ public final class EstimateModel {
                 continue;
             }
             Stage s = stages.get(i);
-            double rounds = Math.max(0, through[i] - 1) / s.workers() + 1;
+            double rounds = Math.max(1, through[i] / s.workers());
             double finish = rounds * s.mean();
             // the jobs a worker takes in turn add their spread up: sd × √rounds
             double variance = rounds * s.sd() * s.sd();

@@ -79,6 +79,21 @@ public final class EstimateBenchmark {
         payloadDelay(300, 500);
         List<IngestService> services = new ArrayList<>();
         try (TestingServer zk = new TestingServer(true)) {
+            try {
+                scenarios(zk, services);
+            } finally {
+                for (int i = services.size() - 1; i >= 0; i--) {
+                    services.get(i).close(); // before their ZooKeeper
+                }
+            }
+        } finally {
+            payloads.stop();
+        }
+        System.exit(0);
+    }
+
+    private static void scenarios(TestingServer zk, List<IngestService> services) throws Exception {
+        {
             services.add(service(zk, 0));
             QueueStore store = services.get(0).store();
             BatchProgress progress = new BatchProgress(store, Clock.systemUTC());
@@ -129,13 +144,7 @@ public final class EstimateBenchmark {
             run(store, progress, "3 hosts: 200", true, () -> List.of(submit(store, 200)));
 
             summary();
-        } finally {
-            for (int i = services.size() - 1; i >= 0; i--) {
-                services.get(i).close();
-            }
-            payloads.stop();
         }
-        System.exit(0);
     }
 
     /** The service as the benchmark runs it: stand-in steps of known times, 4 workers a state, no HTTP. */

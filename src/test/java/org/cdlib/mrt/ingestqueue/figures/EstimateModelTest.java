@@ -15,20 +15,20 @@ class EstimateModelTest {
 
     @Test
     void theBottleneckDrainsWhatIsAheadThenThePipelineAfterIt() {
-        // 41 jobs through downloading on 4 workers: 10 rounds for the 40 ahead, 1 for the last; then processing
+        // 41 jobs through downloading on 4 workers kept busy: 10.25 steps; then processing
         EstimateModel.Result r = EstimateModel.estimate(List.of(DOWNLOADING, PROCESSING), new double[] {41, 41}, null);
-        assertEquals(11.1, r.seconds(), 1e-9);
+        assertEquals(10.35, r.seconds(), 1e-9);
         assertEquals(JobState.DOWNLOADING, r.bottleneck());
         assertEquals(41, r.through());
         // no error measured yet and steps that never vary: ±25%
-        assertEquals(11.1 * 0.75, r.earliest(), 1e-9);
-        assertEquals(11.1 * 1.25, r.latest(), 1e-9);
-        // a long queue in processing makes it the bottleneck: 80 on 8 workers, 10.9 rounds of 0.1 s
+        assertEquals(10.35 * 0.75, r.earliest(), 1e-9);
+        assertEquals(10.35 * 1.25, r.latest(), 1e-9);
+        // a long queue in processing makes it the bottleneck: 400 on 8 workers, 50 steps of 0.1 s
         r = EstimateModel.estimate(List.of(DOWNLOADING, PROCESSING), new double[] {1, 80}, null);
-        assertEquals(JobState.DOWNLOADING, r.bottleneck(), "1 s + 0.1 s beats 80 × 0.1 / 8 + 0.1");
+        assertEquals(JobState.DOWNLOADING, r.bottleneck(), "one step of 1 s + 0.1 s beats 80 × 0.1 / 8");
         r = EstimateModel.estimate(List.of(DOWNLOADING, PROCESSING), new double[] {1, 400}, null);
         assertEquals(JobState.PROCESSING, r.bottleneck());
-        assertEquals((399 / 8.0 + 1) * 0.1, r.seconds(), 1e-9);
+        assertEquals(400 / 8.0 * 0.1, r.seconds(), 1e-9);
     }
 
     @Test
@@ -56,8 +56,8 @@ class EstimateModelTest {
         EstimateModel.Stage nobody = new EstimateModel.Stage(JobState.STORING, 0, 1, 0, 3);
         r = EstimateModel.estimate(List.of(DOWNLOADING, nobody), new double[] {3, 3}, null);
         assertEquals("no live host works on storing now", r.note());
-        // newest first: a step 8 steps older weighs half as much
-        double w = Math.pow(0.5, 1 / 8.0);
+        // newest first: a step 4 steps older weighs half as much
+        double w = Math.pow(0.5, 1 / 4.0);
         assertEquals((0.1 + w * 0.3) / (1 + w), EstimateModel.Stage.of(JobState.PENDING, 2, List.of(100L, 300L)).mean(),
                 1e-9);
         assertEquals(0, EstimateModel.Stage.of(JobState.PENDING, 2, List.of(200L, 200L, 200L)).sd(), 1e-9);
