@@ -41,16 +41,11 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
  */
 public final class BatchProgress implements AutoCloseable {
     static final int LISTED_JOBS = 50;
-    /** How long every host's step times, once read, serve the answers (a page asks every few seconds). */
-    static final long STEPS_FRESH_MS = 1000;
-    private static final List<JobState> PIPELINE = OpenStates.OPEN.stream().filter(JobState::isWorking).toList();
     private final QueueStore store;
     private final Clock clock;
     private final OpenStates open;
-    private final Supplier<StepTimes.Shared> steps;
-    private final EstimateErrors errors = new EstimateErrors();
-    private StepTimes.Shared stepsRead;
-    private long stepsReadAt;
+    private final BatchEstimates estimates;
+    private final EstimateErrors errors;
 
     public BatchProgress(QueueStore store, Clock clock) {
         this(store, clock, () -> StepTimes.shared(store, clock));
@@ -61,20 +56,8 @@ public final class BatchProgress implements AutoCloseable {
         this.store = store;
         this.clock = clock;
         this.open = new OpenStates(store);
-        this.steps = steps;
-    }
-
-    /** The estimates' measured error (the benchmark prints it). */
-    public EstimateErrors errors() {
-        return errors;
-    }
-
-    private synchronized StepTimes.Shared steps() {
-        if (stepsRead == null || clock.millis() - stepsReadAt > STEPS_FRESH_MS || clock.millis() < stepsReadAt) {
-            stepsRead = steps.get();
-            stepsReadAt = clock.millis();
-        }
-        return stepsRead;
+        this.estimates = new BatchEstimates(clock, steps);
+        this.errors = estimates.errors();
     }
 
     /**
@@ -170,7 +153,7 @@ public final class BatchProgress implements AutoCloseable {
         if (holdNote != null && !finished) {
             m.put("hold_note", holdNote);
         }
-        Line line = new Line(states, workedOn);
+        RunOrder line = new RunOrder(states, workedOn);
         Integer priority = priority(states, b);
         if (priority != null && !finished) {
             m.put("priority_note", PriorityNote.of(priority, size(b), b.submission().profileName(),
@@ -198,22 +181,22 @@ public final class BatchProgress implements AutoCloseable {
             m.put("last_position", last);
         }
         int notMade = b.status().jobsTotal() == null ? 0 : Math.max(0, b.status().jobsTotal() - b.jobCount());
-        Target target = line.target(mine, notMade);
+        RunOrder.Target target = line.target(mine, notMade);
         if (!finished) {
-            Estimate e;
+            BatchEstimates.Estimate e;
             if (holdNote != null) {
-                e = Estimate.none(holdNote);
+                e = BatchEstimates.Estimate.none(holdNote);
             } else if (target == null && held > 0) {
-                e = Estimate.none("every open job of the batch is held by an operator: no estimate until they "
+                e = BatchEstimates.Estimate.none("every open job of the batch is held by an operator: no estimate until they "
                         + "are released");
             } else if (target == null) {
-                e = Estimate.none(b.state() == BatchState.PENDING
+                e = BatchEstimates.Estimate.none(b.state() == BatchState.PENDING
                         ? "the batch's jobs are not made yet: its estimate starts once they are"
                         : "no job of the batch is waiting or in a step");
             } else {
-                e = estimate(target);
+                e = estimates.estimate(target);
             }
-            put(m, e);
+            BatchEstimates.put(m, e);
             if (e.basis() != null) {
                 m.put("estimate_basis", e.basis());
                 int total = b.status().jobsTotal() != null ? b.status().jobsTotal() : b.jobCount();
@@ -235,9 +218,10 @@ public final class BatchProgress implements AutoCloseable {
             } else if (p != null) {
                 row.put("position", position(p));
                 row.put("jobs_ahead", p.ahead());
-                Target one = line.target(List.of(j.id()), 0);
-                put(row, holdNote != null ? Estimate.none(holdNote)
-                        : one == null ? Estimate.none("not in the queue's run order now") : estimate(one));
+                RunOrder.Target one = line.target(List.of(j.id()), 0);
+                BatchEstimates.put(row, holdNote != null ? BatchEstimates.Estimate.none(holdNote)
+                        : one == null ? BatchEstimates.Estimate.none("not in the queue's run order now")
+                        : estimates.estimate(one));
             }
             jobs.add(row);
         }
@@ -246,16 +230,6 @@ public final class BatchProgress implements AutoCloseable {
             m.put("open_jobs_not_listed", mine.size() - LISTED_JOBS);
         }
         return m;
-    }
-
-    private static void put(Map<String, Object> m, Estimate e) {
-        if (e.at() != null) {
-            m.put("estimated_completion", e.at());
-            m.put("estimate_range", Map.of("earliest", e.earliest(), "latest", e.latest()));
-        }
-        if (e.note() != null) {
-            m.put("estimate_note", e.note());
-        }
     }
 
     /** Whether the batch's jobs all ended (or it moved past processing). */
@@ -312,144 +286,6 @@ public final class BatchProgress implements AutoCloseable {
             }
         }));
         return seen.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
-    }
-
-    /**
-     * The jobs that pass a state before a job (or a batch's last job) is through it: the open states
-     * in pipeline order, each one's references sorted in run order (priority, then job id), and
-     * the ones a worker holds.
-     */
-    private static final class Line {
-        private final List<List<String>> sorted = new ArrayList<>();
-        private final List<List<String>> active = new ArrayList<>();
-        private final Map<String, String> refOf = new HashMap<>();
-        private final Map<String, Integer> stateOf = new HashMap<>();
-
-        Line(Map<JobState, List<String>> states, Set<String> workedOn) {
-            for (int i = 0; i < PIPELINE.size(); i++) {
-                List<String> refs = new ArrayList<>(states.getOrDefault(PIPELINE.get(i), List.of()));
-                Collections.sort(refs);
-                sorted.add(refs);
-                List<String> held = new ArrayList<>();
-                for (String ref : refs) {
-                    String jid = QueuePaths.jidOfRef(ref);
-                    refOf.put(jid, ref);
-                    stateOf.put(jid, i);
-                    if (workedOn.contains(jid)) {
-                        held.add(ref);
-                    }
-                }
-                active.add(held);
-            }
-        }
-
-        /** Open jobs of other batches whose priority goes before {@code priority}. */
-        int higherThan(int priority, Batch b) {
-            int n = 0;
-            for (List<String> refs : sorted) {
-                for (String ref : refs) {
-                    int p = QueuePaths.priorityOfRef(ref);
-                    n += p >= 0 && p < priority && !b.status().holds(QueuePaths.jidOfRef(ref)) ? 1 : 0;
-                }
-            }
-            return n;
-        }
-
-        /**
-         * What the model needs for these jobs (and {@code notMade} more, not created yet, that will
-         * start in pending last in line): from the earliest state one of them is in, per state the
-         * jobs that pass it before their last one: in that earliest state, those up to the last of them
-         * in run order and the ones after it a worker holds; in each later state, every job there now
-         * (it is there first) and those counted in the states before. Null when none of them is in the
-         * pipeline (held or gone).
-         */
-        Target target(List<String> jids, int notMade) {
-            int from = notMade > 0 ? 0 : Integer.MAX_VALUE;
-            String last = null;
-            for (String jid : jids) {
-                Integer i = stateOf.get(jid);
-                if (i != null) {
-                    from = Math.min(from, i);
-                    String ref = refOf.get(jid);
-                    last = last == null || ref.compareTo(last) > 0 ? ref : last;
-                }
-            }
-            if (from == Integer.MAX_VALUE) {
-                return null;
-            }
-            int[] inOrder = new int[PIPELINE.size()];
-            int[] after = new int[PIPELINE.size()];
-            for (int i = from; i < PIPELINE.size(); i++) {
-                List<String> busy = active.get(i);
-                // those before the last in run order, and the ones after it a worker holds now
-                inOrder[i] = upTo(sorted.get(i), last) + busy.size() - upTo(busy, last) + (i == 0 ? notMade : 0);
-                // waiting after it in run order: passed by it, unless a worker takes them before it arrives
-                after[i] = i == from ? 0 : sorted.get(i).size() - upTo(sorted.get(i), last) - busy.size()
-                        + upTo(busy, last);
-            }
-            return new Target(from, inOrder, after);
-        }
-    }
-
-    /** How many of the sorted references go before {@code last} or are it (none when it is null). */
-    private static int upTo(List<String> sorted, String last) {
-        if (last == null) {
-            return 0;
-        }
-        int i = Collections.binarySearch(sorted, last);
-        return i >= 0 ? i + 1 : -i - 1;
-    }
-
-    /**
-     * From the earliest state on, per state: the jobs that pass it before the last of these in run order
-     * (and the ones after it in a worker's hands), and those waiting after it in run order.
-     */
-    private record Target(int from, int[] inOrder, int[] after) {
-    }
-
-    private record Estimate(String at, String earliest, String latest, String note, String basis) {
-        static Estimate none(String note) {
-            return new Estimate(null, null, null, note, null);
-        }
-    }
-
-    /** The model's estimate for these jobs, from every host's step times and workers. */
-    private Estimate estimate(Target t) {
-        StepTimes.Shared shared = steps();
-        List<EstimateModel.Stage> stages = new ArrayList<>();
-        int samples = 0;
-        for (int i = t.from(); i < PIPELINE.size(); i++) {
-            JobState s = PIPELINE.get(i);
-            List<Long> times = shared.times().get(s);
-            stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times));
-            samples += times == null ? 0 : times.size();
-        }
-        // what passes each state before the last job: what is ahead of it in run order, there and in the states
-        // before; and of the jobs waiting there after it in run order, those the state's workers take in the
-        // time its first jobs need to get there (after that they go first)
-        double[] through = new double[stages.size()];
-        double arrives = 0;
-        double before = 0;
-        for (int i = 0; i < stages.size(); i++) {
-            EstimateModel.Stage s = stages.get(i);
-            double taken = s.mean() > 0 ? Math.min(t.after()[t.from() + i], s.workers() * arrives / s.mean()) : 0;
-            double here = t.inOrder()[t.from() + i] + taken;
-            through[i] = before + here;
-            before += here;
-            arrives += s.mean();
-        }
-        EstimateErrors.Spread spread = errors.spread();
-        EstimateModel.Result r = EstimateModel.estimate(stages, through, spread);
-        if (r.note() != null) {
-            return Estimate.none(r.note());
-        }
-        Instant now = clock.instant();
-        return new Estimate(at(now, r.seconds()), at(now, r.earliest()), at(now, r.latest()), null,
-                EstimateModel.basis(r, samples, spread));
-    }
-
-    private static String at(Instant now, double seconds) {
-        return now.plusMillis(Math.round(seconds * 1000)).toString();
     }
 
     /**

@@ -18,7 +18,7 @@ public final class EstimateErrors {
     static final int BATCHES = 1000;
     static final int KEPT = 200;
     /** Errors checked before they are used: fewer tell nothing of the spread. */
-    static final int ENOUGH = 8;
+    static final int ENOUGH = 20;
     /** An estimate made this close to the end (ms) is not checked: a second's jitter is no error of the model. */
     static final long TOO_CLOSE_MS = 3000;
     static final long RATE_WINDOW_MS = 15 * 60_000L;

@@ -23,6 +23,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 public final class EstimateModel {
     /** The error assumed either side while no estimate's error was measured yet. */
     static final double UNMEASURED_ERROR = 0.25;
+    /** The least error assumed either side however well past estimates did: the load of the hosts changes. */
+    static final double LEAST_ERROR = 0.15;
     /** How far the middle of a 90% range sits from the mean of a normal spread, in standard deviations. */
     static final double Z90 = 1.645;
     /** The step times' half-life in a state's mean, in steps (newest first). */
@@ -33,6 +35,11 @@ public final class EstimateModel {
 
     /** A state's measured step times (seconds) and workers. */
     public record Stage(JobState state, int workers, double mean, double sd, int samples) {
+        /** The same with {@code seconds} more a job: a worker's time beyond the step (its claim and commit). */
+        Stage plus(double seconds) {
+            return samples == 0 ? this : new Stage(state, workers, mean + seconds, sd, samples);
+        }
+
         /**
          * From step times in milliseconds, newest first; mean and sd 0 when there are none. Each
          * time weighs half as much as the one {@link #HALF_LIFE} steps newer, so a payload server that
@@ -115,8 +122,8 @@ public final class EstimateModel {
         }
         double spread = best > 0 ? Z90 * Math.sqrt(bestVariance) / best : 0;
         double bias = error == null ? 0 : error.median();
-        double below = error == null ? UNMEASURED_ERROR : error.median() - error.low();
-        double above = error == null ? UNMEASURED_ERROR : error.high() - error.median();
+        double below = error == null ? UNMEASURED_ERROR : Math.max(LEAST_ERROR, error.median() - error.low());
+        double above = error == null ? UNMEASURED_ERROR : Math.max(LEAST_ERROR, error.high() - error.median());
         double mid = best * (1 + bias);
         double earliest = mid * Math.max(0.05, 1 - Math.hypot(below, spread));
         double latest = mid * (1 + Math.hypot(above, spread));

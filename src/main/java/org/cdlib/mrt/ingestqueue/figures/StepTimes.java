@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
  * {@code /activity/steps} every {@link #FLUSH_MS} when they changed ({@link #flush}). The
  * estimates read every host's ({@link #shared}): the steps of all hosts count, and a restarted
  * host's are still there. Only steps that succeeded are kept: a failed one ends early or late.
+ * Beside them, a worker's time a job beyond its step (the claim, the move's commit), from the
+ * workers' busy time: what a worker is taken for is the step and that.
  */
 public final class StepTimes implements StepObserver {
     private static final Logger LOG = LoggerFactory.getLogger(StepTimes.class);
@@ -38,6 +40,11 @@ public final class StepTimes implements StepObserver {
     private final QueueStore store;
     private final Clock clock;
     private final Map<JobState, ArrayDeque<Long>> times = new EnumMap<>(JobState.class);
+    /** Per state since the last flush: steps ended and their time (ms); the workers' busy time (ns) at it. */
+    private final Map<JobState, long[]> sinceFlush = new EnumMap<>(JobState.class);
+    private final Map<JobState, Long> busyAtFlush = new EnumMap<>(JobState.class);
+    /** Per state: a worker's time a job beyond its step (the claim, the move's commit), ms, weighted to the newest. */
+    private final Map<JobState, Double> overhead = new EnumMap<>(JobState.class);
     private Map<String, Object> written;
 
     public StepTimes(QueueStore store, Clock clock) {
@@ -60,6 +67,9 @@ public final class StepTimes implements StepObserver {
                 ring.pollFirst();
             }
             ring.addLast(Math.max(1, took.toMillis()));
+            long[] n = sinceFlush.computeIfAbsent(s, k -> new long[2]);
+            n[0]++;
+            n[1] += took.toMillis();
         }
     }
 
@@ -79,14 +89,34 @@ public final class StepTimes implements StepObserver {
         times.forEach((s, ring) -> steps.put(s.wire(), new ArrayList<>(ring)));
         Map<String, Integer> workers = new LinkedHashMap<>();
         store.health().workers().forEach((queue, w) -> {
-            if (queue.startsWith(JOB_QUEUE)) {
-                workers.put(queue.substring(JOB_QUEUE.length()), w.capacity());
+            JobState s = queue.startsWith(JOB_QUEUE) ? stateOf(queue.substring(JOB_QUEUE.length())) : null;
+            if (s != null) {
+                workers.put(s.wire(), w.capacity());
+                measureOverhead(s, w.busyNanos().getAsLong());
             }
         });
+        Map<String, Long> extra = new LinkedHashMap<>();
+        overhead.forEach((s, ms) -> extra.put(s.wire(), Math.round(ms)));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("steps", steps);
         out.put("workers", workers);
+        out.put("overhead", extra);
         return out;
+    }
+
+    /**
+     * A worker's time per job beyond the step, from its busy time (taken to freed: the claim and the
+     * move's commit included) against the steps' own since the last flush; each flush's figure
+     * counts for a quarter of the kept one.
+     */
+    private void measureOverhead(JobState s, long busyNanos) {
+        Long before = busyAtFlush.put(s, busyNanos);
+        long[] n = sinceFlush.remove(s);
+        if (before == null || n == null || n[0] == 0) {
+            return;
+        }
+        double perJob = Math.max(0, (busyNanos - before) / 1e6 / n[0] - (double) n[1] / n[0]);
+        overhead.merge(s, perJob, (old, now) -> 0.75 * old + 0.25 * now);
     }
 
     /**
@@ -123,7 +153,11 @@ public final class StepTimes implements StepObserver {
     }
 
     /** What every host measured: step times per state (ms, newest first) and the live hosts' workers. */
-    public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
+    public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts,
+                         Map<JobState, Long> overhead) {
+        public Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
+            this(times, workers, hosts, Map.of());
+        }
     }
 
     /**
@@ -144,6 +178,7 @@ public final class StepTimes implements StepObserver {
         Map<JobState, List<List<Long>>> byHost = new EnumMap<>(JobState.class);
         Map<JobState, Integer> workers = new EnumMap<>(JobState.class);
         Map<JobState, Integer> typical = new EnumMap<>(JobState.class);
+        Map<JobState, long[]> extra = new EnumMap<>(JobState.class);
         int counted = 0;
         for (Map.Entry<String, JsonNode> e : nodes.entrySet()) {
             JsonNode n = e.getValue();
@@ -157,6 +192,14 @@ public final class StepTimes implements StepObserver {
                     }
                 });
             }
+            n.path("overhead").fields().forEachRemaining(f -> {
+                JobState s = stateOf(f.getKey());
+                if (s != null && f.getValue().asLong() >= 0) {
+                    long[] sum = extra.computeIfAbsent(s, k -> new long[2]);
+                    sum[0]++;
+                    sum[1] += f.getValue().asLong();
+                }
+            });
             boolean isLive = live.contains(e.getKey());
             counted += isLive ? 1 : 0;
             n.path("workers").fields().forEachRemaining(f -> {
@@ -175,7 +218,9 @@ public final class StepTimes implements StepObserver {
         }
         Map<JobState, List<Long>> times = new EnumMap<>(JobState.class);
         byHost.forEach((s, hosts) -> times.put(s, interleaved(hosts)));
-        return new Shared(times, workers, live.size());
+        Map<JobState, Long> overheads = new EnumMap<>(JobState.class);
+        extra.forEach((s, sum) -> overheads.put(s, sum[1] / sum[0]));
+        return new Shared(times, workers, live.size(), overheads);
     }
 
     /** The hosts' step times newest first: each host's newest, then each one's next, and so on. */

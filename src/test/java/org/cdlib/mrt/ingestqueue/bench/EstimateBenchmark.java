@@ -93,58 +93,56 @@ public final class EstimateBenchmark {
     }
 
     private static void scenarios(TestingServer zk, List<IngestService> services) throws Exception {
-        {
-            services.add(service(zk, 0));
-            QueueStore store = services.get(0).store();
-            BatchProgress progress = new BatchProgress(store, Clock.systemUTC());
+        services.add(service(zk, 0));
+        QueueStore store = services.get(0).store();
+        BatchProgress progress = new BatchProgress(store, Clock.systemUTC());
 
-            System.out.println("\nwarm-up (not counted): 2 batches of 60");
-            run(store, progress, "warm-up", false, () -> List.of(submit(store, 60)));
-            run(store, progress, "warm-up", false, () -> List.of(submit(store, 60)));
+        System.out.println("\nwarm-up (not counted): 2 batches of 60");
+        run(store, progress, "warm-up", false, () -> List.of(submit(store, 60)));
+        run(store, progress, "warm-up", false, () -> List.of(submit(store, 60)));
 
-            run(store, progress, "steady: one batch of 200", true, () -> List.of(submit(store, 200)));
+        run(store, progress, "steady: one batch of 200", true, () -> List.of(submit(store, 200)));
 
-            run(store, progress, "a burst (150), then idle", false, () -> List.of(submit(store, 150)));
-            idle(Duration.ofSeconds(20));
-            run(store, progress, "after the burst and 20 s idle: 60", true, () -> List.of(submit(store, 60)));
+        run(store, progress, "a burst (150), then idle", false, () -> List.of(submit(store, 150)));
+        idle(Duration.ofSeconds(20));
+        run(store, progress, "after the burst and 20 s idle: 60", true, () -> List.of(submit(store, 60)));
 
-            payloadDelay(900, 1500);
-            run(store, progress, "a slow payload server (3x): 60", true, () -> List.of(submit(store, 60)));
-            payloadDelay(300, 500);
+        payloadDelay(900, 1500);
+        run(store, progress, "a slow payload server (3x): 60", true, () -> List.of(submit(store, 60)));
+        payloadDelay(300, 500);
 
-            run(store, progress, "two priority classes: 200, then 60 submitted 3 s later", true, () -> {
-                String big = submit(store, 200);
-                idle(Duration.ofSeconds(3));
-                return List.of(big, submit(store, 60));
-            });
+        run(store, progress, "two priority classes: 200, then 60 submitted 3 s later", true, () -> {
+            String big = submit(store, 200);
+            idle(Duration.ofSeconds(3));
+            return List.of(big, submit(store, 60));
+        });
 
-            AdminActions admin = new AdminActions(store, Clock.systemUTC());
-            admin.holds().holdCollection("demo_content", "bench");
-            run(store, progress, "a held collection: 80, released after 5 s", true, () -> {
-                String bid = submit(store, 80);
-                long until = System.currentTimeMillis() + 5000;
-                int polls = 0;
-                int held = 0;
-                while (System.currentTimeMillis() < until) {
-                    Map<String, Object> p = progress.of(store.batches().load(bid));
-                    polls++;
-                    held += p.get("estimated_completion") == null && String.valueOf(p.get("hold_note"))
-                            .startsWith("collection demo_content is on hold") ? 1 : 0;
-                    idle(Duration.ofMillis(POLL_MS));
-                }
-                System.out.printf("  while held: %d of %d answers had no estimate and named the hold%n", held, polls);
-                admin.holds().releaseCollection("demo_content", "bench");
-                admin.holds().releaseCollectionJobs("demo_content", "bench");
-                return List.of(bid);
-            });
+        AdminActions admin = new AdminActions(store, Clock.systemUTC());
+        admin.holds().holdCollection("demo_content", "bench");
+        run(store, progress, "a held collection: 80, released after 5 s", true, () -> {
+            String bid = submit(store, 80);
+            long until = System.currentTimeMillis() + 5000;
+            int polls = 0;
+            int held = 0;
+            while (System.currentTimeMillis() < until) {
+                Map<String, Object> p = progress.of(store.batches().load(bid));
+                polls++;
+                held += p.get("estimated_completion") == null && String.valueOf(p.get("hold_note"))
+                        .startsWith("collection demo_content is on hold") ? 1 : 0;
+                idle(Duration.ofMillis(POLL_MS));
+            }
+            System.out.printf("  while held: %d of %d answers had no estimate and named the hold%n", held, polls);
+            admin.holds().releaseCollection("demo_content", "bench");
+            admin.holds().releaseCollectionJobs("demo_content", "bench");
+            return List.of(bid);
+        });
 
-            services.add(service(zk, 1));
-            services.add(service(zk, 2));
-            idle(Duration.ofSeconds(6)); // the new hosts publish their workers
-            run(store, progress, "3 hosts: 200", true, () -> List.of(submit(store, 200)));
+        services.add(service(zk, 1));
+        services.add(service(zk, 2));
+        idle(Duration.ofSeconds(6)); // the new hosts publish their workers
+        run(store, progress, "3 hosts: 200", true, () -> List.of(submit(store, 200)));
 
-            summary();
-        }
+        summary();
     }
 
     /** The service as the benchmark runs it: stand-in steps of known times, 4 workers a state, no HTTP. */
