@@ -13,7 +13,8 @@ function text(id, v) {
 function estimateLines(a, j) {
   const range = a.estimate_range;
   const head = a.estimated_completion
-    ? `about ${when(a.estimated_completion)}` + (range ? ` (between ${when(range.earliest)} and ${when(range.latest)})` : '')
+    ? `about ${when(a.estimated_completion)}`
+      + (range ? ` (between ${when(range.earliest)} and ${when(range.latest)})` : '')
     : (a.estimate_note || (j.waiting + j.active + j.held ? '—' : 'all objects have been processed'));
   const rate = a.rate_per_minute != null ? `this batch: ${a.rate_per_minute} objects a minute (last 15 minutes)`
     : a.mean_per_minute != null ? `this batch ran at ${a.mean_per_minute} objects a minute on average` : null;

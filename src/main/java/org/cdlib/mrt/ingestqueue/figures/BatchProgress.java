@@ -187,8 +187,8 @@ public final class BatchProgress implements AutoCloseable {
             if (holdNote != null) {
                 e = BatchEstimates.Estimate.none(holdNote);
             } else if (target == null && held > 0) {
-                e = BatchEstimates.Estimate.none("every open job of the batch is held by an operator: no estimate until they "
-                        + "are released");
+                e = BatchEstimates.Estimate.none("every open job of the batch is held by an operator: no estimate "
+                        + "until they are released");
             } else if (target == null) {
                 e = BatchEstimates.Estimate.none(b.state() == BatchState.PENDING
                         ? "the batch's jobs are not made yet: its estimate starts once they are"

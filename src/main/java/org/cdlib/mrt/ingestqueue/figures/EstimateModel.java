@@ -142,7 +142,8 @@ public final class EstimateModel {
     /** The basis in one sentence, for the depositor's page. */
     public static String basis(Result r, int samples, EstimateErrors.Spread error) {
         String errorPart = error == null
-                ? "no earlier estimate has been checked yet, so ±" + Math.round(UNMEASURED_ERROR * 100) + "% is assumed"
+                ? "no earlier estimate has been checked yet, so ±" + Math.round(UNMEASURED_ERROR * 100)
+                        + "% is assumed"
                 : "earlier estimates were off by " + percent(error.low()) + " to " + percent(error.high())
                         + " (" + error.count() + " checked)";
         return String.format(Locale.ROOT, "From %d measured steps: %s is the slowest state for this batch "

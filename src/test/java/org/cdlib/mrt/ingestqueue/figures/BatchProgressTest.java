@@ -85,9 +85,9 @@ class BatchProgressTest {
         // A's last pending job: the three jobs in processing (B's two, A's one) and A's first three pending are ahead
         // of it (B's pending jobs are behind it in run order): 6 ahead, seventh in line
         assertEquals(7, p.get("last_position"));
-        // processing is the bottleneck: A's 4 pending jobs and its 1 in a worker's hands pass it, and of B's 2 waiting
-        // there after them in run order, those its 2 workers take in the 4 s A's first job needs to get there (4 × 2 / 6
-        // s): 6.33 jobs on 2 workers, 3.17 steps of 6 s, then storing, recording and notify: 3 s
+        // processing is the bottleneck: A's 4 pending jobs and its 1 in a worker's hands pass it, and of B's 2
+        // waiting there after them in run order, those its 2 workers take in the 4 s A's first job needs to get
+        // there (4 × 2 / 6 s): 6.33 jobs on 2 workers, 3.17 steps of 6 s, then storing, recording and notify: 3 s
         assertEquals(clock.instant().plusSeconds(22).toString(), p.get("estimated_completion"));
         // no error measured yet: ±25%; the earliest at most one pass from processing on (9 s) before the middle
         assertEquals(Map.of("earliest", clock.instant().plusSeconds(13).toString(),

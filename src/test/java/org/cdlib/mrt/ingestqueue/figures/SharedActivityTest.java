@@ -92,9 +92,9 @@ class SharedActivityTest {
                 List.of(700, 900)), "workers", Map.of("downloading", 4)));
         store.activity().writeSteps("gone", Map.of("at", "2026-11-24T09:50:00Z", "steps", Map.of("processing",
                 List.of(50)), "workers", Map.of("processing", 8)));
-        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h2", ("{\"id\":\"h2\",\"host\":\"x\","
-                + "\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\",\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[],"
-                + "\"leads\":[]}").getBytes());
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h2", ("{\"id\":\"h2\","
+                + "\"host\":\"x\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\","
+                + "\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[],\"leads\":[]}").getBytes());
 
         StepTimes.Shared shared = StepTimes.shared(store, clock);
         // the hosts interleaved, each one's newest first
@@ -103,7 +103,8 @@ class SharedActivityTest {
         assertEquals(List.of(900L, 700L), downloading.stream().filter(t -> t >= 700).toList());
         assertEquals(List.of(500L, 900L), downloading.subList(0, 2).stream().sorted().toList());
         assertEquals(List.of(50L), shared.times().get(JobState.PROCESSING));
-        assertEquals(Map.of(JobState.DOWNLOADING, 4), shared.workers(), "only h2 is alive (this store registered none)");
+        assertEquals(Map.of(JobState.DOWNLOADING, 4), shared.workers(),
+                "only h2 is alive (this store registered none)");
 
         store.hosts().drain("h2", "op");
         assertEquals(Map.of(), StepTimes.shared(store, clock).workers(), "a drained host takes no work");
