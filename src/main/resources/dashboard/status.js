@@ -9,6 +9,21 @@ function text(id, v) {
   document.getElementById(id).textContent = v == null || v === '' ? '—' : v;
 }
 
+// The estimate as a time with its range, what it rests on, and what may move it: a hold, the priority rule.
+function estimateLines(a, j) {
+  const range = a.estimate_range;
+  const head = a.estimated_completion
+    ? `about ${when(a.estimated_completion)}`
+      + (range ? ` (between ${when(range.earliest)} and ${when(range.latest)})` : '')
+    : (a.estimate_note || (j.waiting + j.active + j.held ? '—' : 'all objects have been processed'));
+  const rate = a.rate_per_minute != null ? `this batch: ${a.rate_per_minute} objects a minute (last 15 minutes)`
+    : a.mean_per_minute != null ? `this batch ran at ${a.mean_per_minute} objects a minute on average` : null;
+  return [el('div', { class: 'estimate' }, head),
+    ...[a.estimate_basis, rate].filter(Boolean).map(t => el('div', { class: 'muted estimate-basis' }, t)),
+    ...(a.hold_note ? [el('div', { class: 'hold-note' }, a.hold_note)] : []),
+    ...(a.priority_note ? [el('div', { class: 'muted priority-note' }, a.priority_note)] : [])];
+}
+
 async function load() {
   const r = await fetch(new URL('/api/status/' + encodeURIComponent(bid || 'none'), location.origin),
     { headers: { 'Accept': 'application/json', 'X-Status-Token': token || '' }, credentials: 'omit' });
@@ -27,8 +42,7 @@ async function load() {
   text('file', a.file_name);
   const j = a.jobs;
   text('counts', `${j.completed} completed, ${j.failed} failed, ${j.active} active, ${j.waiting} waiting, ${j.held} held, of ${j.expected || j.total}`);
-  text('eta', a.estimated_completion ? `${when(a.estimated_completion)} (the queue completes about ${a.completed_per_minute} objects a minute)`
-    : (a.hold_note || a.estimate_note || (j.waiting + j.active + j.held ? '' : 'all objects have been processed')));
+  document.getElementById('eta').replaceChildren(...estimateLines(a, j));
   document.querySelector('#open-jobs tbody').replaceChildren(...a.open_jobs.map(o => el('tr', { 'data-job': o.job_id },
     el('td', {}, o.job_id), el('td', {}, (o.local_id || []).join(', ') || '—'), el('td', { class: 'job-state' }, o.state),
     el('td', { class: 'position' }, o.position == null ? 'held' : o.position === 0 ? 'active: a worker has it' : String(o.position)),

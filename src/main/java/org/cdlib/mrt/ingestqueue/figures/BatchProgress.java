@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.Batch;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
@@ -31,25 +32,32 @@ import org.cdlib.mrt.ingestqueue.queue.model.QueueTime;
  * <li>A job's place ({@code position}, 0 while a worker has it) is 1 + the jobs ahead of it
  *     ({@code jobs_ahead}): those before it in its state's run order that no worker holds yet, and
  *     every job in the states it still has to pass.</li>
- * <li>The estimate divides the place by the slowest rate among the states it still has to pass
- *     (jobs leaving each state per minute, last 15 minutes); a state nobody left lately gives no
- *     estimate, and the answer says which. A held job, or a pending one behind a queue or
- *     collection hold, has none either, and the answer says why.</li>
+ * <li>The estimate ({@link EstimateModel}) rests on the queue's own measurements: every host's step
+ *     times and workers per state ({@link StepTimes}), the jobs ahead of the batch in priority order in
+ *     each state it still has to pass, and the estimates' own past error ({@link EstimateErrors}). A
+ *     state with no measured step, a held job, or a hold on the queue or the batch's collection gives
+ *     none, and the answer says why.</li>
  * </ul>
  */
 public final class BatchProgress implements AutoCloseable {
     static final int LISTED_JOBS = 50;
-    static final int RATE_MINUTES = 15;
     private final QueueStore store;
-    private final Activity activity;
     private final Clock clock;
     private final OpenStates open;
+    private final BatchEstimates estimates;
+    private final EstimateErrors errors;
 
-    public BatchProgress(QueueStore store, Activity activity, Clock clock) {
+    public BatchProgress(QueueStore store, Clock clock) {
+        this(store, clock, () -> StepTimes.shared(store, clock));
+    }
+
+    /** {@code steps}: the step times and workers per state (every host's, or a test's). */
+    BatchProgress(QueueStore store, Clock clock, Supplier<StepTimes.Shared> steps) {
         this.store = store;
-        this.activity = activity;
         this.clock = clock;
         this.open = new OpenStates(store);
+        this.estimates = new BatchEstimates(clock, steps);
+        this.errors = estimates.errors();
     }
 
     /**
@@ -141,28 +149,61 @@ public final class BatchProgress implements AutoCloseable {
         m.put("jobs", counts);
 
         String holdNote = holdNote(b);
-        if (holdNote != null && (b.state() == BatchState.PENDING || byState.containsKey(JobState.PENDING.wire()))) {
+        boolean finished = finished(b, mine.isEmpty());
+        if (holdNote != null && !finished) {
             m.put("hold_note", holdNote);
         }
-        m.put("completed_per_minute", Math.round(activity.completedPerMinute(RATE_MINUTES) * 100) / 100.0);
+        RunOrder line = new RunOrder(states, workedOn);
+        Integer priority = priority(states, b);
+        if (priority != null && !finished) {
+            m.put("priority_note", PriorityNote.of(priority, size(b), b.submission().profileName(),
+                    line.higherThan(priority, b)));
+        }
+        long now = clock.millis();
+        if (finished) {
+            long end = endOf(b, now);
+            errors.ended(b.id(), end);
+            Double mean = meanPerMinute(b, end);
+            if (mean != null) {
+                m.put("mean_per_minute", mean);
+            }
+        } else {
+            m.put("rate_per_minute", errors.rate(b.id(), b.count(BatchRef.COMPLETED), b.createdAt(), now));
+        }
         int last = -1;
-        Estimate worst = null;
         for (String jid : mine) {
             Place p = places.get(jid);
             if (p != null && p.state() != JobState.HELD && position(p) > last) {
                 last = position(p);
-                worst = estimate(p, holdNote);
             }
         }
-        if (worst != null) {
+        if (last >= 0) {
             m.put("last_position", last);
-            m.put("estimated_completion", worst.at());
-            if (worst.note() != null) {
-                m.put("estimate_note", worst.note());
+        }
+        int notMade = b.status().jobsTotal() == null ? 0 : Math.max(0, b.status().jobsTotal() - b.jobCount());
+        RunOrder.Target target = line.target(mine, notMade);
+        if (!finished) {
+            BatchEstimates.Estimate e;
+            if (holdNote != null) {
+                e = BatchEstimates.Estimate.none(holdNote);
+            } else if (target == null && held > 0) {
+                e = BatchEstimates.Estimate.none("every open job of the batch is held by an operator: no estimate "
+                        + "until they are released");
+            } else if (target == null) {
+                e = BatchEstimates.Estimate.none(b.state() == BatchState.PENDING
+                        ? "the batch's jobs are not made yet: its estimate starts once they are"
+                        : "no job of the batch is waiting or in a step");
+            } else {
+                e = estimates.estimate(target);
             }
-        } else if (held > 0) {
-            m.put("estimate_note",
-                    "every open job of the batch is held by an operator: no estimate until they are released");
+            BatchEstimates.put(m, e);
+            if (e.basis() != null) {
+                m.put("estimate_basis", e.basis());
+                int total = b.status().jobsTotal() != null ? b.status().jobsTotal() : b.jobCount();
+                double done = total == 0 ? 0 : (double) (b.count(BatchRef.COMPLETED) + b.count(BatchRef.FAILED))
+                        / total;
+                errors.made(b.id(), done, now, Instant.parse(e.at()).toEpochMilli());
+            }
         }
         List<Map<String, Object>> jobs = new ArrayList<>();
         for (Job j : store.jobs().load(mine.subList(0, Math.min(mine.size(), LISTED_JOBS)))) {
@@ -175,13 +216,12 @@ public final class BatchProgress implements AutoCloseable {
             if (j.state() == JobState.HELD) {
                 row.put("estimate_note", "held by an operator");
             } else if (p != null) {
-                Estimate e = estimate(p, holdNote);
                 row.put("position", position(p));
                 row.put("jobs_ahead", p.ahead());
-                row.put("estimated_completion", e.at());
-                if (e.note() != null) {
-                    row.put("estimate_note", e.note());
-                }
+                RunOrder.Target one = line.target(List.of(j.id()), 0);
+                BatchEstimates.put(row, holdNote != null ? BatchEstimates.Estimate.none(holdNote)
+                        : one == null ? BatchEstimates.Estimate.none("not in the queue's run order now")
+                        : estimates.estimate(one));
             }
             jobs.add(row);
         }
@@ -190,6 +230,62 @@ public final class BatchProgress implements AutoCloseable {
             m.put("open_jobs_not_listed", mine.size() - LISTED_JOBS);
         }
         return m;
+    }
+
+    /** Whether the batch's jobs all ended (or it moved past processing). */
+    private static boolean finished(Batch b, boolean noOpenJob) {
+        return switch (b.state()) {
+            case PENDING, HELD -> false;
+            case PROCESSING -> noOpenJob && b.status().allJobsCreated() && b.jobCount() > 0;
+            default -> true;
+        };
+    }
+
+    /** When the batch's last job ended: its move out of processing, as its status stamps it; else now. */
+    private static long endOf(Batch b, long now) {
+        Instant at = b.state() == BatchState.PROCESSING ? null : QueueTime.parse(b.status().lastModified());
+        return at == null ? now : Math.min(now, at.toEpochMilli());
+    }
+
+    /**
+     * A finished batch's mean rate: its completed jobs ÷ the minutes from its first job's first
+     * transition (one read of that job's status) to its end; null when it completed none.
+     */
+    private Double meanPerMinute(Batch b, long end) {
+        int completed = b.count(BatchRef.COMPLETED);
+        if (completed == 0) {
+            return null;
+        }
+        long start = b.createdAt();
+        try {
+            if (!b.jobIds().isEmpty()) {
+                Job first = store.jobs().find(b.jobIds().get(0)).orElse(null);
+                if (first != null && !first.status().history().isEmpty()) {
+                    Instant t = QueueTime.parse(first.status().history().get(0).at());
+                    start = t == null ? start : t.toEpochMilli();
+                }
+            }
+        } catch (RuntimeException e) {
+            // a damaged or deleted first job: from the batch's creation
+        }
+        double minutes = Math.max(1.0 / 60, (end - start) / 60_000.0);
+        return Math.round(completed / minutes * 10) / 10.0;
+    }
+
+    /** The batch's size as its priority class counts it: its total once known, else its jobs. */
+    private static int size(Batch b) {
+        return b.status().jobsTotal() != null ? b.status().jobsTotal() : b.jobCount();
+    }
+
+    /** The priority most of the batch's open jobs have (their references say it); null when none is open. */
+    private static Integer priority(Map<JobState, List<String>> states, Batch b) {
+        Map<Integer, Integer> seen = new HashMap<>();
+        states.forEach((s, refs) -> refs.forEach(ref -> {
+            if (b.status().holds(QueuePaths.jidOfRef(ref)) && QueuePaths.priorityOfRef(ref) >= 0) {
+                seen.merge(QueuePaths.priorityOfRef(ref), 1, Integer::sum);
+            }
+        }));
+        return seen.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
     }
 
     /**
@@ -224,36 +320,16 @@ public final class BatchProgress implements AutoCloseable {
         return p.active() ? 0 : p.ahead() + 1;
     }
 
-    private record Estimate(String at, String note) {
-    }
-
-    /** When a job with this place should be done, by the slowest state it still has to pass; or why not. */
-    private Estimate estimate(Place p, String holdNote) {
-        if (p.state() == JobState.PENDING && holdNote != null) {
-            return new Estimate(null, holdNote);
-        }
-        double slowest = Double.MAX_VALUE;
-        for (JobState s = p.state(); s != null && s != JobState.COMPLETED; s = s.successor()) {
-            double rate = activity.arrivedPerMinute(s.successor() == null ? "completed" : s.successor().wire(),
-                    RATE_MINUTES);
-            if (rate <= 0) {
-                return new Estimate(null, "no job has left " + s.wire() + " in the last " + RATE_MINUTES
-                        + " minutes, so there is no rate to estimate from yet");
-            }
-            slowest = Math.min(slowest, rate);
-        }
-        double minutes = (p.ahead() + 1) / slowest;
-        return new Estimate(clock.instant().plusSeconds(Math.round(minutes * 60)).toString(), null);
-    }
-
     /** Why pending jobs of this batch do not move: the queue's hold or its collection's; null when neither. */
     private String holdNote(Batch b) {
         if (store.holds().isQueueHeld()) {
-            return "the queue is on hold: nothing starts until an operator releases it";
+            return "the queue is on hold: no job starts a step until an operator releases it, so there is no "
+                    + "estimate";
         }
         String profile = b.submission().profileName();
         if (profile != null && store.holds().isCollectionHeld(profile)) {
-            return "collection " + profile + " is on hold: its jobs wait until an operator releases it";
+            return "collection " + profile + " is on hold: its jobs do not start a step until an operator releases "
+                    + "it, so there is no estimate";
         }
         return null;
     }

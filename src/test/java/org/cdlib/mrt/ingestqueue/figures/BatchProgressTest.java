@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,15 +72,8 @@ class BatchProgressTest {
                 + aj.get(1)
                 + "\",\"since\":\"2026-11-24T10:00:00Z\"}],\"leads\":[]}").getBytes());
 
-        Activity activity = new Activity(clock);
-        for (String s : List.of("estimating", "provisioning", "downloading", "processing", "recording", "notify",
-                "completed")) {
-            for (int i = 0; i < 10; i++) {
-                activity.arrived(s); // 20 a minute leave each state ...
-            }
-        }
-        activity.arrived("storing"); // ... but processing: 2 a minute, the slowest
-        progress = new BatchProgress(store, activity, clock);
+        // every state: 1 s a step, 2 workers; processing: 6 s a step, the slowest
+        progress = new BatchProgress(store, clock, () -> shared(1000, 6000, 2));
 
         Map<String, Object> p = progress.of(store.batches().load(a));
         @SuppressWarnings("unchecked")
@@ -91,8 +85,15 @@ class BatchProgressTest {
         // A's last pending job: the three jobs in processing (B's two, A's one) and A's first three pending are ahead
         // of it (B's pending jobs are behind it in run order): 6 ahead, seventh in line
         assertEquals(7, p.get("last_position"));
-        assertEquals(clock.instant().plusSeconds(210).toString(), p.get("estimated_completion"),
-                "7 jobs at 2 a minute: 3.5 minutes");
+        // processing is the bottleneck: A's 4 pending jobs and its 1 in a worker's hands pass it, and of B's 2
+        // waiting there after them in run order, those its 2 workers take in the 4 s A's first job needs to get
+        // there (4 × 2 / 6 s): 6.33 jobs on 2 workers, 3.17 steps of 6 s, then storing, recording and notify: 3 s
+        assertEquals(clock.instant().plusSeconds(22).toString(), p.get("estimated_completion"));
+        // no error measured yet: ±25%; the earliest at most one pass from processing on (9 s) before the middle
+        assertEquals(Map.of("earliest", clock.instant().plusSeconds(13).toString(),
+                "latest", clock.instant().plusMillis(27_500).toString()), p.get("estimate_range"));
+        assertTrue(String.valueOf(p.get("estimate_basis")).contains("processing is the slowest state"), p.toString());
+        assertNull(p.get("completed_per_minute"), "the queue's rate is not the batch's");
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rows = (List<Map<String, Object>>) p.get("open_jobs");
         Map<String, Map<String, Object>> byJob = new HashMap<>();
@@ -103,8 +104,9 @@ class BatchProgressTest {
         assertEquals(true, byJob.get(aj.get(1)).get("active"));
         assertEquals(4, byJob.get(aj.get(2)).get("position"), "behind the three jobs in processing");
         assertEquals(3, byJob.get(aj.get(2)).get("jobs_ahead"));
+        assertTrue(byJob.get(aj.get(2)).containsKey("estimate_range"), byJob.get(aj.get(2)).toString());
 
-        // the queue on hold: pending jobs have no estimate, and the page says why
+        // the queue on hold: no estimate, and the page says why
         store.holds().holdQueue("op");
         Map<String, Object> held = progress.of(store.batches().load(a));
         assertTrue(String.valueOf(held.get("hold_note")).contains("the queue is on hold"), held.toString());
@@ -112,13 +114,55 @@ class BatchProgressTest {
         assertTrue(String.valueOf(held.get("estimate_note")).contains("the queue is on hold"), held.toString());
         store.holds().releaseQueue();
 
-        // no job left storing lately: no rate to estimate from, said so
+        // no step of storing measured yet: no estimate, said so
         progress.close();
-        Activity quiet = new Activity(clock);
-        quiet.arrived("estimating");
-        progress = new BatchProgress(store, quiet, clock);
+        progress = new BatchProgress(store, clock, () -> new StepTimes.Shared(Map.of(JobState.PENDING,
+                List.of(1000L)), Map.of(JobState.PENDING, 2), 1));
         Map<String, Object> none = progress.of(store.batches().load(a));
         assertNull(none.get("estimated_completion"));
-        assertTrue(String.valueOf(none.get("estimate_note")).startsWith("no job has left"), none.toString());
+        assertTrue(String.valueOf(none.get("estimate_note")).startsWith("no step of estimating has been measured"),
+                none.toString());
+    }
+
+    /** Every pipeline state {@code ms} a step (processing {@code slowMs}), {@code workers} workers each. */
+    static StepTimes.Shared shared(long ms, long slowMs, int workers) {
+        Map<JobState, List<Long>> times = new EnumMap<>(JobState.class);
+        Map<JobState, Integer> w = new EnumMap<>(JobState.class);
+        for (JobState s = JobState.PENDING; s != JobState.COMPLETED; s = s.successor()) {
+            times.put(s, List.of(s == JobState.PROCESSING ? slowMs : ms));
+            w.put(s, workers);
+        }
+        return new StepTimes.Shared(times, w, 1);
+    }
+
+    @Test
+    void priorityHoldAndMeanRateAreSaid() throws Exception {
+        QueueStore store = ZK.store(dir);
+        progress = new BatchProgress(store, Clock.systemUTC(), () -> shared(500, 500, 4));
+        String big = QueueTestSupport.batchWithJobs(store, 12, 7);
+        String small = QueueTestSupport.batchWithJobs(store, 3, 5); // submitted later, a higher priority
+        Map<String, Object> p = progress.of(store.batches().load(big));
+        String note = String.valueOf(p.get("priority_note"));
+        assertTrue(note.startsWith("Priority 07"), note);
+        assertTrue(note.contains("3 jobs of higher priority are in the queue and go first"), note);
+        assertTrue(String.valueOf(progress.of(store.batches().load(small)).get("priority_note"))
+                .contains("no job of higher priority"));
+        assertTrue(p.containsKey("estimate_range") && p.containsKey("rate_per_minute"), p.toString());
+
+        store.holds().holdCollection("demo_content", "op");
+        Map<String, Object> held = progress.of(store.batches().load(big));
+        assertTrue(String.valueOf(held.get("hold_note")).startsWith("collection demo_content is on hold"),
+                held.toString());
+        assertNull(held.get("estimated_completion"));
+        store.holds().releaseCollection("demo_content");
+
+        for (String jid : store.batches().jobs(small, BatchRef.PROCESSING)) {
+            work(store, jid, JobState.COMPLETED);
+        }
+        Map<String, Object> done = progress.of(store.batches().load(small));
+        assertTrue(done.get("mean_per_minute") instanceof Double d && d > 0, done.toString());
+        assertNull(done.get("rate_per_minute"));
+        assertNull(done.get("estimated_completion"));
+        assertNull(done.get("priority_note"), "a finished batch waits for nothing");
     }
 }

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.testing.MovingClock;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The charts' minutes are shared through ZooKeeper: they survive a restart and read the same on any host. */
+/**
+ * The charts' minutes and the steps' times are shared through ZooKeeper: they survive a restart and read the same
+ * on any host.
+ */
 class SharedActivityTest {
     @RegisterExtension
     static final QueueFixture ZK = new QueueFixture();
@@ -77,5 +82,39 @@ class SharedActivityTest {
                 "wait_seconds", Map.of()), hostile);
         store.activity().write(m1 + ActivityMinutes.KEPT_MINUTES + 2, Map.of("arrived", Map.of()));
         assertNull(ZK.client().checkExists().forPath(QueuePaths.ACTIVITY + "/" + m1), "older than the kept minutes");
+    }
+
+    /** Every host's step times are read by any host; the workers are those of the live, undrained hosts. */
+    @Test
+    void everyHostsStepsCountAndOnlyLiveHostsWorkersDo() throws Exception {
+        QueueStore store = ZK.store(dir);
+        MovingClock clock = new MovingClock("2026-11-24T10:00:30Z");
+        StepTimes mine = new StepTimes(store, clock);
+        mine.stepEnded("job/downloading", Duration.ofMillis(300), false);
+        mine.stepEnded("job/downloading", Duration.ofMillis(500), false);
+        mine.stepEnded("job/downloading", Duration.ofMillis(9000), true); // failed: not a step's time
+        mine.stepEnded("batch/pending", Duration.ofMillis(100), false); // a batch's, not a job state's
+        mine.flush();
+        // another host, alive with 4 downloading workers, and a third one gone (its steps still count)
+        store.activity().writeSteps("h2", Map.of("at", "2026-11-24T10:00:20Z", "steps", Map.of("downloading",
+                List.of(700, 900)), "workers", Map.of("downloading", 4)));
+        store.activity().writeSteps("gone", Map.of("at", "2026-11-24T09:50:00Z", "steps", Map.of("processing",
+                List.of(50)), "workers", Map.of("processing", 8)));
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h2", ("{\"id\":\"h2\","
+                + "\"host\":\"x\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\","
+                + "\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[],\"leads\":[]}").getBytes());
+
+        StepTimes.Shared shared = StepTimes.shared(store, clock);
+        // the hosts interleaved, each one's newest first
+        List<Long> downloading = shared.times().get(JobState.DOWNLOADING);
+        assertEquals(List.of(500L, 300L), downloading.stream().filter(t -> t < 700).toList());
+        assertEquals(List.of(900L, 700L), downloading.stream().filter(t -> t >= 700).toList());
+        assertEquals(List.of(500L, 900L), downloading.subList(0, 2).stream().sorted().toList());
+        assertEquals(List.of(50L), shared.times().get(JobState.PROCESSING));
+        assertEquals(Map.of(JobState.DOWNLOADING, 4), shared.workers(),
+                "only h2 is alive (this store registered none)");
+
+        store.hosts().drain("h2", "op");
+        assertEquals(Map.of(), StepTimes.shared(store, clock).workers(), "a drained host takes no work");
     }
 }

@@ -85,7 +85,7 @@ public final class DashboardRoutes implements Service {
         this.reads = new QueueOrHistory(store, history);
         this.admin = admin;
         this.links = links;
-        this.progress = new BatchProgress(store, activity, Clock.systemUTC());
+        this.progress = new BatchProgress(store, Clock.systemUTC());
         this.backlog = new BacklogSample(store, Clock.systemUTC());
         this.live = new LiveFeed(store);
         this.arrivals = new StateArrivals(store, activity, Clock.systemUTC());

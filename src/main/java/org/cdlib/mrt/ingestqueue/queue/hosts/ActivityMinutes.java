@@ -19,6 +19,9 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * watched a whole minute can write it: the first one to create the node wins, the others find it
  * there. A host that starts reads them back, so its charts and rates survive a restart and are the
  * same behind a load balancer. Bounded: at most {@link #KEPT_MINUTES} nodes of at most 1 KB.
+ * Beside them, each host's latest step times and its workers per state ({@code /activity/steps/<host>}, one
+ * node of at most 4 KB a host, rewritten in place; one not rewritten for {@link #KEPT_MINUTES} is deleted):
+ * the batches' estimates read every host's, so a host's work counts everywhere and outlives its restart.
  */
 public final class ActivityMinutes {
     public static final int KEPT_MINUTES = 360;
@@ -27,6 +30,10 @@ public final class ActivityMinutes {
     public ActivityMinutes(ZooKeeperCalls zk) {
         this.zk = zk;
     }
+
+    public static final String STEPS = ACTIVITY + "/steps";
+    /** The most hosts' step nodes read for one answer (a cluster has a handful; older ones are deleted). */
+    static final int MAX_STEP_HOSTS = 50;
 
     static String path(long minute) {
         return ACTIVITY + "/" + minute;
@@ -62,5 +69,47 @@ public final class ActivityMinutes {
             }
         }
         return out;
+    }
+
+    /** Writes this host's step times in place of its last ones; refused (left as it was) when oversized. */
+    public void writeSteps(String host, Map<String, Object> figures) {
+        String p = STEPS + "/" + host;
+        byte[] data = QueueJson.write(figures);
+        if (data.length > QueueLimits.nodeBytes(p)) {
+            return;
+        }
+        if (!zk.exists(p)) {
+            zk.createPersistent(p, data);
+            return;
+        }
+        zk.commitUnlocked("write the step times of host " + host, List.of(ZooKeeperCalls.setData(p, data, -1)));
+    }
+
+    /** Every host's step node, by host id (damaged ones left out); at most {@link #MAX_STEP_HOSTS}. */
+    public Map<String, JsonNode> readSteps() {
+        List<String> paths = new ArrayList<>();
+        for (String h : zk.children(STEPS)) {
+            if (paths.size() < MAX_STEP_HOSTS) {
+                paths.add(STEPS + "/" + h);
+            }
+        }
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        if (paths.isEmpty()) {
+            return out;
+        }
+        Map<String, OpResult> r = zk.readMany(paths);
+        for (String p : paths) {
+            OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
+            JsonNode j = d == null ? null : QueueJson.treeOrNull(d.getData());
+            if (j != null && j.isObject()) {
+                out.put(p.substring(STEPS.length() + 1), j);
+            }
+        }
+        return out;
+    }
+
+    /** Deletes a host's step node (one no host has rewritten for {@link #KEPT_MINUTES}). */
+    public void dropSteps(String host) {
+        zk.deleteIfExists(STEPS + "/" + host);
     }
 }

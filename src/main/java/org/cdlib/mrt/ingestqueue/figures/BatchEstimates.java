@@ -1,0 +1,99 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+
+/**
+ * A batch's (or a job's) estimate as the progress answer gives it: the model ({@link
+ * EstimateModel}) fed with every host's step times and workers ({@link StepTimes}, read at most
+ * once every {@link #STEPS_FRESH_MS}), what is ahead in run order ({@link RunOrder}) and the
+ * estimates' measured error ({@link EstimateErrors}); the answer's fields, or why there is none.
+ */
+final class BatchEstimates {
+    /** How long every host's step times, once read, serve the answers (a page asks every few seconds). */
+    static final long STEPS_FRESH_MS = 1000;
+    private final Clock clock;
+    private final Supplier<StepTimes.Shared> steps;
+    private final EstimateErrors errors = new EstimateErrors();
+    private StepTimes.Shared stepsRead;
+    private long stepsReadAt;
+
+    BatchEstimates(Clock clock, Supplier<StepTimes.Shared> steps) {
+        this.clock = clock;
+        this.steps = steps;
+    }
+
+    EstimateErrors errors() {
+        return errors;
+    }
+
+    private synchronized StepTimes.Shared steps() {
+        if (stepsRead == null || clock.millis() - stepsReadAt > STEPS_FRESH_MS || clock.millis() < stepsReadAt) {
+            stepsRead = steps.get();
+            stepsReadAt = clock.millis();
+        }
+        return stepsRead;
+    }
+
+    /** Puts the estimate's fields into an answer (a batch's or a job's row): the middle and range, or the note. */
+    static void put(Map<String, Object> m, Estimate e) {
+        if (e.at() != null) {
+            m.put("estimated_completion", e.at());
+            m.put("estimate_range", Map.of("earliest", e.earliest(), "latest", e.latest()));
+        }
+        if (e.note() != null) {
+            m.put("estimate_note", e.note());
+        }
+    }
+
+    record Estimate(String at, String earliest, String latest, String note, String basis) {
+        static Estimate none(String note) {
+            return new Estimate(null, null, null, note, null);
+        }
+    }
+
+    /** The model's estimate for these jobs, from every host's step times and workers. */
+    Estimate estimate(RunOrder.Target t) {
+        StepTimes.Shared shared = steps();
+        List<EstimateModel.Stage> stages = new ArrayList<>();
+        int samples = 0;
+        for (int i = t.from(); i < RunOrder.PIPELINE.size(); i++) {
+            JobState s = RunOrder.PIPELINE.get(i);
+            List<Long> times = shared.times().get(s);
+            stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
+                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0));
+            samples += times == null ? 0 : times.size();
+        }
+        // what passes each state before the last job: what is ahead of it in run order, there and in the states
+        // before; and of the jobs waiting there after it in run order, those the state's workers take in the
+        // time its first jobs need to get there (after that they go first)
+        double[] through = new double[stages.size()];
+        double arrives = 0;
+        double before = 0;
+        for (int i = 0; i < stages.size(); i++) {
+            EstimateModel.Stage s = stages.get(i);
+            double taken = s.mean() > 0 ? Math.min(t.after()[t.from() + i], s.workers() * arrives / s.mean()) : 0;
+            double here = t.inOrder()[t.from() + i] + taken;
+            through[i] = before + here;
+            before += here;
+            arrives += s.mean();
+        }
+        EstimateErrors.Spread spread = errors.spread();
+        EstimateModel.Result r = EstimateModel.estimate(stages, through, spread);
+        if (r.note() != null) {
+            return Estimate.none(r.note());
+        }
+        Instant now = clock.instant();
+        return new Estimate(at(now, r.seconds()), at(now, r.earliest()), at(now, r.latest()), null,
+                EstimateModel.basis(r, samples, spread));
+    }
+
+    private static String at(Instant now, double seconds) {
+        return now.plusMillis(Math.round(seconds * 1000)).toString();
+    }
+}

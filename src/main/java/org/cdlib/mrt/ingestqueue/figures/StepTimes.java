@@ -1,0 +1,239 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.cdlib.mrt.ingestqueue.camel.StepObserver;
+import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How long each job state's step takes, measured where steps end ({@link StepObserver}), and the
+ * workers each state has, shared by every host: each host keeps its last {@link #KEPT} step times
+ * a state (a fixed ring) and writes them with its workers to its own node under
+ * {@code /activity/steps} every {@link #FLUSH_MS} when they changed ({@link #flush}). The
+ * estimates read every host's ({@link #shared}): the steps of all hosts count, and a restarted
+ * host's are still there. Only steps that succeeded are kept: a failed one ends early or late.
+ * Beside them, a worker's time a job beyond its step (the claim, the move's commit), from the
+ * workers' busy time: what a worker is taken for is the step and that.
+ */
+public final class StepTimes implements StepObserver {
+    private static final Logger LOG = LoggerFactory.getLogger(StepTimes.class);
+    /** Step times kept a state on each host (newest): 48 of up to six digits fit a 4 KB node for every state. */
+    static final int KEPT = 48;
+    public static final long FLUSH_MS = 1000;
+    /** A host's times older than this are used only when no host has newer ones. */
+    static final Duration RECENT = Duration.ofMinutes(60);
+    private static final String JOB_QUEUE = "job/";
+    private final QueueStore store;
+    private final Clock clock;
+    private final Map<JobState, ArrayDeque<Long>> times = new EnumMap<>(JobState.class);
+    /** Per state since the last flush: steps ended and their time (ms); the workers' busy time (ns) at it. */
+    private final Map<JobState, long[]> sinceFlush = new EnumMap<>(JobState.class);
+    private final Map<JobState, Long> busyAtFlush = new EnumMap<>(JobState.class);
+    /** Per state: a worker's time a job beyond its step (the claim, the move's commit), ms, weighted to the newest. */
+    private final Map<JobState, Double> overhead = new EnumMap<>(JobState.class);
+    private Map<String, Object> written;
+
+    public StepTimes(QueueStore store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+    }
+
+    @Override
+    public void stepEnded(String queue, Duration took, boolean failed) {
+        if (failed || !queue.startsWith(JOB_QUEUE)) {
+            return;
+        }
+        JobState s = stateOf(queue.substring(JOB_QUEUE.length()));
+        if (s == null) {
+            return;
+        }
+        synchronized (this) {
+            ArrayDeque<Long> ring = times.computeIfAbsent(s, k -> new ArrayDeque<>());
+            if (ring.size() == KEPT) {
+                ring.pollFirst();
+            }
+            ring.addLast(Math.max(1, took.toMillis()));
+            long[] n = sinceFlush.computeIfAbsent(s, k -> new long[2]);
+            n[0]++;
+            n[1] += took.toMillis();
+        }
+    }
+
+    /** A working state by its wire name; null for anything else (a foreign or damaged key adds nothing). */
+    private static JobState stateOf(String name) {
+        try {
+            JobState s = JobState.fromWire(name);
+            return s.isWorking() ? s : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** This host's figures as written: its step times (ms) and workers per state, and when. */
+    synchronized Map<String, Object> figures() {
+        Map<String, Object> steps = new LinkedHashMap<>();
+        times.forEach((s, ring) -> steps.put(s.wire(), new ArrayList<>(ring)));
+        Map<String, Integer> workers = new LinkedHashMap<>();
+        store.health().workers().forEach((queue, w) -> {
+            JobState s = queue.startsWith(JOB_QUEUE) ? stateOf(queue.substring(JOB_QUEUE.length())) : null;
+            if (s != null) {
+                workers.put(s.wire(), w.capacity());
+                measureOverhead(s, w.busyNanos().getAsLong());
+            }
+        });
+        Map<String, Long> extra = new LinkedHashMap<>();
+        overhead.forEach((s, ms) -> extra.put(s.wire(), Math.round(ms)));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("steps", steps);
+        out.put("workers", workers);
+        out.put("overhead", extra);
+        return out;
+    }
+
+    /**
+     * A worker's time per job beyond the step, from its busy time (taken to freed: the claim and the
+     * move's commit included) against the steps' own since the last flush; each flush's figure
+     * counts for a quarter of the kept one.
+     */
+    private void measureOverhead(JobState s, long busyNanos) {
+        Long before = busyAtFlush.put(s, busyNanos);
+        long[] n = sinceFlush.remove(s);
+        if (before == null || n == null || n[0] == 0) {
+            return;
+        }
+        double perJob = Math.max(0, (busyNanos - before) / 1e6 / n[0] - (double) n[1] / n[0]);
+        overhead.merge(s, perJob, (old, now) -> 0.75 * old + 0.25 * now);
+    }
+
+    /**
+     * Writes this host's figures when they changed since the last write, and deletes the nodes of
+     * hosts that wrote nothing for {@link ActivityMinutes#KEPT_MINUTES}.
+     */
+    public void flush() {
+        try {
+            Map<String, Object> now = figures();
+            if (now.equals(written)) {
+                return;
+            }
+            Map<String, Object> node = new LinkedHashMap<>(now);
+            node.put("at", clock.instant().toString());
+            store.activity().writeSteps(store.hosts().id(), node);
+            written = now;
+            Instant old = clock.instant().minus(Duration.ofMinutes(ActivityMinutes.KEPT_MINUTES));
+            store.activity().readSteps().forEach((host, n) -> {
+                if (at(n).isBefore(old)) {
+                    store.activity().dropSteps(host);
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.debug("step times not written this time: {}", e.getMessage());
+        }
+    }
+
+    private static Instant at(JsonNode n) {
+        try {
+            return Instant.parse(n.path("at").asText());
+        } catch (RuntimeException e) {
+            return Instant.EPOCH;
+        }
+    }
+
+    /** What every host measured: step times per state (ms, newest first) and the live hosts' workers. */
+    public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts,
+                         Map<JobState, Long> overhead) {
+        public Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
+            this(times, workers, hosts, Map.of());
+        }
+    }
+
+    /**
+     * Every host's step times (those written within {@link #RECENT}, or all when none is that
+     * recent) and the workers of the hosts alive and not drained; a live host that wrote none yet
+     * counts with the workers of the first one that did.
+     */
+    public static Shared shared(QueueStore store, Clock clock) {
+        Map<String, JsonNode> nodes = store.activity().readSteps();
+        Set<String> live = new HashSet<>();
+        for (Map<String, Object> h : store.hosts().list()) {
+            if (Boolean.TRUE.equals(h.get("alive")) && !Boolean.TRUE.equals(h.get("drained"))) {
+                live.add((String) h.get("id"));
+            }
+        }
+        Instant recent = clock.instant().minus(RECENT);
+        boolean anyRecent = nodes.values().stream().anyMatch(n -> !at(n).isBefore(recent));
+        Map<JobState, List<List<Long>>> byHost = new EnumMap<>(JobState.class);
+        Map<JobState, Integer> workers = new EnumMap<>(JobState.class);
+        Map<JobState, Integer> typical = new EnumMap<>(JobState.class);
+        Map<JobState, long[]> extra = new EnumMap<>(JobState.class);
+        int counted = 0;
+        for (Map.Entry<String, JsonNode> e : nodes.entrySet()) {
+            JsonNode n = e.getValue();
+            if (!anyRecent || !at(n).isBefore(recent)) {
+                n.path("steps").fields().forEachRemaining(f -> {
+                    JobState s = stateOf(f.getKey());
+                    if (s != null && f.getValue().isArray()) {
+                        List<Long> host = new ArrayList<>();
+                        f.getValue().forEach(v -> host.add(0, Math.max(1, v.asLong()))); // newest first
+                        byHost.computeIfAbsent(s, k -> new ArrayList<>()).add(host);
+                    }
+                });
+            }
+            n.path("overhead").fields().forEachRemaining(f -> {
+                JobState s = stateOf(f.getKey());
+                if (s != null && f.getValue().asLong() >= 0) {
+                    long[] sum = extra.computeIfAbsent(s, k -> new long[2]);
+                    sum[0]++;
+                    sum[1] += f.getValue().asLong();
+                }
+            });
+            boolean isLive = live.contains(e.getKey());
+            counted += isLive ? 1 : 0;
+            n.path("workers").fields().forEachRemaining(f -> {
+                JobState s = stateOf(f.getKey());
+                if (s != null && f.getValue().asInt() > 0) {
+                    typical.putIfAbsent(s, f.getValue().asInt());
+                    if (isLive) {
+                        workers.merge(s, f.getValue().asInt(), Integer::sum);
+                    }
+                }
+            });
+        }
+        int unwritten = live.size() - counted;
+        if (unwritten > 0) {
+            typical.forEach((s, w) -> workers.merge(s, w * unwritten, Integer::sum));
+        }
+        Map<JobState, List<Long>> times = new EnumMap<>(JobState.class);
+        byHost.forEach((s, hosts) -> times.put(s, interleaved(hosts)));
+        Map<JobState, Long> overheads = new EnumMap<>(JobState.class);
+        extra.forEach((s, sum) -> overheads.put(s, sum[1] / sum[0]));
+        return new Shared(times, workers, live.size(), overheads);
+    }
+
+    /** The hosts' step times newest first: each host's newest, then each one's next, and so on. */
+    private static List<Long> interleaved(List<List<Long>> hosts) {
+        List<Long> out = new ArrayList<>();
+        int longest = hosts.stream().mapToInt(List::size).max().orElse(0);
+        for (int rank = 0; rank < longest; rank++) {
+            for (List<Long> h : hosts) {
+                if (rank < h.size()) {
+                    out.add(h.get(rank));
+                }
+            }
+        }
+        return out;
+    }
+}
