@@ -86,7 +86,7 @@ public final class ApiModule implements QueueModule {
                 ctx.property("ingest.status.signing-key").orElse(null),
                 ReportingModule.statusBase(ctx)), history);
         dashboard.register(api, api::loginHolds);
-        routes.batchRates(dashboard::batchRate);
+        routes.batchRates(dashboard::batchRates);
         ctx.bind("statusLinks", dashboard.links());
         ctx.camel().addService(dashboard, true, false);
         ctx.bind("queueMetrics", metrics);

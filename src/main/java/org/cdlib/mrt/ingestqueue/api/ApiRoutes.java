@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.api.admin.AdminRoutes;
 import org.cdlib.mrt.ingestqueue.api.reads.ReadRoutes;
@@ -36,7 +37,7 @@ final class ApiRoutes {
     }
 
     /** Each batch's rate in the rows of /api/batches: the dashboard's live feed knows it. */
-    ApiRoutes batchRates(Function<Batch, Double> rates) {
+    ApiRoutes batchRates(Function<Batch, Map<String, Object>> rates) {
         reads.batchRates(rates);
         return this;
     }

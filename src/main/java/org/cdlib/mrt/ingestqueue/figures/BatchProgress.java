@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.figures;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -58,26 +56,6 @@ public final class BatchProgress implements AutoCloseable {
         this.open = new OpenStates(store);
         this.estimates = new BatchEstimates(clock, steps);
         this.errors = estimates.errors();
-    }
-
-    /**
-     * How long the job at the head of each open state's run order has been in that state, in
-     * seconds (a state with no job is left out); one status read per state.
-     */
-    public Map<String, Long> waitSeconds() {
-        Map<String, Long> out = new LinkedHashMap<>();
-        open.listed().forEach((s, order) -> {
-            try {
-                if (!order.isEmpty()) {
-                    store.jobs().find(QueuePaths.jidOfRef(order.get(0))).ifPresent(j -> out.put(s.wire(),
-                            Duration.between(Objects.requireNonNullElse(QueueTime.parse(j.status().lastModified()),
-                                    clock.instant()), clock.instant()).toSeconds()));
-                }
-            } catch (RuntimeException e) {
-                // a damaged head: that state has no sample this minute
-            }
-        });
-        return out;
     }
 
     /** A node's stamp as ISO-8601, as the API gives it; as stored when it cannot be read. */
@@ -245,6 +223,11 @@ public final class BatchProgress implements AutoCloseable {
     private static long endOf(Batch b, long now) {
         Instant at = b.state() == BatchState.PROCESSING ? null : QueueTime.parse(b.status().lastModified());
         return at == null ? now : Math.min(now, at.toEpochMilli());
+    }
+
+    /** A finished batch's mean rate (as below), to its end as its status stamps it. */
+    public Double meanPerMinute(Batch b) {
+        return meanPerMinute(b, endOf(b, clock.millis()));
     }
 
     /**

@@ -97,6 +97,20 @@ public final class DashboardRoutes implements Service {
      * is shown; null when none completed lately, and for a finished batch (its figure is its mean rate, never the
      * last minutes' rate shown as "now" after it ended).
      */
+    /** A batch's rate for a list's row: its own while open ({@code rate_per_minute}), its mean once finished. */
+    public Map<String, Object> batchRates(Batch b) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (OPEN_BATCH.contains(b.state())) {
+            out.put("rate_per_minute", batchRate(b));
+        } else {
+            Double mean = progress.meanPerMinute(b);
+            if (mean != null) {
+                out.put("mean_per_minute", mean);
+            }
+        }
+        return out;
+    }
+
     public Double batchRate(Batch b) {
         if (!OPEN_BATCH.contains(b.state())) {
             return null;
@@ -171,7 +185,7 @@ public final class DashboardRoutes implements Service {
         // counted in memory from the open states' views: the same cost for ten jobs and a million
         Map<String, Object> view = QueueViews.batch(b, progress.states(b));
         view.put("progress", progress.of(b));
-        view.put("rate_per_minute", batchRate(b));
+        view.putAll(batchRates(b));
         return view;
     }
 

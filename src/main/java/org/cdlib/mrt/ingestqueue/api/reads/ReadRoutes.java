@@ -50,7 +50,7 @@ public final class ReadRoutes {
     private final QueueStore store;
     private final QueueOrHistory reads;
     /** A batch's current rate (jobs ended per minute lately), known to the dashboard's live feed; null when none. */
-    private Function<Batch, Double> batchRates = b -> null;
+    private Function<Batch, Map<String, Object>> batchRates = b -> Map.of();
 
     public ReadRoutes(QueueStore store) {
         this(store, null);
@@ -79,7 +79,7 @@ public final class ReadRoutes {
         this.reads = new QueueOrHistory(store, history);
     }
 
-    public void batchRates(Function<Batch, Double> rates) {
+    public void batchRates(Function<Batch, Map<String, Object>> rates) {
         this.batchRates = rates;
     }
 
@@ -214,7 +214,7 @@ public final class ReadRoutes {
                         continue;
                     }
                     Map<String, Object> row = QueueViews.batch(b, openStates.of(b));
-                    row.put("rate_per_minute", batchRates.apply(b));
+                    row.putAll(batchRates.apply(b));
                     out.add(row);
                 } catch (NotFoundException removed) {
                     gone.add(bid);
