@@ -50,7 +50,7 @@ public final class IngestService implements AutoCloseable {
     static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep",
             "updateReportStep", "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep",
             "downloadStep", "processStep", "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep",
-            "cleanupStep", "consistencySweep", "ezid", "storage", "inventory", "localServices", "expectedFailure",
+            "cleanupStep", "consistencySweep", "batchHoldRelease", "ezid", "storage", "inventory", "localServices", "expectedFailure",
             "unexpectedFailure");
 
     private final Main main = new Main();
