@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.cdlib.mrt.ingestqueue.cli.Commands;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -139,6 +143,17 @@ class HoldRunningWorkTest {
         HttpResponse<String> r = a.call(method, path);
         assertTrue(r.body().contains(says), method + " " + path + ": " + r.body());
         return r.statusCode();
+    }
+
+    /** The command line against host a: its exit code, what it printed and what it complained of. */
+    String[] cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                Map.of("INGEST_URL", a.base(), "INGEST_USER", "alice:pw-a"));
+        return new String[] {String.valueOf(code), out.toString(StandardCharsets.UTF_8),
+            err.toString(StandardCharsets.UTF_8)};
     }
 
     /** Every transition a job made after {@code since}, from its history in ZooKeeper. */
@@ -265,7 +280,12 @@ class HoldRunningWorkTest {
     void refusalsSayWhatIsStillRefused() throws Exception {
         String bid = runningBatch();
         assertEquals(409, refused("POST", "/api/batches/" + bid + "/release", "not held"));
-        ok("POST", "/api/batches/" + bid + "/hold");
+        String[] notHeld = cli("release", bid);
+        assertEquals("1", notHeld[0]);
+        assertTrue(notHeld[2].contains("HTTP 409") && notHeld[2].contains("not held"), notHeld[2]);
+        String[] held = cli("hold", bid); // the command line's hold of a running batch
+        assertEquals("0", held[0], held[2]);
+        assertTrue(held[1].contains("batch " + bid + ": held, now processing"), held[1]);
         await().atMost(LIMIT).until(() -> a.store().holds().isBatchHeld(bid) && b.store().holds().isBatchHeld(bid));
         // Merritt's Admin Tool holds one of the stopped jobs by hand after releasing it: no longer the hold's
         gate.countDown();

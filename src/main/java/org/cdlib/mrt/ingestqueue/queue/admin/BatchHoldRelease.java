@@ -118,7 +118,7 @@ public final class BatchHoldRelease {
                     continue; // held by hand, or by its collection's hold: not this release's
                 }
                 try {
-                    if (jobs.releaseStopped(job.id(), hold, "the release of batch " + bid)) {
+                    if (jobs.releaseStopped(job.id(), hold)) {
                         released++;
                     }
                 } catch (QueueException e) { // locked now, or the queue's trouble

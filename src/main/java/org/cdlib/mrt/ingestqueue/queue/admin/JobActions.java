@@ -51,7 +51,7 @@ public final class JobActions {
      * changed, when it is no longer that hold's (released already, or held again since, by hand or by Merritt's
      * tools). A job a worker or operator has locked now is refused ({@link LockedException}).
      */
-    public boolean releaseStopped(String jid, HeldBy hold, String by) {
+    public boolean releaseStopped(String jid, HeldBy hold) {
         HeldJob lock = lockJob(jid);
         try {
             Job job = lock.job();
@@ -61,7 +61,7 @@ public final class JobActions {
                 return false;
             }
             store.moves().move(lock, JobState.resumeAfter(job.status().lastSuccessful()),
-                    Change.because("released by " + by), Transition.By.ADMIN);
+                    Change.because("released: " + hold + " was lifted"), Transition.By.ADMIN);
             return true;
         } catch (RuntimeException e) {
             unlockQuietly(lock);
