@@ -1,8 +1,10 @@
 package org.cdlib.mrt.ingestqueue.queue.admin;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,6 +35,10 @@ public final class BatchHoldRelease {
     static final int CHUNK = 100;
     /** Jobs released by one pass at most; the rest are the next pass's. */
     static final int PER_PASS = 1_000;
+
+    /** The states in which a batch's jobs may still run: a hold on any other has nothing left to stop. */
+    private static final Set<BatchState> RUNNING = EnumSet.of(BatchState.PENDING, BatchState.HELD,
+            BatchState.PROCESSING);
 
     private final QueueStore store;
     private final JobActions jobs;
@@ -145,7 +151,7 @@ public final class BatchHoldRelease {
         for (String bid : held) {
             BatchStatus s = statuses.get(bid);
             boolean gone = s == null && !store.calls().exists(QueuePaths.batch(bid));
-            if (gone || s != null && s.status() != null && !BatchState.OPEN.contains(s.state())) {
+            if (gone || s != null && s.status() != null && !RUNNING.contains(s.state())) {
                 store.holds().dropBatchHold(bid);
             }
         }
