@@ -77,8 +77,16 @@ public final class JobOutcomes extends OutcomeStrategy<HeldJob, JobOutcome> {
         if (!state.isWorking()) {
             return null;
         }
+        Optional<HeldBy> hold;
         try {
-            Optional<HeldBy> hold = holds.stopping(lock.job());
+            hold = holds.stopping(lock.job());
+        } catch (QueueException e) {
+            // the holds cannot be read now (a lost session, a broken connection): let go, looked at again at once
+            LOG.debug("job {}: holds not read ({}); let go unchanged", lock.jid(), e.getMessage());
+            abort(lock);
+            return Applied.LOOK_AGAIN_SOON;
+        }
+        try {
             // the move's one log line says which hold stopped it and where it resumes
             return hold.isPresent() && moves.stop(lock, Change.stoppedBy(hold.get(), state)) ? Applied.MOVED_OUT : null;
         } catch (RuntimeException e) {
@@ -97,7 +105,14 @@ public final class JobOutcomes extends OutcomeStrategy<HeldJob, JobOutcome> {
         if (!to.isWorking()) {
             return null;
         }
-        Optional<HeldBy> hold = holds.stopping(lock.job());
+        Optional<HeldBy> hold;
+        try {
+            hold = holds.stopping(lock.job());
+        } catch (QueueException e) {
+            // not read now (a lost session, a broken connection): the move goes as it would; if a hold was set, the
+            // job stops when a worker next takes it
+            return null;
+        }
         if (hold.isEmpty()) {
             return null;
         }

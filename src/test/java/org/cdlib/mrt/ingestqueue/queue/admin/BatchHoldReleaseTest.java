@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.List;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
+import org.cdlib.mrt.ingestqueue.queue.lease.HeldBatch;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
@@ -111,6 +112,18 @@ class BatchHoldReleaseTest {
         store.holds().releaseBatch(bid, "op");
         assertEquals(1, admin.batches().releases().pass());
         assertEquals(JobState.PENDING, store.jobs().load(jids.get(1)).state());
+    }
+
+    @Test
+    void aPendingBatchWhoseJobsRunIsHeldBothWays() {
+        String bid = store.batches().create(QueueTestSupport.submission("demo_content"));
+        HeldBatch making = store.batches().tryLock(bid, "batch-pending").orElseThrow();
+        store.batches().createJobs(making, List.of(QueueTestSupport.newJob("loc0", 5))); // its first window
+        store.moves().unlock(making);
+        assertEquals(BatchState.HELD, admin.holdBatch(bid, "op").state(), "as mrt-zk's Pending -> Held");
+        assertTrue(store.holds().isBatchHeld(bid), "and its jobs already made stop too");
+        assertEquals(BatchState.PENDING, admin.releaseBatch(bid, "op").state());
+        assertFalse(store.holds().isBatchHeld(bid));
     }
 
     @Test
