@@ -86,9 +86,8 @@ class HandOffTest extends CamelTestSupport {
                 "no consumer of provisioning here: the last move deleted the lock");
         // pending's claim (lock create + 11 reads + the job node's Stat) 13 + two transitions of 4 ops each
         // = 21, + 2 for the pending consumer's first look at the queue hold and its host's drain (kept
-        // under a watch), + 3 for the first look at the holds before a step (issue 45: the batch holds' folder Stat
-        // and its children under a watch, the collection's under a watch, asked by the consumer before the route);
-        // a claim by the estimating worker would add 13 more
+        // under a watch), + the first look at the batch holds before a step (issue 45: the folder's Stat and its
+        // children under a watch; 26 measured); a claim by the estimating worker would add 13 more
         assertTrue(ops <= 26, "ZooKeeper operations from release to provisioning: " + ops);
     }
 
