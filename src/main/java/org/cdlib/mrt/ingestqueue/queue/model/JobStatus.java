@@ -45,7 +45,7 @@ public record JobStatus(
         this(status, lastSuccessfulStatus, lastModified, retryCount, message, history, summary, null);
     }
 
-    /** The hold that stopped this job, while it is still as that hold's move left it (its status at {@code version}). */
+    /** The hold that stopped this job, while it is as that hold's move left it (its status at {@code version}). */
     public HeldBy stoppedByHold(int version) {
         return state() == JobState.HELD && heldBy != null && heldBy.stoppedAt(version) ? heldBy : null;
     }
