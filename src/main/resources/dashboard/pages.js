@@ -50,8 +50,9 @@ function batchButtons(b) {
   if (!isAdmin()) return [];
   const id = b.batch_id, s = b.status.status, out = [];
   const locked = b.lock ? `the batch is locked by ${b.lock.worker}@${b.lock.host} since ${when(b.lock.since)}; wait until it moves on` : null;
-  if (s === 'pending') out.push(actionButton('hold-batch', 'Hold batch', 'POST', `/api/batches/${id}/hold`, { disabledWhy: locked }));
-  if (s === 'held') out.push(actionButton('release-batch', 'Release batch', 'POST', `/api/batches/${id}/release`, { disabledWhy: locked }));
+  const running = s === 'pending' || s === 'processing'; // a running batch's jobs stop before their next step
+  if (running && !b.batch_held) out.push(actionButton('hold-batch', 'Hold batch', 'POST', `/api/batches/${id}/hold`, { disabledWhy: locked }));
+  if (s === 'held' || (running && b.batch_held)) out.push(actionButton('release-batch', 'Release batch', 'POST', `/api/batches/${id}/release`, { disabledWhy: locked }));
   if (b.jobs.failed > 0) out.push(actionButton('requeue-failed', `Requeue ${b.jobs.failed} failed`, 'POST', `/api/batches/${id}/requeue-failed`, {
     confirm: { title: `Requeue the failed jobs of ${id}?`, text: `${b.jobs.failed} failed job(s) go back to the step that failed (or pending), one at a time; a job that cannot be requeued is named here and the others go on. The batch reports again when they end.` },
     after: a => { if (a.refused.length) { const e = new Error(`${a.requeued.length} requeued; refused: ` + a.refused.map(r => r.job_id + ' (' + r.error + ')').join('; ')); throw e; } } }));

@@ -34,7 +34,8 @@ final class JobConsumer extends QueueConsumer<HeldJob, JobOutcomes> {
 
     @Override
     protected JobOutcomes strategy(BooleanSupplier handingBack) {
-        return OutcomeStrategy.jobs(store.claims(), store.moves(), endpoint.queue().jobState(), handingBack);
+        return OutcomeStrategy.jobs(store.claims(), store.moves(), store.holds(), endpoint.queue().jobState(),
+                handingBack);
     }
 
     @Override
@@ -55,6 +56,12 @@ final class JobConsumer extends QueueConsumer<HeldJob, JobOutcomes> {
     @Override
     public boolean concerns(TransitionEvent event) {
         return TransitionEvent.JOB.equals(event.kind()) && state.wire().equals(event.to());
+    }
+
+    /** A job whose batch or collection is held stops here, before its step starts (issue 45). */
+    @Override
+    protected OutcomeStrategy.Applied beforeRun(HeldJob lock) {
+        return strategy.stopIfHeld(lock);
     }
 
     @Override

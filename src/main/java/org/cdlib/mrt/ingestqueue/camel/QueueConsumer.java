@@ -111,6 +111,14 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
     /** The watched view of this consumer's state (job references or batch index entries), opened. */
     protected abstract StateView openView();
 
+    /**
+     * What ends an item's cycle before its route starts (a job whose batch or collection is held: issue 45); null
+     * when its route runs.
+     */
+    protected OutcomeStrategy.Applied beforeRun(L lock) {
+        return null;
+    }
+
     /** Puts a claimed item on the exchange its route gets. */
     protected abstract void prepare(L lock, Exchange exchange);
 
@@ -245,6 +253,11 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
             strategy.abort(lock);
             return;
         }
+        OutcomeStrategy.Applied stopped = beforeRun(lock);
+        if (stopped != null) {
+            then(id, stopped);
+            return;
+        }
         long started = System.nanoTime();
         Exchange exchange = createExchange(false);
         QueueOnCompletion item = new QueueOnCompletion("zkqueue " + name() + " outcome of " + id,
@@ -284,6 +297,11 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
             notMoved(id, lock, exchange, e);
             applied = new OutcomeStrategy.Applied(OutcomeStrategy.Then.RETRY, null);
         }
+        then(id, applied);
+    }
+
+    /** What the consumer does with the item once its cycle ended as {@code applied}. */
+    private void then(String id, OutcomeStrategy.Applied applied) {
         switch (applied.then()) {
             case MOVED_OUT -> backlog.movedOn(id, System.currentTimeMillis() + MOVED_GRACE_MS);
             case RETRY -> retryIn(id, applied.delayMs() != null ? applied.delayMs() : endpoint.getRetryDelay());

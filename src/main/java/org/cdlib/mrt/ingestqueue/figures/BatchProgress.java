@@ -303,8 +303,12 @@ public final class BatchProgress implements AutoCloseable {
         return p.active() ? 0 : p.ahead() + 1;
     }
 
-    /** Why pending jobs of this batch do not move: the queue's hold or its collection's; null when neither. */
+    /** Why the jobs of this batch do not move: the queue's hold, its collection's or its own; null when none. */
     private String holdNote(Batch b) {
+        if (store.holds().isBatchHeld(b.id())) {
+            return "this batch is on hold: its jobs finish the step they are in and start no other until an "
+                    + "operator releases it, so there is no estimate";
+        }
         if (store.holds().isQueueHeld()) {
             return "the queue is on hold: no job starts a step until an operator releases it, so there is no "
                     + "estimate";

@@ -11,7 +11,8 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
  * Binds {@code adminActions}, {@code consistencyCheck}, {@code consistencySweep} ({@code ingest.fsck.batches-per-pass},
  * 200) and {@code cleanupStep} ({@code ingest.cleanup.retention}, P7D; {@code ingest.cleanup.failed-retention}, P30D;
  * {@code ingest.history.keep-jobs}, 10000: the finished jobs ZooKeeper keeps at most;
- * {@code ingest.history.retention}, unset: how long history keeps them, for good when unset).
+ * {@code ingest.history.retention}, unset: how long history keeps them, for good when unset) and
+ * {@code batchHoldRelease} (the jobs of released batch holds, issue 45).
  */
 public final class MaintenanceModule implements QueueModule {
 
@@ -19,6 +20,7 @@ public final class MaintenanceModule implements QueueModule {
     public void bind(QueueContext ctx) {
         AdminActions admin = new AdminActions(ctx.store(), Clock.systemUTC());
         ctx.bind("adminActions", admin);
+        ctx.bind("batchHoldRelease", new BatchHoldReleaseStep(admin.batches().releases()));
         ConsistencyCheck check = new ConsistencyCheck(ctx.store());
         ctx.bind("consistencyCheck", check);
         ctx.bind("consistencySweep", new ConsistencySweep(check,

@@ -51,8 +51,8 @@ public final class IngestService implements AutoCloseable {
     static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep",
             "updateReportStep", "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep",
             "downloadStep", "processStep", "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep",
-            "cleanupStep", "consistencySweep", "openIndexPass", "ezid", "storage", "inventory", "localServices",
-            "expectedFailure", "unexpectedFailure");
+            "cleanupStep", "consistencySweep", "openIndexPass", "batchHoldRelease", "ezid", "storage", "inventory",
+            "localServices", "expectedFailure", "unexpectedFailure");
 
     private final Main main = new Main();
     private final Configuration configuration;

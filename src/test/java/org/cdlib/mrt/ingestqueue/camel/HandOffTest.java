@@ -86,8 +86,9 @@ class HandOffTest extends CamelTestSupport {
                 "no consumer of provisioning here: the last move deleted the lock");
         // pending's claim (lock create + 11 reads + the job node's Stat) 13 + two transitions of 4 ops each
         // = 21, + 2 for the pending consumer's first look at the queue hold and its host's drain (kept
-        // under a watch); a claim by the estimating worker would add 13 more
-        assertTrue(ops <= 23, "ZooKeeper operations from release to provisioning: " + ops);
+        // under a watch), + the first look at the batch holds before a step (issue 45: the folder's Stat and its
+        // children under a watch; 26 measured); a claim by the estimating worker would add 13 more
+        assertTrue(ops <= 26, "ZooKeeper operations from release to provisioning: " + ops);
     }
 
     /**

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.admin.AdminActions;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
@@ -155,6 +157,14 @@ class BatchProgressTest {
                 held.toString());
         assertNull(held.get("estimated_completion"));
         store.holds().releaseCollection("demo_content");
+
+        store.holds().holdBatch(big, "op"); // a running batch's hold (its node; the batch stays processing)
+        Awaitility.await("the batch's hold is heard").atMost(Duration.ofSeconds(30))
+                .until(() -> store.holds().isBatchHeld(big));
+        Map<String, Object> paused = progress.of(store.batches().load(big));
+        assertTrue(String.valueOf(paused.get("hold_note")).startsWith("this batch is on hold"), paused.toString());
+        assertNull(paused.get("estimated_completion"));
+        assertTrue(store.holds().releaseBatch(big, "op"));
 
         for (String jid : store.batches().jobs(small, BatchRef.PROCESSING)) {
             work(store, jid, JobState.COMPLETED);

@@ -71,10 +71,12 @@ public final class AdminRoutes {
                 Answers.json(rc, 200, Map.of("unlocked", rc.pathParam("jid"), "held_by",
                 admin.breakJobLock(rc.pathParam("jid"),
                         "true".equals(rc.queryParams().get("confirm")), Guard.user(rc)))));
-        api.add(POST, "/api/batches/:bid/hold", Access.ADMIN, "Hold a pending batch", rc -> batchAction(rc,
-                admin.holdBatch(rc.pathParam("bid"), Guard.user(rc))));
-        api.add(POST, "/api/batches/:bid/release", Access.ADMIN, "Release a held batch", rc -> batchAction(rc,
-                admin.releaseBatch(rc.pathParam("bid"), Guard.user(rc))));
+        api.add(POST, "/api/batches/:bid/hold", Access.ADMIN,
+                "Hold a batch: a pending one moves to held; a running one's jobs stop before their next step",
+                rc -> batchAction(rc, admin.holdBatch(rc.pathParam("bid"), Guard.user(rc))));
+        api.add(POST, "/api/batches/:bid/release", Access.ADMIN,
+                "Release a held batch: its stopped jobs resume where they were",
+                rc -> batchAction(rc, admin.releaseBatch(rc.pathParam("bid"), Guard.user(rc))));
         api.add(POST, "/api/batches/:bid/update-reporting", Access.ADMIN, "Report a failed batch again", rc ->
                 batchAction(rc, admin.updateReporting(rc.pathParam("bid"), Guard.user(rc))));
         api.add(POST, "/api/batches/:bid/delete", Access.ADMIN, "Delete a failed or held batch with its jobs", rc -> {

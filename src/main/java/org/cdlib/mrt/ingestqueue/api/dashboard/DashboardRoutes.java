@@ -185,6 +185,7 @@ public final class DashboardRoutes implements Service {
         // counted in memory from the open states' views: the same cost for ten jobs and a million
         Map<String, Object> view = QueueViews.batch(b, progress.states(b));
         view.put("progress", progress.of(b));
+        view.put("batch_held", store.holds().isBatchHeld(b.id())); // its running jobs stop (issue 45): the buttons' cue
         view.putAll(batchRates(b));
         return view;
     }

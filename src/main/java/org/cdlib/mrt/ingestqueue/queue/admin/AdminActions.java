@@ -19,7 +19,7 @@ public final class AdminActions {
 
     public AdminActions(QueueStore store, Clock clock) {
         this.jobs = new JobActions(store);
-        this.batches = new BatchActions(store, clock);
+        this.batches = new BatchActions(store, clock, jobs);
         this.holds = new HoldActions(store, jobs, batches);
     }
 

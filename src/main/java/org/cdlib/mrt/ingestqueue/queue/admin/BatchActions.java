@@ -32,25 +32,82 @@ public final class BatchActions {
     private final QueueStore store;
     private final Clock clock;
     private final BatchRemoval removal;
+    private final BatchHoldRelease releases;
 
     public BatchActions(QueueStore store, Clock clock) {
+        this(store, clock, new JobActions(store));
+    }
+
+    public BatchActions(QueueStore store, Clock clock, JobActions jobs) {
         this.store = store;
         this.clock = clock;
         this.removal = new BatchRemoval(store);
+        this.releases = new BatchHoldRelease(store, jobs);
     }
 
+    /**
+     * Holds a batch. A pending one moves to held, as mrt-zk's states allow, and stops making jobs; a batch whose
+     * jobs run (processing, or pending with jobs made) gets the hold's node too ({@code /locks/batches/BID}, issue
+     * 45): its jobs stop as a worker would take them, each active one at the end of its step, while its status
+     * stays as it is (mrt-zk has no Processing → Held). Refused, nothing changed, for a batch held already or one
+     * whose jobs have all ended.
+     */
     public Batch holdBatch(String bid, String by) {
-        return moveBatch(bid, BatchState.HELD, "held by " + by);
+        HeldBatch lock = lockBatch(bid);
+        Batch batch = lock.batch();
+        try {
+            if (batch.state() == BatchState.PROCESSING || batch.state() == BatchState.PENDING) {
+                boolean running = batch.state() == BatchState.PROCESSING || batch.status().jobsCreated() > 0;
+                if (running && !store.holds().holdBatch(bid, by) && batch.state() == BatchState.PROCESSING) {
+                    throw new IllegalTransitionException("batch " + bid + " is held already (its jobs stop before "
+                            + "their next step); nothing changed", List.of());
+                }
+                if (batch.state() == BatchState.PROCESSING) {
+                    store.moves().unlock(lock);
+                    return batch;
+                }
+            } else if (batch.state() != BatchState.HELD) {
+                throw new IllegalTransitionException("batch " + bid + " is " + batch.state().wire()
+                        + ": its jobs have all ended, nothing is left to hold", List.of());
+            }
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+        return move(lock, BatchState.HELD, "held by " + by);
     }
 
+    /**
+     * Releases a held batch: a held one goes back to pending, and the hold on its running jobs is lifted (the jobs
+     * it stopped are released in the background, {@link BatchHoldRelease}; one held by hand stays held).
+     */
     public Batch releaseBatch(String bid, String by) {
         HeldBatch lock = lockBatch(bid);
-        if (lock.batch().state() != BatchState.HELD) {
+        BatchState state = lock.batch().state();
+        boolean running;
+        try {
+            running = store.holds().releaseBatch(bid, by);
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
+        if (running) {
+            releases.soon();
+        }
+        if (state != BatchState.HELD) {
             store.moves().unlock(lock);
-            throw Refusals.notIn("batch " + bid, lock.batch().state(), BatchState.HELD,
-                    Transitions.allowedFrom(Transitions.BATCH, lock.batch().state()));
+            if (running) {
+                return lock.batch();
+            }
+            throw new IllegalTransitionException("batch " + bid + " is " + state.wire() + " and not held; nothing "
+                    + "changed", Transitions.allowedFrom(Transitions.BATCH, state));
         }
         return move(lock, BatchState.PENDING, "released by " + by);
+    }
+
+    /** The pass that releases the jobs of released batches' holds (the timer's, and each release's at once). */
+    public BatchHoldRelease releases() {
+        return releases;
     }
 
     public Batch updateReporting(String bid, String by) {

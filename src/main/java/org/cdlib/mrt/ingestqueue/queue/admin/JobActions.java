@@ -12,6 +12,7 @@ import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.lease.LockBreaks;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.HeldBy;
 import org.cdlib.mrt.ingestqueue.queue.model.IllegalTransitionException;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
@@ -43,6 +44,29 @@ public final class JobActions {
 
     public Job releaseJob(String jid, String by) {
         return moveJob(jid, JobState.HELD, s -> JobState.resumeAfter(s.lastSuccessful()), "released by " + by);
+    }
+
+    /**
+     * Releases a job the hold {@code hold} stopped (issue 45) to where it waited or would have gone; false, nothing
+     * changed, when it is no longer that hold's (released already, or held again since, by hand or by Merritt's
+     * tools). A job a worker or operator has locked now is refused ({@link LockedException}).
+     */
+    public boolean releaseStopped(String jid, HeldBy hold) {
+        HeldJob lock = lockJob(jid);
+        try {
+            Job job = lock.job();
+            HeldBy stopped = job.status().stoppedByHold(job.statusVersion());
+            if (stopped == null || !stopped.hold().equals(hold.hold()) || !stopped.of().equals(hold.of())) {
+                store.moves().unlock(lock);
+                return false;
+            }
+            store.moves().move(lock, JobState.resumeAfter(job.status().lastSuccessful()),
+                    Change.because("released: " + hold + " was lifted"), Transition.By.ADMIN);
+            return true;
+        } catch (RuntimeException e) {
+            unlockQuietly(lock);
+            throw e;
+        }
     }
 
     /**

@@ -20,6 +20,7 @@ import org.cdlib.mrt.ingestqueue.queue.log.TransitionLog;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchRef;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
+import org.cdlib.mrt.ingestqueue.queue.model.HeldBy;
 import org.cdlib.mrt.ingestqueue.queue.model.JobHistory;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
@@ -119,6 +120,13 @@ public final class JobTransactions {
         if (to == from.successor()) { // mrt-zk's meaning: the state a step succeeded in and left
             lastSuccessful = from;
         }
+        HeldBy heldBy = null;
+        if (to == JobState.HELD && change.heldBy() != null) {
+            // stopped by a hold (issue 45): its release resumes at the state after the last success, so that is the
+            // state before where it resumes; the status names the hold and the version this move leaves
+            lastSuccessful = change.resumeAt().predecessor();
+            heldBy = change.heldBy().at(job.statusVersion() + 1);
+        }
         int retries = old.retryCount() + (from == JobState.FAILED ? 1 : 0);
         String error = to == JobState.FAILED
                 ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
@@ -126,7 +134,7 @@ public final class JobTransactions {
         String holder = lock.owner().worker() + "@" + lock.owner().host();
         JobStatus status = new JobStatus(to.zk(), lastSuccessful == null ? null : lastSuccessful.zk(),
                 QueueTime.now(), retries, error, JobHistory.append(old.history(),
-                        JobHistory.entry(from, to, holder, change.reason())));
+                        JobHistory.entry(from, to, holder, change.reason())), null, heldBy);
         int priority = change.priority() != null ? change.priority() : job.priority();
         long space = change.spaceNeeded() != null ? change.spaceNeeded() : job.spaceNeeded();
         List<Op> compacted = new ArrayList<>();
@@ -137,6 +145,9 @@ public final class JobTransactions {
         List<Op> ops = new ArrayList<>();
         ops.add(ZooKeeperCalls.setData(QueuePaths.jobStatus(jid), QueueJson.write(status), job.statusVersion()));
         ops.addAll(compacted);
+        if (heldBy != null) {
+            ops.add(Op.check(heldBy.path(), -1)); // a hold lifted meanwhile stops nothing: this move fails on it
+        }
         boolean summarised = to == JobState.COMPLETED && compaction.summarises(); // the job's nodes go into its status
         Op records = summarised ? null : EffectsNode.unwritten(lock); // summarised: in the summary
         if (records != null) {

@@ -22,6 +22,8 @@ public final class BaseNodes {
                 QueuePaths.JOB_STATES,
                 QueuePaths.IDS,
                 QueuePaths.COLLECTION_HOLDS,
+                QueuePaths.BATCH_HOLDS,
+                QueuePaths.BATCH_RELEASES,
                 "/locks/queue",
                 QueuePaths.BATCH_STATES,
                 QueuePaths.OBJECT_LOCKS,

@@ -5,10 +5,24 @@ package org.cdlib.mrt.ingestqueue.queue.model;
  * priority, a new space estimate, the error of a failure, or what an admission to downloading
  * allows the disk reservation to be (checked by the transition's transaction).
  */
-public record Change(String reason, Integer priority, Long spaceNeeded, String errorMessage, Long admission) {
+public record Change(String reason, Integer priority, Long spaceNeeded, String errorMessage, Long admission,
+        HeldBy heldBy, JobState resumeAt) {
+
+    public Change(String reason, Integer priority, Long spaceNeeded, String errorMessage, Long admission) {
+        this(reason, priority, spaceNeeded, errorMessage, admission, null, null);
+    }
 
     public Change(String reason, Integer priority, Long spaceNeeded, String errorMessage) {
         this(reason, priority, spaceNeeded, errorMessage, null);
+    }
+
+    /**
+     * A worker stops the job in held for {@code hold} (issue 45); its release resumes it at {@code resumeAt}: the
+     * state it waited in, or the one after the step it just finished. The move checks the hold's node exists.
+     */
+    public static Change stoppedBy(HeldBy hold, JobState resumeAt) {
+        return new Change("stopped by " + hold + "; resumes at " + resumeAt.wire(), null, null, null, null, hold,
+                resumeAt);
     }
 
     public static Change because(String reason) {
@@ -20,11 +34,12 @@ public record Change(String reason, Integer priority, Long spaceNeeded, String e
     }
 
     public Change withPriority(int p) {
-        return new Change(reason, QueuePaths.checkPriority(p), spaceNeeded, errorMessage, admission);
+        return new Change(reason, QueuePaths.checkPriority(p), spaceNeeded, errorMessage, admission, heldBy,
+                resumeAt);
     }
 
     public Change withSpaceNeeded(long bytes) {
-        return new Change(reason, priority, bytes, errorMessage, admission);
+        return new Change(reason, priority, bytes, errorMessage, admission, heldBy, resumeAt);
     }
 
     /**
@@ -33,6 +48,6 @@ public record Change(String reason, Integer priority, Long spaceNeeded, String e
      * when the job no longer fits.
      */
     public Change admittedWhileReservedAtMost(long bytes) {
-        return new Change(reason, priority, spaceNeeded, errorMessage, bytes);
+        return new Change(reason, priority, spaceNeeded, errorMessage, bytes, heldBy, resumeAt);
     }
 }

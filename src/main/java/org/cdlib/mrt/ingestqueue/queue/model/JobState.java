@@ -49,6 +49,16 @@ public enum JobState {
         };
     }
 
+    /** The state whose success leads here; null for pending and the states outside the pipeline. */
+    public JobState predecessor() {
+        for (JobState s : values()) {
+            if (s.successor() == this) {
+                return s;
+            }
+        }
+        return null;
+    }
+
     /** A state a consumer works on (pending through notify). */
     public boolean isWorking() {
         return successor() != null;

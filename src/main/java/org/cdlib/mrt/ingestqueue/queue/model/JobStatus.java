@@ -11,7 +11,7 @@ import java.util.List;
  * holds the job's last transitions ({@link JobHistory}): a field of ours, which mrt-zk keeps as it
  * copies the old object on each change. Nodes of the form this queue wrote before are read too.
  * {@code summary}, also ours and only in a completed job's status, holds what its completion
- * removed ({@link JobSummary}).
+ * removed ({@link JobSummary}). {@code held_by}, ours too, says which hold stopped a held job ({@link HeldBy}).
  */
 public record JobStatus(
         String status,
@@ -20,7 +20,8 @@ public record JobStatus(
         int retryCount,
         @JsonAlias("error_message") String message,
         List<JobHistory.Entry> history,
-        @JsonInclude(JsonInclude.Include.NON_NULL) JobSummary summary) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) JobSummary summary,
+        @JsonInclude(JsonInclude.Include.NON_NULL) HeldBy heldBy) {
 
     public JobStatus {
         status = normal(status);
@@ -31,12 +32,22 @@ public record JobStatus(
     }
 
     public JobStatus(String status, String lastSuccessfulStatus, String lastModified, int retryCount, String message) {
-        this(status, lastSuccessfulStatus, lastModified, retryCount, message, List.of(), null);
+        this(status, lastSuccessfulStatus, lastModified, retryCount, message, List.of(), null, null);
     }
 
     public JobStatus(String status, String lastSuccessfulStatus, String lastModified, int retryCount, String message,
                      List<JobHistory.Entry> history) {
-        this(status, lastSuccessfulStatus, lastModified, retryCount, message, history, null);
+        this(status, lastSuccessfulStatus, lastModified, retryCount, message, history, null, null);
+    }
+
+    public JobStatus(String status, String lastSuccessfulStatus, String lastModified, int retryCount, String message,
+                     List<JobHistory.Entry> history, JobSummary summary) {
+        this(status, lastSuccessfulStatus, lastModified, retryCount, message, history, summary, null);
+    }
+
+    /** The hold that stopped this job, while it is as that hold's move left it (its status at {@code version}). */
+    public HeldBy stoppedByHold(int version) {
+        return state() == JobState.HELD && heldBy != null && heldBy.stoppedAt(version) ? heldBy : null;
     }
 
     /** A known state in mrt-zk's spelling; anything else is kept as it is (and named damaged when read). */

@@ -18,6 +18,16 @@ public final class QueuePaths {
     public static final String COLLECTION_HOLDS = "/locks/collections";
     public static final String QUEUE_HOLD = "/locks/queue/ingest";
     /**
+     * Batches an operator held while their jobs run (issue 45): {@code /locks/batches/BID}, ours alone (mrt-zk
+     * looks at no such node). The batch's status stays as it is; its jobs stop as a worker would take them.
+     */
+    public static final String BATCH_HOLDS = "/locks/batches";
+    /**
+     * Released batch holds whose held jobs are still to be released ({@code /locks/batch-releases/BID}): created
+     * by the multi that deletes the hold, deleted by the pass that released the last of them.
+     */
+    public static final String BATCH_RELEASES = "/locks/batch-releases";
+    /**
      * The batches by state: {@code /batch-states/<state>/BID}, written with the batch's status. Not
      * under {@code /batches}: mrt-zk takes every child of {@code /batches} for a batch.
      */
@@ -191,6 +201,14 @@ public final class QueuePaths {
 
     public static String objectLock(String ark) {
         return OBJECT_LOCKS + "/" + URLEncoder.encode(ark, StandardCharsets.UTF_8);
+    }
+
+    public static String batchHold(String bid) {
+        return BATCH_HOLDS + "/" + bid;
+    }
+
+    public static String batchRelease(String bid) {
+        return BATCH_RELEASES + "/" + bid;
     }
 
     public static String collectionHold(String profile) {

@@ -33,6 +33,13 @@ public final class Transitions {
             }
         }
         t.add(new Transition<>(PENDING, HELD, WORKER, "collection or queue hold"));
+        // issue 45: a hold on its batch or collection stops a waiting job when a worker would take it, and an active
+        // one at the end of its step (held, to resume at its next state)
+        for (JobState s : JobState.values()) {
+            if (s.isWorking() && s != PENDING) {
+                t.add(new Transition<>(s, HELD, WORKER, "batch or collection hold"));
+            }
+        }
         // mrt-zk's states.yml: a failed job may be requeued to any
         // step (its Admin Tool picks the one after the last success)
         for (JobState to :

@@ -10,7 +10,9 @@ import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.errors.StaleLockException;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.lease.QueueHolds;
 import org.cdlib.mrt.ingestqueue.queue.model.Change;
+import org.cdlib.mrt.ingestqueue.queue.model.HeldBy;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceReservation;
@@ -32,12 +34,14 @@ public final class JobOutcomes extends OutcomeStrategy<HeldJob, JobOutcome> {
     private static final Logger LOG = LoggerFactory.getLogger("org.cdlib.mrt.ingestqueue.camel.JobConsumer");
 
     private final JobClaims claims;
+    private final QueueHolds holds;
     private final JobState state;
     private final BooleanSupplier handingBack;
 
-    JobOutcomes(JobClaims claims, Moves moves, JobState state, BooleanSupplier handingBack) {
+    JobOutcomes(JobClaims claims, Moves moves, QueueHolds holds, JobState state, BooleanSupplier handingBack) {
         super(moves);
         this.claims = claims;
+        this.holds = holds;
         this.state = state;
         this.handingBack = handingBack;
     }
@@ -57,8 +61,65 @@ public final class JobOutcomes extends OutcomeStrategy<HeldJob, JobOutcome> {
         if (!(outcome instanceof JobOutcome.Next n)) {
             return null;
         }
+        if (stopAt(lock, n) != null) {
+            return null; // it stops in held: no worker of the next state takes it
+        }
         Integer priority = n.change().priority() != null ? n.change().priority() : lock.job().priority();
         return new HandOff(target(n), QueuePaths.refName(priority, lock.jid()));
+    }
+
+    /**
+     * A job taken (claimed, or handed over) whose batch or collection is held stops in held before its step starts,
+     * to resume in this state (issue 45). The applied answer when it stopped (or could not be moved); null when no
+     * hold applies and its step runs.
+     */
+    public Applied stopIfHeld(HeldJob lock) {
+        if (!state.isWorking()) {
+            return null;
+        }
+        Optional<HeldBy> hold;
+        try {
+            hold = holds.stopping(lock.job());
+        } catch (QueueException e) {
+            // the holds cannot be read now (a lost session, a broken connection): let go, looked at again at once
+            LOG.debug("job {}: holds not read ({}); let go unchanged", lock.jid(), e.getMessage());
+            abort(lock);
+            return Applied.LOOK_AGAIN_SOON;
+        }
+        try {
+            // the move's one log line says which hold stopped it and where it resumes
+            return hold.isPresent() && moves.stop(lock, Change.stoppedBy(hold.get(), state)) ? Applied.MOVED_OUT : null;
+        } catch (RuntimeException e) {
+            return queueTrouble(lock, e);
+        }
+    }
+
+    /**
+     * The stop's change when a hold applies to a job that finished its step and would move on by {@code n}: held,
+     * to resume where it would have gone, with what the step decided (priority, space needed). A job admitted to
+     * downloading resumes at provisioning, which decides the admission again when it is released (the disk may
+     * have filled meanwhile). Null when no hold applies, or the job leaves the pipeline (completed).
+     */
+    private Change stopAt(HeldJob lock, JobOutcome.Next n) {
+        JobState to = target(n);
+        if (!to.isWorking()) {
+            return null;
+        }
+        Optional<HeldBy> hold;
+        try {
+            hold = holds.stopping(lock.job());
+        } catch (QueueException e) {
+            // not read now (a lost session, a broken connection): the move goes as it would; if a hold was set, the
+            // job stops when a worker next takes it
+            return null;
+        }
+        if (hold.isEmpty()) {
+            return null;
+        }
+        Change c = n.change();
+        Change stop = Change.stoppedBy(hold.get(), c.admission() != null ? state : to);
+        stop = c.priority() != null ? stop.withPriority(c.priority()) : stop;
+        return c.spaceNeeded() != null ? stop.withSpaceNeeded(c.spaceNeeded()) : stop;
     }
 
     /** A state a job moving on enters, and its reference there. */
@@ -93,6 +154,10 @@ public final class JobOutcomes extends OutcomeStrategy<HeldJob, JobOutcome> {
             }
             if (outcome instanceof JobOutcome.Next n) {
                 JobState to = target(n);
+                Change stop = stopAt(lock, n);
+                if (stop != null && moves.stop(lock, stop)) {
+                    return done(Applied.MOVED_OUT); // its step done, it waits held where it would have gone
+                }
                 if (keepFor != null) {
                     return new Committed(Applied.MOVED_OUT, moves.transitionAndKeep(lock, to, n.change(), keepFor));
                 }

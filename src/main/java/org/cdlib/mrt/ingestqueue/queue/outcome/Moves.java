@@ -5,6 +5,7 @@ import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.cdlib.mrt.ingestqueue.queue.batches.BatchTransactions;
+import org.cdlib.mrt.ingestqueue.queue.errors.CorruptNodeException;
 import org.cdlib.mrt.ingestqueue.queue.errors.QueueException;
 import org.cdlib.mrt.ingestqueue.queue.jobs.EffectsNode;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobDeletion;
@@ -105,6 +106,23 @@ public final class Moves {
         LockOwner owner = LockOwner.of(nextWorker);
         JobChain handed = move(lock, to, change, Transition.By.WORKER, owner);
         return new HeldJob(new JobLock(lock.jid(), owner, lock.lease().zk), handed);
+    }
+
+    /**
+     * A worker stops a locked job in held for the hold {@code stop} names (issue 45; {@link Change#stoppedBy}). One
+     * transaction, which checks the hold's node: false, nothing written and the lock still held, when the hold was
+     * lifted meanwhile.
+     */
+    public boolean stop(HeldJob lock, Change stop) {
+        try {
+            move(lock, JobState.HELD, stop, Transition.By.WORKER);
+            return true;
+        } catch (CorruptNodeException e) {
+            if (stop.heldBy().path().equals(e.path())) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     public Job move(HeldJob lock, JobState to, Change change, Transition.By by) {

@@ -6,6 +6,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.batches.Batches;
 import org.cdlib.mrt.ingestqueue.queue.jobs.JobClaims;
+import org.cdlib.mrt.ingestqueue.queue.lease.QueueHolds;
 import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 
@@ -33,8 +34,9 @@ public abstract sealed class OutcomeStrategy<L, O> permits JobOutcomes, BatchOut
      * For a consumer of {@code state}'s jobs: once {@code handingBack} (a stop ran out of time), a
      * failing step was interrupted by the stop, and its job is handed back unchanged.
      */
-    public static JobOutcomes jobs(JobClaims claims, Moves moves, JobState state, BooleanSupplier handingBack) {
-        return new JobOutcomes(claims, moves, state, handingBack);
+    public static JobOutcomes jobs(JobClaims claims, Moves moves, QueueHolds holds, JobState state,
+            BooleanSupplier handingBack) {
+        return new JobOutcomes(claims, moves, holds, state, handingBack);
     }
 
     public static BatchOutcomes batches(Batches batches, Moves moves, BatchState state) {
