@@ -31,7 +31,6 @@ import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.MessageConstraintException;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.util.Timeout;
-import org.cdlib.mrt.ingestqueue.services.Run;
 
 /**
  * The HTTP client depositors' URLs are fetched with: pooled connections, each checked by the
@@ -97,7 +96,7 @@ final class CheckedClient {
      */
     private ClassicHttpResponse firstByte(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {
-        if (Thread.currentThread().isInterrupted() || Run.cancelledHere()) {
+        if (Thread.currentThread().isInterrupted() || RunCancelled.here()) {
             throw new InterruptedIOException("not sent: the run was cancelled");
         }
         gate.send((StopGate.Ticket) scope.clientContext.getAttribute(StopGate.TICKET));

@@ -7,7 +7,6 @@ import java.net.URI;
 import java.time.Duration;
 import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.cdlib.mrt.ingestqueue.fetch.CheckedClient.StatusException;
-import org.cdlib.mrt.ingestqueue.services.Run;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +76,7 @@ final class Retries {
             if (n >= attempts) {
                 throw new FetchException(uri + ": " + reason + after(n));
             }
-            if (Thread.currentThread().isInterrupted() || Run.cancelledHere()) {
+            if (Thread.currentThread().isInterrupted() || RunCancelled.here()) {
                 throw new FetchException(uri + ": " + reason + after(n) + "; not tried again: the run was cancelled");
             }
             Duration wait = settings.backoff().multipliedBy(1L << Math.min(n - 1, 16));

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.services;
 
 import java.io.InterruptedIOException;
 import java.util.concurrent.CancellationException;
+import org.cdlib.mrt.ingestqueue.fetch.RunCancelled;
 import org.cdlib.mrt.ingestqueue.queue.errors.LeaseLapsedException;
 
 /**
@@ -22,6 +23,10 @@ import org.cdlib.mrt.ingestqueue.queue.errors.LeaseLapsedException;
  */
 public final class Run {
     private static final ThreadLocal<Run> OF_THREAD = new ThreadLocal<>();
+
+    static {
+        RunCancelled.answeredBy(Run::cancelledHere); // fetch refuses to send for a cancelled run
+    }
 
     private final Thread thread = Thread.currentThread();
     /** The run's thread only: the next fenced call goes out before this {@link System#nanoTime} or not at all. */
