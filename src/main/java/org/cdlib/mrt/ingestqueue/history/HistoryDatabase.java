@@ -4,13 +4,16 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.flywaydb.core.Flyway;
 
 /**
@@ -158,6 +161,23 @@ final class HistoryDatabase implements AutoCloseable {
                 s.setString(i + 1, ids.get(i));
             }
             s.executeUpdate();
+        }
+    }
+
+    /** The first column of {@code sql}'s rows, its last parameter list the ids (as many as given). */
+    static Set<String> selectIn(Connection c, String sql, List<String> ids) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql + "(" + String.join(", ",
+                Collections.nCopies(ids.size(), "?")) + ")")) {
+            for (int i = 0; i < ids.size(); i++) {
+                s.setString(i + 1, ids.get(i));
+            }
+            Set<String> out = new HashSet<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(r.getString(1));
+                }
+            }
+            return out;
         }
     }
 

@@ -7,8 +7,6 @@ import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -182,21 +180,8 @@ public final class HistoryStore implements AutoCloseable {
             return Set.of();
         }
         List<String> ids = List.copyOf(bids).subList(0, Math.min(bids.size(), 100));
-        return db.query(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT batch_id FROM finished_batches WHERE batch_id IN ("
-                    + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")")) {
-                for (int i = 0; i < ids.size(); i++) {
-                    s.setString(i + 1, ids.get(i));
-                }
-                Set<String> out = new HashSet<>();
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        out.add(r.getString(1));
-                    }
-                }
-                return out;
-            }
-        });
+        return db.query(c -> HistoryDatabase.selectIn(c, "SELECT batch_id FROM finished_batches WHERE batch_id IN ",
+                ids));
     }
 
     /**

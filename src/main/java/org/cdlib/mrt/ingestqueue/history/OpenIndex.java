@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -155,21 +154,7 @@ public final class OpenIndex {
     }
 
     private Set<String> seen(List<String> ids) {
-        return db.query(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT batch_id FROM open_batches WHERE batch_id IN ("
-                    + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")")) {
-                for (int i = 0; i < ids.size(); i++) {
-                    s.setString(i + 1, ids.get(i));
-                }
-                Set<String> out = new HashSet<>();
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        out.add(r.getString(1));
-                    }
-                }
-                return out;
-            }
-        });
+        return db.query(c -> HistoryDatabase.selectIn(c, "SELECT batch_id FROM open_batches WHERE batch_id IN ", ids));
     }
 
     /**
