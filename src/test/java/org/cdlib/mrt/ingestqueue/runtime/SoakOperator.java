@@ -20,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.errors.NotFoundException;
+import org.cdlib.mrt.ingestqueue.queue.model.BatchState;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 
@@ -147,6 +149,9 @@ final class SoakOperator implements AutoCloseable {
                     if (e.getKey().startsWith("/api/jobs/")) {
                         taken.remove(e.getKey().substring("/api/jobs/".length()));
                     }
+                } else if (r != null && r.statusCode() == 409 && endedBatch(e.getKey())) {
+                    held.remove(e.getKey()); // its jobs all ended while it was held (the last ones in their last
+                                             // step): the hold was dropped with it, nothing is left to release
                 } else if (r != null && r.statusCode() < 500) {
                     log.fail(
                             "operator",
@@ -155,6 +160,19 @@ final class SoakOperator implements AutoCloseable {
                     held.remove(e.getKey());
                 }
             }
+        }
+    }
+
+    /** Whether {@code what} is a batch that has left processing, or is gone. */
+    private boolean endedBatch(String what) {
+        if (!what.startsWith("/api/batches/")) {
+            return false;
+        }
+        try {
+            BatchState state = store.batches().load(what.substring("/api/batches/".length())).state();
+            return state != BatchState.PENDING && state != BatchState.HELD && state != BatchState.PROCESSING;
+        } catch (NotFoundException gone) {
+            return true;
         }
     }
 
