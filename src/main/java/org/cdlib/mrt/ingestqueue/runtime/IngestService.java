@@ -27,7 +27,6 @@ import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.history.MerrittBatchCapture;
-import org.cdlib.mrt.ingestqueue.history.OpenIndexPass;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
@@ -235,11 +234,6 @@ public final class IngestService implements AutoCloseable {
         store.addListener(merrittCapture); // batches Merritt's reporter reports, before Merritt's cleanup deletes them
         camel.getRegistry().bind("history", history);
         camel.getRegistry().bind("handOver", handOver);
-        // search finds open work by its ARK, local id or title in one request (issue 45): the index
-        // beside history, filled by the cleanup leader's pass (route open-index), ARKs as they are minted
-        OpenIndexPass openIndex = new OpenIndexPass(store, history.open());
-        store.addListener(openIndex);
-        camel.getRegistry().bind("openIndexPass", (Processor) exchange -> openIndex.run());
         BatchActions batchActions = new BatchActions(store, Clock.systemUTC());
         batchWatch = new BatchWatch(store.calls(), store.batches(), store.merrittBatches())
                 .onDeleted(bid -> deletions.execute(() -> batchActions.finishDeletedBatch(bid, "Merritt's tools")))

@@ -8,6 +8,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -177,6 +178,10 @@ public final class Search {
         OpenWorkSearch open = new OpenWorkSearch(store, history);
         boolean indexed = q != null && open.indexed(t, before == null && historyBelow == null, results, answer);
         String liveNext = DONE.equals(before) ? DONE : open.scan(t, before, skip, indexed, results, answer);
+        // the index's hits and the scan's in one order: newest batch first, a batch before its jobs
+        results.sort(Comparator.comparing((Map<String, Object> r) -> String.valueOf(r.get("batch_id")))
+                .reversed().thenComparing(r -> !"batch".equals(r.get("kind")))
+                .thenComparing(r -> String.valueOf(r.get("id"))));
         String historyNext = DONE.equals(historyBelow) || history == null ? DONE
                 : history(t, historyBelow, results, answer);
         Set<String> once = new HashSet<>();
