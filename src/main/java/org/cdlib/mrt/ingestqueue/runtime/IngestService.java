@@ -169,6 +169,8 @@ public final class IngestService implements AutoCloseable {
 
     private void wire(CamelContext camel) throws Exception {
         configuration.logSources();
+        // every value of its key's kind before anything is created: one line naming the key, value and form
+        ConfigurationCheck.check(configuration);
         // a set outside service must be usable: never a silent local stand-in
         OutsideServiceCheck.check(configuration);
         QueueContext cfg = new QueueContext(camel, null, null);
@@ -176,7 +178,7 @@ public final class IngestService implements AutoCloseable {
         profiles = ProfileDirectory.forStartup(
                 profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
         int httpPort = cfg.intProperty("ingest.http.port", 8080);
-        if (!"false".equals(cfg.property("ingest.http.enabled", "true")) && httpPort > 0) {
+        if (cfg.booleanProperty("ingest.http.enabled", true) && httpPort > 0) {
             EmbeddedZooKeeper.requireFreePort(cfg.property("ingest.http.host", "0.0.0.0"), httpPort, "the HTTP port",
                     "ingest.http.port");
         }
@@ -206,12 +208,7 @@ public final class IngestService implements AutoCloseable {
         store.healSpace();
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
         // a completed job keeps what mrt-zk's tools read unless no Merritt tool shares this ZooKeeper (issue 42)
-        String neighbours = cfg.property("ingest.merritt.neighbours", "true").trim();
-        if (!neighbours.equals("true") && !neighbours.equals("false")) {
-            throw new IllegalArgumentException("ingest.merritt.neighbours must be true or false, not '" + neighbours
-                    + "'");
-        }
-        store.jobs().merrittNeighbours(neighbours.equals("true"));
+        store.jobs().merrittNeighbours(cfg.booleanProperty("ingest.merritt.neighbours", true));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
         // /hosts/<id>: the dashboard's hosts page, drain
         store.registerHost(cfg.property("ingest.host.id").orElse(null));
