@@ -126,6 +126,8 @@ public final class IngestService implements AutoCloseable {
 
     /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
     public void run() throws Exception {
+        // every value of its key's kind before Camel or anything else starts: one line naming key, value and form
+        ConfigurationCheck.check(configuration);
         main.run();
     }
 
@@ -134,6 +136,7 @@ public final class IngestService implements AutoCloseable {
         if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
+        ConfigurationCheck.check(configuration);
         main.start();
         return this;
     }
@@ -169,8 +172,6 @@ public final class IngestService implements AutoCloseable {
 
     private void wire(CamelContext camel) throws Exception {
         configuration.logSources();
-        // every value of its key's kind before anything is created: one line naming the key, value and form
-        ConfigurationCheck.check(configuration);
         // a set outside service must be usable: never a silent local stand-in
         OutsideServiceCheck.check(configuration);
         QueueContext cfg = new QueueContext(camel, null, null);

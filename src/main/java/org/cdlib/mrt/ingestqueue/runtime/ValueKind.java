@@ -62,13 +62,17 @@ public record ValueKind(String name, String accepted, Function<String, Object> r
 
     /** A whole number from {@code min} to {@code max}. */
     public static ValueKind number(long min, long max) {
-        return new ValueKind("number, " + range(min, max), "a whole number, " + range(min, max), v -> wholeNumber(v, min, max));
+        return new ValueKind("number, " + range(min, max), "a whole number, " + range(min, max),
+                v -> wholeNumber(v, min, max));
     }
 
     /** A TCP port; {@code anyFree}: 0 asks for any free port. */
     static ValueKind port(boolean anyFree) {
-        return new ValueKind(anyFree ? "port, 0: any free" : "port", anyFree ? "a port, 1 to 65535, or 0 for any free port" : "a port, 1 to 65535",
-                v -> wholeNumber(v, anyFree ? 0 : 1, 65535));
+        if (anyFree) {
+            return new ValueKind("port, 0: any free", "a port, 1 to 65535, or 0 for any free port",
+                    v -> wholeNumber(v, 0, 65535));
+        }
+        return new ValueKind("port", "a port, 1 to 65535", v -> wholeNumber(v, 1, 65535));
     }
 
     public static ValueKind bool() {
