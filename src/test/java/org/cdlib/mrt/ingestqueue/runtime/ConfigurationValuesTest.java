@@ -11,6 +11,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,6 +157,25 @@ class ConfigurationValuesTest {
         assertTrue(reason(e).contains("ingest.http.port = 'http'") && reason(e).contains(
                 "ingest.cleanup.retention = '7 days'"), reason(e));
         assertFalse(Files.exists(dir.resolve("data")));
+    }
+
+    @Test
+    void theFormsTheReadmeNamesAreAccepted() {
+        Map<String, List<String>> accepted = Map.of(
+                "zookeeper.connect", List.of("zk1:2181,zk2:2181,zk3:2181", "zk1:2181/merritt", "zk1", "[::1]:2181",
+                        "10.0.0.1:2181, 10.0.0.2:2181/merritt/ingest"),
+                "ingest.download.read-timeout", List.of("PT5M", "pt30s", "P1D", "300000", "0"),
+                "ingest.fsck.period", List.of("600000", "0"),
+                "ingest.api.max-upload", List.of("10737418240"),
+                "ingest.http.port", List.of("0", "8080", "65535"),
+                "ingest.mail.smtp.port", List.of("1", "587"),
+                "ingest.http.enabled", List.of("true", "false", "FALSE"),
+                "ingest.files.base-url", List.of("https://ingest.example.org/files", "http://ingest-1:8080/files"),
+                "ingest.mail.smtp.host", List.of("smtp.example.org", "10.0.0.5", "::1"),
+                "ingest.fetch.allow", List.of("10.20.0.0/16, 192.168.1.7, files.example.org", "*"));
+        accepted.forEach((key, values) -> values.forEach(
+                v -> ConfigurationKeys.find(key).orElseThrow().kind().read(key, v)));
+        assertEquals(Duration.ofSeconds(30), ValueKind.duration().read("k", "pt30s"));
     }
 
     @Test
