@@ -21,7 +21,7 @@ public final class BatchModule implements QueueModule {
                 ctx.intProperty("ingest.batch.window", 5_000),
                 ctx.intProperty("ingest.queue.max-open-jobs", 10_000),
                 ctx.intProperty("ingest.batch.refill-delay", 1_000),
-                Long.parseLong(ctx.property("ingest.batch.max-manifest-bytes", String.valueOf(256L << 20))),
+                ctx.longProperty("ingest.batch.max-manifest-bytes", 256L << 20),
                 new OutsideReads(ctx.intProperty("ingest.batch.read-threads", SubmissionReads.READ_THREADS),
                         ctx.intProperty("ingest.batch.reads-per-submitter", SubmissionReads.READS_PER_SUBMITTER),
                         SubmissionReads.READ_WAIT_MS)));

@@ -39,7 +39,7 @@ public final class MaintenanceModule implements QueueModule {
         ConsistencyCheck check = new ConsistencyCheck(ctx.store());
         ctx.bind("consistencyCheck", check);
         ctx.bind("consistencySweep", new ConsistencySweep(check,
-                Integer.parseInt(ctx.property("ingest.fsck.batches-per-pass", "200"))));
+                ctx.intProperty("ingest.fsck.batches-per-pass", 200)));
         ctx.bind("cleanupStep", new CleanupStep(admin, ctx.store(),
                 ctx.durationProperty("ingest.cleanup.retention", Duration.ofDays(7)),
                 ctx.durationProperty("ingest.cleanup.failed-retention", Duration.ofDays(30)),

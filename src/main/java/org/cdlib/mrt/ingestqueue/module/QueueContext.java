@@ -3,11 +3,12 @@ package org.cdlib.mrt.ingestqueue.module;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.Function;
 import org.apache.camel.CamelContext;
 import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.runtime.ConfigurationKeys;
+import org.cdlib.mrt.ingestqueue.runtime.ValueKind;
 
 /**
  * What a {@link QueueModule} gets: the Camel context, the queue store (the only way to
@@ -27,39 +28,32 @@ public record QueueContext(CamelContext camel, QueueStore store, ProfileRegistry
     }
 
     public int intProperty(String key, int defaultValue) {
-        return property(key).map(v -> number(key, v, Integer::parseInt)).orElse(defaultValue);
+        return property(key).map(v -> Math.toIntExact(read(key, v, ValueKind.number(Integer.MIN_VALUE,
+                Integer.MAX_VALUE), Long.class))).orElse(defaultValue);
     }
 
     public long longProperty(String key, long defaultValue) {
-        return property(key).map(v -> number(key, v, Long::parseLong)).orElse(defaultValue);
+        return property(key).map(v -> read(key, v, ValueKind.number(Long.MIN_VALUE, Long.MAX_VALUE), Long.class))
+                .orElse(defaultValue);
     }
 
+    /** {@code true} or {@code false}, nothing else. */
     public boolean booleanProperty(String key, boolean defaultValue) {
-        return property(key).map(Boolean::parseBoolean).orElse(defaultValue);
+        return property(key).map(v -> read(key, v, ValueKind.bool(), Boolean.class)).orElse(defaultValue);
     }
 
     /** A duration written as ISO-8601 ({@code PT30S}) or as milliseconds. */
     public Duration durationProperty(String key, Duration defaultValue) {
-        return property(key)
-                .map(v -> {
-                    try {
-                        return v.startsWith("P") || v.startsWith("p")
-                                ? Duration.parse(v.toUpperCase())
-                                : Duration.ofMillis(Long.parseLong(v));
-                    } catch (RuntimeException e) {
-                        throw new IllegalArgumentException(
-                                key + " must be a duration (PT30S) or milliseconds, not '" + v + "'");
-                    }
-                })
-                .orElse(defaultValue);
+        return property(key).map(v -> read(key, v, ValueKind.duration(), Duration.class)).orElse(defaultValue);
     }
 
-    private static <T> T number(String key, String value, Function<String, T> parse) {
-        try {
-            return parse.apply(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a whole number, not '" + value + "'");
-        }
+    /**
+     * The value as its key's kind in {@link ConfigurationKeys} reads it (its range too), else as {@code kind}
+     * does: an error names the key, the value and what is accepted, as the check at the start does.
+     */
+    private static <T> T read(String key, String value, ValueKind kind, Class<T> type) {
+        Object catalogued = ConfigurationKeys.find(key).map(k -> k.kind().read(key, value)).orElse(null);
+        return type.isInstance(catalogued) ? type.cast(catalogued) : type.cast(kind.read(key, value));
     }
 
     /**

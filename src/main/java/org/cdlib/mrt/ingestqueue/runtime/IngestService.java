@@ -126,6 +126,8 @@ public final class IngestService implements AutoCloseable {
 
     /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
     public void run() throws Exception {
+        // every value of its key's kind before Camel or anything else starts: one line naming key, value and form
+        ConfigurationCheck.check(configuration);
         main.run();
     }
 
@@ -134,6 +136,7 @@ public final class IngestService implements AutoCloseable {
         if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
+        ConfigurationCheck.check(configuration);
         main.start();
         return this;
     }
@@ -176,7 +179,7 @@ public final class IngestService implements AutoCloseable {
         profiles = ProfileDirectory.forStartup(
                 profileDirectory(Path.of(cfg.property("ingest.profiles", "./profiles"))));
         int httpPort = cfg.intProperty("ingest.http.port", 8080);
-        if (!"false".equals(cfg.property("ingest.http.enabled", "true")) && httpPort > 0) {
+        if (cfg.booleanProperty("ingest.http.enabled", true) && httpPort > 0) {
             EmbeddedZooKeeper.requireFreePort(cfg.property("ingest.http.host", "0.0.0.0"), httpPort, "the HTTP port",
                     "ingest.http.port");
         }
@@ -206,12 +209,7 @@ public final class IngestService implements AutoCloseable {
         store.healSpace();
         store.batches().maxOpen(cfg.intProperty("ingest.queue.max-open-batches", 10_000));
         // a completed job keeps what mrt-zk's tools read unless no Merritt tool shares this ZooKeeper (issue 42)
-        String neighbours = cfg.property("ingest.merritt.neighbours", "true").trim();
-        if (!neighbours.equals("true") && !neighbours.equals("false")) {
-            throw new IllegalArgumentException("ingest.merritt.neighbours must be true or false, not '" + neighbours
-                    + "'");
-        }
-        store.jobs().merrittNeighbours(neighbours.equals("true"));
+        store.jobs().merrittNeighbours(cfg.booleanProperty("ingest.merritt.neighbours", true));
         store.batches().maxOpenPerDepositor(cfg.intProperty("ingest.queue.max-open-batches-per-depositor", 1_000));
         // /hosts/<id>: the dashboard's hosts page, drain
         store.registerHost(cfg.property("ingest.host.id").orElse(null));

@@ -55,8 +55,7 @@ public final class ProcessingModule implements QueueModule {
                 ctx.property("ingest.inventory.local.url", "jdbc:h2:file:./data/inventory/inventory"),
                 ctx.property("ingest.inventory.local.user").orElse(null),
                 ctx.property("ingest.inventory.local.password").orElse(null),
-                Integer.parseInt(ctx.property(
-                        "ingest.inventory.local.pool-size", Integer.toString(H2Inventory.DEFAULT_POOL_SIZE))));
+                ctx.intProperty("ingest.inventory.local.pool-size", H2Inventory.DEFAULT_POOL_SIZE));
         boolean merrittInventory =
                 switch (inventoryKind) {
                     case "local" -> false;

@@ -121,8 +121,8 @@ class FailFastStartTest {
                         Map.of("zookeeper.connect", "127.0.0.1:21x81"),
                         Map.of(),
                         Map.of(),
-                        List.of("zookeeper.connect (the service's overrides) has '21x81' where a port (1-65535)"
-                                + " belongs")),
+                        List.of("zookeeper.connect = '127.0.0.1:21x81' (the service's overrides): '127.0.0.1:21x81'"
+                                + " has '21x81' where a port 1 to 65535 belongs")),
                 new Refused(
                         "a host that does not resolve",
                         Map.of(),
@@ -143,7 +143,8 @@ class FailFastStartTest {
                         Map.of("ingest.inventory", "http", "ingest.inventory.url", "ftp://127.0.0.1/inv"),
                         Map.of(),
                         Map.of(),
-                        List.of("ingest.inventory.url (the service's overrides) must be an http or https URL")),
+                        List.of("ingest.inventory.url = 'ftp://127.0.0.1/inv' (the service's overrides): not an http"
+                                + " or https URL")),
                 new Refused(
                         "an inventory nobody answers for",
                         Map.of("ingest.inventory", "http"),
@@ -172,8 +173,8 @@ class FailFastStartTest {
                         Map.of("ingest.history.url", "mysql://db/history"),
                         Map.of(),
                         Map.of(),
-                        List.of("ingest.history.url (the service's overrides) must be a jdbc:h2:… or"
-                                + " jdbc:postgresql://… URL")),
+                        List.of("ingest.history.url = 'mysql://db/history' (the service's overrides): not an H2 or"
+                                + " PostgreSQL JDBC URL")),
                 new Refused(
                         "a blank SMTP host in the configuration file",
                         Map.of(Configuration.CONFIG_DIR, conf.toString()),
@@ -199,7 +200,7 @@ class FailFastStartTest {
                         Map.of("ingest.storage", "s3"),
                         Map.of(),
                         Map.of(),
-                        List.of("ingest.storage (the service's overrides) must be local or http, not 's3'")));
+                        List.of("ingest.storage = 's3' (the service's overrides)", "accepted: local or http")));
         long t0 = System.nanoTime();
         for (Refused r : cases) {
             Path data = dir.resolve("refused");

@@ -67,7 +67,8 @@ class FetchModuleTest {
         for (String bad : new String[] {"0", "many"}) {
             p.setProperty(FetchSettings.DOWNLOADS_PER_HOST, bad);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(p));
-            assertTrue(e.getMessage().startsWith("ingest.fetch.connections-per-host must be"), e.getMessage());
+            assertTrue(e.getMessage().startsWith("ingest.fetch.connections-per-host = '" + bad + "'")
+                    && e.getMessage().contains("accepted: a whole number, 1 or more"), e.getMessage());
         }
     }
 
