@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Marker;
+import org.slf4j.helpers.MessageFormatter;
 
 /**
  * While the service waits for its first ZooKeeper session, the ZooKeeper client's and Curator's
@@ -56,9 +57,18 @@ public final class FirstConnectionQuiet extends TurboFilter {
             return FilterReply.NEUTRAL;
         }
         if (level.isGreaterOrEqual(Level.WARN)) {
-            LAST.set(t != null ? t.getClass().getSimpleName() + ": " + t.getMessage() : format);
+            LAST.set(problem(format, params, t));
         }
         return FilterReply.DENY;
+    }
+
+    /** The cause a line carries (SLF4J takes a last argument that is a Throwable as the line's), else its text. */
+    static String problem(String format, Object[] params, Throwable t) {
+        Throwable cause = t != null ? t
+                : params != null && params.length > 0 && params[params.length - 1] instanceof Throwable last ? last
+                : null;
+        return cause != null ? cause.getClass().getSimpleName() + ": " + cause.getMessage()
+                : MessageFormatter.arrayFormat(format, params).getMessage();
     }
 
     /** The ZooKeeper client (not its server) and Curator. */
