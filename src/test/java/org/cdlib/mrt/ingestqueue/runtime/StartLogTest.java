@@ -116,14 +116,22 @@ class StartLogTest {
 
     @Test
     void aFailedStartEndsWithItsReasonAndNothingAfterIt() throws Exception {
-        Path log = dir.resolve("refused.log");
-        Process p = main(log, "-Dingest.http.port=" + freePort(), "-Dzookeeper.connect=127.0.0.1:" + freePort());
-        List<String> lines = ended(p, log);
-        assertEquals(1, p.exitValue(), String.join("\n", lines));
-        String last = lines.get(lines.size() - 1);
-        assertTrue(last.startsWith("ingest-queue cannot start: ") && last.contains("zookeeper.connect"), last);
-        assertFalse(String.join("\n", lines).contains("SIGTERM"), "no signal was sent:\n" + String.join("\n", lines));
-        assertEquals(List.of(), warnings(lines), String.join("\n", lines));
+        // refused before anything starts; and a bad value, found wherever the start reads it (after the queue
+        // opened, it is closed again without a line of its own)
+        String[][] cases = {
+            {"-Dzookeeper.connect=127.0.0.1:" + freePort(), "zookeeper.connect"},
+            {"-Dingest.queue.max-open-batches=lots", "ingest.queue.max-open-batches"}};
+        for (String[] c : cases) {
+            Path log = dir.resolve(c[1] + ".log");
+            Process p = main(log, "-Dingest.http.port=" + freePort(), "-Dzookeeper.embedded.port=" + freePort(), c[0]);
+            List<String> lines = ended(p, log);
+            String all = String.join("\n", lines);
+            assertEquals(1, p.exitValue(), all);
+            String last = lines.get(lines.size() - 1);
+            assertTrue(last.startsWith("ingest-queue cannot start: ") && last.contains(c[1]), last);
+            assertFalse(all.contains("SIGTERM"), "no signal was sent:\n" + all);
+            assertEquals(List.of(), warnings(lines), all);
+        }
     }
 
     static List<String> ended(Process p, Path log) throws Exception {
