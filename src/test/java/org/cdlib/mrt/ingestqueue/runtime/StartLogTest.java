@@ -36,15 +36,10 @@ class StartLogTest {
     Path dir;
 
     Process main(Path log, String... properties) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-Djute.maxbuffer=524288",
-                "-Dlogback.configurationFile=" + LOGBACK));
-        command.addAll(List.of(properties));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        List<String> args = new ArrayList<>(List.of("-Dlogback.configurationFile=" + LOGBACK));
+        args.addAll(List.of(properties));
+        args.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        return Jvms.start(dir, log, args);
     }
 
     static List<String> warnings(List<String> lines) {
