@@ -5,14 +5,20 @@
 #            -e INGEST_API_USERS='ops:pbkdf2-sha256$…:admin' ingest-queue
 # docker stop -t 75 ingest     (camel.main.shutdown-timeout is 60 s: work in hand gets to finish)
 # Any configuration key is an environment variable: upper case, '.' and '-' as '_' (ingest.http.port: INGEST_HTTP_PORT).
-# The heap too: -e JAVA_TOOL_OPTIONS="-Xmx1g -XX:MaxMetaspaceSize=128m" (the image's default is -Xmx512m).
+# The JVM's options from the environment: -e JAVA_OPTS="-Xmx1g -XX:MaxMetaspaceSize=128m" replaces the image's
+# default, a share of the container's memory (docker run -m 1g: a 512 MB heap).
 # compose.yaml runs a production-like trial: a ZooKeeper ensemble of 3, two instances, PostgreSQL.
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml ./
 RUN mvn -B -q dependency:go-offline
+# the inputs of `mvn package` (pom.xml's resources: routes/, profiles/ and application.properties go into the jar
+# too); DockerfileJarIT builds a jar from exactly what these lines copy and checks it against the one mvn package makes
 COPY src/ src/
-RUN mvn -B -q package -DskipTests
+COPY routes/ routes/
+COPY profiles/ profiles/
+COPY application.properties ./
+RUN mvn -B -q package -Dmaven.test.skip=true
 
 FROM eclipse-temurin:17-jre
 # a fixed uid, so that a bind-mounted folder can be given to it: chown 10001 ./data
@@ -40,9 +46,10 @@ STOPSIGNAL SIGTERM
 # the port the service listens on, as configured (INGEST_HTTP_PORT)
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${INGEST_HTTP_PORT:-8080} && printf 'GET /api/health HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
-# The JVM's memory, from the environment (docker run -e JAVA_TOOL_OPTIONS=... replaces it). On the embedded
-# ZooKeeper the heap holds ZooKeeper's tree too: the open work and the finished jobs it keeps
-# (ingest.history.keep-jobs); beside a ZooKeeper of its own 256m is enough (compose.yaml sets that).
-# The figures: docs/BENCHMARKS.md, "History (issue 44)".
-ENV JAVA_TOOL_OPTIONS="-Xmx512m -XX:MaxMetaspaceSize=128m"
-ENTRYPOINT ["java", "-jar", "ingest-queue.jar"]
+# The JVM's memory, from the environment: JAVA_OPTS (docker run -e JAVA_OPTS=... replaces it); by default half of
+# the container's memory limit is heap. On the embedded ZooKeeper the heap holds ZooKeeper's tree too: the open work
+# and the finished jobs it keeps (ingest.history.keep-jobs); beside a ZooKeeper of its own 256m is enough
+# (compose.yaml sets that). The figures: docs/BENCHMARKS.md, "History (issue 44)".
+ENV JAVA_OPTS="-XX:MaxRAMPercentage=50 -XX:MaxMetaspaceSize=128m"
+# exec: java is the container's process 1 and gets docker stop's SIGTERM; arguments pass on (docker run … demo)
+ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar ingest-queue.jar \"$@\"", "ingest-queue"]

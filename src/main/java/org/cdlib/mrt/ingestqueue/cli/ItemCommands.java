@@ -61,7 +61,7 @@ final class ItemCommands {
         st.path("history")
                 .forEach(h -> history.row(
                         h.path("at").asText(),
-                        h.path("from").asText(""),
+                        h.path("from").asText("created"), // as the dashboard names a first entry
                         h.path("to").asText(),
                         h.path("by").asText(""),
                         h.path("reason").asText("")));

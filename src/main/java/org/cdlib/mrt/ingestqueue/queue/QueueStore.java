@@ -92,7 +92,7 @@ public final class QueueStore implements Closeable {
         this.zk = new ZooKeeperCalls(client);
         this.thisHost = new ThisHost(zk);
         this.ingestHome = ingestHome.toAbsolutePath().normalize();
-        this.locks = new EphemeralLocks(zk);
+        this.locks = new EphemeralLocks(zk, thisHost::id);
         this.batchTransactions = new BatchTransactions(zk, log, this.ingestHome);
         this.objects = new ObjectLocks(zk);
         this.jobTransactions = new JobTransactions(zk, log, objects, locks);

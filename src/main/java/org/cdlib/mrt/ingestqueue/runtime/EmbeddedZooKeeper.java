@@ -56,6 +56,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     static final int SNAP_COUNT = 500_000;
 
+    /** The connections the server takes in all: ZooKeeper's per-address default, its clients being local. */
+    static final int MAX_CONNECTIONS = 60;
+
     /** Starts a server on {@code port} (0: any free port) with its data in {@code dataDir}. */
     public static EmbeddedZooKeeper start(Path dataDir, int port) throws Exception {
         return start(dataDir, port, Duration.ofMinutes(5));
@@ -75,6 +78,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         config.setProperty("maxSessionTimeout", "120000");
         config.setProperty("admin.enableServer", "false");
         config.setProperty("4lw.commands.whitelist", "ruok,mntr,stat");
+        if (System.getProperty("zookeeper.maxCnxns") == null) { // ZooKeeper makes it zookeeper.maxCnxns too
+            // its clients are all on 127.0.0.1, so the per-address limit (maxClientCnxns, 60) bounds them already;
+            // the same figure as the total spares every start ZooKeeper's "maxCnxns is not configured" WARN
+            config.setProperty("maxCnxns", Integer.toString(MAX_CONNECTIONS));
+        }
         if (System.getProperty("zookeeper.snapCount") == null) { // an operator's -Dzookeeper.snapCount stands
             config.setProperty("snapCount", Integer.toString(SNAP_COUNT)); // ZooKeeper makes it zookeeper.snapCount
         }

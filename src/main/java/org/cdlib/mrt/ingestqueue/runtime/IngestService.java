@@ -128,7 +128,14 @@ public final class IngestService implements AutoCloseable {
     public void run() throws Exception {
         // every value of its key's kind before Camel or anything else starts: one line naming key, value and form
         ConfigurationCheck.check(configuration);
-        main.run();
+        try {
+            main.run();
+        } catch (Exception e) {
+            // a start that failed has nothing to stop: camel-main's JVM hook would log the caller's exit as a
+            // SIGTERM and a shutdown after the line that says why (Main)
+            main.getShutdownStrategy().shutdown();
+            throw e;
+        }
     }
 
     /** Starts without blocking (tests, the demo). */
@@ -197,11 +204,17 @@ public final class IngestService implements AutoCloseable {
                 .connectionTimeoutMs((int) connectTimeout.toMillis())
                 .retryPolicy(new ExponentialBackoffRetry(200, 10, 5000))
                 .build();
-        client.start();
-        if (!client.blockUntilConnected((int) connectTimeout.toSeconds(), TimeUnit.SECONDS)) {
-            throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout + " (check "
-                    + configuration.setting("zookeeper.connect").map(Object::toString).orElse("zookeeper.connect")
-                    + ")");
+        // the client's reconnect lines (a WARN and a trace per try) held back: the wait ends in one line
+        try (FirstConnectionQuiet.Waiting waiting = FirstConnectionQuiet.waiting()) {
+            client.start();
+            if (!client.blockUntilConnected((int) connectTimeout.toSeconds(), TimeUnit.SECONDS)) {
+                client.close(); // its last tries while the lines are still held back
+                client = null;
+                throw new IOException("cannot reach ZooKeeper at " + connect + " within " + connectTimeout.toSeconds()
+                        + " s (check " + configuration.setting("zookeeper.connect").map(Object::toString)
+                                .orElse("zookeeper.connect") + ")"
+                        + waiting.lastProblem().map(p -> ": the last try: " + p).orElse(""));
+            }
         }
         store = new QueueStore(client, Path.of(cfg.property("ingest.home", "./data/queue")),
                 cfg.intProperty("ingest.creation-chunk", 100)).start();

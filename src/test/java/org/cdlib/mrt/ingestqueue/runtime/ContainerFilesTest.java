@@ -56,7 +56,7 @@ class ContainerFilesTest {
 
     static void assertReadByTheService(String where, String name, Set<String> keys) {
         assertTrue(
-                name.equals("JAVA_TOOL_OPTIONS") || keys.stream().anyMatch(k -> env(k).equals(name)),
+                name.equals("JAVA_OPTS") || keys.stream().anyMatch(k -> env(k).equals(name)),
                 where + ": " + name + " is not a configuration key the service reads");
     }
 
@@ -93,6 +93,17 @@ class ContainerFilesTest {
             }
         }
         assertEquals(Set.of("1", "2", "3"), ids);
+        for (String s : services.keySet()) {
+            assertEquals("unless-stopped", map(services.get(s)).get("restart"), s + " has a restart policy");
+        }
+        for (String s : zk) {
+            // healthy once it serves: srvr (whitelisted) names a mode only while the ensemble has a quorum
+            Map<String, Object> svc = map(services.get(s));
+            assertTrue(String.valueOf(map(svc.get("environment")).get("ZOO_4LW_COMMANDS_WHITELIST")).contains("srvr"),
+                    s + " answers srvr");
+            String check = String.join(" ", list(map(svc.get("healthcheck")).get("test")));
+            assertTrue(check.contains("printf srvr") && check.contains("^Mode: "), s + ": " + check);
+        }
         List<String> pg = services.keySet().stream()
                 .filter(s -> String.valueOf(map(services.get(s)).get("image")).startsWith("postgres:"))
                 .toList();
@@ -142,7 +153,13 @@ class ContainerFilesTest {
                     volumes.contains("./profiles:/profiles:ro")
                             && volumes.contains("./routes:/opt/ingest-queue/routes:ro"),
                     volumes.toString());
-            assertNotNull(map(svc.get("depends_on")).get(pg.get(0)));
+            Map<String, Object> after = map(svc.get("depends_on"));
+            assertNotNull(after.get(pg.get(0)));
+            for (String z : zk) {
+                assertEquals(Map.of("condition", "service_healthy"), after.get(z), s + " starts once " + z + " serves");
+            }
+            ingest.stream().filter(after::containsKey).forEach(other -> assertEquals(
+                    Map.of("condition", "service_healthy"), after.get(other), s + " starts once " + other + " is up"));
         }
         assertEquals(1, dataVolumes.size(), "the instances share one ingest.home and storage: " + dataVolumes);
         assertTrue(map(compose().get("volumes")).containsKey(dataVolumes.iterator().next()));
@@ -178,8 +195,12 @@ class ContainerFilesTest {
         assertFalse(
                 entry.contains("-Dingest.") || entry.contains("-Dzookeeper."),
                 "a -D would win over docker run -e: " + entry);
-        assertFalse(entry.contains("-Xmx"), "the heap comes from the environment (JAVA_TOOL_OPTIONS): " + entry);
-        assertTrue(docker.contains("ENV JAVA_TOOL_OPTIONS=\"-Xmx"), "the image's heap, which docker run -e replaces");
+        assertFalse(entry.contains("-Xmx"), "the heap comes from the environment (JAVA_OPTS): " + entry);
+        assertTrue(entry.contains("exec java $JAVA_OPTS -jar ingest-queue.jar"), "java as process 1: " + entry);
+        Matcher javaOpts = Pattern.compile("^ENV JAVA_OPTS=\"(.*)\"$", Pattern.MULTILINE).matcher(docker);
+        assertTrue(javaOpts.find(), "the image's JVM options, which docker run -e JAVA_OPTS=… replaces");
+        assertTrue(javaOpts.group(1).contains("-XX:MaxRAMPercentage=") && !javaOpts.group(1).contains("-Xmx"),
+                "by default a share of the container's memory: " + javaOpts.group(1));
 
         List<String> ignored = Files.readAllLines(Path.of(".dockerignore")).stream().map(String::strip).toList();
         assertTrue(

@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -38,14 +37,7 @@ class PackagedJarIT {
 
     /** With the limits the README and the Dockerfile give a single host. */
     Process java(Path log, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-XX:MaxMetaspaceSize=128m",
-                "-Djute.maxbuffer=524288"));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        return Jvms.start(dir, log, List.of(args));
     }
 
     @Test

@@ -125,7 +125,11 @@ public final class ApiUsers {
         return u;
     }
 
-    /** The generated admin password: read from {@code secrets/admin-password}, or made and kept there (0600). */
+    /**
+     * The generated admin password: read from {@code secrets/admin-password}, or made and kept there (0600).
+     * Logged at INFO: it is what the README's first start does, and a WARN on every normal start would teach
+     * operators to overlook WARNs.
+     */
     private static String generatedPassword(Path secrets) {
         if (secrets != null) {
             Path file = secrets.resolve(ADMIN_PASSWORD_FILE);
@@ -133,7 +137,7 @@ public final class ApiUsers {
                 if (Files.exists(file)) {
                     String kept = Files.readString(file, StandardCharsets.UTF_8).strip();
                     if (!kept.isEmpty()) {
-                        LOG.warn(
+                        LOG.info(
                                 "no ingest.api.users configured: user 'admin' (roles admin, submitter) has the "
                                 + "password kept in {}; "
                                 + "configure ingest.api.users for production", file.toAbsolutePath());
@@ -142,7 +146,7 @@ public final class ApiUsers {
                 }
                 String password = newPassword();
                 Secrets.writePrivate(file, password + "\n");
-                LOG.warn(
+                LOG.info(
                         "no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, "
                         + "submitter), "
                         + "kept in {}; configure ingest.api.users for production", password, file.toAbsolutePath());
@@ -155,7 +159,7 @@ public final class ApiUsers {
             }
         }
         String password = newPassword();
-        LOG.warn("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter); "
+        LOG.info("no ingest.api.users configured: generated user 'admin' with password '{}' (roles admin, submitter); "
                 + "configure ingest.api.users for production", password);
         return password;
     }

@@ -85,7 +85,7 @@ public final class Batches {
 
     /** Takes {@code /batches/BID/lock} if nobody holds it and loads the batch; never blocks. */
     public Optional<HeldBatch> tryLock(String bid, String worker) {
-        LockOwner owner = LockOwner.of(worker);
+        LockOwner owner = locks.owner(worker);
         Optional<ZooKeeper> handle = locks.take(QueuePaths.batchLock(bid), owner);
         if (handle.isEmpty()) {
             return Optional.empty();

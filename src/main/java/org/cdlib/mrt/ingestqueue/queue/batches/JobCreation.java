@@ -171,8 +171,7 @@ public final class JobCreation {
                                 List.of(JobHistory.entry(
                                         null,
                                         JobState.PENDING,
-                                        lock.owner().worker() + "@"
-                                                + lock.owner().host(),
+                                        lock.owner().holder(),
                                         "created from batch " + bid))))));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "priority"), QueueJson.text(job.priority())));
                 ops.add(ZooKeeperCalls.create(QueuePaths.jobNode(jid, "space_needed"), QueueJson.text(0)));

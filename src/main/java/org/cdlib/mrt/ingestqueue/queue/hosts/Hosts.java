@@ -63,13 +63,17 @@ public final class Hosts implements AutoCloseable {
     private ScheduledExecutorService beat;
     private volatile byte[] written;
 
-    public Hosts(ZooKeeperCalls zk, String configuredId) {
+    /** {@code id}: {@link ThisHost#id}, the name this host has everywhere. */
+    Hosts(ZooKeeperCalls zk, String id) {
         this.zk = zk;
-        // two services in one JVM (tests) must not share an id: the second one gets a suffix
+        this.id = id;
+    }
+
+    /** host-pid; two services in one JVM (tests) must not share an id: the second one gets a suffix. */
+    static String defaultId() {
         int n = IN_THIS_JVM.incrementAndGet();
-        String base = configuredId != null && !configuredId.isBlank() ? configuredId
-                : LockOwner.hostName() + "-" + ProcessHandle.current().pid();
-        this.id = safe(n == 1 || configuredId != null ? base : base + "-" + n);
+        String base = LockOwner.hostName() + "-" + ProcessHandle.current().pid();
+        return safe(n == 1 ? base : base + "-" + n);
     }
 
     static String safe(String s) {

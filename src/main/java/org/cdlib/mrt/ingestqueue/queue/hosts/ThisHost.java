@@ -14,6 +14,8 @@ public final class ThisHost implements AutoCloseable {
     /** A job handed to the next state's worker is briefly in two hands. */
     private final Map<String, Integer> workInHand = new ConcurrentHashMap<>();
     private volatile Hosts hosts;
+    /** The one name of this host wherever an operator reads it: hosts page, lock data, job timeline. */
+    private volatile String id;
 
     public ThisHost(ZooKeeperCalls zk) {
         this.zk = zk;
@@ -24,7 +26,7 @@ public final class ThisHost implements AutoCloseable {
         if (h == null) {
             synchronized (this) {
                 if (hosts == null) {
-                    hosts = new Hosts(zk, null);
+                    hosts = new Hosts(zk, id());
                 }
                 h = hosts;
             }
@@ -32,12 +34,26 @@ public final class ThisHost implements AutoCloseable {
         return h;
     }
 
-    /** Registers this instance under {@code /hosts} (an ephemeral node), named {@code id} or host-pid. */
-    public synchronized void register(String id) {
-        if (hosts == null) {
-            hosts = new Hosts(zk, id);
+    /** This host's id: {@code ingest.host.id} once registered with it, else host-pid; fixed on first use. */
+    public String id() {
+        String i = id;
+        if (i == null) {
+            synchronized (this) {
+                if (id == null) {
+                    id = Hosts.defaultId();
+                }
+                i = id;
+            }
         }
-        hosts.register();
+        return i;
+    }
+
+    /** Registers this instance under {@code /hosts} (an ephemeral node), named {@code configuredId} or host-pid. */
+    public synchronized void register(String configuredId) {
+        if (id == null && configuredId != null && !configuredId.isBlank()) {
+            id = Hosts.safe(configuredId);
+        }
+        hosts().register();
     }
 
     public void workStarted(String jid) {

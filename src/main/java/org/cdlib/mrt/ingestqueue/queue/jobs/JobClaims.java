@@ -49,7 +49,7 @@ public final class JobClaims {
      * (the read is sent right behind the lock's create); never blocks on another holder.
      */
     public Optional<HeldJob> tryLockJob(String jid, String worker) {
-        LockOwner owner = LockOwner.of(worker);
+        LockOwner owner = locks.owner(worker);
         return locked(jid, owner, locks.send(QueuePaths.jobLock(jid), owner, readBehindLock(jid)));
     }
 
@@ -145,7 +145,7 @@ public final class JobClaims {
         try {
             for (String ref : refNames) {
                 String jid = QueuePaths.jidOfRef(ref);
-                LockOwner owner = LockOwner.of(worker);
+                LockOwner owner = locks.owner(worker);
                 EphemeralLocks.Pending sent = locks.send(QueuePaths.jobLock(jid), owner, readBehindLock(jid));
                 out.add(() -> inState(state, locked(jid, owner, sent)));
             }
@@ -187,7 +187,7 @@ public final class JobClaims {
 
     /** Takes the lock without reading the job (to repair or delete a damaged one). */
     public Optional<HeldJob> lockJobNode(String jid, String worker) {
-        LockOwner owner = LockOwner.of(worker);
+        LockOwner owner = locks.owner(worker);
         // nothing known of the job: a lock taken to repair or delete it
         return locks.take(QueuePaths.jobLock(jid), owner)
                 .map(h -> new HeldJob(new JobLock(jid, owner, h), JobChain.NONE));

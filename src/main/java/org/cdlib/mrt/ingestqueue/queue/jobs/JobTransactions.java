@@ -131,7 +131,7 @@ public final class JobTransactions {
         String error = to == JobState.FAILED
                 ? Objects.requireNonNullElse(change.errorMessage(), change.reason()) : null;
         // the history rides in the status node, so it is written by this same transaction
-        String holder = lock.owner().worker() + "@" + lock.owner().host();
+        String holder = lock.owner().holder();
         JobStatus status = new JobStatus(to.zk(), lastSuccessful == null ? null : lastSuccessful.zk(),
                 QueueTime.now(), retries, error, JobHistory.append(old.history(),
                         JobHistory.entry(from, to, holder, change.reason())), null, heldBy);

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -45,9 +46,18 @@ public final class EphemeralLocks implements AutoCloseable {
     private final HeldLocks held = new HeldLocks();
     private final LockBreaks breaks;
 
-    public EphemeralLocks(ZooKeeperCalls zk) {
+    private final Supplier<String> hostId;
+
+    /** {@code hostId}: this host's id, written in every lock this process takes ({@link LockOwner}). */
+    public EphemeralLocks(ZooKeeperCalls zk, Supplier<String> hostId) {
         this.zk = zk;
+        this.hostId = hostId;
         this.breaks = new LockBreaks(zk, held);
+    }
+
+    /** The data of a lock {@code worker} of this host takes. */
+    public LockOwner owner(String worker) {
+        return LockOwner.of(hostId.get(), worker);
     }
 
     /** The ledger of the job locks this process holds on purpose. */

@@ -42,8 +42,9 @@ public final class TransitionLog {
         fire(TransitionEvent.JOB, jid, bid, null, JobState.DELETED.wire(), reason);
     }
 
+    /** {@code from} null: the batch is new (its submission), and the line says so. */
     public void batch(String bid, BatchState from, BatchState to, String reason) {
-        TRANSITIONS.info("batch {}: {} -> {}: {}", bid, from, to, Text.oneLine(reason));
+        TRANSITIONS.info("batch {}: {} -> {}: {}", bid, from == null ? "new" : from, to, Text.oneLine(reason));
         fire(TransitionEvent.BATCH, bid, bid, from == null ? null : from.wire(), to.wire(), reason);
     }
 

@@ -103,7 +103,7 @@ public final class Moves {
      * moved job is known). The lock stays fenced as before: same session, same handle.
      */
     public HeldJob transitionAndKeep(HeldJob lock, JobState to, Change change, String nextWorker) {
-        LockOwner owner = LockOwner.of(nextWorker);
+        LockOwner owner = locks.owner(nextWorker);
         JobChain handed = move(lock, to, change, Transition.By.WORKER, owner);
         return new HeldJob(new JobLock(lock.jid(), owner, lock.lease().zk), handed);
     }

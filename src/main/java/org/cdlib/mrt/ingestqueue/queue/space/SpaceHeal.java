@@ -180,11 +180,13 @@ public final class SpaceHeal implements Closeable {
                 evaluatedLock.notifyAll();
             }
         } catch (RuntimeException e) {
-            LOG.warn("disk reservation not checked now, again in a second: {}", e.getMessage());
             ScheduledExecutorService ex = executor;
-            if (ex != null && !ex.isShutdown()) {
-                ex.schedule(this::poke, 1, TimeUnit.SECONDS);
+            if (ex == null || ex.isShutdown()) { // the queue is closing: close() interrupted this read
+                LOG.debug("disk reservation not checked: closing ({})", e.getMessage());
+                return;
             }
+            LOG.warn("disk reservation not checked now, again in a second: {}", e.getMessage());
+            ex.schedule(this::poke, 1, TimeUnit.SECONDS);
         }
     }
 

@@ -164,6 +164,6 @@ class LeaseTest {
 
     @Test
     void twoClaimsOfOneWorkerNameStillDiffer() {
-        assertTrue(!LockOwner.of("w").claim().equals(LockOwner.of("w").claim()));
+        assertTrue(!LockOwner.of("h", "w").claim().equals(LockOwner.of("h", "w").claim()));
     }
 }
