@@ -56,8 +56,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * operator's change ({@code <!-- route example N: file, after|before|replace [first]: "line" -->}). The
  * examples of change N are pasted, in the README's order and at the named line's indentation, into
  * a copy of routes/, and the service runs a batch on it with every step real (local OCFL storage,
- * H2 inventory). An example that calls {@code http://….example.org} calls WireMock instead (the
- * operator's own address); a monitor must hear of every job.
+ * H2 inventory). An example that calls {@code http://….example.org} (the operator's own address) calls the
+ * outside server instead, WireMock, which is also the profile's callback receiver and counts every call per job.
+ * The monitor hears of every job exactly once, a job requeued after its object was stored too.
  */
 class RouteExamplesTest {
     private static final Pattern EXAMPLE =
