@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
@@ -38,6 +40,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class StoreStep {
     private static final Logger LOG = LoggerFactory.getLogger(StoreStep.class);
+    /** The exchange property that names an operator's own call ({@link #effectDue}, {@link #effectDone}). */
+    public static final String EFFECT = "effect";
+    private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9_-]{0,39}");
+    private static final Set<String> OWN_EFFECTS = Set.of(JobEffects.MINT, JobEffects.EZID_UPDATE,
+            JobEffects.STORAGE, JobEffects.INVENTORY, JobEffects.CALLBACK, JobEffects.LOST_MINT);
 
     private final QueueStore store;
     private final ProfileRegistry profiles;
@@ -264,5 +271,36 @@ public final class StoreStep {
                 + (v.deleted().isEmpty() ? ""
                         : ", " + v.deleted().size() + " file(s) deleted: " + String.join(", ", v.deleted()))
                 + ")";
+    }
+
+    /**
+     * An operator's own call in a route (README, "Changing the routes": a monitor told of each stored object):
+     * {@code effectDue} says whether the call named by the property {@code effect} is still due for this job, that
+     * is not recorded as done under it. A job passes storing again after a requeue or a restart; the call is made
+     * until one attempt is answered, and then never again.
+     */
+    public void effectDue(Exchange exchange) {
+        String name = effectName(exchange);
+        exchange.setProperty("effectDue", !store.stepWrites().effects(JobExchange.lock(exchange)).done(name));
+    }
+
+    /**
+     * The call named by {@code effect} recorded as done under the job, at once (a transaction of its own, fenced
+     * by the job's lock): a host that dies between the answer and this record leaves the call due, so it is made
+     * at least once, and once after any answer recorded.
+     */
+    public void effectDone(Exchange exchange) {
+        store.stepWrites().effectDone(JobExchange.lock(exchange), effectName(exchange), "answered");
+    }
+
+    private static String effectName(Exchange exchange) {
+        String name = exchange.getProperty(EFFECT, String.class);
+        if (name == null || !EFFECT_NAME.matcher(name).matches() || OWN_EFFECTS.contains(name)) {
+            throw new IllegalArgumentException("exchange property '" + EFFECT + "' is " + (name == null ? "not set"
+                    : "'" + name + "'") + ": name the call in lower case ([a-z][a-z0-9_-], at most 40), not one of"
+                    + " the queue's own effects " + OWN_EFFECTS.stream().sorted().toList()
+                    + " (setProperty: {name: effect, constant: monitor} before storeStep.effectDue)");
+        }
+        return name;
     }
 }

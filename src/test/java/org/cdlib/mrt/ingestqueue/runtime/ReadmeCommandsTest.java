@@ -57,10 +57,16 @@ class ReadmeCommandsTest {
         service.close();
     }
 
-    /** Every line of the README's sh blocks, continuation lines joined, trailing comments dropped. */
+    /**
+     * Every line of the README's sh blocks, continuation lines joined, trailing comments dropped; but a block with a
+     * note, which another test runs (ReadmeSubmissionsTest).
+     */
     static List<String> shellLines() throws Exception {
         List<String> lines = new ArrayList<>();
         for (ReadmeBlocks.Block b : ReadmeBlocks.read().of("sh")) {
+            if (b.note() != null) {
+                continue;
+            }
             String joined = b.text().replaceAll("\\\\\\n\\s*", " ");
             joined.lines()
                     .map(l -> l.replaceFirst("\\s+#\\s.*$", "").strip())
