@@ -124,6 +124,10 @@ class RouteCheckTest {
         assertTrue(said.contains(storing + " line " + lineOf(storing, "writeManifestt") + " (route job-storing): bean"
                 + " storeStep has no method writeManifestt; its methods: "), said);
         assertTrue(said.contains(", writeManifest"), said);
+        // the README's example is this very line
+        List<String> readme = Files.readAllLines(Path.of("README.md"));
+        String example = readme.get(readme.indexOf("<!-- route check example -->") + 2);
+        assertEquals(example.replace("routes/storing.yaml", storing.toString()), said);
     }
 
     @Test
