@@ -12,12 +12,14 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.camel.CamelContext;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.StartupSummaryLevel;
 import org.apache.camel.builder.RouteConfigurationBuilder;
 import org.apache.camel.dsl.yaml.YamlRoutesBuilderLoader;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.main.DefaultRoutesCollector;
+import org.apache.camel.spi.FactoryFinder;
 import org.apache.camel.spi.Resource;
 import org.apache.camel.support.PluginHelper;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -52,7 +54,7 @@ final class RouteCheck {
                 return List.of("camel.main.routes-include-pattern " + include + " names no route file: the service"
                         + " would run no route");
             }
-            Set<String> schemes = PluginHelper.getComponentNameResolver(camel).resolveNames(camel);
+            Schemes schemes = new Schemes(camel);
             List<String> problems = new ArrayList<>();
             for (Resource file : files) {
                 problems.addAll(check(camel, file, beans, schemes));
@@ -61,7 +63,7 @@ final class RouteCheck {
         }
     }
 
-    private static List<String> check(DefaultCamelContext camel, Resource file, KnownBeans beans, Set<String> schemes)
+    private static List<String> check(DefaultCamelContext camel, Resource file, KnownBeans beans, Schemes schemes)
             throws IOException {
         String name = shown(file);
         List<Node> documents = new ArrayList<>();
@@ -132,6 +134,21 @@ final class RouteCheck {
             return steps; // only the suggestion is lost
         }
         return steps;
+    }
+
+    /**
+     * The endpoint schemes Camel resolves: one by its component's factory file, as Camel's resolver finds it;
+     * all of them (a scan of the class path) only for a message.
+     */
+    record Schemes(CamelContext camel) {
+        boolean known(String scheme) {
+            return camel.getClassResolver().loadResourceAsURL(FactoryFinder.DEFAULT_PATH + "component/" + scheme)
+                    != null;
+        }
+
+        Set<String> all() {
+            return new TreeSet<>(PluginHelper.getComponentNameResolver(camel).resolveNames(camel));
+        }
     }
 
     /** routes/storing.yaml (a file, as configured), or routes/storing.yaml in the jar. */

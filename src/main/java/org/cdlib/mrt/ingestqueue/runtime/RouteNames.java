@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.apache.camel.Processor;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
@@ -29,17 +28,17 @@ final class RouteNames {
 
     private final String file;
     private final KnownBeans beans;
-    private final Set<String> schemes;
+    private final RouteCheck.Schemes schemes;
     private final List<String> problems = new ArrayList<>();
 
-    private RouteNames(String file, KnownBeans beans, Set<String> schemes) {
+    private RouteNames(String file, KnownBeans beans, RouteCheck.Schemes schemes) {
         this.file = file;
         this.beans = beans;
         this.schemes = schemes;
     }
 
     /** The problems of the documents of {@code file} (each a list of routes and route configurations). */
-    static List<String> check(String file, Iterable<Node> documents, KnownBeans beans, Set<String> schemes) {
+    static List<String> check(String file, Iterable<Node> documents, KnownBeans beans, RouteCheck.Schemes schemes) {
         RouteNames names = new RouteNames(file, beans, schemes);
         for (Node document : documents) {
             if (document instanceof SequenceNode items) {
@@ -151,12 +150,13 @@ final class RouteNames {
     private void uri(String uri, Node at, String route) {
         int colon = uri.indexOf(':');
         String scheme = colon < 0 ? "" : uri.substring(0, colon);
-        if (scheme.contains("{") || scheme.contains("$") || schemes.contains(scheme)) {
+        if (scheme.contains("{") || scheme.contains("$") || !scheme.isEmpty() && schemes.known(scheme)) {
             return; // a placeholder or an expression: known once resolved
         }
+        Set<String> all = schemes.all();
         problem(at, route, (colon < 0 ? "endpoint URI " + uri + " has no scheme"
-                : "unknown endpoint scheme " + scheme + " in " + uri + didYouMean(scheme, schemes))
-                + "; the schemes: " + String.join(", ", new TreeSet<>(schemes)));
+                : "unknown endpoint scheme " + scheme + " in " + uri + didYouMean(scheme, all))
+                + "; the schemes: " + String.join(", ", all));
     }
 
     private void problem(Node at, String route, String what) {
