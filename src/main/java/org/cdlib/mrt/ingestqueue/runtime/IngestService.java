@@ -54,7 +54,7 @@ public final class IngestService implements AutoCloseable {
             "downloadStep", "processStep", "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep",
             "cleanupStep", "consistencySweep", "openIndexPass", "batchHoldRelease", "ezid", "storage", "inventory",
             "localServices", "expectedFailure", "unexpectedFailure");
-    /** The beans the service binds itself, beside the modules' ({@code QueueModule#beans}): route files may name them. */
+    /** The beans the service binds itself, beside the modules' ({@code QueueModule#beans}): routes may name them. */
     static final Map<String, Class<?>> SERVICE_BEANS = serviceBeans();
 
     private final Main main = new Main();
