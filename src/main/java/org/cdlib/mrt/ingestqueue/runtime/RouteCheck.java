@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -35,6 +36,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
  * the line, the route and the bad name with what is accepted.
  */
 final class RouteCheck {
+    private static final Pattern ID = Pattern.compile("^\\s+id:\\s*\"?([\\w.-]+)\"?\\s*$");
     private static final Pattern UNKNOWN_NODE = Pattern.compile("Unknown node id: (\\S+)");
 
     private RouteCheck() {
@@ -67,12 +69,17 @@ final class RouteCheck {
             throws IOException {
         String name = shown(file);
         List<Node> documents = new ArrayList<>();
+        String text;
         try (InputStream in = file.getInputStream()) {
-            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        try {
             new Compose(LoadSettings.builder().setLabel(name).build()).composeAllFromString(text)
                     .forEach(documents::add);
         } catch (MarkedYamlEngineException e) {
-            return List.of(name + " line " + line(e) + ": not valid YAML: " + e.getProblem()
+            int line = line(e);
+            return List.of(name + " line " + line + routeBefore(text, line).map(id -> " (route " + id + ")").orElse("")
+                    + ": not valid YAML: " + e.getProblem()
                     + e.getContextMark().map(m -> " (" + e.getContext() + " at line " + (m.getLine() + 1) + ")")
                             .orElse(""));
         }
@@ -88,6 +95,22 @@ final class RouteCheck {
             problems.add(dslProblem(name, documents, e));
         }
         return problems;
+    }
+
+    /** In a file that is not YAML, the id of the top-level item that begins last before {@code line}, if any. */
+    static Optional<String> routeBefore(String text, int line) {
+        Optional<String> id = Optional.empty();
+        List<String> lines = text.lines().limit(line).toList();
+        for (String l : lines) {
+            if (l.startsWith("- ")) {
+                id = Optional.empty(); // a new item: its id follows
+            }
+            Matcher m = ID.matcher(l);
+            if (id.isEmpty() && m.matches()) {
+                id = Optional.of(m.group(1));
+            }
+        }
+        return id;
     }
 
     /** Camel's YAML DSL refused the file: its words, at its line, in the route there. */

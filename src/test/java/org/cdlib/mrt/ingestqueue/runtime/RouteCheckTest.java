@@ -155,7 +155,7 @@ class RouteCheckTest {
         Path storing = routes.resolve("storing.yaml");
         edit(storing, "    id: storage-add\n", "    id: storage-add\n   steps: [unclosed\n");
         String said = refused();
-        assertTrue(said.contains(storing + " line " + (lineOf(storing, "[unclosed")) + ": not valid YAML"), said);
+        assertTrue(said.contains(storing + " line " + lineOf(storing, "[unclosed") + " (route storage-add): not valid YAML"), said);
     }
 
     @Test
