@@ -133,6 +133,7 @@ public final class IngestService implements AutoCloseable {
 
     /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
     public void run() throws Exception {
+        checkRoutesAndProfiles();
         main.run();
     }
 
@@ -141,6 +142,7 @@ public final class IngestService implements AutoCloseable {
         if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
+        checkRoutesAndProfiles();
         main.start();
         return this;
     }
@@ -176,7 +178,6 @@ public final class IngestService implements AutoCloseable {
 
     private void wire(CamelContext camel) throws Exception {
         configuration.logSources();
-        checkRoutesAndProfiles(new QueueContext(camel, null, null));
         // a set outside service must be usable: never a silent local stand-in
         OutsideServiceCheck.check(configuration);
         QueueContext cfg = new QueueContext(camel, null, null);
@@ -281,13 +282,16 @@ public final class IngestService implements AutoCloseable {
 
     /**
      * The route files and the profiles, before anything is created: each problem one line naming the file,
-     * the line, the route and the bad name with what is accepted; any stops the start.
+     * the line, the route and the bad name with what is accepted; any stops the start. Before camel-main
+     * starts: a start refused here spends no time on Camel's own.
      */
-    private void checkRoutesAndProfiles(QueueContext cfg) throws Exception {
+    private void checkRoutesAndProfiles() throws Exception {
         List<String> problems = new ArrayList<>(RouteCheck.problems(routesInclude,
-                cfg.property("camel.main.routes-exclude-pattern").orElse(null),
+                configuration.setting("camel.main.routes-exclude-pattern").map(Configuration.Setting::value)
+                        .orElse(null),
                 KnownBeans.of(ServiceLoader.load(QueueModule.class), SERVICE_BEANS, beans)));
-        Path profileDir = Path.of(cfg.property("ingest.profiles", "./profiles"));
+        Path profileDir = Path.of(configuration.setting("ingest.profiles").map(Configuration.Setting::value)
+                .orElse("./profiles").strip());
         problems.addAll(ProfileDirectory.problems(profileDir).stream().map(p -> p + " (ingest.profiles)").toList());
         if (!problems.isEmpty()) {
             throw new StartupException(problems.size() == 1 ? problems.get(0)
