@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.api;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.auth.ApiUsers;
 import org.cdlib.mrt.ingestqueue.api.auth.LoginThrottle;
 import org.cdlib.mrt.ingestqueue.api.auth.Sessions;
@@ -38,6 +39,12 @@ import org.cdlib.mrt.ingestqueue.report.ReportingModule;
  * {@code ingest.http.max-connections-per-address} (64).
  */
 public final class ApiModule implements QueueModule {
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        // the last three only while the HTTP API is enabled
+        return Map.of("statusLinks", StatusLinks.class, "queueMetrics", QueueMetrics.class, "httpApi", HttpApi.class);
+    }
 
     @Override
     public void bind(QueueContext ctx) throws Exception {

@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.batch;
 
+import java.util.Map;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
@@ -13,6 +14,12 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
  * reads per depositor at once) and {@code pendingStep} (job holds).
  */
 public final class BatchModule implements QueueModule {
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        return Map.of("batchPendingStep", BatchPendingStep.class, "pendingStep", PendingStep.class,
+                "merrittIntake", Processor.class);
+    }
 
     @Override
     public void bind(QueueContext ctx) {

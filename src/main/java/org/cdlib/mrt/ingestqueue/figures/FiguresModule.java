@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.figures;
 
 import java.time.Clock;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,11 @@ import org.cdlib.mrt.ingestqueue.module.QueueModule;
  * writes this host's figures every {@link StepTimes#FLUSH_MS}.
  */
 public final class FiguresModule implements QueueModule {
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        return Map.of("stepTimes", StepTimes.class);
+    }
 
     @Override
     public void bind(QueueContext ctx) throws Exception {

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.maintenance;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.history.OpenIndexPass;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
@@ -18,6 +19,13 @@ import org.cdlib.mrt.ingestqueue.queue.fsck.ConsistencyCheck;
  * index of open work, issue 45; nothing when the service keeps no history).
  */
 public final class MaintenanceModule implements QueueModule {
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        return Map.of("adminActions", AdminActions.class, "batchHoldRelease", BatchHoldReleaseStep.class,
+                "openIndexPass", Processor.class, "consistencyCheck", ConsistencyCheck.class,
+                "consistencySweep", ConsistencySweep.class, "cleanupStep", CleanupStep.class);
+    }
 
     @Override
     public void bind(QueueContext ctx) {

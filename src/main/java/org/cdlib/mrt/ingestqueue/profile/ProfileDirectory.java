@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.profile;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.MalformedInputException;
@@ -7,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -97,6 +99,39 @@ public class ProfileDirectory implements ProfileRegistry {
             return "no 'ProfileID:' line";
         }
         return null;
+    }
+
+    /**
+     * Each invalid profile of {@code dir}, one line naming the file, its line where there is one, and what
+     * is wrong; also two files with one ProfileID. Empty when there is no such directory (yet): files that
+     * are not profiles are skipped (see {@link #reload()}), not problems.
+     */
+    public static List<String> problems(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        List<String> problems = new ArrayList<>();
+        Map<String, Path> ids = new TreeMap<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
+                if (notAProfile(p) != null) {
+                    continue;
+                }
+                try {
+                    String id = Profile.read(p).id();
+                    Path earlier = ids.putIfAbsent(id, p);
+                    if (earlier != null) {
+                        problems.add(p + ": ProfileID " + id + " is also the ProfileID of " + earlier
+                                + "; each profile needs its own");
+                    }
+                } catch (InvalidProfileException e) {
+                    problems.add(dir + File.separator + e.getMessage()); // the message begins with the file's name
+                } catch (UncheckedIOException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+        }
+        return problems;
     }
 
     /**

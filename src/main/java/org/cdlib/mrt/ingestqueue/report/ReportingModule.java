@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.report;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.Map;
 import org.cdlib.mrt.ingestqueue.mail.Mailer;
 import org.cdlib.mrt.ingestqueue.mail.OutboxMailer;
 import org.cdlib.mrt.ingestqueue.mail.SmtpMailer;
@@ -17,6 +18,12 @@ import org.cdlib.mrt.ingestqueue.steps.StoredVersions;
  * outbox directory of .eml files.
  */
 public final class ReportingModule implements QueueModule {
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        return Map.of("mailer", Mailer.class, "queuedMailStep", QueuedMailStep.class, "reportStep", ReportStep.class,
+                "updateReportStep", ReportStep.class, "reportingSweep", ReportingSweep.class);
+    }
 
     @Override
     public void bind(QueueContext ctx) throws Exception {

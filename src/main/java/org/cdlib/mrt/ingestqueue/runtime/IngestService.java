@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -52,6 +54,8 @@ public final class IngestService implements AutoCloseable {
             "downloadStep", "processStep", "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep",
             "cleanupStep", "consistencySweep", "openIndexPass", "batchHoldRelease", "ezid", "storage", "inventory",
             "localServices", "expectedFailure", "unexpectedFailure");
+    /** The beans the service binds itself, beside the modules' ({@code QueueModule#beans}): routes may name them. */
+    static final Map<String, Class<?>> SERVICE_BEANS = serviceBeans();
 
     private final Main main = new Main();
     private final Configuration configuration;
@@ -65,6 +69,8 @@ public final class IngestService implements AutoCloseable {
     /** Removes batches Merritt's tools set Deleted, one at a time, off the watch's thread (a large one takes long). */
     private ExecutorService deletions;
     private ProfileDirectory profiles;
+    /** The route files camel-main is told to load (camel.main.routes-include-pattern when set). */
+    private final String routesInclude;
 
     public IngestService(Map<String, String> overrides) {
         this(overrides, Map.of());
@@ -84,9 +90,10 @@ public final class IngestService implements AutoCloseable {
         main.setDefaultPropertyPlaceholderLocation("false");
         // -D camel.* keys come through the Configuration
         main.configure().setAutoConfigurationSystemPropertiesEnabled(false);
+        routesInclude = configuration.setting("camel.main.routes-include-pattern").map(Configuration.Setting::value)
+                .orElse(Files.isDirectory(Path.of("routes")) ? "file:routes/*.yaml" : "classpath:routes/*.yaml");
         if (configuration.setting("camel.main.routes-include-pattern").isEmpty()) {
-            main.configure().withRoutesIncludePattern(
-                    Files.isDirectory(Path.of("routes")) ? "file:routes/*.yaml" : "classpath:routes/*.yaml");
+            main.configure().withRoutesIncludePattern(routesInclude);
         }
         main.addMainListener(new MainListenerSupport() {
             @Override
@@ -126,8 +133,10 @@ public final class IngestService implements AutoCloseable {
 
     /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
     public void run() throws Exception {
-        // every value of its key's kind before Camel or anything else starts: one line naming key, value and form
+        // every value of its key's kind, then the route files and profiles, before Camel or anything else starts:
+        // one line naming key, value and form, or file, line and route
         ConfigurationCheck.check(configuration);
+        checkRoutesAndProfiles();
         try {
             main.run();
         } catch (Exception e) {
@@ -144,6 +153,7 @@ public final class IngestService implements AutoCloseable {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
         ConfigurationCheck.check(configuration);
+        checkRoutesAndProfiles();
         main.start();
         return this;
     }
@@ -280,6 +290,34 @@ public final class IngestService implements AutoCloseable {
         }
         LOG.info("queue ready: ZooKeeper {}, working directories under {}, {} profile(s) from {}", connect,
                 store.ingestHome(), profiles.all().size(), profiles.directory());
+    }
+
+    /**
+     * The route files and the profiles, before anything is created: each problem one line naming the file,
+     * the line, the route and the bad name with what is accepted; any stops the start. Before camel-main
+     * starts: a start refused here spends no time on Camel's own.
+     */
+    private void checkRoutesAndProfiles() throws Exception {
+        List<String> problems = new ArrayList<>(RouteCheck.problems(routesInclude,
+                configuration.setting("camel.main.routes-exclude-pattern").map(Configuration.Setting::value)
+                        .orElse(null),
+                KnownBeans.of(ServiceLoader.load(QueueModule.class), SERVICE_BEANS, beans)));
+        Path profileDir = Path.of(configuration.setting("ingest.profiles").map(Configuration.Setting::value)
+                .orElse("./profiles").strip());
+        problems.addAll(ProfileDirectory.problems(profileDir).stream().map(p -> p + " (ingest.profiles)").toList());
+        if (!problems.isEmpty()) {
+            throw new StartupException(problems.size() == 1 ? problems.get(0)
+                    : problems.size() + " problems in the route files and profiles:\n  "
+                            + String.join("\n  ", problems));
+        }
+    }
+
+    private static Map<String, Class<?>> serviceBeans() {
+        Map<String, Class<?>> own = new HashMap<>(Map.of("history", HistoryStore.class, "handOver", HandOver.class,
+                "queueStore", QueueStore.class, "profiles", ProfileDirectory.class, "expectedFailure", JobFailure.class,
+                "unexpectedFailure", JobFailure.class));
+        ElectedRoutes.POLICIES.keySet().forEach(policy -> own.put(policy, ElectedRoutes.class));
+        return Map.copyOf(own);
     }
 
     /** The profiles directory; on a first start it is created with the bundled demo profile. */

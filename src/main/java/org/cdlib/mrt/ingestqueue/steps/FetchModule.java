@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.LifecycleStrategySupport;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
@@ -41,6 +42,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class FetchModule implements QueueModule {
     private static final Logger LOG = LoggerFactory.getLogger(FetchModule.class);
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        return Map.of("estimateStep", EstimateStep.class, "provisionStep", ProvisionStep.class,
+                "downloadStep", DownloadStep.class, "completeStep", CompleteStep.class);
+    }
 
     @Override
     public void bind(QueueContext ctx) {

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.apache.camel.component.http.HttpComponent;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
@@ -27,6 +28,16 @@ import org.cdlib.mrt.ingestqueue.services.StorageAddresses;
  * {@code ingest.storage} (local | http), {@code ingest.inventory} (local | http). See README "Configuration".
  */
 public final class ProcessingModule implements QueueModule {
+
+    @Override
+    public Map<String, Class<?>> beans() {
+        return Map.ofEntries(Map.entry("inventory", HttpInventory.class), Map.entry("ezid", EzidMinter.class),
+                Map.entry("storage", HttpStorage.class), Map.entry("localIndex", H2Inventory.class),
+                Map.entry("localStorage", OcflStorage.class), Map.entry("localServices", LocalServices.class),
+                Map.entry("identifiersStep", IdentifiersStep.class), Map.entry("processStep", ProcessStep.class),
+                Map.entry("storeStep", StoreStep.class), Map.entry("recordStep", RecordStep.class),
+                Map.entry("notifyStep", NotifyStep.class));
+    }
 
     @Override
     public void bind(QueueContext ctx) throws Exception {
