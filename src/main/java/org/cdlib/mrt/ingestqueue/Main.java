@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.api.auth.Passwords;
 import org.cdlib.mrt.ingestqueue.cli.Commands;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.cdlib.mrt.ingestqueue.runtime.Demo;
 import org.cdlib.mrt.ingestqueue.runtime.IngestService;
 
@@ -49,7 +50,7 @@ public final class Main {
     static String startupReason(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
-            if (t instanceof IngestService.StartupException) {
+            if (t instanceof StartupException) {
                 break;
             }
             t = t.getCause();

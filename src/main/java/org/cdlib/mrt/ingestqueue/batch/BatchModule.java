@@ -6,6 +6,7 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
+import org.cdlib.mrt.ingestqueue.steps.FetchModule;
 
 /**
  * Binds {@code batchPendingStep} (submission → jobs, a window at a time: {@code ingest.batch.window}
@@ -24,7 +25,7 @@ public final class BatchModule implements QueueModule {
     @Override
     public void bind(QueueContext ctx) {
         ctx.bind("batchPendingStep", new BatchPendingStep(ctx.store(), ctx.profiles(),
-                new Fetcher(FetchSettings.of(ctx), ctx.ingestHome()),
+                new Fetcher(FetchModule.settings(ctx), ctx.ingestHome()),
                 ctx.intProperty("ingest.batch.window", 5_000),
                 ctx.intProperty("ingest.queue.max-open-jobs", 10_000),
                 ctx.intProperty("ingest.batch.refill-delay", 1_000),

@@ -1,7 +1,6 @@
 package org.cdlib.mrt.ingestqueue.fetch;
 
 import java.time.Duration;
-import org.cdlib.mrt.ingestqueue.module.QueueContext;
 
 /**
  * How files are fetched: the {@code ingest.download.*} keys.
@@ -26,8 +25,8 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
     /** The key of the small reads' connections to one host. */
     public static final String PROBES_PER_HOST = "ingest.fetch.probe-connections-per-host";
     /** The route files' own default of downloading's and estimating's workers, when no configuration sets them. */
-    static final int DOWNLOADING_WORKERS = 2;
-    static final int ESTIMATING_WORKERS = 4;
+    public static final int DOWNLOADING_WORKERS = 2;
+    public static final int ESTIMATING_WORKERS = 4;
 
     /**
      * The connections to payload servers, in two pools so a small read never waits behind a
@@ -125,41 +124,6 @@ public record FetchSettings(Duration connectTimeout, Duration readTimeout, int r
         if (parallelism < 1) {
             throw new IllegalArgumentException("ingest.download.parallelism must be at least 1, got " + parallelism);
         }
-    }
-
-    /**
-     * The settings the {@code ingest.download.*} and {@code ingest.fetch.*} keys configure, defaults
-     * for the rest; the connections follow {@code ingest.concurrency.downloading} and {@code estimating}.
-     */
-    public static FetchSettings of(QueueContext ctx) {
-        FetchSettings d = defaults();
-        int parallelism = ctx.intProperty("ingest.download.parallelism", d.parallelism());
-        Connections connections = Connections.forWork(
-                ctx.intProperty("ingest.concurrency.downloading", DOWNLOADING_WORKERS),
-                ctx.intProperty("ingest.concurrency.estimating", ESTIMATING_WORKERS),
-                Math.max(1, parallelism), // a parallelism below 1 is refused below, naming its key
-                ctx.property(DOWNLOADS_PER_HOST).map(v -> ctx.intProperty(DOWNLOADS_PER_HOST, 0)).orElse(null),
-                ctx.property(PROBES_PER_HOST).map(v -> ctx.intProperty(PROBES_PER_HOST, 0)).orElse(null));
-        return new FetchSettings(
-                ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),
-                ctx.durationProperty("ingest.download.read-timeout", d.readTimeout()),
-                ctx.intProperty("ingest.download.retries", d.retries()),
-                ctx.durationProperty("ingest.download.backoff", d.backoff()),
-                parallelism,
-                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()),
-                AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)),
-                new Container.Limits(
-                        ctx.longProperty("ingest.container.max-bytes", d.containers().maxBytes()),
-                        ctx.intProperty("ingest.container.max-entries", d.containers().maxEntries()),
-                        ctx.intProperty("ingest.container.max-ratio", d.containers().maxRatio())),
-                ctx.longProperty("ingest.download.min-rate", d.minRate()),
-                ctx.durationProperty("ingest.download.rate-window", d.rateWindow()),
-                new Answers(
-                        ctx.intProperty("ingest.download.max-header-count", d.answers().maxHeaderCount()),
-                        ctx.intProperty("ingest.download.max-line-length", d.answers().maxLineLength()),
-                        ctx.durationProperty("ingest.download.probe-timeout", d.answers().probeTimeout()),
-                        ctx.intProperty("ingest.download.min-free-percent", d.answers().minFreePercent())),
-                connections);
     }
 
     public static FetchSettings defaults() {

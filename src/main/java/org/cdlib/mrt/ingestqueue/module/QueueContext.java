@@ -7,12 +7,12 @@ import org.apache.camel.CamelContext;
 import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.profile.ProfileRegistry;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
-import org.cdlib.mrt.ingestqueue.runtime.ConfigurationKeys;
-import org.cdlib.mrt.ingestqueue.runtime.ValueKind;
+import org.cdlib.mrt.ingestqueue.config.ConfigurationKeys;
+import org.cdlib.mrt.ingestqueue.config.ValueKind;
 
 /**
  * What a {@link QueueModule} gets: the Camel context, the queue store (the only way to
- * ZooKeeper), the profiles, and the configuration (the service's {@code runtime/Configuration}:
+ * ZooKeeper), the profiles, and the configuration (the service's {@code config/Configuration}:
  * the environment over {@code -D} over the working directory's application.properties over the jar's).
  * A value that is not what its key needs stops the start naming the key.
  */

@@ -26,6 +26,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.cdlib.mrt.ingestqueue.camel.JobFailure;
+import org.cdlib.mrt.ingestqueue.config.Configuration;
+import org.cdlib.mrt.ingestqueue.config.ConfigurationCheck;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
 import org.cdlib.mrt.ingestqueue.history.MerrittBatchCapture;
@@ -368,16 +371,6 @@ public final class IngestService implements AutoCloseable {
         }
     }
 
-    /** The service cannot start (no usable profile, ZooKeeper unreachable, a bad setting); the message says why. */
-    public static final class StartupException extends IllegalStateException {
-        public StartupException(String message) {
-            super(message);
-        }
-
-        public StartupException(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
 
     /** Stands in for a step this build lacks: fails the job with a message instead of pretending. */
     record NotBuiltStep(String name) implements Processor {

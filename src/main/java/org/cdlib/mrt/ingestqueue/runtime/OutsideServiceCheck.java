@@ -12,8 +12,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.cdlib.mrt.ingestqueue.runtime.Configuration.Setting;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService.StartupException;
+import org.cdlib.mrt.ingestqueue.config.Configuration.Setting;
+import org.cdlib.mrt.ingestqueue.config.Configuration;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,6 +3,8 @@ package org.cdlib.mrt.ingestqueue.steps;
 import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.LifecycleStrategySupport;
+import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
+import org.cdlib.mrt.ingestqueue.fetch.Container;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
@@ -51,7 +53,7 @@ public final class FetchModule implements QueueModule {
 
     @Override
     public void bind(QueueContext ctx) {
-        FetchSettings settings = FetchSettings.of(ctx);
+        FetchSettings settings = settings(ctx);
         Fetcher fetcher = new Fetcher(settings, ctx.ingestHome());
         // the moment the context begins to stop, before any route stops: no request not yet written is written
         ctx.camel().addLifecycleStrategy(new LifecycleStrategySupport() {
@@ -71,5 +73,45 @@ public final class FetchModule implements QueueModule {
                 ctx.intProperty("ingest.provisioning.max-used-percent", 80)));
         ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome()));
         ctx.bind("completeStep", new CompleteStep(ctx.ingestHome()));
+    }
+
+    /**
+     * The settings the {@code ingest.download.*} and {@code ingest.fetch.*} keys configure, defaults
+     * for the rest; the connections follow {@code ingest.concurrency.downloading} and {@code estimating}.
+     */
+    public static FetchSettings settings(QueueContext ctx) {
+        FetchSettings d = FetchSettings.defaults();
+        int parallelism = ctx.intProperty("ingest.download.parallelism", d.parallelism());
+        FetchSettings.Connections connections = FetchSettings.Connections.forWork(
+                ctx.intProperty("ingest.concurrency.downloading", FetchSettings.DOWNLOADING_WORKERS),
+                ctx.intProperty("ingest.concurrency.estimating", FetchSettings.ESTIMATING_WORKERS),
+                Math.max(1, parallelism), // a parallelism below 1 is refused below, naming its key
+                setOrNull(ctx, FetchSettings.DOWNLOADS_PER_HOST),
+                setOrNull(ctx, FetchSettings.PROBES_PER_HOST));
+        return new FetchSettings(
+                ctx.durationProperty("ingest.download.connect-timeout", d.connectTimeout()),
+                ctx.durationProperty("ingest.download.read-timeout", d.readTimeout()),
+                ctx.intProperty("ingest.download.retries", d.retries()),
+                ctx.durationProperty("ingest.download.backoff", d.backoff()),
+                parallelism,
+                ctx.booleanProperty("ingest.download.allow-file-urls", d.allowFileUrls()),
+                AddressPolicy.parse(ctx.property(AddressPolicy.KEY).orElse(null)),
+                new Container.Limits(
+                        ctx.longProperty("ingest.container.max-bytes", d.containers().maxBytes()),
+                        ctx.intProperty("ingest.container.max-entries", d.containers().maxEntries()),
+                        ctx.intProperty("ingest.container.max-ratio", d.containers().maxRatio())),
+                ctx.longProperty("ingest.download.min-rate", d.minRate()),
+                ctx.durationProperty("ingest.download.rate-window", d.rateWindow()),
+                new FetchSettings.Answers(
+                        ctx.intProperty("ingest.download.max-header-count", d.answers().maxHeaderCount()),
+                        ctx.intProperty("ingest.download.max-line-length", d.answers().maxLineLength()),
+                        ctx.durationProperty("ingest.download.probe-timeout", d.answers().probeTimeout()),
+                        ctx.intProperty("ingest.download.min-free-percent", d.answers().minFreePercent())),
+                connections);
+    }
+
+    /** The key's whole number when it is set; null lets the connections follow the work. */
+    private static Integer setOrNull(QueueContext ctx, String key) {
+        return ctx.property(key).map(v -> ctx.intProperty(key, 0)).orElse(null);
     }
 }

@@ -23,12 +23,13 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
+import org.cdlib.mrt.ingestqueue.steps.FetchModule;
 
 /**
  * A batch of objects through estimating and downloading as the service's workers fetch them:
  * {@code estimating} workers HEAD each object in turn (the estimate), and {@code downloading}
  * workers GET each estimated one from a payload server that answers every GET after a fixed
- * delay. The fetcher is configured as the service configures it ({@code FetchSettings.of} on the
+ * delay. The fetcher is configured as the service configures it ({@code FetchModule.settings} on the
  * same keys), so the class runs unchanged on a build from before the connections were sized to
  * the work (issue 45), where the keys it sets did not exist, for the before figures.
  * <p>
@@ -58,7 +59,7 @@ public final class ConnectionsBenchmark {
             p.setProperty("ingest.concurrency.estimating", String.valueOf(estimating));
             p.setProperty("ingest.fetch.allow", "127.0.0.0/8,::1");
             camel.getPropertiesComponent().setInitialProperties(p);
-            Fetcher fetcher = new Fetcher(FetchSettings.of(new QueueContext(camel, null, null)), dir);
+            Fetcher fetcher = new Fetcher(FetchModule.settings(new QueueContext(camel, null, null)), dir);
             for (int round = 1; round <= 2; round++) { // the first warms the JIT and the connections
                 run(fetcher, server.port(), objects, downloading, estimating, dir, round == 2);
             }

@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.camel.ZkQueueEndpoint;
+import org.cdlib.mrt.ingestqueue.config.Configuration;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.cdlib.mrt.ingestqueue.testing.QueueFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
@@ -173,7 +175,7 @@ class ConfigurationPrecedenceTest {
     @Test
     void aNamedConfigurationDirectoryWithoutTheFileStopsTheStart() {
         Exception e = Assertions.assertThrows(
-                IngestService.StartupException.class,
+                StartupException.class,
                 () -> Configuration.load(
                         Map.of(),
                         Map.of("INGEST_CONFIG_DIR", dir.resolve("nowhere").toString()),

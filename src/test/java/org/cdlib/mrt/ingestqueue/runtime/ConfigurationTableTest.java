@@ -17,7 +17,9 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.cdlib.mrt.ingestqueue.runtime.ConfigurationKeys.Key;
+import org.cdlib.mrt.ingestqueue.config.Configuration;
+import org.cdlib.mrt.ingestqueue.config.ConfigurationKeys.Key;
+import org.cdlib.mrt.ingestqueue.config.ConfigurationKeys;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.cdlib.mrt.ingestqueue.profile.ProfileDirectory;
 import org.junit.jupiter.api.AfterEach;
@@ -109,7 +110,7 @@ class RouteCheckTest {
     /** What the operator reads (Main prints the message of the service's StartupException). */
     static String reason(Throwable e) {
         Throwable t = e;
-        while (!(t instanceof IngestService.StartupException) && t.getCause() != null) {
+        while (!(t instanceof StartupException) && t.getCause() != null) {
             t = t.getCause();
         }
         return t.getMessage();

@@ -75,7 +75,7 @@ class FetchModuleTest {
     FetchSettings settings(Properties p) throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.getPropertiesComponent().setInitialProperties(p);
-            return FetchSettings.of(new QueueContext(camel, ZK.store(home), null));
+            return FetchModule.settings(new QueueContext(camel, ZK.store(home), null));
         }
     }
 }

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.runtime;
+package org.cdlib.mrt.ingestqueue.config;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.cdlib.mrt.ingestqueue.runtime.Configuration.Setting;
-import org.cdlib.mrt.ingestqueue.runtime.ConfigurationKeys.Key;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService.StartupException;
+import org.cdlib.mrt.ingestqueue.config.Configuration.Setting;
+import org.cdlib.mrt.ingestqueue.config.ConfigurationKeys.Key;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * value, where it was set and what is accepted. A set {@code ingest.*} or {@code zookeeper.*} key that nobody
  * reads (a typo, most likely) is logged as a warning naming the nearest known key; the start goes on.
  */
-final class ConfigurationCheck {
+public final class ConfigurationCheck {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigurationCheck.class);
 
     /** The command line's own variables ({@code cli/ApiClient}): not configuration, never warned about. */
@@ -30,7 +30,7 @@ final class ConfigurationCheck {
     }
 
     /** Throws a {@link StartupException} naming every value that is not of its key's kind. */
-    static void check(Configuration config) {
+    public static void check(Configuration config) {
         List<String> refused = new ArrayList<>();
         for (Key key : ConfigurationKeys.all().values()) {
             config.setting(key.name()).ifPresent(s -> {

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.runtime;
+package org.cdlib.mrt.ingestqueue.config;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,7 +19,7 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.camel.Ordered;
 import org.apache.camel.spi.LoadablePropertiesSource;
-import org.cdlib.mrt.ingestqueue.runtime.IngestService.StartupException;
+import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <li>the copy of {@code application.properties} in the jar.</li>
  * </ol>
  * A blank value is as if that source did not set the key (a key that names an outside service refuses
- * it instead: {@link OutsideServiceCheck}). Camel's own placeholder lookups ({@code {{key}}} in the
+ * it instead: {@code runtime.OutsideServiceCheck}). Camel's own placeholder lookups ({@code {{key}}} in the
  * routes, camel-main's {@code camel.*} options) read the same values through {@link #camelSource()}:
  * Camel's PropertiesComponent on its own lets the first location that has a key win (the jar's copy)
  * and puts {@code -D} before the environment.

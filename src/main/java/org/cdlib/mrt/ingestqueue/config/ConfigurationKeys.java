@@ -1,19 +1,19 @@
-package org.cdlib.mrt.ingestqueue.runtime;
+package org.cdlib.mrt.ingestqueue.config;
 
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.addresses;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.bool;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.bytes;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.connectString;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.duration;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.host;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.jdbcUrl;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.millis;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.number;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.path;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.port;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.text;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.url;
-import static org.cdlib.mrt.ingestqueue.runtime.ValueKind.words;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.addresses;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.bool;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.bytes;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.connectString;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.duration;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.host;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.jdbcUrl;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.millis;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.number;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.path;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.port;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.text;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.url;
+import static org.cdlib.mrt.ingestqueue.config.ValueKind.words;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -179,6 +179,7 @@ public final class ConfigurationKeys {
         key("ingest.api.login-failures-per-address", number(1, MANY), "20");
 
         key("camel.main.routes-include-pattern", text(), null);
+        key("camel.main.routes-exclude-pattern", text(), null);
         key("camel.main.shutdown-timeout", number(0, MANY), "60");
     }
 

@@ -1,4 +1,4 @@
-package org.cdlib.mrt.ingestqueue.runtime;
+package org.cdlib.mrt.ingestqueue.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
