@@ -10,7 +10,6 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.cdlib.mrt.ingestqueue.config.Configuration.Setting;
 import org.cdlib.mrt.ingestqueue.config.ConfigurationKeys.Key;
-import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +28,14 @@ public final class ConfigurationCheck {
     private ConfigurationCheck() {
     }
 
-    /** Throws a {@link StartupException} naming every value that is not of its key's kind. */
+    /** The values' check, then the warnings, for a service whose route files read no key of their own. */
     public static void check(Configuration config) {
+        values(config);
+        warnUnknown(config, Set.of());
+    }
+
+    /** Throws a {@link StartupException} naming every value that is not of its key's kind. */
+    public static void values(Configuration config) {
         List<String> refused = new ArrayList<>();
         for (Key key : ConfigurationKeys.all().values()) {
             config.setting(key.name()).ifPresent(s -> {
@@ -47,15 +52,23 @@ public final class ConfigurationCheck {
         if (!refused.isEmpty()) {
             throw new StartupException(refused.size() + " configuration values refused: " + String.join("; ", refused));
         }
+    }
+
+    /**
+     * A warning for each set key nobody reads: not in the catalogue and not a {@code {{placeholder}}} of the
+     * route files the service loads ({@code routeKeys}: an operator's own route may read a key of its own).
+     */
+    public static void warnUnknown(Configuration config, Set<String> routeKeys) {
         for (Setting s : config.settings().values()) {
-            unknown(s);
+            unknown(s, routeKeys);
         }
     }
 
     /** A warning for a set key this service does not read, naming the key it most likely meant. */
-    private static void unknown(Setting s) {
+    private static void unknown(Setting s, Set<String> routeKeys) {
         String name = s.key();
-        if (ConfigurationKeys.find(name).isPresent() || COMMAND_LINE_VARIABLES.contains(name)) {
+        if (ConfigurationKeys.find(name).isPresent() || COMMAND_LINE_VARIABLES.contains(name)
+                || routeKeys.contains(name) || routeKeys.stream().map(Configuration::envName).anyMatch(name::equals)) {
             return;
         }
         boolean environment = !name.contains(".");

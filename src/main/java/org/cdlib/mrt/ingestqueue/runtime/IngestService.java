@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -138,8 +140,8 @@ public final class IngestService implements AutoCloseable {
     public void run() throws Exception {
         // every value of its key's kind, then the route files and profiles, before Camel or anything else starts:
         // one line naming key, value and form, or file, line and route
-        ConfigurationCheck.check(configuration);
-        checkRoutesAndProfiles();
+        ConfigurationCheck.values(configuration);
+        ConfigurationCheck.warnUnknown(configuration, checkRoutesAndProfiles());
         try {
             main.run();
         } catch (Exception e) {
@@ -155,8 +157,8 @@ public final class IngestService implements AutoCloseable {
         if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
-        ConfigurationCheck.check(configuration);
-        checkRoutesAndProfiles();
+        ConfigurationCheck.values(configuration);
+        ConfigurationCheck.warnUnknown(configuration, checkRoutesAndProfiles());
         main.start();
         return this;
     }
@@ -298,13 +300,14 @@ public final class IngestService implements AutoCloseable {
     /**
      * The route files and the profiles, before anything is created: each problem one line naming the file,
      * the line, the route and the bad name with what is accepted; any stops the start. Before camel-main
-     * starts: a start refused here spends no time on Camel's own.
+     * starts: a start refused here spends no time on Camel's own. Answers the keys the files' placeholders read.
      */
-    private void checkRoutesAndProfiles() throws Exception {
+    private Set<String> checkRoutesAndProfiles() throws Exception {
+        Set<String> routeKeys = new TreeSet<>();
         List<String> problems = new ArrayList<>(RouteCheck.problems(routesInclude,
                 configuration.setting("camel.main.routes-exclude-pattern").map(Configuration.Setting::value)
                         .orElse(null),
-                KnownBeans.of(ServiceLoader.load(QueueModule.class), SERVICE_BEANS, beans)));
+                KnownBeans.of(ServiceLoader.load(QueueModule.class), SERVICE_BEANS, beans), routeKeys));
         Path profileDir = Path.of(configuration.setting("ingest.profiles").map(Configuration.Setting::value)
                 .orElse("./profiles").strip());
         problems.addAll(ProfileDirectory.problems(profileDir).stream().map(p -> p + " (ingest.profiles)").toList());
@@ -313,6 +316,7 @@ public final class IngestService implements AutoCloseable {
                     : problems.size() + " problems in the route files and profiles:\n  "
                             + String.join("\n  ", problems));
         }
+        return routeKeys;
     }
 
     private static Map<String, Class<?>> serviceBeans() {

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.camel.CamelContext;
@@ -37,6 +39,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
  */
 final class RouteCheck {
     private static final Pattern ID = Pattern.compile("^\\s+id:\\s*\"?([\\w.-]+)\"?\\s*$");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}:]+)(?::[^{}]*)?}}");
     private static final Pattern UNKNOWN_NODE = Pattern.compile("Unknown node id: (\\S+)");
 
     private RouteCheck() {
@@ -47,6 +50,12 @@ final class RouteCheck {
      * own patterns, resolved as camel-main resolves them); none when the service can load them.
      */
     static List<String> problems(String include, String exclude, KnownBeans beans) throws Exception {
+        return problems(include, exclude, beans, new TreeSet<>());
+    }
+
+    /** As above; {@code keys} gets every key the files' {@code {{key}}} / {@code {{key:default}}} placeholders read. */
+    static List<String> problems(String include, String exclude, KnownBeans beans, Set<String> keys)
+            throws Exception {
         try (DefaultCamelContext camel = new DefaultCamelContext()) {
             camel.setStartupSummaryLevel(StartupSummaryLevel.Off); // its close says nothing: it never ran
             camel.build();
@@ -60,6 +69,12 @@ final class RouteCheck {
             List<String> problems = new ArrayList<>();
             for (Resource file : files) {
                 problems.addAll(check(camel, file, beans, schemes));
+                try (InputStream in = file.getInputStream()) {
+                    Matcher m = PLACEHOLDER.matcher(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    while (m.find()) {
+                        keys.add(m.group(1).strip());
+                    }
+                }
             }
             return problems;
         }

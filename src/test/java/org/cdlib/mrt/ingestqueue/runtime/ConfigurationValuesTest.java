@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.cdlib.mrt.ingestqueue.config.Configuration;
 import org.cdlib.mrt.ingestqueue.config.ConfigurationCheck;
 import org.cdlib.mrt.ingestqueue.config.ConfigurationKeys;
@@ -215,6 +216,16 @@ class ConfigurationValuesTest {
                 "INGEST_URL", "http://localhost:8080", "INGEST_USER", "ops:secret", "CAMEL_MAIN_NAME", "x");
         ConfigurationCheck.check(Configuration.load(Map.of(), env, Map.of("java.version", "17")));
         assertEquals(List.of(), log.list.stream().map(ILoggingEvent::getFormattedMessage).toList());
+    }
+
+    @Test
+    void aKeyAnOperatorsOwnRouteReadsIsNoUnknownKey() {
+        Configuration config = Configuration.load(Map.of(), Map.of("INGEST_MONITOR_URL", "http://m.example.org"),
+                Map.of("ingest.monitor.retries", "3", "ingest.monitr.timeout", "5"));
+        ConfigurationCheck.warnUnknown(config, Set.of("ingest.monitor.url", "ingest.monitor.retries"));
+        List<String> warned = log.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        assertEquals(1, warned.size(), warned.toString());
+        assertTrue(warned.get(0).startsWith("configuration ingest.monitr.timeout (-D) is no key"), warned.toString());
     }
 
     static String reason(Exception e) {
