@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -27,9 +28,11 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
+import org.cdlib.mrt.ingestqueue.fetch.ResumeRecord;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
@@ -41,14 +44,17 @@ import org.slf4j.LoggerFactory;
  * (in parallel, bounded, with retries), unpacks a container there, checks every size and
  * digest the depositor supplied, and sets space_needed to the bytes actually in producer/.
  * <p>
- * A file is written to {@code .download/*.part} and moved into producer/ only once complete
- * and checked, then recorded in {@link DownloadRecord}; a requeued job therefore fetches only
- * what is missing or wrong. When any file fails, the others are still fetched and the job
+ * A file is written to {@code .download/<key>.part} (the key a digest of its name) and moved into
+ * producer/ only once complete and checked, then recorded in {@link DownloadRecord}; a requeued job
+ * therefore fetches only what is missing or wrong. A transfer that broke leaves its partial file
+ * and {@link ResumeRecord} there, so the job's next holder asks the server only for the rest. When any file fails, the others are still fetched and the job
  * fails with a message naming each failed file or URL and its cause.
  */
 public final class DownloadStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(DownloadStep.class);
     private static final int MESSAGES_SHOWN = 5;
+    private static final String PART = ".part";
+    private static final String RESUME = ".resume";
 
     private final Fetcher fetcher;
     private final Path ingestHome;
@@ -171,14 +177,20 @@ public final class DownloadStep implements Processor {
         void accept(Path part, Fetcher.Fetched got) throws IOException;
     }
 
-    /** Fetches {@code f} into a fresh .part file, checks it, and hands it to {@code keep}. */
+    /**
+     * Fetches {@code f} into its .part file (continuing what an earlier attempt recorded), checks it, and hands it
+     * to {@code keep}. A transfer that broke keeps its partial file beside its record; anything else removes it.
+     */
     private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep)
             throws FetchException {
-        Path part = null;
+        String key = partKey(f.name());
+        Path part = wd.downloads().resolve(key + PART);
+        Path resume = wd.downloads().resolve(key + RESUME);
+        boolean resumable = false;
         try {
-            part = Files.createTempFile(wd.downloads(), "fetch-", ".part");
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
-            Fetcher.Fetched got = fetcher.download(f.url(), part, f.hasDigest() ? List.of(f.digestType()) : List.of(),
+            Fetcher.Fetched got = fetcher.download(f.url(), part, resume,
+                    f.hasDigest() ? List.of(f.digestType()) : List.of(),
                     f.size() != null ? OptionalLong.of(f.size()) : OptionalLong.empty());
             if (f.size() != null && got.bytes() != f.size()) {
                 throw new FetchException(label + ": size mismatch, expected " + f.size() + " bytes, got "
@@ -198,11 +210,12 @@ public final class DownloadStep implements Processor {
             }
             keep.accept(part, got);
         } catch (FetchException e) {
+            resumable = Files.exists(resume);
             throw e;
         } catch (IOException e) {
             throw new FetchException(label + ": cannot store (" + e + ")", e);
         } finally {
-            if (part != null) {
+            if (!resumable) {
                 try {
                     Files.deleteIfExists(part);
                 } catch (IOException e) {
@@ -241,9 +254,25 @@ public final class DownloadStep implements Processor {
         }
     }
 
+    /** The name of a file's partial download and its record: a digest of its name (which may hold folders). */
+    static String partKey(String name) {
+        DigestAlgorithm.Digester d = DigestAlgorithm.SHA256.newDigester();
+        byte[] b = name.getBytes(StandardCharsets.UTF_8);
+        d.update(b, 0, b.length);
+        return d.hex().substring(0, 32);
+    }
+
+    /** Removes what an earlier attempt left that cannot be resumed: a partial file without its record, and the reverse. */
     private static void removePartials(Path downloads) throws IOException {
-        try (DirectoryStream<Path> parts = Files.newDirectoryStream(downloads, "*.part")) {
-            for (Path p : parts) {
+        List<Path> left = new ArrayList<>();
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(downloads, "*.{part,resume,tmp}")) {
+            all.forEach(left::add);
+        }
+        for (Path p : left) {
+            String name = p.getFileName().toString();
+            Path other = name.endsWith(PART) ? p.resolveSibling(name.replace(PART, RESUME))
+                    : p.resolveSibling(name.replace(RESUME, PART));
+            if (name.endsWith(".tmp") || !Files.exists(other)) {
                 Files.deleteIfExists(p);
             }
         }
