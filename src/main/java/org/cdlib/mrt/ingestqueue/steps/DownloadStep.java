@@ -58,10 +58,32 @@ public final class DownloadStep implements Processor {
 
     private final Fetcher fetcher;
     private final Path ingestHome;
+    private final FreeSpace disk;
+    private final int copies;
 
     public DownloadStep(Fetcher fetcher, Path ingestHome) {
+        this(fetcher, ingestHome, FreeSpace.of(ingestHome), 1);
+    }
+
+    /**
+     * {@code disk} is asked again right before each file of a known size is fetched: a file that would not fit now
+     * beside {@code copies} of itself (storage's copy on the same filesystem) sends the job back to wait.
+     */
+    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies) {
         this.fetcher = fetcher;
         this.ingestHome = ingestHome;
+        this.disk = disk;
+        this.copies = copies;
+    }
+
+    /**
+     * A file does not fit on the disk now (others filled it since the job was admitted): the job waits in
+     * downloading, what is complete kept, and is tried again; not the depositor's failure.
+     */
+    static final class NoRoomYet extends FetchException {
+        NoRoomYet(String message) {
+            super(message);
+        }
     }
 
     @Override
@@ -71,8 +93,8 @@ public final class DownloadStep implements Processor {
         long bytes;
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld);
-        } catch (StoppingException e) {
-            // what is complete is recorded; the rest is fetched after the start
+        } catch (StoppingException | NoRoomYet e) {
+            // what is complete is recorded; the rest is fetched after the start, or once there is room
             JobExchange.stay(exchange, e.getMessage());
             return;
         } catch (InterruptedException e) {
@@ -139,8 +161,8 @@ public final class DownloadStep implements Processor {
             }
         }).stream().filter(Objects::nonNull).toList();
         for (FetchException e : failures) {
-            if (e instanceof StoppingException stopping) {
-                throw stopping; // not the depositor's failure: the job stays, its other files' failures told next time
+            if (e instanceof StoppingException || e instanceof NoRoomYet) {
+                throw e; // not the depositor's failure: the job stays, its other files' failures told next time
             }
         }
         if (!failures.isEmpty()) {
@@ -188,6 +210,7 @@ public final class DownloadStep implements Processor {
         Path resume = wd.downloads().resolve(key + RESUME);
         boolean resumable = false;
         try {
+            checkRoom(f, label, part);
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
             Fetcher.Fetched got = fetcher.download(f.url(), part, resume,
                     f.hasDigest() ? List.of(f.digestType()) : List.of(),
@@ -222,6 +245,34 @@ public final class DownloadStep implements Processor {
                     LOG.warn("cannot remove {}: {}", part, e.toString());
                 }
             }
+        }
+    }
+
+    /**
+     * Asks the disk, right before a transfer of a known size starts, whether what is left of it fits now beside
+     * {@code copies} of it and the reserve of ingest.download.min-free-percent; throws {@link NoRoomYet} if not.
+     */
+    private void checkRoom(ObjectFile f, String label, Path part) throws FetchException {
+        if (f.size() == null) {
+            return; // told by the answer's length instead (DownloadFile)
+        }
+        long total;
+        long usable;
+        long onDisk;
+        try {
+            total = disk.totalBytes();
+            usable = disk.usableBytes();
+            onDisk = Files.exists(part) ? Files.size(part) : 0;
+        } catch (IOException e) {
+            throw new NoRoomYet(label + ": cannot read the free space of " + disk + ": " + e.getMessage());
+        }
+        long left = Math.max(0, f.size() - onDisk);
+        long need = left + f.size() * (copies - 1);
+        long reserve = total / 100 * fetcher.settings().answers().minFreePercent();
+        if (usable - need < reserve) {
+            throw new NoRoomYet(String.format("%s: waits for room: needs %d bytes now (%d to download%s), %d of %d "
+                    + "bytes usable, %d kept free (ingest.download.min-free-percent)", label, need, left,
+                    copies == 1 ? "" : " and " + f.size() + " for storage's copy", usable, total, reserve));
         }
     }
 
