@@ -121,13 +121,20 @@ public final class RangeServer implements AutoCloseable {
     private void serve(HttpExchange ex) throws IOException {
         String range = ex.getRequestHeaders().getFirst("Range");
         String ifRange = ex.getRequestHeaders().getFirst("If-Range");
-        ranges.add(range == null ? "" : range);
+        boolean head = "HEAD".equals(ex.getRequestMethod());
+        if (!head) {
+            ranges.add(range == null ? "" : range);
+        }
         String validator = etag != null ? etag : lastModified;
         long start = 0;
-        if (range != null && !ignoreRange && range.startsWith("bytes=") && range.endsWith("-")
+        long end = size; // exclusive
+        if (range != null && !ignoreRange && range.matches("bytes=\\d+-\\d*")
                 && (ifRange == null || ifRange.equals(validator))) {
-            start = Long.parseLong(range.substring("bytes=".length(), range.length() - 1));
+            String[] p = range.substring("bytes=".length()).split("-", -1);
+            start = Long.parseLong(p[0]);
+            end = p[1].isEmpty() ? size : Math.min(size, Long.parseLong(p[1]) + 1);
         }
+        boolean partial = start > 0 || end < size;
         if (acceptRanges) {
             ex.getResponseHeaders().set("Accept-Ranges", "bytes");
         }
@@ -137,23 +144,29 @@ public final class RangeServer implements AutoCloseable {
         if (lastModified != null) {
             ex.getResponseHeaders().set("Last-Modified", lastModified);
         }
-        if (start > 0) {
-            ex.getResponseHeaders().set("Content-Range", "bytes " + start + "-" + (size - 1) + "/" + size);
+        if (partial) {
+            ex.getResponseHeaders().set("Content-Range", "bytes " + start + "-" + (end - 1) + "/" + size);
         }
-        ex.sendResponseHeaders(start > 0 ? 206 : 200, size - start);
+        if (head) {
+            ex.getResponseHeaders().set("Content-Length", Long.toString(size));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+            return;
+        }
+        ex.sendResponseHeaders(partial ? 206 : 200, end - start);
         OutputStream out = ex.getResponseBody();
         long cut = cutAfter;
         cutAfter = -1;
         byte[] b = new byte[BLOCK];
         long index = -1;
         try {
-            for (long pos = start, here = 0; pos < size; ) {
+            for (long pos = start, here = 0; pos < end; ) {
                 if (pos / BLOCK != index) {
                     index = pos / BLOCK;
                     block(index, b);
                 }
                 int off = (int) (pos % BLOCK);
-                int n = (int) Math.min(BLOCK - off, size - pos);
+                int n = (int) Math.min(BLOCK - off, end - pos);
                 long stop = pauseAt;
                 if (stop >= 0 && pos + n > stop && pos <= stop) {
                     n = (int) (stop - pos);
