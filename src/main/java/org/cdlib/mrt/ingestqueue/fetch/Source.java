@@ -263,7 +263,8 @@ final class Source {
         Header v = r.getFirstHeader(etag ? "ETag" : "Last-Modified");
         if (v == null || !v.getValue().strip().equals(from.validator())) {
             throw new ResumeRefused("HTTP 206 with " + (etag ? "ETag " : "Last-Modified ")
-                    + (v == null ? "missing" : v.getValue()) + ", not the " + from.validator() + " the transfer began with");
+                    + (v == null ? "missing" : v.getValue()) + ", not the " + from.validator()
+                    + " the transfer began with");
         }
         return from.offset();
     }

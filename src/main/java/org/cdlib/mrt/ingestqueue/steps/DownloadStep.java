@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * A file is written to {@code .download/<key>.part} (the key a digest of its name) and moved into
  * producer/ only once complete and checked, then recorded in {@link DownloadRecord}; a requeued job
  * therefore fetches only what is missing or wrong. A transfer that broke leaves its partial file
- * and {@link ResumeRecord} there, so the job's next holder asks the server only for the rest. When any file fails, the others are still fetched and the job
+ * and {@link ResumeRecord} there, so the job's next holder asks the server only for the rest.
+ * When any file fails, the others are still fetched and the job
  * fails with a message naming each failed file or URL and its cause.
  */
 public final class DownloadStep implements Processor {
@@ -313,7 +314,7 @@ public final class DownloadStep implements Processor {
         return d.hex().substring(0, 32);
     }
 
-    /** Removes what an earlier attempt left that cannot be resumed: a partial file without its record, and the reverse. */
+    /** Removes what an earlier attempt left that cannot be resumed: a partial file without its record, and so on. */
     private static void removePartials(Path downloads) throws IOException {
         List<Path> left = new ArrayList<>();
         try (DirectoryStream<Path> all = Files.newDirectoryStream(downloads, "*.{part,resume,tmp}")) {

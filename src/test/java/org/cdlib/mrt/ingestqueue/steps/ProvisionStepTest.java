@@ -172,7 +172,8 @@ class ProvisionStepTest extends StoreTest {
         Exchange waits = exchange(job);
         step.process(waits);
         assertEquals("needs 500 bytes (250 and storage's copy); 101 of 1000 bytes used, 200 reserved by 1 "
-                + "downloading job(s): 80.1% used after this job, above the limit of 80%", JobExchange.stayReason(waits));
+                + "downloading job(s): 80.1% used after this job, above the limit of 80%",
+                JobExchange.stayReason(waits));
         Exchange once = exchange(job);
         new ProvisionStep(store, disk, 80, 1).process(once);
         assertNull(JobExchange.stayReason(once));
