@@ -86,6 +86,29 @@ class DownloadStepTest extends WebStepTest {
 
     // ------------------------------------------------------------------ payload types
 
+    /** Each file of an object manifest resumes on its own: both cut, both asked only for their rest. */
+    @Test
+    void eachFileOfAManifestResumesOnItsOwn() throws Exception {
+        long size = 1024L * 1024;
+        try (RangeServer a = new RangeServer(size, 10); RangeServer b = new RangeServer(size + 1, 11)) {
+            serve("/obj/two.checkm", manifest(
+                    row(a.url(), "md5", a.digest(DigestAlgorithm.MD5), size, "a.bin"),
+                    row(b.url(), "sha-256", b.digest(DigestAlgorithm.SHA256), size + 1, "sub/b.bin")));
+            HeldJob lock = lockedJob(store, config(url("/obj/two.checkm"), "object_manifest"), 5);
+            JobConfiguration c = lock.job().configuration();
+            a.cutAfter(300_000);
+            b.cutAfter(500_000);
+            FetchSettings once = FAST.withRetries(0, Duration.ZERO);
+            FetchException e = assertThrows(FetchException.class, () -> step(once).download(lock.jid(), c));
+            assertTrue(e.getMessage().startsWith("2 of 2 files failed"), e.getMessage());
+            assertEquals(2 * size + 1, step(once).download(lock.jid(), c));
+            assertEquals(List.of("", "bytes=300000-"), a.ranges);
+            assertEquals(List.of("", "bytes=500000-"), b.ranges);
+            assertEquals(size + size + 1, a.sent.get() + b.sent.get(), "no byte of either sent twice");
+            assertEquals(size + 1, Files.size(producer(lock).resolve("sub/b.bin")));
+        }
+    }
+
     /**
      * The disk is asked again right before a file of known size is fetched: one that does not fit now
      * (beside storage's copy) sends the job back to wait, nothing requested; once there is room, it goes on.
