@@ -141,7 +141,10 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             throw new AnswerLimitException(uri + ": the server announces " + (written + bytes)
                     + " bytes, more than the " + declared.getAsLong() + " declared for the file");
         }
-        checkDisk(bytes);
+        String full = diskShort(bytes);
+        if (full != null) {
+            throw new NoRoomYet(full + "; waits for room"); // nothing written yet: the job is tried again later
+        }
     }
 
     /**
@@ -178,16 +181,25 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
      * reserve free (a body without Content-Length is checked as it comes).
      */
     private void checkDisk(long more) throws IOException {
+        String full = diskShort(more);
+        if (full != null) {
+            throw new AnswerLimitException(full);
+        }
+    }
+
+    /** Why {@code more} bytes would leave the filesystem below its reserve, or null when they fit. */
+    private String diskShort(long more) throws IOException {
         if (minFreePercent <= 0) {
-            return;
+            return null;
         }
         FileStore store = Files.getFileStore(file);
         long reserve = store.getTotalSpace() / 100 * minFreePercent;
-        if (store.getUsableSpace() - more < reserve) {
-            throw new AnswerLimitException(uri + ": the body would leave the working filesystem less than "
-                    + minFreePercent + "% free (" + store.getUsableSpace() + " bytes usable, " + more
-                    + " more to write; limit ingest.download.min-free-percent)");
+        if (store.getUsableSpace() - more >= reserve) {
+            return null;
         }
+        return uri + ": the body would leave the working filesystem less than " + minFreePercent + "% free ("
+                + store.getUsableSpace() + " bytes usable, " + more
+                + " more to write; limit ingest.download.min-free-percent)";
     }
 
     @Override

@@ -251,8 +251,8 @@ public final class Fetcher {
                     }
                     source.stream(uri, out, null, null);
                     return out.finish();
-                } catch (StoppingException e) {
-                    throw e; // not sent: what is recorded stays for after the start
+                } catch (StoppingException | NoRoomYet e) {
+                    throw e; // not sent, or nothing written: what is recorded stays for later
                 } catch (FetchException e) {
                     out.forget(); // refused (a limit, the disk): not to be continued
                     throw e;

@@ -26,6 +26,7 @@ import org.cdlib.mrt.ingestqueue.fetch.Container;
 import org.cdlib.mrt.ingestqueue.fetch.DownloadRecord;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.fetch.NoRoomYet;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
 import org.cdlib.mrt.ingestqueue.fetch.ResumeRecord;
@@ -77,15 +78,6 @@ public final class DownloadStep implements Processor {
         this.copies = copies;
     }
 
-    /**
-     * A file does not fit on the disk now (others filled it since the job was admitted): the job waits in
-     * downloading, what is complete kept, and is tried again; not the depositor's failure.
-     */
-    static final class NoRoomYet extends FetchException {
-        NoRoomYet(String message) {
-            super(message);
-        }
-    }
 
     @Override
     public void process(Exchange exchange) throws Exception {

@@ -146,6 +146,24 @@ class DownloadStepTest extends WebStepTest {
         assertEquals(1, gets("/big/a.bin"));
     }
 
+    /** A file of no declared size is asked again at its answer's length: one that does not fit then waits too. */
+    @Test
+    void aFileWhoseAnnouncedLengthDoesNotFitNowWaits() throws Exception {
+        FetchSettings.Answers a = FetchSettings.Answers.defaults();
+        // 99% must stay free: no test machine's disk is that empty
+        FetchSettings full = FAST.withAnswers(new FetchSettings.Answers(a.maxHeaderCount(), a.maxLineLength(),
+                a.probeTimeout(), 99));
+        try (RangeServer server = new RangeServer(100, 12)) { // its answers announce their length
+            HeldJob lock = lockedJob(store, config(server.url(), "file", "b.bin", null, null, null), 5);
+            Exchange ex = exchange(lock);
+            step(full).process(ex);
+            assertNull(JobExchange.failure(ex), "it waits, it does not fail");
+            assertTrue(JobExchange.stayReason(ex).contains("less than 99% free")
+                    && JobExchange.stayReason(ex).endsWith("; waits for room"), JobExchange.stayReason(ex));
+            assertFalse(Files.exists(producer(lock).resolve("b.bin")));
+        }
+    }
+
     /**
      * A large file whose transfer broke on one host is resumed by the job's next holder: the partial file and
      * its record stay in .download/ when the job fails, and the next download asks only for the rest.
