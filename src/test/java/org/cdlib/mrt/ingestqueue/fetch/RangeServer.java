@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 
@@ -27,6 +28,8 @@ public final class RangeServer implements AutoCloseable {
     public final List<String> ranges = new CopyOnWriteArrayList<>();
     /** Body bytes written to the sockets, all requests together. */
     public final AtomicLong sent = new AtomicLong();
+    /** Answers of GETs whose writing has ended (completed, cut, or failed on a closed connection). */
+    public final AtomicInteger ended = new AtomicInteger();
 
     private final HttpServer server;
     private final long size;
@@ -191,6 +194,7 @@ public final class RangeServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            ended.incrementAndGet();
             ex.close();
         }
     }
