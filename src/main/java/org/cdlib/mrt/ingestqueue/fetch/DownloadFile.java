@@ -88,7 +88,7 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             }
             ByteBuffer b = ByteBuffer.allocate(256 * 1024);
             ch.position(0);
-            for (long left = r.bytes(); left > 0; ) {
+            for (long left = digesters.isEmpty() ? 0 : r.bytes(); left > 0; ) { // no digest asked: nothing to read
                 b.clear().limit((int) Math.min(b.capacity(), left));
                 int n = ch.read(b);
                 if (n < 0) {

@@ -240,6 +240,7 @@ public final class Fetcher {
                 try {
                     Source.From from = out.resumeFrom();
                     if (from != null) {
+                        LOG.info("{}: resuming at byte {} (recorded in {})", uri, from.offset(), resume);
                         try {
                             source.stream(uri, out, null, from);
                             return out.finish();

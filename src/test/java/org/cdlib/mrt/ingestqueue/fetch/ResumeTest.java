@@ -87,6 +87,23 @@ class ResumeTest {
     }
 
     @Test
+    void withNoDigestAskedTheFileIsStillWholeAndRight() throws Exception {
+        try (RangeServer server = new RangeServer(SIZE, 8)) {
+            server.cutAfter(CUT);
+            Fetcher fetcher = new Fetcher(ONCE, dir);
+            URI uri = URI.create(server.url());
+            assertThrows(FetchException.class, () -> fetcher.download(uri, part(), resume(), List.of(),
+                    OptionalLong.empty()));
+            assertEquals(SIZE, fetcher.download(uri, part(), resume(), List.of(), OptionalLong.empty()).bytes());
+            DigestAlgorithm.Digester d = DigestAlgorithm.MD5.newDigester();
+            byte[] onDisk = Files.readAllBytes(part());
+            d.update(onDisk, 0, onDisk.length);
+            assertEquals(server.digest(DigestAlgorithm.MD5), d.hex(), "the bytes on disk are the file's");
+            assertEquals(SIZE, server.sent.get());
+        }
+    }
+
+    @Test
     void aServerWithoutRangesGetsAFullDownload() throws Exception {
         try (RangeServer server = new RangeServer(SIZE, 3).withoutRanges()) {
             server.cutAfter(CUT);
