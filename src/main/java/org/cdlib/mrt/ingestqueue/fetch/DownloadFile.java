@@ -78,7 +78,7 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
      * Where this file may be continued: the bytes its record says are on disk, read once here to seed the
      * digests; null (the record cleared) when there is none, it is for another URL, or the file is shorter.
      */
-    Source.From resumeFrom() throws FetchException {
+    RangeAnswer.From resumeFrom() throws FetchException {
         ResumeRecord r = resume == null ? null : ResumeRecord.read(resume);
         try {
             if (r == null || !r.url().equals(uri.toString()) || r.bytes() == 0 || ch.size() < r.bytes()
@@ -102,7 +102,7 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             written = r.bytes();
             recorded = written;
             validator = r.validator();
-            return new Source.From(r.bytes(), r.validator());
+            return new RangeAnswer.From(r.bytes(), r.validator());
         } catch (IOException e) {
             throw new FetchException("cannot read " + file + ": " + describe(e), e);
         }

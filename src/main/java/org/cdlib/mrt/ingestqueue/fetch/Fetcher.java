@@ -238,13 +238,13 @@ public final class Fetcher {
             try (DownloadFile out = new DownloadFile(
                     file, algorithms, uri, declared, settings.answers().minFreePercent(), resume)) {
                 try {
-                    Source.From from = out.resumeFrom();
+                    RangeAnswer.From from = out.resumeFrom();
                     if (from != null) {
                         LOG.info("{}: resuming at byte {} (recorded in {})", uri, from.offset(), resume);
                         try {
                             source.stream(uri, out, null, from);
                             return out.finish();
-                        } catch (Source.ResumeRefused refused) {
+                        } catch (RangeAnswer.ResumeRefused refused) {
                             LOG.info("{}: cannot resume at byte {} ({}); fetching it from byte 0",
                                     uri, from.offset(), refused.getMessage());
                             out.forget();

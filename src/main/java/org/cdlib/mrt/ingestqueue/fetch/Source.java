@@ -9,7 +9,6 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,7 +16,6 @@ import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpHead;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
 import org.apache.hc.core5.http.ConnectionClosedException;
-import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.cdlib.mrt.ingestqueue.fetch.CheckedClient.StatusException;
 
@@ -44,20 +42,6 @@ final class Source {
          * validator to check them against).
          */
         default void begins(long at, String validator) throws IOException {
-        }
-    }
-
-    /**
-     * Where a download picks up: {@code offset} bytes of the file already on disk, asked for only while the
-     * server still answers with {@code validator} (the strong ETag or Last-Modified recorded when it began).
-     */
-    record From(long offset, String validator) {
-    }
-
-    /** A Range request's answer that cannot continue the file (416, another range, another validator). */
-    static final class ResumeRefused extends IOException {
-        ResumeRefused(String message) {
-            super(message);
         }
     }
 
@@ -163,9 +147,10 @@ final class Source {
     /**
      * As {@link #stream(URI, Sink, Deadline)}; with {@code from}, the rest of the file is asked for (Range
      * {@code bytes=N-}, If-Range its validator): a 206 continuing at N with the same validator is the rest, a
-     * 200 the whole file (the sink is told which); any other answer to the Range is a {@link ResumeRefused}.
+     * 200 the whole file (the sink is told which); any other answer to the Range is a
+     * {@link RangeAnswer.ResumeRefused}.
      */
-    long stream(URI uri, Sink sink, Deadline probe, From from) throws IOException, InterruptedException {
+    long stream(URI uri, Sink sink, Deadline probe, RangeAnswer.From from) throws IOException, InterruptedException {
         if (isFile(uri)) {
             sink.begins(0, null);
             return copyFile(uri, sink);
@@ -188,11 +173,11 @@ final class Source {
             }
             CloseableHttpResponse r = a.response;
             if (from != null && (r.getCode() == 206 || r.getCode() == 416)) {
-                sink.begins(continues(r, from), from.validator());
+                sink.begins(RangeAnswer.continues(r, from), from.validator());
             } else if (!isOk(r.getCode())) {
                 throw new StatusException(r.getCode()); // its body is not read: closing the answer cuts it
             } else {
-                sink.begins(0, validator(r));
+                sink.begins(0, RangeAnswer.validator(r));
             }
             announced = CheckedClient.length(r);
             if (announced.isPresent()) {
@@ -243,47 +228,6 @@ final class Source {
             throw new IOException("body ended after " + n + " of " + announced.getAsLong() + " bytes");
         }
         return n;
-    }
-
-    /**
-     * Where a 206 answer to {@code from}'s Range request continues the file: at its offset, checked against the
-     * answer's Content-Range and its validator (a server that ignored If-Range gains nothing).
-     */
-    private static long continues(CloseableHttpResponse r, From from) throws ResumeRefused {
-        if (r.getCode() == 416) {
-            throw new ResumeRefused("HTTP 416 to bytes=" + from.offset() + "-");
-        }
-        Header range = r.getFirstHeader("Content-Range");
-        String expected = "bytes " + from.offset() + "-";
-        if (range == null || !range.getValue().strip().startsWith(expected)) {
-            throw new ResumeRefused("HTTP 206 with Content-Range " + (range == null ? "missing" : range.getValue())
-                    + ", not from byte " + from.offset());
-        }
-        boolean etag = from.validator().startsWith("\"");
-        Header v = r.getFirstHeader(etag ? "ETag" : "Last-Modified");
-        if (v == null || !v.getValue().strip().equals(from.validator())) {
-            throw new ResumeRefused("HTTP 206 with " + (etag ? "ETag " : "Last-Modified ")
-                    + (v == null ? "missing" : v.getValue()) + ", not the " + from.validator()
-                    + " the transfer began with");
-        }
-        return from.offset();
-    }
-
-    /**
-     * What an answer offers to resume its body later: its strong ETag, else its Last-Modified, where it serves
-     * byte ranges (Accept-Ranges: bytes); null when it offers nothing to check a later range against.
-     */
-    static String validator(CloseableHttpResponse r) {
-        Header ranges = r.getFirstHeader("Accept-Ranges");
-        if (ranges == null || !ranges.getValue().toLowerCase(Locale.ROOT).contains("bytes")) {
-            return null;
-        }
-        Header etag = r.getFirstHeader("ETag");
-        if (etag != null && etag.getValue().strip().startsWith("\"") && etag.getValue().strip().length() > 2) {
-            return etag.getValue().strip(); // W/"..." is weak: equal meaning, not equal bytes
-        }
-        Header modified = r.getFirstHeader("Last-Modified");
-        return modified == null || modified.getValue().isBlank() ? null : modified.getValue().strip();
     }
 
     private static boolean isOk(int status) {

@@ -2,8 +2,6 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -28,12 +26,12 @@ import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
 import org.cdlib.mrt.ingestqueue.fetch.NoRoomYet;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
+import org.cdlib.mrt.ingestqueue.fetch.PartialDownload;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
 import org.cdlib.mrt.ingestqueue.fetch.ResumeRecord;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
-import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
@@ -45,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * (in parallel, bounded, with retries), unpacks a container there, checks every size and
  * digest the depositor supplied, and sets space_needed to the bytes actually in producer/.
  * <p>
- * A file is written to {@code .download/<key>.part} (the key a digest of its name) and moved into
+ * A file is written to its {@link PartialDownload} {@code .download/<key>.part} and moved into
  * producer/ only once complete and checked, then recorded in {@link DownloadRecord}; a requeued job
  * therefore fetches only what is missing or wrong. A transfer that broke leaves its partial file
  * and {@link ResumeRecord} there, so the job's next holder asks the server only for the rest.
@@ -55,13 +53,10 @@ import org.slf4j.LoggerFactory;
 public final class DownloadStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(DownloadStep.class);
     private static final int MESSAGES_SHOWN = 5;
-    private static final String PART = ".part";
-    private static final String RESUME = ".resume";
 
     private final Fetcher fetcher;
     private final Path ingestHome;
-    private final FreeSpace disk;
-    private final int copies;
+    private final RoomCheck room;
 
     public DownloadStep(Fetcher fetcher, Path ingestHome) {
         this(fetcher, ingestHome, FreeSpace.of(ingestHome), 1);
@@ -74,8 +69,7 @@ public final class DownloadStep implements Processor {
     public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies) {
         this.fetcher = fetcher;
         this.ingestHome = ingestHome;
-        this.disk = disk;
-        this.copies = copies;
+        this.room = new RoomCheck(disk, copies, fetcher.settings().answers().minFreePercent());
     }
 
 
@@ -118,7 +112,7 @@ public final class DownloadStep implements Processor {
                     Files.createDirectories(dir);
                 }
             }
-            removePartials(wd.downloads());
+            PartialDownload.removeUnresumable(wd.downloads());
         } catch (IOException e) {
             throw new FetchException("cannot prepare " + wd.root() + ": " + e.getMessage(), e);
         }
@@ -198,14 +192,13 @@ public final class DownloadStep implements Processor {
      */
     private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep)
             throws FetchException {
-        String key = partKey(f.name());
-        Path part = wd.downloads().resolve(key + PART);
-        Path resume = wd.downloads().resolve(key + RESUME);
+        PartialDownload partial = PartialDownload.of(wd, f.name());
+        Path part = partial.part();
         boolean resumable = false;
         try {
-            checkRoom(f, label, part);
+            room.check(f, label, partial);
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
-            Fetcher.Fetched got = fetcher.download(f.url(), part, resume,
+            Fetcher.Fetched got = fetcher.download(f.url(), part, partial.resume(),
                     f.hasDigest() ? List.of(f.digestType()) : List.of(),
                     f.size() != null ? OptionalLong.of(f.size()) : OptionalLong.empty());
             if (f.size() != null && got.bytes() != f.size()) {
@@ -226,7 +219,7 @@ public final class DownloadStep implements Processor {
             }
             keep.accept(part, got);
         } catch (FetchException e) {
-            resumable = Files.exists(resume);
+            resumable = partial.resumable();
             throw e;
         } catch (IOException e) {
             throw new FetchException(label + ": cannot store (" + e + ")", e);
@@ -238,34 +231,6 @@ public final class DownloadStep implements Processor {
                     LOG.warn("cannot remove {}: {}", part, e.toString());
                 }
             }
-        }
-    }
-
-    /**
-     * Asks the disk, right before a transfer of a known size starts, whether what is left of it fits now beside
-     * {@code copies} of it and the reserve of ingest.download.min-free-percent; throws {@link NoRoomYet} if not.
-     */
-    private void checkRoom(ObjectFile f, String label, Path part) throws FetchException {
-        if (f.size() == null) {
-            return; // told by the answer's length instead (DownloadFile)
-        }
-        long total;
-        long usable;
-        long onDisk;
-        try {
-            total = disk.totalBytes();
-            usable = disk.usableBytes();
-            onDisk = Files.exists(part) ? Files.size(part) : 0;
-        } catch (IOException e) {
-            throw new NoRoomYet(label + ": cannot read the free space of " + disk + ": " + e.getMessage());
-        }
-        long left = Math.max(0, f.size() - onDisk);
-        long need = left + f.size() * (copies - 1);
-        long reserve = total / 100 * fetcher.settings().answers().minFreePercent();
-        if (usable - need < reserve) {
-            throw new NoRoomYet(String.format("%s: waits for room: needs %d bytes now (%d to download%s), %d of %d "
-                    + "bytes usable, %d kept free (ingest.download.min-free-percent)", label, need, left,
-                    copies == 1 ? "" : " and " + f.size() + " for storage's copy", usable, total, reserve));
         }
     }
 
@@ -295,30 +260,6 @@ public final class DownloadStep implements Processor {
             }
         } catch (IOException e) {
             throw new FetchException("cannot tidy " + producer + ": " + e, e);
-        }
-    }
-
-    /** The name of a file's partial download and its record: a digest of its name (which may hold folders). */
-    static String partKey(String name) {
-        DigestAlgorithm.Digester d = DigestAlgorithm.SHA256.newDigester();
-        byte[] b = name.getBytes(StandardCharsets.UTF_8);
-        d.update(b, 0, b.length);
-        return d.hex().substring(0, 32);
-    }
-
-    /** Removes what an earlier attempt left that cannot be resumed: a partial file without its record, and so on. */
-    private static void removePartials(Path downloads) throws IOException {
-        List<Path> left = new ArrayList<>();
-        try (DirectoryStream<Path> all = Files.newDirectoryStream(downloads, "*.{part,resume,tmp}")) {
-            all.forEach(left::add);
-        }
-        for (Path p : left) {
-            String name = p.getFileName().toString();
-            Path other = name.endsWith(PART) ? p.resolveSibling(name.replace(PART, RESUME))
-                    : p.resolveSibling(name.replace(RESUME, PART));
-            if (name.endsWith(".tmp") || !Files.exists(other)) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 
