@@ -93,8 +93,8 @@ public final class ProvisionStep implements Processor {
         }
         try {
             // in the counters' unit, one copy: used + copies x (reserved + needed) stays within the limit
-            long room = (limit(disk.totalBytes()) - (disk.totalBytes() - disk.usableBytes())) / copies
-                    - job.spaceNeeded();
+            long room = Math.floorDiv(limit(disk.totalBytes()) - (disk.totalBytes() - disk.usableBytes()), copies)
+                    - job.spaceNeeded(); // floored: a disk past its limit leaves no room, not half a byte of it
             // the transition admits the job only while no more than this is reserved by then (checked, versioned)
             JobExchange.change(exchange, c -> c.admittedWhileReservedAtMost(room));
         } catch (IOException e) {
