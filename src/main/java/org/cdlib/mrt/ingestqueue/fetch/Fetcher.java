@@ -26,6 +26,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fetches the files of objects over HTTP(S), or from {@code file:} URLs the {@link UrlPolicy}
@@ -48,6 +50,7 @@ import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
  * {@link StopGate} keeps any request from being sent once the service stops.
  */
 public final class Fetcher {
+    private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final FetchSettings settings;
@@ -219,10 +222,45 @@ public final class Fetcher {
      */
     public Fetched download(URI uri, Path file, Collection<DigestAlgorithm> algorithms, OptionalLong declared)
             throws FetchException {
+        return download(uri, file, null, algorithms, declared);
+    }
+
+    /**
+     * As {@link #download(URI, Path, Collection, OptionalLong)}, resumable: {@code file} is kept between
+     * attempts (and hosts) beside its {@link ResumeRecord} {@code resume}; an attempt with a record asks the
+     * server only for the rest (Range, If-Range the validator recorded) and digests the bytes on disk once
+     * to go on. A server without ranges, a 200 answer or another validator: the whole file, from byte 0.
+     * The record is cleared when the file is complete or refused; it stays when the transfer failed.
+     */
+    public Fetched download(URI uri, Path file, Path resume, Collection<DigestAlgorithm> algorithms,
+            OptionalLong declared) throws FetchException {
         return retries.run(uri, () -> {
             try (DownloadFile out = new DownloadFile(
-                    file, algorithms, uri, declared, settings.answers().minFreePercent())) {
-                return out.finish(source.stream(uri, out, null));
+                    file, algorithms, uri, declared, settings.answers().minFreePercent(), resume)) {
+                try {
+                    RangeAnswer.From from = out.resumeFrom();
+                    if (from != null) {
+                        LOG.info("{}: resuming at byte {} (recorded in {})", uri, from.offset(), resume);
+                        try {
+                            source.stream(uri, out, null, from);
+                            return out.finish();
+                        } catch (RangeAnswer.ResumeRefused refused) {
+                            LOG.info("{}: cannot resume at byte {} ({}); fetching it from byte 0",
+                                    uri, from.offset(), refused.getMessage());
+                            out.forget();
+                        }
+                    }
+                    source.stream(uri, out, null, null);
+                    return out.finish();
+                } catch (StoppingException | NoRoomYet e) {
+                    throw e; // not sent, or nothing written: what is recorded stays for later
+                } catch (FetchException e) {
+                    out.forget(); // refused (a limit, the disk): not to be continued
+                    throw e;
+                } catch (IOException e) {
+                    out.checkpoint(); // the transfer broke: the next attempt asks for the rest
+                    throw e;
+                }
             }
         });
     }

@@ -17,9 +17,9 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
  * 429 are retried {@code retries} times with an exponential backoff; any other status, a
  * {@link FetchException} (among them an {@link AnswerLimitException}: such a server would break the
  * limit again) or an interrupt ends it at once. A cancelled run is not tried again, nor is anything
- * once the service stops (the backoff ends then, with a {@link StoppingException}). Each attempt starts the fetch over
- * (a body that broke half-way is fetched whole again), and the failure names the URL, the
- * reason and how many attempts were made.
+ * once the service stops (the backoff ends then, with a {@link StoppingException}). Each attempt runs the fetch again
+ * (a download that broke half-way asks for the rest where its server allows: {@link ResumeRecord}), and the
+ * failure names the URL, the reason and how many attempts were made.
  */
 final class Retries {
     // under Fetcher's name: the one logging configurations and readers of the log know these retries by

@@ -35,6 +35,14 @@ final class Source {
         /** Told, before the first byte, the length the server announced: a sink may refuse it at once. */
         default void announced(long bytes) throws IOException {
         }
+
+        /**
+         * Told before {@link #announced}: the body is the file's bytes from {@code at} on (0: the whole file), and
+         * {@code validator} is what the answer offers to resume it later (null: no byte ranges, or no strong
+         * validator to check them against).
+         */
+        default void begins(long at, String validator) throws IOException {
+        }
     }
 
     /** The GETs of files' bodies. */
@@ -133,7 +141,18 @@ final class Source {
      * the head must come within the read timeout and the body then as fast as the minimum rate.
      */
     long stream(URI uri, Sink sink, Deadline probe) throws IOException, InterruptedException {
+        return stream(uri, sink, probe, null);
+    }
+
+    /**
+     * As {@link #stream(URI, Sink, Deadline)}; with {@code from}, the rest of the file is asked for (Range
+     * {@code bytes=N-}, If-Range its validator): a 206 continuing at N with the same validator is the rest, a
+     * 200 the whole file (the sink is told which); any other answer to the Range is a
+     * {@link RangeAnswer.ResumeRefused}.
+     */
+    long stream(URI uri, Sink sink, Deadline probe, RangeAnswer.From from) throws IOException, InterruptedException {
         if (isFile(uri)) {
+            sink.begins(0, null);
             return copyFile(uri, sink);
         }
         long n = 0;
@@ -141,15 +160,24 @@ final class Source {
         AtomicReference<HttpGet> sent = new AtomicReference<>();
         CheckedClient client = probe != null ? probes : downloads;
         try (CheckedClient.Answer a = client.execute(uri, u -> {
-            sent.set(new HttpGet(u));
-            return sent.get();
+            HttpGet g = new HttpGet(u);
+            if (from != null) {
+                g.setHeader("Range", "bytes=" + from.offset() + "-");
+                g.setHeader("If-Range", from.validator());
+            }
+            sent.set(g);
+            return g;
         }, probe != null ? probe : headDeadline())) {
             if (probe == null) {
                 a.headDone();
             }
             CloseableHttpResponse r = a.response;
-            if (!isOk(r.getCode())) {
+            if (from != null && (r.getCode() == 206 || r.getCode() == 416)) {
+                sink.begins(RangeAnswer.continues(r, from), from.validator());
+            } else if (!isOk(r.getCode())) {
                 throw new StatusException(r.getCode()); // its body is not read: closing the answer cuts it
+            } else {
+                sink.begins(0, RangeAnswer.validator(r));
             }
             announced = CheckedClient.length(r);
             if (announced.isPresent()) {

@@ -2,7 +2,6 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -25,8 +24,11 @@ import org.cdlib.mrt.ingestqueue.fetch.Container;
 import org.cdlib.mrt.ingestqueue.fetch.DownloadRecord;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.fetch.NoRoomYet;
 import org.cdlib.mrt.ingestqueue.fetch.ObjectFile;
+import org.cdlib.mrt.ingestqueue.fetch.PartialDownload;
 import org.cdlib.mrt.ingestqueue.fetch.Payload;
+import org.cdlib.mrt.ingestqueue.fetch.ResumeRecord;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
@@ -41,9 +43,11 @@ import org.slf4j.LoggerFactory;
  * (in parallel, bounded, with retries), unpacks a container there, checks every size and
  * digest the depositor supplied, and sets space_needed to the bytes actually in producer/.
  * <p>
- * A file is written to {@code .download/*.part} and moved into producer/ only once complete
- * and checked, then recorded in {@link DownloadRecord}; a requeued job therefore fetches only
- * what is missing or wrong. When any file fails, the others are still fetched and the job
+ * A file is written to its {@link PartialDownload} {@code .download/<key>.part} and moved into
+ * producer/ only once complete and checked, then recorded in {@link DownloadRecord}; a requeued job
+ * therefore fetches only what is missing or wrong. A transfer that broke leaves its partial file
+ * and {@link ResumeRecord} there, so the job's next holder asks the server only for the rest.
+ * When any file fails, the others are still fetched and the job
  * fails with a message naming each failed file or URL and its cause.
  */
 public final class DownloadStep implements Processor {
@@ -52,11 +56,22 @@ public final class DownloadStep implements Processor {
 
     private final Fetcher fetcher;
     private final Path ingestHome;
+    private final RoomCheck room;
 
     public DownloadStep(Fetcher fetcher, Path ingestHome) {
+        this(fetcher, ingestHome, FreeSpace.of(ingestHome), 1);
+    }
+
+    /**
+     * {@code disk} is asked again right before each file of a known size is fetched: a file that would not fit now
+     * beside {@code copies} of itself (storage's copy on the same filesystem) sends the job back to wait.
+     */
+    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies) {
         this.fetcher = fetcher;
         this.ingestHome = ingestHome;
+        this.room = new RoomCheck(disk, copies, fetcher.settings().answers().minFreePercent());
     }
+
 
     @Override
     public void process(Exchange exchange) throws Exception {
@@ -65,8 +80,8 @@ public final class DownloadStep implements Processor {
         long bytes;
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld);
-        } catch (StoppingException e) {
-            // what is complete is recorded; the rest is fetched after the start
+        } catch (StoppingException | NoRoomYet e) {
+            // what is complete is recorded; the rest is fetched after the start, or once there is room
             JobExchange.stay(exchange, e.getMessage());
             return;
         } catch (InterruptedException e) {
@@ -97,7 +112,7 @@ public final class DownloadStep implements Processor {
                     Files.createDirectories(dir);
                 }
             }
-            removePartials(wd.downloads());
+            PartialDownload.removeUnresumable(wd.downloads());
         } catch (IOException e) {
             throw new FetchException("cannot prepare " + wd.root() + ": " + e.getMessage(), e);
         }
@@ -133,8 +148,8 @@ public final class DownloadStep implements Processor {
             }
         }).stream().filter(Objects::nonNull).toList();
         for (FetchException e : failures) {
-            if (e instanceof StoppingException stopping) {
-                throw stopping; // not the depositor's failure: the job stays, its other files' failures told next time
+            if (e instanceof StoppingException || e instanceof NoRoomYet) {
+                throw e; // not the depositor's failure: the job stays, its other files' failures told next time
             }
         }
         if (!failures.isEmpty()) {
@@ -171,14 +186,20 @@ public final class DownloadStep implements Processor {
         void accept(Path part, Fetcher.Fetched got) throws IOException;
     }
 
-    /** Fetches {@code f} into a fresh .part file, checks it, and hands it to {@code keep}. */
+    /**
+     * Fetches {@code f} into its .part file (continuing what an earlier attempt recorded), checks it, and hands it
+     * to {@code keep}. A transfer that broke keeps its partial file beside its record; anything else removes it.
+     */
     private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep)
             throws FetchException {
-        Path part = null;
+        PartialDownload partial = PartialDownload.of(wd, f.name());
+        Path part = partial.part();
+        boolean resumable = false;
         try {
-            part = Files.createTempFile(wd.downloads(), "fetch-", ".part");
+            room.check(f, label, partial);
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
-            Fetcher.Fetched got = fetcher.download(f.url(), part, f.hasDigest() ? List.of(f.digestType()) : List.of(),
+            Fetcher.Fetched got = fetcher.download(f.url(), part, partial.resume(),
+                    f.hasDigest() ? List.of(f.digestType()) : List.of(),
                     f.size() != null ? OptionalLong.of(f.size()) : OptionalLong.empty());
             if (f.size() != null && got.bytes() != f.size()) {
                 throw new FetchException(label + ": size mismatch, expected " + f.size() + " bytes, got "
@@ -198,11 +219,12 @@ public final class DownloadStep implements Processor {
             }
             keep.accept(part, got);
         } catch (FetchException e) {
+            resumable = partial.resumable();
             throw e;
         } catch (IOException e) {
             throw new FetchException(label + ": cannot store (" + e + ")", e);
         } finally {
-            if (part != null) {
+            if (!resumable) {
                 try {
                     Files.deleteIfExists(part);
                 } catch (IOException e) {
@@ -238,14 +260,6 @@ public final class DownloadStep implements Processor {
             }
         } catch (IOException e) {
             throw new FetchException("cannot tidy " + producer + ": " + e, e);
-        }
-    }
-
-    private static void removePartials(Path downloads) throws IOException {
-        try (DirectoryStream<Path> parts = Files.newDirectoryStream(downloads, "*.part")) {
-            for (Path p : parts) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 

@@ -1,5 +1,7 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.LifecycleStrategySupport;
@@ -45,6 +47,27 @@ import org.slf4j.LoggerFactory;
 public final class FetchModule implements QueueModule {
     private static final Logger LOG = LoggerFactory.getLogger(FetchModule.class);
 
+    /**
+     * How many times an object's bytes land on the working filesystem: twice when local storage's root shares
+     * ingest.home's filesystem (the download and storage's copy), else once.
+     */
+    static int copies(QueueContext ctx) {
+        if (!"local".equals(ctx.property("ingest.storage", "local"))) {
+            return 1;
+        }
+        Path root = Path.of(ctx.property("ingest.storage.local.root", "./data/storage"));
+        try {
+            boolean shared = FreeSpace.sameFileSystem(root, ctx.ingestHome());
+            LOG.info("disk reservation: local storage {} is {} the filesystem of ingest.home {}: {} a byte", root,
+                    shared ? "on" : "not on", ctx.ingestHome(), shared ? "2 bytes reserved" : "1 byte reserved");
+            return shared ? 2 : 1;
+        } catch (IOException e) {
+            LOG.warn("disk reservation: cannot tell whether {} shares the filesystem of {} ({}); counted as shared",
+                    root, ctx.ingestHome(), e.toString());
+            return 2;
+        }
+    }
+
     @Override
     public Map<String, Class<?>> beans() {
         return Map.of("estimateStep", EstimateStep.class, "provisionStep", ProvisionStep.class,
@@ -69,9 +92,11 @@ public final class FetchModule implements QueueModule {
         ctx.bind("estimateStep", new EstimateStep(fetcher,
                 ctx.longProperty("ingest.estimate.large-bytes", 10L * 1024 * 1024 * 1024),
                 ctx.intProperty("ingest.estimate.large-priority", 90)));
-        ctx.bind("provisionStep", new ProvisionStep(ctx.store(), FreeSpace.of(ctx.ingestHome()),
-                ctx.intProperty("ingest.provisioning.max-used-percent", 80)));
-        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome()));
+        FreeSpace disk = FreeSpace.of(ctx.ingestHome());
+        int copies = copies(ctx);
+        ctx.bind("provisionStep", new ProvisionStep(ctx.store(), disk,
+                ctx.intProperty("ingest.provisioning.max-used-percent", 80), copies));
+        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome(), disk, copies));
         ctx.bind("completeStep", new CompleteStep(ctx.ingestHome()));
     }
 

@@ -18,6 +18,22 @@ public interface FreeSpace {
     }
 
     /**
+     * Whether {@code a} and {@code b} (or their nearest existing parents) lie on one filesystem: then
+     * what is written under both (a download and storage's copy of it) takes room from the same disk.
+     */
+    static boolean sameFileSystem(Path a, Path b) throws IOException {
+        return Files.getFileStore(existing(a)).equals(Files.getFileStore(existing(b)));
+    }
+
+    private static Path existing(Path dir) {
+        Path p = dir.toAbsolutePath();
+        while (p.getParent() != null && !Files.exists(p)) {
+            p = p.getParent();
+        }
+        return p;
+    }
+
+    /**
      * The filesystem of {@code dir} (or of its nearest existing parent, before it is created). Once
      * {@code dir} exists its store is kept: finding a path's store parses {@code /proc/mounts}, which
      * provisioning did six times a job, while each figure is still read fresh (one {@code statfs}).
@@ -50,10 +66,7 @@ public interface FreeSpace {
                 if (kept != null) {
                     return kept;
                 }
-                Path p = dir.toAbsolutePath();
-                while (p.getParent() != null && !Files.exists(p)) {
-                    p = p.getParent();
-                }
+                Path p = existing(dir);
                 FileStore store = Files.getFileStore(p);
                 if (p.equals(dir.toAbsolutePath())) {
                     found = store;

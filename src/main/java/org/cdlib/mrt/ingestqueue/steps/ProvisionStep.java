@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * fit; the transition checks that against the reservation it commits on (a job that no longer
  * fits is decided again), so admissions run on many threads and hosts at once and the threshold
  * still holds exactly.
+ * <p>
+ * Where storage writes its copy of the object on the same filesystem (local OCFL storage under the
+ * same mount as {@code ingest.home}), every object needs its bytes twice ({@code copies} 2): this job's
+ * and the downloading jobs' reservations count double, so an object admitted has room for the download
+ * and storage's copy both.
  */
 public final class ProvisionStep implements Processor {
     private static final Logger LOG = LoggerFactory.getLogger(ProvisionStep.class);
@@ -32,15 +37,25 @@ public final class ProvisionStep implements Processor {
     private final QueueStore store;
     private final FreeSpace disk;
     private final int maxUsedPercent;
+    private final int copies;
 
     public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent) {
+        this(store, disk, maxUsedPercent, 1);
+    }
+
+    /** {@code copies}: how many times an object's bytes land on the working filesystem (2: storage's copy too). */
+    public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent, int copies) {
         if (maxUsedPercent < 1 || maxUsedPercent > 100) {
             throw new IllegalArgumentException(
                     "ingest.provisioning.max-used-percent must be 1..100, got " + maxUsedPercent);
         }
+        if (copies < 1) {
+            throw new IllegalArgumentException("an object lands on the disk at least once, not " + copies + " times");
+        }
         this.store = store;
         this.disk = disk;
         this.maxUsedPercent = maxUsedPercent;
+        this.copies = copies;
     }
 
     @Override
@@ -77,7 +92,9 @@ public final class ProvisionStep implements Processor {
             return;
         }
         try {
-            long room = limit(disk.totalBytes()) - (disk.totalBytes() - disk.usableBytes()) - job.spaceNeeded();
+            // in the counters' unit, one copy: used + copies x (reserved + needed) stays within the limit
+            long room = Math.floorDiv(limit(disk.totalBytes()) - (disk.totalBytes() - disk.usableBytes()), copies)
+                    - job.spaceNeeded(); // floored: a disk past its limit leaves no room, not half a byte of it
             // the transition admits the job only while no more than this is reserved by then (checked, versioned)
             JobExchange.change(exchange, c -> c.admittedWhileReservedAtMost(room));
         } catch (IOException e) {
@@ -89,8 +106,10 @@ public final class ProvisionStep implements Processor {
     private String neverFits(Job job) {
         try {
             long total = disk.totalBytes();
-            return job.spaceNeeded() <= limit(total) ? null : "the object is estimated at " + job.spaceNeeded()
-                    + " bytes, more than the working filesystem can ever hold: at most " + limit(total) + " bytes ("
+            long need = job.spaceNeeded() * copies;
+            return need <= limit(total) ? null : "the object is estimated at " + job.spaceNeeded() + " bytes"
+                    + (copies == 1 ? "" : ", " + need + " with storage's copy on the same filesystem")
+                    + ", more than the working filesystem can ever hold: at most " + limit(total) + " bytes ("
                     + maxUsedPercent + "% of " + total + ", ingest.provisioning.max-used-percent)";
         } catch (IOException e) {
             return null; // the shortage says so
@@ -115,16 +134,17 @@ public final class ProvisionStep implements Processor {
         } catch (IOException e) {
             return "cannot read the free space of " + disk + ": " + e.getMessage();
         }
-        long reserved = reservation.bytes();
-        long need = job.spaceNeeded();
+        long reserved = reservation.bytes() * copies;
+        long need = job.spaceNeeded() * copies;
         long used = total - usable;
         long after = used + reserved + need;
         long limit = limit(total);
         if (after <= limit) {
             return null;
         }
-        return String.format("needs %d bytes; %d of %d bytes used, %d reserved by %d downloading job(s): "
-                + "%.1f%% used after this job, above the limit of %d%%", need, used, total, reserved,
+        return String.format("needs %d bytes%s; %d of %d bytes used, %d reserved by %d downloading job(s): "
+                + "%.1f%% used after this job, above the limit of %d%%", need,
+                copies == 1 ? "" : " (" + job.spaceNeeded() + " and storage's copy)", used, total, reserved,
                 store.jobs().count(JobState.DOWNLOADING), total == 0 ? 100.0 : 100.0 * after / total, maxUsedPercent);
     }
 }

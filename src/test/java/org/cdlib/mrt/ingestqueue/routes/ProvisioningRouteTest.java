@@ -24,6 +24,8 @@ class ProvisioningRouteTest extends RouteTestSupport {
         Map<String, String> p = super.properties();
         p.put("ingest.provisioning.max-used-percent", "100"); // whatever this disk holds, one byte more fits
         p.put("ingest.provisioning.retry-delay", "100");
+        p.put("ingest.storage", "http"); // no storage copy on this disk: the job's bytes counted once
+
         return p;
     }
 

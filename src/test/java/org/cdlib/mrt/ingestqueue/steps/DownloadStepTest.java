@@ -24,6 +24,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.apache.camel.Exchange;
@@ -36,6 +37,8 @@ import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.fetch.RangeServer;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.junit.jupiter.api.Test;
@@ -82,6 +85,114 @@ class DownloadStepTest extends WebStepTest {
     }
 
     // ------------------------------------------------------------------ payload types
+
+    /** Each file of an object manifest resumes on its own: both cut, both asked only for their rest. */
+    @Test
+    void eachFileOfAManifestResumesOnItsOwn() throws Exception {
+        long size = 1024L * 1024;
+        try (RangeServer a = new RangeServer(size, 10); RangeServer b = new RangeServer(size + 1, 11)) {
+            serve("/obj/two.checkm", manifest(
+                    row(a.url(), "md5", a.digest(DigestAlgorithm.MD5), size, "a.bin"),
+                    row(b.url(), "sha-256", b.digest(DigestAlgorithm.SHA256), size + 1, "sub/b.bin")));
+            HeldJob lock = lockedJob(store, config(url("/obj/two.checkm"), "object_manifest"), 5);
+            JobConfiguration c = lock.job().configuration();
+            a.cutAfter(300_000);
+            b.cutAfter(500_000);
+            FetchSettings once = FAST.withRetries(0, Duration.ZERO);
+            FetchException e = assertThrows(FetchException.class, () -> step(once).download(lock.jid(), c));
+            assertTrue(e.getMessage().startsWith("2 of 2 files failed"), e.getMessage());
+            assertEquals(2 * size + 1, step(once).download(lock.jid(), c));
+            assertEquals(List.of("", "bytes=300000-"), a.ranges);
+            assertEquals(List.of("", "bytes=500000-"), b.ranges);
+            assertEquals(size + size + 1, a.sent.get() + b.sent.get(), "no byte of either sent twice");
+            assertEquals(size + 1, Files.size(producer(lock).resolve("sub/b.bin")));
+        }
+    }
+
+    /**
+     * The disk is asked again right before a file of known size is fetched: one that does not fit now
+     * (beside storage's copy) sends the job back to wait, nothing requested; once there is room, it goes on.
+     */
+    @Test
+    void aFileThatDoesNotFitNowWaitsWithTheNumbersAndGoesOnOnceThereIsRoom() throws Exception {
+        serve("/big/a.bin", "x".repeat(300));
+        AtomicLong usable = new AtomicLong(600);
+        FreeSpace disk = new FreeSpace() {
+            @Override
+            public long usableBytes() {
+                return usable.get();
+            }
+
+            @Override
+            public long totalBytes() {
+                return 10_000;
+            }
+        };
+        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2);
+        HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
+        Exchange ex = exchange(lock);
+        step.process(ex); // 600 usable - 600 needed < 500 kept free (5%)
+        assertEquals("producer/a.bin: waits for room: needs 600 bytes now (300 to download and 300 for storage's "
+                + "copy), 600 of 10000 bytes usable, 500 kept free (ingest.download.min-free-percent)",
+                JobExchange.stayReason(ex));
+        assertNull(JobExchange.failure(ex), "it waits, it does not fail");
+        assertEquals(0, gets("/big/a.bin"), "nothing is fetched before there is room");
+
+        usable.set(1_100);
+        Exchange again = exchange(lock);
+        step.process(again);
+        assertNull(JobExchange.stayReason(again));
+        assertEquals(300L, JobExchange.change(again).spaceNeeded());
+        assertEquals(1, gets("/big/a.bin"));
+    }
+
+    /** A file of no declared size is asked again at its answer's length: one that does not fit then waits too. */
+    @Test
+    void aFileWhoseAnnouncedLengthDoesNotFitNowWaits() throws Exception {
+        FetchSettings.Answers a = FetchSettings.Answers.defaults();
+        // 99% must stay free: no test machine's disk is that empty
+        FetchSettings full = FAST.withAnswers(new FetchSettings.Answers(a.maxHeaderCount(), a.maxLineLength(),
+                a.probeTimeout(), 99));
+        try (RangeServer server = new RangeServer(100, 12)) { // its answers announce their length
+            HeldJob lock = lockedJob(store, config(server.url(), "file", "b.bin", null, null, null), 5);
+            Exchange ex = exchange(lock);
+            step(full).process(ex);
+            assertNull(JobExchange.failure(ex), "it waits, it does not fail");
+            assertTrue(JobExchange.stayReason(ex).contains("less than 99% free")
+                    && JobExchange.stayReason(ex).endsWith("; waits for room"), JobExchange.stayReason(ex));
+            assertFalse(Files.exists(producer(lock).resolve("b.bin")));
+        }
+    }
+
+    /**
+     * A large file whose transfer broke on one host is resumed by the job's next holder: the partial file and
+     * its record stay in .download/ when the job fails, and the next download asks only for the rest.
+     */
+    @Test
+    void aBrokenTransferIsResumedByTheNextDownloadOfTheJob() throws Exception {
+        long size = 2L * 1024 * 1024;
+        try (RangeServer server = new RangeServer(size, 9)) {
+            HeldJob lock = lockedJob(store, config(server.url(), "file", "big.bin", "md5",
+                    server.digest(DigestAlgorithm.MD5), size), 5);
+            JobConfiguration c = lock.job().configuration();
+            server.cutAfter(700_000);
+            FetchSettings once = FAST.withRetries(0, Duration.ZERO);
+            assertThrows(FetchException.class, () -> step(once).download(lock.jid(), c));
+            Path downloads = Path.of(c.workingDir()).resolve(".download");
+            try (var left = Files.list(downloads)) {
+                assertEquals(2, left.filter(p -> p.toString().endsWith(".part") || p.toString().endsWith(".resume"))
+                        .count(), "the partial file and its record stay");
+            }
+            assertEquals(size, step(once).download(lock.jid(), c));
+            assertEquals(List.of("", "bytes=700000-"), server.ranges);
+            assertEquals(size, server.sent.get(), "no byte sent twice");
+            assertEquals(size, Files.size(producer(lock).resolve("big.bin")));
+            try (var left = Files.list(downloads)) {
+                assertEquals(0, left.filter(p -> !p.getFileName().toString().equals("complete.jsonl")).count(),
+                        "nothing left beside the record of complete files");
+            }
+        }
+    }
 
     @Test
     void singleFileWithDepositorDigestIsDownloadedAndSized() throws Exception {

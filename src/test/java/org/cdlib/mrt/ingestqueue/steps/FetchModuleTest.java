@@ -38,6 +38,20 @@ class FetchModuleTest {
     }
 
     @Test
+    void storagesCopyCountsWhereLocalStorageSharesTheDisk() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            QueueStore store = ZK.store(home);
+            Properties p = new Properties();
+            p.setProperty("ingest.storage.local.root", home.resolve("storage").toString());
+            camel.getPropertiesComponent().setInitialProperties(p);
+            assertEquals(2, FetchModule.copies(new QueueContext(camel, store, null)), "local storage, same disk");
+            p.setProperty("ingest.storage", "http");
+            camel.getPropertiesComponent().setInitialProperties(p);
+            assertEquals(1, FetchModule.copies(new QueueContext(camel, store, null)), "storage elsewhere");
+        }
+    }
+
+    @Test
     void aBadValueIsRefusedNamingTheKey() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
             QueueStore store = ZK.store(home);

@@ -152,6 +152,55 @@ class ProvisionStepTest extends StoreTest {
                 JobExchange.failure(ex));
     }
 
+    /**
+     * Where storage's copy lands on the same filesystem, an object takes its bytes twice: this job's
+     * and the downloading jobs' reservations count double, and the move admits on the same figure.
+     */
+    @Test
+    void withStoragesCopyOnTheSameDiskAnObjectIsReservedTwice() {
+        HeldJob downloading = jobIn(JobState.DOWNLOADING, 100);
+        store.moves().unlock(downloading);
+        HeldJob job = jobIn(JobState.PROVISIONING, 250);
+        ProvisionStep step = new ProvisionStep(store, disk, 80, 2);
+
+        usable.set(900); // 100 used + 2 x (100 reserved + 250 needed) = 800: exactly at the limit
+        Exchange fits = exchange(job);
+        step.process(fits);
+        assertNull(JobExchange.stayReason(fits), "it fits twice");
+
+        usable.set(899); // one byte more used: it would not fit with storage's copy (it would without)
+        Exchange waits = exchange(job);
+        step.process(waits);
+        assertEquals("needs 500 bytes (250 and storage's copy); 101 of 1000 bytes used, 200 reserved by 1 "
+                + "downloading job(s): 80.1% used after this job, above the limit of 80%",
+                JobExchange.stayReason(waits));
+        Exchange once = exchange(job);
+        new ProvisionStep(store, disk, 80, 1).process(once);
+        assertNull(JobExchange.stayReason(once));
+
+        usable.set(900);
+        Exchange again = exchange(job);
+        step.process(again);
+        store.moves().transition(job, JobState.DOWNLOADING, JobExchange.change(again));
+        assertEquals(JobState.DOWNLOADING, store.jobs().load(job.jid()).state(), "the move admits on the same sum");
+    }
+
+    @Test
+    void anObjectThatFitsOnceButNeverTwiceFailsNamingBothFigures() {
+        HeldJob job = jobIn(JobState.PROVISIONING, 500);
+        usable.set(1_000);
+        Exchange ex = exchange(job);
+        new ProvisionStep(store, disk, 80, 2).process(ex);
+        assertEquals("the object is estimated at 500 bytes, 1000 with storage's copy on the same filesystem, more "
+                + "than the working filesystem can ever hold: at most 800 bytes (80% of 1000, "
+                + "ingest.provisioning.max-used-percent)", JobExchange.failure(ex));
+    }
+
+    @Test
+    void twoDirectoriesOfOneDiskShareItsFilesystem() throws IOException {
+        assertTrue(FreeSpace.sameFileSystem(home.resolve("storage/not/yet"), home));
+    }
+
     @Test
     void anUnreadableDiskKeepsTheJobWaiting() {
         HeldJob job = jobIn(JobState.PROVISIONING, 10);
