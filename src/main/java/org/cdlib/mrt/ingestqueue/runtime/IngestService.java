@@ -138,10 +138,7 @@ public final class IngestService implements AutoCloseable {
 
     /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
     public void run() throws Exception {
-        // every value of its key's kind, then the route files and profiles, before Camel or anything else starts:
-        // one line naming key, value and form, or file, line and route
-        ConfigurationCheck.values(configuration);
-        ConfigurationCheck.warnUnknown(configuration, checkRoutesAndProfiles());
+        checkBeforeAnything();
         try {
             main.run();
         } catch (Exception e) {
@@ -157,8 +154,7 @@ public final class IngestService implements AutoCloseable {
         if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
-        ConfigurationCheck.values(configuration);
-        ConfigurationCheck.warnUnknown(configuration, checkRoutesAndProfiles());
+        checkBeforeAnything();
         main.start();
         return this;
     }
@@ -194,8 +190,6 @@ public final class IngestService implements AutoCloseable {
 
     private void wire(CamelContext camel) throws Exception {
         configuration.logSources();
-        // a set outside service must be usable: never a silent local stand-in
-        OutsideServiceCheck.check(configuration);
         QueueContext cfg = new QueueContext(camel, null, null);
         // before anything starts: a service that cannot serve says why and stops, holding nothing open
         profiles = ProfileDirectory.forStartup(
@@ -295,6 +289,17 @@ public final class IngestService implements AutoCloseable {
         }
         LOG.info("queue ready: ZooKeeper {}, working directories under {}, {} profile(s) from {}", connect,
                 store.ingestHome(), profiles.all().size(), profiles.directory());
+    }
+
+    /**
+     * Before Camel or anything else starts, each refusal one line: every value of its key's kind (key, value,
+     * form); a set outside service usable, never a silent local stand-in (key, host, why); the route files
+     * and profiles (file, line, route); then the warnings for keys nobody reads.
+     */
+    private void checkBeforeAnything() throws Exception {
+        ConfigurationCheck.values(configuration);
+        OutsideServiceCheck.check(configuration);
+        ConfigurationCheck.warnUnknown(configuration, checkRoutesAndProfiles());
     }
 
     /**
