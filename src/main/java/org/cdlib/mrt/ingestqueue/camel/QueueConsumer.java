@@ -258,6 +258,10 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
             then(id, stopped);
             return;
         }
+        if (intakeStopped) { // again: the hold's check may have read ZooKeeper while the stop began
+            strategy.abort(lock);
+            return;
+        }
         long started = System.nanoTime();
         Exchange exchange = createExchange(false);
         QueueOnCompletion item = new QueueOnCompletion("zkqueue " + name() + " outcome of " + id,
