@@ -15,7 +15,8 @@ public interface StorageAddresses {
 
     /**
      * The digest this storage keeps files by, computed on the storage manifest's own read of each file and handed to
-     * the add (the {@code digests} of {@link Storage}'s {@code store}), so storage need not read the file again; null: none (Merritt's storage fetches and digests the files itself).
+     * the add (the {@code digests} of {@link Storage}'s {@code store}), so storage need not read the file again;
+     * null: none (Merritt's storage fetches and digests the files itself).
      */
     default DigestAlgorithm contentDigest() {
         return null;

@@ -173,7 +173,8 @@ final class FloorBenchmark {
         for (int o = 0; o < objects.size(); o++) {
             List<String> objectUrls = new ArrayList<>();
             StringBuilder m = new StringBuilder("#%checkm_0.7\n"
-                    + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n" + FIELDS + "\n");
+                    + "#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-ingest-manifest\n"
+                    + FIELDS + "\n");
             for (int f = 0; f < objects.get(o).size(); f++) {
                 long size = objects.get(o).get(f);
                 String url = payloads.url(seed++, size);
@@ -214,7 +215,8 @@ final class FloorBenchmark {
         double floor = withFloor ? floor(urls) : Double.NaN;
         double b = Math.max(1, bytes);
         System.out.printf("  %-34s %8s %7.1fs %8.0f %9.1f %6d MB %6.1fs %6.2f  %.2f, %.2f (%.2f), %.2f, %.2f%s%n",
-                label, bytes < 1_000_000 ? bytes + " B" : Math.round(bytes / 1e6) + " MB", s, bytes / 1e6 / s, cpu, hwm / 1024, floor,
+                label, bytes < 1_000_000 ? bytes + " B" : Math.round(bytes / 1e6) + " MB", s, bytes / 1e6 / s, cpu,
+                hwm / 1024, floor,
                 floor / s, io[0] / b, io[1] / b, (io[1] - bytes) / b, io[2] / b, io[3] / b,
                 "completed".equals(end) ? "" : "  BATCH " + end.toUpperCase());
         StringBuilder states = new StringBuilder("    seconds in each state (the case's jobs summed):");
