@@ -99,8 +99,9 @@ class OcflHandOffTest {
         Files.createDirectories(other.resolve("producer"));
         Files.writeString(other.resolve("producer/sub"), "a file");
         storage.store(profile, "ark:/1/c", other, "", null, false, List.of(), Map.of());
-        assertThrows(ServiceException.class, () -> storage.store(profile, "ark:/1/c", wd, "", null, true, List.of(),
-                digests()));
+        ServiceException e = assertThrows(ServiceException.class, () -> storage.store(profile, "ark:/1/c", wd, "",
+                null, true, List.of(), digests()));
+        assertTrue(e.getMessage().contains("producer/sub/big.bin conflicts"), e.getMessage()); // after a.txt
 
         assertArrayEquals(big, Files.readAllBytes(wd.resolve("producer/sub/big.bin")));
         assertEquals("hello", Files.readString(wd.resolve("producer/a.txt")));
