@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
@@ -27,10 +29,12 @@ public final class StorageManifest {
 
     private final List<ManifestFile> files;
     private final String text;
+    private final Map<String, String> alsoDigests;
 
-    private StorageManifest(List<ManifestFile> files, String text) {
+    private StorageManifest(List<ManifestFile> files, String text, Map<String, String> alsoDigests) {
         this.files = files;
         this.text = text;
+        this.alsoDigests = alsoDigests;
     }
 
     public List<ManifestFile> files() {
@@ -41,6 +45,14 @@ public final class StorageManifest {
         return text;
     }
 
+    /**
+     * Each file's digest by the {@code also} algorithm {@link #build(Path, FileUrls, long, DigestAlgorithm)} was
+     * given, by its name in the object ({@code producer/a.txt}); empty when none was.
+     */
+    public Map<String, String> alsoDigests() {
+        return alsoDigests;
+    }
+
     public static StorageManifest build(Path workingDir, FileUrls urls) throws IOException {
         return build(workingDir, urls, 0);
     }
@@ -49,7 +61,18 @@ public final class StorageManifest {
      * As {@link #build(Path, FileUrls)}, its URLs served only while session {@code lease} holds the job (0: no lease).
      */
     public static StorageManifest build(Path workingDir, FileUrls urls, long lease) throws IOException {
+        return build(workingDir, urls, lease, null);
+    }
+
+    /**
+     * As {@link #build(Path, FileUrls, long)}, each file's digest by {@code also} (null: none) computed on the same
+     * read as its SHA-256 ({@link #alsoDigests}): a storage that keeps files by another digest need not read them
+     * again.
+     */
+    public static StorageManifest build(Path workingDir, FileUrls urls, long lease, DigestAlgorithm also)
+            throws IOException {
         List<ManifestFile> files = new ArrayList<>();
+        Map<String, String> alsoDigests = new LinkedHashMap<>();
         StringBuilder t = new StringBuilder("""
             #%checkm_0.7
             #%profile | http://uc3.cdlib.org/registry/store/manifest/mrt-add-manifest
@@ -73,7 +96,11 @@ public final class StorageManifest {
                 if (name.equals("system/" + NAME)) {
                     continue;
                 }
-                String digest = sha256(f);
+                String[] digests = digests(f, also);
+                String digest = digests[0];
+                if (also != null) {
+                    alsoDigests.put(name, digests[1]);
+                }
                 long size = Files.size(f);
                 String mime = Files.probeContentType(f);
                 files.add(new ManifestFile(name, size, "sha-256", digest, mime));
@@ -93,7 +120,7 @@ public final class StorageManifest {
             }
         }
         t.append("#%eof\n");
-        return new StorageManifest(List.copyOf(files), t.toString());
+        return new StorageManifest(List.copyOf(files), t.toString(), Map.copyOf(alsoDigests));
     }
 
     /**
@@ -134,13 +161,22 @@ public final class StorageManifest {
     }
 
     static String sha256(Path f) throws IOException {
+        return digests(f, null)[0];
+    }
+
+    /** The file's SHA-256 and, when {@code also} is given, its digest by that algorithm: one read. */
+    private static String[] digests(Path f, DigestAlgorithm also) throws IOException {
         DigestAlgorithm.Digester d = DigestAlgorithm.SHA256.newDigester();
-        byte[] buf = new byte[64 * 1024];
+        DigestAlgorithm.Digester a = also == null ? null : also.newDigester();
+        byte[] buf = new byte[256 * 1024];
         try (InputStream in = Files.newInputStream(f)) {
             for (int n; (n = in.read(buf)) > 0; ) {
                 d.update(buf, 0, n);
+                if (a != null) {
+                    a.update(buf, 0, n);
+                }
             }
         }
-        return d.hex();
+        return new String[] {d.hex(), a == null ? null : a.hex()};
     }
 }

@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.services;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.objects.ManifestFile;
 import org.cdlib.mrt.ingestqueue.profile.Profile;
@@ -37,6 +38,24 @@ public interface Storage extends StorageAddresses {
             throw new ServiceException(getClass().getSimpleName() + " cannot make an update version of " + ark);
         }
         return add(profile, ark, workingDir, manifest, localId);
+    }
+
+    /**
+     * As {@link #store(Profile, String, Path, String, String, boolean, List)}, given each file's digest by
+     * {@link #contentDigest()} as the storage manifest's read computed it ({@code producer/a.txt} to hex; any file
+     * missing is read and digested by storage).
+     */
+    default StoredVersion store(
+            Profile profile,
+            String ark,
+            Path workingDir,
+            String manifest,
+            String localId,
+            boolean update,
+            List<Deletions.Delete> deletes,
+            Map<String, String> digests)
+            throws ServiceException, InterruptedException {
+        return store(profile, ark, workingDir, manifest, localId, update, deletes);
     }
 
     /**

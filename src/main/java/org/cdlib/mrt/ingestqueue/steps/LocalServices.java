@@ -44,7 +44,7 @@ public final class LocalServices {
         List<String> ids = o.described.identifiers().localId();
         StoredVersion v = need(storage, "ingest.storage=local").store(o.profile, o.ark, o.wd.root(),
                 exchange.getProperty(ServiceCall.MANIFEST, String.class), ids.isEmpty() ? null : String.join(";", ids),
-                o.update, o.deletes);
+                o.update, o.deletes, o.contentDigests);
         exchange.setProperty(ServiceCall.RESULT, v.version());
     }
 

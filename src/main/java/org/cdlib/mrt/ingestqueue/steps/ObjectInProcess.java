@@ -1,6 +1,7 @@
 package org.cdlib.mrt.ingestqueue.steps;
 
 import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
@@ -32,6 +33,8 @@ final class ObjectInProcess {
     String foundByLocalId;
     List<Deletions.Delete> deletes = List.of();
     String versionBefore;
+    /** Each file's digest by local storage's own algorithm, from the storage manifest's read (StoreStep). */
+    Map<String, String> contentDigests = Map.of();
 
     ObjectInProcess(HeldJob lock, Profile profile, WorkingDirectory wd, Job described, boolean update) {
         this.lock = lock;

@@ -122,8 +122,10 @@ public final class StoreStep {
         o.lock.verifyHeld(); // fencing: a worker that lost the job writes nothing into the shared working directory
         // the URLs name this lease: storage fetches them only while it holds the job (FileUrlSigner)
         StorageManifest manifest = StorageManifest.build(o.wd.root(),
-                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.lease().sessionId);
+                (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.lease().sessionId,
+                addresses.contentDigest());
         Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
+        o.contentDigests = manifest.alsoDigests(); // local storage's own digest, from the same read: not read again
         exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
     }
 

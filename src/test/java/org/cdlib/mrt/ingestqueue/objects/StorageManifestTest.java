@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Random;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +30,25 @@ class StorageManifestTest {
         assertEquals(built.files(), StorageManifest.written(wd).orElseThrow());
         assertEquals(3, built.files().size());
         assertEquals("producer/a 100% | b.txt", built.files().get(0).name());
+    }
+
+    @Test
+    void anotherDigestComesFromTheSameReadAndChangesNothingElse() throws Exception {
+        Files.createDirectories(wd.resolve("producer"));
+        byte[] big = new byte[600_000]; // several reads' worth
+        new Random(3).nextBytes(big);
+        Files.write(wd.resolve("producer/big.bin"), big);
+        Files.writeString(wd.resolve("producer/small.txt"), "hello");
+        StorageManifest plain = StorageManifest.build(wd, (f, name) -> name, 0);
+        StorageManifest both = StorageManifest.build(wd, (f, name) -> name, 0, DigestAlgorithm.SHA512);
+
+        assertEquals(plain.files(), both.files());
+        assertTrue(plain.alsoDigests().isEmpty());
+        assertEquals(2, both.alsoDigests().size());
+        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-512").digest(big)),
+                both.alsoDigests().get("producer/big.bin"));
+        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(big)),
+                both.files().get(0).digestValue());
     }
 
     @Test
