@@ -156,7 +156,8 @@ class RouteCheckTest {
         Path storing = routes.resolve("storing.yaml");
         edit(storing, "    id: storage-add\n", "    id: storage-add\n   steps: [unclosed\n");
         String said = refused();
-        assertTrue(said.contains(storing + " line " + lineOf(storing, "[unclosed") + " (route storage-add): not valid YAML"), said);
+        assertTrue(said.contains(storing + " line " + lineOf(storing, "[unclosed")
+                + " (route storage-add): not valid YAML"), said);
     }
 
     @Test
