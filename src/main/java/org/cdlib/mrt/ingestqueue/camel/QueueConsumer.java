@@ -247,10 +247,7 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
      * exchange ends.
      */
     private void run(String id, L lock) {
-        if (intakeStopped) {
-            // given to its worker just before the stop began, its thread only now running: nothing starts once the
-            // stop began, so it is let go unchanged, as a queued one is
-            strategy.abort(lock);
+        if (letGoIfStopping(lock)) {
             return;
         }
         OutcomeStrategy.Applied stopped = beforeRun(lock);
@@ -258,8 +255,7 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
             then(id, stopped);
             return;
         }
-        if (intakeStopped) { // again: the hold's check may have read ZooKeeper while the stop began
-            strategy.abort(lock);
+        if (letGoIfStopping(lock)) { // again: the hold's check may have read ZooKeeper while the stop began
             return;
         }
         long started = System.nanoTime();
@@ -285,6 +281,18 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
         if (!item.applied()) {
             retryIn(id, endpoint.getRetryDelay());
         }
+    }
+
+    /**
+     * Given to its worker just before the stop began, its thread only now running: nothing starts once the stop
+     * began, so it is let go unchanged, as a queued one is.
+     */
+    private boolean letGoIfStopping(L lock) {
+        boolean stopping = intakeStopped; // read once: a lock not let go must not be reported as let go
+        if (stopping) {
+            strategy.abort(lock);
+        }
+        return stopping;
     }
 
     /** The route is done ({@code took}, without the transition that follows): its outcome is applied. */

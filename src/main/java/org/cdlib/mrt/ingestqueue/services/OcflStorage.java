@@ -74,7 +74,7 @@ public final class OcflStorage implements Storage {
     @Override
     public StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
             throws ServiceException {
-        return store(profile, ark, workingDir, manifest, localId, false, List.of());
+        return store(profile, ark, workingDir, manifest, localId, false, List.of(), Map.of());
     }
 
     /**
@@ -84,19 +84,6 @@ public final class OcflStorage implements Storage {
      * the deletions removed; {@code system/} is this version's own. A delete naming a file the head
      * version does not have fails naming its line of mrt-delete.txt, before anything is written.
      */
-    @Override
-    public StoredVersion store(
-            Profile profile,
-            String ark,
-            Path workingDir,
-            String manifest,
-            String localId,
-            boolean update,
-            List<Deletions.Delete> deletes)
-            throws ServiceException {
-        return store(profile, ark, workingDir, manifest, localId, update, deletes, Map.of());
-    }
-
     @Override
     public StoredVersion store(
             Profile profile,

@@ -24,26 +24,9 @@ public interface Storage extends StorageAddresses {
      * Stores a version in add mode (exactly the working directory's files: {@link #add}) or in
      * update mode (the previous version's files not mentioned carried forward, {@code deletes}
      * removed). A storage that cannot update refuses update mode rather than replacing the object.
-     */
-    default StoredVersion store(
-            Profile profile,
-            String ark,
-            Path workingDir,
-            String manifest,
-            String localId,
-            boolean update,
-            List<Deletions.Delete> deletes)
-            throws ServiceException, InterruptedException {
-        if (update || !deletes.isEmpty()) {
-            throw new ServiceException(getClass().getSimpleName() + " cannot make an update version of " + ark);
-        }
-        return add(profile, ark, workingDir, manifest, localId);
-    }
-
-    /**
-     * As {@link #store(Profile, String, Path, String, String, boolean, List)}, given each file's digest by
-     * {@link #contentDigest()} as the storage manifest's read computed it ({@code producer/a.txt} to hex; any file
-     * missing is read and digested by storage).
+     * {@code digests}: each file's digest by {@link #contentDigest()} as the storage manifest's read computed it
+     * ({@code producer/a.txt} to hex; a file missing is read and digested by storage), for a storage that can use
+     * them.
      */
     default StoredVersion store(
             Profile profile,
@@ -55,7 +38,10 @@ public interface Storage extends StorageAddresses {
             List<Deletions.Delete> deletes,
             Map<String, String> digests)
             throws ServiceException, InterruptedException {
-        return store(profile, ark, workingDir, manifest, localId, update, deletes);
+        if (update || !deletes.isEmpty()) {
+            throw new ServiceException(getClass().getSimpleName() + " cannot make an update version of " + ark);
+        }
+        return add(profile, ark, workingDir, manifest, localId);
     }
 
     /**

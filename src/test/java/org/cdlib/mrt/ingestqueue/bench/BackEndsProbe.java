@@ -146,7 +146,7 @@ public final class BackEndsProbe {
         inventory.bind(profile.id(), localId, ark);
         t = STAGES[2].lap(t);
         storage.currentVersion(profile, ark);
-        StoredVersion v = storage.store(profile, ark, wd, manifest.text(), localId, false, List.of());
+        StoredVersion v = storage.store(profile, ark, wd, manifest.text(), localId, false, List.of(), Map.of());
         t = STAGES[3].lap(t);
         inventory.add(profile, v, List.of(localId), manifest.files());
         STAGES[4].lap(t);

@@ -71,7 +71,7 @@ class ObjectLockTest {
         @Override
         public StoredVersion add(Profile profile, String ark, Path workingDir, String manifest, String localId)
                 throws ServiceException, InterruptedException {
-            return store(profile, ark, workingDir, manifest, localId, false, List.of());
+            return store(profile, ark, workingDir, manifest, localId, false, List.of(), Map.of());
         }
 
         @Override
@@ -82,14 +82,15 @@ class ObjectLockTest {
                 String manifest,
                 String localId,
                 boolean update,
-                List<Deletions.Delete> deletes)
+                List<Deletions.Delete> deletes,
+                Map<String, String> digests)
                 throws ServiceException, InterruptedException {
             if (!writing.add(ark)) {
                 overlapped.set(true);
             }
             try {
                 otherTried.await(10, TimeUnit.SECONDS); // the first writer is still writing while the other job tries
-                return inner.store(profile, ark, workingDir, manifest, localId, update, deletes);
+                return inner.store(profile, ark, workingDir, manifest, localId, update, deletes, digests);
             } finally {
                 writing.remove(ark);
             }
