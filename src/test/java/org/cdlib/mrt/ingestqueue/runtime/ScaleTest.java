@@ -126,7 +126,9 @@ class ScaleTest {
         JsonNode cleaned = api("POST", "/api/cleanup");
         assertEquals(5000, cleaned.get("batches").asInt(), cleaned.toString());
         assertEquals(1, store.batches().counts().get(BatchState.COMPLETED));
-        assertEquals(5001, store.batches().oldestNumber(), "the next cleanup starts after what is gone");
+        // the new batch is the lowest left: its number, not 5001 (an id drawn and not used leaves a gap below it)
+        assertEquals(QueuePaths.batchNumber(bid), store.batches().oldestNumber(),
+                "the next cleanup starts after what is gone");
         assertTrue(store.batches().exists(bid));
     }
 
