@@ -6,19 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 import org.apache.camel.component.properties.PropertiesComponent;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.DefaultMainShutdownStrategy;
@@ -29,7 +22,6 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.cdlib.mrt.ingestqueue.camel.JobFailure;
 import org.cdlib.mrt.ingestqueue.config.Configuration;
-import org.cdlib.mrt.ingestqueue.config.ConfigurationCheck;
 import org.cdlib.mrt.ingestqueue.config.StartupException;
 import org.cdlib.mrt.ingestqueue.history.HandOver;
 import org.cdlib.mrt.ingestqueue.history.HistoryStore;
@@ -52,15 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class IngestService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
-
-    /** Every bean a route of {@code routes/} names; a missing one fails its jobs instead of passing them on. */
-    static final List<String> STEP_BEANS = List.of("batchPendingStep", "queuedMailStep", "reportStep",
-            "updateReportStep", "reportingSweep", "merrittIntake", "pendingStep", "estimateStep", "provisionStep",
-            "downloadStep", "processStep", "identifiersStep", "storeStep", "recordStep", "notifyStep", "completeStep",
-            "cleanupStep", "consistencySweep", "openIndexPass", "batchHoldRelease", "ezid", "storage", "inventory",
-            "localServices", "expectedFailure", "unexpectedFailure");
-    /** The beans the service binds itself, beside the modules' ({@code QueueModule#beans}): routes may name them. */
-    static final Map<String, Class<?>> SERVICE_BEANS = serviceBeans();
 
     private final Main main = new Main();
     private final Configuration configuration;
@@ -138,7 +121,7 @@ public final class IngestService implements AutoCloseable {
 
     /** Runs until the JVM is asked to stop (SIGTERM, Ctrl-C); then stops gracefully. */
     public void run() throws Exception {
-        checkBeforeAnything();
+        StartChecks.run(configuration, routesInclude, beans);
         try {
             main.run();
         } catch (Exception e) {
@@ -154,7 +137,7 @@ public final class IngestService implements AutoCloseable {
         if (main.getShutdownStrategy() instanceof DefaultMainShutdownStrategy s) {
             s.disableHangupSupport(); // the caller owns the lifecycle
         }
-        checkBeforeAnything();
+        StartChecks.run(configuration, routesInclude, beans);
         main.start();
         return this;
     }
@@ -281,55 +264,8 @@ public final class IngestService implements AutoCloseable {
             camel.getRegistry().unbind(name); // the registry keeps one bean per name and type otherwise
             camel.getRegistry().bind(name, bean);
         });
-        for (String name : STEP_BEANS) {
-            if (camel.getRegistry().lookupByName(name) == null) {
-                LOG.warn("no bean '{}' in this build: its route fails what reaches it", name);
-                camel.getRegistry().bind(name, new NotBuiltStep(name));
-            }
-        }
         LOG.info("queue ready: ZooKeeper {}, working directories under {}, {} profile(s) from {}", connect,
                 store.ingestHome(), profiles.all().size(), profiles.directory());
-    }
-
-    /**
-     * Before Camel or anything else starts, each refusal one line: every value of its key's kind (key, value,
-     * form); a set outside service usable, never a silent local stand-in (key, host, why); the route files
-     * and profiles (file, line, route); then the warnings for keys nobody reads.
-     */
-    private void checkBeforeAnything() throws Exception {
-        ConfigurationCheck.values(configuration);
-        OutsideServiceCheck.check(configuration);
-        ConfigurationCheck.warnUnknown(configuration, checkRoutesAndProfiles());
-    }
-
-    /**
-     * The route files and the profiles, before anything is created: each problem one line naming the file,
-     * the line, the route and the bad name with what is accepted; any stops the start. Before camel-main
-     * starts: a start refused here spends no time on Camel's own. Answers the keys the files' placeholders read.
-     */
-    private Set<String> checkRoutesAndProfiles() throws Exception {
-        Set<String> routeKeys = new TreeSet<>();
-        List<String> problems = new ArrayList<>(RouteCheck.problems(routesInclude,
-                configuration.setting("camel.main.routes-exclude-pattern").map(Configuration.Setting::value)
-                        .orElse(null),
-                KnownBeans.of(ServiceLoader.load(QueueModule.class), SERVICE_BEANS, beans), routeKeys));
-        Path profileDir = Path.of(configuration.setting("ingest.profiles").map(Configuration.Setting::value)
-                .orElse("./profiles").strip());
-        problems.addAll(ProfileDirectory.problems(profileDir).stream().map(p -> p + " (ingest.profiles)").toList());
-        if (!problems.isEmpty()) {
-            throw new StartupException(problems.size() == 1 ? problems.get(0)
-                    : problems.size() + " problems in the route files and profiles:\n  "
-                            + String.join("\n  ", problems));
-        }
-        return routeKeys;
-    }
-
-    private static Map<String, Class<?>> serviceBeans() {
-        Map<String, Class<?>> own = new HashMap<>(Map.of("history", HistoryStore.class, "handOver", HandOver.class,
-                "queueStore", QueueStore.class, "profiles", ProfileDirectory.class, "expectedFailure", JobFailure.class,
-                "unexpectedFailure", JobFailure.class));
-        ElectedRoutes.POLICIES.keySet().forEach(policy -> own.put(policy, ElectedRoutes.class));
-        return Map.copyOf(own);
     }
 
     /** The profiles directory; on a first start it is created with the bundled demo profile. */
@@ -377,15 +313,6 @@ public final class IngestService implements AutoCloseable {
         if (zookeeper != null) {
             zookeeper.close();
             zookeeper = null;
-        }
-    }
-
-
-    /** Stands in for a step this build lacks: fails the job with a message instead of pretending. */
-    record NotBuiltStep(String name) implements Processor {
-        @Override
-        public void process(Exchange exchange) {
-            throw new UnsupportedOperationException("step '" + name + "' is not part of this build");
         }
     }
 }

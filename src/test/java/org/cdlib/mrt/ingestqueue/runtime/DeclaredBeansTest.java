@@ -25,7 +25,7 @@ class DeclaredBeansTest {
 
     @Test
     void whatTheModulesDeclareIsWhatAStartedServiceBound() throws Exception {
-        Map<String, Class<?>> declared = new TreeMap<>(IngestService.SERVICE_BEANS);
+        Map<String, Class<?>> declared = new TreeMap<>(StartChecks.SERVICE_BEANS);
         ServiceLoader.load(QueueModule.class).forEach(m -> declared.putAll(m.beans()));
         Map<String, String> config = ServiceTestSupport.localBackEnds(ZK.connectString(), ZK.dir());
         config.put("camel.main.routes-include-pattern", "file:routes/*.yaml");

@@ -209,7 +209,7 @@ class RouteCheckTest {
 
     @Test
     void theShippedRoutesAndProfilesPass() throws Exception {
-        KnownBeans beans = KnownBeans.of(ServiceLoader.load(QueueModule.class), IngestService.SERVICE_BEANS, Map.of());
+        KnownBeans beans = KnownBeans.of(ServiceLoader.load(QueueModule.class), StartChecks.SERVICE_BEANS, Map.of());
         assertEquals(List.of(), RouteCheck.problems("file:routes/*.yaml", null, beans));
         assertEquals(List.of(), RouteCheck.problems("classpath:routes/*.yaml", null, beans), "the jar's copies");
         assertEquals(List.of(), ProfileDirectory.problems(Path.of("profiles")));
