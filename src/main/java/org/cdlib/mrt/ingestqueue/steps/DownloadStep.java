@@ -126,7 +126,7 @@ public final class DownloadStep implements Processor {
         return download(jid, c, fence, () -> { });
     }
 
-    /** As {@link #download(String, JobConfiguration, Runnable)}; {@code goesOn} is told as each file's room is found. */
+    /** As {@link #download(String, JobConfiguration, Runnable)}; {@code goesOn} told as a file's room is found. */
     long download(String jid, JobConfiguration c, Runnable fence, Runnable goesOn)
             throws FetchException, InterruptedException {
         WorkingDirectory wd = WorkingDirectory.of(ingestHome, c.workingDir());

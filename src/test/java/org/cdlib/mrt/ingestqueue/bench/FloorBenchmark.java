@@ -200,6 +200,7 @@ final class FloorBenchmark {
         Files.writeString(Path.of("/proc/self/clear_refs"), "5"); // VmHWM from here
         long[] io0 = io();
         long cpu0 = QueueBenchmark.processCpuNanos();
+        MemoryPeaks memory = new MemoryPeaks();
         long t0 = System.nanoTime();
         synchronized (bid) {
             bid.set(store.batches().create(submission(payloads.base() + "/" + run + ".checkm")));
@@ -210,6 +211,7 @@ final class FloorBenchmark {
         double cpu = (QueueBenchmark.processCpuNanos() - cpu0) / 1e9;
         long[] io = io();
         long hwm = status("VmHWM");
+        memory.close();
         for (int i = 0; i < io.length; i++) {
             io[i] -= io0[i];
         }
@@ -227,6 +229,7 @@ final class FloorBenchmark {
             states.append(String.format(" %s %.1f", state, inState.getOrDefault(state, 0L) / 1e9));
         }
         System.out.println(states);
+        System.out.println("    memory: " + memory.peaks());
         if (Boolean.getBoolean("bench.threads")) {
             ThreadGroups.now().printSince(threads0, 1);
         }
