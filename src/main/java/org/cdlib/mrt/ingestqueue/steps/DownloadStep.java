@@ -95,7 +95,13 @@ public final class DownloadStep implements Processor {
         try {
             bytes = download(job.id(), job.configuration(), lock::verifyHeld, () -> {
                 if (writes != null && cleared.compareAndSet(false, true)) {
-                    writes.statusMessage(lock, null); // the wait is over: writes only when a message is shown
+                    try {
+                        writes.statusMessage(lock, null); // the wait is over: writes only when a message is shown
+                    } catch (RuntimeException e) {
+                        // what an operator reads, not the download's: a lost lock is caught by the fence before
+                        // any file is kept, ZooKeeper's trouble by the job's move
+                        LOG.warn("job {}: its status message not cleared: {}", job.id(), e.getMessage());
+                    }
                 }
             });
         } catch (StoppingException | NoRoomYet e) {
