@@ -143,7 +143,9 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
         }
         String full = diskShort(bytes);
         if (full != null) {
-            throw new NoRoomYet(full + "; waits for room"); // nothing written yet: the job is tried again later
+            FileStore store = Files.getFileStore(file); // nothing written yet: the job is tried again later
+            throw new NoRoomYet(full + "; waits for room", bytes, store.getUsableSpace(),
+                    store.getTotalSpace() / 100 * minFreePercent);
         }
     }
 
@@ -213,15 +215,14 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             checkDisk(DISK_CHECK_BYTES);
             nextDiskCheck = after + DISK_CHECK_BYTES;
         }
-        byte[] a = new byte[b.remaining()];
-        b.get(a);
+        // digested and written from the caller's buffer, no copy: a copy a chunk was a byte of garbage per byte
+        // downloaded, and G1 grew the heap by ~170 MB under it (docs/DESIGN.md, "Large objects in flat memory")
         for (DigestAlgorithm.Digester d : digesters) {
-            d.update(a, 0, a.length);
+            d.update(b.array(), b.arrayOffset() + b.position(), b.remaining());
         }
         try {
-            ByteBuffer w = ByteBuffer.wrap(a);
-            while (w.hasRemaining()) {
-                ch.write(w);
+            while (b.hasRemaining()) {
+                ch.write(b);
             }
         } catch (IOException e) {
             throw cannotWrite(e);

@@ -30,6 +30,7 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.isFile;
  */
 final class Source {
     interface Sink {
+        /** The next chunk: a heap buffer over the caller's array, reused for the next chunk once this returns. */
         void accept(ByteBuffer buffer) throws IOException;
 
         /** Told, before the first byte, the length the server announced: a sink may refuse it at once. */

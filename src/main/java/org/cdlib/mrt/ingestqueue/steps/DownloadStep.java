@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
@@ -32,6 +33,7 @@ import org.cdlib.mrt.ingestqueue.fetch.ResumeRecord;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.queue.jobs.StepWrites;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
@@ -57,6 +59,8 @@ public final class DownloadStep implements Processor {
     private final Fetcher fetcher;
     private final Path ingestHome;
     private final RoomCheck room;
+    /** Where a job waiting for room says so in its status; null: in the log line alone (a step tested alone). */
+    private final StepWrites writes;
 
     public DownloadStep(Fetcher fetcher, Path ingestHome) {
         this(fetcher, ingestHome, FreeSpace.of(ingestHome), 1);
@@ -67,9 +71,18 @@ public final class DownloadStep implements Processor {
      * beside {@code copies} of itself (storage's copy on the same filesystem) sends the job back to wait.
      */
     public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies) {
+        this(fetcher, ingestHome, disk, copies, null);
+    }
+
+    /**
+     * As {@link #DownloadStep(Fetcher, Path, FreeSpace, int)}; a job that waits for room shows the numbers in its
+     * status message ({@code writes}), written when they change and cleared once a file of it goes on downloading.
+     */
+    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies, StepWrites writes) {
         this.fetcher = fetcher;
         this.ingestHome = ingestHome;
         this.room = new RoomCheck(disk, copies, fetcher.settings().answers().minFreePercent());
+        this.writes = writes;
     }
 
 
@@ -78,10 +91,24 @@ public final class DownloadStep implements Processor {
         Job job = JobExchange.job(exchange);
         HeldJob lock = JobExchange.lock(exchange);
         long bytes;
+        AtomicBoolean cleared = new AtomicBoolean();
         try {
-            bytes = download(job.id(), job.configuration(), lock::verifyHeld);
+            bytes = download(job.id(), job.configuration(), lock::verifyHeld, () -> {
+                if (writes != null && cleared.compareAndSet(false, true)) {
+                    try {
+                        writes.statusMessage(lock, null); // the wait is over: writes only when a message is shown
+                    } catch (RuntimeException e) {
+                        // what an operator reads, not the download's: a lost lock is caught by the fence before
+                        // any file is kept, ZooKeeper's trouble by the job's move
+                        LOG.warn("job {}: its status message not cleared: {}", job.id(), e.getMessage());
+                    }
+                }
+            });
         } catch (StoppingException | NoRoomYet e) {
             // what is complete is recorded; the rest is fetched after the start, or once there is room
+            if (e instanceof NoRoomYet room && writes != null) {
+                writes.statusMessage(lock, room.statusMessage()); // the operator sees why (a write when it changes)
+            }
             JobExchange.stay(exchange, e.getMessage());
             return;
         } catch (InterruptedException e) {
@@ -102,6 +129,12 @@ public final class DownloadStep implements Processor {
      * keeps nothing in the shared working directory another host now owns.
      */
     public long download(String jid, JobConfiguration c, Runnable fence) throws FetchException, InterruptedException {
+        return download(jid, c, fence, () -> { });
+    }
+
+    /** As {@link #download(String, JobConfiguration, Runnable)}; {@code goesOn} told as a file's room is found. */
+    long download(String jid, JobConfiguration c, Runnable fence, Runnable goesOn)
+            throws FetchException, InterruptedException {
         WorkingDirectory wd = WorkingDirectory.of(ingestHome, c.workingDir());
         Payload payload = Payload.of(c, fetcher);
         try {
@@ -118,15 +151,15 @@ public final class DownloadStep implements Processor {
         }
         DownloadRecord record = DownloadRecord.read(wd.downloads().resolve("complete.jsonl"));
         String done = payload.type() == Payload.Type.CONTAINER
-                ? container(payload.container(), wd, record, fence)
-                : files(payload.files(), wd, record, fence);
+                ? container(payload.container(), wd, record, fence, goesOn)
+                : files(payload.files(), wd, record, fence, goesOn);
         long bytes = bytesIn(wd.producer());
         LOG.info("job {} batch {}: {} from {}; {} bytes in producer/", jid, c.batchId(), done, payload.source(), bytes);
         return bytes;
     }
 
-    private String files(List<ObjectFile> files, WorkingDirectory wd, DownloadRecord record, Runnable fence)
-            throws FetchException, InterruptedException {
+    private String files(List<ObjectFile> files, WorkingDirectory wd, DownloadRecord record, Runnable fence,
+            Runnable goesOn) throws FetchException, InterruptedException {
         AtomicInteger skipped = new AtomicInteger();
         List<FetchException> failures = fetcher.inParallel(files, f -> {
             try {
@@ -135,7 +168,7 @@ public final class DownloadStep implements Processor {
                     skipped.incrementAndGet();
                     return null;
                 }
-                fetch(f, "producer/" + f.name(), wd, fence, (part, got) -> {
+                fetch(f, "producer/" + f.name(), wd, fence, goesOn, (part, got) -> {
                     if (!Files.isDirectory(target.getParent())) {
                         Files.createDirectories(target.getParent());
                     }
@@ -161,15 +194,15 @@ public final class DownloadStep implements Processor {
                 + skipped.get() + " already complete)";
     }
 
-    private String container(ObjectFile f, WorkingDirectory wd, DownloadRecord record, Runnable fence)
-            throws FetchException {
+    private String container(ObjectFile f, WorkingDirectory wd, DownloadRecord record, Runnable fence,
+            Runnable goesOn) throws FetchException {
         DownloadRecord.Entry done = record.container(f);
         if (done != null && bytesIn(wd.producer()) == done.size() && (!f.hasDigest()
                 || f.digestType().matches(f.digestValue(), done.digests().get(f.digestType().checkmName())))) {
             return "container " + f.name() + " already unpacked";
         }
         AtomicInteger count = new AtomicInteger();
-        fetch(f, "container " + f.name(), wd, fence, (part, got) -> {
+        fetch(f, "container " + f.name(), wd, fence, goesOn, (part, got) -> {
             emptyDirectory(wd.producer());
             try {
                 count.set(Container.unpack(part, f.name(), wd.producer(), fetcher.settings().containers()));
@@ -190,13 +223,16 @@ public final class DownloadStep implements Processor {
      * Fetches {@code f} into its .part file (continuing what an earlier attempt recorded), checks it, and hands it
      * to {@code keep}. A transfer that broke keeps its partial file beside its record; anything else removes it.
      */
-    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Keep keep)
+    private void fetch(ObjectFile f, String label, WorkingDirectory wd, Runnable fence, Runnable goesOn, Keep keep)
             throws FetchException {
         PartialDownload partial = PartialDownload.of(wd, f.name());
         Path part = partial.part();
         boolean resumable = false;
         try {
             room.check(f, label, partial);
+            if (f.size() != null) {
+                goesOn.run(); // a file of unknown size is checked at its answer's length: its wait ends with the move
+            }
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
             Fetcher.Fetched got = fetcher.download(f.url(), part, partial.resume(),
                     f.hasDigest() ? List.of(f.digestType()) : List.of(),

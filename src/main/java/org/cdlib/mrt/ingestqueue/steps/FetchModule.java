@@ -96,7 +96,8 @@ public final class FetchModule implements QueueModule {
         int copies = copies(ctx);
         ctx.bind("provisionStep", new ProvisionStep(ctx.store(), disk,
                 ctx.intProperty("ingest.provisioning.max-used-percent", 80), copies));
-        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome(), disk, copies));
+        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome(), disk, copies,
+                ctx.store().stepWrites()));
         ctx.bind("completeStep", new CompleteStep(ctx.ingestHome()));
     }
 

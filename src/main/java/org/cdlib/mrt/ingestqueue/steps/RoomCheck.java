@@ -33,7 +33,8 @@ record RoomCheck(FreeSpace disk, int copies, int minFreePercent) {
         if (usable - need < reserve) {
             throw new NoRoomYet(String.format("%s: waits for room: needs %d bytes now (%d to download%s), %d of %d "
                     + "bytes usable, %d kept free (ingest.download.min-free-percent)", label, need, left,
-                    copies == 1 ? "" : " and " + f.size() + " for storage's copy", usable, total, reserve));
+                    copies == 1 ? "" : " and " + f.size() + " for storage's copy", usable, total, reserve),
+                    need, usable, reserve);
         }
     }
 }

@@ -38,11 +38,13 @@ import org.slf4j.LoggerFactory;
  * writes are in wchar (one per payload byte, subtracted in the "files" column) and its CPU in the process's.
  * Options: {@code -Dbench.sizes=1,5} (GiB, single-file objects; 20 on a disk that has ~70 GB free),
  * {@code -Dbench.many=1000} (files in the mixed-size object, 0: none), {@code -Dbench.mix=10} (GiB of the realistic
- * mix, 0: none), {@code -Dbench.files=DIR} (the working directories and OCFL there). Asserts nothing.
+ * mix, 0: none), {@code -Dbench.files=DIR} (the working directories and OCFL there), {@code -Dbench.floor=false}
+ * (the service alone: no floor measured, for memory profiling). Asserts nothing.
  */
 final class FloorBenchmark {
     private static final long MIB = 1L << 20;
     private static final long GIB = 1L << 30;
+    private static final boolean FLOOR = !"false".equals(System.getProperty("bench.floor"));
     private static final String FIELDS = "#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize"
             + " | nfo:fileLastModified | nfo:fileName";
 
@@ -198,6 +200,7 @@ final class FloorBenchmark {
         Files.writeString(Path.of("/proc/self/clear_refs"), "5"); // VmHWM from here
         long[] io0 = io();
         long cpu0 = QueueBenchmark.processCpuNanos();
+        MemoryPeaks memory = new MemoryPeaks();
         long t0 = System.nanoTime();
         synchronized (bid) {
             bid.set(store.batches().create(submission(payloads.base() + "/" + run + ".checkm")));
@@ -208,11 +211,12 @@ final class FloorBenchmark {
         double cpu = (QueueBenchmark.processCpuNanos() - cpu0) / 1e9;
         long[] io = io();
         long hwm = status("VmHWM");
+        memory.close();
         for (int i = 0; i < io.length; i++) {
             io[i] -= io0[i];
         }
         emptyStorage();
-        double floor = withFloor ? floor(urls) : Double.NaN;
+        double floor = withFloor && FLOOR ? floor(urls) : Double.NaN;
         double b = Math.max(1, bytes);
         System.out.printf("  %-34s %8s %7.1fs %8.0f %9.1f %6d MB %6.1fs %6.2f  %.2f, %.2f (%.2f), %.2f, %.2f%s%n",
                 label, bytes < 1_000_000 ? bytes + " B" : Math.round(bytes / 1e6) + " MB", s, bytes / 1e6 / s, cpu,
@@ -225,6 +229,7 @@ final class FloorBenchmark {
             states.append(String.format(" %s %.1f", state, inState.getOrDefault(state, 0L) / 1e9));
         }
         System.out.println(states);
+        System.out.println("    memory: " + memory.peaks());
         if (Boolean.getBoolean("bench.threads")) {
             ThreadGroups.now().printSince(threads0, 1);
         }

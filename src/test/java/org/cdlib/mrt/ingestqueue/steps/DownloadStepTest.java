@@ -41,6 +41,8 @@ import org.cdlib.mrt.ingestqueue.fetch.RangeServer;
 import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -144,6 +146,81 @@ class DownloadStepTest extends WebStepTest {
         assertNull(JobExchange.stayReason(again));
         assertEquals(300L, JobExchange.change(again).spaceNeeded());
         assertEquals(1, gets("/big/a.bin"));
+    }
+
+    /**
+     * A job waiting for room shows the numbers in its status message (what the API and the dashboard show), rounded
+     * so that retries that find the disk as it was write nothing: the status node is written once per changed
+     * message, not once per retry; the message is cleared when the download goes on.
+     */
+    @Test
+    void aJobWaitingForRoomShowsTheNumbersInItsStatusWrittenOnlyWhenTheyChange() throws Exception {
+        serve("/big/a.bin", "x".repeat(300));
+        long gb = 1_000_000_000L;
+        AtomicLong usable = new AtomicLong();
+        FreeSpace disk = new FreeSpace() {
+            @Override
+            public long usableBytes() {
+                return usable.get();
+            }
+
+            @Override
+            public long totalBytes() {
+                return 100 * gb;
+            }
+        };
+        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, store.stepWrites());
+        HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
+        String jid = lock.jid();
+        String waiting = "waits for room on the working disk: needs 600 bytes, 5.00 GB usable, 5.00 GB kept free "
+                + "(ingest.download.min-free-percent)";
+        int v0 = statusVersion(jid);
+
+        usable.set(5 * gb); // 5 GB usable - 600 bytes < 5 GB kept free (5%)
+        lock = waitsForRoom(step, lock);
+        assertEquals(waiting, message(jid));
+        assertEquals(v0 + 1, statusVersion(jid), "the message written once");
+        for (long u : new long[] {5 * gb, 5 * gb - 1_000, 5 * gb - 4_000_000}) { // the same to three digits
+            usable.set(u);
+            lock = waitsForRoom(step, lock);
+        }
+        assertEquals(waiting, message(jid));
+        assertEquals(v0 + 1, statusVersion(jid), "three more retries, the same message: nothing written");
+
+        usable.set(4_990_000_000L);
+        lock = waitsForRoom(step, lock);
+        assertEquals(waiting.replace("5.00 GB usable", "4.99 GB usable"), message(jid));
+        assertEquals(v0 + 2, statusVersion(jid), "a changed message: one write");
+        assertEquals(0, gets("/big/a.bin"), "nothing fetched while it waits");
+
+        usable.set(6 * gb);
+        Exchange goesOn = exchange(lock);
+        step.process(goesOn);
+        assertNull(JobExchange.stayReason(goesOn));
+        assertEquals(1, gets("/big/a.bin"));
+        assertEquals("", message(jid), "cleared as the download went on");
+        assertEquals(v0 + 3, statusVersion(jid), "one write to clear it");
+        // the lock's job is as written: its next move, fenced on the status version, goes through
+        store.moves().transition(lock, JobState.ESTIMATING, JobExchange.change(goesOn));
+        assertEquals(JobState.ESTIMATING, store.jobs().load(jid).state());
+    }
+
+    /** One try of the step that stays for room; its lock let go and the job claimed again, as the consumer does. */
+    private HeldJob waitsForRoom(DownloadStep step, HeldJob lock) throws Exception {
+        Exchange ex = exchange(lock);
+        step.process(ex);
+        assertNull(JobExchange.failure(ex), "it waits, it does not fail");
+        assertTrue(JobExchange.stayReason(ex).contains("waits for room"), JobExchange.stayReason(ex));
+        store.moves().unlock(lock);
+        return store.claims().tryLockJob(lock.jid(), "test").orElseThrow();
+    }
+
+    private String message(String jid) {
+        return store.jobs().load(jid).status().message();
+    }
+
+    private int statusVersion(String jid) throws Exception {
+        return client.checkExists().forPath(QueuePaths.jobStatus(jid)).getVersion();
     }
 
     /** A file of no declared size is asked again at its answer's length: one that does not fit then waits too. */

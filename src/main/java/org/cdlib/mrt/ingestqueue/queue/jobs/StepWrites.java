@@ -1,5 +1,6 @@
 package org.cdlib.mrt.ingestqueue.queue.jobs;
 
+import java.util.Arrays;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -10,6 +11,7 @@ import org.cdlib.mrt.ingestqueue.queue.lease.ObjectLocks;
 import org.cdlib.mrt.ingestqueue.queue.model.Identifiers;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobEffects;
+import org.cdlib.mrt.ingestqueue.queue.model.JobStatus;
 import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.zk.MultiCommit;
@@ -140,6 +142,42 @@ public final class StepWrites {
             throw new QueueException("job " + jid + ": cannot write identifiers: " + e.getMessage(), e);
         }
         identifiersWritten(lock, identifiers);
+    }
+
+    /**
+     * Shows {@code message} in the job's status (mrt-zk's {@code message}; null clears it) while it stays in its
+     * state, say why it waits: one transaction under its lock, and only when the message changes, so a job tried
+     * again and again for the same reason writes once. True when it wrote. The move that takes the job on clears it.
+     */
+    public boolean statusMessage(HeldJob lock, String message) {
+        Job job = lock.job();
+        JobStatus old = job.status();
+        JobStatus status = new JobStatus(old.status(), old.lastSuccessfulStatus(), old.lastModified(),
+                old.retryCount(), message, old.history(), old.summary(), old.heldBy());
+        if (status.message().equals(old.message())) {
+            return false;
+        }
+        String jid = job.id();
+        String path = QueuePaths.jobStatus(jid);
+        byte[] data = QueueJson.write(status);
+        List<Op> ops = List.of(Op.check(QueuePaths.jobLock(jid), -1),
+                ZooKeeperCalls.setData(path, data, job.statusVersion())); // a broken lock moved it: fenced
+        try {
+            long sent = System.nanoTime();
+            MultiCommit.AppliedCheck applied = () -> Arrays.equals(data, zk.readOrNull(path));
+            if (!zk.commit(lock.lease().zk, ops, applied).isEmpty()) {
+                lock.chain(c -> c.confirmed(sent));
+            }
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+            throw new StaleLockException("job " + jid + ": lock lost before its status message was written");
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new StaleLockException("job " + jid + ": session expired before its status message was written");
+        } catch (KeeperException e) {
+            throw new QueueException("job " + jid + ": cannot write its status message: " + e.getMessage(), e);
+        }
+        lock.chain(c -> c.withJob(new Job(jid, job.batchId(), job.configuration(), status, job.priority(),
+                job.spaceNeeded(), job.identifiers(), job.statusVersion() + 1, job.lockOwner())));
+        return true;
     }
 
     static Op identifiersWrite(String jid, Identifiers identifiers) {
