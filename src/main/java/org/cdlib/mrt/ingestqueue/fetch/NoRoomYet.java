@@ -38,7 +38,7 @@ public final class NoRoomYet extends FetchException {
     }
 
     /** Bytes in decimal units, three significant digits at most: 1.23 GB, 12.3 GB, 123 GB. */
-    static String size(long bytes) {
+    public static String size(long bytes) {
         String[] units = {"bytes", "KB", "MB", "GB", "TB", "PB"};
         double v = bytes;
         int u = 0;

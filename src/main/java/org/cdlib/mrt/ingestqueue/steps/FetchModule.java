@@ -95,7 +95,7 @@ public final class FetchModule implements QueueModule {
         FreeSpace disk = FreeSpace.of(ctx.ingestHome());
         int copies = copies(ctx);
         ctx.bind("provisionStep", new ProvisionStep(ctx.store(), disk,
-                ctx.intProperty("ingest.provisioning.max-used-percent", 80), copies));
+                ctx.intProperty("ingest.provisioning.max-used-percent", 80), copies, ctx.store().stepWrites()));
         ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome(), disk, copies,
                 ctx.store().stepWrites()));
         ctx.bind("completeStep", new CompleteStep(ctx.ingestHome()));

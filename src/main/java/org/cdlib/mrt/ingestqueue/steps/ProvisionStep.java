@@ -4,7 +4,9 @@ import java.io.IOException;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.NoRoomYet;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
+import org.cdlib.mrt.ingestqueue.queue.jobs.StepWrites;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.space.SpaceHeal;
@@ -38,13 +40,17 @@ public final class ProvisionStep implements Processor {
     private final FreeSpace disk;
     private final int maxUsedPercent;
     private final int copies;
+    private final StepWrites writes;
 
     public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent) {
-        this(store, disk, maxUsedPercent, 1);
+        this(store, disk, maxUsedPercent, 1, null);
     }
 
-    /** {@code copies}: how many times an object's bytes land on the working filesystem (2: storage's copy too). */
-    public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent, int copies) {
+    /**
+     * {@code copies}: how many times an object's bytes land on the working filesystem (2: storage's copy too);
+     * {@code writes}: shows a waiting job's numbers in its status message (null: the log line only).
+     */
+    public ProvisionStep(QueueStore store, FreeSpace disk, int maxUsedPercent, int copies, StepWrites writes) {
         if (maxUsedPercent < 1 || maxUsedPercent > 100) {
             throw new IllegalArgumentException(
                     "ingest.provisioning.max-used-percent must be 1..100, got " + maxUsedPercent);
@@ -56,6 +62,7 @@ public final class ProvisionStep implements Processor {
         this.disk = disk;
         this.maxUsedPercent = maxUsedPercent;
         this.copies = copies;
+        this.writes = writes;
     }
 
     @Override
@@ -88,6 +95,7 @@ public final class ProvisionStep implements Processor {
         }
         if (shortage != null) {
             LOG.info("job {} batch {}: stays in provisioning: {}", job.id(), job.batchId(), shortage);
+            show(exchange, job);
             JobExchange.stay(exchange, shortage);
             return;
         }
@@ -113,6 +121,27 @@ public final class ProvisionStep implements Processor {
                     + maxUsedPercent + "% of " + total + ", ingest.provisioning.max-used-percent)";
         } catch (IOException e) {
             return null; // the shortage says so
+        }
+    }
+
+    /**
+     * The waiting job's status message: what it needs and the limit, rounded (three digits) so a retry that finds
+     * the disk much as it was writes nothing; the exact bytes are the log line's. The move on clears it.
+     */
+    private void show(Exchange exchange, Job job) {
+        if (writes == null) {
+            return;
+        }
+        try {
+            long total = disk.totalBytes();
+            String message = "waits for room on the working disk: needs " + NoRoomYet.size(job.spaceNeeded() * copies)
+                    + (copies == 1 ? "" : " (with storage's copy)") + "; " + NoRoomYet.size(total - disk.usableBytes())
+                    + " of " + NoRoomYet.size(total) + " used, " + maxUsedPercent
+                    + "% at most (ingest.provisioning.max-used-percent)";
+            writes.statusMessage(JobExchange.lock(exchange), message);
+        } catch (IOException | RuntimeException e) {
+            // what an operator reads, not the decision: the job waits all the same
+            LOG.warn("job {}: its status message not written: {}", job.id(), e.getMessage());
         }
     }
 

@@ -87,7 +87,8 @@ class RouteFilesTest {
         for (Path f : routeFiles().toList()) {
             Matcher m = Pattern.compile("ref: (\\w+)").matcher(Files.readString(f));
             while (m.find()) {
-                assertTrue(StartChecks.knownBeans(Map.of()).names().contains(m.group(1)), f + " names unknown bean " + m.group(1));
+                assertTrue(StartChecks.knownBeans(Map.of()).names().contains(m.group(1)),
+                        f + " names unknown bean " + m.group(1));
             }
         }
     }

@@ -161,7 +161,7 @@ class ProvisionStepTest extends StoreTest {
         HeldJob downloading = jobIn(JobState.DOWNLOADING, 100);
         store.moves().unlock(downloading);
         HeldJob job = jobIn(JobState.PROVISIONING, 250);
-        ProvisionStep step = new ProvisionStep(store, disk, 80, 2);
+        ProvisionStep step = new ProvisionStep(store, disk, 80, 2, null);
 
         usable.set(900); // 100 used + 2 x (100 reserved + 250 needed) = 800: exactly at the limit
         Exchange fits = exchange(job);
@@ -175,7 +175,7 @@ class ProvisionStepTest extends StoreTest {
                 + "downloading job(s): 80.1% used after this job, above the limit of 80%",
                 JobExchange.stayReason(waits));
         Exchange once = exchange(job);
-        new ProvisionStep(store, disk, 80, 1).process(once);
+        new ProvisionStep(store, disk, 80, 1, null).process(once);
         assertNull(JobExchange.stayReason(once));
 
         usable.set(900);
@@ -185,12 +185,42 @@ class ProvisionStepTest extends StoreTest {
         assertEquals(JobState.DOWNLOADING, store.jobs().load(job.jid()).state(), "the move admits on the same sum");
     }
 
+    /**
+     * A job waiting for room shows the numbers in its status message, rounded: a retry that finds the disk as it was
+     * writes nothing, one that finds it changed writes once, and the move that admits it clears the message.
+     */
+    @Test
+    void aWaitingJobShowsTheNumbersWrittenOnlyWhenTheyChangeAndTheMoveOnClearsThem() {
+        HeldJob job = jobIn(JobState.PROVISIONING, 300);
+        ProvisionStep step = new ProvisionStep(store, disk, 80, 2, store.stepWrites());
+        usable.set(500); // 500 used + 2 x 300 needed = 1100 > 800
+        step.process(exchange(job));
+        var shown = store.jobs().load(job.jid());
+        assertEquals("waits for room on the working disk: needs 600 bytes (with storage's copy); 500 bytes of 1.00 KB "
+                + "used, 80% at most (ingest.provisioning.max-used-percent)", shown.status().message());
+        for (int i = 0; i < 3; i++) {
+            step.process(exchange(job));
+        }
+        assertEquals(shown.statusVersion(), store.jobs().load(job.jid()).statusVersion(), "the same numbers: no write");
+        usable.set(450);
+        step.process(exchange(job));
+        assertEquals(shown.statusVersion() + 1, store.jobs().load(job.jid()).statusVersion(), "new numbers: one write");
+        assertTrue(store.jobs().load(job.jid()).status().message().contains("550 bytes of 1.00 KB used"));
+
+        usable.set(1_000);
+        Exchange admitted = exchange(job);
+        step.process(admitted);
+        assertNull(JobExchange.stayReason(admitted));
+        store.moves().transition(job, JobState.DOWNLOADING, JobExchange.change(admitted));
+        assertEquals("", store.jobs().load(job.jid()).status().message(), "the move on clears what it waited for");
+    }
+
     @Test
     void anObjectThatFitsOnceButNeverTwiceFailsNamingBothFigures() {
         HeldJob job = jobIn(JobState.PROVISIONING, 500);
         usable.set(1_000);
         Exchange ex = exchange(job);
-        new ProvisionStep(store, disk, 80, 2).process(ex);
+        new ProvisionStep(store, disk, 80, 2, null).process(ex);
         assertEquals("the object is estimated at 500 bytes, 1000 with storage's copy on the same filesystem, more "
                 + "than the working filesystem can ever hold: at most 800 bytes (80% of 1000, "
                 + "ingest.provisioning.max-used-percent)", JobExchange.failure(ex));
