@@ -128,7 +128,7 @@ class DownloadStepTest extends WebStepTest {
                 return 10_000;
             }
         };
-        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2);
+        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, List.of());
         HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
         Exchange ex = exchange(lock);
         step.process(ex); // 600 usable - 600 needed < 500 kept free (5%)
