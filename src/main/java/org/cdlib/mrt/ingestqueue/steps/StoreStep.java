@@ -137,7 +137,7 @@ public final class StoreStep {
      * The digests the download computed for each file of {@code producer/}, while the file is as it recorded it;
      * none when its record cannot be read (each file is read then).
      */
-    private static StorageManifest.KnownDigests downloaded(WorkingDirectory wd) {
+    static StorageManifest.KnownDigests downloaded(WorkingDirectory wd) {
         DownloadRecord record;
         try {
             record = DownloadRecord.of(wd);
