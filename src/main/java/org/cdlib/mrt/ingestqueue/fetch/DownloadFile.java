@@ -9,10 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Map;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +19,8 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
 
 /**
  * The file one download attempt writes: each chunk written and digested (by every algorithm asked
- * for) as it arrives, then flushed to disk, so the length and digests are of the bytes on disk.
+ * for, on a thread of their own: {@link StreamDigests}) as it arrives, then flushed to disk, so the length and
+ * digests are of the bytes on disk.
  * A write that fails names the file, not the URL: the disk is at fault.
  * <p>
  * With a {@link ResumeRecord} file, a body that can be resumed (the answer served byte ranges with a
@@ -39,7 +38,7 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
 
     private final Path file;
     private final Collection<DigestAlgorithm> algorithms;
-    private List<DigestAlgorithm.Digester> digesters;
+    private StreamDigests digests;
     private FileChannel ch;
     private final URI uri;
     private final OptionalLong declared;
@@ -62,16 +61,12 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             Path resume) throws FetchException {
         this.file = file;
         this.algorithms = algorithms;
-        this.digesters = digesters();
+        this.digests = new StreamDigests(algorithms);
         this.uri = uri;
         this.declared = declared;
         this.minFreePercent = minFreePercent;
         this.resume = resume;
         this.ch = open();
-    }
-
-    private List<DigestAlgorithm.Digester> digesters() {
-        return algorithms.stream().distinct().map(DigestAlgorithm::newDigester).toList();
     }
 
     /**
@@ -88,15 +83,13 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             }
             ByteBuffer b = ByteBuffer.allocate(256 * 1024);
             ch.position(0);
-            for (long left = digesters.isEmpty() ? 0 : r.bytes(); left > 0; ) { // no digest asked: nothing to read
+            for (long left = digests.any() ? r.bytes() : 0; left > 0; ) { // no digest asked: nothing to read
                 b.clear().limit((int) Math.min(b.capacity(), left));
                 int n = ch.read(b);
                 if (n < 0) {
                     throw new IOException("ended before " + r.bytes() + " bytes");
                 }
-                for (DigestAlgorithm.Digester d : digesters) {
-                    d.update(b.array(), 0, n);
-                }
+                digests.add(Arrays.copyOf(b.array(), n));
                 left -= n;
             }
             written = r.bytes();
@@ -120,7 +113,8 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
                 }
                 written = 0;
                 recorded = 0;
-                digesters = digesters();
+                digests.close();
+                digests = new StreamDigests(algorithms);
             } else {
                 ch.truncate(at);
                 ch.position(at);
@@ -213,11 +207,9 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             checkDisk(DISK_CHECK_BYTES);
             nextDiskCheck = after + DISK_CHECK_BYTES;
         }
-        byte[] a = new byte[b.remaining()];
+        byte[] a = new byte[b.remaining()]; // handed to the digests: a new array each chunk
         b.get(a);
-        for (DigestAlgorithm.Digester d : digesters) {
-            d.update(a, 0, a.length);
-        }
+        digests.add(a);
         try {
             ByteBuffer w = ByteBuffer.wrap(a);
             while (w.hasRemaining()) {
@@ -240,16 +232,16 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             throw cannotWrite(e);
         }
         forget();
-        long bytes = written;
-        Map<DigestAlgorithm, String> digests = new EnumMap<>(DigestAlgorithm.class);
-        for (DigestAlgorithm.Digester d : digesters) {
-            digests.put(d.algorithm(), d.hex());
+        try {
+            return new Fetcher.Fetched(written, digests.finish());
+        } catch (IOException e) {
+            throw new FetchException("cannot digest " + file + ": " + describe(e), e);
         }
-        return new Fetcher.Fetched(bytes, digests);
     }
 
     @Override
     public void close() throws IOException {
+        digests.close();
         ch.close();
     }
 
