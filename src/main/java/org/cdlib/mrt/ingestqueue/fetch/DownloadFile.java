@@ -10,9 +10,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Collection;
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Map;
 import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +18,8 @@ import static org.cdlib.mrt.ingestqueue.fetch.Fetcher.describe;
 
 /**
  * The file one download attempt writes: each chunk written and digested (by every algorithm asked
- * for) as it arrives, then flushed to disk, so the length and digests are of the bytes on disk.
+ * for, on a thread of their own: {@link StreamDigests}) as it arrives, then flushed to disk, so the length and
+ * digests are of the bytes on disk.
  * A write that fails names the file, not the URL: the disk is at fault.
  * <p>
  * With a {@link ResumeRecord} file, a body that can be resumed (the answer served byte ranges with a
@@ -39,7 +37,7 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
 
     private final Path file;
     private final Collection<DigestAlgorithm> algorithms;
-    private List<DigestAlgorithm.Digester> digesters;
+    private StreamDigests digests;
     private FileChannel ch;
     private final URI uri;
     private final OptionalLong declared;
@@ -62,16 +60,12 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             Path resume) throws FetchException {
         this.file = file;
         this.algorithms = algorithms;
-        this.digesters = digesters();
+        this.digests = new StreamDigests(algorithms);
         this.uri = uri;
         this.declared = declared;
         this.minFreePercent = minFreePercent;
         this.resume = resume;
         this.ch = open();
-    }
-
-    private List<DigestAlgorithm.Digester> digesters() {
-        return algorithms.stream().distinct().map(DigestAlgorithm::newDigester).toList();
     }
 
     /**
@@ -88,15 +82,13 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             }
             ByteBuffer b = ByteBuffer.allocate(256 * 1024);
             ch.position(0);
-            for (long left = digesters.isEmpty() ? 0 : r.bytes(); left > 0; ) { // no digest asked: nothing to read
+            for (long left = digests.any() ? r.bytes() : 0; left > 0; ) { // no digest asked: nothing to read
                 b.clear().limit((int) Math.min(b.capacity(), left));
                 int n = ch.read(b);
                 if (n < 0) {
                     throw new IOException("ended before " + r.bytes() + " bytes");
                 }
-                for (DigestAlgorithm.Digester d : digesters) {
-                    d.update(b.array(), 0, n);
-                }
+                digests.add(b.array(), 0, n);
                 left -= n;
             }
             written = r.bytes();
@@ -120,7 +112,8 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
                 }
                 written = 0;
                 recorded = 0;
-                digesters = digesters();
+                digests.close();
+                digests = new StreamDigests(algorithms);
             } else {
                 ch.truncate(at);
                 ch.position(at);
@@ -215,11 +208,9 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             checkDisk(DISK_CHECK_BYTES);
             nextDiskCheck = after + DISK_CHECK_BYTES;
         }
-        // digested and written from the caller's buffer, no copy: a copy a chunk was a byte of garbage per byte
-        // downloaded, and G1 grew the heap by ~170 MB under it (docs/DESIGN.md, "Large objects in flat memory")
-        for (DigestAlgorithm.Digester d : digesters) {
-            d.update(b.array(), b.arrayOffset() + b.position(), b.remaining());
-        }
+        // copied into the digests' own reused buffers and written from the caller's: no array a chunk (a new one a
+        // chunk was a byte of garbage per byte downloaded; G1 grew the heap by ~170 MB under it)
+        digests.add(b.array(), b.arrayOffset() + b.position(), b.remaining());
         try {
             while (b.hasRemaining()) {
                 ch.write(b);
@@ -241,16 +232,16 @@ final class DownloadFile implements Source.Sink, AutoCloseable {
             throw cannotWrite(e);
         }
         forget();
-        long bytes = written;
-        Map<DigestAlgorithm, String> digests = new EnumMap<>(DigestAlgorithm.class);
-        for (DigestAlgorithm.Digester d : digesters) {
-            digests.put(d.algorithm(), d.hex());
+        try {
+            return new Fetcher.Fetched(written, digests.finish());
+        } catch (IOException e) {
+            throw new FetchException("cannot digest " + file + ": " + describe(e), e);
         }
-        return new Fetcher.Fetched(bytes, digests);
     }
 
     @Override
     public void close() throws IOException {
+        digests.close();
         ch.close();
     }
 

@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DownloadRecord {
     private static final Logger LOG = LoggerFactory.getLogger(DownloadRecord.class);
+    /** The record's file in the job's {@code .download/}. */
+    public static final String FILE = "complete.jsonl";
 
     /** One completed file; for a container, {@code size} is the bytes unpacked into producer/. */
     public record Entry(String name, String url, long size, long modified, Map<String, String> digests,
@@ -35,6 +37,11 @@ public final class DownloadRecord {
 
     private DownloadRecord(Path file) {
         this.file = file;
+    }
+
+    /** The record of the job whose working directory is {@code wd}. */
+    public static DownloadRecord of(WorkingDirectory wd) throws FetchException {
+        return read(wd.downloads().resolve(FILE));
     }
 
     public static DownloadRecord read(Path file) throws FetchException {
@@ -74,6 +81,16 @@ public final class DownloadRecord {
             return false;
         }
         return matchesDisk(e, target);
+    }
+
+    /**
+     * The digests the download computed for the file named {@code name} (by checkm name: {@code sha-256}), while
+     * {@code target} is still that file: its size and modification time as recorded. Empty for a file not
+     * downloaded whole (a container's), and for one changed since: whoever needs them then reads the file.
+     */
+    public synchronized Map<String, String> digests(String name, Path target) {
+        Entry e = entries.get(name);
+        return e == null || e.container() || e.digests() == null || !matchesDisk(e, target) ? Map.of() : e.digests();
     }
 
     /** The container entry for {@code f}, if it was unpacked before. */

@@ -27,6 +27,16 @@ public final class StorageManifest {
         String of(Path file, String name);
     }
 
+    /**
+     * Digests already computed for a file (by checkm name: {@code sha-256}), by its name in the object and its path;
+     * empty when none are known or they are no longer of the file as it is (the caller checks): the file is read.
+     */
+    public interface KnownDigests {
+        KnownDigests NONE = (name, file) -> Map.of();
+
+        Map<String, String> of(String name, Path file);
+    }
+
     private final List<ManifestFile> files;
     private final String text;
     private final Map<String, String> alsoDigests;
@@ -71,6 +81,15 @@ public final class StorageManifest {
      */
     public static StorageManifest build(Path workingDir, FileUrls urls, long lease, DigestAlgorithm also)
             throws IOException {
+        return build(workingDir, urls, lease, also, KnownDigests.NONE);
+    }
+
+    /**
+     * As {@link #build(Path, FileUrls, long, DigestAlgorithm)}, a file whose SHA-256 (and {@code also}) digest is
+     * {@code known} not read at all (the download computed them on its stream); any other read once for both.
+     */
+    public static StorageManifest build(Path workingDir, FileUrls urls, long lease, DigestAlgorithm also,
+            KnownDigests known) throws IOException {
         List<ManifestFile> files = new ArrayList<>();
         Map<String, String> alsoDigests = new LinkedHashMap<>();
         StringBuilder t = new StringBuilder("""
@@ -96,7 +115,7 @@ public final class StorageManifest {
                 if (name.equals("system/" + NAME)) {
                     continue;
                 }
-                String[] digests = digests(f, also);
+                String[] digests = digests(f, also, known.of(name, f));
                 String digest = digests[0];
                 if (also != null) {
                     alsoDigests.put(name, digests[1]);
@@ -162,6 +181,13 @@ public final class StorageManifest {
 
     static String sha256(Path f) throws IOException {
         return digests(f, null)[0];
+    }
+
+    /** The file's SHA-256 and {@code also} digest: the {@code known} ones, else both from one read. */
+    private static String[] digests(Path f, DigestAlgorithm also, Map<String, String> known) throws IOException {
+        String sha256 = known.get(DigestAlgorithm.SHA256.checkmName());
+        String other = also == null ? null : known.get(also.checkmName());
+        return sha256 != null && (also == null || other != null) ? new String[] {sha256, other} : digests(f, also);
     }
 
     /** The file's SHA-256 and, when {@code also} is given, its digest by that algorithm: one read. */

@@ -33,6 +33,7 @@ import org.cdlib.mrt.ingestqueue.fetch.ResumeRecord;
 import org.cdlib.mrt.ingestqueue.fetch.SafeName;
 import org.cdlib.mrt.ingestqueue.fetch.StoppingException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.queue.jobs.StepWrites;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.model.Job;
@@ -59,32 +60,37 @@ public final class DownloadStep implements Processor {
     private final Fetcher fetcher;
     private final Path ingestHome;
     private final RoomCheck room;
+    private final List<DigestAlgorithm> stored;
     /** Where a job waiting for room says so in its status; null: in the log line alone (a step tested alone). */
     private final StepWrites writes;
 
     public DownloadStep(Fetcher fetcher, Path ingestHome) {
-        this(fetcher, ingestHome, FreeSpace.of(ingestHome), 1);
+        this(fetcher, ingestHome, FreeSpace.of(ingestHome), 1, List.of(), null);
     }
 
     /**
      * {@code disk} is asked again right before each file of a known size is fetched: a file that would not fit now
      * beside {@code copies} of itself (storage's copy on the same filesystem) sends the job back to wait.
+     * {@code stored}: the digests storing needs of each file (the storage manifest's SHA-256, storage's own),
+     * computed on the download's stream and kept in the {@link DownloadRecord}, so storing reads no file again.
      */
-    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies) {
-        this(fetcher, ingestHome, disk, copies, null);
+    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies, List<DigestAlgorithm> stored) {
+        this(fetcher, ingestHome, disk, copies, stored, null);
     }
 
     /**
-     * As {@link #DownloadStep(Fetcher, Path, FreeSpace, int)}; a job that waits for room shows the numbers in its
-     * status message ({@code writes}), written when they change and cleared once a file of it goes on downloading.
+     * As {@link #DownloadStep(Fetcher, Path, FreeSpace, int, List)}; a job that waits for room shows the numbers in
+     * its status message ({@code writes}), written when they change and cleared once a file of it goes on
+     * downloading.
      */
-    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies, StepWrites writes) {
+    public DownloadStep(Fetcher fetcher, Path ingestHome, FreeSpace disk, int copies, List<DigestAlgorithm> stored,
+            StepWrites writes) {
         this.fetcher = fetcher;
         this.ingestHome = ingestHome;
         this.room = new RoomCheck(disk, copies, fetcher.settings().answers().minFreePercent());
+        this.stored = List.copyOf(stored);
         this.writes = writes;
     }
-
 
     @Override
     public void process(Exchange exchange) throws Exception {
@@ -149,7 +155,7 @@ public final class DownloadStep implements Processor {
         } catch (IOException e) {
             throw new FetchException("cannot prepare " + wd.root() + ": " + e.getMessage(), e);
         }
-        DownloadRecord record = DownloadRecord.read(wd.downloads().resolve("complete.jsonl"));
+        DownloadRecord record = DownloadRecord.of(wd);
         String done = payload.type() == Payload.Type.CONTAINER
                 ? container(payload.container(), wd, record, fence, goesOn)
                 : files(payload.files(), wd, record, fence, goesOn);
@@ -234,8 +240,7 @@ public final class DownloadStep implements Processor {
                 goesOn.run(); // a file of unknown size is checked at its answer's length: its wait ends with the move
             }
             // a body beyond the size the depositor declared is cut there, not written whole and then refused
-            Fetcher.Fetched got = fetcher.download(f.url(), part, partial.resume(),
-                    f.hasDigest() ? List.of(f.digestType()) : List.of(),
+            Fetcher.Fetched got = fetcher.download(f.url(), part, partial.resume(), algorithms(f),
                     f.size() != null ? OptionalLong.of(f.size()) : OptionalLong.empty());
             if (f.size() != null && got.bytes() != f.size()) {
                 throw new FetchException(label + ": size mismatch, expected " + f.size() + " bytes, got "
@@ -268,6 +273,16 @@ public final class DownloadStep implements Processor {
                 }
             }
         }
+    }
+
+    /** The depositor's digest of {@code f}, if any, and storing's. */
+    private List<DigestAlgorithm> algorithms(ObjectFile f) {
+        if (!f.hasDigest()) {
+            return stored;
+        }
+        List<DigestAlgorithm> all = new ArrayList<>(stored);
+        all.add(f.digestType());
+        return all;
     }
 
     private static String summary(List<String> failures, int total) {

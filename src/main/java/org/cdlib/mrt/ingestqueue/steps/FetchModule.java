@@ -2,6 +2,7 @@ package org.cdlib.mrt.ingestqueue.steps;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.LifecycleStrategySupport;
@@ -9,6 +10,7 @@ import org.cdlib.mrt.ingestqueue.fetch.AddressPolicy;
 import org.cdlib.mrt.ingestqueue.fetch.Container;
 import org.cdlib.mrt.ingestqueue.fetch.FetchSettings;
 import org.cdlib.mrt.ingestqueue.fetch.Fetcher;
+import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 import org.cdlib.mrt.ingestqueue.module.QueueContext;
 import org.cdlib.mrt.ingestqueue.module.QueueModule;
 import org.slf4j.Logger;
@@ -68,6 +70,15 @@ public final class FetchModule implements QueueModule {
         }
     }
 
+    /**
+     * The digests storing needs of each file, computed while it downloads: the storage manifest's SHA-256 and, for
+     * local storage, its OCFL inventory's SHA-512 ({@code OcflStorage.contentDigest()}).
+     */
+    static List<DigestAlgorithm> storedDigests(QueueContext ctx) {
+        return "local".equals(ctx.property("ingest.storage", "local"))
+                ? List.of(DigestAlgorithm.SHA256, DigestAlgorithm.SHA512) : List.of(DigestAlgorithm.SHA256);
+    }
+
     @Override
     public Map<String, Class<?>> beans() {
         return Map.of("estimateStep", EstimateStep.class, "provisionStep", ProvisionStep.class,
@@ -96,7 +107,7 @@ public final class FetchModule implements QueueModule {
         int copies = copies(ctx);
         ctx.bind("provisionStep", new ProvisionStep(ctx.store(), disk,
                 ctx.intProperty("ingest.provisioning.max-used-percent", 80), copies, ctx.store().stepWrites()));
-        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome(), disk, copies,
+        ctx.bind("downloadStep", new DownloadStep(fetcher, ctx.ingestHome(), disk, copies, storedDigests(ctx),
                 ctx.store().stepWrites()));
         ctx.bind("completeStep", new CompleteStep(ctx.ingestHome()));
     }

@@ -6,10 +6,13 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.cdlib.mrt.ingestqueue.camel.JobExchange;
+import org.cdlib.mrt.ingestqueue.fetch.DownloadRecord;
+import org.cdlib.mrt.ingestqueue.fetch.FetchException;
 import org.cdlib.mrt.ingestqueue.fetch.WorkingDirectory;
 import org.cdlib.mrt.ingestqueue.objects.Deletions;
 import org.cdlib.mrt.ingestqueue.objects.StorageManifest;
@@ -42,6 +45,7 @@ public final class StoreStep {
     private static final Logger LOG = LoggerFactory.getLogger(StoreStep.class);
     /** The exchange property that names an operator's own call ({@link #effectDue}, {@link #effectDone}). */
     public static final String EFFECT = "effect";
+    private static final String PRODUCER = "producer/";
     private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9_-]{0,39}");
     private static final Set<String> OWN_EFFECTS = Set.of(JobEffects.MINT, JobEffects.EZID_UPDATE,
             JobEffects.STORAGE, JobEffects.INVENTORY, JobEffects.CALLBACK, JobEffects.LOST_MINT);
@@ -123,10 +127,26 @@ public final class StoreStep {
         // the URLs name this lease: storage fetches them only while it holds the job (FileUrlSigner)
         StorageManifest manifest = StorageManifest.build(o.wd.root(),
                 (file, name) -> addresses.fileUrl(job.batchId(), job.id(), file, name), o.lock.lease().sessionId,
-                addresses.contentDigest());
+                addresses.contentDigest(), downloaded(o.wd));
         Files.writeString(o.wd.system().resolve(StorageManifest.NAME), manifest.text());
         o.contentDigests = manifest.alsoDigests(); // local storage's own digest, from the same read: not read again
         exchange.setProperty(ServiceCall.MANIFEST, manifest.text());
+    }
+
+    /**
+     * The digests the download computed for each file of {@code producer/}, while the file is as it recorded it;
+     * none when its record cannot be read (each file is read then).
+     */
+    static StorageManifest.KnownDigests downloaded(WorkingDirectory wd) {
+        DownloadRecord record;
+        try {
+            record = DownloadRecord.of(wd);
+        } catch (FetchException e) {
+            LOG.warn("{}: the files' digests are read again: {}", wd.root(), e.getMessage());
+            return StorageManifest.KnownDigests.NONE;
+        }
+        return (name, file) -> name.startsWith(PRODUCER) ? record.digests(name.substring(PRODUCER.length()), file)
+                : Map.of();
     }
 
     /**

@@ -74,6 +74,25 @@ class ResumeTest {
         }
     }
 
+    /** The digests storing takes from the download (SHA-256, SHA-512) are the whole file's after a resume too. */
+    @Test
+    void aResumedTransferYieldsTheDigestsOfAFullDownload() throws Exception {
+        List<DigestAlgorithm> stored = List.of(DigestAlgorithm.SHA256, DigestAlgorithm.SHA512, DigestAlgorithm.MD5);
+        try (RangeServer server = new RangeServer(SIZE, 1)) {
+            cutOnce(server);
+            Fetcher.Fetched resumed = new Fetcher(ONCE, dir).download(URI.create(server.url()), part(), resume(),
+                    stored, OptionalLong.of(SIZE));
+            assertEquals(List.of("", "bytes=" + CUT + "-"), server.ranges);
+            Files.delete(part());
+            Fetcher.Fetched full = new Fetcher(ONCE, dir).download(URI.create(server.url()), part(), resume(),
+                    stored, OptionalLong.of(SIZE));
+            assertEquals(full.digests(), resumed.digests());
+            for (DigestAlgorithm a : stored) {
+                assertEquals(server.digest(a), resumed.digests().get(a), a.checkmName());
+            }
+        }
+    }
+
     @Test
     void aRetryInTheSameDownloadResumesToo() throws Exception {
         try (RangeServer server = new RangeServer(SIZE, 2).withEtag(null)

@@ -130,7 +130,7 @@ class DownloadStepTest extends WebStepTest {
                 return 10_000;
             }
         };
-        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2);
+        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, List.of());
         HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
         Exchange ex = exchange(lock);
         step.process(ex); // 600 usable - 600 needed < 500 kept free (5%)
@@ -169,7 +169,7 @@ class DownloadStepTest extends WebStepTest {
                 return 100 * gb;
             }
         };
-        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, store.stepWrites());
+        DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, List.of(), store.stepWrites());
         HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
         String jid = lock.jid();
         String waiting = "waits for room on the working disk: needs 600 bytes, 5.00 GB usable, 5.00 GB kept free "
