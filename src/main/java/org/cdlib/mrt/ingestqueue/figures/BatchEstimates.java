@@ -66,7 +66,8 @@ final class BatchEstimates {
             JobState s = RunOrder.PIPELINE.get(i);
             List<Long> times = shared.times().get(s);
             stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
-                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0));
+                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0)
+                    .leaving(shared.leaveRates().getOrDefault(s, 0.0)));
             samples += times == null ? 0 : times.size();
         }
         // what passes each state before the last job: what is ahead of it in run order, there and in the states

@@ -1,0 +1,114 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayDeque;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+
+/**
+ * How fast jobs leave each working state while jobs wait in it: the ceiling on a state's drain
+ * that step times and workers alone miss (three services and ZooKeeper on two busy cores do not
+ * deliver what their workers would: the commits bound the rate). Each host, every flush of its
+ * {@link StepTimes}, gives the state folders' {@code Stat}s ({@link FolderChanges}, one read
+ * transaction) and the workers every live host has per state. An interval between two reads in
+ * which a state held more jobs than its workers at both ends is saturated (jobs waited); the jobs
+ * that left it then (references deleted) count. Kept a state: its last {@link #KEPT} saturated
+ * intervals of the last {@link #RECENT_MS}, all measured with the workers it has now (hosts came or
+ * went: a new measure). Not counted: an interval in which no job left any working state (the
+ * queue held, or stalled), and one longer than {@link #GAP_MS} (reads missed). No clock, no
+ * ZooKeeper: what it is given, it answers.
+ */
+final class LeaveRates {
+    /** Saturated intervals kept a state (about two minutes of one-second flushes). */
+    static final int KEPT = 120;
+    static final long RECENT_MS = 10 * 60_000L;
+    static final long GAP_MS = 10_000;
+    /** A rate is given once this much saturated time and these many jobs left were measured: fewer tell nothing. */
+    static final long LEAST_MS = 3_000;
+    static final long LEAST_LEFT = 10;
+
+    private record Interval(long end, long left, long ms) {
+    }
+
+    private final Map<JobState, ArrayDeque<Interval>> kept = new EnumMap<>(JobState.class);
+    private final Map<JobState, Integer> measuredWith = new EnumMap<>(JobState.class);
+    private Map<JobState, FolderChanges> last;
+    private long lastAt;
+
+    /** The folders as read at {@code now}, and every live host's workers per state. */
+    synchronized void read(long now, Map<JobState, FolderChanges> folders, Map<JobState, Integer> workers) {
+        if (last != null && now > lastAt && now - lastAt <= GAP_MS) {
+            Map<JobState, Long> left = new EnumMap<>(JobState.class);
+            for (JobState s : RunOrder.PIPELINE) {
+                FolderChanges before = last.get(s);
+                FolderChanges after = folders.get(s);
+                if (before != null && after != null) {
+                    left.put(s, after.createdSince(before) - (after.children() - before.children()));
+                }
+            }
+            if (left.values().stream().anyMatch(n -> n > 0)) {
+                left.forEach((s, n) -> saturated(s, n, now, folders, workers));
+            }
+        }
+        last = folders;
+        lastAt = now;
+    }
+
+    private void saturated(JobState s, long left, long now, Map<JobState, FolderChanges> folders,
+            Map<JobState, Integer> workers) {
+        int w = workers.getOrDefault(s, 0);
+        if (w <= 0) {
+            return;
+        }
+        if (!Integer.valueOf(w).equals(measuredWith.put(s, w))) {
+            kept.remove(s);
+        }
+        if (last.get(s).children() > w && folders.get(s).children() > w) {
+            ArrayDeque<Interval> ring = kept.computeIfAbsent(s, k -> new ArrayDeque<>());
+            ring.addLast(new Interval(now, Math.max(0, left), now - lastAt));
+            if (ring.size() > KEPT) {
+                ring.pollFirst();
+            }
+        }
+    }
+
+    /** Per state with enough measured: the jobs that left it and the saturated ms, as a host's node carries them. */
+    synchronized Map<String, List<Long>> figures(long now) {
+        Map<String, List<Long>> out = new LinkedHashMap<>();
+        kept.forEach((s, ring) -> {
+            ring.removeIf(i -> i.end() < now - RECENT_MS);
+            long left = ring.stream().mapToLong(Interval::left).sum();
+            long ms = ring.stream().mapToLong(Interval::ms).sum();
+            if (ms >= LEAST_MS && left >= LEAST_LEFT) {
+                out.put(s.wire(), List.of(left, ms));
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Jobs a second that left each state while saturated, from the hosts' nodes' {@code leave}
+     * figures (every host reads the same folders: their counts add up to one longer measure).
+     */
+    static Map<JobState, Double> shared(List<JsonNode> nodes) {
+        Map<JobState, long[]> sums = new EnumMap<>(JobState.class);
+        for (JsonNode n : nodes) {
+            n.path("leave").fields().forEachRemaining(f -> {
+                JobState s = StepTimes.stateOf(f.getKey());
+                JsonNode v = f.getValue();
+                if (s != null && v.isArray() && v.size() == 2 && v.get(0).asLong() >= 0 && v.get(1).asLong() > 0) {
+                    long[] sum = sums.computeIfAbsent(s, k -> new long[2]);
+                    sum[0] += v.get(0).asLong();
+                    sum[1] += v.get(1).asLong();
+                }
+            });
+        }
+        Map<JobState, Double> out = new EnumMap<>(JobState.class);
+        sums.forEach((s, sum) -> out.put(s, sum[0] * 1000.0 / sum[1]));
+        return out;
+    }
+}

@@ -1,0 +1,76 @@
+package org.cdlib.mrt.ingestqueue.figures;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.cdlib.mrt.ingestqueue.queue.model.FolderChanges;
+import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.junit.jupiter.api.Test;
+
+/** The leave rates from the folders' counts, by hand: no clock, no ZooKeeper. */
+class LeaveRatesTest {
+    private static final Map<JobState, Integer> FOUR = Map.of(JobState.DOWNLOADING, 4, JobState.PROCESSING, 4);
+
+    /** The folders' Stats after {@code created} and {@code deleted} references each, as ZooKeeper counts them. */
+    private static Map<JobState, FolderChanges> folders(int created, int deleted, int processingCreated,
+            int processingDeleted) {
+        Map<JobState, FolderChanges> m = new EnumMap<>(JobState.class);
+        m.put(JobState.DOWNLOADING, new FolderChanges(created + deleted, created - deleted));
+        m.put(JobState.PROCESSING, new FolderChanges(processingCreated + processingDeleted,
+                processingCreated - processingDeleted));
+        return m;
+    }
+
+    @Test
+    void onlyIntervalsWithJobsWaitingCountAndTheirLeavesAddUp() {
+        LeaveRates rates = new LeaveRates();
+        rates.read(0, folders(100, 0, 0, 0), FOUR);
+        // each second 6 leave downloading for processing, which holds at most 4 (its workers): never saturated
+        for (int t = 1; t <= 5; t++) {
+            rates.read(t * 1000L, folders(100, 6 * t, 6 * t, 6 * t - 2), FOUR);
+        }
+        assertEquals(Map.of("downloading", List.of(30L, 5000L)), rates.figures(5000));
+        // 97 were made and left without a job waiting: downloading emptied (4 left), nothing is counted
+        rates.read(6000, folders(100, 100, 100, 98), FOUR);
+        rates.read(7000, folders(200, 100, 100, 100), FOUR);
+        rates.read(8000, folders(200, 103, 103, 100), FOUR);
+        assertEquals(List.of(33L, 6000L), rates.figures(8000).get("downloading"), "only the last second counts");
+    }
+
+    @Test
+    void aHeldQueueAGapOrOtherWorkersStartOver() {
+        LeaveRates rates = new LeaveRates();
+        rates.read(0, folders(100, 0, 0, 0), FOUR);
+        rates.read(1000, folders(100, 0, 0, 0), FOUR); // nothing left any state: held, not counted
+        rates.read(2000, folders(100, 10, 10, 10), FOUR);
+        rates.read(3000, folders(100, 20, 20, 20), FOUR);
+        rates.read(4000, folders(100, 30, 30, 30), FOUR);
+        assertEquals(List.of(30L, 3000L), rates.figures(4000).get("downloading"));
+        rates.read(4000 + LeaveRates.GAP_MS + 1, folders(100, 50, 50, 50), FOUR);
+        assertEquals(List.of(30L, 3000L), rates.figures(15_000).get("downloading"), "a missed read counts nothing");
+        // two more hosts: what 4 workers let go says nothing of 12
+        rates.read(16_000, folders(100, 60, 60, 60), Map.of(JobState.DOWNLOADING, 12));
+        assertEquals(Map.of(), rates.figures(16_000));
+        // and what is older than RECENT_MS is gone
+        LeaveRates old = new LeaveRates();
+        old.read(0, folders(100, 0, 0, 0), FOUR);
+        old.read(3000, folders(100, 30, 30, 30), FOUR);
+        assertEquals(1, old.figures(3000).size());
+        assertEquals(Map.of(), old.figures(3000 + LeaveRates.RECENT_MS + 1));
+    }
+
+    @Test
+    void everyHostsMeasureAddsUpAndDamagedFiguresAddNothing() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> nodes = List.of(
+                json.readTree("{\"leave\":{\"downloading\":[30,3000],\"processing\":[1,0]}}"),
+                json.readTree("{\"leave\":{\"downloading\":[90,3000],\"held\":[5,1000],\"nonsense\":[1,1]}}"),
+                json.readTree("{\"leave\":{\"storing\":\"x\",\"notify\":[-1,1000]}}"),
+                json.readTree("{}"));
+        assertEquals(Map.of(JobState.DOWNLOADING, 20.0), LeaveRates.shared(nodes));
+    }
+}
