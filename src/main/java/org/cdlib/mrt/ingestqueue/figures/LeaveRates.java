@@ -3,6 +3,7 @@ package org.cdlib.mrt.ingestqueue.figures;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +16,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * deliver what their workers would: the commits bound the rate). Each host, every flush of its
  * {@link StepTimes}, gives the state folders' {@code Stat}s ({@link FolderChanges}, one read
  * transaction) and the workers every live host has per state. An interval between two reads in
- * which a state held more jobs than its workers at both ends is saturated (jobs waited); the jobs
- * that left it then (references deleted) count. Kept a state: its last {@link #KEPT} saturated
+ * which a state held more jobs than its workers at both ends and at the read before is saturated
+ * (jobs waited, and its workers had been busy a while); the jobs that left it then (references
+ * deleted) count. Kept a state: its last {@link #KEPT} saturated
  * intervals of the last {@link #RECENT_MS}, all measured with the workers it has now (hosts came or
  * went: a new measure). Not counted: an interval in which no job left any working state (the
  * queue held, or stalled), and one longer than {@link #GAP_MS} (reads missed). No clock, no
@@ -30,13 +32,17 @@ final class LeaveRates {
     /** A rate is given once this much saturated time and these many jobs left were measured: fewer tell nothing. */
     static final long LEAST_MS = 3_000;
     static final long LEAST_LEFT = 10;
+    /** The rounds of a state's workers its newest intervals measure (fewer when fewer were kept). */
+    static final int ROUNDS = 5;
 
     private record Interval(long end, long left, long ms) {
     }
 
     private final Map<JobState, ArrayDeque<Interval>> kept = new EnumMap<>(JobState.class);
     private final Map<JobState, Integer> measuredWith = new EnumMap<>(JobState.class);
+    /** The last read, and the one before it when it was within {@link #GAP_MS}. */
     private Map<JobState, FolderChanges> last;
+    private Map<JobState, FolderChanges> beforeLast;
     private long lastAt;
 
     /** The folders as read at {@code now}, and every live host's workers per state. */
@@ -54,6 +60,7 @@ final class LeaveRates {
                 left.forEach((s, n) -> saturated(s, n, now, folders, workers));
             }
         }
+        beforeLast = last != null && now > lastAt && now - lastAt <= GAP_MS ? last : null;
         last = folders;
         lastAt = now;
     }
@@ -67,7 +74,9 @@ final class LeaveRates {
         if (!Integer.valueOf(w).equals(measuredWith.put(s, w))) {
             kept.remove(s);
         }
-        if (last.get(s).children() > w && folders.get(s).children() > w) {
+        // jobs waited at the read before too: its workers had been busy a while (a state just filling lets few go)
+        FolderChanges before = beforeLast == null ? null : beforeLast.get(s);
+        if (before != null && before.children() > w && last.get(s).children() > w && folders.get(s).children() > w) {
             ArrayDeque<Interval> ring = kept.computeIfAbsent(s, k -> new ArrayDeque<>());
             ring.addLast(new Interval(now, Math.max(0, left), now - lastAt));
             if (ring.size() > KEPT) {
@@ -76,13 +85,24 @@ final class LeaveRates {
         }
     }
 
-    /** Per state with enough measured: the jobs that left it and the saturated ms, as a host's node carries them. */
+    /**
+     * Per state with enough measured: the jobs that left it and the saturated ms of its newest
+     * intervals, as few as hold {@link #ROUNDS} rounds of its workers (newest first: a queue that
+     * speeds up, as hosts warm up or the load drops, shows within seconds), as a host's node carries them.
+     */
     synchronized Map<String, List<Long>> figures(long now) {
         Map<String, List<Long>> out = new LinkedHashMap<>();
         kept.forEach((s, ring) -> {
             ring.removeIf(i -> i.end() < now - RECENT_MS);
-            long left = ring.stream().mapToLong(Interval::left).sum();
-            long ms = ring.stream().mapToLong(Interval::ms).sum();
+            long enough = Math.max(LEAST_LEFT, (long) ROUNDS * measuredWith.getOrDefault(s, 0));
+            long left = 0;
+            long ms = 0;
+            for (Iterator<Interval> newest = ring.descendingIterator(); newest.hasNext()
+                    && (left < enough || ms < LEAST_MS); ) {
+                Interval i = newest.next();
+                left += i.left();
+                ms += i.ms();
+            }
             if (ms >= LEAST_MS && left >= LEAST_LEFT) {
                 out.put(s.wire(), List.of(left, ms));
             }

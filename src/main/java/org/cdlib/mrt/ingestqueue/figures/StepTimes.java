@@ -51,7 +51,8 @@ public final class StepTimes implements StepObserver {
     private Map<String, Object> written;
     private final LeaveRates leaves = new LeaveRates();
     private Map<JobState, Integer> liveWorkers = Map.of();
-    private long liveWorkersAt = Long.MIN_VALUE;
+    /** When the live hosts' workers were read; -1: never. */
+    private long liveWorkersAt = -1;
 
     public StepTimes(QueueStore store, Clock clock) {
         this.store = store;
@@ -158,14 +159,15 @@ public final class StepTimes implements StepObserver {
      */
     private void readFolders() {
         long now = clock.millis();
-        if (now - liveWorkersAt >= WORKERS_READ_MS || now < liveWorkersAt) {
+        if (liveWorkersAt < 0 || now - liveWorkersAt >= WORKERS_READ_MS || now < liveWorkersAt) {
             liveWorkers = shared(store, clock).workers();
             liveWorkersAt = now;
         }
         leaves.read(now, store.jobs().stateChanges(), liveWorkers);
     }
 
-    private static Instant at(JsonNode n) {
+    /** When a host wrote its node; the epoch when it cannot be read (older than any). */
+    static Instant at(JsonNode n) {
         try {
             return Instant.parse(n.path("at").asText());
         } catch (RuntimeException e) {

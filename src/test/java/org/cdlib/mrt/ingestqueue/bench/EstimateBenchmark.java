@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * then 60), a slow payload server (3× slower, 60), two priority classes (200, then 60 submitted 3 s
  * later), a held collection (80 submitted under a hold, released after 5 s), and 3 hosts (two more
  * services on the same ZooKeeper: a warm-up batch of 200 not counted, as the first host had, then
- * 200). A batch's progress is asked every 500 ms ({@link BatchProgress}, as the pages ask); at the first answer past each tenth of the batch done (10% …
- * 90%) the estimate is kept, and after the batch ends it is compared with the batch's actual end
+ * 200). A batch's progress is asked every 500 ms ({@link BatchProgress}, as the pages ask); at
+ * the first answer past each tenth of the batch done (10% … 90%) the estimate is kept (its basis
+ * printed at 10%), and after the batch ends it is compared with the batch's actual end
  * (its last job's completion): the error on the remaining time ({@code estimated / actual - 1}),
  * the error on the whole time since submission, and whether the range held the end. Asserts nothing.
  *

@@ -33,12 +33,16 @@ class LeaveRatesTest {
         for (int t = 1; t <= 5; t++) {
             rates.read(t * 1000L, folders(100, 6 * t, 6 * t, 6 * t - 2), FOUR);
         }
-        assertEquals(Map.of("downloading", List.of(30L, 5000L)), rates.figures(5000));
-        // 97 were made and left without a job waiting: downloading emptied (4 left), nothing is counted
+        // the first second is not counted: the workers may only just have started
+        assertEquals(Map.of("downloading", List.of(24L, 4000L)), rates.figures(5000));
+        // downloading emptied, then filled again: counted from its second second full
         rates.read(6000, folders(100, 100, 100, 98), FOUR);
         rates.read(7000, folders(200, 100, 100, 100), FOUR);
         rates.read(8000, folders(200, 103, 103, 100), FOUR);
-        assertEquals(List.of(33L, 6000L), rates.figures(8000).get("downloading"), "only the last second counts");
+        assertEquals(List.of(24L, 4000L), rates.figures(8000).get("downloading"));
+        rates.read(9000, folders(200, 106, 106, 100), FOUR);
+        assertEquals(List.of(21L, 4000L), rates.figures(9000).get("downloading"),
+                "the newest seconds that hold 5 rounds of its 4 workers, and 3 s at least");
     }
 
     @Test
@@ -58,9 +62,11 @@ class LeaveRatesTest {
         // and what is older than RECENT_MS is gone
         LeaveRates old = new LeaveRates();
         old.read(0, folders(100, 0, 0, 0), FOUR);
-        old.read(3000, folders(100, 30, 30, 30), FOUR);
-        assertEquals(1, old.figures(3000).size());
-        assertEquals(Map.of(), old.figures(3000 + LeaveRates.RECENT_MS + 1));
+        old.read(1000, folders(100, 10, 10, 10), FOUR);
+        old.read(2000, folders(100, 20, 20, 20), FOUR);
+        old.read(5000, folders(100, 50, 50, 50), FOUR);
+        assertEquals(List.of(30L, 3000L), old.figures(5000).get("downloading"));
+        assertEquals(Map.of(), old.figures(5000 + LeaveRates.RECENT_MS + 1));
     }
 
     @Test

@@ -117,4 +117,48 @@ class SharedActivityTest {
         store.hosts().drain("h2", "op");
         assertEquals(Map.of(), StepTimes.shared(store, clock).workers(), "a drained host takes no work");
     }
+
+    /**
+     * How fast jobs left a state while more waited in it than its workers, measured by each host from the folders'
+     * counts as it flushes, and read by any host.
+     */
+    @Test
+    void aStatesLeaveRateWhileJobsWaitedIsMeasuredFromItsFolder() throws Exception {
+        QueueStore store = ZK.store(dir);
+        MovingClock clock = new MovingClock("2026-11-24T10:00:30Z");
+        store.activity().writeSteps("h3", Map.of("at", "2026-11-24T10:00:20Z", "steps", Map.of("downloading",
+                List.of(700, 900)), "workers", Map.of("downloading", 2)));
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h3", ("{\"id\":\"h3\","
+                + "\"host\":\"x\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\","
+                + "\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[],\"leads\":[]}").getBytes());
+        String downloading = QueuePaths.jobState(JobState.DOWNLOADING);
+        for (int i = 0; i < 30; i++) {
+            ZK.client().create().creatingParentsIfNeeded().forPath(downloading + "/05-jid" + (100 + i));
+        }
+        StepTimes mine = new StepTimes(store, clock);
+        try {
+            measureLeaves(store, clock, mine, downloading);
+        } finally {
+            // the other tests' hosts are their own
+            store.activity().dropSteps(store.hosts().id());
+            store.activity().dropSteps("h3");
+            ZK.client().delete().forPath(QueuePaths.HOSTS + "/h3");
+        }
+    }
+
+    private static void measureLeaves(QueueStore store, MovingClock clock, StepTimes mine, String downloading)
+            throws Exception {
+        mine.flush();
+        assertEquals(Map.of(), StepTimes.shared(store, clock).leaveRates(), "nothing measured yet");
+        // 4 a second leave it for 4 seconds, 30 to 14 waiting for 2 workers; the first second is not counted
+        for (int t = 0; t < 4; t++) {
+            for (int i = 0; i < 4; i++) {
+                ZK.client().delete().forPath(downloading + "/05-jid" + (100 + t * 4 + i));
+            }
+            clock.now = clock.now.plusSeconds(1);
+            mine.stepEnded("job/downloading", Duration.ofMillis(500), false);
+            mine.flush();
+        }
+        assertEquals(Map.of(JobState.DOWNLOADING, 4.0), StepTimes.shared(store, clock).leaveRates());
+    }
 }
