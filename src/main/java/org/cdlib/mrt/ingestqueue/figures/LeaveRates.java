@@ -33,7 +33,7 @@ final class LeaveRates {
     static final long LEAST_MS = 3_000;
     static final long LEAST_LEFT = 10;
     /** The rounds of a state's workers its newest intervals measure (fewer when fewer were kept). */
-    static final int ROUNDS = 5;
+    static final int ROUNDS = 10;
 
     private record Interval(long end, long left, long ms) {
     }

@@ -41,8 +41,11 @@ class LeaveRatesTest {
         rates.read(8000, folders(200, 103, 103, 100), FOUR);
         assertEquals(List.of(24L, 4000L), rates.figures(8000).get("downloading"));
         rates.read(9000, folders(200, 106, 106, 100), FOUR);
-        assertEquals(List.of(21L, 4000L), rates.figures(9000).get("downloading"),
-                "the newest seconds that hold 5 rounds of its 4 workers, and 3 s at least");
+        assertEquals(List.of(27L, 5000L), rates.figures(9000).get("downloading"),
+                "all it kept: fewer than 10 rounds of its 4 workers");
+        rates.read(10_000, folders(200, 126, 126, 100), FOUR);
+        assertEquals(List.of(41L, 5000L), rates.figures(10_000).get("downloading"),
+                "the newest seconds that hold 10 rounds of its 4 workers, and 3 s at least");
     }
 
     @Test
@@ -65,7 +68,7 @@ class LeaveRatesTest {
         old.read(1000, folders(100, 10, 10, 10), FOUR);
         old.read(2000, folders(100, 20, 20, 20), FOUR);
         old.read(5000, folders(100, 50, 50, 50), FOUR);
-        assertEquals(List.of(30L, 3000L), old.figures(5000).get("downloading"));
+        assertEquals(List.of(40L, 4000L), old.figures(5000).get("downloading"));
         assertEquals(Map.of(), old.figures(5000 + LeaveRates.RECENT_MS + 1));
     }
 
