@@ -75,9 +75,11 @@ final class BatchEstimates {
         for (int i = t.from(); i < RunOrder.PIPELINE.size(); i++) {
             JobState s = RunOrder.PIPELINE.get(i);
             List<Long> times = shared.times().get(s);
-            stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
-                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0)
-                    .leaving(shared.leaveRates().getOrDefault(s, 0.0)));
+            EstimateModel.Stage stage = EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
+                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0);
+            // what its workers let go while jobs waited, as a share of what they would have: its ceiling now
+            double share = shared.leaveShares().getOrDefault(s, 1.0);
+            stages.add(share < 1 && stage.mean() > 0 ? stage.leaving(share * stage.workers() / stage.mean()) : stage);
             samples += times == null ? 0 : times.size();
         }
         // what passes each state before the last job: what is ahead of it in run order, there and in the states

@@ -51,6 +51,8 @@ public final class StepTimes implements StepObserver {
     private Map<String, Object> written;
     private final LeaveRates leaves = new LeaveRates();
     private Map<JobState, Integer> liveWorkers = Map.of();
+    /** Jobs a second the live workers would let go each state, by every host's step times. */
+    private Map<JobState, Double> workersLetGo = Map.of();
     /** When the live hosts' workers were read; -1: never. */
     private long liveWorkersAt = -1;
 
@@ -160,10 +162,19 @@ public final class StepTimes implements StepObserver {
     private void readFolders() {
         long now = clock.millis();
         if (liveWorkersAt < 0 || now - liveWorkersAt >= WORKERS_READ_MS || now < liveWorkersAt) {
-            liveWorkers = shared(store, clock).workers();
+            Shared all = shared(store, clock);
+            liveWorkers = all.workers();
+            workersLetGo = new EnumMap<>(JobState.class);
+            all.workers().forEach((s, w) -> {
+                EstimateModel.Stage stage = EstimateModel.Stage.of(s, w, all.times().get(s))
+                        .plus(all.overhead().getOrDefault(s, 0L) / 1000.0);
+                if (stage.mean() > 0) {
+                    workersLetGo.put(s, w / stage.mean());
+                }
+            });
             liveWorkersAt = now;
         }
-        leaves.read(now, store.jobs().stateChanges(), liveWorkers);
+        leaves.read(now, store.jobs().stateChanges(), liveWorkers, workersLetGo);
     }
 
     /** When a host wrote its node; the epoch when it cannot be read (older than any). */
@@ -177,7 +188,7 @@ public final class StepTimes implements StepObserver {
 
     /** What every host measured: step times per state (ms, newest first) and the live hosts' workers. */
     public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts,
-                         Map<JobState, Long> overhead, Map<JobState, Double> leaveRates) {
+                         Map<JobState, Long> overhead, Map<JobState, Double> leaveShares) {
         public Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
             this(times, workers, hosts, Map.of(), Map.of());
         }
