@@ -18,8 +18,9 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * folders' {@code Stat}s ({@link FolderChanges}, one read transaction), the workers every live host
  * has per state and what they would let go a second. An interval between two reads in which a
  * state held more jobs than its workers at both ends and at the read before is saturated (jobs
- * waited, and its workers had been busy a while); the jobs that left it then (references deleted)
- * count, against those its workers would have let go. As a share, not a rate: a payload server that
+ * waited, and its workers had been busy a while) unless jobs waited in the state after it too (it
+ * was held back); the jobs that left it then (references deleted) count, against those its workers
+ * would have let go. As a share, not a rate: a payload server that
  * slowed down and sped up again changes the step times, which the share follows at once. Kept a
  * state: its last {@link #KEPT} saturated intervals of the last {@link #RECENT_MS}, all measured with
  * the workers it has now (hosts came or went: a new measure). Not counted: an interval in which no
@@ -83,13 +84,28 @@ final class LeaveRates {
         }
         // jobs waited at the read before too: its workers had been busy a while (a state just filling lets few go)
         FolderChanges before = beforeLast == null ? null : beforeLast.get(s);
-        if (before != null && before.children() > w && last.get(s).children() > w && folders.get(s).children() > w) {
+        if (before != null && before.children() > w && last.get(s).children() > w && folders.get(s).children() > w
+                && !heldBack(s, folders, workers)) {
             ArrayDeque<Interval> ring = kept.computeIfAbsent(s, k -> new ArrayDeque<>());
             ring.addLast(new Interval(now, Math.max(0, left), now - lastAt, perSecond * (now - lastAt) / 1000.0));
             if (ring.size() > KEPT) {
                 ring.pollFirst();
             }
         }
+    }
+
+    /**
+     * Whether jobs also wait in the state after {@code s}: then it lets go what that one takes, and
+     * its own share says nothing of itself (kept, it would hold it down once the next one is fast again).
+     */
+    private static boolean heldBack(JobState s, Map<JobState, FolderChanges> folders, Map<JobState, Integer> workers) {
+        int i = RunOrder.PIPELINE.indexOf(s);
+        if (i < 0 || i + 1 >= RunOrder.PIPELINE.size()) {
+            return false;
+        }
+        JobState next = RunOrder.PIPELINE.get(i + 1);
+        FolderChanges f = folders.get(next);
+        return f != null && f.children() > workers.getOrDefault(next, 0);
     }
 
     /**

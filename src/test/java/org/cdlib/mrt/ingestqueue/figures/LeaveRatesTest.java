@@ -42,10 +42,10 @@ class LeaveRatesTest {
         rates.read(7000, folders(200, 100, 100, 100), FOUR, EIGHT);
         rates.read(8000, folders(200, 103, 103, 100), FOUR, EIGHT);
         assertEquals(List.of(24L, 4000L, 32L), rates.figures(8000).get("downloading"));
-        rates.read(9000, folders(200, 106, 106, 100), FOUR, EIGHT);
+        rates.read(9000, folders(200, 106, 106, 104), FOUR, EIGHT);
         assertEquals(List.of(27L, 5000L, 40L), rates.figures(9000).get("downloading"),
                 "all it kept: fewer than 10 rounds of its 4 workers");
-        rates.read(10_000, folders(200, 126, 126, 100), FOUR, EIGHT);
+        rates.read(10_000, folders(200, 126, 126, 124), FOUR, EIGHT);
         assertEquals(List.of(41L, 5000L, 40L), rates.figures(10_000).get("downloading"),
                 "the newest seconds that hold 10 rounds of its 4 workers, and 3 s at least");
     }
@@ -61,8 +61,12 @@ class LeaveRatesTest {
         assertEquals(List.of(30L, 3000L, 24L), rates.figures(4000).get("downloading"));
         rates.read(4000 + LeaveRates.GAP_MS + 1, folders(100, 50, 50, 50), FOUR, EIGHT);
         assertEquals(List.of(30L, 3000L, 24L), rates.figures(15_000).get("downloading"), "a missed read counts nothing");
+        // jobs wait in processing too: downloading lets go what processing takes, not counted
+        rates.read(15_000, folders(100, 60, 60, 40), FOUR, EIGHT);
+        rates.read(15_500, folders(100, 64, 64, 40), FOUR, EIGHT);
+        assertEquals(List.of(30L, 3000L, 24L), rates.figures(15_500).get("downloading"));
         // two more hosts: what 4 workers let go says nothing of 12
-        rates.read(16_000, folders(100, 60, 60, 60), Map.of(JobState.DOWNLOADING, 12), EIGHT);
+        rates.read(16_000, folders(100, 70, 70, 70), Map.of(JobState.DOWNLOADING, 12), EIGHT);
         assertEquals(Map.of(), rates.figures(16_000));
         // and what is older than RECENT_MS is gone
         LeaveRates old = new LeaveRates();
