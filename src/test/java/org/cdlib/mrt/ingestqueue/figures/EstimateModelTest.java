@@ -40,7 +40,7 @@ class EstimateModelTest {
         assertEquals(12, r.ceiling(), 1e-9);
         assertTrue(EstimateModel.basis(r, 10, null).contains("at most 12.0 a second left it"),
                 EstimateModel.basis(r, 10, null));
-        // a rate above what the workers take bounds nothing: the workers' rounds stand, and the basis says nothing of it
+        // a rate above what the workers take bounds nothing: the workers' rounds stand, the basis says nothing of it
         r = EstimateModel.estimate(List.of(busy.leaving(50), PROCESSING), new double[] {120, 120}, null);
         assertEquals(120 / 12.0 * 0.4 + 0.1, r.seconds(), 1e-9);
         assertEquals(0, r.ceiling());

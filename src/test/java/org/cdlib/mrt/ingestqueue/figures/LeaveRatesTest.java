@@ -60,7 +60,8 @@ class LeaveRatesTest {
         rates.read(4000, folders(100, 30, 30, 30), FOUR, EIGHT);
         assertEquals(List.of(30L, 3000L, 24L), rates.figures(4000).get("downloading"));
         rates.read(4000 + LeaveRates.GAP_MS + 1, folders(100, 50, 50, 50), FOUR, EIGHT);
-        assertEquals(List.of(30L, 3000L, 24L), rates.figures(15_000).get("downloading"), "a missed read counts nothing");
+        assertEquals(List.of(30L, 3000L, 24L), rates.figures(15_000).get("downloading"),
+                "a missed read counts nothing");
         // jobs wait in processing too: downloading lets go what processing takes, not counted
         rates.read(15_000, folders(100, 60, 60, 40), FOUR, EIGHT);
         rates.read(15_500, folders(100, 64, 64, 40), FOUR, EIGHT);
