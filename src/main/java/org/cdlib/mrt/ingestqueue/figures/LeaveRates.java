@@ -32,7 +32,7 @@ final class LeaveRates {
     static final int KEPT = 120;
     static final long RECENT_MS = 10 * 60_000L;
     static final long GAP_MS = 10_000;
-    /** A rate is given once this much saturated time and these many jobs left were measured: fewer tell nothing. */
+    /** A share is given once this much saturated time and these many jobs left were measured: fewer tell nothing. */
     static final long LEAST_MS = 3_000;
     static final long LEAST_LEFT = 10;
     /** The rounds of a state's workers its newest intervals measure (fewer when fewer were kept). */
@@ -55,7 +55,8 @@ final class LeaveRates {
      */
     synchronized void read(long now, Map<JobState, FolderChanges> folders, Map<JobState, Integer> workers,
             Map<JobState, Double> perSecond) {
-        if (last != null && now > lastAt && now - lastAt <= GAP_MS) {
+        boolean inTime = last != null && now > lastAt && now - lastAt <= GAP_MS;
+        if (inTime) {
             Map<JobState, Long> left = new EnumMap<>(JobState.class);
             for (JobState s : RunOrder.PIPELINE) {
                 FolderChanges before = last.get(s);
@@ -68,7 +69,7 @@ final class LeaveRates {
                 left.forEach((s, n) -> saturated(s, n, now, folders, workers, perSecond.getOrDefault(s, 0.0)));
             }
         }
-        beforeLast = last != null && now > lastAt && now - lastAt <= GAP_MS ? last : null;
+        beforeLast = inTime ? last : null;
         last = folders;
         lastAt = now;
     }
@@ -110,9 +111,9 @@ final class LeaveRates {
 
     /**
      * Per state with enough measured: the jobs that left it, the saturated ms and the jobs its
-     * workers would have let go then, of its newest
-     * intervals, as few as hold {@link #ROUNDS} rounds of its workers (newest first: a queue that
-     * speeds up, as hosts warm up or the load drops, shows within seconds), as a host's node carries them.
+     * workers would have let go then, of its newest intervals, as few as hold {@link #ROUNDS} rounds
+     * of its workers (newest first: a queue that speeds up, as hosts warm up or the load drops, shows
+     * within seconds), as a host's node carries them.
      */
     synchronized Map<String, List<Long>> figures(long now) {
         Map<String, List<Long>> out = new LinkedHashMap<>();
