@@ -12,7 +12,8 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * A batch's (or a job's) estimate as the progress answer gives it: the model ({@link
  * EstimateModel}) fed with every host's step times and workers ({@link StepTimes}, read at most
  * once every {@link #STEPS_FRESH_MS}), what is ahead in run order ({@link RunOrder}) and the
- * estimates' measured error ({@link EstimateErrors}); the answer's fields, or why there is none.
+ * estimates' measured error ({@link EstimateErrors}, every host's: {@link SharedErrors}); the answer's
+ * fields, or why there is none.
  */
 final class BatchEstimates {
     /** How long every host's step times, once read, serve the answers (a page asks every few seconds). */
@@ -20,12 +21,21 @@ final class BatchEstimates {
     private final Clock clock;
     private final Supplier<StepTimes.Shared> steps;
     private final EstimateErrors errors = new EstimateErrors();
+    private final SharedErrors sharedErrors;
     private StepTimes.Shared stepsRead;
     private long stepsReadAt;
 
-    BatchEstimates(Clock clock, Supplier<StepTimes.Shared> steps) {
+    BatchEstimates(Clock clock, Supplier<StepTimes.Shared> steps, SharedErrors sharedErrors) {
         this.clock = clock;
         this.steps = steps;
+        this.sharedErrors = sharedErrors;
+    }
+
+    /** A batch ended: its estimates are checked, and when one was, the hosts are told this host's errors. */
+    void ended(String bid, long end) {
+        if (errors.ended(bid, end)) {
+            sharedErrors.publish(errors);
+        }
     }
 
     EstimateErrors errors() {
@@ -65,8 +75,11 @@ final class BatchEstimates {
         for (int i = t.from(); i < RunOrder.PIPELINE.size(); i++) {
             JobState s = RunOrder.PIPELINE.get(i);
             List<Long> times = shared.times().get(s);
-            stages.add(EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
-                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0));
+            EstimateModel.Stage stage = EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
+                    .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0);
+            // what its workers let go while jobs waited, as a share of what they would have: its ceiling now
+            double share = shared.leaveShares().getOrDefault(s, 1.0);
+            stages.add(share < 1 && stage.mean() > 0 ? stage.leaving(share * stage.workers() / stage.mean()) : stage);
             samples += times == null ? 0 : times.size();
         }
         // what passes each state before the last job: what is ahead of it in run order, there and in the states
@@ -83,6 +96,7 @@ final class BatchEstimates {
             before += here;
             arrives += s.mean();
         }
+        sharedErrors.readIfDue(errors);
         EstimateErrors.Spread spread = errors.spread();
         EstimateModel.Result r = EstimateModel.estimate(stages, through, spread);
         if (r.note() != null) {

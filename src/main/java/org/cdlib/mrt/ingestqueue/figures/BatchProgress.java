@@ -54,7 +54,7 @@ public final class BatchProgress implements AutoCloseable {
         this.store = store;
         this.clock = clock;
         this.open = new OpenStates(store);
-        this.estimates = new BatchEstimates(clock, steps);
+        this.estimates = new BatchEstimates(clock, steps, new SharedErrors(store, clock));
         this.errors = estimates.errors();
     }
 
@@ -140,7 +140,7 @@ public final class BatchProgress implements AutoCloseable {
         long now = clock.millis();
         if (finished) {
             long end = endOf(b, now);
-            errors.ended(b.id(), end);
+            estimates.ended(b.id(), end);
             Double mean = meanPerMinute(b, end);
             if (mean != null) {
                 m.put("mean_per_minute", mean);

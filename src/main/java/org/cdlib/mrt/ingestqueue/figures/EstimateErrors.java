@@ -12,11 +12,14 @@ import java.util.Map;
  * tenth of its progress) and its completed count now and then. When a batch is seen finished, each
  * of its estimates is checked against its actual end: {@code actual remaining / estimated
  * remaining - 1} joins a ring of the last {@link #KEPT} errors, from which the model takes its
- * bias and range ({@link #spread}). Fixed-size rings and a bounded map: nothing grows.
+ * bias and range ({@link #spread}), with those other hosts checked ({@link #others}, through
+ * {@link SharedErrors}). Fixed-size rings and a bounded map: nothing grows.
  */
 public final class EstimateErrors {
     static final int BATCHES = 1000;
     static final int KEPT = 200;
+    /** This host's newest errors that the other hosts count ({@link #own}). */
+    static final int SHARED = 60;
     /** Errors checked before they are used: fewer tell nothing of the spread. */
     static final int ENOUGH = 20;
     /** An estimate made this close to the end (ms) is not checked: a second's jitter is no error of the model. */
@@ -37,6 +40,7 @@ public final class EstimateErrors {
     }
 
     private final ArrayDeque<Double> errors = new ArrayDeque<>();
+    private List<Double> others = List.of();
     private final Map<String, Seen> batches = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Seen> eldest) {
@@ -50,12 +54,13 @@ public final class EstimateErrors {
         batches.computeIfAbsent(bid, k -> new Seen()).made.putIfAbsent(tenth, new Made(now, end));
     }
 
-    /** The batch ended at {@code end}: its estimates are checked and forgotten. */
-    public synchronized void ended(String bid, long end) {
+    /** The batch ended at {@code end}: its estimates are checked and forgotten; true when one was checked. */
+    public synchronized boolean ended(String bid, long end) {
         Seen s = batches.get(bid);
         if (s == null) {
-            return;
+            return false;
         }
+        boolean checked = false;
         for (Made m : s.made.values()) {
             long actual = end - m.at();
             long estimated = m.end() - m.at();
@@ -64,17 +69,32 @@ public final class EstimateErrors {
                 if (errors.size() > KEPT) {
                     errors.pollFirst();
                 }
+                checked = true;
             }
         }
         s.made.clear();
+        return checked;
     }
 
-    /** The measured error, null until {@link #ENOUGH} estimates were checked. */
+    /** This host's newest {@link #SHARED} checked errors in percent, oldest first: what the other hosts count. */
+    public synchronized List<Long> own() {
+        List<Long> out = new ArrayList<>();
+        errors.stream().skip(Math.max(0, errors.size() - SHARED)).forEach(e -> out.add(Math.round(e * 100)));
+        return out;
+    }
+
+    /** The errors the other hosts checked, counted with this host's own from now on (in place of the last ones). */
+    public synchronized void others(List<Double> checkedElsewhere) {
+        others = List.copyOf(checkedElsewhere);
+    }
+
+    /** The measured error of this host's checks and the other hosts', null until {@link #ENOUGH} were checked. */
     public synchronized Spread spread() {
-        if (errors.size() < ENOUGH) {
+        if (errors.size() + others.size() < ENOUGH) {
             return null;
         }
         List<Double> e = new ArrayList<>(errors);
+        e.addAll(others);
         return new Spread(EstimateModel.quantile(e, 0.5), EstimateModel.quantile(e, 0.05),
                 EstimateModel.quantile(e, 0.95), e.size());
     }

@@ -12,8 +12,10 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * measured step time (mean μ, standard deviation σ). The {@code W} jobs that pass {@code s}
  * before the set's last job is through it (in priority order, the set's own included) drain in
  * {@code W / c × μ} (workers busy with jobs started one after another: the last one starts
- * {@code (W - c) / c × μ} from now and takes a step), and never in less than one step.
- * The last job then still passes the states after {@code s}, one step each. The estimate is the
+ * {@code (W - c) / c × μ} from now and takes a step), and never in less than one step, nor in
+ * less than {@code W / r} when the state was measured to let at most {@code r} jobs a second go
+ * while jobs waited in it ({@link LeaveRates}: hosts sharing too few cores do not deliver what their
+ * workers would). The last job then still passes the states after {@code s}, one step each. The estimate is the
  * largest of these sums over the states: the bottleneck's drain plus the pipeline after it. Its
  * range is the spread the step times give that sum (1.645 σ of it: about 90%), widened by the
  * estimates' own measured error ({@link EstimateErrors}), or by {@link #UNMEASURED_ERROR} before
@@ -33,11 +35,36 @@ public final class EstimateModel {
     private EstimateModel() {
     }
 
-    /** A state's measured step times (seconds) and workers. */
-    public record Stage(JobState state, int workers, double mean, double sd, int samples) {
+    /**
+     * A state's measured step times (seconds) and workers, and the jobs a second measured to leave it
+     * while jobs waited in it ({@code leaveRate}; 0: not measured).
+     */
+    public record Stage(JobState state, int workers, double mean, double sd, int samples, double leaveRate) {
+        public Stage(JobState state, int workers, double mean, double sd, int samples) {
+            this(state, workers, mean, sd, samples, 0);
+        }
+
         /** The same with {@code seconds} more a job: a worker's time beyond the step (its claim and commit). */
         Stage plus(double seconds) {
-            return samples == 0 ? this : new Stage(state, workers, mean + seconds, sd, samples);
+            return samples == 0 ? this : new Stage(state, workers, mean + seconds, sd, samples, leaveRate);
+        }
+
+        /** The same with its measured leave rate (jobs a second while saturated; 0: none measured). */
+        Stage leaving(double perSecond) {
+            return new Stage(state, workers, mean, sd, samples, Math.max(0, perSecond));
+        }
+
+        /**
+         * How long {@code through} jobs take to pass it: their rounds on its workers, each a step (at
+         * least one), or what its measured leave rate lets go, whichever is longer.
+         */
+        double drain(double through) {
+            double steps = rounds(through) * mean;
+            return leaveRate > 0 ? Math.max(steps, through / leaveRate) : steps;
+        }
+
+        double rounds(double through) {
+            return Math.max(1, through / workers);
         }
 
         /**
@@ -72,9 +99,9 @@ public final class EstimateModel {
      * and the jobs that pass it; or, with {@code note} set, why there is none.
      */
     public record Result(double seconds, double earliest, double latest, JobState bottleneck, int through,
-                         int workers, double step, String note) {
+                         int workers, double step, double ceiling, String note) {
         static Result none(String note) {
-            return new Result(0, 0, 0, null, 0, 0, 0, note);
+            return new Result(0, 0, 0, null, 0, 0, 0, 0, note);
         }
     }
 
@@ -103,8 +130,8 @@ public final class EstimateModel {
                 continue;
             }
             Stage s = stages.get(i);
-            double rounds = Math.max(1, through[i] / s.workers());
-            double finish = rounds * s.mean();
+            double rounds = s.rounds(through[i]);
+            double finish = s.drain(through[i]);
             // the jobs a worker takes in turn add their spread up: sd × √rounds
             double variance = rounds * s.sd() * s.sd();
             for (int j = i + 1; j < stages.size(); j++) {
@@ -135,8 +162,10 @@ public final class EstimateModel {
             pass += stages.get(j).mean();
         }
         earliest = Math.min(earliest, Math.max(0, mid - pass));
+        // the leave rate as the basis says it: only when it, not the workers, bound the bottleneck's drain
+        double ceiling = b.drain(through[at]) > b.rounds(through[at]) * b.mean() ? b.leaveRate() : 0;
         return new Result(mid, earliest, latest, b.state(), (int) Math.round(through[at]), b.workers(), b.mean(),
-                null);
+                ceiling, null);
     }
 
     /** The basis in one sentence, for the depositor's page. */
@@ -146,10 +175,12 @@ public final class EstimateModel {
                         + "% is assumed"
                 : "earlier estimates were off by " + percent(error.low()) + " to " + percent(error.high())
                         + " (" + error.count() + " checked)";
+        String ceiling = r.ceiling() <= 0 ? "" : String.format(Locale.ROOT, "; while jobs waited there, at most "
+                + "%.1f a second left it, fewer than its workers take", r.ceiling());
         return String.format(Locale.ROOT, "From %d measured steps: %s is the slowest state for this batch "
-                + "(%d workers, %.1f s a step, %d jobs to pass ahead of and in this batch); the range adds the "
+                + "(%d workers, %.1f s a step, %d jobs to pass ahead of and in this batch%s); the range adds the "
                 + "steps' spread, and %s.", samples, r.bottleneck().wire(), r.workers(), r.step(), r.through(),
-                errorPart);
+                ceiling, errorPart);
     }
 
     private static String percent(double x) {

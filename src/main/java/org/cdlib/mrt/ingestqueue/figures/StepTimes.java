@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * estimates read every host's ({@link #shared}): the steps of all hosts count, and a restarted
  * host's are still there. Only steps that succeeded are kept: a failed one ends early or late.
  * Beside them, a worker's time a job beyond its step (the claim, the move's commit), from the
- * workers' busy time: what a worker is taken for is the step and that.
+ * workers' busy time: what a worker is taken for is the step and that. And how fast jobs left
+ * each state while jobs waited in it ({@link LeaveRates}), from the state folders' counts.
  */
 public final class StepTimes implements StepObserver {
     private static final Logger LOG = LoggerFactory.getLogger(StepTimes.class);
@@ -36,6 +37,8 @@ public final class StepTimes implements StepObserver {
     public static final long FLUSH_MS = 1000;
     /** A host's times older than this are used only when no host has newer ones. */
     static final Duration RECENT = Duration.ofMinutes(60);
+    /** How often the live hosts' workers are read again, for the leave rates' saturation. */
+    static final long WORKERS_READ_MS = 5000;
     private static final String JOB_QUEUE = "job/";
     private final QueueStore store;
     private final Clock clock;
@@ -46,6 +49,12 @@ public final class StepTimes implements StepObserver {
     /** Per state: a worker's time a job beyond its step (the claim, the move's commit), ms, weighted to the newest. */
     private final Map<JobState, Double> overhead = new EnumMap<>(JobState.class);
     private Map<String, Object> written;
+    private final LeaveRates leaves = new LeaveRates();
+    private Map<JobState, Integer> liveWorkers = Map.of();
+    /** Jobs a second the live workers would let go each state, by every host's step times. */
+    private Map<JobState, Double> workersLetGo = Map.of();
+    /** When the live hosts' workers were read; -1: never. */
+    private long liveWorkersAt = -1;
 
     public StepTimes(QueueStore store, Clock clock) {
         this.store = store;
@@ -74,7 +83,7 @@ public final class StepTimes implements StepObserver {
     }
 
     /** A working state by its wire name; null for anything else (a foreign or damaged key adds nothing). */
-    private static JobState stateOf(String name) {
+    static JobState stateOf(String name) {
         try {
             JobState s = JobState.fromWire(name);
             return s.isWorking() ? s : null;
@@ -101,6 +110,7 @@ public final class StepTimes implements StepObserver {
         out.put("steps", steps);
         out.put("workers", workers);
         out.put("overhead", extra);
+        out.put("leave", leaves.figures(clock.millis()));
         return out;
     }
 
@@ -125,6 +135,7 @@ public final class StepTimes implements StepObserver {
      */
     public void flush() {
         try {
+            readFolders();
             Map<String, Object> now = figures();
             if (now.equals(written)) {
                 return;
@@ -144,7 +155,30 @@ public final class StepTimes implements StepObserver {
         }
     }
 
-    private static Instant at(JsonNode n) {
+    /**
+     * The state folders' counts now (one read transaction), with every live host's workers (read
+     * again every {@link #WORKERS_READ_MS}), for the leave rates ({@link LeaveRates}).
+     */
+    private void readFolders() {
+        long now = clock.millis();
+        if (liveWorkersAt < 0 || now - liveWorkersAt >= WORKERS_READ_MS || now < liveWorkersAt) {
+            Shared all = shared(store, clock);
+            liveWorkers = all.workers();
+            workersLetGo = new EnumMap<>(JobState.class);
+            all.workers().forEach((s, w) -> {
+                EstimateModel.Stage stage = EstimateModel.Stage.of(s, w, all.times().get(s))
+                        .plus(all.overhead().getOrDefault(s, 0L) / 1000.0);
+                if (stage.mean() > 0) {
+                    workersLetGo.put(s, w / stage.mean());
+                }
+            });
+            liveWorkersAt = now;
+        }
+        leaves.read(now, store.jobs().stateChanges(), liveWorkers, workersLetGo);
+    }
+
+    /** When a host wrote its node; the epoch when it cannot be read (older than any). */
+    static Instant at(JsonNode n) {
         try {
             return Instant.parse(n.path("at").asText());
         } catch (RuntimeException e) {
@@ -154,9 +188,9 @@ public final class StepTimes implements StepObserver {
 
     /** What every host measured: step times per state (ms, newest first) and the live hosts' workers. */
     public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts,
-                         Map<JobState, Long> overhead) {
+                         Map<JobState, Long> overhead, Map<JobState, Double> leaveShares) {
         public Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
-            this(times, workers, hosts, Map.of());
+            this(times, workers, hosts, Map.of(), Map.of());
         }
     }
 
@@ -180,8 +214,13 @@ public final class StepTimes implements StepObserver {
         Map<JobState, Integer> typical = new EnumMap<>(JobState.class);
         Map<JobState, long[]> extra = new EnumMap<>(JobState.class);
         int counted = 0;
+        List<JsonNode> leaving = new ArrayList<>();
+        Instant leftRecent = clock.instant().minusMillis(LeaveRates.RECENT_MS);
         for (Map.Entry<String, JsonNode> e : nodes.entrySet()) {
             JsonNode n = e.getValue();
+            if (!at(n).isBefore(leftRecent)) {
+                leaving.add(n);
+            }
             if (!anyRecent || !at(n).isBefore(recent)) {
                 n.path("steps").fields().forEachRemaining(f -> {
                     JobState s = stateOf(f.getKey());
@@ -220,7 +259,7 @@ public final class StepTimes implements StepObserver {
         byHost.forEach((s, hosts) -> times.put(s, interleaved(hosts)));
         Map<JobState, Long> overheads = new EnumMap<>(JobState.class);
         extra.forEach((s, sum) -> overheads.put(s, sum[1] / sum[0]));
-        return new Shared(times, workers, live.size(), overheads);
+        return new Shared(times, workers, live.size(), overheads, LeaveRates.shared(leaving));
     }
 
     /** The hosts' step times newest first: each host's newest, then each one's next, and so on. */

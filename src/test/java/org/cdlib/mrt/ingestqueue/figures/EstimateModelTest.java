@@ -32,6 +32,27 @@ class EstimateModelTest {
     }
 
     @Test
+    void aStateMeasuredToLetFewerGoThanItsWorkersWouldDrainsAtThatRate() {
+        // 12 workers of 0.4 s would let 30 a second go; measured while jobs waited: 12 a second. 120 jobs: 10 s, not 4
+        EstimateModel.Stage busy = new EstimateModel.Stage(JobState.DOWNLOADING, 12, 0.4, 0, 10).leaving(12);
+        EstimateModel.Result r = EstimateModel.estimate(List.of(busy, PROCESSING), new double[] {120, 120}, null);
+        assertEquals(10 + 0.1, r.seconds(), 1e-9);
+        assertEquals(12, r.ceiling(), 1e-9);
+        assertTrue(EstimateModel.basis(r, 10, null).contains("at most 12.0 a second left it"),
+                EstimateModel.basis(r, 10, null));
+        // a rate above what the workers take bounds nothing: the workers' rounds stand, the basis says nothing of it
+        r = EstimateModel.estimate(List.of(busy.leaving(50), PROCESSING), new double[] {120, 120}, null);
+        assertEquals(120 / 12.0 * 0.4 + 0.1, r.seconds(), 1e-9);
+        assertEquals(0, r.ceiling());
+        // fewer jobs than workers: one step, whatever the rate
+        r = EstimateModel.estimate(List.of(busy), new double[] {3}, null);
+        assertEquals(0.4, r.seconds(), 1e-9);
+        // not measured (0): as before
+        r = EstimateModel.estimate(List.of(busy.leaving(0)), new double[] {120}, null);
+        assertEquals(4, r.seconds(), 1e-9);
+    }
+
+    @Test
     void theRangeAddsTheStepsSpreadAndThePastError() {
         EstimateModel.Stage spread = new EstimateModel.Stage(JobState.DOWNLOADING, 1, 1.0, 0.5, 10);
         // 4 steps in turn: sd 0.5 × √4 = 1 s of 4 s, 1.645 × 25% either side; with the least error assumed (15%)

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
@@ -116,5 +117,85 @@ class SharedActivityTest {
 
         store.hosts().drain("h2", "op");
         assertEquals(Map.of(), StepTimes.shared(store, clock).workers(), "a drained host takes no work");
+    }
+
+    /**
+     * How fast jobs left a state while more waited in it than its workers, measured by each host from the folders'
+     * counts as it flushes, and read by any host.
+     */
+    @Test
+    void aStatesLeaveRateWhileJobsWaitedIsMeasuredFromItsFolder() throws Exception {
+        QueueStore store = ZK.store(dir);
+        MovingClock clock = new MovingClock("2026-11-24T10:00:30Z");
+        store.activity().writeSteps("h3", Map.of("at", "2026-11-24T10:00:20Z", "steps", Map.of("downloading",
+                List.of(250, 250)), "workers", Map.of("downloading", 2)));
+        ZK.client().create().creatingParentsIfNeeded().forPath(QueuePaths.HOSTS + "/h3", ("{\"id\":\"h3\","
+                + "\"host\":\"x\",\"pid\":1,\"started\":\"2026-11-24T10:00:00Z\","
+                + "\"updated\":\"2026-11-24T10:00:00Z\",\"work\":[],\"leads\":[]}").getBytes());
+        String downloading = QueuePaths.jobState(JobState.DOWNLOADING);
+        for (int i = 0; i < 30; i++) {
+            ZK.client().create().creatingParentsIfNeeded().forPath(downloading + "/05-jid" + (100 + i));
+        }
+        StepTimes mine = new StepTimes(store, clock);
+        try {
+            measureLeaves(store, clock, mine, downloading);
+        } finally {
+            // the other tests' hosts are their own
+            store.activity().dropSteps(store.hosts().id());
+            store.activity().dropSteps("h3");
+            ZK.client().delete().forPath(QueuePaths.HOSTS + "/h3");
+        }
+    }
+
+    private static void measureLeaves(QueueStore store, MovingClock clock, StepTimes mine, String downloading)
+            throws Exception {
+        mine.flush();
+        assertEquals(Map.of(), StepTimes.shared(store, clock).leaveShares(), "nothing measured yet");
+        // 4 a second leave it for 4 seconds, 30 to 14 waiting for 2 workers; the first second is not counted
+        for (int t = 0; t < 4; t++) {
+            for (int i = 0; i < 4; i++) {
+                ZK.client().delete().forPath(downloading + "/05-jid" + (100 + t * 4 + i));
+            }
+            clock.now = clock.now.plusSeconds(1);
+            mine.flush();
+        }
+        // its 2 workers of 0.25 s would have let 8 a second go: half of it did
+        assertEquals(Map.of(JobState.DOWNLOADING, 0.5), StepTimes.shared(store, clock).leaveShares());
+    }
+
+    /** The errors of the estimates each host checked count on every host; a damaged or old node adds nothing. */
+    @Test
+    void everyHostsCheckedEstimatesWidenEveryHostsRange() throws Exception {
+        QueueStore store = ZK.store(dir);
+        MovingClock clock = new MovingClock("2026-11-24T10:00:30Z");
+        SharedErrors shared = new SharedErrors(store, clock);
+        EstimateErrors mine = new EstimateErrors();
+        try {
+            // this host checked 5 estimates: 20% late each
+            for (int b = 0; b < 5; b++) {
+                mine.made("b" + b, 0.5, 0, 100_000);
+                assertTrue(mine.ended("b" + b, 120_000));
+            }
+            assertFalse(mine.ended("b0", 130_000), "checked once");
+            shared.publish(mine);
+            assertEquals(Collections.nCopies(5, 0.2),
+                    SharedErrors.errorsOf(store.activity().readErrors().get(store.hosts().id())));
+            // another host checked 15, 10% early; a third wrote nonsense; a fourth wrote 7 hours ago
+            List<Integer> early = Collections.nCopies(15, -10);
+            store.activity().writeErrors("h5", Map.of("at", "2026-11-24T10:00:00Z", "errors", early));
+            store.activity().writeErrors("h6", Map.of("at", "2026-11-24T10:00:00Z", "errors", List.of("x", -500, 1.5)));
+            store.activity().writeErrors("h7", Map.of("at", "2026-11-24T03:00:00Z", "errors", early));
+            assertNull(mine.spread(), "5 checked here: too few");
+            shared.readIfDue(mine);
+            EstimateErrors.Spread spread = mine.spread();
+            assertEquals(20, spread.count(), "5 here and 15 on h5");
+            assertEquals(-0.1, spread.median(), 1e-9);
+            assertEquals(0.2, spread.high(), 1e-9);
+            assertFalse(store.activity().readErrors().containsKey("h7"), "a node 7 hours old is deleted");
+        } finally {
+            for (String h : List.of(store.hosts().id(), "h5", "h6", "h7")) {
+                store.activity().dropErrors(h);
+            }
+        }
     }
 }

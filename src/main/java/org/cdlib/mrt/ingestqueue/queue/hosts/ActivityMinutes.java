@@ -32,6 +32,8 @@ public final class ActivityMinutes {
     }
 
     public static final String STEPS = ACTIVITY + "/steps";
+    /** Each host's last checked estimates' errors ({@code /activity/errors/<host>}, under 1 KB a host). */
+    public static final String ERRORS = ACTIVITY + "/errors";
     /** The most hosts' step nodes read for one answer (a cluster has a handful; older ones are deleted). */
     static final int MAX_STEP_HOSTS = 50;
 
@@ -73,7 +75,16 @@ public final class ActivityMinutes {
 
     /** Writes this host's step times in place of its last ones; refused (left as it was) when oversized. */
     public void writeSteps(String host, Map<String, Object> figures) {
-        String p = STEPS + "/" + host;
+        writeHost(STEPS, "step times", host, figures);
+    }
+
+    /** Writes the errors of the estimates this host checked in place of its last ones (as {@link #writeSteps}). */
+    public void writeErrors(String host, Map<String, Object> figures) {
+        writeHost(ERRORS, "estimates' errors", host, figures);
+    }
+
+    private void writeHost(String folder, String what, String host, Map<String, Object> figures) {
+        String p = folder + "/" + host;
         byte[] data = QueueJson.write(figures);
         if (data.length > QueueLimits.nodeBytes(p)) {
             return;
@@ -82,15 +93,24 @@ public final class ActivityMinutes {
             zk.createPersistent(p, data);
             return;
         }
-        zk.commitUnlocked("write the step times of host " + host, List.of(ZooKeeperCalls.setData(p, data, -1)));
+        zk.commitUnlocked("write the " + what + " of host " + host, List.of(ZooKeeperCalls.setData(p, data, -1)));
     }
 
     /** Every host's step node, by host id (damaged ones left out); at most {@link #MAX_STEP_HOSTS}. */
     public Map<String, JsonNode> readSteps() {
+        return readHosts(STEPS);
+    }
+
+    /** Every host's node of checked estimates' errors, by host id, as {@link #readSteps}. */
+    public Map<String, JsonNode> readErrors() {
+        return readHosts(ERRORS);
+    }
+
+    private Map<String, JsonNode> readHosts(String folder) {
         List<String> paths = new ArrayList<>();
-        for (String h : zk.children(STEPS)) {
+        for (String h : zk.children(folder)) {
             if (paths.size() < MAX_STEP_HOSTS) {
-                paths.add(STEPS + "/" + h);
+                paths.add(folder + "/" + h);
             }
         }
         Map<String, JsonNode> out = new LinkedHashMap<>();
@@ -102,7 +122,7 @@ public final class ActivityMinutes {
             OpResult.GetDataResult d = ZooKeeperCalls.dataOf(r.get(p));
             JsonNode j = d == null ? null : QueueJson.treeOrNull(d.getData());
             if (j != null && j.isObject()) {
-                out.put(p.substring(STEPS.length() + 1), j);
+                out.put(p.substring(folder.length() + 1), j);
             }
         }
         return out;
@@ -111,5 +131,10 @@ public final class ActivityMinutes {
     /** Deletes a host's step node (one no host has rewritten for {@link #KEPT_MINUTES}). */
     public void dropSteps(String host) {
         zk.deleteIfExists(STEPS + "/" + host);
+    }
+
+    /** Deletes a host's node of errors (one not rewritten for {@link #KEPT_MINUTES}). */
+    public void dropErrors(String host) {
+        zk.deleteIfExists(ERRORS + "/" + host);
     }
 }
