@@ -6,6 +6,7 @@ import org.apache.camel.Processor;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.cdlib.mrt.ingestqueue.queue.lease.HeldJob;
 import org.cdlib.mrt.ingestqueue.queue.log.TransitionEvent;
+import org.cdlib.mrt.ingestqueue.queue.model.JobConfiguration;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
 import org.cdlib.mrt.ingestqueue.queue.model.QueuePaths;
 import org.cdlib.mrt.ingestqueue.queue.outcome.JobOutcome;
@@ -62,6 +63,13 @@ final class JobConsumer extends QueueConsumer<HeldJob, JobOutcomes> {
     @Override
     protected OutcomeStrategy.Applied beforeRun(HeldJob lock) {
         return strategy.stopIfHeld(lock);
+    }
+
+    /** The job's profile from its configuration as the lock read it: no read more. */
+    @Override
+    protected String profileOf(HeldJob lock) {
+        JobConfiguration c = lock.job().configuration();
+        return c == null ? null : c.profileName();
     }
 
     @Override

@@ -119,6 +119,11 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
         return null;
     }
 
+    /** The item's profile as its lock read it, for the step observers; null when it has none (a batch). */
+    protected String profileOf(L lock) {
+        return null;
+    }
+
     /** Puts a claimed item on the exchange its route gets. */
     protected abstract void prepare(L lock, Exchange exchange);
 
@@ -298,7 +303,7 @@ abstract class QueueConsumer<L, P extends OutcomeStrategy<L, ?>> extends Default
     /** The route is done ({@code took}, without the transition that follows): its outcome is applied. */
     private void apply(String id, L lock, Exchange exchange, boolean failed, Duration took) {
         for (StepObserver o : observers) {
-            o.stepEnded(name(), idOf(id), took, failed);
+            o.stepEnded(name(), idOf(id), profileOf(lock), took, failed);
         }
         OutcomeStrategy.Applied applied;
         try {

@@ -10,4 +10,12 @@ public interface StepObserver {
     default void stepEnded(String queue, String id, Duration took, boolean failed) {
         stepEnded(queue, took, failed);
     }
+
+    /**
+     * The same, with the job's profile as its lock read it (null for a batch, or a job whose configuration names
+     * none): step times per profile (issue 45).
+     */
+    default void stepEnded(String queue, String id, String profile, Duration took, boolean failed) {
+        stepEnded(queue, id, took, failed);
+    }
 }

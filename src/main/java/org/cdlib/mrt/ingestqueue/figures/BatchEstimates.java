@@ -13,11 +13,14 @@ import org.cdlib.mrt.ingestqueue.queue.model.JobState;
  * EstimateModel}) fed with every host's step times and workers ({@link StepTimes}, read at most
  * once every {@link #STEPS_FRESH_MS}), what is ahead in run order ({@link RunOrder}) and the
  * estimates' measured error ({@link EstimateErrors}, every host's: {@link SharedErrors}); the answer's
- * fields, or why there is none.
+ * fields, or why there is none. A state's steps are the batch's profile's where every host together measured
+ * {@link #PROFILE_SAMPLES} of them, else those of all profiles (issue 45).
  */
 final class BatchEstimates {
     /** How long every host's step times, once read, serve the answers (a page asks every few seconds). */
     static final long STEPS_FRESH_MS = 1000;
+    /** The least steps of a profile in a state, over every host, that its estimates are made of. */
+    static final int PROFILE_SAMPLES = 5;
     private final Clock clock;
     private final Supplier<StepTimes.Shared> steps;
     private final EstimateErrors errors = new EstimateErrors();
@@ -67,14 +70,21 @@ final class BatchEstimates {
         }
     }
 
-    /** The model's estimate for these jobs, from every host's step times and workers. */
-    Estimate estimate(RunOrder.Target t) {
+    /**
+     * The model's estimate for these jobs (of one batch, so of one profile: null when it names none), from every
+     * host's step times and workers.
+     */
+    Estimate estimate(RunOrder.Target t, String profile) {
         StepTimes.Shared shared = steps();
         List<EstimateModel.Stage> stages = new ArrayList<>();
         int samples = 0;
+        int ofProfile = 0;
         for (int i = t.from(); i < RunOrder.PIPELINE.size(); i++) {
             JobState s = RunOrder.PIPELINE.get(i);
-            List<Long> times = shared.times().get(s);
+            List<Long> own = shared.times(profile, s);
+            boolean byProfile = own.size() >= PROFILE_SAMPLES;
+            List<Long> times = byProfile ? own : shared.times().get(s);
+            ofProfile += byProfile ? own.size() : 0;
             EstimateModel.Stage stage = EstimateModel.Stage.of(s, shared.workers().getOrDefault(s, 0), times)
                     .plus(shared.overhead().getOrDefault(s, 0L) / 1000.0);
             // what its workers let go while jobs waited, as a share of what they would have: its ceiling now
@@ -104,7 +114,17 @@ final class BatchEstimates {
         }
         Instant now = clock.instant();
         return new Estimate(at(now, r.seconds()), at(now, r.earliest()), at(now, r.latest()), null,
-                EstimateModel.basis(r, samples, spread));
+                EstimateModel.basis(r, measured(profile, ofProfile, samples - ofProfile), spread));
+    }
+
+    /** Which steps the estimate was made of, for its basis: "12 measured steps of profile X", or "of all profiles". */
+    static String measured(String profile, int ofProfile, int ofAll) {
+        if (ofProfile == 0) {
+            return ofAll + " measured steps of all profiles";
+        }
+        String own = ofProfile + " measured steps of profile " + profile;
+        return ofAll == 0 ? own : own + " and " + ofAll + " of all profiles (in the states where it has fewer than "
+                + PROFILE_SAMPLES + ")";
     }
 
     private static String at(Instant now, double seconds) {

@@ -172,7 +172,7 @@ public final class BatchProgress implements AutoCloseable {
                         ? "the batch's jobs are not made yet: its estimate starts once they are"
                         : "no job of the batch is waiting or in a step");
             } else {
-                e = estimates.estimate(target);
+                e = estimates.estimate(target, b.submission().profileName());
             }
             BatchEstimates.put(m, e);
             if (e.basis() != null) {
@@ -199,7 +199,7 @@ public final class BatchProgress implements AutoCloseable {
                 RunOrder.Target one = line.target(List.of(j.id()), 0);
                 BatchEstimates.put(row, holdNote != null ? BatchEstimates.Estimate.none(holdNote)
                         : one == null ? BatchEstimates.Estimate.none("not in the queue's run order now")
-                        : estimates.estimate(one));
+                        : estimates.estimate(one, b.submission().profileName()));
             }
             jobs.add(row);
         }

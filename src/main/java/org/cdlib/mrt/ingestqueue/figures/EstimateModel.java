@@ -168,8 +168,8 @@ public final class EstimateModel {
                 ceiling, null);
     }
 
-    /** The basis in one sentence, for the depositor's page. */
-    public static String basis(Result r, int samples, EstimateErrors.Spread error) {
+    /** The basis in one sentence, for the depositor's page; {@code measured}: the steps it rests on, said. */
+    public static String basis(Result r, String measured, EstimateErrors.Spread error) {
         String errorPart = error == null
                 ? "no earlier estimate has been checked yet, so ±" + Math.round(UNMEASURED_ERROR * 100)
                         + "% is assumed"
@@ -177,9 +177,9 @@ public final class EstimateModel {
                         + " (" + error.count() + " checked)";
         String ceiling = r.ceiling() <= 0 ? "" : String.format(Locale.ROOT, "; while jobs waited there, at most "
                 + "%.1f a second left it, fewer than its workers take", r.ceiling());
-        return String.format(Locale.ROOT, "From %d measured steps: %s is the slowest state for this batch "
+        return String.format(Locale.ROOT, "From %s: %s is the slowest state for this batch "
                 + "(%d workers, %.1f s a step, %d jobs to pass ahead of and in this batch%s); the range adds the "
-                + "steps' spread, and %s.", samples, r.bottleneck().wire(), r.workers(), r.step(), r.through(),
+                + "steps' spread, and %s.", measured, r.bottleneck().wire(), r.workers(), r.step(), r.through(),
                 ceiling, errorPart);
     }
 

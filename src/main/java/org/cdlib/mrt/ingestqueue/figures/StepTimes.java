@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +19,8 @@ import org.cdlib.mrt.ingestqueue.camel.StepObserver;
 import org.cdlib.mrt.ingestqueue.queue.QueueStore;
 import org.cdlib.mrt.ingestqueue.queue.hosts.ActivityMinutes;
 import org.cdlib.mrt.ingestqueue.queue.model.JobState;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueJson;
+import org.cdlib.mrt.ingestqueue.queue.model.QueueLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,20 +34,39 @@ import org.slf4j.LoggerFactory;
  * Beside them, a worker's time a job beyond its step (the claim, the move's commit), from the
  * workers' busy time: what a worker is taken for is the step and that. And how fast jobs left
  * each state while jobs waited in it ({@link LeaveRates}), from the state folders' counts.
+ * <p>
+ * And per profile (issue 45): the last {@link #PROFILE_KEPT} step times a state of each of the
+ * {@link #PROFILES} profiles seen last, in the same node (kept under {@link #NODE_BYTES}: the
+ * profiles seen longest ago are left out of it when it would not fit), so a batch is estimated by
+ * its own profile's steps where enough were measured ({@link BatchEstimates}).
  */
 public final class StepTimes implements StepObserver {
     private static final Logger LOG = LoggerFactory.getLogger(StepTimes.class);
-    /** Step times kept a state on each host (newest): 48 of up to six digits fit a 4 KB node for every state. */
+    /** Step times kept a state on each host (newest): 48 of up to six digits for every state take under 3 KB. */
     static final int KEPT = 48;
     public static final long FLUSH_MS = 1000;
     /** A host's times older than this are used only when no host has newer ones. */
     static final Duration RECENT = Duration.ofMinutes(60);
     /** How often the live hosts' workers are read again, for the leave rates' saturation. */
     static final long WORKERS_READ_MS = 5000;
+    /** Profiles whose step times are kept (the ones seen last), and step times a state of each. */
+    static final int PROFILES = 8;
+    static final int PROFILE_KEPT = 16;
+    /** A longer profile name is no Merritt profile's: its steps count for the state only. */
+    static final int PROFILE_NAME_MAX = 100;
+    /** The most a host's node holds: its states' step times (~3 KB at most) and its profiles' beside them. */
+    static final int NODE_BYTES = QueueLimits.nodeBytes(ActivityMinutes.STEPS + "/host");
     private static final String JOB_QUEUE = "job/";
     private final QueueStore store;
     private final Clock clock;
     private final Map<JobState, ArrayDeque<Long>> times = new EnumMap<>(JobState.class);
+    /** Per profile, the ones seen last (access order: the least recently seen first), their step times a state. */
+    private final Map<String, Map<JobState, ArrayDeque<Long>>> byProfile = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Map<JobState, ArrayDeque<Long>>> eldest) {
+            return size() > PROFILES;
+        }
+    };
     /** Per state since the last flush: steps ended and their time (ms); the workers' busy time (ns) at it. */
     private final Map<JobState, long[]> sinceFlush = new EnumMap<>(JobState.class);
     private final Map<JobState, Long> busyAtFlush = new EnumMap<>(JobState.class);
@@ -63,6 +87,11 @@ public final class StepTimes implements StepObserver {
 
     @Override
     public void stepEnded(String queue, Duration took, boolean failed) {
+        stepEnded(queue, null, null, took, failed);
+    }
+
+    @Override
+    public void stepEnded(String queue, String id, String profile, Duration took, boolean failed) {
         if (failed || !queue.startsWith(JOB_QUEUE)) {
             return;
         }
@@ -76,6 +105,14 @@ public final class StepTimes implements StepObserver {
                 ring.pollFirst();
             }
             ring.addLast(Math.max(1, took.toMillis()));
+            if (profile != null && !profile.isEmpty() && profile.length() <= PROFILE_NAME_MAX) {
+                ArrayDeque<Long> own = byProfile.computeIfAbsent(profile, k -> new EnumMap<>(JobState.class))
+                        .computeIfAbsent(s, k -> new ArrayDeque<>());
+                if (own.size() == PROFILE_KEPT) {
+                    own.pollFirst();
+                }
+                own.addLast(Math.max(1, took.toMillis()));
+            }
             long[] n = sinceFlush.computeIfAbsent(s, k -> new long[2]);
             n[0]++;
             n[1] += took.toMillis();
@@ -111,6 +148,37 @@ public final class StepTimes implements StepObserver {
         out.put("workers", workers);
         out.put("overhead", extra);
         out.put("leave", leaves.figures(clock.millis()));
+        out.put("profiles", profiles());
+        return out;
+    }
+
+    /** Each kept profile's step times (ms) a state, the profile seen last first (iterating changes no order). */
+    private Map<String, Object> profiles() {
+        List<Map.Entry<String, Map<JobState, ArrayDeque<Long>>>> seen = new ArrayList<>(byProfile.entrySet());
+        Collections.reverse(seen);
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<JobState, ArrayDeque<Long>>> e : seen) {
+            Map<String, Object> steps = new LinkedHashMap<>();
+            e.getValue().forEach((s, ring) -> steps.put(s.wire(), new ArrayList<>(ring)));
+            out.put(e.getKey(), steps);
+        }
+        return out;
+    }
+
+    /**
+     * The node as written: when it would be over {@link #NODE_BYTES}, the profiles seen longest ago are
+     * left out until it fits (they stay kept here).
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> fitted(Map<String, Object> node) {
+        Map<String, Object> out = new LinkedHashMap<>(node);
+        Map<String, Object> profiles = new LinkedHashMap<>((Map<String, Object>) out.getOrDefault("profiles",
+                Map.of()));
+        out.put("profiles", profiles);
+        List<String> names = new ArrayList<>(profiles.keySet());
+        while (!names.isEmpty() && QueueJson.write(out).length > NODE_BYTES) {
+            profiles.remove(names.remove(names.size() - 1));
+        }
         return out;
     }
 
@@ -142,7 +210,7 @@ public final class StepTimes implements StepObserver {
             }
             Map<String, Object> node = new LinkedHashMap<>(now);
             node.put("at", clock.instant().toString());
-            store.activity().writeSteps(store.hosts().id(), node);
+            store.activity().writeSteps(store.hosts().id(), fitted(node));
             written = now;
             Instant old = clock.instant().minus(Duration.ofMinutes(ActivityMinutes.KEPT_MINUTES));
             store.activity().readSteps().forEach((host, n) -> {
@@ -186,11 +254,20 @@ public final class StepTimes implements StepObserver {
         }
     }
 
-    /** What every host measured: step times per state (ms, newest first) and the live hosts' workers. */
+    /**
+     * What every host measured: step times per state (ms, newest first) and the live hosts' workers; and per
+     * profile, its step times per state (ms, newest first).
+     */
     public record Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts,
-                         Map<JobState, Long> overhead, Map<JobState, Double> leaveShares) {
+                         Map<JobState, Long> overhead, Map<JobState, Double> leaveShares,
+                         Map<String, Map<JobState, List<Long>>> profiles) {
         public Shared(Map<JobState, List<Long>> times, Map<JobState, Integer> workers, int hosts) {
-            this(times, workers, hosts, Map.of(), Map.of());
+            this(times, workers, hosts, Map.of(), Map.of(), Map.of());
+        }
+
+        /** A profile's step times in a state (ms, newest first); empty when none was measured. */
+        public List<Long> times(String profile, JobState s) {
+            return profile == null ? List.of() : profiles.getOrDefault(profile, Map.of()).getOrDefault(s, List.of());
         }
     }
 
@@ -210,6 +287,7 @@ public final class StepTimes implements StepObserver {
         Instant recent = clock.instant().minus(RECENT);
         boolean anyRecent = nodes.values().stream().anyMatch(n -> !at(n).isBefore(recent));
         Map<JobState, List<List<Long>>> byHost = new EnumMap<>(JobState.class);
+        Map<String, Map<JobState, List<List<Long>>>> profilesByHost = new HashMap<>();
         Map<JobState, Integer> workers = new EnumMap<>(JobState.class);
         Map<JobState, Integer> typical = new EnumMap<>(JobState.class);
         Map<JobState, long[]> extra = new EnumMap<>(JobState.class);
@@ -230,6 +308,7 @@ public final class StepTimes implements StepObserver {
                         byHost.computeIfAbsent(s, k -> new ArrayList<>()).add(host);
                     }
                 });
+                profilesOf(n, profilesByHost);
             }
             n.path("overhead").fields().forEachRemaining(f -> {
                 JobState s = stateOf(f.getKey());
@@ -259,7 +338,42 @@ public final class StepTimes implements StepObserver {
         byHost.forEach((s, hosts) -> times.put(s, interleaved(hosts)));
         Map<JobState, Long> overheads = new EnumMap<>(JobState.class);
         extra.forEach((s, sum) -> overheads.put(s, sum[1] / sum[0]));
-        return new Shared(times, workers, live.size(), overheads, LeaveRates.shared(leaving));
+        Map<String, Map<JobState, List<Long>>> profiles = new HashMap<>();
+        profilesByHost.forEach((p, states) -> states.forEach((s, hosts) ->
+                profiles.computeIfAbsent(p, k -> new EnumMap<>(JobState.class)).put(s, interleaved(hosts))));
+        return new Shared(times, workers, live.size(), overheads, LeaveRates.shared(leaving), profiles);
+    }
+
+    /**
+     * A host's profiles' step times added to {@code out} (each newest first): at most {@link #PROFILES}
+     * profiles and the last {@link #PROFILE_KEPT} times a state each; a name too long, a key that is no working
+     * state, a time that is no positive number add nothing.
+     */
+    private static void profilesOf(JsonNode n, Map<String, Map<JobState, List<List<Long>>>> out) {
+        Iterator<Map.Entry<String, JsonNode>> it = n.path("profiles").fields();
+        for (int read = 0; read < PROFILES && it.hasNext(); read++) {
+            Map.Entry<String, JsonNode> p = it.next();
+            if (p.getKey().isEmpty() || p.getKey().length() > PROFILE_NAME_MAX) {
+                continue;
+            }
+            p.getValue().fields().forEachRemaining(f -> {
+                JobState s = stateOf(f.getKey());
+                if (s == null || !f.getValue().isArray()) {
+                    return;
+                }
+                List<Long> host = new ArrayList<>();
+                for (JsonNode v : f.getValue()) {
+                    if (v.isIntegralNumber() && v.asLong() > 0) {
+                        host.add(0, v.asLong()); // newest first
+                    }
+                }
+                if (!host.isEmpty()) {
+                    out.computeIfAbsent(p.getKey(), k -> new EnumMap<>(JobState.class))
+                            .computeIfAbsent(s, k -> new ArrayList<>())
+                            .add(host.subList(0, Math.min(host.size(), PROFILE_KEPT)));
+                }
+            });
+        }
     }
 
     /** The hosts' step times newest first: each host's newest, then each one's next, and so on. */

@@ -50,6 +50,8 @@ class ZkQueueComponentTest extends CamelTestSupport {
     QueueStore store;
     final Recorder handler = new Recorder();
     final List<Boolean> steps = new CopyOnWriteArrayList<>();
+    /** The profile each job's run was told with (issue 45: step times per profile). */
+    final List<String> profiles = new CopyOnWriteArrayList<>();
 
     /** An exception handler bean that keeps what it is told. */
     static final class Recorder implements ExceptionHandler {
@@ -82,7 +84,18 @@ class ZkQueueComponentTest extends CamelTestSupport {
         store = ZK.store(Files.createTempDirectory("zkqueue-test"));
         registry.bind("queueStore", store);
         registry.bind("myHandler", handler);
-        registry.bind("observer", (StepObserver) (queue, took, failed) -> steps.add(failed));
+        registry.bind("observer", new StepObserver() {
+            @Override
+            public void stepEnded(String queue, Duration took, boolean failed) {
+                steps.add(failed);
+            }
+
+            @Override
+            public void stepEnded(String queue, String id, String profile, Duration took, boolean failed) {
+                profiles.add(profile);
+                stepEnded(queue, took, failed);
+            }
+        });
     }
 
     @Override
@@ -125,6 +138,7 @@ class ZkQueueComponentTest extends CamelTestSupport {
         assertEquals(List.of(JobState.PENDING), duringRoute, "the route runs on the job still in its state");
         assertEquals(List.of(JobState.ESTIMATING), atCompletion, "the route's onCompletion comes after the move");
         assertEquals(List.of(false), steps, "the step observer heard of one run that did not fail");
+        assertEquals(List.of("demo_content"), profiles, "with the job's profile, as its lock read it");
         assertNull(ZK.client().checkExists().forPath(QueuePaths.jobLock(jid)), "the lock released with the move");
     }
 

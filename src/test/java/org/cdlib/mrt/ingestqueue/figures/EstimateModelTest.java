@@ -38,8 +38,8 @@ class EstimateModelTest {
         EstimateModel.Result r = EstimateModel.estimate(List.of(busy, PROCESSING), new double[] {120, 120}, null);
         assertEquals(10 + 0.1, r.seconds(), 1e-9);
         assertEquals(12, r.ceiling(), 1e-9);
-        assertTrue(EstimateModel.basis(r, 10, null).contains("at most 12.0 a second left it"),
-                EstimateModel.basis(r, 10, null));
+        assertTrue(EstimateModel.basis(r, "10 measured steps", null).contains("at most 12.0 a second left it"),
+                EstimateModel.basis(r, "10 measured steps", null));
         // a rate above what the workers take bounds nothing: the workers' rounds stand, the basis says nothing of it
         r = EstimateModel.estimate(List.of(busy.leaving(50), PROCESSING), new double[] {120, 120}, null);
         assertEquals(120 / 12.0 * 0.4 + 0.1, r.seconds(), 1e-9);

@@ -80,7 +80,11 @@ public class QueueTestSupport {
     }
 
     public static NewJob newJob(String localId, int priority) {
-        JobConfiguration config = new JobConfiguration(null, "demo_content", "tester",
+        return newJob(localId, priority, "demo_content");
+    }
+
+    public static NewJob newJob(String localId, int priority, String profile) {
+        JobConfiguration config = new JobConfiguration(null, profile, "tester",
                 "http://localhost/" + localId + ".checkm", "object_manifest", "json", "add", null, localId,
                 null, null, null, null, "who", "what", "when", null, Map.of());
         return new NewJob(config, new Identifiers(null, List.of(localId)), priority);
@@ -88,11 +92,16 @@ public class QueueTestSupport {
 
     /** A pending batch with n jobs created and the batch moved to processing. */
     public static String batchWithJobs(QueueStore store, int n, int priority) {
-        String bid = store.batches().create(submission("demo_content"));
+        return batchWithJobs(store, n, priority, "demo_content");
+    }
+
+    /** The same, of {@code profile}. */
+    public static String batchWithJobs(QueueStore store, int n, int priority, String profile) {
+        String bid = store.batches().create(submission(profile));
         HeldBatch lock = store.batches().tryLock(bid, "test").orElseThrow();
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            jobs.add(newJob("loc" + i, priority));
+            jobs.add(newJob("loc" + i, priority, profile));
         }
         store.batches().createJobs(lock, jobs);
         store.moves().transition(lock, BatchState.PROCESSING, "jobs created", null, null);

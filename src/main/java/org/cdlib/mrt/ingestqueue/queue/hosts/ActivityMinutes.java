@@ -19,8 +19,9 @@ import org.cdlib.mrt.ingestqueue.queue.zk.ZooKeeperCalls;
  * watched a whole minute can write it: the first one to create the node wins, the others find it
  * there. A host that starts reads them back, so its charts and rates survive a restart and are the
  * same behind a load balancer. Bounded: at most {@link #KEPT_MINUTES} nodes of at most 1 KB.
- * Beside them, each host's latest step times and its workers per state ({@code /activity/steps/<host>}, one
- * node of at most 4 KB a host, rewritten in place; one not rewritten for {@link #KEPT_MINUTES} is deleted):
+ * Beside them, each host's latest step times and its workers per state, and per profile ({@code
+ * /activity/steps/<host>}, one node of at most 8 KB a host, rewritten in place; one not rewritten for {@link
+ * #KEPT_MINUTES} is deleted):
  * the batches' estimates read every host's, so a host's work counts everywhere and outlives its restart.
  */
 public final class ActivityMinutes {

@@ -45,6 +45,9 @@ public final class QueueLimits {
 
     /** The most a node of this name may hold: checked when written, so reads can be sized before they are made. */
     public static int nodeBytes(String path) {
+        if (path.startsWith(QueuePaths.ACTIVITY + "/steps/")) {
+            return 8192; // a host's step times: 48 a state, and 16 a state of each of its last 8 profiles (issue 45)
+        }
         if (path.startsWith(QueuePaths.ACTIVITY + "/")) {
             return 4096; // a minute's counts per state and its backlog sample
         }
