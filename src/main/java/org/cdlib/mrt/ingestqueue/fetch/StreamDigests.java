@@ -18,8 +18,9 @@ import org.cdlib.mrt.ingestqueue.manifest.DigestAlgorithm;
 /**
  * The digests of one body by every algorithm asked, computed on a thread of their own while the body is received
  * and written: a large file's SHA-256 and SHA-512 (storing's) cost the download no time where a second core is
- * free, instead of adding to it. A chunk added is copied into one of {@link #WAITING} buffers this owns and reuses
- * (a buffer digested goes back to the free ones): a writer faster than the digests waits for a free buffer, so
+ * free, instead of adding to it. A chunk added is copied into one of at most {@link #WAITING} buffers this owns and
+ * reuses (a buffer digested goes back to the free ones; one more is made only while none is free, so a small file
+ * costs one): a writer faster than the digests waits for a free buffer, so
  * memory does not grow with the body, and no chunk leaves garbage behind (a new array a chunk made G1 grow the heap
  * by ~170 MB through a large object: DESIGN, "Large objects in flat memory").
  */
@@ -40,6 +41,8 @@ final class StreamDigests implements AutoCloseable {
     private final BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(WAITING + 1);
     private final BlockingQueue<Chunk> free = new ArrayBlockingQueue<>(WAITING);
     private final Future<?> digesting;
+    /** Buffers made so far: one at a time as the writer outruns the digests, so a small file costs one. */
+    private int made;
 
     /** One reused buffer and how much of it holds the chunk. */
     private static final class Chunk {
@@ -54,11 +57,6 @@ final class StreamDigests implements AutoCloseable {
     StreamDigests(Collection<DigestAlgorithm> algorithms) {
         this.digesters = algorithms.stream().distinct().map(DigestAlgorithm::newDigester).toList();
         this.digesting = digesters.isEmpty() ? null : DIGESTING.submit(this::digest);
-        if (digesting != null) {
-            for (int i = 0; i < WAITING; i++) {
-                free.add(new Chunk(new byte[CHUNK]));
-            }
-        }
     }
 
     private Void digest() throws InterruptedException {
@@ -69,6 +67,11 @@ final class StreamDigests implements AutoCloseable {
             free.put(c);
         }
         return null;
+    }
+
+    /** The buffers made so far (at most {@link #WAITING}). */
+    int made() {
+        return made;
     }
 
     /** Whether any digest is asked: without one, nothing need be handed over. */
@@ -82,7 +85,13 @@ final class StreamDigests implements AutoCloseable {
             return;
         }
         for (int done = 0; done < length; ) {
-            Chunk c = take(free);
+            Chunk c = free.poll();
+            if (c == null && made < WAITING) {
+                c = new Chunk(new byte[CHUNK]);
+                made++;
+            } else if (c == null) {
+                c = take(free);
+            }
             c.length = Math.min(CHUNK, length - done);
             System.arraycopy(bytes, offset + done, c.bytes, 0, c.length);
             put(c);

@@ -41,10 +41,20 @@ class StreamDigestsTest {
                 Arrays.fill(reused, (byte) 0x55);
             }
             assertTrue(chunks > 4 * StreamDigests.WAITING, "more chunks than may wait: the writer waited");
+            assertTrue(d.made() <= StreamDigests.WAITING, "buffers reused, never more than may wait: " + d.made());
             got = d.finish();
         }
         assertEquals(Map.of(DigestAlgorithm.SHA256, hex(DigestAlgorithm.SHA256, body),
                 DigestAlgorithm.SHA512, hex(DigestAlgorithm.SHA512, body)), got);
+    }
+
+    @Test
+    void aSmallBodyCostsOneBuffer() throws Exception {
+        try (StreamDigests d = new StreamDigests(List.of(DigestAlgorithm.SHA256))) {
+            d.add(new byte[1024], 0, 1024);
+            assertEquals(hex(DigestAlgorithm.SHA256, new byte[1024]), d.finish().get(DigestAlgorithm.SHA256));
+            assertEquals(1, d.made());
+        }
     }
 
     @Test
