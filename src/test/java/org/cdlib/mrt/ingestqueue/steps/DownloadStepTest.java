@@ -111,6 +111,21 @@ class DownloadStepTest extends WebStepTest {
         }
     }
 
+    /** A disk of {@code total} bytes whose usable space the test sets. */
+    static FreeSpace disk(AtomicLong usable, long total) {
+        return new FreeSpace() {
+            @Override
+            public long usableBytes() {
+                return usable.get();
+            }
+
+            @Override
+            public long totalBytes() {
+                return total;
+            }
+        };
+    }
+
     /**
      * The disk is asked again right before a file of known size is fetched: one that does not fit now
      * (beside storage's copy) sends the job back to wait, nothing requested; once there is room, it goes on.
@@ -119,17 +134,7 @@ class DownloadStepTest extends WebStepTest {
     void aFileThatDoesNotFitNowWaitsWithTheNumbersAndGoesOnOnceThereIsRoom() throws Exception {
         serve("/big/a.bin", "x".repeat(300));
         AtomicLong usable = new AtomicLong(600);
-        FreeSpace disk = new FreeSpace() {
-            @Override
-            public long usableBytes() {
-                return usable.get();
-            }
-
-            @Override
-            public long totalBytes() {
-                return 10_000;
-            }
-        };
+        FreeSpace disk = disk(usable, 10_000);
         DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, List.of());
         HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
         Exchange ex = exchange(lock);
@@ -158,17 +163,7 @@ class DownloadStepTest extends WebStepTest {
         serve("/big/a.bin", "x".repeat(300));
         long gb = 1_000_000_000L;
         AtomicLong usable = new AtomicLong();
-        FreeSpace disk = new FreeSpace() {
-            @Override
-            public long usableBytes() {
-                return usable.get();
-            }
-
-            @Override
-            public long totalBytes() {
-                return 100 * gb;
-            }
-        };
+        FreeSpace disk = disk(usable, 100 * gb);
         DownloadStep step = new DownloadStep(new Fetcher(FAST, home), home, disk, 2, List.of(), store.stepWrites());
         HeldJob lock = lockedJob(store, config(url("/big/a.bin"), "file", "a.bin", null, null, 300L), 5);
         String jid = lock.jid();
