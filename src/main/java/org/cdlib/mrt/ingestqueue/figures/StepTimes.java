@@ -6,11 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * workers' busy time: what a worker is taken for is the step and that. And how fast jobs left
  * each state while jobs waited in it ({@link LeaveRates}), from the state folders' counts.
  * <p>
- * And per profile (issue 45): the last {@link #PROFILE_KEPT} step times a state of each of the
- * {@link #PROFILES} profiles seen last, in the same node (kept under {@link #NODE_BYTES}: the
+ * And per profile (issue 45, {@link ProfileSteps}): the last step times a state of each of the
+ * profiles seen last, in the same node (kept under {@link #NODE_BYTES}: the
  * profiles seen longest ago are left out of it when it would not fit), so a batch is estimated by
  * its own profile's steps where enough were measured ({@link BatchEstimates}).
  */
@@ -49,24 +47,13 @@ public final class StepTimes implements StepObserver {
     static final Duration RECENT = Duration.ofMinutes(60);
     /** How often the live hosts' workers are read again, for the leave rates' saturation. */
     static final long WORKERS_READ_MS = 5000;
-    /** Profiles whose step times are kept (the ones seen last), and step times a state of each. */
-    static final int PROFILES = 8;
-    static final int PROFILE_KEPT = 16;
-    /** A longer profile name is no Merritt profile's: its steps count for the state only. */
-    static final int PROFILE_NAME_MAX = 100;
     /** The most a host's node holds: its states' step times (~3 KB at most) and its profiles' beside them. */
     static final int NODE_BYTES = QueueLimits.nodeBytes(ActivityMinutes.STEPS + "/host");
     private static final String JOB_QUEUE = "job/";
     private final QueueStore store;
     private final Clock clock;
     private final Map<JobState, ArrayDeque<Long>> times = new EnumMap<>(JobState.class);
-    /** Per profile, the ones seen last (access order: the least recently seen first), their step times a state. */
-    private final Map<String, Map<JobState, ArrayDeque<Long>>> byProfile = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Map<JobState, ArrayDeque<Long>>> eldest) {
-            return size() > PROFILES;
-        }
-    };
+    private final ProfileSteps profiles = new ProfileSteps();
     /** Per state since the last flush: steps ended and their time (ms); the workers' busy time (ns) at it. */
     private final Map<JobState, long[]> sinceFlush = new EnumMap<>(JobState.class);
     private final Map<JobState, Long> busyAtFlush = new EnumMap<>(JobState.class);
@@ -105,14 +92,7 @@ public final class StepTimes implements StepObserver {
                 ring.pollFirst();
             }
             ring.addLast(Math.max(1, took.toMillis()));
-            if (profile != null && !profile.isEmpty() && profile.length() <= PROFILE_NAME_MAX) {
-                ArrayDeque<Long> own = byProfile.computeIfAbsent(profile, k -> new EnumMap<>(JobState.class))
-                        .computeIfAbsent(s, k -> new ArrayDeque<>());
-                if (own.size() == PROFILE_KEPT) {
-                    own.pollFirst();
-                }
-                own.addLast(Math.max(1, took.toMillis()));
-            }
+            profiles.add(profile, s, took.toMillis());
             long[] n = sinceFlush.computeIfAbsent(s, k -> new long[2]);
             n[0]++;
             n[1] += took.toMillis();
@@ -148,20 +128,7 @@ public final class StepTimes implements StepObserver {
         out.put("workers", workers);
         out.put("overhead", extra);
         out.put("leave", leaves.figures(clock.millis()));
-        out.put("profiles", profiles());
-        return out;
-    }
-
-    /** Each kept profile's step times (ms) a state, the profile seen last first (iterating changes no order). */
-    private Map<String, Object> profiles() {
-        List<Map.Entry<String, Map<JobState, ArrayDeque<Long>>>> seen = new ArrayList<>(byProfile.entrySet());
-        Collections.reverse(seen);
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (Map.Entry<String, Map<JobState, ArrayDeque<Long>>> e : seen) {
-            Map<String, Object> steps = new LinkedHashMap<>();
-            e.getValue().forEach((s, ring) -> steps.put(s.wire(), new ArrayList<>(ring)));
-            out.put(e.getKey(), steps);
-        }
+        out.put("profiles", profiles.figures());
         return out;
     }
 
@@ -308,7 +275,7 @@ public final class StepTimes implements StepObserver {
                         byHost.computeIfAbsent(s, k -> new ArrayList<>()).add(host);
                     }
                 });
-                profilesOf(n, profilesByHost);
+                ProfileSteps.read(n, profilesByHost);
             }
             n.path("overhead").fields().forEachRemaining(f -> {
                 JobState s = stateOf(f.getKey());
@@ -338,46 +305,12 @@ public final class StepTimes implements StepObserver {
         byHost.forEach((s, hosts) -> times.put(s, interleaved(hosts)));
         Map<JobState, Long> overheads = new EnumMap<>(JobState.class);
         extra.forEach((s, sum) -> overheads.put(s, sum[1] / sum[0]));
-        Map<String, Map<JobState, List<Long>>> profiles = new HashMap<>();
-        profilesByHost.forEach((p, states) -> states.forEach((s, hosts) ->
-                profiles.computeIfAbsent(p, k -> new EnumMap<>(JobState.class)).put(s, interleaved(hosts))));
-        return new Shared(times, workers, live.size(), overheads, LeaveRates.shared(leaving), profiles);
-    }
-
-    /**
-     * A host's profiles' step times added to {@code out} (each newest first): at most {@link #PROFILES}
-     * profiles and the last {@link #PROFILE_KEPT} times a state each; a name too long, a key that is no working
-     * state, a time that is no positive number add nothing.
-     */
-    private static void profilesOf(JsonNode n, Map<String, Map<JobState, List<List<Long>>>> out) {
-        Iterator<Map.Entry<String, JsonNode>> it = n.path("profiles").fields();
-        for (int read = 0; read < PROFILES && it.hasNext(); read++) {
-            Map.Entry<String, JsonNode> p = it.next();
-            if (p.getKey().isEmpty() || p.getKey().length() > PROFILE_NAME_MAX) {
-                continue;
-            }
-            p.getValue().fields().forEachRemaining(f -> {
-                JobState s = stateOf(f.getKey());
-                if (s == null || !f.getValue().isArray()) {
-                    return;
-                }
-                List<Long> host = new ArrayList<>();
-                for (JsonNode v : f.getValue()) {
-                    if (v.isIntegralNumber() && v.asLong() > 0) {
-                        host.add(0, v.asLong()); // newest first
-                    }
-                }
-                if (!host.isEmpty()) {
-                    out.computeIfAbsent(p.getKey(), k -> new EnumMap<>(JobState.class))
-                            .computeIfAbsent(s, k -> new ArrayList<>())
-                            .add(host.subList(0, Math.min(host.size(), PROFILE_KEPT)));
-                }
-            });
-        }
+        return new Shared(times, workers, live.size(), overheads, LeaveRates.shared(leaving),
+                ProfileSteps.merged(profilesByHost));
     }
 
     /** The hosts' step times newest first: each host's newest, then each one's next, and so on. */
-    private static List<Long> interleaved(List<List<Long>> hosts) {
+    static List<Long> interleaved(List<List<Long>> hosts) {
         List<Long> out = new ArrayList<>();
         int longest = hosts.stream().mapToInt(List::size).max().orElse(0);
         for (int rank = 0; rank < longest; rank++) {

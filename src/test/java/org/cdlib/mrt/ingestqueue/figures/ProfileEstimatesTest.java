@@ -146,9 +146,9 @@ class ProfileEstimatesTest {
         List<String> written = new ArrayList<>();
         node.path("profiles").fieldNames().forEachRemaining(written::add);
         assertEquals("profile_19", written.get(0), "the profile seen last first");
-        assertTrue(written.size() >= 3 && written.size() <= StepTimes.PROFILES, written.toString());
+        assertTrue(written.size() >= 3 && written.size() <= ProfileSteps.PROFILES, written.toString());
         assertEquals(StepTimes.KEPT, node.path("steps").path("pending").size(), "every state's ring whole");
-        assertEquals(StepTimes.PROFILE_KEPT, node.path("profiles").path("profile_19").path("downloading").size());
+        assertEquals(ProfileSteps.KEPT, node.path("profiles").path("profile_19").path("downloading").size());
 
         // steps under a second, downloads of seconds: the 8 kept profiles fit
         StepTimes usual = new StepTimes(store, clock);
@@ -156,12 +156,12 @@ class ProfileEstimatesTest {
             steps(usual, "profile_" + p, 20, 234, 6543);
         }
         Map<String, Object> fitted = StepTimes.fitted(usual.figures());
-        assertEquals(StepTimes.PROFILES, ((Map<?, ?>) fitted.get("profiles")).size());
+        assertEquals(ProfileSteps.PROFILES, ((Map<?, ?>) fitted.get("profiles")).size());
         assertTrue(QueueJson.write(fitted).length <= StepTimes.NODE_BYTES, QueueJson.write(fitted).length + " B");
 
         // a foreign host: a name too long, an empty one, no state, no array, no positive whole numbers add nothing
         store.activity().writeSteps("h3", Map.of("at", "2026-11-24T10:00:20Z", "profiles", Map.of(
-                "x".repeat(StepTimes.PROFILE_NAME_MAX + 1), Map.of("downloading", List.of(5)),
+                "x".repeat(ProfileSteps.NAME_MAX + 1), Map.of("downloading", List.of(5)),
                 "", Map.of("downloading", List.of(5)),
                 "odd_content", Map.of("downloading", List.of(300, "x", -5, 1.5, 400), "nonsense", List.of(7),
                         "processing", Map.of("a", 5)))));
