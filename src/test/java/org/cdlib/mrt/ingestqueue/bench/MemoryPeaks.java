@@ -5,6 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where a case's peak RSS is: the process's anonymous memory ({@code RssAnon}: the heap, the JVM's native memory)
@@ -13,24 +16,16 @@ import java.nio.file.Path;
  */
 final class MemoryPeaks implements AutoCloseable {
     private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-    private final Thread sampler;
-    private volatile boolean done;
+    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "memory-peaks");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile long anonKb;
     private volatile long heapCommitted;
 
     MemoryPeaks() {
-        sampler = new Thread(() -> {
-            while (!done) {
-                sample();
-                try {
-                    Thread.sleep(100); // a sampling period, not a wait for a condition
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "memory-peaks");
-        sampler.setDaemon(true);
-        sampler.start();
+        sampler.scheduleAtFixedRate(this::sample, 0, 100, TimeUnit.MILLISECONDS);
     }
 
     private void sample() {
@@ -48,9 +43,8 @@ final class MemoryPeaks implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        done = true;
-        sampler.interrupt();
-        sampler.join();
+        sampler.shutdown();
+        sampler.awaitTermination(10, TimeUnit.SECONDS);
         sample();
     }
 
